@@ -1,0 +1,90 @@
+// Authentication: bearer-token verification with jose. Locally an HS256 dev secret; on AWS the JWKS and issuer
+// of any OIDC provider. Configuration is read once, at first use, and fails fast when incomplete.
+import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
+import { PrincipalClaims, type Principal } from './principal';
+
+/** Used only by the local stack and tests. Never set on AWS (the stack configures JWKS instead). */
+export const localDevSecret = 'local-dev-secret-for-the-business-platform-api-only';
+export const localIssuer = 'business-platform-local';
+export const defaultAudience = 'business-platform-api';
+
+export type TokenVerifierConfig =
+  | { readonly mode: 'hs256'; readonly secret: string; readonly issuer: string; readonly audience: string }
+  | { readonly mode: 'jwks'; readonly jwksUrl: string; readonly issuer: string; readonly audience?: string };
+
+export class InvalidToken extends Error {
+  override readonly name = 'InvalidToken';
+}
+
+export const tokenVerifierConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): TokenVerifierConfig => {
+  if (env.AUTH_JWKS_URL) {
+    if (!env.AUTH_ISSUER) throw new Error('AUTH_ISSUER must be set with AUTH_JWKS_URL');
+    return {
+      mode: 'jwks',
+      jwksUrl: env.AUTH_JWKS_URL,
+      issuer: env.AUTH_ISSUER,
+      ...(env.AUTH_AUDIENCE ? { audience: env.AUTH_AUDIENCE } : {}),
+    };
+  }
+  if (env.AUTH_HS256_SECRET) {
+    if (env.AUTH_HS256_SECRET.length < 32) throw new Error('AUTH_HS256_SECRET must be at least 32 characters');
+    return {
+      mode: 'hs256',
+      secret: env.AUTH_HS256_SECRET,
+      issuer: env.AUTH_ISSUER ?? localIssuer,
+      audience: env.AUTH_AUDIENCE ?? defaultAudience,
+    };
+  }
+  throw new Error('Token verification is not configured: set AUTH_JWKS_URL and AUTH_ISSUER, or AUTH_HS256_SECRET');
+};
+
+const bearerPattern = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
+const maxTokenLength = 8 * 1024;
+
+/** Verifies `Authorization: Bearer <JWT>` and returns the principal; throws InvalidToken with a safe message. */
+export const createTokenVerifier = (config: TokenVerifierConfig) => {
+  const key: Uint8Array | JWTVerifyGetKey =
+    config.mode === 'hs256' ? new TextEncoder().encode(config.secret) : createRemoteJWKSet(new URL(config.jwksUrl));
+  const algorithms = config.mode === 'hs256' ? ['HS256'] : ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'];
+
+  return async (authorization: string | undefined): Promise<Principal> => {
+    if (!authorization) throw new InvalidToken('missing bearer token');
+    if (authorization.length > maxTokenLength) throw new InvalidToken('token too long');
+    const match = bearerPattern.exec(authorization.trim());
+    if (!match?.[1]) throw new InvalidToken('malformed bearer token');
+    let payload: unknown;
+    try {
+      ({ payload } = await jwtVerify(match[1], key as Uint8Array, {
+        algorithms,
+        issuer: config.issuer,
+        ...(config.audience ? { audience: config.audience } : {}),
+        clockTolerance: 5,
+        requiredClaims: ['exp'],
+      }));
+    } catch (error) {
+      throw new InvalidToken(`token rejected: ${(error as { code?: string }).code ?? 'invalid'}`);
+    }
+    const claims = PrincipalClaims.safeParse(payload);
+    if (!claims.success) throw new InvalidToken('token lacks tenancy claims');
+    return claims.data;
+  };
+};
+
+export interface DevTokenOptions {
+  readonly secret?: string;
+  readonly issuer?: string;
+  readonly audience?: string;
+  readonly expiresIn?: string | number;
+  readonly subject?: string;
+}
+
+/** Signs a token for the local stack (npm run token) and the tests. */
+export const signDevToken = async (principal: Principal, options: DevTokenOptions = {}): Promise<string> =>
+  new SignJWT({ ...principal })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(options.issuer ?? localIssuer)
+    .setAudience(options.audience ?? defaultAudience)
+    .setSubject(options.subject ?? `user-${principal.userId}`)
+    .setIssuedAt()
+    .setExpirationTime(options.expiresIn ?? '12h')
+    .sign(new TextEncoder().encode(options.secret ?? localDevSecret));

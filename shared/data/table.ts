@@ -1,0 +1,37 @@
+// Data layer: the one definition of the single table's keys and indexes. The CDK stack and the local stack both
+// create the table from this object, so the two can never drift.
+
+export interface IndexDefinition {
+  readonly indexName: string;
+  readonly partitionKey: string;
+  readonly sortKey: string;
+  /** What the index serves: shown in the access-pattern table of shared/README.md. */
+  readonly serves: string;
+}
+
+export const tableDefinition = {
+  /** Logical name; the deployed name is set by CloudFormation and reaches functions as TABLE_NAME. */
+  logicalName: 'BusinessPlatform',
+  localTableName: 'business-platform',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Attribute that DynamoDB TTL deletes expired items by (unix seconds). */
+  timeToLiveAttribute: 'expiresAt',
+  globalSecondaryIndexes: [
+    {
+      indexName: 'activeLocationsByName',
+      partitionKey: 'gsi1pk',
+      sortKey: 'gsi1sk',
+      serves: "a tenant's active locations ordered by normalised name (GetAll, GetByName prefix)",
+    },
+  ] as const satisfies readonly IndexDefinition[],
+} as const;
+
+export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['indexName'];
+
+/** Every key attribute is a string: composed values such as `T#42#LOC#0000000007`. */
+export const keyAttributeNames = [
+  tableDefinition.partitionKey,
+  tableDefinition.sortKey,
+  ...tableDefinition.globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+] as const;

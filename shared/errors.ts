@@ -1,0 +1,149 @@
+// Domain and HTTP errors: named classes thrown anywhere in the flow and turned into RFC 9457 problem responses in
+// one place (shared/http/problem.ts). A domain module throws these; it never builds a response.
+
+export interface FieldError {
+  /** JSON-pointer-like path of the invalid field, e.g. `/Address/City` (empty for the whole body). */
+  readonly pointer: string;
+  readonly detail: string;
+}
+
+export interface ProblemKind {
+  readonly status: number;
+  readonly title: string;
+  /** `about:blank` when the status says it all; otherwise a tag URI naming the problem type. */
+  readonly type: string;
+}
+
+const problemType = (slug: string) => `tag:business-platform.api,2026:problems/${slug}`;
+
+export const problemKinds = {
+  badRequest: { status: 400, title: 'Bad Request', type: 'about:blank' },
+  validationFailed: { status: 400, title: 'Request validation failed', type: problemType('validation-failed') },
+  malformedBody: { status: 400, title: 'Malformed request body', type: problemType('malformed-body') },
+  unauthorized: { status: 401, title: 'Unauthorized', type: 'about:blank' },
+  forbidden: { status: 403, title: 'Forbidden', type: 'about:blank' },
+  tenancyMismatch: { status: 403, title: 'Tenancy mismatch', type: problemType('tenancy-mismatch') },
+  notFound: { status: 404, title: 'Not Found', type: 'about:blank' },
+  methodNotAllowed: { status: 405, title: 'Method Not Allowed', type: 'about:blank' },
+  notAcceptable: { status: 406, title: 'Not Acceptable', type: 'about:blank' },
+  conflict: { status: 409, title: 'Conflict', type: 'about:blank' },
+  nameTaken: { status: 409, title: 'Name already in use', type: problemType('name-taken') },
+  staleVersion: { status: 409, title: 'Stale version', type: problemType('stale-version') },
+  payloadTooLarge: { status: 413, title: 'Content Too Large', type: 'about:blank' },
+  unsupportedMediaType: { status: 415, title: 'Unsupported Media Type', type: 'about:blank' },
+  tooManyRequests: { status: 429, title: 'Too Many Requests', type: 'about:blank' },
+  internal: { status: 500, title: 'Internal Server Error', type: 'about:blank' },
+  notImplemented: { status: 501, title: 'Not Implemented', type: problemType('not-implemented') },
+  badGateway: { status: 502, title: 'Bad Gateway', type: 'about:blank' },
+  serviceUnavailable: { status: 503, title: 'Service Unavailable', type: 'about:blank' },
+  gatewayTimeout: { status: 504, title: 'Gateway Timeout', type: 'about:blank' },
+} as const satisfies Record<string, ProblemKind>;
+
+export interface ApiErrorOptions {
+  readonly errors?: readonly FieldError[];
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly cause?: unknown;
+}
+
+/** An error that maps to a problem response. `detail` is shown to the caller: never put secrets in it. */
+export class ApiError extends Error {
+  readonly kind: ProblemKind;
+  readonly detail: string;
+  readonly errors: readonly FieldError[] | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(kind: ProblemKind, detail: string, options: ApiErrorOptions = {}) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.kind = kind;
+    this.detail = detail;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): number {
+    return this.kind.status;
+  }
+}
+
+export class ValidationFailed extends ApiError {
+  constructor(errors: readonly FieldError[], detail = 'The request is not valid; see errors for each field.') {
+    super(problemKinds.validationFailed, detail, { errors });
+  }
+}
+
+export class MalformedBody extends ApiError {
+  constructor(detail: string) {
+    super(problemKinds.malformedBody, detail);
+  }
+}
+
+export class Unauthorized extends ApiError {
+  constructor(detail = 'A valid bearer token is required.') {
+    super(problemKinds.unauthorized, detail, { headers: { 'WWW-Authenticate': 'Bearer realm="api"' } });
+  }
+}
+
+export class TenancyMismatch extends ApiError {
+  constructor(field: string) {
+    super(problemKinds.tenancyMismatch, `${field} does not match the caller's token.`, {
+      errors: [{ pointer: `/${field}`, detail: "differs from the caller's token" }],
+    });
+  }
+}
+
+export class NotFound extends ApiError {
+  constructor(detail = 'The resource does not exist.') {
+    super(problemKinds.notFound, detail);
+  }
+}
+
+export class NameTaken extends ApiError {
+  constructor(detail = 'Another record of this tenant already has this name.') {
+    super(problemKinds.nameTaken, detail, { errors: [{ pointer: '/Name', detail: 'already in use' }] });
+  }
+}
+
+export class StaleVersion extends ApiError {
+  constructor(detail = 'The record was changed by someone else; fetch it again and retry.') {
+    super(problemKinds.staleVersion, detail, { errors: [{ pointer: '/Version', detail: 'stale' }] });
+  }
+}
+
+export class Conflict extends ApiError {
+  constructor(detail: string) {
+    super(problemKinds.conflict, detail);
+  }
+}
+
+export class PayloadTooLarge extends ApiError {
+  constructor(limitBytes: number) {
+    super(problemKinds.payloadTooLarge, `The request body exceeds ${limitBytes} bytes.`);
+  }
+}
+
+export class UnsupportedMediaType extends ApiError {
+  constructor(accepted: readonly string[]) {
+    super(problemKinds.unsupportedMediaType, `Send the body as one of: ${accepted.join(', ')}.`, {
+      headers: { 'Accept-Post': accepted.join(', ') },
+    });
+  }
+}
+
+export class NotAcceptable extends ApiError {
+  constructor(produced: readonly string[]) {
+    super(problemKinds.notAcceptable, `This operation can answer with: ${produced.join(', ')}.`);
+  }
+}
+
+export class NotImplemented extends ApiError {
+  constructor(operationId: string) {
+    super(problemKinds.notImplemented, `Operation ${operationId} is declared but not implemented yet.`);
+  }
+}
+
+export class ServiceUnavailable extends ApiError {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super(problemKinds.serviceUnavailable, detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+  }
+}

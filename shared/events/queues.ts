@@ -1,0 +1,30 @@
+// Messaging: the one definition of the document-events queue, its dead-letter queue and the consumer's event
+// source mapping. The CDK stack and the local stack (SQS server + emulated event source mapping) both read it.
+
+export const consumerTimeoutSeconds = 30;
+
+export const documentEventsQueue = {
+  logicalName: 'DocumentEvents',
+  localQueueName: 'document-events',
+  /** At least six times the consumer's timeout, as AWS recommends for Lambda event sources. */
+  visibilityTimeoutSeconds: consumerTimeoutSeconds * 6,
+  /** Four days: covers a weekend outage of the consumer with margin. */
+  retentionPeriodSeconds: 4 * 24 * 60 * 60,
+  /** SQS's own message limit; the webhook answers 413 above it. */
+  maximumMessageBytes: 256 * 1024,
+  deadLetterQueue: {
+    logicalName: 'DocumentEventsDlq',
+    localQueueName: 'document-events-dlq',
+    maxReceiveCount: 5,
+    retentionPeriodSeconds: 14 * 24 * 60 * 60,
+  },
+  eventSource: {
+    /** Ten records per invoke: each record is one DynamoDB transaction, so a batch stays well inside the timeout. */
+    batchSize: 10,
+    /** Short window: events are small and users watch a document's state change, so latency beats batching. */
+    maxBatchingWindowSeconds: 1,
+    /** Caps the consumer's concurrency so a burst of events cannot exhaust the table's or account's capacity. */
+    maximumConcurrency: 10,
+    reportBatchItemFailures: true,
+  },
+} as const;

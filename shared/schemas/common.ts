@@ -1,0 +1,53 @@
+// Schemas: the primitive types of the spec with the bounds the spec leaves open (listed in shared/README.md).
+// Every shape of the service is built from these, so a bound is chosen once.
+import { z } from 'zod';
+
+export const limits = {
+  /** Names, codes, reference numbers, GUID strings and other short text. */
+  shortText: 200,
+  /** Descriptions, notes, addresses, messages. */
+  longText: 4_000,
+  /** XML fragments carried as strings (InstructionsXML, TriggerXML, TranslationDefinition). */
+  documentText: 64 * 1024,
+  /** Items in any array of the spec. */
+  arrayItems: 500,
+  /** Largest magnitude of a `number` field: keeps 2 decimals exact in IEEE-754 doubles. */
+  numberMagnitude: 1e13,
+  /** Request bodies above this are refused with 413 (API Gateway allows 10 MB; no operation needs more). */
+  requestBodyBytes: 1024 * 1024,
+} as const;
+
+/** `int` of the spec: a signed 32-bit integer. */
+export const int32 = () => z.int32();
+/** Ids in bodies: 0 or absent means "none / create"; never negative. */
+export const id = () => z.int32().min(0);
+/** `number` of the spec: finite, bounded decimal. */
+export const decimal = () => z.number().min(-limits.numberMagnitude).max(limits.numberMagnitude);
+export const bool = () => z.boolean();
+export const text = (max: number = limits.shortText) => z.string().max(max);
+export const longText = () => text(limits.longText);
+export const documentText = () => text(limits.documentText);
+/** `uuid` of the spec: GUID format (any version, as .NET emits). */
+export const guid = () => z.guid();
+/** `datetime` of the spec: ISO 8601 date-time with offset. */
+export const dateTime = () => z.iso.datetime({ offset: true });
+export const listOf = <T extends z.ZodType>(item: T) => z.array(item).max(limits.arrayItems);
+
+/**
+ * A request or response body: unknown keys are refused (field names are case-sensitive, so `name` for `Name`
+ * would otherwise be dropped without a word).
+ */
+export const shape = <T extends z.core.$ZodLooseShape>(name: string, fields: T, description?: string) =>
+  z.strictObject(fields).meta({ id: name, ...(description ? { description } : {}) });
+
+/** Fields every request envelope carries: the caller's tenancy, checked against the token (never trusted). */
+export const tenancyFields = {
+  TenantID: id().optional(),
+  WebsiteID: id().optional(),
+  UserID: id().optional(),
+};
+
+/** Path parameter `id`: a positive int32. */
+export const pathId = z.coerce
+  .number({ error: 'must be a positive 32-bit integer' })
+  .pipe(z.int32({ error: 'must be a positive 32-bit integer' }).min(1, { error: 'must be a positive 32-bit integer' }));

@@ -1,0 +1,3 @@
+// PLACEHOLDER being replaced by the schemas work in progress.
+import { shape } from './common';
+export const ScheduledTask = shape('ScheduledTask', {});

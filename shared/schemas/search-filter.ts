@@ -1,0 +1,60 @@
+// Schemas: SearchFilter (TenantLocation_GetByName) and TenantLocationFilter (TenantLocation_Search).
+import { z } from 'zod';
+import { bool, dateTime, id, int32, listOf, shape, tenancyFields, text } from './common';
+
+export const maxSearchResults = 500;
+export const defaultSearchResults = 50;
+
+const searchFilterFields = {
+  Statuses: listOf(int32()).optional(),
+  StatusStrings: listOf(text()).optional(),
+  Status: listOf(text()).optional(),
+  SearchString: text().optional(),
+  SearchNameOnly: bool().optional(),
+  Search: text().optional(),
+  StartDate: dateTime().optional(),
+  EndDate: dateTime().optional(),
+  DatePeriod: text().optional(),
+  IsExactMatch: bool().optional(),
+  IsGetBasicInfo: bool().optional(),
+  IncludeDeleted: bool().optional(),
+  IncludeLogs: bool().optional(),
+  IgnoreID: id().optional(),
+  ParentID: id().optional(),
+  GetCountOnly: bool().optional(),
+  TransactionTypeDatTypeID: int32().optional(),
+  CategoryID: id().optional(),
+  AdaptorID: id().optional(),
+  CategoryIDs: listOf(id()).optional(),
+  BrandIDs: listOf(id()).optional(),
+  IDs: listOf(id()).optional(),
+  GUIDs: listOf(text()).optional(),
+  LinkedSupplierID: id().optional(),
+  IsApprovedForPOS: bool().optional(),
+  IsApprovedForWeb: bool().optional(),
+  IsApprovedForService: bool().optional(),
+  ID: id().optional(),
+  IsHierarchicalSort: bool().optional(),
+  Types: listOf(text()).optional(),
+  IsShowFavourites: bool().optional(),
+  IsHidden: bool().optional(),
+  IncludeSystemTasks: bool().optional(),
+  IsSystem: bool().optional(),
+  BatchStatus: text().optional(),
+  SortField: text().optional(),
+  SortAsc: bool().optional(),
+  GroupBy: text().optional(),
+  /** The spec notes 64-bit values in the XML form; row numbers are still bounded by MAX_SAFE_INTEGER. */
+  LastRowNumber: z.int().min(0).optional(),
+  MaxResults: z.int32().min(1).max(maxSearchResults).optional(),
+  ...tenancyFields,
+};
+
+export const SearchFilter = shape('SearchFilter', searchFilterFields);
+export type SearchFilter = z.infer<typeof SearchFilter>;
+
+export const TenantLocationFilter = shape('TenantLocationFilter', {
+  ...searchFilterFields,
+  CustomerID: id().optional(),
+});
+export type TenantLocationFilter = z.infer<typeof TenantLocationFilter>;

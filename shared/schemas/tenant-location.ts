@@ -1,0 +1,105 @@
+// Schemas: TenantLocationInfo as the spec gives it, plus the fields this service adds to it (concurrency version,
+// audit fields, search row number) and the Search response page.
+import { z } from 'zod';
+import { Address } from './address';
+import { bool, dateTime, id, int32, listOf, longText, shape, tenancyFields, text } from './common';
+
+const tenantLocationFields = {
+  ID: id().optional(),
+  TenantLocationID: id().optional(),
+  Name: text().optional(),
+  Description: longText().optional(),
+  Address: Address.optional(),
+  EmailAddress: text(254).optional(),
+  Phone: text(50).optional(),
+  /** Minutes from UTC: the widest real offsets are -12:00 and +14:00. */
+  UtcOffset: int32().min(-14 * 60).max(14 * 60).optional(),
+  SelectedForUser: bool().optional(),
+  IsAddCustomerLocation: bool().optional(),
+  IsDefault: bool().optional(),
+  IsCustomerDefault: bool().optional(),
+  IsActive: bool().optional(),
+  CustomerID: id().optional(),
+  ParentID: id().optional(),
+  ParentName: text().optional(),
+  ...tenancyFields,
+};
+
+/** Fields the server owns. Accepted in a Save body (so a fetched record can be sent back) and ignored. */
+const serverOwnedFields = {
+  RowNumber: z.int().min(0).optional(),
+  CreatedDateTime_utc: dateTime().optional(),
+  ModifiedDateTime_utc: dateTime().optional(),
+  CreatedByUserID: id().optional(),
+  ModifiedByUserID: id().optional(),
+};
+
+/** Optimistic concurrency token: send back the Version you read; a stale one is refused with 409. */
+const versionField = {
+  Version: z.int32().min(1).optional().meta({
+    description: 'Version of the record this update is based on. When given and stale, Save answers 409.',
+  }),
+};
+
+export const TenantLocationInfo = shape(
+  'TenantLocationInfo',
+  { ...tenantLocationFields, ...versionField, ...serverOwnedFields },
+  'A location of the tenant. In a Save body, ID 0 or absent creates; server-owned fields are ignored.',
+);
+export type TenantLocationInfo = z.infer<typeof TenantLocationInfo>;
+
+/** A stored location as the service returns it: every server-owned field is present. */
+export const TenantLocation = shape(
+  'TenantLocation',
+  {
+    ...tenantLocationFields,
+    ID: z.int32().min(1),
+    Name: text(),
+    IsActive: bool(),
+    IsDefault: bool(),
+    TenantID: id(),
+    Version: z.int32().min(1),
+    CreatedDateTime_utc: dateTime(),
+    ModifiedDateTime_utc: dateTime(),
+    CreatedByUserID: id(),
+    ModifiedByUserID: id(),
+  },
+  'A stored tenant location.',
+);
+export type TenantLocation = z.infer<typeof TenantLocation>;
+
+export const TenantLocationList = listOf(TenantLocation).meta({ id: 'TenantLocationList' });
+
+export const TenantLocationSearchRow = shape('TenantLocationSearchRow', {
+  ...TenantLocation.shape,
+  RowNumber: z.int().min(1),
+});
+
+export const TenantLocationSearchResult = shape(
+  'TenantLocationSearchResult',
+  {
+    Rows: z.array(TenantLocationSearchRow).max(500),
+    TotalCount: z.int().min(0),
+    HasMore: bool(),
+    /** RowNumber of the last row of this page: send it as LastRowNumber to get the next page. */
+    LastRowNumber: z.int().min(0),
+    MaxResults: z.int().min(1),
+  },
+  'One page of a tenant-location search. Rows are numbered from 1 in the requested order.',
+);
+export type TenantLocationSearchResult = z.infer<typeof TenantLocationSearchResult>;
+
+export const addressTypes = {
+  Billing: { value: 1, flag: 'IsDefaultBilling' },
+  Delivery: { value: 2, flag: 'IsDefaultDeliverTo' },
+  Service: { value: 3, flag: 'IsDefaultServiceTo' },
+  Postal: { value: 4, flag: 'IsPostalAddress' },
+} as const;
+export type AddressTypeName = keyof typeof addressTypes;
+
+export const GetDefaultAddressQuery = z.strictObject({
+  addressType: text(20).meta({
+    description: 'Billing (1), Delivery (2), Service (3) or Postal (4): the name, case-insensitive, or the number.',
+  }),
+});
+
