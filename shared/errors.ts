@@ -1,11 +1,10 @@
 // Domain and HTTP errors: named classes thrown anywhere in the flow and turned into RFC 9457 problem responses in
 // one place (shared/http/problem.ts). A domain module throws these; it never builds a response.
 
-export interface FieldError {
-  /** JSON-pointer-like path of the invalid field, e.g. `/Address/City` (empty for the whole body). */
-  readonly pointer: string;
-  readonly detail: string;
-}
+/** One invalid input: a body field by JSON pointer (RFC 6901), or a path/query parameter by name. */
+export type FieldError =
+  | { readonly pointer: string; readonly detail: string }
+  | { readonly parameter: string; readonly detail: string };
 
 export interface ProblemKind {
   readonly status: number;

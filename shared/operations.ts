@@ -61,7 +61,7 @@ const idPath = z.strictObject({ id: pathId });
 const bodyProblems = [400, 401, 403, 406, 413, 415] as const;
 const pendingTableAccess: readonly TableAction[] = [];
 
-const operationList = [
+export const operationList = [
   {
     operationId: 'providerWebhook',
     summary: 'Receive one signed event from the document-analysis provider',

@@ -97,7 +97,7 @@ export const addressTypes = {
 } as const;
 export type AddressTypeName = keyof typeof addressTypes;
 
-export const GetDefaultAddressQuery = z.strictObject({
+export const GetDefaultAddressQuery = z.object({
   addressType: text(20).meta({
     description: 'Billing (1), Delivery (2), Service (3) or Postal (4): the name, case-insensitive, or the number.',
   }),

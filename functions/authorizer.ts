@@ -1,0 +1,38 @@
+// Entry: the API Gateway REQUEST authorizer. Verifies the bearer token and hands the tenancy claims to every
+// function through the authorizer context. API Gateway caches the answer per Authorization header, so the policy
+// allows the whole API (all stages, methods and paths), not only the method that was first called.
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { toAuthorizerContext } from '../shared/auth/principal';
+import { createTokenVerifier, InvalidToken, tokenVerifierConfigFromEnv } from '../shared/auth/tokens';
+import { describeError, logger } from '../shared/observability/logger';
+
+const verify = createTokenVerifier(tokenVerifierConfigFromEnv());
+
+/** `arn:aws:execute-api:region:account:apiId/stage/METHOD/path` -> `arn:aws:execute-api:region:account:apiId/*` */
+const wholeApiArn = (methodArn: string): string => {
+  const [arnPrefix, apiId] = methodArn.split('/', 2);
+  return `${arnPrefix}/${apiId}/*`;
+};
+
+export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  const authorization = event.headers?.Authorization ?? event.headers?.authorization;
+  try {
+    const principal = await verify(authorization);
+    return {
+      principalId: `tenant-${principal.tenantId}/user-${principal.userId}`,
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) }],
+      },
+      context: toAuthorizerContext(principal),
+    };
+  } catch (error) {
+    if (error instanceof InvalidToken) {
+      // The reason is safe to log (it never contains the token); API Gateway answers 401 for this exact message.
+      logger.info('token refused', { reason: error.message, requestId: event.requestContext?.requestId });
+      throw new Error('Unauthorized');
+    }
+    logger.error('authorizer failed', describeError(error));
+    throw error;
+  }
+};

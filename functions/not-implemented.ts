@@ -1,0 +1,27 @@
+// Entry: the function of every operation whose issue has not landed yet. It runs the normal stack (negotiation,
+// authentication, validation) and answers 501, so clients see the final contract of errors from day one.
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { NotImplemented } from '../shared/errors';
+import { httpOperation } from '../shared/http/operation';
+import { operations, type OperationId } from '../shared/operations';
+
+const normalise = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path);
+
+const handlers = new Map<string, ReturnType<ReturnType<typeof httpOperation>['handler']>>();
+
+/** One bundle serves several operations: the route API Gateway matched (`resource`) says which. */
+export const handler = async (event: APIGatewayProxyEvent, context: Context) => {
+  const operation = operations.find(
+    (candidate) =>
+      candidate.method === event.httpMethod && normalise(candidate.path) === normalise(event.resource ?? ''),
+  );
+  if (!operation) throw new Error(`No operation for ${event.httpMethod} ${event.resource}`);
+  let operationHandler = handlers.get(operation.operationId);
+  if (!operationHandler) {
+    operationHandler = httpOperation(operation.operationId as OperationId).handler(async () => {
+      throw new NotImplemented(operation.operationId);
+    });
+    handlers.set(operation.operationId, operationHandler);
+  }
+  return operationHandler(event, context);
+};

@@ -1,0 +1,105 @@
+// HTTP codecs: application/x-www-form-urlencoded bodies. Nested fields use dots or brackets (`Address.City`,
+// `Address[City]`); arrays are repeated keys (`IDs=1&IDs=2`) or indexed (`IDs[0]=1`, `Rows[0].Name=x`). Every
+// value is a string here; the schema coerces it afterwards.
+import { MalformedBody, ValidationFailed } from '../../errors';
+import { limits } from '../../schemas/common';
+import { forbiddenKeys } from './forbidden-keys';
+
+const maxFields = 2_000;
+const maxDepth = 16;
+const segmentPattern = /^([^[\].]+)|\[([^[\]]*)\]|\.([^[\].]+)/y;
+
+type Segment = string | number | 'append';
+
+const parseKey = (key: string): Segment[] => {
+  const segments: Segment[] = [];
+  segmentPattern.lastIndex = 0;
+  while (segmentPattern.lastIndex < key.length) {
+    const start = segmentPattern.lastIndex;
+    const match = segmentPattern.exec(key);
+    if (!match || segmentPattern.lastIndex === start) throw new MalformedBody(`The form field name "${printable(key)}" is not valid.`);
+    const raw = match[1] ?? match[2] ?? match[3] ?? '';
+    if (match[2] !== undefined && raw === '') segments.push('append');
+    else if (/^\d+$/.test(raw) && match[1] === undefined) segments.push(Number(raw));
+    else segments.push(raw);
+  }
+  if (segments.length === 0 || segments.length > maxDepth) throw new MalformedBody(`The form field name "${printable(key)}" is not valid.`);
+  return segments;
+};
+
+const printable = (key: string) => key.slice(0, 60).replace(/[^\x20-\x7e]/g, '?');
+
+type Node = Record<string, unknown> | unknown[];
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+const assign = (root: Record<string, unknown>, segments: Segment[], value: string, key: string): void => {
+  let node: Node = root;
+  for (let index = 0; index < segments.length; index += 1) {
+    const segment = segments[index] as Segment;
+    const last = index === segments.length - 1;
+    if (typeof segment === 'string' && segment !== 'append' && forbiddenKeys.has(segment)) {
+      throw new ValidationFailed([{ pointer: `/${segment}`, detail: 'this key is not allowed' }], 'The body uses a reserved key.');
+    }
+    const next = segments[index + 1];
+    const makeChild = (): Node => (typeof next === 'number' || next === 'append' ? [] : {});
+
+    if (Array.isArray(node)) {
+      const position = segment === 'append' ? node.length : segment;
+      if (typeof position !== 'number') throw new MalformedBody(`The form field "${printable(key)}" mixes list and object syntax.`);
+      if (position >= limits.arrayItems) throw new MalformedBody(`The form field "${printable(key)}" has an index above ${limits.arrayItems - 1}.`);
+      if (last) {
+        node[position] = value;
+        return;
+      }
+      node[position] ??= makeChild();
+      const child: unknown = node[position];
+      if (typeof child !== 'object' || child === null) throw new MalformedBody(`The form field "${printable(key)}" conflicts with another field.`);
+      node = child as Node;
+      continue;
+    }
+
+    if (typeof segment !== 'string' || segment === 'append') {
+      throw new MalformedBody(`The form field "${printable(key)}" mixes list and object syntax.`);
+    }
+    if (last) {
+      const existing = node[segment];
+      if (existing === undefined) node[segment] = value;
+      else if (Array.isArray(existing)) existing.push(value);
+      else if (typeof existing === 'string') node[segment] = [existing, value];
+      else throw new MalformedBody(`The form field "${printable(key)}" conflicts with another field.`);
+      return;
+    }
+    if (!Object.hasOwn(node, segment)) node[segment] = makeChild();
+    const child = node[segment];
+    if (typeof child !== 'object' || child === null) throw new MalformedBody(`The form field "${printable(key)}" conflicts with another field.`);
+    node = child as Node;
+  }
+};
+
+/** Sparse indexes (`IDs[3]` alone) leave holes: close them up so arrays are dense. */
+const compact = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.filter((item) => item !== undefined).map(compact);
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, compact(child)]));
+  return value;
+};
+
+export const parseForm = (body: string): Record<string, unknown> => {
+  const root: Record<string, unknown> = {};
+  let count = 0;
+  let params: URLSearchParams;
+  try {
+    params = new URLSearchParams(body);
+  } catch {
+    throw new MalformedBody('The form body is not valid.');
+  }
+  if (/%(?![0-9a-fA-F]{2})/.test(body)) throw new MalformedBody('The form body has an invalid percent-encoding.');
+  for (const [key, value] of params) {
+    count += 1;
+    if (count > maxFields) throw new MalformedBody(`The form body has more than ${maxFields} fields.`);
+    if (key === '') continue;
+    assign(root, parseKey(key), value, key);
+  }
+  return compact(root) as Record<string, unknown>;
+};

@@ -1,0 +1,152 @@
+// HTTP codecs: XML bodies. The root element is named after the body type (any name is accepted in requests); array
+// members repeat their element; every value arrives as a string and is coerced later by the schema. DTDs are
+// refused outright, so no entity is ever declared or expanded beyond XML's five and character references.
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { MalformedBody, ValidationFailed } from '../../errors';
+import { forbiddenKeys } from './forbidden-keys';
+
+const dtdPattern = /<!\s*(DOCTYPE|ENTITY|ELEMENT|ATTLIST|NOTATION)/i;
+const forbiddenElementPattern = /<\s*\/?\s*(?:[\w.-]+:)?(__proto__|constructor|prototype)(?=[\s/>])/;
+const entityPattern = /&(?:#(\d{1,7})|#x([0-9a-fA-F]{1,6})|(amp|lt|gt|quot|apos)|([^;\s]*));?/g;
+const namedEntities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const maxDepth = 32;
+
+const decodeEntities = (raw: string): string =>
+  raw.replace(entityPattern, (match, decimal?: string, hex?: string, named?: string) => {
+    if (named !== undefined && match.endsWith(';')) return namedEntities[named] ?? match;
+    const codePoint = decimal !== undefined ? Number(decimal) : hex !== undefined ? Number.parseInt(hex, 16) : NaN;
+    if (match.endsWith(';') && Number.isInteger(codePoint) && isXmlCodePoint(codePoint)) {
+      return String.fromCodePoint(codePoint);
+    }
+    throw new MalformedBody('The XML body uses an undefined entity or an invalid character reference.');
+  });
+
+const isXmlCodePoint = (c: number): boolean =>
+  c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  removeNSPrefix: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  processEntities: false,
+  htmlEntities: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  trimValues: true,
+  cdataPropName: '#cdata',
+  commentPropName: false,
+  isArray: (_name, _path, _isLeaf, isAttribute) => !isAttribute,
+});
+
+
+/** Turns the parser's tree (every element an array) into plain values: one element = value, several = array. */
+const simplify = (node: unknown, depth: number): unknown => {
+  if (depth > maxDepth) throw new MalformedBody(`The XML body nests deeper than ${maxDepth} levels.`);
+  if (Array.isArray(node)) {
+    const values = node.map((item) => simplify(item, depth + 1));
+    return values.length === 1 ? values[0] : values;
+  }
+  if (typeof node === 'string') return decodeEntities(node);
+  if (node === null || typeof node !== 'object') return node;
+
+  const record = node as Record<string, unknown>;
+  if (record['@nil'] === 'true') return undefined;
+  const result: Record<string, unknown> = {};
+  let text: string | undefined;
+  for (const [key, value] of Object.entries(record)) {
+    if (key.startsWith('@')) continue; // attributes (namespaces, types) carry no data in our bodies
+    if (key === '#text') {
+      text = decodeEntities(String(value));
+      continue;
+    }
+    if (key === '#cdata') {
+      text = (Array.isArray(value) ? value : [value]).map(String).join('');
+      continue;
+    }
+    if (forbiddenKeys.has(key)) throw forbiddenKey(key);
+    result[key] = simplify(value, depth + 1);
+  }
+  const hasChildren = Object.keys(result).length > 0;
+  if (!hasChildren) return text ?? '';
+  return result;
+};
+
+const forbiddenKey = (key: string) =>
+  new ValidationFailed([{ pointer: `/${key}`, detail: 'this key is not allowed' }], 'The body uses a reserved key.');
+
+/** Parses an XML body and returns the content of its root element. */
+export const parseXml = (xml: string): unknown => {
+  if (dtdPattern.test(xml)) throw new MalformedBody('XML with a DOCTYPE or markup declarations is not accepted.');
+  const forbidden = forbiddenElementPattern.exec(xml);
+  if (forbidden?.[1]) throw forbiddenKey(forbidden[1]);
+  const validation = XMLValidator.validate(xml);
+  if (validation !== true) {
+    throw new MalformedBody(`The XML body is not well-formed (line ${validation.err.line}, column ${validation.err.col}).`);
+  }
+  let tree: unknown;
+  try {
+    tree = parser.parse(xml);
+  } catch {
+    throw new MalformedBody('The XML body is not well-formed.');
+  }
+  const roots = Object.entries((tree ?? {}) as Record<string, unknown>).filter(([key]) => !key.startsWith('@'));
+  if (roots.length !== 1) throw new MalformedBody('The XML body must have exactly one root element.');
+  const [, rootValue] = roots[0] as [string, unknown];
+  const content = simplify(rootValue, 0);
+  if (Array.isArray(content)) throw new MalformedBody('The XML body must have exactly one root element.');
+  return content === '' ? {} : content;
+};
+
+const escapeText = (value: string): string =>
+  value
+    .replace(/[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu, '\ufffd')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
+
+const elementNamePattern = /^[A-Za-z_][\w.-]*$/;
+
+const writeElement = (name: string, value: unknown, out: string[]): void => {
+  if (value === undefined || value === null) return;
+  if (!elementNamePattern.test(name)) throw new Error(`Cannot serialise key "${name}" as an XML element`);
+  if (Array.isArray(value)) {
+    for (const item of value) writeElement(name, item, out);
+    return;
+  }
+  if (typeof value === 'object') {
+    out.push(`<${name}>`);
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) writeElement(key, child, out);
+    out.push(`</${name}>`);
+    return;
+  }
+  out.push(`<${name}>${escapeText(String(value))}</${name}>`);
+};
+
+export interface XmlRoot {
+  readonly name: string;
+  /** Root attributes such as a namespace (`xmlns`). */
+  readonly attributes?: Readonly<Record<string, string>>;
+  /** For a top-level array: the element name of each member (the root is then `name`). */
+  readonly itemName?: string;
+}
+
+/** Serialises a value under a named root; a top-level array repeats `itemName` inside the root. */
+export const serializeXml = (root: XmlRoot, value: unknown): string => {
+  const out: string[] = ['<?xml version="1.0" encoding="utf-8"?>'];
+  const attributes = Object.entries(root.attributes ?? {})
+    .map(([key, attributeValue]) => ` ${key}="${escapeText(attributeValue).replace(/"/g, '&quot;')}"`)
+    .join('');
+  out.push(`<${root.name}${attributes}>`);
+  if (Array.isArray(value)) {
+    for (const item of value) writeElement(root.itemName ?? 'item', item, out);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) writeElement(key, child, out);
+  } else if (value !== undefined && value !== null) {
+    out.push(escapeText(String(value)));
+  }
+  out.push(`</${root.name}>`);
+  return out.join('');
+};
+

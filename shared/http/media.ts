@@ -1,0 +1,90 @@
+// HTTP conventions: media types of request and response bodies, and Accept negotiation (RFC 9110 §12.5.1).
+
+export type BodyFormat = 'json' | 'xml' | 'form';
+
+export interface MediaType {
+  readonly type: string;
+  readonly parameters: Readonly<Record<string, string>>;
+}
+
+/** Request media types by family, in the order they are listed to clients. */
+export const requestMediaTypes = {
+  standard: {
+    'application/json': 'json',
+    'text/json': 'json',
+    'application/xml': 'xml',
+    'text/xml': 'xml',
+    'application/x-www-form-urlencoded': 'form',
+  },
+  json: { 'application/json': 'json' },
+} as const satisfies Record<string, Record<string, BodyFormat>>;
+
+/** Response media types by family; the first is the default. */
+export const responseMediaTypes = {
+  standard: ['application/json', 'text/json', 'application/xml', 'text/xml'],
+  json: ['application/json'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type MediaFamily = keyof typeof responseMediaTypes;
+
+const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Parses `type/subtype; a=b` (lower-cases type and parameter names); undefined when malformed. */
+export const parseMediaType = (value: string): MediaType | undefined => {
+  const [essence = '', ...rawParameters] = value.split(';');
+  const type = essence.trim().toLowerCase();
+  const [main, sub, ...rest] = type.split('/');
+  if (!main || !sub || rest.length > 0 || !token.test(main) || !token.test(sub)) return undefined;
+  const parameters: Record<string, string> = {};
+  for (const raw of rawParameters) {
+    const separator = raw.indexOf('=');
+    if (separator < 0) continue;
+    const name = raw.slice(0, separator).trim().toLowerCase();
+    const parameterValue = raw.slice(separator + 1).trim().replace(/^"(.*)"$/, '$1');
+    if (name) parameters[name] = parameterValue;
+  }
+  return { type, parameters };
+};
+
+export const isXmlMediaType = (type: string): boolean => type === 'application/xml' || type === 'text/xml';
+
+interface AcceptRange {
+  readonly type: string;
+  readonly q: number;
+  readonly specificity: number;
+}
+
+const parseAccept = (accept: string): AcceptRange[] =>
+  accept
+    .split(',')
+    .map((part) => parseMediaType(part.trim()))
+    .filter((range): range is MediaType => range !== undefined)
+    .map((range) => {
+      const q = range.parameters.q === undefined ? 1 : Number(range.parameters.q);
+      const [main, sub] = range.type.split('/');
+      const specificity = main === '*' ? 0 : sub === '*' ? 1 : 2;
+      return { type: range.type, q: Number.isFinite(q) && q >= 0 && q <= 1 ? q : 0, specificity };
+    });
+
+const matches = (range: AcceptRange, type: string): boolean => {
+  if (range.type === '*/*') return true;
+  const [main, sub] = range.type.split('/');
+  return sub === '*' ? type.startsWith(`${main}/`) : range.type === type;
+};
+
+/**
+ * The best of `available` for an Accept header: highest q of the most specific matching range, ties broken by the
+ * server's order. No header means anything. Undefined when nothing is acceptable (the caller answers 406).
+ */
+export const negotiate = (accept: string | undefined, available: readonly string[]): string | undefined => {
+  if (accept === undefined || accept.trim() === '') return available[0];
+  const ranges = parseAccept(accept);
+  if (ranges.length === 0) return available[0];
+  let best: { type: string; q: number } | undefined;
+  for (const type of available) {
+    const applicable = ranges.filter((range) => matches(range, type)).sort((a, b) => b.specificity - a.specificity)[0];
+    if (!applicable || applicable.q === 0) continue;
+    if (!best || applicable.q > best.q) best = { type, q: applicable.q };
+  }
+  return best?.type;
+};

@@ -1,0 +1,287 @@
+// HTTP entry: the one middy stack every operation except the webhook runs, built from the operation's manifest
+// entry. Flow: normalise headers -> request id & security headers -> problem responses -> content negotiation ->
+// authentication -> body/path/query parsing and validation -> handler -> response serialisation.
+import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { z } from 'zod';
+import { principalFromAuthorizerContext, type Principal } from '../auth/principal';
+import {
+  MalformedBody,
+  NotAcceptable,
+  PayloadTooLarge,
+  TenancyMismatch,
+  Unauthorized,
+  UnsupportedMediaType,
+  ValidationFailed,
+} from '../errors';
+import { describeError, logger } from '../observability/logger';
+import { operationList, type Operation, type OperationId } from '../operations';
+import { limits } from '../schemas/common';
+import { coerceToSchema } from './codecs/coerce';
+import { parseForm } from './codecs/form';
+import { parseXml, serializeXml, type XmlRoot } from './codecs/xml';
+import { requestIdHeader, securityHeaders } from './headers';
+import {
+  isXmlMediaType,
+  negotiate,
+  parseMediaType,
+  requestMediaTypes,
+  responseMediaTypes,
+  type BodyFormat,
+} from './media';
+import { problemResponse, toApiError } from './problem';
+import { validate } from './validation';
+
+type OperationById<Id extends OperationId> = Extract<(typeof operationList)[number], { operationId: Id }>;
+
+type BodyOf<O> = O extends { requestBody: { schema: infer S extends z.ZodType; required: infer R } }
+  ? R extends true
+    ? z.output<S>
+    : z.output<S> | undefined
+  : undefined;
+type PathOf<O> = O extends { pathParameters: infer S extends z.ZodType } ? z.output<S> : undefined;
+type QueryOf<O> = O extends { query: infer S extends z.ZodType } ? z.output<S> : undefined;
+type PrincipalOf<O> = O extends { auth: 'bearer' } ? Principal : undefined;
+
+/** What a handler receives: the validated request, and nothing it would have to parse itself. */
+export interface OperationRequest<O> {
+  readonly body: BodyOf<O>;
+  readonly path: PathOf<O>;
+  readonly query: QueryOf<O>;
+  readonly principal: PrincipalOf<O>;
+  readonly requestId: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly rawBody: string;
+  readonly context: Context;
+}
+
+const resultBrand = Symbol('HttpResult');
+
+/** A handler's answer when the manifest's success status is not the whole story (201 + Location, 202, ...). */
+export interface HttpResult {
+  readonly [resultBrand]: true;
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export const respond = (status: number, body: unknown, headers: Record<string, string> = {}): HttpResult => ({
+  [resultBrand]: true,
+  status,
+  body,
+  headers,
+});
+
+const isHttpResult = (value: unknown): value is HttpResult =>
+  typeof value === 'object' && value !== null && resultBrand in value;
+
+interface Internal extends Record<string, unknown> {
+  responseType?: string;
+  startedAt?: number;
+}
+
+/** The validated input of each in-flight event, handed from parseRequest to the handler without touching either. */
+const validatedInputs = new WeakMap<APIGatewayProxyEvent, OperationRequest<unknown>>();
+
+type HttpRequest = Request<APIGatewayProxyEvent, unknown, Error, Context, Internal>;
+type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, unknown, Error, Context, Internal>;
+
+const requestIdOf = (request: HttpRequest): string =>
+  request.event.requestContext?.requestId ?? request.context.awsRequestId ?? 'unknown';
+
+const header = (event: APIGatewayProxyEvent, name: string): string | undefined => event.headers?.[name] ?? undefined;
+
+/** Adds the request id and security headers to every response, and writes one access log line. */
+const responseHeaders = (operation: Operation): HttpMiddleware => {
+  const finish = (request: HttpRequest) => {
+    const response = request.response as APIGatewayProxyResult | undefined;
+    if (!response) return;
+    response.headers = { ...response.headers, ...securityHeaders, [requestIdHeader]: requestIdOf(request) };
+    logger.info('request completed', {
+      operationId: operation.operationId,
+      status: response.statusCode,
+      durationMs: request.internal.startedAt === undefined ? undefined : Date.now() - request.internal.startedAt,
+    });
+    logger.removeKeys(['requestId', 'tenantId', 'operationId']);
+  };
+  return {
+    before: (request) => {
+      request.internal.startedAt = Date.now();
+      logger.addContext(request.context);
+      logger.appendKeys({ requestId: requestIdOf(request), operationId: operation.operationId });
+    },
+    after: finish,
+    onError: finish,
+  };
+};
+
+const prefersXml = (operation: Operation, accept: string | undefined): boolean =>
+  operation.media === 'standard' && isXmlMediaType(negotiate(accept, ['application/json', 'application/xml']) ?? '');
+
+/** Turns any error into a problem response (XML when the client prefers XML). Logs 5xx with safe fields only. */
+const problemResponses = (operation: Operation): HttpMiddleware => ({
+  onError: (request) => {
+    const error = toApiError(request.error);
+    if (error.status >= 500) logger.error('request failed', describeError(request.error));
+    else logger.info('request refused', { status: error.status, problemType: error.kind.type });
+    request.response = problemResponse(error, requestIdOf(request), prefersXml(operation, header(request.event, 'accept')));
+  },
+});
+
+const xmlRootOf = (schema: z.ZodType | undefined): XmlRoot => {
+  if (schema instanceof z.ZodArray) {
+    const itemName = String(z.globalRegistry.get(schema.element as z.ZodType)?.id ?? 'item');
+    return { name: `ArrayOf${itemName}`, itemName };
+  }
+  return { name: String((schema && z.globalRegistry.get(schema)?.id) ?? 'Response') };
+};
+
+/** Chooses the response media type first (406 before any work) and serialises the handler's answer into it. */
+const contentNegotiation = (operation: Operation): HttpMiddleware => {
+  const available = responseMediaTypes[operation.media];
+  const xmlRoot = xmlRootOf(operation.success?.schema);
+  return {
+    before: (request) => {
+      const chosen = negotiate(header(request.event, 'accept'), available);
+      if (!chosen) throw new NotAcceptable(available);
+      request.internal.responseType = chosen;
+    },
+    after: (request) => {
+      const answer = request.response;
+      const result = isHttpResult(answer) ? answer : respond(operation.success?.status ?? 200, answer);
+      const type = request.internal.responseType ?? available[0];
+      const headers: Record<string, string> = { ...result.headers };
+      let body = '';
+      if (result.body !== undefined) {
+        headers['Content-Type'] = `${type}; charset=utf-8`;
+        body = isXmlMediaType(type) ? serializeXml(xmlRoot, result.body) : JSON.stringify(result.body);
+      }
+      if (operation.media === 'standard') headers.Vary = 'Accept';
+      request.response = { statusCode: result.body === undefined && result.status === 200 ? 204 : result.status, headers, body };
+    },
+  };
+};
+
+const decodeBody = (event: APIGatewayProxyEvent): string => {
+  if (event.body === null || event.body === undefined) return '';
+  const size = event.isBase64Encoded ? Math.floor((event.body.length * 3) / 4) : Buffer.byteLength(event.body, 'utf8');
+  if (size > limits.requestBodyBytes) throw new PayloadTooLarge(limits.requestBodyBytes);
+  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (Buffer.byteLength(text, 'utf8') > limits.requestBodyBytes) throw new PayloadTooLarge(limits.requestBodyBytes);
+  return text;
+};
+
+const bodyFormatOf = (operation: Operation, contentType: string | undefined): BodyFormat => {
+  const accepted = requestMediaTypes[operation.media] as Readonly<Record<string, BodyFormat>>;
+  const acceptedList = Object.keys(accepted);
+  const media = contentType === undefined ? undefined : parseMediaType(contentType);
+  const format = media ? accepted[media.type] : undefined;
+  const charset = media?.parameters.charset?.toLowerCase();
+  if (!format || (charset !== undefined && !['utf-8', 'utf8', 'us-ascii'].includes(charset))) {
+    throw new UnsupportedMediaType(acceptedList);
+  }
+  return format;
+};
+
+const decoders: Record<BodyFormat, (text: string) => unknown> = {
+  json: (text) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new MalformedBody('The body is not valid JSON.');
+    }
+  },
+  xml: parseXml,
+  form: parseForm,
+};
+
+const tenancyChecks = [
+  ['TenantID', 'tenantId'],
+  ['WebsiteID', 'websiteId'],
+  ['UserID', 'userId'],
+] as const;
+
+/**
+ * The tenancy fields of a body are never trusted: a value that differs from the token is refused (403); an
+ * absent or zero value is filled from the token, so the domain always sees the caller's own tenancy.
+ */
+const applyTenancy = (body: unknown, principal: Principal): unknown => {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const record = { ...(body as Record<string, unknown>) };
+  for (const [field, claim] of tenancyChecks) {
+    const value = record[field];
+    if (value !== undefined && value !== 0 && value !== principal[claim]) throw new TenancyMismatch(field);
+    record[field] = principal[claim];
+  }
+  return record;
+};
+
+/** Authenticates (from the authorizer's context) and parses, coerces and validates path, query and body. */
+const parseRequest = (operation: Operation): HttpMiddleware => ({
+  before: (request) => {
+    const { event } = request;
+    let principal: Principal | undefined;
+    if (operation.auth === 'bearer') {
+      principal = principalFromAuthorizerContext(event.requestContext?.authorizer);
+      if (!principal) throw new Unauthorized();
+      logger.appendKeys({ tenantId: principal.tenantId });
+    }
+
+    const path = operation.pathParameters ? validate(operation.pathParameters, event.pathParameters ?? {}, 'path') : undefined;
+    const query = operation.query ? validate(operation.query, event.queryStringParameters ?? {}, 'query') : undefined;
+
+    const rawBody = decodeBody(event);
+    let body: unknown;
+    if (operation.requestBody && rawBody.trim() !== '') {
+      const format = bodyFormatOf(operation, header(event, 'content-type'));
+      const decoded = decoders[format](rawBody);
+      if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) {
+        throw new ValidationFailed([{ pointer: '', detail: 'the body must be an object' }]);
+      }
+      const coerced = coerceToSchema(decoded, operation.requestBody.schema, format === 'json' ? 'typed' : 'text');
+      body = validate(operation.requestBody.schema, principal ? applyTenancy(coerced, principal) : coerced);
+    } else if (operation.requestBody?.required) {
+      throw new ValidationFailed([{ pointer: '', detail: 'a request body is required' }], 'A request body is required.');
+    } else if (operation.requestBody) {
+      body = validate(operation.requestBody.schema, principal ? applyTenancy({}, principal) : {});
+    }
+
+    validatedInputs.set(event, {
+      body,
+      path,
+      query,
+      principal,
+      requestId: requestIdOf(request),
+      headers: event.headers ?? {},
+      rawBody,
+      context: request.context,
+    } as OperationRequest<unknown>);
+  },
+});
+
+export type OperationHandler<O> = (request: OperationRequest<O>) => Promise<unknown>;
+
+/**
+ * Builds the Lambda handler of one operation: `httpOperation('tenantLocationGet').handler(async ({ path }) => ...)`.
+ * The handler returns the response body (sent with the manifest's success status) or `respond(...)`.
+ */
+export const httpOperation = <Id extends OperationId>(operationId: Id) => {
+  const operation = operationList.find((candidate) => candidate.operationId === operationId) as Operation | undefined;
+  if (!operation) throw new Error(`Unknown operation ${operationId}`);
+  return {
+    operation,
+    handler: (handle: OperationHandler<OperationById<Id>>) =>
+      middy<APIGatewayProxyEvent, unknown, Error, Context, Internal>({ timeoutEarlyInMillis: 500 })
+        .use(httpHeaderNormalizer() as HttpMiddleware)
+        .use(responseHeaders(operation))
+        .use(problemResponses(operation))
+        .use(contentNegotiation(operation))
+        .use(parseRequest(operation))
+        .handler(async (event) => {
+          const input = validatedInputs.get(event);
+          if (!input) throw new Error('parseRequest did not run');
+          return handle(input as OperationRequest<OperationById<Id>>);
+        }),
+  };
+};

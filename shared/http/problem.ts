@@ -1,0 +1,78 @@
+// HTTP conventions: the one place where errors become RFC 9457 problem responses (JSON or XML). A 5xx says nothing
+// internal; a dependency that is down or throttling becomes 503 with Retry-After, anything else unexpected is 500.
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { ApiError, problemKinds, ServiceUnavailable, type FieldError } from '../errors';
+import { serializeXml } from './codecs/xml';
+
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly instance: string;
+  readonly errors?: readonly FieldError[];
+}
+
+const dependencyDownErrors = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'InternalServerError',
+  'InternalFailure',
+  'TimeoutError',
+  'RequestTimeout',
+  'TransactionInProgressException',
+]);
+const networkErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** True when an error means a dependency (DynamoDB, SQS, ...) is unavailable rather than our code being wrong. */
+export const isDependencyUnavailable = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  const fault = (error as { $fault?: unknown }).$fault;
+  return (
+    dependencyDownErrors.has(error.name) ||
+    (typeof code === 'string' && networkErrorCodes.has(code)) ||
+    (fault === 'server' && (error as { $metadata?: unknown }).$metadata !== undefined)
+  );
+};
+
+/** Maps anything thrown to an ApiError. Unknown errors become a 500 whose detail reveals nothing. */
+export const toApiError = (error: unknown): ApiError => {
+  if (error instanceof ApiError) return error;
+  if (isDependencyUnavailable(error)) {
+    return new ServiceUnavailable('A service this operation depends on is unavailable; retry shortly.', 2);
+  }
+  return new ApiError(problemKinds.internal, 'The request could not be completed.');
+};
+
+export const toProblem = (error: ApiError, requestId: string): Problem => ({
+  type: error.kind.type,
+  title: error.kind.title,
+  status: error.kind.status,
+  detail: error.detail,
+  instance: requestId,
+  ...(error.errors && error.errors.length > 0 ? { errors: error.errors } : {}),
+});
+
+/** RFC 9457 Appendix B: the XML form lives in the urn:ietf:rfc:7807 namespace; list members are `i` elements. */
+export const problemXml = (problem: Problem): string =>
+  serializeXml(
+    { name: 'problem', attributes: { xmlns: 'urn:ietf:rfc:7807' } },
+    { ...problem, ...(problem.errors ? { errors: { i: problem.errors } } : {}) },
+  );
+
+export const problemResponse = (error: ApiError, requestId: string, asXml: boolean): APIGatewayProxyResult => {
+  const problem = toProblem(error, requestId);
+  return {
+    statusCode: problem.status,
+    headers: {
+      'Content-Type': asXml ? 'application/problem+xml; charset=utf-8' : 'application/problem+json; charset=utf-8',
+      ...error.headers,
+    },
+    body: asXml ? problemXml(problem) : JSON.stringify(problem),
+  };
+};
+
