@@ -146,3 +146,10 @@ export class ServiceUnavailable extends ApiError {
     super(problemKinds.serviceUnavailable, detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
   }
 }
+
+/** A conditional write lost a race with another writer; the domain may retry, else the caller gets 409. */
+export class ConcurrentModification extends ApiError {
+  constructor(detail = 'The record changed while this request was saving it; retry.') {
+    super(problemKinds.conflict, detail);
+  }
+}

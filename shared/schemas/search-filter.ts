@@ -56,5 +56,7 @@ export type SearchFilter = z.infer<typeof SearchFilter>;
 export const TenantLocationFilter = shape('TenantLocationFilter', {
   ...searchFilterFields,
   CustomerID: id().optional(),
+  /** Beyond the spec: true for active locations only, false for deleted ones only (implies IncludeDeleted). */
+  IsActive: bool().optional(),
 });
 export type TenantLocationFilter = z.infer<typeof TenantLocationFilter>;

@@ -1,0 +1,7 @@
+// Entry: DELETE /TenantLocation/Delete/{id}: soft delete; returns the deleted location (again, when repeated).
+import { httpOperation } from '../../shared/http/operation';
+import { tenantLocationService } from '../../shared/tenant-locations';
+
+const locations = tenantLocationService();
+
+export const handler = httpOperation('tenantLocationDelete').handler(({ principal, path }) => locations.delete(principal, path.id));

@@ -1,0 +1,7 @@
+// Entry: GET /TenantLocation/GetAll: the tenant's active locations ordered by name.
+import { httpOperation } from '../../shared/http/operation';
+import { tenantLocationService } from '../../shared/tenant-locations';
+
+const locations = tenantLocationService();
+
+export const handler = httpOperation('tenantLocationGetAll').handler(({ principal }) => locations.getAll(principal));

@@ -1,0 +1,9 @@
+// Entry: GET /TenantLocation/GetDefaultAddress/{id}?addressType=...: the location's address of that type.
+import { httpOperation } from '../../shared/http/operation';
+import { tenantLocationService } from '../../shared/tenant-locations';
+
+const locations = tenantLocationService();
+
+export const handler = httpOperation('tenantLocationGetDefaultAddress').handler(({ principal, path, query }) =>
+  locations.getDefaultAddress(principal, path.id, query.addressType),
+);

@@ -1,0 +1,9 @@
+// Entry: PUT /TenantLocation/Search: one page of the tenant's locations matching the filter.
+import { httpOperation } from '../../shared/http/operation';
+import { tenantLocationService } from '../../shared/tenant-locations';
+
+const locations = tenantLocationService();
+
+export const handler = httpOperation('tenantLocationSearch').handler(({ principal, body }) =>
+  locations.search(principal, body ?? {}),
+);

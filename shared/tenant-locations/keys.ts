@@ -1,0 +1,32 @@
+// Data layer: key composition of the tenant-location entities. Every item of a tenant shares the partition
+// `T#<tenant>`, so no query can ever reach another tenant's items.
+import { tableDefinition } from '../data/table';
+
+const byName = tableDefinition.globalSecondaryIndexes.find((index) => index.indexName === 'activeLocationsByName');
+if (!byName) throw new Error('activeLocationsByName index is not defined');
+export const activeLocationsByName = byName;
+
+const pad = (id: number) => id.toString().padStart(10, '0');
+
+export const tenantPartition = (tenantId: number) => `T#${tenantId}`;
+
+export const locationKeyPrefix = 'LOC#';
+export const locationKey = (tenantId: number, id: number) => ({ pk: tenantPartition(tenantId), sk: `${locationKeyPrefix}${pad(id)}` });
+
+/** Holds a (normalised) name for one active location: the unit of the per-tenant uniqueness rule. */
+export const nameClaimKey = (tenantId: number, nameKey: string) => ({ pk: tenantPartition(tenantId), sk: `LOCNAME#${nameKey}` });
+
+/** Points at the tenant's one default location. */
+export const defaultPointerKey = (tenantId: number) => ({ pk: tenantPartition(tenantId), sk: 'LOCDEFAULT' });
+
+/** Per-tenant ID sequence: one small item per tenant, never a global hot counter. */
+export const idCounterKey = (tenantId: number) => ({ pk: tenantPartition(tenantId), sk: 'SEQ#LOC' });
+
+/** Sparse index keys: present only while the location is active, so the index holds active locations only. */
+export const activeIndexKeys = (tenantId: number, nameKey: string, id: number) => ({
+  [activeLocationsByName.partitionKey]: `${tenantPartition(tenantId)}#LOC`,
+  [activeLocationsByName.sortKey]: `${nameKey}#${pad(id)}`,
+});
+
+/** Case-insensitive identity of a name: Unicode-normalised, trimmed, lower-cased. */
+export const normaliseName = (name: string): string => name.normalize('NFKC').trim().toLowerCase();
