@@ -74,6 +74,21 @@ export const sortFields: Readonly<Record<string, Comparator>> = {
   modifieddatetime_utc: byText((location) => location.ModifiedDateTime_utc),
 };
 
+/**
+ * Save merges: a field absent from the body keeps its stored value (so a partial body never erases data), and an
+ * explicitly empty value (`""`, or `{}` for Address) clears it. Address is replaced as a whole, never deep-merged.
+ */
+const mergeClientFields = (previous: TenantLocation | undefined, input: TenantLocationInfo, id: number) => {
+  const merged: Record<string, unknown> = {};
+  for (const field of clientFields) {
+    const value = input[field] !== undefined ? input[field] : previous?.[field];
+    const empty = value === '' || (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
+    if (value !== undefined && !empty) merged[field] = value;
+  }
+  if (merged.Address) merged.Address = { ...(merged.Address as Address), LocationID: id };
+  return merged;
+};
+
 const maxSaveAttempts = 3;
 const maxParentDepth = 16;
 
@@ -138,8 +153,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
       const timestamp = now();
       const isActive = input.IsActive ?? previous?.IsActive ?? true;
       const next: TenantLocation = {
-        ...Object.fromEntries(clientFields.filter((field) => input[field] !== undefined).map((field) => [field, input[field]])),
-        ...(input.Address ? { Address: { ...input.Address, LocationID: id } } : {}),
+        ...mergeClientFields(previous, input, id),
         ...(parent ? { ParentName: parent.Name } : {}),
         ID: id,
         TenantLocationID: id,
