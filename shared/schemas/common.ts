@@ -15,6 +15,16 @@ export const limits = {
   numberMagnitude: 1e13,
   /** Request bodies above this are refused with 413 (API Gateway allows 10 MB; no operation needs more). */
   requestBodyBytes: 1024 * 1024,
+  /** URLs and URIs (icons, attachments): the de-facto limit of browsers and CDNs. */
+  url: 2_048,
+  /** OAuth tokens, keys and sessions (TokenDetails): JWT access tokens often pass 1 KB; a few reach several. */
+  credentialText: 8 * 1024,
+  /** Email addresses: the SMTP path limit (RFC 5321). */
+  emailAddress: 254,
+  /** Phone and fax numbers, formatted as people type them. */
+  phoneNumber: 50,
+  /** `*_offset` and UtcOffset fields, in minutes from UTC: the widest real offsets are -12:00 and +14:00. */
+  utcOffsetMinutes: 14 * 60,
 } as const;
 
 /** `int` of the spec: a signed 32-bit integer. */
@@ -51,3 +61,13 @@ export const tenancyFields = {
 export const pathId = z.coerce
   .number({ error: 'must be a positive 32-bit integer' })
   .pipe(z.int32({ error: 'must be a positive 32-bit integer' }).min(1, { error: 'must be a positive 32-bit integer' }));
+
+/** Counts (lines, products, days): never negative. */
+export const count = () => z.int32().min(0);
+/** Row numbers of search results: 64-bit sized values appear in the XML form, so bounded by MAX_SAFE_INTEGER only. */
+export const rowNumber = () => z.int().min(0);
+/** `*_offset` and UtcOffset fields: minutes from UTC. */
+export const utcOffset = () => z.int32().min(-limits.utcOffsetMinutes).max(limits.utcOffsetMinutes);
+export const url = () => text(limits.url);
+export const emailAddress = () => text(limits.emailAddress);
+export const phoneNumber = () => text(limits.phoneNumber);

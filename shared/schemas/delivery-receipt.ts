@@ -1,4 +1,295 @@
-// PLACEHOLDER being replaced by the schemas work in progress.
-import { shape } from './common';
-export const ActionRequestDeliveryReceiptT = shape('ActionRequestDeliveryReceiptT', {});
-export const ActionRequestSupplierTransAddInventoryRequest = shape('ActionRequestSupplierTransAddInventoryRequest', {});
+// Schemas: the delivery receipt (v2) request envelopes and DeliveryReceiptT with its nested records. Contact and
+// user details are flagged `x-personal-data`.
+import { z } from 'zod';
+import { Address } from './address';
+import { personalData } from './annotations';
+import {
+  bool,
+  count,
+  decimal,
+  emailAddress,
+  guid,
+  id,
+  int32,
+  listOf,
+  longText,
+  phoneNumber,
+  rowNumber,
+  shape,
+  tenancyFields,
+  text,
+  url,
+  utcOffset,
+} from './common';
+import { SyncLog } from './sync-log';
+
+export const Attachment = shape('Attachment', {
+  ID: id().optional(),
+  GUID: guid().optional(),
+  GUIDstring: text().optional(),
+  MessageID: id().optional(),
+  LineID: id().optional(),
+  AttachedByUserID: id().optional(),
+  AttachedDateTime_utc: text().optional(),
+  Title: text().optional(),
+  Caption: longText().optional(),
+  AttachmentType: text().optional(),
+  URI: url().optional(),
+  ThumbnailURI: url().optional(),
+  IsImage: bool().optional(),
+  IsPDF: bool().optional(),
+  IsActive: bool().optional(),
+  IsFromParent: bool().optional(),
+});
+export type Attachment = z.infer<typeof Attachment>;
+
+export const DeliveryLine = shape('DeliveryLine', {
+  ID: id().optional(),
+  GUID: guid().optional(),
+  GUIDstring: text().optional(),
+  SequenceNumber: int32().optional(),
+  InventoryID: id().optional(),
+  InventoryCode: text().optional(),
+  InventoryGUIDstring: text().optional(),
+  InventoryType: text().optional(),
+  Barcode: text().optional(),
+  EAN: text().optional(),
+  SKU: text().optional(),
+  ShortDescription: text().optional(),
+  Description: longText().optional(),
+  UoM: text().optional(),
+  UoMDescription: text().optional(),
+  CostPriceEx: decimal().optional(),
+  QuantityOrdered: decimal().optional(),
+  QuantityReceived: decimal().optional(),
+  QuantityFaulty: decimal().optional(),
+  QuantityOutOfDate: decimal().optional(),
+  QuantityIncorrect: decimal().optional(),
+  QuantityToBeReceived: decimal().optional(),
+  ReceiveWarehouseLocationID: id().optional(),
+  ReceiveInventoryBatchID: id().optional(),
+  ReceivedByUserID: id().optional(),
+  ReceivedByUserName: text().optional(),
+  ReceivedDateTime_utc: text().optional(),
+  ReceivedDateTime_offset: utcOffset().optional(),
+  ReceiveComment: longText().optional(),
+  Comment: longText().optional(),
+  AssetID: id().optional(),
+  PurchaseOrderLineID: id().optional(),
+  StockReplenishmentLineID: id().optional(),
+  IsActive: bool().optional(),
+  IsAssetItem: bool().optional(),
+  IsStockAdjustmentComplete: bool().optional(),
+});
+export type DeliveryLine = z.infer<typeof DeliveryLine>;
+
+export const PurchaseOrderSummary = shape('PurchaseOrderSummary', {
+  ID: id().optional(),
+  GUIDstring: text().optional(),
+  DatTypeID: id().optional(),
+  DatTypeString: text().optional(),
+  ShortDatTypeString: text().optional(),
+  TransSubType: text().optional(),
+  Status: text().optional(),
+  RefNumber: text().optional(),
+  Description: longText().optional(),
+  Issues: longText().optional(),
+  RecipientName: text().optional(),
+  AppliedDate: text().optional(),
+  LineCount: count().optional(),
+  QuantityCount: count().optional(),
+  TotalInc: decimal().optional(),
+  TotalEx: decimal().optional(),
+  AppliedAmount: decimal().optional(),
+});
+export type PurchaseOrderSummary = z.infer<typeof PurchaseOrderSummary>;
+
+export const WarehouseType = shape('WarehouseType', {
+  ID: id().optional(),
+  WarehouseTypeID: id().optional(),
+  Name: text().optional(),
+  Description: longText().optional(),
+  RefNumberPrefix: text().optional(),
+  IsVirtual: bool().optional(),
+});
+export type WarehouseType = z.infer<typeof WarehouseType>;
+
+/** The spec: "Contact data is personal data." */
+export const Contact = shape('Contact', {
+  ID: id().optional(),
+  GUID: guid().optional(),
+  GUIDstring: text().optional(),
+  BusinessContactID: id().optional(),
+  BusinessID: id().optional(),
+  BusinessName: text().optional(),
+  BusinessLocationGuid: guid().optional(),
+  Title: text().optional(),
+  FirstName: personalData(text().optional(), 'First name of the contact.'),
+  LastName: personalData(text().optional(), 'Last name of the contact.'),
+  Gender: personalData(text().optional(), 'Gender of the contact.'),
+  Birthday: personalData(text().optional(), 'Date of birth of the contact.'),
+  EmailAddress: personalData(emailAddress().optional(), 'Email address of the contact.'),
+  Phone1: personalData(phoneNumber().optional(), 'Phone number of the contact.'),
+  PhoneMobile: personalData(phoneNumber().optional(), 'Mobile phone number of the contact.'),
+  ContactRole: text().optional(),
+  PositionOrOccupation: text().optional(),
+  LinkedUserGlobalIDstring: text().optional(),
+  IsSystem: bool().optional(),
+  IsPrimaryContact: bool().optional(),
+  IsActive: bool().optional(),
+  IsIncludeInEmails: bool().optional(),
+});
+export type Contact = z.infer<typeof Contact>;
+
+export const Location = shape('Location', {
+  ID: id().optional(),
+  GUID: guid().optional(),
+  GUIDstring: text().optional(),
+  Name: text().optional(),
+  LocationName: text().optional(),
+  Phone: phoneNumber().optional(),
+  Fax: phoneNumber().optional(),
+  EmailAddress: emailAddress().optional(),
+  TimeZoneName: text().optional(),
+  UtcOffset: utcOffset().optional(),
+  IsSystem: bool().optional(),
+  IsDefaultLocation: bool().optional(),
+  IsActive: bool().optional(),
+  IsVisibleToPublic: bool().optional(),
+  Contacts: listOf(Contact).optional(),
+  Addresses: listOf(Address).optional(),
+});
+export type Location = z.infer<typeof Location>;
+
+/** A user of a warehouse. Names and contact details are personal data. */
+export const User = shape('User', {
+  ID: id().optional(),
+  GUIDstring: text().optional(),
+  BSID: text().optional(),
+  CreatedWith: text().optional(),
+  FirstName: personalData(text().optional(), 'First name of the user.'),
+  LastName: personalData(text().optional(), 'Last name of the user.'),
+  EmailAddress: personalData(emailAddress().optional(), 'Email address of the user.'),
+  Phone1: personalData(phoneNumber().optional(), 'Phone number of the user.'),
+  PhoneMobile: personalData(phoneNumber().optional(), 'Mobile phone number of the user.'),
+  PositionOrOccupation: text().optional(),
+  IsActive: bool().optional(),
+  IsPrimaryContact: bool().optional(),
+  IsEmployee: bool().optional(),
+});
+export type User = z.infer<typeof User>;
+
+export const Warehouse = shape('Warehouse', {
+  ID: id().optional(),
+  GUIDstring: text().optional(),
+  BSID: text().optional(),
+  RowNumber: rowNumber().optional(),
+  Version: int32().min(0).optional(),
+  Code: text().optional(),
+  Name: text().optional(),
+  Description: longText().optional(),
+  Barcode: text().optional(),
+  CostCentreCode: text().optional(),
+  TenantLocationID: id().optional(),
+  TenantLocationName: text().optional(),
+  WarehouseTypeID: id().optional(),
+  DefaultPOSCustomerID: id().optional(),
+  DefaultPOSCustomerName: text().optional(),
+  TotalNumberOfDistinctProducts: decimal().optional(),
+  TotalSOH: decimal().optional(),
+  TotalStockValue: decimal().optional(),
+  MinimumStockHoldingValue: decimal().optional(),
+  MaximumStockHoldingValue: decimal().optional(),
+  IsSystem: bool().optional(),
+  IsDefault: bool().optional(),
+  IsActive: bool().optional(),
+  IsStockOpeningBalanceComplete: bool().optional(),
+  SyncLogs: listOf(SyncLog).optional(),
+  Location: Location.optional(),
+  WarehouseType: WarehouseType.optional(),
+  Users: listOf(User).optional(),
+});
+export type Warehouse = z.infer<typeof Warehouse>;
+
+export const DeliveryReceiptT = shape('DeliveryReceiptT', {
+  ID: id().optional(),
+  GUID: guid().optional(),
+  GUIDstring: text().optional(),
+  BSID: text().optional(),
+  RowNumber: rowNumber().optional(),
+  RefNumber: text().optional(),
+  Status: text().optional(),
+  FriendlyStatus: text().optional(),
+  TenantID: id().optional(),
+  PurchaseOrderID: id().optional(),
+  SupplierID: id().optional(),
+  SupplierName: text().optional(),
+  SupplierDeliveryNoteGUID: text().optional(),
+  StockReplenishmentID: id().optional(),
+  PurchaseInvoiceID: id().optional(),
+  PickSlipID: id().optional(),
+  DeliveryNoteID: id().optional(),
+  WarehouseID: id().optional(),
+  DeliveryDate: text().optional(),
+  NoteFromSupplier: longText().optional(),
+  InternalNote: longText().optional(),
+  LineCount: count().optional(),
+  TotalLines: count().optional(),
+  ExpectedItemsCount: count().optional(),
+  CreatedByUserID: id().optional(),
+  CreatedByUserName: text().optional(),
+  CreatedDateTime_utc: text().optional(),
+  CreatedDateTime_offset: utcOffset().optional(),
+  StartedByUserID: id().optional(),
+  StartedByUserName: text().optional(),
+  StartedDateTime_utc: text().optional(),
+  StartedDateTime_offset: utcOffset().optional(),
+  CompletedByUserID: id().optional(),
+  CompletedByUserName: text().optional(),
+  CompletedDateTime_utc: text().optional(),
+  CompletedDateTime_offset: utcOffset().optional(),
+  ModifiedByUserID: id().optional(),
+  ModifiedByUserName: text().optional(),
+  ModifiedDateTime_utc: text().optional(),
+  ModifiedDateTime_offset: utcOffset().optional(),
+  IsReadOnly: bool().optional(),
+  IsActive: bool().optional(),
+  Attachments: listOf(Attachment).optional(),
+  Warehouse: Warehouse.optional(),
+  Lines: listOf(DeliveryLine).optional(),
+  PurchaseOrders: listOf(PurchaseOrderSummary).optional(),
+});
+export type DeliveryReceiptT = z.infer<typeof DeliveryReceiptT>;
+
+/** A line of the add-inventory request. */
+export const InventoryLine = shape('InventoryLine', {
+  InventoryID: id().optional(),
+  Quantity: decimal().optional(),
+  AdjustedQuantityReceived: decimal().optional(),
+  BuyPriceEx: decimal().optional(),
+  BuyPriceTax: decimal().optional(),
+  LineTotal: decimal().optional(),
+  IsActive: bool().optional(),
+});
+export type InventoryLine = z.infer<typeof InventoryLine>;
+
+/** Body of deliveryReceiptSaveV2. The receipt is what the request is about, so `Value` is required. */
+export const ActionRequestDeliveryReceiptT = shape(
+  'ActionRequestDeliveryReceiptT',
+  { Value: DeliveryReceiptT, ...tenancyFields },
+  "A delivery receipt to save, with the caller's tenancy.",
+);
+export type ActionRequestDeliveryReceiptT = z.infer<typeof ActionRequestDeliveryReceiptT>;
+
+export const SupplierTransAddInventoryRequest = shape('SupplierTransAddInventoryRequest', {
+  InventoryList: listOf(InventoryLine).min(1),
+});
+export type SupplierTransAddInventoryRequest = z.infer<typeof SupplierTransAddInventoryRequest>;
+
+/** Body of deliveryReceiptAddInventory: the lines to add are the whole point, so `Value` and its list are required. */
+export const ActionRequestSupplierTransAddInventoryRequest = shape(
+  'ActionRequestSupplierTransAddInventoryRequest',
+  { Value: SupplierTransAddInventoryRequest, ...tenancyFields },
+  'Add inventory lines to the delivery receipt named by the path id.',
+);
+export type ActionRequestSupplierTransAddInventoryRequest = z.infer<typeof ActionRequestSupplierTransAddInventoryRequest>;

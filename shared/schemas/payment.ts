@@ -1,3 +1,261 @@
-// PLACEHOLDER being replaced by the schemas work in progress.
-import { shape } from './common';
-export const SaveRequestPaymentT = shape('SaveRequestPaymentT', {});
+// Schemas: the payment refund request (SaveRequestPaymentT) and the PaymentT it carries, with its nested records.
+// Card data is validated strictly and flagged `x-sensitive` so it can be redacted wherever it travels.
+import { z } from 'zod';
+import { sensitive } from './annotations';
+import {
+  bool,
+  decimal,
+  emailAddress,
+  guid,
+  id,
+  listOf,
+  longText,
+  rowNumber,
+  shape,
+  tenancyFields,
+  text,
+  utcOffset,
+} from './common';
+import { SyncLog } from './sync-log';
+
+export const BusTrans = shape('BusTrans', {
+  GUID: guid().optional(),
+  GUIDstring: text().optional(),
+  ID: id().optional(),
+  BSID: text().optional(),
+  Status: text().optional(),
+  TransType: text().optional(),
+  TransTypeID: id().optional(),
+  TransSubType: text().optional(),
+  RefNumber: text().optional(),
+  Summary: longText().optional(),
+  TotalInc: decimal().optional(),
+  Amount: decimal().optional(),
+  AmountString: text().optional(),
+  AppliedAmount: decimal().optional(),
+  AppliedAmountString: text().optional(),
+  AppliedDate: text().optional(),
+  AppliedDateString: text().optional(),
+  AppliedTransID: id().optional(),
+  AppliedCredit: decimal().optional(),
+  Balance: decimal().optional(),
+  MerchantSurcharge: decimal().optional(),
+  MerchantSurchargeLineID: id().optional(),
+  ClaimRequestID: id().optional(),
+  ClaimDescription: longText().optional(),
+  IsEarlyClaimShortPayment: bool().optional(),
+});
+export type BusTrans = z.infer<typeof BusTrans>;
+
+/** The spec: "These carry card data and must be treated as sensitive." Formats are checked, never rewritten. */
+export const CreditCard = shape('CreditCard', {
+  CardType: text().optional(),
+  CardNumber: sensitive(
+    z
+      .string()
+      .regex(/^[0-9]{12,19}$/, { error: 'must be 12 to 19 digits' })
+      .optional(),
+    'Primary account number: 12 to 19 digits, no spaces.',
+  ),
+  CardHolderName: sensitive(text().optional(), 'Name on the card.'),
+  ExpiryMMYY: sensitive(
+    z
+      .string()
+      .regex(/^(0[1-9]|1[0-2])[0-9]{2}$/, { error: 'must be MMYY' })
+      .optional(),
+    'Expiry month and year as MMYY.',
+  ),
+  CardVerificationNumber: sensitive(
+    z
+      .string()
+      .regex(/^[0-9]{3,4}$/, { error: 'must be 3 or 4 digits' })
+      .optional(),
+    'Card verification number (CVV/CVC): 3 or 4 digits.',
+  ),
+  FriendlyName: text().optional(),
+  CardToken: sensitive(text().optional(), 'Token standing for the card at the payment provider.'),
+});
+export type CreditCard = z.infer<typeof CreditCard>;
+
+export const PaymentLog = shape('PaymentLog', {
+  ID: id().optional(),
+  Code: text().optional(),
+  Message: longText().optional(),
+  Description: longText().optional(),
+  LogDateTime_utc: text().optional(),
+  LogDateTime_offset: utcOffset().optional(),
+  PaymentStatus: text().optional(),
+  PaymentStatus3rdParty: text().optional(),
+});
+export type PaymentLog = z.infer<typeof PaymentLog>;
+
+export const InvoicePaymentAllocation = shape('InvoicePaymentAllocation', {
+  ID: id().optional(),
+  GUIDstring: text().optional(),
+  BSID: text().optional(),
+  Status: text().optional(),
+  RefNumber: text().optional(),
+  PaymentRefNumber: text().optional(),
+  Amount: decimal().optional(),
+  ClaimRequestTotalAmount: decimal().optional(),
+  Currency: text().optional(),
+  PaymentAllocationDateTime_utc: text().optional(),
+  ScheduledDateTime_utc: text().optional(),
+  PaymentDateTime_utc: text().optional(),
+  IsUpcomingPayment: bool().optional(),
+  CustomerID: id().optional(),
+  CustomerName: text().optional(),
+  CustomerBSID: text().optional(),
+  CustomerRefNumber: text().optional(),
+  AccountCustomerID: id().optional(),
+  AccountCustomerName: text().optional(),
+  AccountCustomerBSID: text().optional(),
+  AccountCustomerRefNumber: text().optional(),
+  Invoices: listOf(BusTrans).optional(),
+  CreditNotes: listOf(BusTrans).optional(),
+  SyncLogs: listOf(SyncLog).optional(),
+});
+export type InvoicePaymentAllocation = z.infer<typeof InvoicePaymentAllocation>;
+
+export const PaymentT = shape('PaymentT', {
+  // Identity and versioning
+  ID: id().optional(),
+  GUID: guid().optional(),
+  GUIDstring: text().optional(),
+  BSID: text().optional(),
+  RowNumber: rowNumber().optional(),
+  Version: decimal().min(0).optional(),
+  DocID: id().optional(),
+  DatTypeID: id().optional(),
+  RefNumber: text().optional(),
+  TransRefNumber: text().optional(),
+  PaymentGroupRefNumber: text().optional(),
+  ReceiptID: text().optional(),
+  CreatedWith: text().optional(),
+  Description: longText().optional(),
+  PaymentDescription: longText().optional(),
+
+  // Method, status and flags
+  MethodID: id().optional(),
+  Method: text().optional(),
+  PaymentType: text().optional(),
+  TransactionType: text().optional(),
+  TransactionTypeDatTypeID: id().optional(),
+  Status: text().optional(),
+  StatusDescription: longText().optional(),
+  ErrorMessage: longText().optional(),
+  IsGiftCard: bool().optional(),
+  IsPaid: bool().optional(),
+  IsManualSettlementDate: bool().optional(),
+  IsBatched: bool().optional(),
+  IsLoyaltyPointsToggleOn: bool().optional(),
+  IsManuallyRecorded: bool().optional(),
+  IsAccountCustomer: bool().optional(),
+  IsActive: bool().optional(),
+  IsRefund: bool().optional(),
+  IsRefunded: bool().optional(),
+  IsManuallyAllocated: bool().optional(),
+
+  // Amounts
+  Currency: text().optional(),
+  ExchangeRate: decimal().optional(),
+  Amount: decimal().optional(),
+  AmountString: text().optional(),
+  Fee: decimal().optional(),
+  FeeString: text().optional(),
+  AmountTendered: decimal().optional(),
+  AmountTenderedString: text().optional(),
+  ChangeGiven: decimal().optional(),
+  ChangeGivenString: text().optional(),
+  CashOut: decimal().optional(),
+  AppliedAmount: decimal().optional(),
+  AppliedDate: text().optional(),
+  Balance: decimal().optional(),
+  MerchantFeeAmount: decimal().optional(),
+  MerchantFeeDescription: longText().optional(),
+  SurchargeAmount: decimal().optional(),
+  /** Spelled so in the spec (not "Surcharge"): the name is part of the interface. */
+  SurchageDescription: longText().optional(),
+  PayerFeeDescription: longText().optional(),
+
+  // Dates (strings in the spec: not necessarily ISO 8601)
+  DateTime: text().optional(),
+  DateTimeString: text().optional(),
+  DateString: text().optional(),
+  PaymentDateTime_utc: text().optional(),
+  PaymentDateTime_offset: utcOffset().optional(),
+  SettlementDate: text().optional(),
+  VoidedAtDateTime_utc: text().optional(),
+  VoidedByUserFullName: text().optional(),
+
+  // Who took the payment
+  PaymentUserID: id().optional(),
+  PaymentUserFullName: text().optional(),
+  RepFirstName: text().optional(),
+  RepLastName: text().optional(),
+  RepEmailAddress: emailAddress().optional(),
+  RepUserName: text().optional(),
+
+  // Devices, terminals and the payment service
+  POSTerminalShiftID: id().optional(),
+  POSDeviceID: text().optional(),
+  PaymentDeviceID: text().optional(),
+  TerminalID: text().optional(),
+  TerminalType: text().optional(),
+  MerchantID: text().optional(),
+  PaymentService: text().optional(),
+  PaymentServiceMerchantID: text().optional(),
+  PaymentServiceTerminalID: text().optional(),
+  PaymentAccountGUIDstring: text().optional(),
+  MCPPaymentTriggerID: text().optional(),
+  MCTrackTransactionID: text().optional(),
+  MCPTransactionID: text().optional(),
+  Token: sensitive(text().optional(), 'Payment token issued by the payment service; as sensitive as the card it stands for.'),
+  CreditCardLastFour: text(4).optional(),
+  ChequeNumber: text().optional(),
+  AccountCode: text().optional(),
+  BankAccountCode: text().optional(),
+  BatchBSID: text().optional(),
+  AccountBSID: text().optional(),
+
+  // Counterparties
+  CustomerID: id().optional(),
+  CustomerGUIDstring: text().optional(),
+  CustomerName: text().optional(),
+  CustomerBSID: text().optional(),
+  CustomerRefNumber: text().optional(),
+  AccountCustomerID: id().optional(),
+  AccountCustomerName: text().optional(),
+  AccountCustomerRefNumber: text().optional(),
+  AccountCustomerStatementPeriodID: id().optional(),
+  StatementStartDate: text().optional(),
+  StatementEndDate: text().optional(),
+  SupplierID: id().optional(),
+  SupplierGUIDstring: text().optional(),
+  SupplierName: text().optional(),
+  SupplierBSID: text().optional(),
+  SupplierRefNumber: text().optional(),
+  InvoicePaymentID: id().optional(),
+
+  // Nested records
+  RefBusTrans: listOf(BusTrans).optional(),
+  SyncLogs: listOf(SyncLog).optional(),
+  CreditCard: CreditCard.optional(),
+  PaymentLogs: listOf(PaymentLog).optional(),
+  InvoicePaymentAllocations: listOf(InvoicePaymentAllocation).optional(),
+});
+export type PaymentT = z.infer<typeof PaymentT>;
+
+/** Body of paymentPostRefund. The payment is named by the path `id`, so `Object` may be left out. */
+export const SaveRequestPaymentT = shape(
+  'SaveRequestPaymentT',
+  {
+    Object: PaymentT.optional(),
+    IsQueue: bool().optional(),
+    IsSaveAutoQueue: bool().optional(),
+    IsRunNow: bool().optional(),
+    ...tenancyFields,
+  },
+  'A payment save/refund request: the payment and how to run it (queued, auto-queued or now).',
+);
+export type SaveRequestPaymentT = z.infer<typeof SaveRequestPaymentT>;
