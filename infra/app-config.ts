@@ -1,0 +1,65 @@
+// Infra: the deploy-time settings of the CDK app, read once from CDK context (`-c key=value` or cdk.json) and
+// checked before any construct is created, so a typo fails the synth instead of producing a half-right stack.
+import { RemovalPolicy } from 'aws-cdk-lib';
+import type { Node } from 'constructs';
+
+export type DeployStage = 'dev' | 'prod';
+
+/** Auth settings given as context; a missing one becomes a CloudFormation parameter of the API stack. */
+export interface AuthContext {
+  readonly issuer?: string;
+  readonly jwksUrl?: string;
+  readonly audience?: string;
+}
+
+export interface AppConfig {
+  readonly stage: DeployStage;
+  /** Stateful resources (table, logs) outlive a `cdk destroy` in prod; dev cleans up after itself. */
+  readonly removalPolicy: RemovalPolicy;
+  readonly deletionProtection: boolean;
+  readonly auth: AuthContext;
+  /** Optional e-mail subscribed to the alarm topic. */
+  readonly alarmEmail?: string;
+}
+
+const stages: readonly DeployStage[] = ['dev', 'prod'];
+
+const optionalString = (node: Node, key: string): string | undefined => {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new Error(`Context ${key} must be a string`);
+  return value;
+};
+
+export const readAppConfig = (node: Node): AppConfig => {
+  const stage = optionalString(node, 'stage') ?? 'dev';
+  if (!stages.includes(stage as DeployStage)) {
+    throw new Error(`Context stage must be one of ${stages.join(', ')}; got "${stage}"`);
+  }
+  const prod = stage === 'prod';
+
+  const jwksUrl = optionalString(node, 'authJwksUrl');
+  // The authorizer downloads signing keys from this URL: plain HTTP would let anyone on the path forge tokens.
+  if (jwksUrl !== undefined && jwksUrl !== '' && !/^https:\/\/\S+$/.test(jwksUrl)) {
+    throw new Error(`Context authJwksUrl must be an https:// URL; got "${jwksUrl}"`);
+  }
+  const issuer = optionalString(node, 'authIssuer');
+  const audience = optionalString(node, 'authAudience');
+
+  const alarmEmail = optionalString(node, 'alarmEmail');
+  if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) {
+    throw new Error(`Context alarmEmail must be an e-mail address; got "${alarmEmail}"`);
+  }
+
+  return {
+    stage: stage as DeployStage,
+    removalPolicy: prod ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    deletionProtection: prod,
+    auth: {
+      ...(issuer !== undefined ? { issuer } : {}),
+      ...(jwksUrl !== undefined ? { jwksUrl } : {}),
+      ...(audience !== undefined ? { audience } : {}),
+    },
+    ...(alarmEmail ? { alarmEmail } : {}),
+  };
+};

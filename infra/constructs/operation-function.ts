@@ -1,0 +1,130 @@
+// Infra: the one way this service builds a Lambda function. Every operation and the authorizer go through it, so
+// runtime, architecture, bundling, logging and tracing are decided once, here.
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The repository root: manifest handler paths are relative to it, and esbuild resolves from it. */
+export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const serviceName = 'business-platform-api';
+
+/**
+ * The newest Node.js runtime aws-cdk-lib knows. cdk-nag (AwsSolutions-L1) requires the latest of the family, and
+ * the handlers are async-only, which is all nodejs24.x supports.
+ */
+export const functionRuntime = Runtime.NODEJS_24_X;
+
+/** esbuild target matching the runtime, so no syntax the runtime supports natively is down-levelled. */
+const esbuildTarget = 'node24';
+
+/**
+ * ESM output cannot `require`, yet a few bundled CommonJS dependencies call it for Node built-ins. The banner gives
+ * the module a real `require` before any bundled code runs.
+ */
+const esmRequireBanner = "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);";
+
+export interface OperationFunctionProps {
+  /** Module relative to the repository root that exports `handler` (the manifest's `handler`). */
+  readonly handlerModule: string;
+  readonly description: string;
+  /**
+   * 512 MB by default: Lambda allots CPU in proportion to memory, and at 512 MB a cold start (bundled SDK, zod
+   * schemas, middy) takes about half as long as at 128 MB, while each request of a few DynamoDB calls still
+   * costs a fraction of a cent per thousand.
+   */
+  readonly memorySize?: number;
+  /**
+   * 10 s by default: far above a request's normal few hundred milliseconds (cold start and SDK retries included)
+   * and under API Gateway's 29 s integration limit, so a stuck function ends as a function error (alarmed, logged
+   * with its request id) rather than only as a gateway 504 while the function keeps running and billing.
+   */
+  readonly timeout?: Duration;
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** Log groups of a prod stack stay after `cdk destroy`, for audit. */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+export class OperationFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: OperationFunctionProps) {
+    super(scope, id);
+    const timeout = props.timeout ?? Duration.seconds(10);
+    if (timeout.toSeconds() > 29) throw new Error(`${id}: timeout above API Gateway's 29 s integration limit`);
+    const logLevel = props.logLevel ?? 'INFO';
+
+    // Explicit log group: retention is set here instead of by a custom resource, and the role below can be granted
+    // exactly this group instead of the AWSLambdaBasicExecutionRole managed policy (logs:* on every group).
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.DESTROY,
+    });
+
+    // Own role with no managed policy: what the function may do is exactly what this construct and
+    // grantTableAccess add, and every statement is visible in the template.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${id}: writes its own log group and X-Ray segments, plus any table grant`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(repositoryRoot, props.handlerModule),
+      handler: 'handler',
+      projectRoot: repositoryRoot,
+      depsLockFilePath: join(repositoryRoot, 'package-lock.json'),
+      description: props.description,
+      runtime: functionRuntime,
+      // Graviton: about 20 % cheaper per GB-second than x86 and as fast for this JSON-heavy work.
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      // Lambda drops application lines under this level; kept equal to LOG_LEVEL so Powertools and Lambda agree.
+      applicationLogLevelV2: ApplicationLogLevel[logLevel],
+      tracing: Tracing.ACTIVE,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: serviceName,
+        LOG_LEVEL: logLevel,
+        // Stack traces point at the TypeScript sources through the bundled source map.
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        // Never Docker: esbuild from devDependencies bundles on this machine and in CI alike.
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: esbuildTarget,
+        minify: true,
+        sourceMap: true,
+        // Mappings are enough for stack traces; embedding the sources would double the bundle for nothing.
+        sourcesContent: false,
+        mainFields: ['module', 'main'],
+        banner: esmRequireBanner,
+        // Bundle AWS SDK v3 instead of using the runtime's copy: a tree-shaken, minified client loads faster at
+        // cold start than the runtime's full packages, and the version is the one the tests ran against.
+        externalModules: [],
+      },
+    });
+
+    // X-Ray's PutTraceSegments/PutTelemetryRecords have no resource-level permissions: Tracing.ACTIVE has to grant
+    // them on "*". Acknowledged on this construct only, so a wildcard anywhere else is still reported.
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only the X-Ray statement uses Resource "*": xray:PutTraceSegments and xray:PutTelemetryRecords support no ' +
+        'resource-level permissions (AWS service authorization reference). Table and log grants name their ARNs.',
+    });
+  }
+}

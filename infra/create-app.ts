@@ -1,0 +1,54 @@
+// Infra: assembles the CDK app (data stack, API stack, cdk-nag). infra/app.ts runs it for the CLI; the infra tests
+// call it with their own context, so what they assert is exactly what `cdk synth` produces.
+import { App, Validations, type AppProps } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { readAppConfig, type AppConfig } from './app-config';
+import { ApiStack } from './stacks/api-stack';
+import { DataStack } from './stacks/data-stack';
+
+/** Stable names: renaming a stack makes CloudFormation create a new one (and, for data, a new table). */
+export const dataStackName = 'BusinessPlatform-Data';
+export const apiStackName = 'BusinessPlatform-Api';
+
+export interface BusinessPlatformApp {
+  readonly app: App;
+  readonly config: AppConfig;
+  readonly dataStack: DataStack;
+  readonly apiStack: ApiStack;
+}
+
+export const createApp = (props: AppProps = {}): BusinessPlatformApp => {
+  const app = new App(props);
+  const config = readAppConfig(app.node);
+
+  // Account and region from the CLI's credentials; unset (environment-agnostic) when synthesizing offline.
+  const account = process.env.CDK_DEFAULT_ACCOUNT;
+  const region = process.env.CDK_DEFAULT_REGION;
+  const env = account || region ? { ...(account ? { account } : {}), ...(region ? { region } : {}) } : undefined;
+  const tags = { service: 'business-platform-api', stage: config.stage };
+
+  const dataStack = new DataStack(app, dataStackName, {
+    ...(env ? { env } : {}),
+    description: 'Business platform API: stateful resources (single DynamoDB table)',
+    tags,
+    removalPolicy: config.removalPolicy,
+    deletionProtection: config.deletionProtection,
+    terminationProtection: config.deletionProtection,
+  });
+
+  const apiStack = new ApiStack(app, apiStackName, {
+    ...(env ? { env } : {}),
+    description: 'Business platform API: functions, REST API, WAF and alarms',
+    tags,
+    table: dataStack.table,
+    auth: config.auth,
+    logRemovalPolicy: config.removalPolicy,
+    ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+  });
+
+  // Every synth runs the AwsSolutions pack; any unacknowledged finding stops it. Acknowledgements sit next to the
+  // construct they concern, each with its reason.
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+
+  return { app, config, dataStack, apiStack };
+};

@@ -1,0 +1,118 @@
+// Infra, stateless: functions, the REST API, its firewall and alarms. Everything here can be replaced by a deploy;
+// the data it uses comes from the data stack.
+import { CfnOutput, CfnParameter, CrossStackReferences, ReferenceStrength, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
+import { operations, type Operation } from '../../shared/operations';
+import type { AuthContext } from '../app-config';
+import { ApiFirewall } from '../constructs/api-firewall';
+import { grantTableAccess } from '../constructs/grant-table-access';
+import { OperationFunction } from '../constructs/operation-function';
+import { OperationsApi } from '../constructs/operations-api';
+import { ServiceAlarms } from '../constructs/service-alarms';
+
+export interface ApiStackProps extends StackProps {
+  readonly table: ITable;
+  readonly auth: AuthContext;
+  readonly logRemovalPolicy: RemovalPolicy;
+  readonly alarmEmail?: string;
+  /** Defaults to the whole manifest; tests may pass a subset. */
+  readonly operations?: readonly Operation[];
+  readonly throttlingRateLimit?: number;
+  readonly throttlingBurstLimit?: number;
+  readonly requestsPerIpPer5Minutes?: number;
+}
+
+/** `tenantLocationGet` -> `TenantLocationGet`: construct ids stay readable in the tree and in logical ids. */
+const constructIdOf = (operationId: string): string => operationId.charAt(0).toUpperCase() + operationId.slice(1);
+
+export class ApiStack extends Stack {
+  readonly operationFunctions: ReadonlyMap<string, OperationFunction>;
+  readonly authorizerFunction: OperationFunction;
+  readonly operationsApi: OperationsApi;
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    // Strong references (Export/ImportValue) to the data stack: CloudFormation then refuses to delete or replace
+    // the table while this stack still uses it. Set before any child exists, as context must be.
+    CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
+    const manifest = props.operations ?? operations;
+
+    const authorizerFunction = new OperationFunction(this, 'Authorizer', {
+      handlerModule: 'functions/authorizer.ts',
+      description: 'REQUEST authorizer: verifies bearer tokens against the OIDC issuer JWKS',
+      environment: {
+        AUTH_JWKS_URL: this.authSetting(props.auth.jwksUrl, 'AuthJwksUrl', 'JWKS URL of the token issuer (https://...)', {
+          allowedPattern: '^(https://\\S+)?$',
+          constraintDescription: 'must be an https:// URL',
+        }),
+        AUTH_ISSUER: this.authSetting(props.auth.issuer, 'AuthIssuer', 'Expected "iss" claim of bearer tokens'),
+        AUTH_AUDIENCE: this.authSetting(props.auth.audience, 'AuthAudience', 'Expected "aud" claim; empty skips the check'),
+      },
+      logRemovalPolicy: props.logRemovalPolicy,
+    });
+    this.authorizerFunction = authorizerFunction;
+
+    const operationFunctions = new Map<string, OperationFunction>();
+    for (const operation of manifest) {
+      const operationFunction = new OperationFunction(this, constructIdOf(operation.operationId), {
+        handlerModule: operation.handler,
+        description: `${operation.method} ${operation.path}: ${operation.summary}`.slice(0, 256),
+        logRemovalPolicy: props.logRemovalPolicy,
+      });
+      grantTableAccess(operationFunction, props.table, operation.tableAccess);
+      operationFunctions.set(operation.operationId, operationFunction);
+    }
+    this.operationFunctions = operationFunctions;
+
+    const functions = new Map<string, IFunction>(
+      [...operationFunctions].map(([operationId, operationFunction]) => [operationId, operationFunction.function]),
+    );
+
+    this.operationsApi = new OperationsApi(this, 'Api', {
+      operations: manifest,
+      functions,
+      authorizerFunction: authorizerFunction.function,
+      logRemovalPolicy: props.logRemovalPolicy,
+      ...(props.throttlingRateLimit !== undefined ? { throttlingRateLimit: props.throttlingRateLimit } : {}),
+      ...(props.throttlingBurstLimit !== undefined ? { throttlingBurstLimit: props.throttlingBurstLimit } : {}),
+    });
+
+    new ApiFirewall(this, 'Firewall', {
+      stage: this.operationsApi.api.deploymentStage,
+      ...(props.requestsPerIpPer5Minutes !== undefined ? { requestsPerIpPer5Minutes: props.requestsPerIpPer5Minutes } : {}),
+    });
+
+    const alarms = new ServiceAlarms(this, 'Alarms', {
+      api: this.operationsApi.api,
+      functions,
+      authorizerLogGroup: authorizerFunction.logGroup,
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+
+    new CfnOutput(this, 'ApiBaseUrl', {
+      description: 'Base URL of the API ({base_url}), ending in /api/',
+      value: this.operationsApi.api.url,
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'Subscribe on-call tooling here',
+      value: alarms.topic.topicArn,
+    });
+  }
+
+  /**
+   * An auth setting given as context is baked into the template; otherwise it becomes a stack parameter (default
+   * empty), so `cdk synth` works offline and `cdk deploy --parameters AuthIssuer=...` configures a real account.
+   */
+  private authSetting(
+    fromContext: string | undefined,
+    parameterName: string,
+    description: string,
+    constraints: { allowedPattern?: string; constraintDescription?: string } = {},
+  ): string {
+    if (fromContext !== undefined) return fromContext;
+    return new CfnParameter(this, parameterName, { type: 'String', default: '', description, ...constraints })
+      .valueAsString;
+  }
+}
