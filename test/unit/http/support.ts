@@ -1,0 +1,175 @@
+// Test support for the HTTP-layer unit tests: hand-built API Gateway events and Lambda contexts, the headers every
+// response must carry, and a reader that turns a response into something one `toEqual` can compare whole.
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { logger } from '../../../shared/observability/logger';
+
+// The access log line of every request would bury the test report; the stack's behaviour does not depend on it.
+logger.setLogLevel('SILENT');
+
+export const requestId = 'c0ffee00-0000-4000-8000-000000000001';
+
+/** What the authorizer hands to functions: API Gateway turns every context value into a string. */
+export const authorizerContext = { tenantId: '7', websiteId: '1', userId: '3' } as const;
+
+/** The principal a function sees for `authorizerContext`. */
+export const principal = { tenantId: 7, websiteId: 1, userId: 3 } as const;
+
+/** Written out rather than imported, so a header that silently disappears from the stack fails these tests. */
+export const securityHeaders = {
+  'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+} as const;
+
+/** Headers of a successful response of a `standard` operation, in `type`. */
+export const successHeaders = (type = 'application/json') => ({
+  'Content-Type': `${type}; charset=utf-8`,
+  Vary: 'Accept',
+  ...securityHeaders,
+  'X-Request-Id': requestId,
+});
+
+/** Headers of a problem response. */
+export const problemHeaders = (format: 'json' | 'xml' = 'json', extra: Record<string, string> = {}) => ({
+  'Content-Type': `application/problem+${format}; charset=utf-8`,
+  ...extra,
+  ...securityHeaders,
+  'X-Request-Id': requestId,
+});
+
+export const problemType = (slug: string) => `tag:business-platform.api,2026:problems/${slug}`;
+
+/** The problem of a request validation failure, as the stack sends it. */
+export const validationProblem = (errors: readonly object[], detail = 'The request is not valid; see errors for each field.') => ({
+  type: problemType('validation-failed'),
+  title: 'Request validation failed',
+  status: 400,
+  detail,
+  instance: requestId,
+  errors,
+});
+
+export const malformedProblem = (detail: string) => ({
+  type: problemType('malformed-body'),
+  title: 'Malformed request body',
+  status: 400,
+  detail,
+  instance: requestId,
+});
+
+export interface EventOptions {
+  readonly method?: string;
+  readonly resource?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string | null;
+  readonly isBase64Encoded?: boolean;
+  readonly pathParameters?: Record<string, string> | null;
+  readonly query?: Record<string, string> | null;
+  /** `null` means the gateway passed no authorizer context at all. */
+  readonly authorizer?: Record<string, unknown> | null;
+}
+
+/** A REST API (v1) proxy event as API Gateway sends it to a function behind the REQUEST authorizer. */
+export const apiEvent = (options: EventOptions = {}): APIGatewayProxyEvent => {
+  const method = options.method ?? 'GET';
+  const resource = options.resource ?? '/TenantLocation/Get/{id}';
+  const path = resource.replace(/\{(\w+)\}/g, (_match, name: string) => options.pathParameters?.[name] ?? name);
+  const headers = { Host: 'abc123def4.execute-api.eu-west-1.amazonaws.com', ...options.headers };
+  return {
+    resource,
+    path,
+    httpMethod: method,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    queryStringParameters: options.query ?? null,
+    multiValueQueryStringParameters: options.query
+      ? Object.fromEntries(Object.entries(options.query).map(([name, value]) => [name, [value]]))
+      : null,
+    pathParameters: options.pathParameters ?? null,
+    stageVariables: null,
+    body: options.body ?? null,
+    isBase64Encoded: options.isBase64Encoded ?? false,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'abc123def4',
+      authorizer: options.authorizer === undefined ? { ...authorizerContext, principalId: 'tenant-7/user-3' } : options.authorizer,
+      protocol: 'HTTP/1.1',
+      httpMethod: method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: '203.0.113.10',
+        user: null,
+        userAgent: 'unit-test',
+        userArn: null,
+      },
+      path: `/api${path}`,
+      stage: 'api',
+      requestId,
+      requestTimeEpoch: 1_767_225_600_000,
+      resourceId: 'res123',
+      resourcePath: resource,
+    },
+  };
+};
+
+/** A JSON request to an operation. */
+export const jsonEvent = (options: EventOptions & { readonly json: unknown }): APIGatewayProxyEvent =>
+  apiEvent({
+    ...options,
+    headers: { 'Content-Type': 'application/json', ...options.headers },
+    body: JSON.stringify(options.json),
+  });
+
+/** A Lambda context as the runtime passes it; the stack reads the remaining time to stop before the deadline. */
+export const lambdaContext = (): Context => ({
+  callbackWaitsForEmptyEventLoop: true,
+  functionName: 'business-platform-TenantLocationSave',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:business-platform-TenantLocationSave',
+  memoryLimitInMB: '512',
+  awsRequestId: '11111111-2222-4333-8444-555555555555',
+  logGroupName: '/aws/lambda/business-platform-TenantLocationSave',
+  logStreamName: '2026/01/01/[$LATEST]0123456789abcdef',
+  getRemainingTimeInMillis: () => 29_000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+});
+
+export interface ReadResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, unknown>;
+  /** Parsed when the response is JSON (problem or not), the raw text otherwise. */
+  readonly body: unknown;
+}
+
+/** The whole response, with a JSON body parsed so a test compares values rather than key order and spacing. */
+export const read = (response: unknown): ReadResponse => {
+  const { statusCode, headers = {}, body } = response as APIGatewayProxyResult;
+  const type = String((headers as Record<string, unknown>)['Content-Type'] ?? '');
+  return { statusCode, headers, body: /json/.test(type) && body !== '' ? (JSON.parse(body) as unknown) : body };
+};
+
+/** A handler fake that remembers what the stack handed it and answers with `answer`. */
+export const recordingHandler = <T>(answer: (request: T) => unknown = () => ({})) => {
+  const received: T[] = [];
+  const handle = async (request: T): Promise<unknown> => {
+    received.push(request);
+    return answer(request);
+  };
+  return { received, handle };
+};

@@ -1,0 +1,233 @@
+// Unit tests of shared/http/codecs/xml.ts: parsing request bodies (safely) and serialising responses.
+import { describe, expect, it } from '@jest/globals';
+import { MalformedBody, ValidationFailed } from '../../../shared/errors';
+import { coerceToSchema } from '../../../shared/http/codecs/coerce';
+import { parseXml, serializeXml } from '../../../shared/http/codecs/xml';
+import { TenantLocation } from '../../../shared/schemas/tenant-location';
+
+/** What parseXml threw, reduced to what a caller would see. */
+const refusal = (xml: string) => {
+  try {
+    parseXml(xml);
+  } catch (error) {
+    if (error instanceof ValidationFailed) return { kind: 'ValidationFailed', errors: error.errors };
+    if (error instanceof MalformedBody) return { kind: 'MalformedBody', detail: error.detail };
+    throw error;
+  }
+  throw new Error('expected the XML to be refused, but it parsed');
+};
+
+const malformed = { kind: 'MalformedBody', detail: expect.any(String) };
+const dtdRefused = { kind: 'MalformedBody', detail: 'XML with a DOCTYPE or markup declarations is not accepted.' };
+
+describe('parseXml', () => {
+  it('returns the content of the root element, whatever the root is called', () => {
+    expect(parseXml('<TenantLocationInfo><Name>Main</Name></TenantLocationInfo>')).toEqual({ Name: 'Main' });
+    expect(parseXml('<anything-at-all><Name>Main</Name></anything-at-all>')).toEqual({ Name: 'Main' });
+    expect(parseXml('<?xml version="1.0" encoding="utf-8"?>\n<Root>\n  <Name>Main</Name>\n</Root>\n')).toEqual({ Name: 'Main' });
+  });
+
+  it('returns an empty object for an empty root', () => {
+    expect(parseXml('<Root/>')).toEqual({});
+    expect(parseXml('<Root></Root>')).toEqual({});
+  });
+
+  it('keeps every value a string, nests child elements as objects and turns repeated elements into arrays', () => {
+    const xml = `
+      <TenantLocationInfo>
+        <ID>12</ID>
+        <IsDefault>true</IsDefault>
+        <Address>
+          <City>Wellington</City>
+          <Latitude>-41.28</Latitude>
+        </Address>
+        <IDs>1</IDs>
+        <IDs>2</IDs>
+        <Empty/>
+      </TenantLocationInfo>`;
+
+    expect(parseXml(xml)).toEqual({
+      ID: '12',
+      IsDefault: 'true',
+      Address: { City: 'Wellington', Latitude: '-41.28' },
+      IDs: ['1', '2'],
+      Empty: '',
+    });
+  });
+
+  it('treats i:nil="true" as absent', () => {
+    const xml =
+      '<TenantLocationInfo xmlns:i="http://www.w3.org/2001/XMLSchema-instance">' +
+      '<Name>Main</Name><Description i:nil="true"/><Address i:nil="true"></Address>' +
+      '</TenantLocationInfo>';
+
+    const parsed = parseXml(xml) as Record<string, unknown>;
+
+    expect(JSON.parse(JSON.stringify(parsed))).toEqual({ Name: 'Main' });
+    expect([parsed.Description, parsed.Address]).toEqual([undefined, undefined]);
+  });
+
+  it('strips namespace prefixes and ignores namespace declarations and other attributes', () => {
+    const xml =
+      '<d:TenantLocationInfo xmlns:d="http://schemas.datacontract.org/2004/07/Platform" xmlns:a="urn:address" Version="9">' +
+      '<d:Name lang="en">Main</d:Name><a:Address><a:City>Auckland</a:City></a:Address>' +
+      '</d:TenantLocationInfo>';
+
+    expect(parseXml(xml)).toEqual({ Name: 'Main', Address: { City: 'Auckland' } });
+  });
+
+  it('takes CDATA literally: markup and entities inside it are text', () => {
+    expect(parseXml('<Root><Notes><![CDATA[<b>bold</b> &amp; &lt;]]></Notes></Root>')).toEqual({ Notes: '<b>bold</b> &amp; &lt;' });
+  });
+
+  it('decodes the five predefined entities and character references exactly once', () => {
+    const xml = '<Root><A>&amp; &lt; &gt; &quot; &apos;</A><B>&#65;&#x42;&#x1F600;</B><C>&amp;#65; &amp;amp; &amp;lt;</C></Root>';
+
+    expect(parseXml(xml)).toEqual({ A: `& < > " '`, B: 'AB😀', C: '&#65; &amp; &lt;' });
+  });
+
+  it.each([
+    ['an undefined entity', '<Root><A>&nbsp;</A></Root>'],
+    ['a character reference to a control character', '<Root><A>&#1;</A></Root>'],
+    ['a character reference beyond Unicode', '<Root><A>&#x110000;</A></Root>'],
+  ])('refuses %s', (_case, xml) => {
+    expect(refusal(xml)).toEqual({ kind: 'MalformedBody', detail: 'The XML body uses an undefined entity or an invalid character reference.' });
+  });
+
+  it('refuses a DOCTYPE: the billion-laughs body is never expanded', () => {
+    const laughs =
+      '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">' +
+      Array.from({ length: 9 }, (_, index) => `<!ENTITY lol${index + 1} "${`&lol${index || ''};`.repeat(10)}">`).join('') +
+      ']><lolz>&lol9;</lolz>';
+
+    const started = Date.now();
+    const outcome = refusal(laughs);
+
+    expect({ outcome, fast: Date.now() - started < 1_000 }).toEqual({ outcome: dtdRefused, fast: true });
+  });
+
+  it('refuses an external entity (XXE) before anything reads the file', () => {
+    const xxe = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><r><Name>&xxe;</Name></r>';
+
+    expect(refusal(xxe)).toEqual(dtdRefused);
+  });
+
+  it.each([
+    ['a lone ENTITY declaration', '<!ENTITY x "y"><Root/>'],
+    ['an ELEMENT declaration', '<!ELEMENT Root ANY><Root/>'],
+    ['a lower-case doctype with spacing', '<! doctype Root><Root/>'],
+  ])('refuses %s', (_case, xml) => {
+    expect(refusal(xml)).toEqual(dtdRefused);
+  });
+
+  it.each(['__proto__', 'constructor', 'prototype'])('refuses an element named %s, with or without a prefix', (name) => {
+    const expected = {
+      kind: 'ValidationFailed',
+      errors: [{ pointer: `/${name}`, detail: 'this key is not allowed' }],
+    };
+
+    expect([
+      refusal(`<Root><${name}><polluted>yes</polluted></${name}></Root>`),
+      refusal(`<Root xmlns:x="urn:x"><Address><x:${name}>1</x:${name}></Address></Root>`),
+      refusal(`<Root><${name}/></Root>`),
+    ]).toEqual([expected, expected, expected]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it.each([
+    ['unclosed element', '<Root><Name>Main</Root>'],
+    ['mismatched close', '<Root><Name>Main</Nom></Root>'],
+    ['bare ampersand', '<Root><Name>Fish & Chips</Name></Root>'],
+    ['not XML at all', 'Name=Main'],
+    ['JSON', '{"Name":"Main"}'],
+    ['empty document', ''],
+    ['text after the root', '<Root><Name>Main</Name></Root>trailing'],
+    ['an element after the root', '<Root>1</Root><Other/>'],
+  ])('refuses malformed XML: %s', (_case, xml) => {
+    expect(refusal(xml)).toEqual(malformed);
+  });
+
+  it('refuses two root elements', () => {
+    expect([refusal('<A/><B/>'), refusal('<A>1</A><A>2</A>')]).toEqual([malformed, malformed]);
+  });
+
+  it('refuses nesting deeper than the limit', () => {
+    const deep = `${'<a>'.repeat(40)}x${'</a>'.repeat(40)}`;
+
+    expect(refusal(`<Root>${deep}</Root>`)).toEqual({ kind: 'MalformedBody', detail: 'The XML body nests deeper than 32 levels.' });
+  });
+});
+
+describe('serializeXml', () => {
+  it('writes a declaration, the named root with its attributes, nested objects and repeated array members', () => {
+    const xml = serializeXml(
+      { name: 'TenantLocation', attributes: { xmlns: 'urn:example' } },
+      { ID: 1, Name: 'Main', IsActive: true, Address: { City: 'Nelson' }, IDs: [1, 2], Missing: undefined, Nothing: null },
+    );
+
+    expect(xml).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><TenantLocation xmlns="urn:example"><ID>1</ID><Name>Main</Name>' +
+        '<IsActive>true</IsActive><Address><City>Nelson</City></Address><IDs>1</IDs><IDs>2</IDs></TenantLocation>',
+    );
+  });
+
+  it('escapes &, < and > in text and " in attributes', () => {
+    expect(serializeXml({ name: 'R', attributes: { title: 'a "b" & <c>' } }, { Name: 'Fish & Chips <b>bold</b> >' })).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><R title="a &quot;b&quot; &amp; &lt;c&gt;"><Name>Fish &amp; Chips &lt;b&gt;bold&lt;/b&gt; &gt;</Name></R>',
+    );
+  });
+
+  it('replaces characters XML 1.0 cannot carry (controls, lone surrogates, U+FFFE) and keeps tab, CR, LF and astral characters', () => {
+    expect(serializeXml({ name: 'R' }, { A: 'a\u0000b\u0001c\u001fd', B: 'x\ud800y\ufffez', C: 'tab\tcr\rlf\n😀' })).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><R><A>a\ufffdb\ufffdc\ufffdd</A><B>x\ufffdy\ufffdz</B><C>tab\tcr\rlf\n😀</C></R>',
+    );
+  });
+
+  it('writes a top-level array as ArrayOf<Item> with one <Item> per member', () => {
+    expect(serializeXml({ name: 'ArrayOfTenantLocation', itemName: 'TenantLocation' }, [{ ID: 1 }, { ID: 2 }])).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><ArrayOfTenantLocation><TenantLocation><ID>1</ID></TenantLocation>' +
+        '<TenantLocation><ID>2</ID></TenantLocation></ArrayOfTenantLocation>',
+    );
+    expect(serializeXml({ name: 'ArrayOfTenantLocation', itemName: 'TenantLocation' }, [])).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><ArrayOfTenantLocation></ArrayOfTenantLocation>',
+    );
+  });
+
+  it('refuses a key that cannot be an element name rather than writing broken XML', () => {
+    expect(() => serializeXml({ name: 'R' }, { 'bad name': 1 })).toThrow('Cannot serialise key "bad name" as an XML element');
+    expect(() => serializeXml({ name: 'R' }, { '<x>': 1 })).toThrow(Error);
+  });
+
+  it('round-trips: serialise, parse and coerce gives back the same record', () => {
+    const location: TenantLocation = {
+      ID: 42,
+      TenantLocationID: 42,
+      Name: 'Fish & Chips <Main> "Shop"',
+      Description: "Tom's &#65; &amp; ]]> <![CDATA[ x ]]>",
+      Address: {
+        ID: 7,
+        AddressType: 1,
+        Latitude: -41.2865,
+        Longitude: 174.7762,
+        StreetAddress: '1 Queen St\nLevel 2',
+        City: 'Wellington',
+        IsDefaultBilling: true,
+        IsPostalAddress: false,
+      },
+      UtcOffset: -300,
+      IsActive: true,
+      IsDefault: false,
+      TenantID: 7,
+      Version: 3,
+      CreatedDateTime_utc: '2026-01-02T03:04:05.000Z',
+      ModifiedDateTime_utc: '2026-02-03T04:05:06.000Z',
+      CreatedByUserID: 3,
+      ModifiedByUserID: 0,
+    };
+
+    const xml = serializeXml({ name: 'TenantLocation' }, location);
+    const back = TenantLocation.parse(coerceToSchema(parseXml(xml), TenantLocation, 'text'));
+
+    expect(back).toEqual(location);
+  });
+});
