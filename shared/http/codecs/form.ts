@@ -9,7 +9,9 @@ const maxFields = 2_000;
 const maxDepth = 16;
 const segmentPattern = /^([^[\].]+)|\[([^[\]]*)\]|\.([^[\].]+)/y;
 
-type Segment = string | number | 'append';
+/** `[]`: the next member of a list. A symbol, so a field literally named `append` stays a field. */
+const append = Symbol('append');
+type Segment = string | number | typeof append;
 
 const parseKey = (key: string): Segment[] => {
   const segments: Segment[] = [];
@@ -19,7 +21,7 @@ const parseKey = (key: string): Segment[] => {
     const match = segmentPattern.exec(key);
     if (!match || segmentPattern.lastIndex === start) throw new MalformedBody(`The form field name "${printable(key)}" is not valid.`);
     const raw = match[1] ?? match[2] ?? match[3] ?? '';
-    if (match[2] !== undefined && raw === '') segments.push('append');
+    if (match[2] !== undefined && raw === '') segments.push(append);
     else if (/^\d+$/.test(raw) && match[1] === undefined) segments.push(Number(raw));
     else segments.push(raw);
   }
@@ -39,14 +41,14 @@ const assign = (root: Record<string, unknown>, segments: Segment[], value: strin
   for (let index = 0; index < segments.length; index += 1) {
     const segment = segments[index] as Segment;
     const last = index === segments.length - 1;
-    if (typeof segment === 'string' && segment !== 'append' && forbiddenKeys.has(segment)) {
+    if (typeof segment === 'string' && forbiddenKeys.has(segment)) {
       throw new ValidationFailed([{ pointer: `/${segment}`, detail: 'this key is not allowed' }], 'The body uses a reserved key.');
     }
     const next = segments[index + 1];
-    const makeChild = (): Node => (typeof next === 'number' || next === 'append' ? [] : {});
+    const makeChild = (): Node => (typeof next === 'number' || next === append ? [] : {});
 
     if (Array.isArray(node)) {
-      const position = segment === 'append' ? node.length : segment;
+      const position = segment === append ? node.length : segment;
       if (typeof position !== 'number') throw new MalformedBody(`The form field "${printable(key)}" mixes list and object syntax.`);
       if (position >= limits.arrayItems) throw new MalformedBody(`The form field "${printable(key)}" has an index above ${limits.arrayItems - 1}.`);
       if (last) {
@@ -60,11 +62,11 @@ const assign = (root: Record<string, unknown>, segments: Segment[], value: strin
       continue;
     }
 
-    if (typeof segment !== 'string' || segment === 'append') {
+    if (typeof segment !== 'string') {
       throw new MalformedBody(`The form field "${printable(key)}" mixes list and object syntax.`);
     }
     if (last) {
-      const existing = node[segment];
+      const existing = Object.hasOwn(node, segment) ? node[segment] : undefined; // never an inherited member
       if (existing === undefined) node[segment] = value;
       else if (Array.isArray(existing)) existing.push(value);
       else if (typeof existing === 'string') node[segment] = [existing, value];

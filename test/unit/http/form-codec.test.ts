@@ -1,0 +1,156 @@
+// Unit tests of shared/http/codecs/form.ts: application/x-www-form-urlencoded bodies with nested and list fields.
+import { describe, expect, it } from '@jest/globals';
+import { MalformedBody, ValidationFailed } from '../../../shared/errors';
+import { parseForm } from '../../../shared/http/codecs/form';
+
+/** What parseForm threw, reduced to what a caller would see. */
+const refusal = (body: string) => {
+  try {
+    parseForm(body);
+  } catch (error) {
+    if (error instanceof ValidationFailed) return { kind: 'ValidationFailed', errors: error.errors };
+    if (error instanceof MalformedBody) return { kind: 'MalformedBody', detail: error.detail };
+    throw error;
+  }
+  throw new Error('expected the form to be refused, but it parsed');
+};
+
+const reservedKey = (key: string) => ({
+  kind: 'ValidationFailed',
+  errors: [{ pointer: `/${key}`, detail: 'this key is not allowed' }],
+});
+
+describe('parseForm', () => {
+  it('decodes flat fields: percent-encoding, + as space, every value a string, empty values kept', () => {
+    expect(parseForm('Name=Main+St%C3%A9&ID=5&IsDefault=true&Description=&Phone=%2B64%204%20123')).toEqual({
+      Name: 'Main Sté',
+      ID: '5',
+      IsDefault: 'true',
+      Description: '',
+      Phone: '+64 4 123',
+    });
+  });
+
+  it('returns an empty object for an empty body, and skips fields without a name', () => {
+    expect([parseForm(''), parseForm('=orphan&Name=Main'), parseForm('&&Name=Main&&')]).toEqual([
+      {},
+      { Name: 'Main' },
+      { Name: 'Main' },
+    ]);
+  });
+
+  it('nests with dots and with brackets, alike and mixed', () => {
+    expect(parseForm('Address.City=Nelson&Address[PostCode]=7010&Address.Geo[Lat]=-41.3&A[b][c].d=x')).toEqual({
+      Address: { City: 'Nelson', PostCode: '7010', Geo: { Lat: '-41.3' } },
+      A: { b: { c: { d: 'x' } } },
+    });
+  });
+
+  it('turns repeated keys into a list, in order', () => {
+    expect(parseForm('IDs=3&IDs=1&IDs=2&Name=Main')).toEqual({ IDs: ['3', '1', '2'], Name: 'Main' });
+  });
+
+  it('builds lists from indexes, empty brackets and dotted indexes, including lists of objects', () => {
+    expect(parseForm('IDs[]=1&IDs[]=2&Codes[0]=a&Codes[1]=b&Rows[0].Name=x&Rows[0][ID]=1&Rows[1].Name=y&Steps.0=s')).toEqual({
+      IDs: ['1', '2'],
+      Codes: ['a', 'b'],
+      Rows: [{ Name: 'x', ID: '1' }, { Name: 'y' }],
+      Steps: ['s'],
+    });
+  });
+
+  it('compacts sparse indexes, keeping index order', () => {
+    expect(parseForm('IDs[7]=c&IDs[2]=a&IDs[4]=b&Rows[9].Name=z&Rows[3].Name=y')).toEqual({
+      IDs: ['a', 'b', 'c'],
+      Rows: [{ Name: 'y' }, { Name: 'z' }],
+    });
+  });
+
+  it('accepts index 499 and refuses 500 and above', () => {
+    expect(parseForm('IDs[499]=x')).toEqual({ IDs: ['x'] });
+    expect([refusal('IDs[500]=x'), refusal('Rows[100000].Name=x')]).toEqual([
+      { kind: 'MalformedBody', detail: 'The form field "IDs[500]" has an index above 499.' },
+      { kind: 'MalformedBody', detail: 'The form field "Rows[100000].Name" has an index above 499.' },
+    ]);
+  });
+
+  it('refuses a 501st member appended with []', () => {
+    const body = Array.from({ length: 501 }, (_, index) => `IDs[]=${index}`).join('&');
+
+    expect(refusal(body)).toEqual({ kind: 'MalformedBody', detail: 'The form field "IDs[]" has an index above 499.' });
+  });
+
+  it('accepts 16 levels of nesting and refuses 17', () => {
+    const key = (depth: number) => ['a', ...Array.from({ length: depth - 1 }, () => 'b')].join('.');
+
+    expect(parseForm(`${key(16)}=x`)).toEqual({ a: { b: { b: { b: { b: { b: { b: { b: { b: { b: { b: { b: { b: { b: { b: { b: 'x' } } } } } } } } } } } } } } } });
+    expect(refusal(`${key(17)}=x`)).toEqual({ kind: 'MalformedBody', detail: `The form field name "${key(17)}" is not valid.` });
+  });
+
+  it('accepts 2000 fields and refuses 2001', () => {
+    const fields = (count: number) => Array.from({ length: count }, (_, index) => `F${index}=1`).join('&');
+
+    expect(Object.keys(parseForm(fields(2_000)))).toHaveLength(2_000);
+    expect(refusal(fields(2_001))).toEqual({ kind: 'MalformedBody', detail: 'The form body has more than 2000 fields.' });
+  });
+
+  it.each([
+    ['%zz', 'Name=%zz'],
+    ['a truncated escape', 'Name=%4'],
+    ['a trailing %', 'Name=100%'],
+    ['a bad escape in a key', 'Na%G1me=x'],
+  ])('refuses bad percent-encoding: %s', (_case, body) => {
+    expect(refusal(body)).toEqual({ kind: 'MalformedBody', detail: 'The form body has an invalid percent-encoding.' });
+  });
+
+  it.each([
+    ['an empty dot segment', 'a..b=1'],
+    ['an unclosed bracket', 'a[b=1'],
+    ['a stray closing bracket', 'a]=1'],
+    ['nested brackets', 'a[[b]]=1'],
+  ])('refuses a field name with %s', (_case, body) => {
+    expect(refusal(body)).toEqual({ kind: 'MalformedBody', detail: `The form field name "${body.split('=')[0]}" is not valid.` });
+  });
+
+  it.each([
+    ['a list index on the root', '[0]=1', 'The form field "[0]" mixes list and object syntax.'],
+    ['a name inside a list', 'IDs[0]=1&IDs[x]=2', 'The form field "IDs[x]" mixes list and object syntax.'],
+    ['a value then an object', 'a=1&a[b]=2', 'The form field "a[b]" conflicts with another field.'],
+    ['an object then a value', 'a[b]=1&a=2', 'The form field "a" conflicts with another field.'],
+    ['a list member then an object', 'L[0]=1&L[0].x=2', 'The form field "L[0].x" conflicts with another field.'],
+  ])('refuses %s', (_case, body, detail) => {
+    expect(refusal(body)).toEqual({ kind: 'MalformedBody', detail });
+  });
+
+  it('reads a field literally named like a list marker or an Object.prototype member as an ordinary field', () => {
+    expect(parseForm('Notes.append=x&toString=1&a[valueOf]=2&hasOwnProperty=3')).toEqual({
+      Notes: { append: 'x' },
+      toString: '1',
+      a: { valueOf: '2' },
+      hasOwnProperty: '3',
+    });
+  });
+
+  it.each([
+    ['__proto__[polluted]=yes', '__proto__'],
+    ['__proto__.polluted=yes', '__proto__'],
+    ['__proto__=yes', '__proto__'],
+    ['a[__proto__]=yes', '__proto__'],
+    ['a[__proto__][polluted]=yes', '__proto__'],
+    ['a.b.__proto__.polluted=yes', '__proto__'],
+    ['Rows[0].__proto__.polluted=yes', '__proto__'],
+    ['%5F%5Fproto%5F%5F[polluted]=yes', '__proto__'],
+    ['constructor[prototype][polluted]=yes', 'constructor'],
+    ['constructor=yes', 'constructor'],
+    ['a.constructor=yes', 'constructor'],
+    ['a[constructor][prototype][polluted]=yes', 'constructor'],
+    ['a[prototype]=yes', 'prototype'],
+    ['Name=ok&x.prototype.polluted=yes', 'prototype'],
+  ])('refuses the reserved key in %s and leaves Object.prototype clean', (body, key) => {
+    expect(refusal(body)).toEqual(reservedKey(key));
+    expect([({} as Record<string, unknown>).polluted, Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')]).toEqual([
+      undefined,
+      false,
+    ]);
+  });
+});
