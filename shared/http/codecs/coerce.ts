@@ -82,8 +82,12 @@ const coerceValue = (value: unknown, schema: z.ZodType, mode: CoercionMode, poin
       let items = value;
       // An XML list wrapper (`<IDs><int>1</int></IDs>`) or a lone member: both mean a list in text formats.
       if (mode === 'text' && !Array.isArray(items)) {
-        const wrapped = isPlainRecord(items) ? Object.values(items) : [];
-        items = wrapped.length === 1 && Array.isArray(wrapped[0]) ? wrapped[0] : [items];
+        const keys = isPlainRecord(items) ? Object.keys(items) : [];
+        const elementShape = core(def.element as z.ZodType).def.shape;
+        // A wrapper holds one kind of element, named after the item type rather than after a field of the item.
+        const wrapper = keys.length === 1 && !(elementShape && Object.hasOwn(elementShape, keys[0] as string));
+        const inner = wrapper ? (items as Record<string, unknown>)[keys[0] as string] : undefined;
+        items = wrapper ? (Array.isArray(inner) ? inner : [inner]) : [items];
       }
       if (!Array.isArray(items)) return items;
       return items.map((item, index) => coerceValue(item, def.element as z.ZodType, mode, `${pointer}/${index}`));
