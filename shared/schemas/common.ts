@@ -34,7 +34,10 @@ export const id = () => z.int32().min(0);
 /** `number` of the spec: finite, bounded decimal. */
 export const decimal = () => z.number().min(-limits.numberMagnitude).max(limits.numberMagnitude);
 export const bool = () => z.boolean();
-export const text = (max: number = limits.shortText) => z.string().max(max);
+const xmlCharacters = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
+/** Text of at most `max` characters, refusing characters XML 1.0 cannot carry (so every record can be sent as XML). */
+export const text = (max: number = limits.shortText) =>
+  z.string().max(max).refine((value) => xmlCharacters.test(value), { error: 'must not contain control characters' });
 export const longText = () => text(limits.longText);
 export const documentText = () => text(limits.documentText);
 /** `uuid` of the spec: GUID format (any version, as .NET emits). */
@@ -57,10 +60,13 @@ export const tenancyFields = {
   UserID: id().optional(),
 };
 
-/** Path parameter `id`: a positive int32. */
-export const pathId = z.coerce
-  .number({ error: 'must be a positive 32-bit integer' })
-  .pipe(z.int32({ error: 'must be a positive 32-bit integer' }).min(1, { error: 'must be a positive 32-bit integer' }));
+/** Path parameter `id`: a positive int32 written in plain decimal (no sign, exponent, hex or spaces). */
+const pathIdMessage = 'must be a positive 32-bit integer';
+export const pathId = z
+  .string()
+  .regex(/^[1-9][0-9]{0,9}$/, { error: pathIdMessage })
+  .transform(Number)
+  .pipe(z.int32({ error: pathIdMessage }));
 
 /** Counts (lines, products, days): never negative. */
 export const count = () => z.int32().min(0);
