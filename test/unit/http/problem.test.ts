@@ -1,0 +1,178 @@
+// Unit tests of shared/http/problem.ts: every thrown value becomes an RFC 9457 problem that reveals nothing internal.
+import { describe, expect, it } from '@jest/globals';
+import { ApiError, NotFound, problemKinds, StaleVersion, ValidationFailed } from '../../../shared/errors';
+import { parseXml } from '../../../shared/http/codecs/xml';
+import { problemResponse, problemXml, toApiError, toProblem } from '../../../shared/http/problem';
+
+/** An error shaped like the ones the AWS SDK v3 throws. */
+const sdkError = (name: string, fault: 'client' | 'server', message = 'Rate exceeded for table business-platform') =>
+  Object.assign(new Error(message), { name, $fault: fault, $metadata: { httpStatusCode: fault === 'server' ? 500 : 400, requestId: 'RQ1' } });
+
+const networkError = (code: string) =>
+  Object.assign(new Error(`connect ${code} 127.0.0.1:8000`), { code, syscall: 'connect', address: '127.0.0.1', port: 8000 });
+
+/** The parts of an ApiError a client can see. */
+const visible = (error: ApiError) => ({
+  status: error.status,
+  kind: error.kind,
+  detail: error.detail,
+  errors: error.errors,
+  headers: error.headers,
+});
+
+const unavailable = {
+  status: 503,
+  kind: problemKinds.serviceUnavailable,
+  detail: 'A service this operation depends on is unavailable; retry shortly.',
+  errors: undefined,
+  headers: { 'Retry-After': '2' },
+};
+
+const internal = {
+  status: 500,
+  kind: problemKinds.internal,
+  detail: 'The request could not be completed.',
+  errors: undefined,
+  headers: {},
+};
+
+describe('toApiError', () => {
+  it('passes an ApiError through as it is', () => {
+    const error = new ValidationFailed([{ pointer: '/Name', detail: 'is required' }]);
+
+    expect(toApiError(error)).toBe(error);
+  });
+
+  it.each([
+    ['ThrottlingException', sdkError('ThrottlingException', 'client')],
+    ['ProvisionedThroughputExceededException', sdkError('ProvisionedThroughputExceededException', 'client')],
+    ['RequestLimitExceeded', sdkError('RequestLimitExceeded', 'client')],
+    ['ServiceUnavailable', sdkError('ServiceUnavailable', 'server')],
+    ['InternalServerError', sdkError('InternalServerError', 'server')],
+    ['TransactionInProgressException', sdkError('TransactionInProgressException', 'client')],
+    ['any server fault from the SDK', sdkError('SomethingNewException', 'server')],
+    ['ECONNREFUSED', networkError('ECONNREFUSED')],
+    ['ECONNRESET', networkError('ECONNRESET')],
+    ['ETIMEDOUT', networkError('ETIMEDOUT')],
+    ['ENOTFOUND', networkError('ENOTFOUND')],
+  ])('maps a dependency that is down (%s) to 503 with Retry-After', (_case, error) => {
+    expect(visible(toApiError(error))).toEqual(unavailable);
+  });
+
+  it.each([
+    ['a plain Error', new Error('password=hunter2 while writing T#7/LOC#0000000001')],
+    ['a TypeError', new TypeError("Cannot read properties of undefined (reading 'Name')")],
+    ['a client fault of the SDK', sdkError('ConditionalCheckFailedException', 'client', 'The conditional request failed')],
+    ['a server fault that is not from the SDK (no $metadata)', Object.assign(new Error('boom'), { $fault: 'server' })],
+    ['an unrelated error code', Object.assign(new Error('no such file /etc/secret'), { code: 'ENOENT' })],
+    ['a plain object that looks like a throttling error', { name: 'ThrottlingException', message: 'Rate exceeded' }],
+    ['a string', 'secret connection string'],
+    ['undefined', undefined],
+    ['null', null],
+  ])('maps anything else (%s) to a 500 that says nothing about it', (_case, thrown) => {
+    const error = toApiError(thrown);
+    const sent = JSON.stringify(toProblem(error, 'req-1'));
+
+    expect(visible(error)).toEqual(internal);
+    expect(sent).not.toMatch(/hunter2|Cannot read|conditional|boom|ENOENT|secret|Rate exceeded|stack|\s+at\s/);
+  });
+});
+
+describe('toProblem', () => {
+  it('carries type, title, status, detail and the request id as instance', () => {
+    expect(toProblem(new NotFound('Tenant location 9 does not exist.'), 'req-1')).toStrictEqual({
+      type: 'about:blank',
+      title: 'Not Found',
+      status: 404,
+      detail: 'Tenant location 9 does not exist.',
+      instance: 'req-1',
+    });
+  });
+
+  it('lists errors only when there are some', () => {
+    expect([toProblem(new StaleVersion(), 'r').errors, toProblem(new ValidationFailed([]), 'r')]).toStrictEqual([
+      [{ pointer: '/Version', detail: 'stale' }],
+      {
+        type: 'tag:business-platform.api,2026:problems/validation-failed',
+        title: 'Request validation failed',
+        status: 400,
+        detail: 'The request is not valid; see errors for each field.',
+        instance: 'r',
+      },
+    ]);
+  });
+});
+
+describe('problemXml', () => {
+  const problem = toProblem(
+    new ValidationFailed([
+      { pointer: '/Name', detail: 'must be at most 200 characters & <not> more' },
+      { parameter: 'id', detail: 'must be a positive 32-bit integer' },
+    ]),
+    'req-1',
+  );
+
+  it('writes the RFC 9457 XML form: urn:ietf:rfc:7807 namespace, list members as <i>', () => {
+    expect(problemXml(problem)).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><problem xmlns="urn:ietf:rfc:7807">' +
+        '<type>tag:business-platform.api,2026:problems/validation-failed</type><title>Request validation failed</title>' +
+        '<status>400</status><detail>The request is not valid; see errors for each field.</detail><instance>req-1</instance>' +
+        '<errors><i><pointer>/Name</pointer><detail>must be at most 200 characters &amp; &lt;not&gt; more</detail></i>' +
+        '<i><parameter>id</parameter><detail>must be a positive 32-bit integer</detail></i></errors></problem>',
+    );
+  });
+
+  it('is well-formed: it parses back with parseXml to the same values', () => {
+    expect(parseXml(problemXml(problem))).toEqual({
+      type: 'tag:business-platform.api,2026:problems/validation-failed',
+      title: 'Request validation failed',
+      status: '400',
+      detail: 'The request is not valid; see errors for each field.',
+      instance: 'req-1',
+      errors: {
+        i: [
+          { pointer: '/Name', detail: 'must be at most 200 characters & <not> more' },
+          { parameter: 'id', detail: 'must be a positive 32-bit integer' },
+        ],
+      },
+    });
+  });
+
+  it('has no errors element when the problem has none', () => {
+    expect(parseXml(problemXml(toProblem(new NotFound(), 'req-2')))).toEqual({
+      type: 'about:blank',
+      title: 'Not Found',
+      status: '404',
+      detail: 'The resource does not exist.',
+      instance: 'req-2',
+    });
+  });
+});
+
+describe('problemResponse', () => {
+  it('answers problem+json with the status and the error headers', () => {
+    const response = problemResponse(toApiError(networkError('ECONNREFUSED')), 'req-1', false);
+
+    expect({ ...response, body: JSON.parse(response.body) as unknown }).toEqual({
+      statusCode: 503,
+      headers: { 'Content-Type': 'application/problem+json; charset=utf-8', 'Retry-After': '2' },
+      body: {
+        type: 'about:blank',
+        title: 'Service Unavailable',
+        status: 503,
+        detail: 'A service this operation depends on is unavailable; retry shortly.',
+        instance: 'req-1',
+      },
+    });
+  });
+
+  it('answers problem+xml when asked for XML', () => {
+    const response = problemResponse(new NotFound(), 'req-1', true);
+
+    expect(response).toEqual({
+      statusCode: 404,
+      headers: { 'Content-Type': 'application/problem+xml; charset=utf-8' },
+      body: problemXml(toProblem(new NotFound(), 'req-1')),
+    });
+  });
+});
