@@ -142,8 +142,8 @@ export class NotImplemented extends ApiError {
 }
 
 export class ServiceUnavailable extends ApiError {
-  constructor(detail: string, retryAfterSeconds: number) {
-    super(problemKinds.serviceUnavailable, detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+  constructor(detail: string, retryAfterSeconds: number, cause?: unknown) {
+    super(problemKinds.serviceUnavailable, detail, { headers: { 'Retry-After': String(retryAfterSeconds) }, cause });
   }
 }
 

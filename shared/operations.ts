@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { pathId } from './schemas/common';
 import { ActionRequestDeliveryReceiptT, ActionRequestSupplierTransAddInventoryRequest } from './schemas/delivery-receipt';
 import { SaveRequestPaymentT } from './schemas/payment';
-import { ScheduledTask } from './schemas/scheduled-task';
+import { ScheduledTask, ScheduledTaskXml } from './schemas/scheduled-task';
 import { SearchFilter, TenantLocationFilter } from './schemas/search-filter';
 import {
   GetDefaultAddressQuery,
@@ -14,19 +14,13 @@ import {
   TenantLocationSearchResult,
 } from './schemas/tenant-location';
 import { Address } from './schemas/address';
-import { WebhookAccepted, WebhookEventRequest } from './schemas/webhook';
+import { DocumentPath, DocumentStateView, WebhookAccepted, WebhookEventRequest } from './schemas/webhook';
+import { documentEventsQueue } from './events/queues';
+import type { TableAction } from './data/table';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-/** DynamoDB actions an operation's function is granted on the table (and its indexes), and nothing more. */
-export type TableAction =
-  | 'dynamodb:GetItem'
-  | 'dynamodb:BatchGetItem'
-  | 'dynamodb:Query'
-  | 'dynamodb:PutItem'
-  | 'dynamodb:UpdateItem'
-  | 'dynamodb:DeleteItem'
-  | 'dynamodb:ConditionCheckItem';
+export type { TableAction };
 
 export type Area = 'document-events' | 'payments' | 'scheduled-tasks' | 'delivery-receipts' | 'tenant-locations';
 
@@ -49,12 +43,20 @@ export interface Operation {
   readonly pathParameters?: z.ZodObject;
   readonly query?: z.ZodObject;
   /** The spec declares every body optional; an operation that needs one says `required: true`. */
-  readonly requestBody?: { readonly schema: z.ZodType; readonly required: boolean };
+  readonly requestBody?: {
+    readonly schema: z.ZodType;
+    readonly required: boolean;
+    /** The schema of the XML form when it differs (the spec's XML ScheduledTask omits AdaptorDetails). */
+    readonly xmlSchema?: z.ZodType;
+  };
   readonly success?: { readonly status: number; readonly schema: z.ZodType; readonly description: string };
   /** Statuses besides the gateway's own that this operation can answer, each with a problem body. */
   readonly problems: readonly number[];
   readonly tableAccess: readonly TableAction[];
-  readonly queueAccess?: 'send';
+  /** Other resources the function uses, each granted by the stack with the least privilege it needs. */
+  readonly grants?: readonly ('sendDocumentEvents' | 'readWebhookSecret')[];
+  /** Request bodies above this many bytes are refused with 413 (default: limits.requestBodyBytes). */
+  readonly maxBodyBytes?: number;
 }
 
 const idPath = z.strictObject({ id: pathId });
@@ -65,17 +67,36 @@ export const operationList = [
   {
     operationId: 'providerWebhook',
     summary: 'Receive one signed event from the document-analysis provider',
+    description: 'Verifies the HMAC signature and queues the event; answers 202 only once the queue has accepted it.',
     area: 'document-events',
     method: 'POST',
     path: '/Platform/DocumentAnalyser/Provider/Webhook',
-    handler: 'functions/not-implemented.ts',
+    handler: 'functions/document-events/webhook.ts',
     auth: 'webhook-signature',
     media: 'json',
-    implemented: false,
+    implemented: true,
     requestBody: { schema: WebhookEventRequest, required: true },
     success: { status: 202, schema: WebhookAccepted, description: 'The event is verified and queued.' },
-    problems: [400, 401, 413, 415, 501, 503],
-    tableAccess: pendingTableAccess,
+    problems: [400, 401, 406, 413, 415, 503],
+    tableAccess: [],
+    grants: ['sendDocumentEvents', 'readWebhookSecret'],
+    maxBodyBytes: documentEventsQueue.maximumMessageBytes,
+  },
+  {
+    operationId: 'documentAnalyserGetDocument',
+    summary: "Get a document's tracked state and event history",
+    description: "Beyond the spec: shows the state the webhook's events produced. Only to a token whose organisationId is the document's organisation; any other document answers 404.",
+    area: 'document-events',
+    method: 'GET',
+    path: '/Platform/DocumentAnalyser/Documents/{documentId}',
+    handler: 'functions/document-events/get-document.ts',
+    auth: 'bearer',
+    media: 'standard',
+    implemented: true,
+    pathParameters: DocumentPath,
+    success: { status: 200, schema: DocumentStateView, description: 'The document state, newest event first.' },
+    problems: [400, 401, 404, 406],
+    tableAccess: ['dynamodb:Query'],
   },
   {
     operationId: 'paymentPostRefund',
@@ -102,7 +123,7 @@ export const operationList = [
     auth: 'bearer',
     media: 'standard',
     implemented: false,
-    requestBody: { schema: ScheduledTask, required: true },
+    requestBody: { schema: ScheduledTask, required: true, xmlSchema: ScheduledTaskXml },
     problems: [...bodyProblems, 404, 409, 501],
     tableAccess: pendingTableAccess,
   },

@@ -35,3 +35,13 @@ export const keyAttributeNames = [
   tableDefinition.sortKey,
   ...tableDefinition.globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
 ] as const;
+
+/** DynamoDB actions a function may be granted on the table (and its indexes); never a wildcard. */
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:ConditionCheckItem';

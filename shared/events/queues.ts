@@ -1,6 +1,8 @@
 // Messaging: the one definition of the document-events queue, its dead-letter queue and the consumer's event
 // source mapping. The CDK stack and the local stack (SQS server + emulated event source mapping) both read it.
 
+import type { TableAction } from '../data/table';
+
 export const consumerTimeoutSeconds = 30;
 
 export const documentEventsQueue = {
@@ -26,5 +28,12 @@ export const documentEventsQueue = {
     /** Caps the consumer's concurrency so a burst of events cannot exhaust the table's or account's capacity. */
     maximumConcurrency: 10,
     reportBatchItemFailures: true,
+  },
+  /** The function the event source mapping invokes (a module exporting `handler`), and its table actions. */
+  consumer: {
+    name: 'documentEventsConsumer',
+    handler: 'functions/document-events/consume.ts',
+    timeoutSeconds: consumerTimeoutSeconds,
+    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'] as readonly TableAction[],
   },
 } as const;

@@ -163,12 +163,12 @@ const contentNegotiation = (operation: Operation): HttpMiddleware => {
   };
 };
 
-const decodeBody = (event: APIGatewayProxyEvent): string => {
+const decodeBody = (event: APIGatewayProxyEvent, maxBytes: number): string => {
   if (event.body === null || event.body === undefined) return '';
   const size = event.isBase64Encoded ? Math.floor((event.body.length * 3) / 4) : Buffer.byteLength(event.body, 'utf8');
-  if (size > limits.requestBodyBytes) throw new PayloadTooLarge(limits.requestBodyBytes);
+  if (size > maxBytes) throw new PayloadTooLarge(maxBytes);
   const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (Buffer.byteLength(text, 'utf8') > limits.requestBodyBytes) throw new PayloadTooLarge(limits.requestBodyBytes);
+  if (Buffer.byteLength(text, 'utf8') > maxBytes) throw new PayloadTooLarge(maxBytes);
   return text;
 };
 
@@ -231,7 +231,7 @@ const parseRequest = (operation: Operation): HttpMiddleware => ({
     const path = operation.pathParameters ? validate(operation.pathParameters, event.pathParameters ?? {}, 'path') : undefined;
     const query = operation.query ? validate(operation.query, event.queryStringParameters ?? {}, 'query') : undefined;
 
-    const rawBody = decodeBody(event);
+    const rawBody = decodeBody(event, operation.maxBodyBytes ?? limits.requestBodyBytes);
     let body: unknown;
     if (operation.requestBody && rawBody.trim() !== '') {
       const format = bodyFormatOf(operation, header(event, 'content-type'));
@@ -239,8 +239,9 @@ const parseRequest = (operation: Operation): HttpMiddleware => ({
       if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) {
         throw new ValidationFailed([{ pointer: '', detail: 'the body must be an object' }]);
       }
-      const coerced = coerceToSchema(decoded, operation.requestBody.schema, format === 'json' ? 'typed' : 'text');
-      body = validate(operation.requestBody.schema, principal ? applyTenancy(coerced, principal) : coerced);
+      const schema = (format === 'xml' ? operation.requestBody.xmlSchema : undefined) ?? operation.requestBody.schema;
+      const coerced = coerceToSchema(decoded, schema, format === 'json' ? 'typed' : 'text');
+      body = validate(schema, principal ? applyTenancy(coerced, principal) : coerced);
     } else if (operation.requestBody?.required) {
       throw new ValidationFailed([{ pointer: '', detail: 'a request body is required' }], 'A request body is required.');
     } else if (operation.requestBody) {

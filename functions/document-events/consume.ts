@@ -1,0 +1,38 @@
+// Entry: the document-events queue's consumer. Each record is applied on its own; a record that fails is reported
+// in the partial batch response (never failing its batch-mates) and, after maxReceiveCount receives, lands in the DLQ.
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { documentStateService } from '../../shared/document-events';
+import { QueuedDocumentEvent } from '../../shared/document-events/message';
+import { isKnownType } from '../../shared/document-events/state';
+import { describeError, logger } from '../../shared/observability/logger';
+
+const documentEvents = documentStateService();
+const processor = new BatchProcessor(EventType.SQS);
+
+const applyRecord = async (record: SQSRecord): Promise<void> => {
+  let message: QueuedDocumentEvent;
+  try {
+    message = QueuedDocumentEvent.parse(JSON.parse(record.body));
+  } catch (error) {
+    // A message the webhook did not write: it can never succeed, so it goes to the DLQ after its receives.
+    logger.error('unreadable document event', { messageId: record.messageId, ...describeError(error) });
+    throw new Error('unreadable document event');
+  }
+  const outcome = await documentEvents.apply(message);
+  if (!isKnownType(message.event.type)) {
+    logger.warn('document event of an unknown type: kept in the history, state unchanged', { eventId: message.eventId, type: message.event.type });
+  }
+  logger.info('document event', {
+    messageId: record.messageId,
+    eventId: message.eventId,
+    type: message.event.type,
+    outcome,
+    receiveCount: Number(record.attributes.ApproximateReceiveCount),
+  });
+};
+
+export const handler = async (event: SQSEvent, context: Context) => {
+  logger.addContext(context);
+  return processPartialResponse(event, applyRecord, processor, { context, throwOnFullBatchFailure: false });
+};
