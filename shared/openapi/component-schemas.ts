@@ -1,0 +1,380 @@
+// OpenAPI document: turns the zod schemas the manifest uses into `components.schemas`, one component per
+// `.meta({ id })`, referenced as `#/components/schemas/<id>`. Works for any zod schema, recursive ones included.
+//
+// zod converts a registry of schemas in one pass (`z.toJSONSchema(registry, { uri })`): every schema of the registry
+// becomes a `$ref` wherever it is nested, and recursion without an id lands in a `__shared` `$defs` bag. We build
+// that registry from what the manifest reaches (not from the whole global registry, so unrelated imports never
+// change the output), convert it twice, once per io, then keep one component per id when both io forms agree and
+// split `<id>` (output) from `<id>Input` (input) when they do not (defaults, coercions, transforms, secrets).
+import { z } from 'zod';
+import { isJsonObject, type JsonObject, type JsonValue, type SchemaObject } from './types';
+
+export type SchemaIo = 'input' | 'output';
+
+export const schemaRefPrefix = '#/components/schemas/';
+
+export type SchemaRoot =
+  /** A request (`input`) or response (`output`) body, referenced as a component. */
+  | { readonly use: 'body'; readonly schema: z.ZodType; readonly io: SchemaIo; readonly fallbackId: string }
+  /** A zod object whose fields become path or query parameters, inlined. */
+  | { readonly use: 'parameters'; readonly schema: z.ZodType; readonly fallbackId: string };
+// `fallbackId` names the component of a schema that carries no `id` meta of its own.
+
+export interface ParameterSchema {
+  readonly name: string;
+  readonly required: boolean;
+  readonly description: string | undefined;
+  readonly schema: SchemaObject;
+}
+
+export interface SchemaCatalog {
+  /** Every component the roots reach, by name in ascending order. */
+  readonly components: Record<string, SchemaObject>;
+  /** `{ $ref }` to the component of a `body` root in the io form it was declared with. */
+  ref(schema: z.ZodType, io: SchemaIo): SchemaObject;
+  /** The fields of a `parameters` root, in declaration order. */
+  parameters(schema: z.ZodType): readonly ParameterSchema[];
+}
+
+const int32Min = -2_147_483_648;
+const int32Max = 2_147_483_647;
+const sharedBag = '__shared';
+const sharedRefPrefix = `${schemaRefPrefix}${sharedBag}#/$defs/`;
+
+/** zod's `id` meta of a schema (never inherited from a parent schema). */
+export const componentIdOf = (schema: z.core.$ZodType): string | undefined => {
+  const id: unknown = z.globalRegistry.get(schema)?.id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+};
+
+const decodePointerSegment = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** A recursive schema without an id still needs a component; naming it after zod's counter keeps it stable. */
+const unnamedComponent = (defId: string): string => `Unnamed_${defId.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+
+const componentName = /^[A-Za-z0-9._-]+$/;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Walking JSON Schema: only keywords whose values are schemas, so `default`, `const`, `enum` and `examples` values
+// are never mistaken for schemas.
+
+const schemaMapKeywords = ['properties', 'patternProperties', '$defs', 'dependentSchemas'] as const;
+const schemaKeywords = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
+] as const;
+const schemaListKeywords = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+
+const forEachSubschema = (node: JsonObject, visit: (subschema: JsonObject) => void): void => {
+  for (const keyword of schemaMapKeywords) {
+    const map = node[keyword];
+    if (isJsonObject(map)) for (const value of Object.values(map)) if (isJsonObject(value)) visit(value);
+  }
+  for (const keyword of schemaKeywords) {
+    const value = node[keyword];
+    if (isJsonObject(value)) visit(value);
+  }
+  for (const keyword of schemaListKeywords) {
+    const list = node[keyword];
+    if (Array.isArray(list)) for (const value of list) if (isJsonObject(value)) visit(value);
+  }
+};
+
+/** Visits a schema and every subschema, parents first. The visitor may add keywords to the node it is given. */
+export const walkSchema = (node: JsonObject, visit: (node: JsonObject) => void): void => {
+  visit(node);
+  forEachSubschema(node, (subschema) => walkSchema(subschema, visit));
+};
+
+/** Component names a schema references directly. */
+const referencedComponents = (schema: SchemaObject): string[] => {
+  const names: string[] = [];
+  walkSchema(schema, (node) => {
+    const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith(schemaRefPrefix)) names.push(ref.slice(schemaRefPrefix.length));
+  });
+  return names;
+};
+
+const renameRefs = (schema: SchemaObject, rename: (name: string) => string): SchemaObject => {
+  const copy = structuredClone(schema);
+  walkSchema(copy, (node) => {
+    const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith(schemaRefPrefix)) {
+      node.$ref = schemaRefPrefix + rename(ref.slice(schemaRefPrefix.length));
+    }
+  });
+  return copy;
+};
+
+/** JSON with sorted keys: two schemas are the same component when this text is the same. */
+const canonical = (value: JsonValue): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isJsonObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(value[key] ?? null)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Decorations zod does not know about.
+
+const refTarget = (node: JsonValue | undefined): string | undefined => {
+  if (!isJsonObject(node) || typeof node.$ref !== 'string' || !node.$ref.startsWith(schemaRefPrefix)) return undefined;
+  return node.$ref.slice(schemaRefPrefix.length);
+};
+
+/**
+ * - `x-sensitive` fields (card data, credentials) are `writeOnly` in request forms: accepted, never returned.
+ * - Integers whose bounds fit 32 bits say `format: int32`, as the spec's `int` does.
+ * - XML: a property holding another component keeps the property's element name (the component's own `xml.name`
+ *   names only a root element); array members repeat the property's element (unwrapped, OpenAPI's default).
+ */
+const decorate = (schema: SchemaObject, io: SchemaIo): void => {
+  walkSchema(schema, (node) => {
+    if (io === 'input' && node['x-sensitive'] === true) node.writeOnly = true;
+    const { minimum, maximum } = node;
+    if (
+      node.type === 'integer' &&
+      node.format === undefined &&
+      typeof minimum === 'number' &&
+      typeof maximum === 'number' &&
+      minimum >= int32Min &&
+      maximum <= int32Max
+    ) {
+      node.format = 'int32';
+    }
+    const properties = node.properties;
+    if (!isJsonObject(properties)) return;
+    for (const [property, propertySchema] of Object.entries(properties)) {
+      if (!isJsonObject(propertySchema)) continue;
+      const target = refTarget(propertySchema);
+      if (target !== undefined && target !== property && propertySchema.xml === undefined) {
+        propertySchema.xml = { name: property };
+      }
+      const items = propertySchema.items;
+      const itemTarget = refTarget(items);
+      if (isJsonObject(items) && itemTarget !== undefined && itemTarget !== property && items.xml === undefined) {
+        items.xml = { name: property };
+      }
+    }
+  });
+};
+
+/**
+ * The root element of an XML body, as shared/http serialises it: named after the type (`Response` when the type
+ * has no id); a root array is `<ArrayOf{Item}>` around its repeated `<{Item}>` members.
+ */
+const withRootXml = (id: string | undefined, schema: SchemaObject): SchemaObject => {
+  if (schema.type !== 'array') return { ...schema, xml: { name: id ?? 'Response' } };
+  const items = schema.items;
+  const itemId = refTarget(items);
+  if (itemId !== undefined) return { ...schema, xml: { name: `ArrayOf${itemId}`, wrapped: true } };
+  return {
+    ...schema,
+    ...(isJsonObject(items) ? { items: { ...items, xml: { name: 'item' } } } : {}),
+    xml: { name: 'ArrayOfitem', wrapped: true },
+  };
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+
+type Forms = Map<string, SchemaObject>;
+
+const conversionParams = (io: SchemaIo) =>
+  ({
+    target: 'draft-2020-12',
+    io,
+    // A schema reached from two places is written in both rather than as an anonymous `$defs` entry; anything
+    // worth sharing has an id. Cycles must become references.
+    reused: 'inline',
+    cycles: 'ref',
+    // Transforms have no output type and dates or bigints no JSON form: document them as "any value".
+    unrepresentable: 'any',
+  }) as const;
+
+/** Schemas with an id reachable from the roots, in the order zod meets them. */
+const discoverComponents = (roots: z.core.$ZodRegistry<{ id: string }>): Map<string, z.core.$ZodType> => {
+  const found = new Map<string, z.core.$ZodType>();
+  for (const io of ['input', 'output'] as const) {
+    z.toJSONSchema(roots, {
+      ...conversionParams(io),
+      override: ({ zodSchema }) => {
+        const id = componentIdOf(zodSchema);
+        if (id === undefined) return;
+        const known = found.get(id);
+        if (known !== undefined && known !== zodSchema) throw new Error(`Two different schemas have the id "${id}"`);
+        found.set(id, zodSchema);
+      },
+    });
+  }
+  return found;
+};
+
+const convert = (registry: z.core.$ZodRegistry<{ id: string }>, io: SchemaIo): Forms => {
+  const converted = z.toJSONSchema(registry, { ...conversionParams(io), uri: (id) => `${schemaRefPrefix}${id}` });
+  const plain: unknown = JSON.parse(JSON.stringify(converted.schemas));
+  if (!isJsonObject(plain)) throw new Error('zod returned no schemas');
+  const forms: Forms = new Map();
+  const add = (name: string, schema: JsonValue | undefined) => {
+    if (!isJsonObject(schema)) throw new Error(`zod returned a schema for ${name} that is not an object`);
+    if (forms.has(name)) throw new Error(`Two components would be named "${name}"`);
+    const { $schema: _dialect, $id: _id, ...rest } = schema;
+    forms.set(name, rest);
+  };
+  for (const [key, schema] of Object.entries(plain)) {
+    if (key !== sharedBag) {
+      add(key, schema);
+      continue;
+    }
+    const defs = isJsonObject(schema) ? schema.$defs : undefined;
+    if (!isJsonObject(defs)) throw new Error('zod returned a shared bag without $defs');
+    for (const [defId, def] of Object.entries(defs)) add(unnamedComponent(defId), def);
+  }
+  for (const [name, schema] of forms) {
+    walkSchema(schema, (node) => {
+      const ref = node.$ref;
+      if (ref === undefined) return;
+      if (typeof ref !== 'string') throw new Error(`Component ${name} has a $ref that is not a string`);
+      if (ref.startsWith(sharedRefPrefix)) {
+        node.$ref = schemaRefPrefix + unnamedComponent(decodePointerSegment(ref.slice(sharedRefPrefix.length)));
+      } else if (!ref.startsWith(schemaRefPrefix)) {
+        throw new Error(`Component ${name} has a $ref zod was not asked for: ${ref}`);
+      }
+    });
+    if (schema.$defs !== undefined) throw new Error(`Component ${name} has nested $defs`);
+  }
+  for (const [name, schema] of forms) {
+    for (const target of referencedComponents(schema)) {
+      if (!forms.has(target)) throw new Error(`Component ${name} references ${target}, which zod did not emit`);
+    }
+    decorate(schema, io);
+  }
+  return forms;
+};
+
+const reachable = (starts: Iterable<string>, forms: Forms): Set<string> => {
+  const seen = new Set<string>();
+  const pending = [...starts];
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const schema = forms.get(name);
+    if (schema === undefined) throw new Error(`No component named ${name}`);
+    pending.push(...referencedComponents(schema));
+  }
+  return seen;
+};
+
+/**
+ * Converts the roots and everything they reach. `reservedNames` are components written by hand (Problem); a zod
+ * id that takes one is refused rather than silently shadowed.
+ */
+export const buildSchemaCatalog = (roots: readonly SchemaRoot[], reservedNames: readonly string[] = []): SchemaCatalog => {
+  const rootIds = new Map<z.ZodType, string>();
+  const fallbackIds = new Set<string>();
+  const rootRegistry = z.registry<{ id: string }>();
+  const claim = (registry: z.core.$ZodRegistry<{ id: string }>, id: string, schema: z.core.$ZodType) => {
+    const holder = registry._idmap.get(id);
+    if (holder !== undefined && holder !== schema) throw new Error(`Two different schemas would be named "${id}"`);
+    if (holder === undefined) registry.add(schema, { id });
+  };
+  for (const root of roots) {
+    if (rootIds.has(root.schema)) continue;
+    const ownId = componentIdOf(root.schema);
+    const id = ownId ?? root.fallbackId;
+    if (ownId === undefined) fallbackIds.add(id);
+    claim(rootRegistry, id, root.schema);
+    rootIds.set(root.schema, id);
+  }
+
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of rootRegistry._idmap) claim(registry, id, schema);
+  for (const [id, schema] of discoverComponents(rootRegistry)) claim(registry, id, schema);
+  for (const id of registry._idmap.keys()) {
+    if (!componentName.test(id) || id.startsWith('Unnamed_')) throw new Error(`"${id}" cannot name a component`);
+  }
+
+  const inputForms = convert(registry, 'input');
+  const outputForms = convert(registry, 'output');
+  const rootId = (schema: z.ZodType): string => {
+    const id = rootIds.get(schema);
+    if (id === undefined) throw new Error('Schema was not declared as a root');
+    return id;
+  };
+
+  const inputStarts: string[] = [];
+  const outputStarts: string[] = [];
+  for (const root of roots) {
+    const id = rootId(root.schema);
+    if (root.use === 'body') (root.io === 'input' ? inputStarts : outputStarts).push(id);
+    // Parameters are inlined from their output form (the validated value); what they reference must exist.
+    else outputStarts.push(...referencedComponents(outputForms.get(id) ?? {}));
+  }
+  const inputReach = reachable(inputStarts, inputForms);
+  const outputReach = reachable(outputStarts, outputForms);
+
+  // Greatest fixed point: assume every component reached in both io forms is one component, then split those
+  // whose forms differ, and those whose input form now references a split one, until nothing changes.
+  const shared = new Set([...inputReach].filter((name) => outputReach.has(name)));
+  const inputName = (name: string): string => (outputReach.has(name) && !shared.has(name) ? `${name}Input` : name);
+  const inputComponent = (name: string): SchemaObject => renameRefs(inputForms.get(name) ?? {}, inputName);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const name of shared) {
+      if (canonical(inputComponent(name)) !== canonical(outputForms.get(name) ?? {})) {
+        shared.delete(name);
+        changed = true;
+      }
+    }
+  }
+
+  const emitted = new Map<string, SchemaObject>();
+  const emit = (name: string, id: string, schema: SchemaObject) => {
+    if (emitted.has(name) || reservedNames.includes(name)) {
+      throw new Error(`Component name "${name}" is taken; give schema "${id}" another id`);
+    }
+    emitted.set(name, name.startsWith('Unnamed_') ? schema : withRootXml(fallbackIds.has(id) ? undefined : id, schema));
+  };
+  for (const name of outputReach) emit(name, name, outputForms.get(name) ?? {});
+  for (const name of inputReach) if (!shared.has(name)) emit(inputName(name), name, inputComponent(name));
+
+  const components = Object.fromEntries([...emitted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+  return {
+    components,
+    ref: (schema, io) => {
+      const id = rootId(schema);
+      return { $ref: schemaRefPrefix + (io === 'input' ? inputName(id) : id) };
+    },
+    parameters: (schema) => {
+      const id = rootId(schema);
+      const output = outputForms.get(id);
+      const input = inputForms.get(id);
+      const properties = output?.properties;
+      if (!isJsonObject(properties)) throw new Error(`Parameters ${id} are not an object schema`);
+      const required = input?.required;
+      const requiredNames = Array.isArray(required) ? required : [];
+      return Object.entries(properties).map(([name, value]) => {
+        if (!isJsonObject(value)) throw new Error(`Parameter ${name} of ${id} has no schema`);
+        const { description, ...propertySchema } = value;
+        return {
+          name,
+          required: requiredNames.includes(name),
+          description: typeof description === 'string' ? description : undefined,
+          schema: propertySchema,
+        };
+      });
+    },
+  };
+};

@@ -1,0 +1,459 @@
+// Unit tests of the OpenAPI document: valid OpenAPI 3.1 (checked by @readme/openapi-parser), one operation per
+// manifest entry, every $ref resolvable, the spec's field names, secrets write-only, and the committed
+// openapi.json up to date. Synthetic operations cover what the manifest does not (yet): recursion, io splits.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { z } from 'zod';
+import { operations, type Operation } from '../../shared/operations';
+import {
+  buildOpenApiDocument,
+  buildOpenApiDocumentFrom,
+  openApiJsonUrl,
+  serializeOpenApiDocument,
+  type OpenApiDocument,
+} from '../../shared/openapi/document';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/openapi/types';
+
+const document = buildOpenApiDocument();
+
+/** The document as plain JSON, the way a client reads openapi.json. */
+const asJson = (value: OpenApiDocument): JsonObject => {
+  const json: unknown = JSON.parse(JSON.stringify(value));
+  if (!isJsonObject(json)) throw new Error('not an object');
+  return json;
+};
+
+const at = (value: JsonValue | undefined, ...path: string[]): JsonValue | undefined =>
+  path.reduce<JsonValue | undefined>((node, key) => (isJsonObject(node) ? node[key] : undefined), value);
+
+const objectAt = (value: JsonValue | undefined, ...path: string[]): JsonObject => {
+  const node = at(value, ...path);
+  if (!isJsonObject(node)) throw new Error(`No object at ${path.join('/')}`);
+  return node;
+};
+
+/** Resolves a local `$ref` (JSON Pointer, RFC 6901) against the document. */
+const resolve = (root: JsonObject, ref: string): JsonValue | undefined => {
+  if (!ref.startsWith('#/')) return undefined;
+  const segments = ref
+    .slice(2)
+    .split('/')
+    .map((segment) => decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~'));
+  return at(root, ...segments);
+};
+
+/** Every `$ref` anywhere in a JSON value. */
+const refsIn = (value: JsonValue | undefined): string[] => {
+  if (Array.isArray(value)) return value.flatMap(refsIn);
+  if (!isJsonObject(value)) return [];
+  return Object.entries(value).flatMap(([key, child]) =>
+    key === '$ref' && typeof child === 'string' ? [child] : refsIn(child),
+  );
+};
+
+/** A schema and every schema it references, transitively (by component name). */
+const reachableComponents = (root: JsonObject, start: JsonValue | undefined): Set<string> => {
+  const names = new Set<string>();
+  const pending = refsIn(start);
+  for (let ref = pending.pop(); ref !== undefined; ref = pending.pop()) {
+    const name = ref.replace('#/components/schemas/', '');
+    if (names.has(name)) continue;
+    names.add(name);
+    pending.push(...refsIn(resolve(root, ref)));
+  }
+  return names;
+};
+
+/** Every node of a JSON value that is an object, with its path (for messages). */
+const objectNodes = (value: JsonValue | undefined, path = ''): { path: string; node: JsonObject }[] => {
+  if (Array.isArray(value)) return value.flatMap((child, index) => objectNodes(child, `${path}/${index}`));
+  if (!isJsonObject(value)) return [];
+  return [
+    { path, node: value },
+    ...Object.entries(value).flatMap(([key, child]) => objectNodes(child, `${path}/${key}`)),
+  ];
+};
+
+type ParserInput = Exclude<Parameters<typeof validate>[0], string>;
+const isParserInput = (value: unknown): value is ParserInput =>
+  isJsonObject(value) && typeof value.openapi === 'string' && isJsonObject(value.info) && isJsonObject(value.paths);
+
+const validationErrors = async (value: OpenApiDocument): Promise<string> => {
+  // The parser dereferences what it is given: hand it a copy (a string would be read as a file path).
+  const copy = asJson(value);
+  if (!isParserInput(copy)) throw new Error('not an OpenAPI document');
+  const result = await validate(copy);
+  if (!result.valid) return compileErrors(result);
+  return result.warnings.map((warning) => warning.message).join('\n');
+};
+
+type Method = 'get' | 'put' | 'post' | 'delete';
+const documentOperations = (value: OpenApiDocument) =>
+  Object.entries(value.paths).flatMap(([path, item]) =>
+    (Object.keys(item) as Method[]).map((method) => ({ path, method, operation: item[method] })),
+  );
+
+const requestSchemaName = (json: JsonObject, operationId: string): string => {
+  const found = documentOperations(document).find(({ operation }) => operation?.operationId === operationId);
+  if (!found) throw new Error(`No operation ${operationId}`);
+  const ref = at(json, 'paths', found.path, found.method, 'requestBody', 'content', 'application/json', 'schema', '$ref');
+  if (typeof ref !== 'string') throw new Error(`${operationId} has no request body reference`);
+  return ref.replace('#/components/schemas/', '');
+};
+
+const operation = (overrides: Partial<Operation> & Pick<Operation, 'operationId' | 'path'>): Operation => ({
+  summary: `Synthetic ${overrides.operationId}`,
+  area: 'tenant-locations',
+  method: 'POST',
+  handler: 'functions/not-implemented.ts',
+  auth: 'bearer',
+  media: 'standard',
+  implemented: true,
+  problems: [400],
+  tableAccess: [],
+  ...overrides,
+});
+
+describe('the OpenAPI document of the service', () => {
+  const json = asJson(document);
+
+  it('is valid OpenAPI 3.1 for @readme/openapi-parser, without errors or warnings', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(await validationErrors(document)).toBe('');
+  });
+
+  it('declares every manifest operation exactly once, at its method and path under a server ending in /api', () => {
+    const declared = documentOperations(document).map(({ path, method, operation: declaredOperation }) => ({
+      operationId: declaredOperation?.operationId,
+      method: method.toUpperCase(),
+      path,
+    }));
+    const manifest = operations.map(({ operationId, method, path }) => ({ operationId, method, path }));
+
+    expect(declared).toHaveLength(manifest.length);
+    expect(declared).toEqual(expect.arrayContaining(manifest));
+    expect(new Set(declared.map((entry) => entry.operationId)).size).toBe(manifest.length);
+    for (const server of document.servers) expect(server.url).toMatch(/\/api$/);
+    for (const path of Object.keys(document.paths)) expect(path).not.toMatch(/^\/api\//);
+  });
+
+  it('is committed as shared/openapi/openapi.json, up to date', () => {
+    let committed: string;
+    try {
+      committed = readFileSync(openApiJsonUrl, 'utf8');
+    } catch {
+      throw new Error('shared/openapi/openapi.json is missing: run `npm run openapi` and commit it.');
+    }
+    if (committed !== serializeOpenApiDocument(buildOpenApiDocument())) {
+      throw new Error('shared/openapi/openapi.json is stale: run `npm run openapi` and commit the result.');
+    }
+  });
+
+  it('is deterministic', () => {
+    expect(serializeOpenApiDocument(buildOpenApiDocument())).toBe(serializeOpenApiDocument(document));
+  });
+
+  it('resolves every $ref, and every component schema is referenced', () => {
+    const refs = refsIn(json);
+    expect(refs.filter((ref) => resolve(json, ref) === undefined)).toEqual([]);
+    const referenced = new Set(refs.map((ref) => ref.replace('#/components/schemas/', '')));
+    expect(Object.keys(document.components.schemas).filter((name) => !referenced.has(name))).toEqual([]);
+  });
+
+  it.each([
+    ['tenantLocationSave', ['ID', 'TenantLocationID', 'Name', 'Description', 'Address', 'EmailAddress', 'Phone',
+      'UtcOffset', 'SelectedForUser', 'IsAddCustomerLocation', 'IsDefault', 'IsCustomerDefault', 'IsActive',
+      'CustomerID', 'ParentID', 'ParentName', 'TenantID', 'WebsiteID', 'UserID']],
+    ['paymentPostRefund', ['Object', 'IsQueue', 'IsSaveAutoQueue', 'IsRunNow', 'TenantID', 'WebsiteID', 'UserID']],
+    ['scheduledTaskSave', ['ID', 'Name', 'NameFriendlyName', 'Status', 'TimeOfDay', 'CompletedDateTime_utc',
+      'IsEnabled', 'IsActive', 'IsRecurringSchedule', 'Interval', 'IntervalType', 'RecurrenceType', 'TaskTypeID',
+      'DocumentID', 'DatTypeID', 'DatTypeFriendlyName', 'WorkflowID', 'IDs', 'AdaptorDetails']],
+    ['deliveryReceiptSaveV2', ['Value', 'TenantID', 'WebsiteID', 'UserID']],
+    ['deliveryReceiptAddInventory', ['Value', 'TenantID', 'WebsiteID', 'UserID']],
+    ['tenantLocationGetByName', ['Statuses', 'SearchString', 'IsExactMatch', 'LastRowNumber', 'MaxResults', 'TenantID']],
+    ['tenantLocationSearch', ['Statuses', 'SearchString', 'IsExactMatch', 'LastRowNumber', 'MaxResults', 'CustomerID']],
+    ['providerWebhook', ['data', 'type', 'userId', 'organisationId', 'signature']],
+  ])('names the request fields of %s as the spec does', (operationId, fields) => {
+    const properties = objectAt(json, 'components', 'schemas', requestSchemaName(json, operationId), 'properties');
+    expect(Object.keys(properties)).toEqual(expect.arrayContaining(fields));
+  });
+
+  it('gives the spec types their names: TenantLocationInfo has Name and an Address, SaveRequestPaymentT an Object', () => {
+    expect(requestSchemaName(json, 'tenantLocationSave')).toBe('TenantLocationInfo');
+    expect(at(json, 'components', 'schemas', 'TenantLocationInfo', 'properties', 'Address', '$ref')).toBe(
+      '#/components/schemas/Address',
+    );
+    expect(requestSchemaName(json, 'paymentPostRefund')).toBe('SaveRequestPaymentT');
+    expect(at(json, 'components', 'schemas', 'SaveRequestPaymentT', 'properties', 'Object', '$ref')).toBe(
+      '#/components/schemas/PaymentT',
+    );
+  });
+
+  it('marks every sensitive field of a request schema writeOnly (accepted, never returned)', () => {
+    const requestComponents = new Set(
+      documentOperations(document).flatMap(({ path, method }) => [
+        ...reachableComponents(json, at(json, 'paths', path, method, 'requestBody')),
+      ]),
+    );
+    const sensitive = [...requestComponents].flatMap((name) =>
+      objectNodes(at(json, 'components', 'schemas', name), name).filter(({ node }) => node['x-sensitive'] === true),
+    );
+    expect(sensitive.length).toBeGreaterThan(0);
+    expect(sensitive.filter(({ node }) => node.writeOnly !== true).map(({ path }) => path)).toEqual([]);
+    for (const field of ['CardNumber', 'CardVerificationNumber']) {
+      expect(at(json, 'components', 'schemas', 'CreditCard', 'properties', field, 'writeOnly')).toBe(true);
+    }
+  });
+
+  it('documents the path id as a required 32-bit integer and the query parameters of the manifest', () => {
+    const get = document.paths['/TenantLocation/GetDefaultAddress/{id}']?.get;
+    expect(get?.parameters?.map(({ name, in: location, required }) => ({ name, in: location, required }))).toEqual([
+      { name: 'id', in: 'path', required: true },
+      { name: 'addressType', in: 'query', required: true },
+    ]);
+    expect(get?.parameters?.[0]?.schema).toMatchObject({ type: 'integer', format: 'int32', maximum: 2147483647 });
+  });
+
+  it('offers JSON, XML and forms for standard bodies and JSON alone for the webhook', () => {
+    const save = document.paths['/TenantLocation/Save']?.post;
+    expect(Object.keys(save?.requestBody?.content ?? {})).toEqual([
+      'application/json',
+      'text/json',
+      'application/xml',
+      'text/xml',
+      'application/x-www-form-urlencoded',
+    ]);
+    expect(save?.requestBody?.required).toBe(true);
+    expect(Object.keys(objectAt(json, 'paths', '/TenantLocation/Save', 'post', 'responses', '200', 'content'))).toEqual([
+      'application/json',
+      'text/json',
+      'application/xml',
+      'text/xml',
+    ]);
+    const webhook = document.paths['/Platform/DocumentAnalyser/Provider/Webhook']?.post;
+    expect(Object.keys(webhook?.requestBody?.content ?? {})).toEqual(['application/json']);
+    const webhookAnswer = objectAt(json, 'paths', '/Platform/DocumentAnalyser/Provider/Webhook', 'post', 'responses', '202');
+    expect(Object.keys(objectAt(webhookAnswer, 'content'))).toEqual(['application/json']);
+    expect(document.paths['/TenantLocation/Search']?.put?.requestBody?.required).toBe(false);
+  });
+
+  it('names XML root elements after their type', () => {
+    expect(at(json, 'components', 'schemas', 'TenantLocationInfo', 'xml')).toEqual({ name: 'TenantLocationInfo' });
+    expect(at(json, 'components', 'schemas', 'TenantLocationList', 'xml')).toEqual({
+      name: 'ArrayOfTenantLocation',
+      wrapped: true,
+    });
+    const paymentObject = at(json, 'components', 'schemas', 'SaveRequestPaymentT', 'properties', 'Object');
+    expect(paymentObject).toEqual({ $ref: '#/components/schemas/PaymentT', xml: { name: 'Object' } });
+  });
+
+  it('documents Save as 200 when it updates and 201 with a Location when it creates', () => {
+    const responses = objectAt(json, 'paths', '/TenantLocation/Save', 'post', 'responses');
+    const stored = { $ref: '#/components/schemas/TenantLocation' };
+    expect(at(responses, '200', 'content', 'application/json', 'schema')).toEqual(stored);
+    expect(at(responses, '201', 'content', 'application/xml', 'schema')).toEqual(stored);
+    expect(at(responses, '201', 'headers', 'Location')).toEqual({ $ref: '#/components/headers/Location' });
+  });
+
+  it('secures bearer operations with bearerAuth and leaves the webhook to its signature', () => {
+    for (const { operation: declared } of documentOperations(document)) {
+      const manifestEntry = operations.find((entry) => entry.operationId === declared?.operationId);
+      expect(declared?.security).toEqual(manifestEntry?.auth === 'bearer' ? [{ bearerAuth: [] }] : []);
+    }
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+    });
+    const webhook = document.paths['/Platform/DocumentAnalyser/Provider/Webhook']?.post;
+    expect(webhook?.description).toMatch(/t=<unix seconds>,v1=/);
+  });
+
+  it('answers every problem status of the manifest, 501 for what is not implemented, and the gateway statuses', () => {
+    for (const entry of operations) {
+      const declared = documentOperations(document).find(
+        ({ operation: candidate }) => candidate?.operationId === entry.operationId,
+      )?.operation;
+      const statuses = Object.keys(declared?.responses ?? {}).map(Number);
+      expect(statuses).toEqual(expect.arrayContaining([...entry.problems, 429, 500, 502, 503, 504]));
+      if (entry.auth === 'bearer') expect(statuses).toContain(401);
+      if (!entry.implemented) {
+        expect(statuses).toContain(501);
+        expect(declared?.description).toContain('Not implemented yet: answers 501');
+      }
+      if (!entry.success) expect(statuses.filter((status) => status < 400)).toEqual([]);
+    }
+  });
+
+  it('shares problem responses with problem+json and problem+xml bodies and their headers', () => {
+    const problem401 = objectAt(json, 'components', 'responses', 'Problem401');
+    const problem = { $ref: '#/components/schemas/Problem' };
+    expect(Object.keys(objectAt(problem401, 'content'))).toEqual(['application/problem+json', 'application/problem+xml']);
+    expect(at(problem401, 'content', 'application/problem+xml', 'schema')).toEqual(problem);
+    expect(Object.keys(objectAt(problem401, 'headers'))).toEqual(['X-Request-Id', 'WWW-Authenticate']);
+    expect(Object.keys(objectAt(json, 'components', 'responses', 'Problem503', 'headers'))).toContain('Retry-After');
+    expect(Object.keys(objectAt(json, 'components', 'responses', 'Problem429', 'headers'))).toContain('Retry-After');
+    const required = at(json, 'components', 'schemas', 'Problem', 'required');
+    expect(required).toEqual(['type', 'title', 'status', 'detail', 'instance']);
+  });
+});
+
+describe('buildOpenApiDocumentFrom, with synthetic schemas', () => {
+  interface Category {
+    Name: string;
+    Children?: Category[];
+  }
+  const Category: z.ZodType<Category> = z
+    .strictObject({
+      Name: z.string(),
+      get Children() {
+        return z.array(Category).optional();
+      },
+    })
+    .meta({ id: 'TestCategory' });
+
+  // Recursive without an id: zod still has to break the cycle with a reference.
+  const Anonymous = z.strictObject({
+    Label: z.string(),
+    get Next(): z.ZodOptional<typeof Anonymous> {
+      return Anonymous.optional();
+    },
+  });
+
+  const Secret = z
+    .strictObject({
+      Key: z.string(),
+      Token: z.string().optional().meta({ 'x-sensitive': true }),
+      Size: z.int32().min(1).default(10),
+    })
+    .meta({ id: 'TestSecret' });
+  const Holder = z.strictObject({ Secret, Category, Anonymous }).meta({ id: 'TestHolder' });
+  const Full = z.strictObject({ Name: z.string(), Extra: z.string().optional() }).meta({ id: 'TestFull' });
+  const XmlForm = z.strictObject({ Name: z.string() }).meta({ id: 'TestXmlForm' });
+
+  const synthetic = buildOpenApiDocumentFrom(
+    [
+      operation({
+        operationId: 'testSave',
+        path: '/Test/Save',
+        requestBody: { schema: Holder, required: true },
+        success: { status: 200, schema: Holder, description: 'Saved.' },
+      }),
+      operation({
+        operationId: 'testInline',
+        path: '/Test/{id}/Inline',
+        method: 'PUT',
+        implemented: false,
+        pathParameters: z.strictObject({ id: z.coerce.number().pipe(z.int32().min(1)) }),
+        query: z.strictObject({ page: z.coerce.number().int().min(1).default(1).meta({ description: 'Page.' }) }),
+        requestBody: { schema: z.array(Category), required: false },
+      }),
+      operation({ operationId: 'testXml', path: '/Test/Xml', requestBody: { schema: Full, xmlSchema: XmlForm, required: true } }),
+    ],
+    { serverUrl: 'https://example.test/api' },
+  );
+  const json = asJson(synthetic);
+
+  it('is valid OpenAPI 3.1, recursion included', async () => {
+    expect(await validationErrors(synthetic)).toBe('');
+    expect(refsIn(json).filter((ref) => resolve(json, ref) === undefined)).toEqual([]);
+  });
+
+  it('references recursive schemas by $ref, with or without an id', () => {
+    expect(at(json, 'components', 'schemas', 'TestCategory', 'properties', 'Children', 'items', '$ref')).toBe(
+      '#/components/schemas/TestCategory',
+    );
+    const anonymous = Object.keys(synthetic.components.schemas).filter((name) => name.startsWith('Unnamed_'));
+    expect(anonymous).toHaveLength(1);
+    expect(at(json, 'components', 'schemas', anonymous[0] ?? '', 'properties', 'Next', '$ref')).toBe(
+      `#/components/schemas/${anonymous[0]}`,
+    );
+  });
+
+  it('splits a schema whose input and output differ into <id>Input and <id>, and whatever contains it', () => {
+    const schemas = synthetic.components.schemas;
+    expect(Object.keys(schemas).filter((name) => name.startsWith('Test'))).toEqual([
+      'TestCategory',
+      'TestFull',
+      'TestHolder',
+      'TestHolderInput',
+      'TestInlineRequest',
+      'TestSecret',
+      'TestSecretInput',
+      'TestXmlForm',
+    ]);
+    const save = objectAt(json, 'paths', '/Test/Save', 'post');
+    expect(at(save, 'requestBody', 'content', 'application/json', 'schema')).toEqual({
+      $ref: '#/components/schemas/TestHolderInput',
+    });
+    expect(at(save, 'responses', '200', 'content', 'application/json', 'schema')).toEqual({
+      $ref: '#/components/schemas/TestHolder',
+    });
+    expect(at(json, 'components', 'schemas', 'TestHolderInput', 'properties', 'Secret', '$ref')).toBe(
+      '#/components/schemas/TestSecretInput',
+    );
+    // Same content in both directions: one component.
+    expect(at(json, 'components', 'schemas', 'TestHolderInput', 'properties', 'Category', '$ref')).toBe(
+      '#/components/schemas/TestCategory',
+    );
+    expect(at(json, 'components', 'schemas', 'TestSecretInput', 'xml')).toEqual({ name: 'TestSecret' });
+  });
+
+  it('makes sensitive fields writeOnly in requests only, and defaults optional in requests only', () => {
+    expect(at(json, 'components', 'schemas', 'TestSecretInput', 'properties', 'Token', 'writeOnly')).toBe(true);
+    expect(at(json, 'components', 'schemas', 'TestSecret', 'properties', 'Token', 'writeOnly')).toBeUndefined();
+    expect(at(json, 'components', 'schemas', 'TestSecretInput', 'required')).toEqual(['Key']);
+    expect(at(json, 'components', 'schemas', 'TestSecret', 'required')).toEqual(['Key', 'Size']);
+  });
+
+  it('names a body schema without an id after its operation, and inlines parameters', () => {
+    const inline = objectAt(json, 'paths', '/Test/{id}/Inline', 'put');
+    expect(at(inline, 'requestBody', 'content', 'application/xml', 'schema')).toEqual({
+      $ref: '#/components/schemas/TestInlineRequest',
+    });
+    expect(at(json, 'components', 'schemas', 'TestInlineRequest', 'xml')).toEqual({
+      name: 'ArrayOfTestCategory',
+      wrapped: true,
+    });
+    expect(at(inline, 'parameters')).toEqual([
+      {
+        name: 'id',
+        in: 'path',
+        required: true,
+        schema: { type: 'integer', minimum: 1, maximum: 2147483647, format: 'int32' },
+      },
+      {
+        name: 'page',
+        in: 'query',
+        description: 'Page.',
+        required: false,
+        schema: expect.objectContaining({ type: 'integer', default: 1, minimum: 1 }),
+      },
+    ]);
+  });
+
+  it('gives the XML media types of a request body the XML form, when the manifest has one', () => {
+    const content = objectAt(json, 'paths', '/Test/Xml', 'post', 'requestBody', 'content');
+    const schemaOf = (type: string) => at(content, type, 'schema', '$ref');
+    expect(Object.keys(content).map((type) => [type, schemaOf(type)])).toEqual([
+      ['application/json', '#/components/schemas/TestFull'],
+      ['text/json', '#/components/schemas/TestFull'],
+      ['application/xml', '#/components/schemas/TestXmlForm'],
+      ['text/xml', '#/components/schemas/TestXmlForm'],
+      ['application/x-www-form-urlencoded', '#/components/schemas/TestFull'],
+    ]);
+  });
+
+  it('answers only 501 and problems for an unimplemented operation without a success schema', () => {
+    const responses = synthetic.paths['/Test/{id}/Inline']?.put?.responses ?? {};
+    expect(Object.keys(responses)).toEqual(['400', '401', '413', '429', '500', '501', '502', '503', '504']);
+    expect(synthetic.servers[0]?.url).toBe('https://example.test/api');
+  });
+
+  it('refuses a path whose parameters the manifest does not declare', () => {
+    expect(() => buildOpenApiDocumentFrom([operation({ operationId: 'testBad', path: '/Test/{id}' })])).toThrow(
+      /pathParameters/,
+    );
+  });
+});
