@@ -117,7 +117,7 @@ const responseHeaders = (operation: Operation): HttpMiddleware => {
 };
 
 const prefersXml = (operation: Operation, accept: string | undefined): boolean =>
-  operation.media === 'standard' && isXmlMediaType(negotiate(accept, ['application/json', 'application/xml']) ?? '');
+  operation.media === 'standard' && isXmlMediaType(negotiate(accept, responseMediaTypes[operation.media]) ?? '');
 
 /** Turns any error into a problem response (XML when the client prefers XML). Logs 5xx with safe fields only. */
 const problemResponses = (operation: Operation): HttpMiddleware => ({
@@ -165,7 +165,8 @@ const contentNegotiation = (operation: Operation): HttpMiddleware => {
 
 const decodeBody = (event: APIGatewayProxyEvent, maxBytes: number): string => {
   if (event.body === null || event.body === undefined) return '';
-  const size = event.isBase64Encoded ? Math.floor((event.body.length * 3) / 4) : Buffer.byteLength(event.body, 'utf8');
+  const padding = event.body.endsWith('==') ? 2 : event.body.endsWith('=') ? 1 : 0;
+  const size = event.isBase64Encoded ? Math.floor((event.body.length * 3) / 4) - padding : Buffer.byteLength(event.body, 'utf8');
   if (size > maxBytes) throw new PayloadTooLarge(maxBytes);
   const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   if (Buffer.byteLength(text, 'utf8') > maxBytes) throw new PayloadTooLarge(maxBytes);
@@ -206,13 +207,15 @@ const tenancyChecks = [
  * The tenancy fields of a body are never trusted: a value that differs from the token is refused (403); an
  * absent or zero value is filled from the token, so the domain always sees the caller's own tenancy.
  */
-const applyTenancy = (body: unknown, principal: Principal): unknown => {
+const applyTenancy = (body: unknown, principal: Principal, schema: z.ZodType): unknown => {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
   const record = { ...(body as Record<string, unknown>) };
+  const fields = schema instanceof z.ZodObject ? schema.shape : {};
   for (const [field, claim] of tenancyChecks) {
     const value = record[field];
     if (value !== undefined && value !== 0 && value !== principal[claim]) throw new TenancyMismatch(field);
-    record[field] = principal[claim];
+    // Filled only where the body declares the field: a strict body without tenancy fields would refuse it.
+    if (Object.hasOwn(fields, field)) record[field] = principal[claim];
   }
   return record;
 };
@@ -241,11 +244,11 @@ const parseRequest = (operation: Operation): HttpMiddleware => ({
       }
       const schema = (format === 'xml' ? operation.requestBody.xmlSchema : undefined) ?? operation.requestBody.schema;
       const coerced = coerceToSchema(decoded, schema, format === 'json' ? 'typed' : 'text');
-      body = validate(schema, principal ? applyTenancy(coerced, principal) : coerced);
+      body = validate(schema, principal ? applyTenancy(coerced, principal, schema) : coerced);
     } else if (operation.requestBody?.required) {
       throw new ValidationFailed([{ pointer: '', detail: 'a request body is required' }], 'A request body is required.');
     } else if (operation.requestBody) {
-      body = validate(operation.requestBody.schema, principal ? applyTenancy({}, principal) : {});
+      body = validate(operation.requestBody.schema, principal ? applyTenancy({}, principal, operation.requestBody.schema) : {});
     }
 
     validatedInputs.set(event, {

@@ -1,7 +1,9 @@
 // Test support for the HTTP-layer unit tests: hand-built API Gateway events and Lambda contexts, the headers every
 // response must carry, and a reader that turns a response into something one `toEqual` can compare whole.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { httpOperation } from '../../../shared/http/operation';
 import { logger } from '../../../shared/observability/logger';
+import type { OperationId } from '../../../shared/operations';
 
 // The access log line of every request would bury the test report; the stack's behaviour does not depend on it.
 logger.setLogLevel('SILENT');
@@ -164,12 +166,47 @@ export const read = (response: unknown): ReadResponse => {
   return { statusCode, headers, body: /json/.test(type) && body !== '' ? (JSON.parse(body) as unknown) : body };
 };
 
-/** A handler fake that remembers what the stack handed it and answers with `answer`. */
-export const recordingHandler = <T>(answer: (request: T) => unknown = () => ({})) => {
-  const received: T[] = [];
-  const handle = async (request: T): Promise<unknown> => {
-    received.push(request);
-    return answer(request);
-  };
-  return { received, handle };
+
+/** Calls a wrapped Lambda handler as the runtime would and reads the whole response. */
+export const invoke = async (
+  handler: (event: APIGatewayProxyEvent, context: Context) => unknown,
+  event: APIGatewayProxyEvent,
+): Promise<ReadResponse> => read(await handler(event, lambdaContext()));
+
+/** What a handler fake saw of the request the stack validated. */
+export interface SeenRequest {
+  readonly body: unknown;
+  readonly path: unknown;
+  readonly query: unknown;
+  readonly principal: unknown;
+  readonly requestId: string;
+  readonly rawBody: string;
+}
+
+/** A stored tenant location as a handler would return it. */
+export const storedLocation = {
+  ID: 5,
+  TenantLocationID: 5,
+  Name: 'Main & Co',
+  Address: { City: 'Nelson', IsDefaultBilling: true },
+  IsActive: true,
+  IsDefault: false,
+  TenantID: 7,
+  WebsiteID: 1,
+  UserID: 3,
+  Version: 2,
+  CreatedDateTime_utc: '2026-01-02T03:04:05.000Z',
+  ModifiedDateTime_utc: '2026-01-03T03:04:05.000Z',
+  CreatedByUserID: 3,
+  ModifiedByUserID: 3,
+} as const;
+
+/** The real stack of one operation around a handler fake that records what it was handed. */
+export const operationWith = <Id extends OperationId>(operationId: Id, answer: (request: SeenRequest) => unknown = () => storedLocation) => {
+  const seen: SeenRequest[] = [];
+  const handler = httpOperation(operationId).handler(async (request) => {
+    seen.push(request as unknown as SeenRequest);
+    return answer(request as unknown as SeenRequest);
+  });
+  return { handler, seen, call: (event: APIGatewayProxyEvent) => invoke(handler, event) };
 };

@@ -1,0 +1,345 @@
+// Black-box tests of the operation stack (shared/http/operation.ts): request bodies in every format, media types,
+// size limits, validation with errors[] pointers, and path and query parameters.
+import { describe, expect, it } from '@jest/globals';
+import {
+  apiEvent,
+  jsonEvent,
+  malformedProblem,
+  operationWith,
+  principal,
+  problemHeaders,
+  requestId,
+  storedLocation,
+  successHeaders,
+  validationProblem,
+  type EventOptions,
+} from './support';
+
+const tenancy = { TenantID: principal.tenantId, WebsiteID: principal.websiteId, UserID: principal.userId };
+const saveEvent = (body: string, contentType: string | undefined, options: EventOptions = {}) =>
+  apiEvent({
+    method: 'POST',
+    resource: '/TenantLocation/Save',
+    body,
+    ...options,
+    headers: { ...(contentType === undefined ? {} : { 'Content-Type': contentType }), ...options.headers },
+  });
+const ok = { statusCode: 200, headers: successHeaders(), body: storedLocation };
+const mebibyte = 1024 * 1024;
+
+describe('operation stack: one body in every accepted format', () => {
+  const expectedBody = {
+    ID: 5,
+    Name: 'Main & Co',
+    Address: { City: 'Nelson', Latitude: -41.27, IsDefaultBilling: true },
+    IsDefault: true,
+    UtcOffset: 720,
+    ...tenancy,
+  };
+
+  it.each([
+    ['application/json', JSON.stringify({ ID: 5, Name: 'Main & Co', Address: { City: 'Nelson', Latitude: -41.27, IsDefaultBilling: true }, IsDefault: true, UtcOffset: 720 })],
+    ['text/json', JSON.stringify({ ID: 5, Name: 'Main & Co', Address: { City: 'Nelson', Latitude: -41.27, IsDefaultBilling: true }, IsDefault: true, UtcOffset: 720 })],
+    ['application/json; charset=utf-8', JSON.stringify({ ID: 5, Name: 'Main & Co', Address: { City: 'Nelson', Latitude: -41.27, IsDefaultBilling: true }, IsDefault: true, UtcOffset: 720 })],
+    [
+      'application/xml',
+      '<TenantLocationInfo xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><ID>5</ID><Name>Main &amp; Co</Name>' +
+        '<Address><City>Nelson</City><Latitude>-41.27</Latitude><IsDefaultBilling>true</IsDefaultBilling></Address>' +
+        '<IsDefault>true</IsDefault><UtcOffset>720</UtcOffset><Description i:nil="true"/></TenantLocationInfo>',
+    ],
+    [
+      'text/xml; charset=UTF-8',
+      '<Anything><ID>5</ID><Name><![CDATA[Main & Co]]></Name><Address><City>Nelson</City><Latitude>-41.27</Latitude>' +
+        '<IsDefaultBilling>1</IsDefaultBilling></Address><IsDefault>true</IsDefault><UtcOffset>720</UtcOffset></Anything>',
+    ],
+    [
+      'application/x-www-form-urlencoded',
+      'ID=5&Name=Main+%26+Co&Address.City=Nelson&Address[Latitude]=-41.27&Address.IsDefaultBilling=true&IsDefault=true&UtcOffset=720',
+    ],
+  ])('%s reaches the handler as the same validated body, tenancy filled from the token', async (contentType, body) => {
+    const { call, seen } = operationWith('tenantLocationSave');
+
+    const response = await call(saveEvent(body, contentType));
+
+    expect({ response, body: seen[0]?.body }).toEqual({ response: ok, body: expectedBody });
+  });
+
+  it('decodes a base64-encoded body', async () => {
+    const { call, seen } = operationWith('tenantLocationSave');
+
+    const response = await call(
+      saveEvent(Buffer.from(JSON.stringify({ Name: 'Café' }), 'utf8').toString('base64'), 'application/json', { isBase64Encoded: true }),
+    );
+
+    expect({ response, body: seen[0]?.body }).toEqual({ response: ok, body: { Name: 'Café', ...tenancy } });
+  });
+
+  it('hands the handler the principal, the path, the request id and the raw body', async () => {
+    const { call, seen } = operationWith('tenantLocationGetDefaultAddress', () => ({ City: 'Nelson' }));
+
+    await call(apiEvent({ resource: '/TenantLocation/GetDefaultAddress/{id}', pathParameters: { id: '12' }, query: { addressType: 'billing' } }));
+
+    expect(seen).toEqual([
+      {
+        body: undefined,
+        path: { id: 12 },
+        query: { addressType: 'billing' },
+        principal,
+        requestId,
+        headers: expect.any(Object),
+        rawBody: '',
+        context: expect.objectContaining({ functionName: 'business-platform-TenantLocationSave' }),
+      },
+    ]);
+  });
+
+  it('gives a Search without a body an empty filter that carries the tenancy', async () => {
+    const { call, seen } = operationWith('tenantLocationSearch', () => ({ Rows: [] }));
+
+    const response = await call(apiEvent({ method: 'PUT', resource: '/TenantLocation/Search' }));
+
+    expect({ status: response.statusCode, body: seen[0]?.body }).toEqual({ status: 200, body: tenancy });
+  });
+
+  it('reads a blank body as no body', async () => {
+    const { call, seen } = operationWith('tenantLocationSearch', () => ({ Rows: [] }));
+
+    const response = await call(apiEvent({ method: 'PUT', resource: '/TenantLocation/Search', body: ' \n ', headers: { 'Content-Type': 'text/plain' } }));
+
+    expect({ status: response.statusCode, body: seen[0]?.body }).toEqual({ status: 200, body: tenancy });
+  });
+});
+
+describe('operation stack: media types of request bodies', () => {
+  const unsupported = {
+    statusCode: 415,
+    headers: problemHeaders('json', {
+      'Accept-Post': 'application/json, text/json, application/xml, text/xml, application/x-www-form-urlencoded',
+    }),
+    body: {
+      type: 'about:blank',
+      title: 'Unsupported Media Type',
+      status: 415,
+      detail: 'Send the body as one of: application/json, text/json, application/xml, text/xml, application/x-www-form-urlencoded.',
+      instance: requestId,
+    },
+  };
+
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['JSON in latin1', 'application/json; charset=latin1'],
+    ['XML in ISO-8859-1', 'application/xml; charset=ISO-8859-1'],
+    ['multipart', 'multipart/form-data; boundary=x'],
+    ['garbage', 'not a media type'],
+    ['no Content-Type at all', undefined],
+  ])('answers 415 for %s, before the handler runs', async (_case, contentType) => {
+    const { call, seen } = operationWith('tenantLocationSave');
+
+    const response = await call(saveEvent('{"Name":"Main"}', contentType));
+
+    expect({ response, handled: seen.length }).toEqual({ response: unsupported, handled: 0 });
+  });
+});
+
+describe('operation stack: malformed bodies', () => {
+  it.each([
+    ['JSON', 'application/json', '{"Name": "Main",}', 'The body is not valid JSON.'],
+    ['truncated JSON', 'application/json', '{"Name": "Ma', 'The body is not valid JSON.'],
+    ['XML', 'application/xml', '<TenantLocationInfo><Name>Main</TenantLocationInfo>', 'The XML body is not well-formed (line 1, column 31).'],
+    ['XML with a DOCTYPE', 'text/xml', '<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r><Name>&x;</Name></r>', 'XML with a DOCTYPE or markup declarations is not accepted.'],
+    ['a form', 'application/x-www-form-urlencoded', 'Name=100%', 'The form body has an invalid percent-encoding.'],
+    ['a form field name', 'application/x-www-form-urlencoded', 'Address..City=x', 'The form field name "Address..City" is not valid.'],
+  ])('answers 400 for malformed %s', async (_case, contentType, body, detail) => {
+    const { call, seen } = operationWith('tenantLocationSave');
+
+    const response = await call(saveEvent(body, contentType));
+
+    expect({ response, handled: seen.length }).toEqual({
+      response: { statusCode: 400, headers: problemHeaders('json'), body: malformedProblem(detail) },
+      handled: 0,
+    });
+  });
+
+  it.each([
+    ['an array', '[{"Name":"Main"}]'],
+    ['null', 'null'],
+    ['a string', '"Main"'],
+    ['a number', '42'],
+  ])('answers 400 when the JSON body is %s rather than an object', async (_case, body) => {
+    const { call } = operationWith('tenantLocationSave');
+
+    const response = await call(saveEvent(body, 'application/json'));
+
+    expect(response).toEqual({
+      statusCode: 400,
+      headers: problemHeaders('json'),
+      body: validationProblem([{ pointer: '', detail: 'the body must be an object' }]),
+    });
+  });
+
+  it('answers 400 when a required body is missing', async () => {
+    const { call } = operationWith('tenantLocationSave');
+
+    const response = await call(apiEvent({ method: 'POST', resource: '/TenantLocation/Save', headers: { 'Content-Type': 'application/json' } }));
+
+    expect(response).toEqual({
+      statusCode: 400,
+      headers: problemHeaders('json'),
+      body: validationProblem([{ pointer: '', detail: 'a request body is required' }], 'A request body is required.'),
+    });
+  });
+});
+
+describe('operation stack: validation of bodies', () => {
+  it('lists every invalid field with a JSON pointer, including unknown keys (names are case-sensitive)', async () => {
+    const { call, seen } = operationWith('tenantLocationSave');
+    const body = { name: 'lower-case', Name: 5, IsDefault: 'yes', ID: '5', Address: { Latitude: 200, City: ['x'], city: 'y' }, UtcOffset: 1.5 };
+
+    const response = await call(saveEvent(JSON.stringify(body), 'application/json'));
+
+    expect({ response, handled: seen.length }).toEqual({
+      response: {
+        statusCode: 400,
+        headers: problemHeaders('json'),
+        body: validationProblem([
+          { pointer: '/ID', detail: 'Invalid input: expected number, received string' },
+          { pointer: '/Name', detail: 'Invalid input: expected string, received number' },
+          { pointer: '/Address/Latitude', detail: 'Too big: expected number to be <=90' },
+          { pointer: '/Address/City', detail: 'Invalid input: expected string, received array' },
+          { pointer: '/Address/city', detail: 'is not a known field (names are case-sensitive)' },
+          { pointer: '/UtcOffset', detail: 'Invalid input: expected int, received number' },
+          { pointer: '/IsDefault', detail: 'Invalid input: expected boolean, received string' },
+          { pointer: '/name', detail: 'is not a known field (names are case-sensitive)' },
+        ]),
+      },
+      handled: 0,
+    });
+  });
+
+  it('names the same invalid fields whatever the format', async () => {
+    const { call } = operationWith('tenantLocationSave');
+
+    const responses = await Promise.all([
+      call(saveEvent('<R><ID>five</ID><IsDefault>yes</IsDefault><name>x</name></R>', 'application/xml')),
+      call(saveEvent('ID=five&IsDefault=yes&name=x', 'application/x-www-form-urlencoded')),
+    ]);
+
+    const expected = {
+      statusCode: 400,
+      headers: problemHeaders('json'),
+      body: validationProblem([
+        { pointer: '/ID', detail: 'Invalid input: expected number, received string' },
+        { pointer: '/IsDefault', detail: 'Invalid input: expected boolean, received string' },
+        { pointer: '/name', detail: 'is not a known field (names are case-sensitive)' },
+      ]),
+    };
+    expect(responses).toEqual([expected, expected]);
+  });
+
+  it('refuses a reserved key in a JSON body', async () => {
+    const { call } = operationWith('tenantLocationSave');
+
+    const response = await call(saveEvent('{"Name":"Main","__proto__":{"polluted":true}}', 'application/json'));
+
+    expect({ response, polluted: ({} as Record<string, unknown>).polluted }).toEqual({
+      response: {
+        statusCode: 400,
+        headers: problemHeaders('json'),
+        body: validationProblem([{ pointer: '/__proto__', detail: 'this key is not allowed' }], 'The body uses a reserved key.'),
+      },
+      polluted: undefined,
+    });
+  });
+});
+
+describe('operation stack: body size', () => {
+  const tooLarge = {
+    statusCode: 413,
+    headers: problemHeaders('json'),
+    body: {
+      type: 'about:blank',
+      title: 'Content Too Large',
+      status: 413,
+      detail: 'The request body exceeds 1048576 bytes.',
+      instance: requestId,
+    },
+  };
+  /** A JSON body of exactly `bytes` UTF-8 bytes (padded with whitespace, which JSON allows). */
+  const jsonOfSize = (bytes: number) => {
+    const json = '{"Name":"Main"}';
+    return json + ' '.repeat(bytes - json.length);
+  };
+
+  it('accepts a body of exactly 1 MiB, plain or base64-encoded', async () => {
+    const { call, seen } = operationWith('tenantLocationSave');
+    const body = jsonOfSize(mebibyte);
+
+    const responses = await Promise.all([
+      call(saveEvent(body, 'application/json')),
+      call(saveEvent(Buffer.from(body).toString('base64'), 'application/json', { isBase64Encoded: true })),
+    ]);
+
+    expect({ responses, bodies: seen.map((request) => request.body) }).toEqual({
+      responses: [ok, ok],
+      bodies: [
+        { Name: 'Main', ...tenancy },
+        { Name: 'Main', ...tenancy },
+      ],
+    });
+  });
+
+  it.each([
+    ['plain', jsonOfSize(mebibyte + 1), false],
+    ['base64-encoded', Buffer.from(jsonOfSize(mebibyte + 1)).toString('base64'), true],
+    ['much larger, base64-encoded', Buffer.alloc(3 * mebibyte, 0x20).toString('base64'), true],
+    ['1 MiB of characters that are 2 bytes each', `{"Name":"${'é'.repeat(mebibyte / 2)}"}`, false],
+  ])('answers 413 for a body over 1 MiB: %s', async (_case, body, isBase64Encoded) => {
+    const { call, seen } = operationWith('tenantLocationSave');
+
+    const response = await call(saveEvent(body, 'application/json', { isBase64Encoded }));
+
+    expect({ response, handled: seen.length }).toEqual({ response: tooLarge, handled: 0 });
+  });
+});
+
+describe('operation stack: path and query parameters', () => {
+  const idProblem = {
+    statusCode: 400,
+    headers: problemHeaders('json'),
+    body: validationProblem([{ parameter: 'id', detail: 'must be a positive 32-bit integer' }]),
+  };
+
+  it.each(['0', '-1', '2147483648', '99999999999', 'abc', '1.5', '0x10', '1e3', ' 1', '1 ', '+1', '01', '', '١'])(
+    'refuses id %j with errors[].parameter "id"',
+    async (id) => {
+      const { call, seen } = operationWith('tenantLocationGet');
+
+      const response = await call(apiEvent({ pathParameters: { id } }));
+
+      expect({ response, handled: seen.length }).toEqual({ response: idProblem, handled: 0 });
+    },
+  );
+
+  it.each([
+    ['1', 1],
+    ['2147483647', 2147483647],
+  ])('accepts id %s', async (id, expected) => {
+    const { call, seen } = operationWith('tenantLocationGet');
+
+    const response = await call(apiEvent({ pathParameters: { id } }));
+
+    expect({ response, path: seen[0]?.path }).toEqual({ response: ok, path: { id: expected } });
+  });
+
+  it('refuses a missing addressType with errors[].parameter "addressType"', async () => {
+    const { call } = operationWith('tenantLocationGetDefaultAddress');
+
+    const response = await call(apiEvent({ resource: '/TenantLocation/GetDefaultAddress/{id}', pathParameters: { id: '5' } }));
+
+    expect(response).toEqual({
+      statusCode: 400,
+      headers: problemHeaders('json'),
+      body: validationProblem([{ parameter: 'addressType', detail: 'Invalid input: expected string, received undefined' }]),
+    });
+  });
+});
