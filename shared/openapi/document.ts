@@ -1,5 +1,6 @@
 // OpenAPI document: the OpenAPI 3.1 description of the service, built from the operations manifest and the zod
 // schemas alone (a pure function: same code, same document). `npm run openapi` writes it to openapi.json.
+import { signatureToleranceSeconds } from '../document-events/signature';
 import { readFileSync } from 'node:fs';
 import { operations as manifestOperations, type Area, type HttpMethod, type Operation } from '../operations';
 import { isXmlMediaType, requestMediaTypes, responseMediaTypes } from '../http/media';
@@ -67,7 +68,7 @@ const webhookSignature =
   'Authenticated by the `signature` member of the event, not by a token: `t=<unix seconds>,v1=<lowercase hex ' +
   'HMAC-SHA256>`, the HMAC of `<t>.` followed by the RFC 8785 (JCS) canonical JSON of the event without its ' +
   "`signature` member, keyed with the provider's shared secret. Several `v1` entries may be sent (secret " +
-  'rotation); other schemes are ignored. Events whose `t` is more than 300 s away from the server clock, and ' +
+  `rotation); other schemes are ignored. Events whose \`t\` is more than ${signatureToleranceSeconds} s away from the server clock, and ` +
   'missing or wrong signatures, are refused with 401. The event id (`eventId` of the answer) is the SHA-256 of ' +
   'the same canonical JSON, so a retry of an event is recognised as the same event.';
 

@@ -66,7 +66,7 @@ export const pathId = z
   .string()
   .regex(/^[1-9][0-9]{0,9}$/, { error: pathIdMessage })
   .transform(Number)
-  .pipe(z.int32({ error: pathIdMessage }));
+  .pipe(z.int32({ error: pathIdMessage }).min(1, { error: pathIdMessage }));
 
 /** Counts (lines, products, days): never negative. */
 export const count = () => z.int32().min(0);
