@@ -10,8 +10,8 @@ const verify = createTokenVerifier(tokenVerifierConfigFromEnv());
 
 /** `arn:aws:execute-api:region:account:apiId/stage/METHOD/path` -> `arn:aws:execute-api:region:account:apiId/*` */
 const wholeApiArn = (methodArn: string): string => {
-  const [arnPrefix, apiId] = methodArn.split('/', 2);
-  return `${arnPrefix}/${apiId}/*`;
+  const [apiArn] = methodArn.split('/', 1); // `arn:aws:execute-api:region:account:apiId`
+  return `${apiArn}/*`;
 };
 
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {

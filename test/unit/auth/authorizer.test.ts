@@ -1,0 +1,106 @@
+// Black-box tests of functions/authorizer.ts, the API Gateway REQUEST authorizer. Its verifier is configured from
+// the environment when the module loads, so the environment is set before the module is imported.
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { localDevSecret, signDevToken } from '../../../shared/auth/tokens';
+import { logger } from '../../../shared/observability/logger';
+
+type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+let handler: AuthorizerHandler;
+
+beforeAll(async () => {
+  logger.setLogLevel('SILENT');
+  delete process.env.AUTH_JWKS_URL;
+  delete process.env.AUTH_ISSUER;
+  delete process.env.AUTH_AUDIENCE;
+  process.env.AUTH_HS256_SECRET = localDevSecret;
+  ({ handler } = (await import('../../../functions/authorizer')) as { handler: AuthorizerHandler });
+});
+
+const methodArn = 'arn:aws:execute-api:eu-west-1:123456789012:abc123def4/api/GET/TenantLocation/Get/5';
+
+const authorizerEvent = (headers: Record<string, string>): APIGatewayRequestAuthorizerEvent => ({
+  type: 'REQUEST',
+  methodArn,
+  resource: '/TenantLocation/Get/{id}',
+  path: '/TenantLocation/Get/5',
+  httpMethod: 'GET',
+  headers,
+  multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+  pathParameters: { id: '5' },
+  queryStringParameters: null,
+  multiValueQueryStringParameters: null,
+  stageVariables: null,
+  requestContext: {
+    accountId: '123456789012',
+    apiId: 'abc123def4',
+    authorizer: undefined,
+    protocol: 'HTTP/1.1',
+    httpMethod: 'GET',
+    identity: {
+      accessKey: null,
+      accountId: null,
+      apiKey: null,
+      apiKeyId: null,
+      caller: null,
+      clientCert: null,
+      cognitoAuthenticationProvider: null,
+      cognitoAuthenticationType: null,
+      cognitoIdentityId: null,
+      cognitoIdentityPoolId: null,
+      principalOrgId: null,
+      sourceIp: '203.0.113.10',
+      user: null,
+      userAgent: 'unit-test',
+      userArn: null,
+    },
+    path: '/api/TenantLocation/Get/5',
+    stage: 'api',
+    requestId: 'c0ffee00-0000-4000-8000-000000000002',
+    requestTimeEpoch: 1_767_225_600_000,
+    resourceId: 'res123',
+    resourcePath: '/TenantLocation/Get/{id}',
+  },
+});
+
+/** What the handler decided: the policy, or the message of what it threw. */
+const decide = async (headers: Record<string, string>) => {
+  try {
+    return await handler(authorizerEvent(headers));
+  } catch (error) {
+    return { threw: (error as Error).message };
+  }
+};
+
+describe('authorizer', () => {
+  it('allows the whole API (every stage, method and path) and hands the tenancy on as context', async () => {
+    const token = await signDevToken({ tenantId: 7, websiteId: 1, userId: 3 });
+
+    expect(await decide({ Authorization: `Bearer ${token}` })).toEqual({
+      principalId: 'tenant-7/user-3',
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123def4/*' }],
+      },
+      context: { tenantId: 7, websiteId: 1, userId: 3 },
+    });
+  });
+
+  it('reads a lower-case authorization header and passes the organisation id on', async () => {
+    const token = await signDevToken({ tenantId: 9, websiteId: 2, userId: 4, organisationId: 'org-9' });
+
+    expect(await decide({ authorization: `Bearer ${token}` })).toEqual(
+      expect.objectContaining({ principalId: 'tenant-9/user-4', context: { tenantId: 9, websiteId: 2, userId: 4, organisationId: 'org-9' } }),
+    );
+  });
+
+  it.each([
+    ['no Authorization header', async () => ({})],
+    ['a malformed header', async () => ({ Authorization: 'Bearer nope' })],
+    ['a token signed with another secret', async () => ({ Authorization: `Bearer ${await signDevToken({ tenantId: 7, websiteId: 1, userId: 3 }, { secret: 'x'.repeat(40) })}` })],
+    ['an expired token', async () => ({ Authorization: `Bearer ${await signDevToken({ tenantId: 7, websiteId: 1, userId: 3 }, { expiresIn: Math.floor(Date.now() / 1000) - 60 })}` })],
+    ['a token for another issuer', async () => ({ Authorization: `Bearer ${await signDevToken({ tenantId: 7, websiteId: 1, userId: 3 }, { issuer: 'elsewhere' })}` })],
+  ])('throws Error("Unauthorized") for %s, which API Gateway answers with 401', async (_case, headers) => {
+    expect(await decide(await headers())).toEqual({ threw: 'Unauthorized' });
+  });
+});
