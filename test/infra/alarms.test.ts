@@ -1,0 +1,89 @@
+// Infra tests: every failure signal has an alarm, and every alarm notifies the topic (which only accepts TLS).
+import { operations } from '../../shared/operations';
+import { logicalIdOf, resourcesOfType, synthesize, type CfnTemplate, type Synthesized } from './synthesize';
+
+let synthesized: Synthesized;
+let template: CfnTemplate;
+
+beforeAll(() => {
+  synthesized = synthesize({ alarmEmail: 'oncall@example.com' });
+  template = synthesized.apiJson;
+});
+afterAll(() => synthesized.cleanUp());
+
+const alarms = () => resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties as Record<string, any>);
+
+describe('alarms', () => {
+  it('has one alarm per operation function, one for the API 5XX rate and one for authorizer failures', () => {
+    expect(alarms()).toHaveLength(operations.length + 2);
+  });
+
+  it('alarms when more than 1 % of requests answer 5XX over five minutes', () => {
+    synthesized.api.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5XXError',
+      Statistic: 'Average',
+      Period: 300,
+      Threshold: 0.01,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it.each(operations.map((operation) => operation.operationId))('alarms on any invocation error of %s', (operationId) => {
+    const functionId = logicalIdOf(synthesized.apiStack.operationFunctions.get(operationId)!.function);
+    const matching = alarms().filter(
+      (alarm) =>
+        alarm.Namespace === 'AWS/Lambda' &&
+        alarm.MetricName === 'Errors' &&
+        JSON.stringify(alarm.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: { Ref: functionId } }]),
+    );
+    expect(matching).toHaveLength(1);
+    expect(matching[0]).toMatchObject({ Statistic: 'Sum', Period: 300, Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+  });
+
+  it('alarms on authorizer failures, counted from its ERROR log lines rather than refused tokens', () => {
+    const authorizerLogs = logicalIdOf(synthesized.apiStack.authorizerFunction.logGroup);
+    synthesized.api.hasResourceProperties('AWS::Logs::MetricFilter', {
+      LogGroupName: { Ref: authorizerLogs },
+      FilterPattern: '{ $.level = "ERROR" }',
+      MetricTransformations: [
+        { MetricNamespace: 'BusinessPlatformApi', MetricName: 'AuthorizerFailures', MetricValue: '1', DefaultValue: 0 },
+      ],
+    });
+    synthesized.api.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'BusinessPlatformApi',
+      MetricName: 'AuthorizerFailures',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    const authorizerId = logicalIdOf(synthesized.apiStack.authorizerFunction.function);
+    expect(alarms().filter((alarm) => JSON.stringify(alarm.Dimensions ?? []).includes(`"${authorizerId}"`))).toEqual([]);
+  });
+
+  it('notifies one TLS-only topic on alarm and on recovery, and subscribes the given e-mail', () => {
+    const topics = resourcesOfType(template, 'AWS::SNS::Topic');
+    expect(topics).toHaveLength(1);
+    const topic = { Ref: topics[0]![0] };
+    for (const alarm of alarms()) {
+      expect(alarm.AlarmActions).toEqual([topic]);
+      expect(alarm.OKActions).toEqual([topic]);
+    }
+    synthesized.api.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: [
+          {
+            Action: 'sns:Publish',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            Effect: 'Deny',
+            Principal: '*',
+            Resource: topic,
+            Sid: 'AllowPublishThroughSSLOnly',
+          },
+        ],
+        Version: '2012-10-17',
+      },
+    });
+    synthesized.api.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
+  });
+});

@@ -1,0 +1,193 @@
+// Infra tests: the REST API matches the manifest (routes, auth), answers its own refusals with the shared problem
+// responses, logs every request without secrets, throttles, and sits behind the web ACL.
+import { Match } from 'aws-cdk-lib/assertions';
+import { gatewayProblemTemplate, gatewayResponses } from '../../shared/http/gateway-responses';
+import { securityHeaders } from '../../shared/http/headers';
+import { operations, stageName } from '../../shared/operations';
+import { logicalIdOf, resourcesOfType, synthesize, type CfnTemplate, type Synthesized } from './synthesize';
+
+let synthesized: Synthesized;
+let template: CfnTemplate;
+
+beforeAll(() => {
+  synthesized = synthesize();
+  template = synthesized.apiJson;
+});
+afterAll(() => synthesized.cleanUp());
+
+const restApiId = () => logicalIdOf(synthesized.apiStack.operationsApi.api);
+
+/** Full path of every API Gateway resource, by logical id, rebuilt from PathPart and ParentId. */
+const resourcePaths = (): Map<string, string> => {
+  const resources = new Map(resourcesOfType(template, 'AWS::ApiGateway::Resource'));
+  const pathOf = (logicalId: string): string => {
+    const properties = resources.get(logicalId)!.Properties as { PathPart: string; ParentId: { Ref?: string } };
+    const parent = properties.ParentId.Ref;
+    return `${parent && resources.has(parent) ? pathOf(parent) : ''}/${properties.PathPart}`;
+  };
+  return new Map([...resources.keys()].map((logicalId) => [logicalId, pathOf(logicalId)]));
+};
+
+/** Every method as `METHOD /path`, with its properties. */
+const methods = (): Map<string, Record<string, any>> => {
+  const paths = resourcePaths();
+  return new Map(
+    resourcesOfType(template, 'AWS::ApiGateway::Method').map(([, method]) => {
+      const properties = method.Properties as Record<string, any>;
+      const resourceRef = properties.ResourceId.Ref as string | undefined;
+      const path = resourceRef && paths.has(resourceRef) ? paths.get(resourceRef)! : '/';
+      return [`${properties.HttpMethod} ${path}`, properties];
+    }),
+  );
+};
+
+describe('REST API', () => {
+  it('deploys one stage named after the manifest, so the base URL ends in /api', () => {
+    expect(stageName).toBe('api');
+    synthesized.api.resourceCountIs('AWS::ApiGateway::Stage', 1);
+    synthesized.api.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: stageName });
+    synthesized.api.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+  });
+
+  it('has exactly the manifest routes (trailing slash dropped), no more', () => {
+    const expected = operations.map((operation) => `${operation.method} ${operation.path.replace(/\/+$/, '')}`);
+    expect([...methods().keys()].sort()).toEqual(expected.sort());
+  });
+
+  it.each(operations.map((operation) => [operation.operationId, operation] as const))(
+    '%s uses the authorizer unless signed by the provider, and calls its own function',
+    (operationId, operation) => {
+      const method = methods().get(`${operation.method} ${operation.path.replace(/\/+$/, '')}`)!;
+      expect(method.OperationName).toBe(operationId);
+      if (operation.auth === 'bearer') {
+        expect(method.AuthorizationType).toBe('CUSTOM');
+        expect(method.AuthorizerId).toEqual({ Ref: logicalIdOf(synthesized.apiStack.operationsApi.authorizer) });
+      } else {
+        expect(method.AuthorizationType).toBe('NONE');
+        expect(method.AuthorizerId).toBeUndefined();
+      }
+      expect(method.Integration.Type).toBe('AWS_PROXY');
+      const functionId = logicalIdOf(synthesized.apiStack.operationFunctions.get(operationId)!.function);
+      expect(JSON.stringify(method.Integration.Uri)).toContain(`"${functionId}"`);
+    },
+  );
+
+  it('authorizes with a REQUEST authorizer on the Authorization header, cached five minutes', () => {
+    synthesized.api.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+    synthesized.api.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 300,
+      AuthorizerUri: Match.anyValue(),
+    });
+  });
+
+  it('declares the authorizer settings as parameters when no context gives them', () => {
+    for (const name of ['AuthIssuer', 'AuthJwksUrl', 'AuthAudience']) {
+      expect(template.Parameters?.[name]).toMatchObject({ Type: 'String', Default: '' });
+    }
+  });
+});
+
+describe('gateway responses', () => {
+  it('installs every shared gateway response, and only those', () => {
+    synthesized.api.resourceCountIs('AWS::ApiGateway::GatewayResponse', gatewayResponses.length);
+  });
+
+  it.each(gatewayResponses.map((definition) => [definition.type, definition] as const))(
+    '%s answers its status with a problem body, the security headers and the request id',
+    (type, definition) => {
+      synthesized.api.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        RestApiId: { Ref: restApiId() },
+        ResponseType: type,
+        StatusCode: String(definition.kind.status),
+        ResponseTemplates: { 'application/problem+json': gatewayProblemTemplate(definition) },
+        ResponseParameters: {
+          ...Object.fromEntries(
+            Object.entries(securityHeaders).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]),
+          ),
+          'gatewayresponse.header.Content-Type': "'application/problem+json'",
+          'gatewayresponse.header.X-Request-Id': 'context.requestId',
+        },
+      });
+    },
+  );
+});
+
+describe('stage settings', () => {
+  const stage = () => resourcesOfType(template, 'AWS::ApiGateway::Stage')[0]![1].Properties as Record<string, any>;
+
+  it('writes a JSON access log line per request, to its own log group, without headers', () => {
+    const { AccessLogSetting } = stage();
+    expect(AccessLogSetting.DestinationArn).toEqual({
+      'Fn::GetAtt': [logicalIdOf(synthesized.apiStack.operationsApi.accessLogs), 'Arn'],
+    });
+    const format = JSON.parse(AccessLogSetting.Format as string) as Record<string, string>;
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      ip: '$context.identity.sourceIp',
+      caller: '$context.identity.caller',
+      user: '$context.identity.user',
+      requestTime: '$context.requestTime',
+      httpMethod: '$context.httpMethod',
+      resourcePath: '$context.resourcePath',
+      status: '$context.status',
+      protocol: '$context.protocol',
+      responseLength: '$context.responseLength',
+      integrationLatency: '$context.integrationLatency',
+    });
+    expect(AccessLogSetting.Format).not.toMatch(/header|authorization|\$input|requestOverride/i);
+    expect(template.Resources[logicalIdOf(synthesized.apiStack.operationsApi.accessLogs)]!.Properties).toEqual({
+      RetentionInDays: 30,
+    });
+  });
+
+  it('throttles, records method metrics and traces, logs only errors and never request data', () => {
+    expect(stage().TracingEnabled).toBe(true);
+    expect(stage().MethodSettings).toEqual([
+      {
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        ThrottlingRateLimit: 100,
+        ThrottlingBurstLimit: 200,
+        MetricsEnabled: true,
+        LoggingLevel: 'ERROR',
+        DataTraceEnabled: false,
+      },
+    ]);
+  });
+});
+
+describe('web ACL', () => {
+  it('guards the stage with a rate limit per IP and the AWS managed rule groups', () => {
+    synthesized.api.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      Rules: Match.arrayWith([
+        Match.objectLike({
+          Name: 'RequestsPerIp',
+          Action: { Block: {} },
+          Statement: { RateBasedStatement: { Limit: 3000, AggregateKeyType: 'IP', EvaluationWindowSec: 300 } },
+        }),
+        Match.objectLike({
+          Statement: {
+            ManagedRuleGroupStatement: Match.objectLike({ VendorName: 'AWS', Name: 'AWSManagedRulesCommonRuleSet' }),
+          },
+        }),
+        Match.objectLike({
+          Statement: {
+            ManagedRuleGroupStatement: Match.objectLike({ VendorName: 'AWS', Name: 'AWSManagedRulesKnownBadInputsRuleSet' }),
+          },
+        }),
+      ]),
+    });
+    const stageId = logicalIdOf(synthesized.apiStack.operationsApi.api.deploymentStage);
+    const association = resourcesOfType(template, 'AWS::WAFv2::WebACLAssociation');
+    expect(association).toHaveLength(1);
+    const arn = JSON.stringify(association[0]![1].Properties!.ResourceArn);
+    expect(arn).toContain(`"${restApiId()}"`);
+    expect(arn).toContain(`"${stageId}"`);
+  });
+});

@@ -1,0 +1,69 @@
+// Infra tests: synthesizes the real app (infra/create-app.ts) with bundling skipped, so the templates are what
+// `cdk synth` writes minus the esbuild step, and each test file costs one synth of a few seconds.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Stack, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { apiStackName, createApp, dataStackName, type BusinessPlatformApp } from '../../infra/create-app';
+
+export interface Synthesized extends BusinessPlatformApp {
+  readonly api: Template;
+  readonly data: Template;
+  readonly apiJson: CfnTemplate;
+  readonly dataJson: CfnTemplate;
+  /** Removes the temporary cloud assembly. */
+  readonly cleanUp: () => void;
+}
+
+export interface CfnResource {
+  readonly Type: string;
+  readonly Properties?: Record<string, unknown>;
+  readonly DeletionPolicy?: string;
+  readonly UpdateReplacePolicy?: string;
+}
+
+export interface CfnTemplate {
+  readonly Resources: Record<string, CfnResource>;
+  readonly Parameters?: Record<string, Record<string, unknown>>;
+  readonly Outputs?: Record<string, Record<string, unknown>>;
+}
+
+export const synthesize = (context: Record<string, unknown> = {}): Synthesized => {
+  const outdir = mkdtempSync(join(tmpdir(), 'infra-test-'));
+  const built = createApp({
+    outdir,
+    // An empty list of stacks to bundle: NodejsFunction skips esbuild and the asset gets a placeholder hash.
+    context: { 'aws:cdk:bundling-stacks': [], ...context },
+  });
+  // The app's own synth, so the cdk-nag validation plugin runs exactly as under the CLI (it throws on findings).
+  const assembly = built.app.synth();
+  const apiJson = assembly.getStackByName(apiStackName).template as CfnTemplate;
+  const dataJson = assembly.getStackByName(dataStackName).template as CfnTemplate;
+  return {
+    ...built,
+    api: Template.fromJSON(apiJson),
+    data: Template.fromJSON(dataJson),
+    apiJson,
+    dataJson,
+    cleanUp: () => rmSync(outdir, { recursive: true, force: true }),
+  };
+};
+
+/** Logical ids of the resources of one type. */
+export const resourcesOfType = (template: CfnTemplate, type: string): Array<[string, CfnResource]> =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+/** The logical id of a construct's CloudFormation resource (its default child, or itself for an L1). */
+export const logicalIdOf = (construct: IConstruct): string => {
+  const element = (construct.node.defaultChild ?? construct) as CfnElement;
+  return Stack.of(element).getLogicalId(element);
+};
+
+/** Actions of a policy statement, always as an array. */
+export const actionsOf = (statement: { Action?: unknown }): string[] =>
+  Array.isArray(statement.Action) ? (statement.Action as string[]) : statement.Action ? [statement.Action as string] : [];
+
+export const resourcesOf = (statement: { Resource?: unknown }): unknown[] =>
+  Array.isArray(statement.Resource) ? statement.Resource : statement.Resource ? [statement.Resource] : [];

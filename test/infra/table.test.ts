@@ -1,0 +1,89 @@
+// Infra tests: the data stack creates the single table exactly as shared/data/table.ts declares it, and keeps it
+// (retain, deletion protection) only where the data is real.
+import { tableDefinition } from '../../shared/data/table';
+import { resourcesOfType, synthesize, type CfnResource, type Synthesized } from './synthesize';
+
+const tableOf = (synthesized: Synthesized): CfnResource => {
+  const tables = resourcesOfType(synthesized.dataJson, 'AWS::DynamoDB::Table');
+  expect(tables).toHaveLength(1);
+  return tables[0]![1];
+};
+
+describe('table (dev, the default stage)', () => {
+  let synthesized: Synthesized;
+  beforeAll(() => {
+    synthesized = synthesize();
+  });
+  afterAll(() => synthesized.cleanUp());
+
+  it('is the only resource of the data stack, and the API stack holds none', () => {
+    expect(Object.values(synthesized.dataJson.Resources).map((resource) => resource.Type)).toEqual(['AWS::DynamoDB::Table']);
+    synthesized.api.resourceCountIs('AWS::DynamoDB::Table', 0);
+  });
+
+  it('has the keys, indexes and TTL of the table definition, all string keys', () => {
+    const properties = tableOf(synthesized).Properties!;
+    expect(properties.KeySchema).toEqual([
+      { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+      { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+    ]);
+    expect(properties.GlobalSecondaryIndexes).toEqual(
+      tableDefinition.globalSecondaryIndexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    );
+    const keyNames = [
+      tableDefinition.partitionKey,
+      tableDefinition.sortKey,
+      ...tableDefinition.globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+    ];
+    expect(properties.AttributeDefinitions).toEqual(keyNames.map((name) => ({ AttributeName: name, AttributeType: 'S' })));
+    expect(properties.TimeToLiveSpecification).toEqual({
+      AttributeName: tableDefinition.timeToLiveAttribute,
+      Enabled: true,
+    });
+  });
+
+  it('bills per request, keeps 35 days of point-in-time recovery, encrypts with the AWS-managed key', () => {
+    const properties = tableOf(synthesized).Properties!;
+    expect(properties.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(properties.SSESpecification).toEqual({ SSEEnabled: true });
+    // CloudFormation names the table; functions read TABLE_NAME.
+    expect(properties.TableName).toBeUndefined();
+  });
+
+  it('is disposable in dev', () => {
+    const table = tableOf(synthesized);
+    expect(table.DeletionPolicy).toBe('Delete');
+    expect(table.UpdateReplacePolicy).toBe('Delete');
+    expect(table.Properties!.DeletionProtectionEnabled).toBe(false);
+  });
+});
+
+describe('table (prod)', () => {
+  let synthesized: Synthesized;
+  beforeAll(() => {
+    synthesized = synthesize({ stage: 'prod' });
+  });
+  afterAll(() => synthesized.cleanUp());
+
+  it('is retained and protected from deletion, and so is its stack', () => {
+    const table = tableOf(synthesized);
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+    expect(table.Properties!.DeletionProtectionEnabled).toBe(true);
+    expect(synthesized.dataStack.terminationProtection).toBe(true);
+  });
+
+  it('keeps the function and access log groups after the stack is gone', () => {
+    for (const [, logGroup] of resourcesOfType(synthesized.apiJson, 'AWS::Logs::LogGroup')) {
+      expect(logGroup.DeletionPolicy).toBe('Retain');
+    }
+  });
+});
