@@ -154,7 +154,8 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
       const isActive = input.IsActive ?? previous?.IsActive ?? true;
       const next: TenantLocation = {
         ...mergeClientFields(previous, input, id),
-        ...(parent ? { ParentName: parent.Name } : {}),
+        // A body without ParentID keeps the stored parent (merged above), and so its name.
+        ...(parent ? { ParentName: parent.Name } : input.ParentID === undefined && previous?.ParentName ? { ParentName: previous.ParentName } : {}),
         ID: id,
         TenantLocationID: id,
         Name: name,

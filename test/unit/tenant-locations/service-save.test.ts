@@ -1,0 +1,308 @@
+// Unit tests of the tenant-location service (shared/tenant-locations/service.ts): Save, over an in-memory repository.
+import { describe, expect, it } from '@jest/globals';
+import { otherTenant, principal, refusal, serviceWithFakes, storedLocation, t0 } from './support';
+
+const nameRequired = { status: 400, name: 'ValidationFailed', detail: 'The request is not valid; see errors for each field.', errors: [{ pointer: '/Name', detail: 'is required' }] };
+const parentProblem = (detail: string) => ({
+  status: 400,
+  name: 'ValidationFailed',
+  detail: 'The request is not valid; see errors for each field.',
+  errors: [{ pointer: '/ParentID', detail }],
+});
+
+describe('tenant-location service: Save creates', () => {
+  it.each([
+    ['absent', {}],
+    ['empty', { Name: '' }],
+    ['blank', { Name: ' \t ' }],
+  ])('requires a Name (refuses one that is %s) and writes nothing', async (_case, input) => {
+    // Prepare
+    const { service, repository } = serviceWithFakes();
+
+    // Act
+    const outcome = await refusal(service.save(principal, { Description: 'No name', ...input }));
+
+    // Assess: nothing was written and no ID was used up
+    expect({ outcome, writes: repository.writes.length, nextId: await repository.nextId(principal.tenantId) }).toEqual({
+      outcome: nameRequired,
+      writes: 0,
+      nextId: 1,
+    });
+  });
+
+  it('sets ID, TenantLocationID, tenancy, Version 1, audit fields, IsActive and IsDefault, and ignores server-owned input', async () => {
+    const { service, repository } = serviceWithFakes();
+
+    const outcome = await service.save(principal, {
+      ID: 0,
+      TenantLocationID: 77,
+      Name: '  Main Office  ',
+      Description: 'Head office',
+      Address: { City: 'Nelson', LocationID: 99, IsDefaultBilling: true },
+      Phone: '+64 3 000 0000',
+      RowNumber: 12,
+      Version: 5,
+      CreatedDateTime_utc: '2020-01-01T00:00:00.000Z',
+      ModifiedDateTime_utc: '2020-01-02T00:00:00.000Z',
+      CreatedByUserID: 99,
+      ModifiedByUserID: 98,
+      ParentName: 'Made up',
+    });
+
+    const expected = {
+      ID: 1,
+      TenantLocationID: 1,
+      Name: 'Main Office',
+      Description: 'Head office',
+      Address: { City: 'Nelson', LocationID: 1, IsDefaultBilling: true },
+      Phone: '+64 3 000 0000',
+      TenantID: 7,
+      WebsiteID: 1,
+      UserID: 3,
+      IsActive: true,
+      IsDefault: false,
+      Version: 1,
+      CreatedDateTime_utc: t0,
+      CreatedByUserID: 3,
+      ModifiedDateTime_utc: t0,
+      ModifiedByUserID: 3,
+    };
+    expect({ outcome, stored: repository.stored(7, 1) }).toStrictEqual({ outcome: { created: true, location: expected }, stored: expected });
+  });
+
+  it('numbers the locations of each tenant on their own', async () => {
+    const { service } = serviceWithFakes();
+
+    const ids = [
+      (await service.save(principal, { Name: 'A' })).location.ID,
+      (await service.save(principal, { Name: 'B' })).location.ID,
+      (await service.save(otherTenant, { Name: 'A' })).location.ID,
+    ];
+
+    expect(ids).toEqual([1, 2, 1]);
+  });
+
+  it('refuses a name another active location of the tenant holds, whatever its case and spacing', async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(1, { Name: 'Main Office' }));
+
+    const outcome = await refusal(service.save(principal, { Name: '  MAIN office ' }));
+
+    expect(outcome).toEqual({
+      status: 409,
+      name: 'NameTaken',
+      detail: 'Another record of this tenant already has this name.',
+      errors: [{ pointer: '/Name', detail: 'already in use' }],
+    });
+  });
+
+  it("accepts a name used by a deleted location, or by another tenant's location", async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(1, { Name: 'Main', IsActive: false }));
+    repository.seed(storedLocation(1, { Name: 'Depot', TenantID: otherTenant.tenantId }));
+
+    const saved = [(await service.save(principal, { Name: 'Main' })).location.Name, (await service.save(principal, { Name: 'Depot' })).location.Name];
+
+    expect(saved).toEqual(['Main', 'Depot']);
+  });
+});
+
+describe('tenant-location service: Save updates', () => {
+  it('keeps ID, creation and absent fields; bumps Version and the modification fields', async () => {
+    const { service, repository, advance } = serviceWithFakes();
+    repository.seed(storedLocation(4, { Version: 2, Description: 'Old', Phone: '111', UtcOffset: 720 }));
+    const later = advance(60);
+
+    const outcome = await service.save(principal, { ID: 4, Name: 'Renamed', Version: 2, Description: 'New', CreatedByUserID: 99 });
+
+    const expected = storedLocation(4, {
+      Name: 'Renamed',
+      Description: 'New',
+      Phone: '111',
+      UtcOffset: 720,
+      Version: 3,
+      ModifiedDateTime_utc: later,
+      ModifiedByUserID: 3,
+    });
+    expect({ outcome, stored: repository.stored(7, 4) }).toStrictEqual({ outcome: { created: false, location: expected }, stored: expected });
+  });
+
+  it('clears a field sent explicitly empty', async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(4, { Description: 'Old', Address: { City: 'Nelson', LocationID: 4 } }));
+
+    const { location } = await service.save(principal, { ID: 4, Name: 'Location 4', Description: '', Address: {} });
+
+    expect([location.Description, location.Address]).toEqual([undefined, undefined]);
+  });
+
+  it('refuses a stale Version with 409 and writes nothing', async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(4, { Version: 3 }));
+
+    const outcome = await refusal(service.save(principal, { ID: 4, Name: 'Renamed', Version: 2 }));
+
+    expect({ outcome, writes: repository.writes.length, stored: repository.stored(7, 4)?.Name }).toEqual({
+      outcome: {
+        status: 409,
+        name: 'StaleVersion',
+        detail: 'The record was changed by someone else; fetch it again and retry.',
+        errors: [{ pointer: '/Version', detail: 'stale' }],
+      },
+      writes: 0,
+      stored: 'Location 4',
+    });
+  });
+
+  it('answers 404 for an ID the tenant does not have, even when another tenant has it', async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(9, { TenantID: otherTenant.tenantId }));
+
+    const outcomes = [await refusal(service.save(principal, { ID: 99, Name: 'X' })), await refusal(service.save(principal, { ID: 9, Name: 'X' }))];
+
+    expect({ outcomes, writes: repository.writes.length }).toEqual({
+      outcomes: [
+        { status: 404, name: 'NotFound', detail: 'Tenant location 99 does not exist.' },
+        { status: 404, name: 'NotFound', detail: 'Tenant location 9 does not exist.' },
+      ],
+      writes: 0,
+    });
+  });
+
+  it('retries when another writer got in first and the client sent no Version', async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(4, { Version: 1 }));
+    repository.beforeNextWrite(() => repository.seed(storedLocation(4, { Version: 2, Phone: 'theirs' })));
+
+    const { location } = await service.save(principal, { ID: 4, Name: 'Mine' });
+
+    expect({ name: location.Name, version: location.Version, phone: location.Phone, writes: repository.writes.length }).toEqual({
+      name: 'Mine',
+      version: 3,
+      phone: 'theirs',
+      writes: 2,
+    });
+  });
+
+  it('answers 409 StaleVersion when another writer got in first and the client named the Version it edited', async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(4, { Version: 1 }));
+    repository.beforeNextWrite(() => repository.seed(storedLocation(4, { Version: 2 })));
+
+    const outcome = await refusal(service.save(principal, { ID: 4, Name: 'Mine', Version: 1 }));
+
+    expect(outcome).toEqual(expect.objectContaining({ status: 409, name: 'StaleVersion' }));
+  });
+});
+
+describe('tenant-location service: the default location', () => {
+  it('makes a location the default and clears the previous default', async () => {
+    const { service, repository, advance } = serviceWithFakes();
+    repository.seed(storedLocation(1, { IsDefault: true, Version: 4 }));
+    const later = advance(30);
+
+    const { location } = await service.save(principal, { Name: 'New default', IsDefault: true });
+
+    expect({
+      isDefault: location.IsDefault,
+      previousDefaultIdSent: repository.writes[0]?.previousDefaultId,
+      oldDefault: repository.stored(7, 1),
+      pointer: repository.defaultPointer(7),
+    }).toEqual({
+      isDefault: true,
+      previousDefaultIdSent: 1,
+      oldDefault: storedLocation(1, { IsDefault: false, Version: 5, ModifiedDateTime_utc: later, ModifiedByUserID: 3 }),
+      pointer: location.ID,
+    });
+  });
+
+  it('makes the first default without touching any other location', async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(1));
+
+    await service.save(principal, { ID: 1, Name: 'Location 1', IsDefault: true });
+
+    expect({ previousDefaultIdSent: repository.writes[0]?.previousDefaultId, pointer: repository.defaultPointer(7) }).toEqual({
+      previousDefaultIdSent: undefined,
+      pointer: 1,
+    });
+  });
+
+  it('keeps the default when an update does not mention IsDefault, and drops it when the location is deactivated', async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(1, { IsDefault: true }));
+
+    const kept = (await service.save(principal, { ID: 1, Name: 'Location 1', Description: 'x' })).location.IsDefault;
+    const deactivated = (await service.save(principal, { ID: 1, Name: 'Location 1', IsActive: false })).location;
+
+    expect({ kept, deactivated: [deactivated.IsActive, deactivated.IsDefault], pointer: repository.defaultPointer(7) }).toEqual({
+      kept: true,
+      deactivated: [false, false],
+      pointer: undefined,
+    });
+  });
+
+  it('never makes an inactive location the default', async () => {
+    const { service } = serviceWithFakes();
+
+    const { location } = await service.save(principal, { Name: 'Closed', IsActive: false, IsDefault: true });
+
+    expect([location.IsActive, location.IsDefault]).toEqual([false, false]);
+  });
+});
+
+describe('tenant-location service: ParentID', () => {
+  it('accepts an existing parent and records its name', async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(1, { Name: 'Region' }));
+
+    const { location } = await service.save(principal, { Name: 'Branch', ParentID: 1 });
+
+    expect([location.ParentID, location.ParentName]).toEqual([1, 'Region']);
+  });
+
+  it('keeps the parent and its name when an update does not mention ParentID', async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(1, { Name: 'Region' }));
+    repository.seed(storedLocation(2, { Name: 'Branch', ParentID: 1, ParentName: 'Region' }));
+
+    const { location } = await service.save(principal, { ID: 2, Name: 'Branch renamed' });
+
+    expect([location.ParentID, location.ParentName]).toEqual([1, 'Region']);
+  });
+
+  it('refuses a location as its own parent', async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(1));
+
+    expect(await refusal(service.save(principal, { ID: 1, Name: 'Location 1', ParentID: 1 }))).toEqual(
+      parentProblem('a location cannot be its own parent'),
+    );
+  });
+
+  it("refuses an unknown parent, including another tenant's location", async () => {
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(5, { TenantID: otherTenant.tenantId }));
+
+    const outcomes = [await refusal(service.save(principal, { Name: 'A', ParentID: 42 })), await refusal(service.save(principal, { Name: 'A', ParentID: 5 }))];
+
+    expect(outcomes).toEqual([parentProblem('no location of this tenant has this ID'), parentProblem('no location of this tenant has this ID')]);
+  });
+
+  it('refuses a parent that would make the hierarchy a loop', async () => {
+    // Prepare: 1 <- 2 <- 3 (3's parent is 2, whose parent is 1)
+    const { service, repository } = serviceWithFakes();
+    repository.seed(storedLocation(1));
+    repository.seed(storedLocation(2, { ParentID: 1 }));
+    repository.seed(storedLocation(3, { ParentID: 2 }));
+
+    // Act: make 1 a child of 3
+    const outcome = await refusal(service.save(principal, { ID: 1, Name: 'Location 1', ParentID: 3 }));
+
+    // Assess
+    expect({ outcome, writes: repository.writes.length }).toEqual({
+      outcome: parentProblem('this parent would make the hierarchy a loop'),
+      writes: 0,
+    });
+  });
+});
