@@ -1,0 +1,150 @@
+// Unit tests of the tenant-location service (shared/tenant-locations/service.ts): Search.
+import { describe, expect, it } from '@jest/globals';
+import type { TenantLocationFilter } from '../../../shared/schemas/search-filter';
+import { otherTenant, principal, refusal, serviceWithFakes, storedLocation } from './support';
+
+/** Six locations of the tenant (five active) and one of another tenant. By name: alpha shop, Bravo, charlie, Warehouse, Zulu. */
+const seeded = () => {
+  const fakes = serviceWithFakes();
+  const { repository } = fakes;
+  repository.seed(storedLocation(1, { Name: 'Warehouse', Description: 'Bulk storage', CustomerID: 5 }));
+  repository.seed(storedLocation(2, { Name: 'alpha shop' }));
+  repository.seed(storedLocation(3, { Name: 'Depot', IsActive: false }));
+  repository.seed(storedLocation(4, { Name: 'Bravo', ParentID: 1, ParentName: 'Warehouse' }));
+  repository.seed(storedLocation(5, { Name: 'charlie', Address: { City: 'Nelson', LocationID: 5 } }));
+  repository.seed(storedLocation(6, { Name: 'Zulu', CustomerID: 5 }));
+  repository.seed(storedLocation(7, { Name: 'Alpha of another tenant', TenantID: otherTenant.tenantId }));
+  return fakes;
+};
+
+/** The IDs of a page's rows, with their row numbers. */
+const rowsOf = async (filter: TenantLocationFilter) => {
+  const { service } = seeded();
+  const page = await service.search(principal, filter);
+  return page.Rows.map((row) => [row.RowNumber, row.ID]);
+};
+
+describe('tenant-location service: Search', () => {
+  it("by default lists the tenant's active locations by name, numbered from 1, 50 to a page", async () => {
+    const { service } = seeded();
+
+    const page = await service.search(principal, {});
+
+    expect(page).toStrictEqual({
+      Rows: [
+        { ...storedLocation(2, { Name: 'alpha shop' }), RowNumber: 1 },
+        { ...storedLocation(4, { Name: 'Bravo', ParentID: 1, ParentName: 'Warehouse' }), RowNumber: 2 },
+        { ...storedLocation(5, { Name: 'charlie', Address: { City: 'Nelson', LocationID: 5 } }), RowNumber: 3 },
+        { ...storedLocation(1, { Name: 'Warehouse', Description: 'Bulk storage', CustomerID: 5 }), RowNumber: 4 },
+        { ...storedLocation(6, { Name: 'Zulu', CustomerID: 5 }), RowNumber: 5 },
+      ],
+      TotalCount: 5,
+      HasMore: false,
+      LastRowNumber: 5,
+      MaxResults: 50,
+    });
+  });
+
+  it.each([
+    ['Name descending', { SortAsc: false }, [6, 1, 5, 4, 2]],
+    ['Name, spelled in any case and padded', { SortField: ' nAmE ' }, [2, 4, 5, 1, 6]],
+    ['ID ascending', { SortField: 'ID' }, [1, 2, 4, 5, 6]],
+    ['ID descending', { SortField: 'id', SortAsc: false }, [6, 5, 4, 2, 1]],
+    ['Description (absent sorts first), ties by ID', { SortField: 'Description' }, [2, 4, 5, 6, 1]],
+  ] as const)('sorts by %s', async (_case, filter, ids) => {
+    expect(await rowsOf(filter)).toEqual(ids.map((id, index) => [index + 1, id]));
+  });
+
+  it('refuses an unknown SortField', async () => {
+    const { service } = seeded();
+
+    expect(await refusal(service.search(principal, { SortField: 'City' }))).toEqual({
+      status: 400,
+      name: 'ValidationFailed',
+      detail: 'The request is not valid; see errors for each field.',
+      errors: [{ pointer: '/SortField', detail: 'must be Name, ID, Description, CreatedDateTime_utc or ModifiedDateTime_utc' }],
+    });
+  });
+
+  it('refuses every filter that does not apply to locations, each with its pointer', async () => {
+    const { service } = seeded();
+
+    const outcome = await refusal(
+      service.search(principal, {
+        GroupBy: 'City',
+        Statuses: [1],
+        StartDate: '2026-01-01T00:00:00Z',
+        IsHidden: false,
+        BrandIDs: [],
+        SearchString: 'fine',
+      }),
+    );
+
+    expect(outcome).toEqual({
+      status: 400,
+      name: 'ValidationFailed',
+      detail: 'The request is not valid; see errors for each field.',
+      errors: [
+        { pointer: '/Statuses', detail: 'does not apply to tenant locations' },
+        { pointer: '/StartDate', detail: 'does not apply to tenant locations' },
+        { pointer: '/BrandIDs', detail: 'does not apply to tenant locations' },
+        { pointer: '/IsHidden', detail: 'does not apply to tenant locations' },
+        { pointer: '/GroupBy', detail: 'does not apply to tenant locations' },
+      ],
+    });
+  });
+
+  it('pages with LastRowNumber and MaxResults, continuing the numbering', async () => {
+    const { service } = seeded();
+
+    const pages = [
+      await service.search(principal, { MaxResults: 2 }),
+      await service.search(principal, { MaxResults: 2, LastRowNumber: 2 }),
+      await service.search(principal, { MaxResults: 2, LastRowNumber: 4 }),
+      await service.search(principal, { MaxResults: 2, LastRowNumber: 40 }),
+    ];
+
+    expect(pages.map((page) => ({ ...page, Rows: page.Rows.map((row) => [row.RowNumber, row.ID]) }))).toEqual([
+      { Rows: [[1, 2], [2, 4]], TotalCount: 5, HasMore: true, LastRowNumber: 2, MaxResults: 2 },
+      { Rows: [[3, 5], [4, 1]], TotalCount: 5, HasMore: true, LastRowNumber: 4, MaxResults: 2 },
+      { Rows: [[5, 6]], TotalCount: 5, HasMore: false, LastRowNumber: 5, MaxResults: 2 },
+      { Rows: [], TotalCount: 5, HasMore: false, LastRowNumber: 5, MaxResults: 2 },
+    ]);
+  });
+
+  it('counts without rows for GetCountOnly', async () => {
+    const { service } = seeded();
+
+    const page = await service.search(principal, { GetCountOnly: true, IDs: [1, 2] });
+
+    expect({ rows: page.Rows, total: page.TotalCount }).toEqual({ rows: [], total: 2 });
+  });
+
+  it.each([
+    ['IDs', { IDs: [6, 1, 99] }, [1, 6]],
+    ['an empty IDs list (no filter)', { IDs: [] }, [2, 4, 5, 1, 6]],
+    ['ID', { ID: 4 }, [4]],
+    ['IgnoreID', { IgnoreID: 2 }, [4, 5, 1, 6]],
+    ['CustomerID', { CustomerID: 5 }, [1, 6]],
+    ['ParentID', { ParentID: 1 }, [4]],
+    ['SearchString in the name, any case', { SearchString: 'ALPHA' }, [2]],
+    ['SearchString in the address and description', { SearchString: 'nelson' }, [5]],
+    ['Search (the other spelling)', { Search: 'bulk' }, [1]],
+    ['SearchNameOnly', { SearchString: 'nelson', SearchNameOnly: true }, []],
+    ['IsExactMatch on the whole name, any case', { SearchString: ' BRAVO ', IsExactMatch: true }, [4]],
+    ['IsExactMatch with part of a name', { SearchString: 'bra', IsExactMatch: true }, []],
+    ['IncludeDeleted', { IncludeDeleted: true }, [2, 4, 5, 3, 1, 6]],
+    ['IsActive false (deleted only)', { IsActive: false }, [3]],
+    ['IsActive true', { IsActive: true, IncludeDeleted: true }, [2, 4, 5, 1, 6]],
+  ] as const)('filters by %s', async (_case, filter, ids) => {
+    expect(await rowsOf(filter as TenantLocationFilter)).toEqual(ids.map((id, index) => [index + 1, id]));
+  });
+
+  it("never returns another tenant's locations", async () => {
+    const { service } = seeded();
+
+    const page = await service.search(otherTenant, { IncludeDeleted: true });
+
+    expect(page.Rows.map((row) => [row.ID, row.TenantID])).toEqual([[7, otherTenant.tenantId]]);
+  });
+});
