@@ -141,8 +141,8 @@ export class OperationsApi extends Construct {
           id: 'AwsSolutions-APIG4',
           reason:
             `${operation.operationId} is called by the document-analysis provider, which cannot obtain our bearer ` +
-            'tokens. Its function authenticates each request by the event\'s signature before acting on it and ' +
-            'answers 401 otherwise (until that operation lands, it answers 501 to every request).',
+            'tokens. Its function verifies the HMAC signature of each event before acting on it and answers 401 ' +
+            'otherwise; API Gateway still applies the stage throttle and the web ACL.',
         });
       }
     }
