@@ -38,7 +38,8 @@ export const tokenVerifierConfigFromEnv = (env: NodeJS.ProcessEnv = process.env)
   throw new Error('Token verification is not configured: set AUTH_JWKS_URL and AUTH_ISSUER, or AUTH_HS256_SECRET');
 };
 
-const bearerPattern = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
+/** The scheme name is case-insensitive (RFC 9110 §11.1); the token is base64url. */
+const bearerPattern = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 const maxTokenLength = 8 * 1024;
 
 /** Verifies `Authorization: Bearer <JWT>` and returns the principal; throws InvalidToken with a safe message. */

@@ -49,6 +49,12 @@ describe('createTokenVerifier (hs256)', () => {
     expect(await outcome(`Bearer ${token}`)).toEqual({ ...principal, organisationId: 'org-42' });
   });
 
+  it('reads the scheme name case-insensitively, as HTTP defines it (RFC 9110 §11.1)', async () => {
+    const token = await signDevToken(principal);
+
+    expect([await outcome(`bearer ${token}`), await outcome(`BEARER ${token}`)]).toEqual([principal, principal]);
+  });
+
   it('accepts surrounding whitespace around the header value', async () => {
     expect(await outcome(`  Bearer ${await signDevToken(principal)}  `)).toEqual(principal);
   });
