@@ -2,19 +2,24 @@
 // the API Gateway authorizer context, and the only source of a request's tenancy.
 import { z } from 'zod';
 
-const positiveInt32 = z.coerce.number().pipe(z.int32().min(1));
+const organisationId = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_.:-]+$/)
+  .optional();
 
+/** Claims of a verified token: integers must be JSON integers (a signed "7" or true is refused). */
 export const PrincipalClaims = z.object({
-  tenantId: positiveInt32,
-  websiteId: positiveInt32,
-  userId: positiveInt32,
-  organisationId: z
-    .string()
-    .min(1)
-    .max(128)
-    .regex(/^[A-Za-z0-9_.:-]+$/)
-    .optional(),
+  tenantId: z.int32().min(1),
+  websiteId: z.int32().min(1),
+  userId: z.int32().min(1),
+  organisationId,
 });
+
+/** The same principal as API Gateway hands it to functions: it turns context numbers into strings. */
+const contextId = z.union([z.int32().min(1), z.string().regex(/^[1-9][0-9]{0,9}$/).transform(Number).pipe(z.int32())]);
+const AuthorizerPrincipal = z.object({ tenantId: contextId, websiteId: contextId, userId: contextId, organisationId });
 
 export type Principal = z.infer<typeof PrincipalClaims>;
 
@@ -30,6 +35,6 @@ export const toAuthorizerContext = (principal: Principal): AuthorizerContext => 
 
 /** Reads the principal back from the context API Gateway passes (it may have turned numbers into strings). */
 export const principalFromAuthorizerContext = (context: unknown): Principal | undefined => {
-  const parsed = PrincipalClaims.safeParse(context ?? {});
+  const parsed = AuthorizerPrincipal.safeParse(context ?? {});
   return parsed.success ? parsed.data : undefined;
 };

@@ -213,6 +213,8 @@ const applyTenancy = (body: unknown, principal: Principal, schema: z.ZodType): u
   const fields = schema instanceof z.ZodObject ? schema.shape : {};
   for (const [field, claim] of tenancyChecks) {
     const value = record[field];
+    // A value of the wrong type is left to validation (400); only a well-typed, different id is a tenancy breach.
+    if (typeof value !== 'number' && value !== undefined) continue;
     if (value !== undefined && value !== 0 && value !== principal[claim]) throw new TenancyMismatch(field);
     // Filled only where the body declares the field: a strict body without tenancy fields would refuse it.
     if (Object.hasOwn(fields, field)) record[field] = principal[claim];
