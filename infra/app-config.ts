@@ -39,11 +39,13 @@ export const readAppConfig = (node: Node): AppConfig => {
   const prod = stage === 'prod';
 
   const jwksUrl = optionalString(node, 'authJwksUrl');
-  // The authorizer downloads signing keys from this URL: plain HTTP would let anyone on the path forge tokens.
-  if (jwksUrl !== undefined && jwksUrl !== '' && !/^https:\/\/\S+$/.test(jwksUrl)) {
+  // The authorizer downloads signing keys from this URL: plain HTTP would let anyone on the path forge tokens. An
+  // empty one is refused too: it would deploy an authorizer that answers every bearer request with 500.
+  if (jwksUrl !== undefined && !/^https:\/\/\S+$/.test(jwksUrl)) {
     throw new Error(`Context authJwksUrl must be an https:// URL; got "${jwksUrl}"`);
   }
   const issuer = optionalString(node, 'authIssuer');
+  if (issuer === '') throw new Error('Context authIssuer must not be empty (omit it to make it a deploy parameter)');
   const audience = optionalString(node, 'authAudience');
 
   const alarmEmail = optionalString(node, 'alarmEmail');

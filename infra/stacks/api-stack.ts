@@ -44,11 +44,15 @@ export class ApiStack extends Stack {
       description: 'REQUEST authorizer: verifies bearer tokens against the OIDC issuer JWKS',
       environment: {
         AUTH_JWKS_URL: this.authSetting(props.auth.jwksUrl, 'AuthJwksUrl', 'JWKS URL of the token issuer (https://...)', {
-          allowedPattern: '^(https://\\S+)?$',
+          allowedPattern: '^https://\\S+$',
           constraintDescription: 'must be an https:// URL',
         }),
-        AUTH_ISSUER: this.authSetting(props.auth.issuer, 'AuthIssuer', 'Expected "iss" claim of bearer tokens'),
-        AUTH_AUDIENCE: this.authSetting(props.auth.audience, 'AuthAudience', 'Expected "aud" claim; empty skips the check'),
+        AUTH_ISSUER: this.authSetting(props.auth.issuer, 'AuthIssuer', 'Expected "iss" claim of bearer tokens', {
+          minLength: 1,
+        }),
+        AUTH_AUDIENCE: this.authSetting(props.auth.audience, 'AuthAudience', 'Expected "aud" claim; empty skips the check', {
+          default: '',
+        }),
       },
       logRemovalPolicy: props.logRemovalPolicy,
     });
@@ -102,17 +106,18 @@ export class ApiStack extends Stack {
   }
 
   /**
-   * An auth setting given as context is baked into the template; otherwise it becomes a stack parameter (default
-   * empty), so `cdk synth` works offline and `cdk deploy --parameters AuthIssuer=...` configures a real account.
+   * An auth setting given as context is baked into the template; otherwise it becomes a stack parameter, so
+   * `cdk synth` works offline and `cdk deploy --parameters AuthIssuer=...` configures a real account. Issuer and
+   * JWKS URL have no default: a deploy without them fails at once ("Parameters: [...] must have values") instead of
+   * creating an API whose authorizer answers every bearer request with 500. The audience may be empty (no check).
    */
   private authSetting(
     fromContext: string | undefined,
     parameterName: string,
     description: string,
-    constraints: { allowedPattern?: string; constraintDescription?: string } = {},
+    options: { allowedPattern?: string; constraintDescription?: string; default?: string; minLength?: number } = {},
   ): string {
     if (fromContext !== undefined) return fromContext;
-    return new CfnParameter(this, parameterName, { type: 'String', default: '', description, ...constraints })
-      .valueAsString;
+    return new CfnParameter(this, parameterName, { type: 'String', description, ...options }).valueAsString;
   }
 }

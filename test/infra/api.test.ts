@@ -84,10 +84,25 @@ describe('REST API', () => {
     });
   });
 
-  it('declares the authorizer settings as parameters when no context gives them', () => {
-    for (const name of ['AuthIssuer', 'AuthJwksUrl', 'AuthAudience']) {
-      expect(template.Parameters?.[name]).toMatchObject({ Type: 'String', Default: '' });
-    }
+  it('declares the authorizer settings as parameters when no context gives them; issuer and JWKS URL without default', () => {
+    // No Default: `cdk deploy` without them fails before any change ("Parameters: [...] must have values") instead
+    // of deploying an authorizer that answers 500. Neither may be given empty either.
+    expect(template.Parameters?.AuthIssuer).toEqual({
+      Type: 'String',
+      MinLength: 1,
+      Description: expect.any(String),
+    });
+    expect(template.Parameters?.AuthJwksUrl).toEqual({
+      Type: 'String',
+      AllowedPattern: '^https://\\S+$',
+      ConstraintDescription: 'must be an https:// URL',
+      Description: expect.any(String),
+    });
+    const jwksPattern = new RegExp(template.Parameters!.AuthJwksUrl!.AllowedPattern as string);
+    expect(jwksPattern.test('https://issuer.example.com/.well-known/jwks.json')).toBe(true);
+    for (const refused of ['', 'http://issuer.example.com/jwks', 'https://']) expect(jwksPattern.test(refused)).toBe(false);
+    // The audience may stay empty (no aud check).
+    expect(template.Parameters?.AuthAudience).toMatchObject({ Type: 'String', Default: '' });
   });
 });
 

@@ -20,6 +20,8 @@ describe('app config', () => {
     [{ authJwksUrl: 'http://issuer.example.com/jwks' }, /authJwksUrl must be an https:\/\/ URL/],
     [{ alarmEmail: 'not-an-address' }, /alarmEmail must be an e-mail address/],
     [{ authIssuer: 42 }, /authIssuer must be a string/],
+    [{ authIssuer: '' }, /authIssuer must not be empty/],
+    [{ authJwksUrl: '' }, /authJwksUrl must be an https:\/\/ URL/],
   ])('refuses %j', (context, message) => {
     expect(() => configFor(context)).toThrow(message);
   });
