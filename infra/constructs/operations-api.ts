@@ -37,15 +37,37 @@ export interface OperationsApiProps {
 /** `/v2/DeliveryReceipt/` -> `v2/DeliveryReceipt`: API Gateway matches a resource with or without the slash. */
 const resourcePathOf = (manifestPath: string): string => manifestPath.replace(/^\/+/, '').replace(/\/+$/, '');
 
-/** A static value in a gateway response mapping is written between single quotes. */
-const staticValue = (value: string): string => `'${value}'`;
+/**
+ * A static value in a gateway response mapping is a string literal between single quotes ('nosniff'). API Gateway
+ * documents no escape for a quote inside the literal, so a value that contains one is refused here rather than
+ * deployed as a header that may be cut short or rejected.
+ */
+const staticValue = (value: string): string => {
+  if (value.includes("'")) throw new Error(`Gateway response header values cannot contain single quotes: ${value}`);
+  return `'${value}'`;
+};
+
+/**
+ * The Content-Security-Policy of gateway responses. The functions send shared/http/headers.ts's
+ * `default-src 'none'; frame-ancestors 'none'`, whose keyword sources need single quotes, which a gateway static
+ * value cannot carry (above). `sandbox` needs none and is as strict for these bodies: a problem document opened in
+ * a browser gets a unique opaque origin with no scripts, plugins, forms or popups. Framing stays forbidden by
+ * X-Frame-Options: DENY, which browsers apply when the policy has no frame-ancestors.
+ */
+export const gatewayContentSecurityPolicy = 'sandbox';
+
+/** The shared security headers, with the CSP replaced by the gateway's quote-free equivalent. */
+const gatewaySecurityHeaders: Readonly<Record<string, string>> = {
+  ...securityHeaders,
+  'Content-Security-Policy': gatewayContentSecurityPolicy,
+};
 
 /**
  * Headers on every response API Gateway produces itself, matching what the functions send. The request id is the
  * `context.requestId` mapping (unquoted), the same id the problem body carries as `instance`.
  */
 export const gatewayResponseHeaders: Readonly<Record<string, string>> = {
-  ...Object.fromEntries(Object.entries(securityHeaders).map(([name, value]) => [name, staticValue(value)])),
+  ...Object.fromEntries(Object.entries(gatewaySecurityHeaders).map(([name, value]) => [name, staticValue(value)])),
   'Content-Type': staticValue('application/problem+json'),
   [requestIdHeader]: 'context.requestId',
 };

@@ -3,6 +3,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { gatewayProblemTemplate, gatewayResponses } from '../../shared/http/gateway-responses';
 import { securityHeaders } from '../../shared/http/headers';
+import { gatewayContentSecurityPolicy } from '../../infra/constructs/operations-api';
 import { operations, stageName } from '../../shared/operations';
 import { logicalIdOf, resourcesOfType, synthesize, type CfnTemplate, type Synthesized } from './synthesize';
 
@@ -121,7 +122,9 @@ describe('gateway responses', () => {
         ResponseTemplates: { 'application/problem+json': gatewayProblemTemplate(definition) },
         ResponseParameters: {
           ...Object.fromEntries(
-            Object.entries(securityHeaders).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]),
+            Object.entries({ ...securityHeaders, 'Content-Security-Policy': gatewayContentSecurityPolicy }).map(
+              ([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`],
+            ),
           ),
           'gatewayresponse.header.Content-Type': "'application/problem+json'",
           'gatewayresponse.header.X-Request-Id': 'context.requestId',
@@ -129,6 +132,24 @@ describe('gateway responses', () => {
       });
     },
   );
+});
+
+describe('gateway response header values', () => {
+  it('are single-quoted literals with no quote inside (API Gateway documents no escape), or a mapping expression', () => {
+    for (const [, response] of resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse')) {
+      for (const value of Object.values(response.Properties!.ResponseParameters as Record<string, string>)) {
+        expect(value).toMatch(/^('[^']*'|context\.[A-Za-z.]+)$/);
+      }
+    }
+  });
+
+  it('use a quote-free Content-Security-Policy as strict as the functions\' one for a problem body', () => {
+    // The functions' value needs quoted keywords ('none'); the gateway's stays quote-free and framing is still
+    // refused by X-Frame-Options.
+    expect(securityHeaders['Content-Security-Policy']).toContain("'none'");
+    expect(gatewayContentSecurityPolicy).toBe('sandbox');
+    expect(securityHeaders['X-Frame-Options']).toBe('DENY');
+  });
 });
 
 describe('stage settings', () => {
