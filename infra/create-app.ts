@@ -29,7 +29,7 @@ export const createApp = (props: AppProps = {}): BusinessPlatformApp => {
 
   const dataStack = new DataStack(app, dataStackName, {
     ...(env ? { env } : {}),
-    description: 'Business platform API: stateful resources (single DynamoDB table)',
+    description: 'Business platform API: stateful resources (DynamoDB table, document-events queues, webhook secret)',
     tags,
     removalPolicy: config.removalPolicy,
     deletionProtection: config.deletionProtection,
@@ -41,6 +41,9 @@ export const createApp = (props: AppProps = {}): BusinessPlatformApp => {
     description: 'Business platform API: functions, REST API, WAF and alarms',
     tags,
     table: dataStack.table,
+    documentEventsQueue: dataStack.documentEventsQueue,
+    documentEventsDeadLetterQueue: dataStack.documentEventsDeadLetterQueue,
+    webhookSecret: dataStack.webhookSecret,
     auth: config.auth,
     logRemovalPolicy: config.removalPolicy,
     ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),

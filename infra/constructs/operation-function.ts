@@ -45,6 +45,12 @@ export interface OperationFunctionProps {
    * with its request id) rather than only as a gateway 504 while the function keeps running and billing.
    */
   readonly timeout?: Duration;
+  /**
+   * What invokes the function. `api` (default): API Gateway, so the timeout must stay within its 29 s integration
+   * limit. `queue`: an SQS event source mapping, bounded only by Lambda's 15 minutes (and the queue's visibility
+   * timeout, which shared/events/queues.ts sets to six times the consumer's timeout).
+   */
+  readonly invokedBy?: 'api' | 'queue';
   readonly environment?: Readonly<Record<string, string>>;
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** Log groups of a prod stack stay after `cdk destroy`, for audit. */
@@ -59,7 +65,11 @@ export class OperationFunction extends Construct {
   constructor(scope: Construct, id: string, props: OperationFunctionProps) {
     super(scope, id);
     const timeout = props.timeout ?? Duration.seconds(10);
-    if (timeout.toSeconds() > 29) throw new Error(`${id}: timeout above API Gateway's 29 s integration limit`);
+    const invokedBy = props.invokedBy ?? 'api';
+    if (invokedBy === 'api' && timeout.toSeconds() > 29) {
+      throw new Error(`${id}: timeout above API Gateway's 29 s integration limit`);
+    }
+    if (timeout.toSeconds() > 900) throw new Error(`${id}: timeout above Lambda's 15 minutes`);
     const logLevel = props.logLevel ?? 'INFO';
 
     // Explicit log group: retention is set here instead of by a custom resource, and the role below can be granted
@@ -69,11 +79,11 @@ export class OperationFunction extends Construct {
       removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.DESTROY,
     });
 
-    // Own role with no managed policy: what the function may do is exactly what this construct and
-    // grantTableAccess add, and every statement is visible in the template.
+    // Own role with no managed policy: what the function may do is exactly what this construct, grantTableAccess,
+    // the grant helpers and an SQS event source add, and every statement is visible in the template.
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `Runs ${id}: writes its own log group and X-Ray segments, plus any table grant`,
+      description: `Runs ${id}: writes its own log group and X-Ray segments, plus its table, queue or secret grants`,
     });
     this.logGroup.grantWrite(this.role);
 
@@ -124,7 +134,8 @@ export class OperationFunction extends Construct {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
         'Only the X-Ray statement uses Resource "*": xray:PutTraceSegments and xray:PutTelemetryRecords support no ' +
-        'resource-level permissions (AWS service authorization reference). Table and log grants name their ARNs.',
+        'resource-level permissions (AWS service authorization reference). Table, queue, secret and log grants name ' +
+        'their ARNs.',
     });
   }
 }

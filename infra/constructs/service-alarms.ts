@@ -7,16 +7,35 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 
 export const alarmNamespace = 'BusinessPlatformApi';
+
+/** A queue drained by a Lambda consumer, with its dead-letter queue. */
+export interface ConsumedQueue {
+  /** Prefix of the alarm ids (`documentEvents` -> `documentEventsDeadLetters`, ...). */
+  readonly name: string;
+  readonly queue: IQueue;
+  readonly deadLetterQueue: IQueue;
+  /** The function of the event source mapping: its Errors alarm sits with the queue's. */
+  readonly consumerName: string;
+  readonly consumer: IFunction;
+  /**
+   * Age of the oldest message above which the consumer is considered stuck or starved. 15 minutes by default:
+   * normal events wait about a second (the batching window), a throttled or failing consumer lets them pile up.
+   */
+  readonly maximumMessageAge?: Duration;
+}
 
 export interface ServiceAlarmsProps {
   readonly api: RestApi;
   /** Operation functions by operationId: an invocation error (crash, timeout, init failure) is never expected. */
   readonly functions: ReadonlyMap<string, IFunction>;
   readonly authorizerLogGroup: ILogGroup;
+  /** Queues with a Lambda consumer: dead letters, message age and consumer errors are alarmed. */
+  readonly consumedQueues?: readonly ConsumedQueue[];
   /** Share of requests answered 5XX, over five minutes, above which the API alarm fires (0.01 = 1 %). */
   readonly serverErrorRateThreshold?: number;
   readonly alarmEmail?: string;
@@ -40,14 +59,20 @@ export class ServiceAlarms extends Construct {
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     const notify = new SnsAction(this.topic);
 
-    const add = (alarmId: string, metric: IMetric, threshold: number, description: string): void => {
+    const add = (
+      alarmId: string,
+      metric: IMetric,
+      threshold: number,
+      description: string,
+      // No traffic is not a failure.
+      treatMissingData: TreatMissingData = TreatMissingData.NOT_BREACHING,
+    ): void => {
       const alarm = new Alarm(this, alarmId, {
         metric,
         threshold,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
-        // No traffic is not a failure.
-        treatMissingData: TreatMissingData.NOT_BREACHING,
+        treatMissingData,
         alarmDescription: description,
       });
       alarm.addAlarmAction(notify);
@@ -69,6 +94,36 @@ export class ServiceAlarms extends Construct {
         operationFunction.metricErrors({ statistic: 'Sum', period }),
         0,
         `${operationId}: the function crashed, timed out or failed to start (handled errors are answered, not thrown).`,
+      );
+    }
+
+    for (const consumed of props.consumedQueues ?? []) {
+      // Any dead letter is an event that was never applied. SQS publishes a queue's metrics only while it counts as
+      // active (up to six hours after it last held messages or was accessed), so an untouched DLQ can go silent:
+      // missing data keeps the alarm where it is (IGNORE) rather than reporting OK while messages still sit there.
+      add(
+        `${consumed.name}DeadLetters`,
+        consumed.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period }),
+        0,
+        `${consumed.name}: messages in the dead-letter queue (failed ${consumed.consumerName} repeatedly). ` +
+          'Read the consumer logs, fix, then redrive (infra/README.md).',
+        TreatMissingData.IGNORE,
+      );
+      const maximumMessageAge = consumed.maximumMessageAge ?? Duration.minutes(15);
+      add(
+        `${consumed.name}OldestMessageAge`,
+        consumed.queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period }),
+        maximumMessageAge.toSeconds(),
+        `${consumed.name}: the oldest message has waited over ${maximumMessageAge.toHumanString()} ` +
+          `(${consumed.consumerName} stopped, throttled or failing).`,
+      );
+      // Failed records are reported as batch item failures, not thrown; Errors counts crashes, timeouts and
+      // init failures of the whole invocation.
+      add(
+        `${consumed.consumerName}Errors`,
+        consumed.consumer.metricErrors({ statistic: 'Sum', period }),
+        0,
+        `${consumed.consumerName}: the consumer crashed, timed out or failed to start (failed records are retried, not thrown).`,
       );
     }
 

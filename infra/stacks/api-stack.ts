@@ -1,12 +1,26 @@
-// Infra, stateless: functions, the REST API, its firewall and alarms. Everything here can be replaced by a deploy;
-// the data it uses comes from the data stack.
-import { CfnOutput, CfnParameter, CrossStackReferences, ReferenceStrength, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+// Infra, stateless: functions (operations, authorizer, queue consumer), the REST API, its firewall and alarms.
+// Everything here can be replaced by a deploy; the data it uses (table, queues, secret) comes from the data stack.
+import {
+  CfnOutput,
+  CfnParameter,
+  CrossStackReferences,
+  Duration,
+  ReferenceStrength,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+} from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { documentEventsQueue as documentEventsQueueDefinition } from '../../shared/events/queues';
 import { operations, type Operation } from '../../shared/operations';
 import type { AuthContext } from '../app-config';
 import { ApiFirewall } from '../constructs/api-firewall';
+import { grantOperationResources } from '../constructs/grant-operation-resources';
 import { grantTableAccess } from '../constructs/grant-table-access';
 import { OperationFunction } from '../constructs/operation-function';
 import { OperationsApi } from '../constructs/operations-api';
@@ -14,6 +28,9 @@ import { ServiceAlarms } from '../constructs/service-alarms';
 
 export interface ApiStackProps extends StackProps {
   readonly table: ITable;
+  readonly documentEventsQueue: IQueue;
+  readonly documentEventsDeadLetterQueue: IQueue;
+  readonly webhookSecret: ISecret;
   readonly auth: AuthContext;
   readonly logRemovalPolicy: RemovalPolicy;
   readonly alarmEmail?: string;
@@ -30,6 +47,8 @@ const constructIdOf = (operationId: string): string => operationId.charAt(0).toU
 export class ApiStack extends Stack {
   readonly operationFunctions: ReadonlyMap<string, OperationFunction>;
   readonly authorizerFunction: OperationFunction;
+  /** The document-events queue's consumer (shared/events/queues.ts `consumer`): no route, an SQS event source. */
+  readonly documentEventsConsumer: OperationFunction;
   readonly operationsApi: OperationsApi;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
@@ -66,9 +85,15 @@ export class ApiStack extends Stack {
         logRemovalPolicy: props.logRemovalPolicy,
       });
       grantTableAccess(operationFunction, props.table, operation.tableAccess);
+      grantOperationResources(operationFunction, operation.grants ?? [], {
+        documentEventsQueue: props.documentEventsQueue,
+        webhookSecret: props.webhookSecret,
+      });
       operationFunctions.set(operation.operationId, operationFunction);
     }
     this.operationFunctions = operationFunctions;
+
+    this.documentEventsConsumer = this.createDocumentEventsConsumer(props);
 
     const functions = new Map<string, IFunction>(
       [...operationFunctions].map(([operationId, operationFunction]) => [operationId, operationFunction.function]),
@@ -92,6 +117,15 @@ export class ApiStack extends Stack {
       api: this.operationsApi.api,
       functions,
       authorizerLogGroup: authorizerFunction.logGroup,
+      consumedQueues: [
+        {
+          name: 'documentEvents',
+          queue: props.documentEventsQueue,
+          deadLetterQueue: props.documentEventsDeadLetterQueue,
+          consumerName: documentEventsQueueDefinition.consumer.name,
+          consumer: this.documentEventsConsumer.function,
+        },
+      ],
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     });
 
@@ -103,6 +137,33 @@ export class ApiStack extends Stack {
       description: 'Subscribe on-call tooling here',
       value: alarms.topic.topicArn,
     });
+  }
+
+  /**
+   * The consumer of the document-events queue: built like every other function, granted its manifest-style table
+   * actions, and invoked by an SQS event source mapping configured from shared/events/queues.ts.
+   */
+  private createDocumentEventsConsumer(props: ApiStackProps): OperationFunction {
+    const { consumer, eventSource } = documentEventsQueueDefinition;
+    const consumerFunction = new OperationFunction(this, constructIdOf(consumer.name), {
+      handlerModule: consumer.handler,
+      description: 'SQS document-events consumer: applies each provider event to the document state, exactly once',
+      timeout: Duration.seconds(consumer.timeoutSeconds),
+      invokedBy: 'queue',
+      logRemovalPolicy: props.logRemovalPolicy,
+    });
+    grantTableAccess(consumerFunction, props.table, consumer.tableAccess);
+    // Also grants the consume actions (ReceiveMessage, DeleteMessage, ChangeMessageVisibility, GetQueueAttributes,
+    // GetQueueUrl) on this queue's ARN. Partial batch responses: one bad record is retried alone, not its batch.
+    consumerFunction.function.addEventSource(
+      new SqsEventSource(props.documentEventsQueue, {
+        batchSize: eventSource.batchSize,
+        maxBatchingWindow: Duration.seconds(eventSource.maxBatchingWindowSeconds),
+        maxConcurrency: eventSource.maximumConcurrency,
+        reportBatchItemFailures: eventSource.reportBatchItemFailures,
+      }),
+    );
+    return consumerFunction;
   }
 
   /**

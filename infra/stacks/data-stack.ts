@@ -1,17 +1,38 @@
-// Infra, stateful: the resources that hold data (the single table; later the document-events queues). They live
-// in their own stack so that deploying new code, which only touches the API stack, can never replace or drop them.
-import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+// Infra, stateful: the resources that hold data (the single table, the document-events queues and the webhook's
+// signing secret). They live in their own stack so that deploying new code, which only touches the API stack, can
+// never replace or drop them, and so that a redeploy never generates a new signing secret.
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/data/table';
+import { documentEventsQueue } from '../../shared/events/queues';
 
 export interface DataStackProps extends StackProps {
   readonly removalPolicy: RemovalPolicy;
   readonly deletionProtection: boolean;
 }
 
+/**
+ * What the webhook's generated secret looks like: `{"current":"<48 letters and digits>"}`. Never change it on a
+ * deployed stack: CloudFormation would generate a new value and the provider's signatures would stop matching.
+ */
+export const webhookSecretGeneration = {
+  secretStringTemplate: '{}',
+  generateStringKey: 'current',
+  excludePunctuation: true,
+  passwordLength: 48,
+} as const;
+
 export class DataStack extends Stack {
   readonly table: ITable;
+  /** The webhook sends verified events here; the consumer applies them to the table. */
+  readonly documentEventsQueue: Queue;
+  /** Events the consumer failed maxReceiveCount times; alarmed, kept 14 days, redriven by hand. */
+  readonly documentEventsDeadLetterQueue: Queue;
+  /** The HMAC key(s) shared with the document-analysis provider. */
+  readonly webhookSecret: Secret;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
@@ -39,5 +60,90 @@ export class DataStack extends Stack {
       });
     }
     this.table = table;
+
+    const queues = this.createDocumentEventsQueues(props.removalPolicy);
+    this.documentEventsQueue = queues.queue;
+    this.documentEventsDeadLetterQueue = queues.deadLetterQueue;
+    this.webhookSecret = this.createWebhookSecret(props.removalPolicy);
+
+    new CfnOutput(this, 'DocumentEventsQueueArn', {
+      description: 'Destination of a DLQ redrive (aws sqs start-message-move-task --destination-arn)',
+      value: this.documentEventsQueue.queueArn,
+    });
+    new CfnOutput(this, 'DocumentEventsDlqArn', {
+      description: 'Source of a DLQ redrive (aws sqs start-message-move-task --source-arn)',
+      value: this.documentEventsDeadLetterQueue.queueArn,
+    });
+    new CfnOutput(this, 'WebhookSecretArn', {
+      description: 'Signing secret shared with the document-analysis provider (read and rotate: infra/README.md)',
+      value: this.webhookSecret.secretArn,
+    });
+  }
+
+  private createDocumentEventsQueues(removalPolicy: RemovalPolicy): { queue: Queue; deadLetterQueue: Queue } {
+    const { deadLetterQueue, consumer } = documentEventsQueue;
+    // AWS's rule for Lambda event sources: a message must stay invisible long enough for Lambda to retry a
+    // throttled batch. queues.ts derives it that way; refuse a future edit that breaks it.
+    if (documentEventsQueue.visibilityTimeoutSeconds < 6 * consumer.timeoutSeconds) {
+      throw new Error('documentEventsQueue.visibilityTimeoutSeconds must be at least 6 x consumer.timeoutSeconds');
+    }
+
+    // The main queue's name is fixed because the DLQ's redrive-allow policy must name it: a Ref to the main queue
+    // would be a cycle (the main queue's redrive policy already refers to the DLQ). The stack name keeps it unique
+    // per account and region, like the stack itself.
+    const queueName = `${this.stackName}-${documentEventsQueue.logicalName}`;
+    const queueArn = this.formatArn({ service: 'sqs', resource: queueName });
+
+    // Both queues: SQS-managed SSE (SSE-SQS) and TLS-only access. SSE-SQS encrypts every message at rest with keys
+    // SQS owns and rotates, at no cost and without KMS calls on each send and receive; a customer-managed KMS key
+    // would add a key policy, kms:GenerateDataKey/Decrypt grants to the webhook and consumer, and per-request KMS
+    // charges, for messages that only carry the provider's already-verified document events (no credentials).
+    // The DLQ has no DLQ of its own: that would only hide the failures it exists to keep. Messages stay for
+    // 14 days (the SQS maximum, counted from the original send) and the DLQ alarm says when to look. cdk-nag's SQS3
+    // sees from the main queue's redrive policy (same stack) that this queue is a DLQ: nothing to acknowledge.
+    const deadLetters = new Queue(this, deadLetterQueue.logicalName, {
+      retentionPeriod: Duration.seconds(deadLetterQueue.retentionPeriodSeconds),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // Only the document-events queue may dead-letter into it, so a misconfigured queue elsewhere cannot bury its
+      // failures among ours (and our DLQ alarm would not be about us).
+      redriveAllowPolicy: {
+        redrivePermission: RedrivePermission.BY_QUEUE,
+        sourceQueues: [Queue.fromQueueArn(this, 'DocumentEventsSourceArn', queueArn)],
+      },
+      removalPolicy,
+    });
+    const queue = new Queue(this, documentEventsQueue.logicalName, {
+      queueName,
+      visibilityTimeout: Duration.seconds(documentEventsQueue.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(documentEventsQueue.retentionPeriodSeconds),
+      maxMessageSizeBytes: documentEventsQueue.maximumMessageBytes,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: deadLetterQueue.maxReceiveCount },
+      removalPolicy,
+    });
+    return { queue, deadLetterQueue: deadLetters };
+  }
+
+  private createWebhookSecret(removalPolicy: RemovalPolicy): Secret {
+    // Generated once, when the stack creates it: CloudFormation does not regenerate it on later deploys, and it
+    // lives in this stack so a redeploy or replacement of the API stack can never change it under the provider.
+    const secret = new Secret(this, 'WebhookSigningSecret', {
+      description:
+        'HMAC signing secret(s) of the document-analysis provider webhook: JSON object, every string member ' +
+        '(16+ characters) is accepted; "current" is the one given to the provider (rotation: infra/README.md)',
+      generateSecretString: { ...webhookSecretGeneration },
+      removalPolicy,
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The value is shared with an external party (the document-analysis provider), which must be given the new ' +
+        'secret out of band; a rotation Lambda cannot do that. Rotation is a coordinated manual procedure with ' +
+        'overlapping secrets ("current" plus "previous", both accepted by the signature check; infra/README.md), so ' +
+        'no event is refused while the provider switches.',
+    });
+    return secret;
   }
 }

@@ -1,17 +1,21 @@
-// Infra tests: one function per manifest operation plus the authorizer, each built with the shared settings and
-// granted exactly the table actions its manifest entry lists.
+// Infra tests: one function per manifest operation plus the authorizer and the queue consumer, each built with the
+// shared settings and granted exactly the table actions its manifest entry (or queues.ts) lists.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { operations } from '../../shared/operations';
 import { repositoryRoot } from '../../infra/constructs/operation-function';
 import type { OperationFunction } from '../../infra/constructs/operation-function';
-import { actionsOf, logicalIdOf, resourcesOf, resourcesOfType, synthesize, type CfnTemplate, type Synthesized } from './synthesize';
-
-interface Statement {
-  readonly Effect: string;
-  readonly Action?: unknown;
-  readonly Resource?: unknown;
-}
+import { documentEventsQueue } from '../../shared/events/queues';
+import {
+  actionsOf,
+  logicalIdOf,
+  resourcesOf,
+  statementsOfRole,
+  synthesize,
+  type CfnTemplate,
+  type PolicyStatement,
+  type Synthesized,
+} from './synthesize';
 
 let synthesized: Synthesized;
 let template: CfnTemplate;
@@ -26,26 +30,28 @@ const functionProperties = (operationFunction: OperationFunction): Record<string
   template.Resources[logicalIdOf(operationFunction.function)]!.Properties as Record<string, any>;
 
 /** Every statement of every policy attached to the function's role. */
-const statementsOf = (operationFunction: OperationFunction): Statement[] => {
-  const roleId = logicalIdOf(operationFunction.role);
-  return resourcesOfType(template, 'AWS::IAM::Policy')
-    .filter(([, policy]) => (policy.Properties!.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId })))
-    .flatMap(([, policy]) => (policy.Properties!.PolicyDocument as { Statement: Statement[] }).Statement);
-};
+const statementsOf = (operationFunction: OperationFunction): PolicyStatement[] =>
+  statementsOfRole(template, logicalIdOf(operationFunction.role));
+
+const { consumer } = documentEventsQueue;
 
 /** Every function by name, known before the synth so each gets its own test. */
-const functionNames = [...operations.map((operation) => operation.operationId), 'authorizer'];
+const functionNames = [...operations.map((operation) => operation.operationId), 'authorizer', consumer.name];
 
 const functionNamed = (name: string): OperationFunction => {
   const found =
-    name === 'authorizer' ? synthesized.apiStack.authorizerFunction : synthesized.apiStack.operationFunctions.get(name);
+    name === 'authorizer'
+      ? synthesized.apiStack.authorizerFunction
+      : name === consumer.name
+        ? synthesized.apiStack.documentEventsConsumer
+        : synthesized.apiStack.operationFunctions.get(name);
   if (!found) throw new Error(`No function ${name}`);
   return found;
 };
 
 describe('functions', () => {
-  it('has one function per manifest operation, plus the authorizer', () => {
-    synthesized.api.resourceCountIs('AWS::Lambda::Function', operations.length + 1);
+  it('has one function per manifest operation, plus the authorizer and the document-events consumer', () => {
+    synthesized.api.resourceCountIs('AWS::Lambda::Function', operations.length + 2);
     expect([...synthesized.apiStack.operationFunctions.keys()].sort()).toEqual(
       operations.map((operation) => operation.operationId).sort(),
     );
@@ -54,6 +60,7 @@ describe('functions', () => {
   it('points every manifest handler at a module that exists', () => {
     for (const operation of operations) expect(existsSync(join(repositoryRoot, operation.handler))).toBe(true);
     expect(existsSync(join(repositoryRoot, 'functions/authorizer.ts'))).toBe(true);
+    expect(existsSync(join(repositoryRoot, consumer.handler))).toBe(true);
   });
 
   it.each(functionNames)('%s runs Node.js 22+ on arm64 with the shared settings', (name) => {
@@ -64,7 +71,9 @@ describe('functions', () => {
     expect(properties.Architectures).toEqual(['arm64']);
     expect(properties.Handler).toBe('index.handler');
     expect(properties.MemorySize).toBe(512);
-    expect(properties.Timeout).toBeLessThanOrEqual(29);
+    // Behind API Gateway: within its 29 s integration limit. The consumer: the timeout queues.ts declares.
+    if (name === consumer.name) expect(properties.Timeout).toBe(consumer.timeoutSeconds);
+    else expect(properties.Timeout).toBeLessThanOrEqual(29);
     expect(properties.TracingConfig).toEqual({ Mode: 'Active' });
     expect(properties.LoggingConfig).toEqual({
       LogFormat: 'JSON',

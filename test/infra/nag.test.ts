@@ -112,6 +112,7 @@ describe.each([
       'AwsSolutions-APIG4',
       'AwsSolutions-COG4',
       'AwsSolutions-IAM5[Resource::*]',
+      'AwsSolutions-SMG4',
     ]);
   });
 });

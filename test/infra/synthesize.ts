@@ -67,3 +67,32 @@ export const actionsOf = (statement: { Action?: unknown }): string[] =>
 
 export const resourcesOf = (statement: { Resource?: unknown }): unknown[] =>
   Array.isArray(statement.Resource) ? statement.Resource : statement.Resource ? [statement.Resource] : [];
+
+export interface PolicyStatement {
+  readonly Effect: string;
+  readonly Action?: unknown;
+  readonly Resource?: unknown;
+  readonly Condition?: unknown;
+}
+
+/** Every statement of every AWS::IAM::Policy attached to the role with this logical id. */
+export const statementsOfRole = (template: CfnTemplate, roleLogicalId: string): PolicyStatement[] =>
+  resourcesOfType(template, 'AWS::IAM::Policy')
+    .filter(([, policy]) =>
+      (policy.Properties!.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleLogicalId })),
+    )
+    .flatMap(([, policy]) => (policy.Properties!.PolicyDocument as { Statement: PolicyStatement[] }).Statement);
+
+/**
+ * What an `Fn::ImportValue` in the API stack stands for: the Value of the data stack's output exported under that
+ * name (`{ Ref: ... }` or `{ 'Fn::GetAtt': [...] }`), so tests can say which resource and attribute is used.
+ */
+export const exportedValue = (synthesized: Synthesized, imported: unknown): unknown => {
+  const name = (imported as { 'Fn::ImportValue'?: unknown })['Fn::ImportValue'];
+  if (typeof name !== 'string') throw new Error(`Not an Fn::ImportValue: ${JSON.stringify(imported)}`);
+  const output = Object.values(synthesized.dataJson.Outputs ?? {}).find(
+    (candidate) => (candidate.Export as { Name?: unknown } | undefined)?.Name === name,
+  );
+  if (!output) throw new Error(`The data stack exports no ${name}`);
+  return output.Value;
+};

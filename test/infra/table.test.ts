@@ -16,9 +16,18 @@ describe('table (dev, the default stage)', () => {
   });
   afterAll(() => synthesized.cleanUp());
 
-  it('is the only resource of the data stack, and the API stack holds none', () => {
-    expect(Object.values(synthesized.dataJson.Resources).map((resource) => resource.Type)).toEqual(['AWS::DynamoDB::Table']);
-    synthesized.api.resourceCountIs('AWS::DynamoDB::Table', 0);
+  it('is in the data stack with the other stateful resources (queues, secret), and the API stack holds none', () => {
+    expect(Object.values(synthesized.dataJson.Resources).map((resource) => resource.Type).sort()).toEqual([
+      'AWS::DynamoDB::Table',
+      'AWS::SQS::Queue',
+      'AWS::SQS::Queue',
+      'AWS::SQS::QueuePolicy',
+      'AWS::SQS::QueuePolicy',
+      'AWS::SecretsManager::Secret',
+    ]);
+    for (const type of ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::SQS::QueuePolicy', 'AWS::SecretsManager::Secret']) {
+      synthesized.api.resourceCountIs(type, 0);
+    }
   });
 
   it('has the keys, indexes and TTL of the table definition, all string keys', () => {
