@@ -4,12 +4,13 @@
 import type { TableAction } from '../data/table';
 
 export const consumerTimeoutSeconds = 30;
+const maxBatchingWindowSeconds = 1;
 
 export const documentEventsQueue = {
   logicalName: 'DocumentEvents',
   localQueueName: 'document-events',
-  /** At least six times the consumer's timeout, as AWS recommends for Lambda event sources. */
-  visibilityTimeoutSeconds: consumerTimeoutSeconds * 6,
+  /** Six times the consumer's timeout plus the batching window: AWS's rule for Lambda event sources. */
+  visibilityTimeoutSeconds: consumerTimeoutSeconds * 6 + maxBatchingWindowSeconds,
   /** Four days: covers a weekend outage of the consumer with margin. */
   retentionPeriodSeconds: 4 * 24 * 60 * 60,
   /** SQS's own message limit; the webhook answers 413 above it. */
@@ -24,7 +25,7 @@ export const documentEventsQueue = {
     /** Ten records per invoke: each record is one DynamoDB transaction, so a batch stays well inside the timeout. */
     batchSize: 10,
     /** Short window: events are small and users watch a document's state change, so latency beats batching. */
-    maxBatchingWindowSeconds: 1,
+    maxBatchingWindowSeconds,
     /** Caps the consumer's concurrency so a burst of events cannot exhaust the table's or account's capacity. */
     maximumConcurrency: 10,
     reportBatchItemFailures: true,
