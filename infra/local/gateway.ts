@@ -1,0 +1,368 @@
+// Local stack: where a request enters locally. A node:http server that behaves like the stack's API Gateway
+// (REST API, stage `api`, Lambda proxy integrations): routes from the operations manifest only, the REQUEST
+// authorizer for bearer operations, the gateway's size and time limits, and its problem responses.
+//
+// Bodies reach functions as UTF-8 text with isBase64Encoded false, as API Gateway does when the API declares no
+// binaryMediaTypes (the stack declares none: every media type the operations accept is text). Pass
+// `binaryMediaTypes` to emulate an API that declares some: matching requests then arrive base64-encoded.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEvent, Handler } from 'aws-lambda';
+import { apiBasePath, operations as manifestOperations, stageName, type Operation } from '../../shared/operations';
+import { gatewayProblemTemplate, gatewayResponse, type GatewayResponseType } from '../../shared/http/gateway-responses';
+import { requestIdHeader, securityHeaders } from '../../shared/http/headers';
+import { createAuthorizer } from './gateway-authorizer';
+import {
+  buildAuthorizerEvent,
+  buildProxyEvent,
+  decodePathSegment,
+  newRequestIds,
+  type IncomingRequest,
+  type MatchedRoute,
+} from './gateway-event';
+import { cachedHandlerLoader, importFromRepoRoot, InvocationTimeout, invokeHandler, type ModuleResolver } from './lambda-runtime';
+
+export const authorizerModulePath = 'functions/authorizer.ts';
+export const openApiModulePath = 'shared/openapi/document.ts';
+
+const megabyte = 1024 * 1024;
+const logToStderr = (line: string) => void process.stderr.write(`${line}\n`);
+
+export interface GatewayOptions {
+  /** Routes; defaults to the operations manifest. */
+  readonly operations?: readonly Pick<Operation, 'operationId' | 'method' | 'path' | 'handler' | 'auth'>[];
+  /** Loads a module by its repo-root path (handlers, authorizer, OpenAPI builder); defaults to a real import. */
+  readonly resolveModule?: ModuleResolver;
+  readonly authorizerModule?: string;
+  /** API Gateway's integration timeout: 29 s. */
+  readonly integrationTimeoutMs?: number;
+  /** API Gateway's payload limit: 10 MB. */
+  readonly maxRequestBytes?: number;
+  /** Lambda's synchronous invocation payload limit (request event and response): 6 MB. */
+  readonly maxLambdaPayloadBytes?: number;
+  /** The authorizer's result TTL: 300 s, like the stack. */
+  readonly authorizerCacheTtlMs?: number;
+  readonly binaryMediaTypes?: readonly string[];
+  readonly log?: (line: string) => void;
+}
+
+export interface RunningGateway {
+  readonly server: Server;
+  /** `http://127.0.0.1:<port>/api` */
+  readonly baseUrl: string;
+  close(): Promise<void>;
+}
+
+interface CompiledRoute {
+  readonly operation: NonNullable<GatewayOptions['operations']>[number];
+  readonly resource: string;
+  readonly pattern: RegExp;
+  readonly parameterNames: readonly string[];
+  /** Literal segments first, as API Gateway prefers `/a/b` over `/a/{id}`. */
+  readonly specificity: number;
+}
+
+const withoutTrailingSlash = (path: string): string => (path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') || '/' : path);
+
+const compileRoute = (operation: CompiledRoute['operation']): CompiledRoute => {
+  const resource = withoutTrailingSlash(operation.path);
+  const parameterNames: string[] = [];
+  const segments = resource
+    .split('/')
+    .slice(1)
+    .map((segment) => {
+      const parameter = /^\{([A-Za-z0-9_]+)(\+?)\}$/.exec(segment);
+      if (!parameter) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      parameterNames.push(parameter[1] as string);
+      return parameter[2] ? '(.+)' : '([^/]+)';
+    });
+  const body = resource === '/' ? '' : `/${segments.join('/')}`;
+  return {
+    operation,
+    resource,
+    pattern: new RegExp(`^${body}/?$`),
+    parameterNames,
+    specificity: segments.length * 2 - parameterNames.length,
+  };
+};
+
+const createRouter = (operations: NonNullable<GatewayOptions['operations']>) => {
+  const routes = operations.map(compileRoute).sort((a, b) => b.specificity - a.specificity);
+  /** `path` is the request path without the stage, still encoded. */
+  return (method: string, path: string): { route: CompiledRoute; matched: MatchedRoute } | undefined => {
+    for (const route of routes) {
+      if (route.operation.method !== method) continue;
+      const match = route.pattern.exec(path === '' ? '/' : path);
+      if (!match) continue;
+      const pathParameters =
+        route.parameterNames.length === 0
+          ? null
+          : Object.fromEntries(route.parameterNames.map((name, index) => [name, decodePathSegment(match[index + 1] as string)]));
+      return { route, matched: { operationId: route.operation.operationId, resource: route.resource, path, pathParameters } };
+    }
+    return undefined;
+  };
+};
+
+const gatewayHeaders = (requestId: string): Record<string, string> => ({
+  ...securityHeaders,
+  [requestIdHeader]: requestId,
+  'x-amzn-RequestId': requestId,
+});
+
+const sendGatewayResponse = (response: ServerResponse, type: GatewayResponseType, requestId: string, close = false) => {
+  const definition = gatewayResponse(type);
+  const body = gatewayProblemTemplate(definition).replaceAll('$context.requestId', requestId);
+  response.writeHead(definition.kind.status, {
+    'Content-Type': 'application/problem+json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    ...gatewayHeaders(requestId),
+    ...(close ? { Connection: 'close' } : {}),
+  });
+  response.end(body);
+};
+
+/** Reads the body up to `limit` bytes; past it, stops keeping data (the rest is drained and dropped). */
+const readBody = (request: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> =>
+  new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      request.resume();
+      resolve('too-large');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.off('data', onData);
+        chunks.length = 0;
+        request.resume();
+        resolve('too-large');
+        return;
+      }
+      chunks.push(chunk);
+    };
+    request.on('data', onData);
+    request.once('end', () => resolve(Buffer.concat(chunks)));
+    request.once('error', reject);
+  });
+
+const mediaTypeMatches = (pattern: string, contentType: string): boolean => {
+  const [type = '', subtype = ''] = (contentType.split(';')[0] ?? '').trim().toLowerCase().split('/');
+  const [patternType = '', patternSubtype = ''] = pattern.toLowerCase().split('/');
+  return (patternType === '*' || patternType === type) && (patternSubtype === '*' || patternSubtype === subtype);
+};
+
+class MalformedProxyResult extends Error {
+  override readonly name = 'MalformedProxyResult';
+}
+
+interface HttpResult {
+  readonly statusCode: number;
+  readonly headers: Map<string, { name: string; values: string[] }>;
+  readonly body: Buffer;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isHeaderValue = (value: unknown): value is string | number | boolean =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+
+/** Checks a Lambda proxy result the way API Gateway does; anything else is a 502 "Malformed Lambda proxy response". */
+const toHttpResult = (result: unknown): HttpResult => {
+  if (!isRecord(result)) throw new MalformedProxyResult('the function returned no object');
+  const statusCode = typeof result.statusCode === 'string' ? Number(result.statusCode) : result.statusCode;
+  if (typeof statusCode !== 'number' || !Number.isInteger(statusCode) || statusCode < 100 || statusCode > 599) {
+    throw new MalformedProxyResult('statusCode must be an integer HTTP status');
+  }
+  if (result.body !== undefined && result.body !== null && typeof result.body !== 'string') {
+    throw new MalformedProxyResult('body must be a string');
+  }
+  if (result.isBase64Encoded !== undefined && typeof result.isBase64Encoded !== 'boolean') {
+    throw new MalformedProxyResult('isBase64Encoded must be a boolean');
+  }
+  const headers = new Map<string, { name: string; values: string[] }>();
+  // multiValueHeaders win over headers for the same name, as API Gateway merges them.
+  if (result.multiValueHeaders !== undefined && result.multiValueHeaders !== null) {
+    if (!isRecord(result.multiValueHeaders)) throw new MalformedProxyResult('multiValueHeaders must be an object');
+    for (const [name, values] of Object.entries(result.multiValueHeaders)) {
+      if (!Array.isArray(values) || !values.every(isHeaderValue)) throw new MalformedProxyResult(`multiValueHeaders.${name} must be a list`);
+      headers.set(name.toLowerCase(), { name, values: values.map(String) });
+    }
+  }
+  if (result.headers !== undefined && result.headers !== null) {
+    if (!isRecord(result.headers)) throw new MalformedProxyResult('headers must be an object');
+    for (const [name, value] of Object.entries(result.headers)) {
+      if (!isHeaderValue(value)) throw new MalformedProxyResult(`headers.${name} must be a string`);
+      if (!headers.has(name.toLowerCase())) headers.set(name.toLowerCase(), { name, values: [String(value)] });
+    }
+  }
+  const text = typeof result.body === 'string' ? result.body : '';
+  return { statusCode, headers, body: Buffer.from(text, result.isBase64Encoded === true ? 'base64' : 'utf8') };
+};
+
+export const createGatewayHandler = (options: GatewayOptions = {}) => {
+  const operations = options.operations ?? manifestOperations;
+  const resolveModule = options.resolveModule ?? importFromRepoRoot;
+  const loadHandler = cachedHandlerLoader(resolveModule);
+  const integrationTimeoutMs = options.integrationTimeoutMs ?? 29_000;
+  const maxRequestBytes = options.maxRequestBytes ?? 10 * megabyte;
+  const maxLambdaPayloadBytes = options.maxLambdaPayloadBytes ?? 6 * megabyte;
+  const binaryMediaTypes = options.binaryMediaTypes ?? [];
+  const log = options.log ?? logToStderr;
+  const route = createRouter(operations);
+  const authorizerModule = options.authorizerModule ?? authorizerModulePath;
+  const authorize = createAuthorizer({
+    loadHandler: () => loadHandler(authorizerModule),
+    timeoutMs: integrationTimeoutMs,
+    cacheTtlMs: options.authorizerCacheTtlMs ?? 300_000,
+  });
+  let openApiDocument: Promise<string> | undefined;
+
+  const serveOpenApi = async (response: ServerResponse, requestId: string) => {
+    openApiDocument ??= resolveModule(openApiModulePath).then((loaded) => {
+      const build = (loaded as { buildOpenApiDocument?: () => object }).buildOpenApiDocument;
+      if (typeof build !== 'function') throw new Error(`${openApiModulePath} does not export buildOpenApiDocument`);
+      return JSON.stringify(build());
+    });
+    try {
+      const body = await openApiDocument;
+      response.writeHead(200, { 'Content-Type': 'application/json', ...gatewayHeaders(requestId) });
+      response.end(body);
+    } catch (error) {
+      openApiDocument = undefined;
+      log(`[gateway] ${requestId} cannot build the OpenAPI document: ${String(error)}`);
+      sendGatewayResponse(response, 'INTEGRATION_FAILURE', requestId);
+    }
+  };
+
+  return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const started = Date.now();
+    const { requestId, extendedRequestId } = newRequestIds();
+    const method = request.method ?? 'GET';
+    const url = request.url ?? '/';
+    const queryStart = url.indexOf('?');
+    const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);
+    const rawQuery = queryStart === -1 ? '' : url.slice(queryStart + 1);
+    const finish = (outcome: string) => log(`[gateway] ${method} ${rawPath} ${response.statusCode} ${Date.now() - started}ms ${requestId}${outcome ? ` ${outcome}` : ''}`);
+    const reject = (type: GatewayResponseType, detail = '', close = false) => {
+      sendGatewayResponse(response, type, requestId, close);
+      finish(detail || type);
+    };
+
+    const underStage = rawPath === apiBasePath || rawPath.startsWith(`${apiBasePath}/`);
+    const path = underStage ? rawPath.slice(apiBasePath.length) || '/' : undefined;
+    const found = path === undefined ? undefined : route(method, path);
+    if (!found) {
+      if (method === 'GET' && path !== undefined && withoutTrailingSlash(path) === '/openapi.json') {
+        await serveOpenApi(response, requestId);
+        finish('');
+        return;
+      }
+      // API Gateway answers an unknown path or method with MISSING_AUTHENTICATION_TOKEN.
+      reject('MISSING_AUTHENTICATION_TOKEN');
+      return;
+    }
+
+    const body = await readBody(request, maxRequestBytes);
+    if (body === 'too-large') {
+      reject('REQUEST_TOO_LARGE', '', true);
+      // Drain what the client is still sending, but not forever.
+      setTimeout(() => request.socket.destroy(), 10_000).unref();
+      return;
+    }
+
+    const incoming: IncomingRequest = {
+      method,
+      rawPath,
+      rawQuery,
+      rawHeaders: request.rawHeaders,
+      sourceIp: (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
+      localPort: request.socket.localPort ?? 0,
+      requestId,
+      extendedRequestId,
+      requestTimeEpoch: started,
+    };
+
+    let authorizer: Record<string, unknown> | null = null;
+    if (found.route.operation.auth === 'bearer') {
+      const outcome = await authorize(buildAuthorizerEvent(incoming, found.matched, stageName), request.rawHeaders);
+      if (outcome.kind === 'unauthorized') return reject('UNAUTHORIZED');
+      if (outcome.kind === 'denied') return reject('ACCESS_DENIED');
+      if (outcome.kind === 'error') {
+        return reject('AUTHORIZER_CONFIGURATION_ERROR', `authorizer failed: ${String(outcome.error)}`);
+      }
+      authorizer = outcome.authorizer;
+    }
+
+    const contentType = request.headers['content-type'] ?? '';
+    const binary = body.length > 0 && binaryMediaTypes.some((pattern) => mediaTypeMatches(pattern, contentType));
+    const event: APIGatewayProxyEvent = buildProxyEvent(
+      incoming,
+      found.matched,
+      stageName,
+      { body: body.length === 0 ? null : body.toString(binary ? 'base64' : 'utf8'), isBase64Encoded: binary },
+      authorizer,
+    );
+    if (Buffer.byteLength(JSON.stringify(event)) > maxLambdaPayloadBytes) {
+      return reject('INTEGRATION_FAILURE', 'the event exceeds the Lambda invocation payload limit');
+    }
+
+    let result: HttpResult;
+    try {
+      const handler: Handler = await loadHandler(found.route.operation.handler);
+      const returned = await invokeHandler(handler, event, {
+        functionName: found.route.operation.operationId,
+        timeoutMs: integrationTimeoutMs,
+      });
+      if (Buffer.byteLength(JSON.stringify(returned ?? null)) > maxLambdaPayloadBytes) {
+        return reject('INTEGRATION_FAILURE', 'the response exceeds the Lambda payload limit');
+      }
+      result = toHttpResult(returned);
+    } catch (error) {
+      if (error instanceof InvocationTimeout) return reject('INTEGRATION_TIMEOUT');
+      log(`[gateway] ${requestId} ${found.route.operation.operationId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return reject('INTEGRATION_FAILURE', error instanceof MalformedProxyResult ? `malformed proxy response: ${error.message}` : 'function error');
+    }
+
+    if (!result.headers.has('content-type')) result.headers.set('content-type', { name: 'Content-Type', values: ['application/json'] });
+    for (const { name, values } of result.headers.values()) response.setHeader(name, values.length === 1 ? (values[0] as string) : values);
+    if (!result.headers.has('x-amzn-requestid')) response.setHeader('x-amzn-RequestId', requestId);
+    response.setHeader('x-amz-apigw-id', extendedRequestId);
+    response.setHeader('Content-Length', String(result.body.length));
+    response.writeHead(result.statusCode);
+    response.end(result.body);
+    finish('');
+  };
+};
+
+export const startGateway = async (options: GatewayOptions & { port: number; host?: string }): Promise<RunningGateway> => {
+  const handle = createGatewayHandler(options);
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      (options.log ?? logToStderr)(`[gateway] unexpected failure: ${String(error)}`);
+      if (!response.headersSent) sendGatewayResponse(response, 'DEFAULT_5XX', 'unknown');
+      else response.destroy();
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    baseUrl: `http://${host}:${port}${apiBasePath}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+};
