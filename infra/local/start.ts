@@ -1,0 +1,125 @@
+// Local stack entry point (`npm start`): starts DynamoDB Local, the SQS server, the gateway and the consumers,
+// prints where they are, and stops them all on Ctrl-C, SIGTERM, or (with --exit-with-stdin) when stdin closes.
+import { relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { repoRoot } from './lambda-runtime';
+import { defaultDataDir, startLocalStack, type LocalStack } from './stack';
+
+const usage = `Usage: npm start -- [options]
+
+  --port <n>           Gateway port (default: $PORT or 3000); 0 picks free ports for everything
+  --dynamodb-port <n>  DynamoDB Local port (default 8000, free with --port 0)
+  --sqs-port <n>       SQS server port (default 9324, free with --port 0)
+  --in-memory          Keep no data (default: DynamoDB data persists in .local/)
+  --ready-json         Print one JSON line with the endpoints when ready (always when stdout is not a TTY)
+  --exit-with-stdin    Stop when stdin closes (for a parent process that spawns the stack)
+  -h, --help           Show this help
+`;
+
+const portOption = (value: string | undefined, fallback: number | undefined, name: string): number | undefined => {
+  if (value === undefined) return fallback;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    process.stderr.write(`${name} must be a port number\n\n${usage}`);
+    process.exit(2);
+  }
+  return port;
+};
+
+const parsed = (() => {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: 'string' },
+        'dynamodb-port': { type: 'string' },
+        'sqs-port': { type: 'string' },
+        'in-memory': { type: 'boolean', default: false },
+        'ready-json': { type: 'boolean', default: false },
+        'exit-with-stdin': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${usage}`);
+    process.exit(2);
+  }
+})();
+
+if (parsed.help) {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+
+const port = portOption(parsed.port ?? process.env.PORT, 3000, '--port') as number;
+const readyJson = parsed['ready-json'] || !process.stdout.isTTY;
+// With a machine reading stdout, keep it for the ready line; people still see everything on stderr.
+const say = (text: string) => (readyJson ? process.stderr : process.stdout).write(`${text}\n`);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+let stack: LocalStack | undefined;
+let stopping: Promise<void> | undefined;
+const shutdown = (reason: string, exitCode = 0) => {
+  if (stopping) {
+    // A second Ctrl-C: leave now. DynamoDB Local's watchdog sees our pipe close and stops the JVM anyway.
+    if (reason === 'SIGINT') process.exit(130);
+    return stopping;
+  }
+  log(`[local-stack] stopping (${reason})`);
+  stopping = (stack?.stop() ?? Promise.resolve()).finally(() => process.exit(exitCode));
+  return stopping;
+};
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
+if (parsed['exit-with-stdin']) {
+  process.stdin.on('end', () => void shutdown('stdin closed'));
+  process.stdin.on('error', () => void shutdown('stdin closed'));
+  process.stdin.resume();
+}
+// Whoever started us (the tsx CLI under `npm start`, a test runner) can die without a word, even by SIGKILL, and
+// then we are re-parented. Go too: the stack never outlives the process that started it.
+const parentPid = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentPid) void shutdown('parent exited');
+}, 1000).unref();
+
+try {
+  stack = await startLocalStack({
+    port,
+    dynamodbPort: portOption(parsed['dynamodb-port'], undefined, '--dynamodb-port'),
+    sqsPort: portOption(parsed['sqs-port'], undefined, '--sqs-port'),
+    inMemory: parsed['in-memory'],
+    log,
+  });
+} catch (error) {
+  log(`[local-stack] failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+}
+
+const queues = Object.entries(stack.queueUrls)
+  .map(([name, url]) => `\n               ${name}: ${url}`)
+  .join('');
+say(`
+Local stack ready (${parsed['in-memory'] ? 'in memory' : `data in ${relative(repoRoot, defaultDataDir)}/`})
+  API          ${stack.baseUrl}
+  OpenAPI      ${stack.baseUrl}/openapi.json
+  DynamoDB     ${stack.dynamodbEndpoint}  table ${stack.tableName}
+  SQS          ${stack.sqsEndpoint}${queues}
+
+Get a token:   npm run --silent token -- --tenant 1
+Try it:        curl -H "Authorization: Bearer $(npm run --silent token -- --tenant 1)" ${stack.baseUrl}/TenantLocation/GetAll
+Ctrl-C stops everything.
+`);
+if (readyJson) {
+  process.stdout.write(
+    `${JSON.stringify({
+      ready: true,
+      baseUrl: stack.baseUrl,
+      dynamodbEndpoint: stack.dynamodbEndpoint,
+      sqsEndpoint: stack.sqsEndpoint,
+      tableName: stack.tableName,
+      queueUrls: stack.queueUrls,
+      pid: process.pid,
+    })}\n`,
+  );
+}

@@ -1,0 +1,141 @@
+// Test support: runs the local stack (infra/local/start.ts) as a child process and waits for its ready line.
+// The child is started with --exit-with-stdin, so it stops by itself if the test runner dies.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The JSON line start.ts prints once everything answers. */
+export interface LocalStackReady {
+  readonly ready: true;
+  readonly baseUrl: string;
+  readonly dynamodbEndpoint: string;
+  readonly sqsEndpoint: string;
+  readonly tableName: string;
+  readonly queueUrls: Readonly<Record<string, string>>;
+  readonly pid: number;
+}
+
+export interface LocalStackProcess {
+  readonly child: ChildProcess;
+  readonly ready: LocalStackReady;
+  /** Asks the stack to stop, waits for it (and DynamoDB Local) to be gone; SIGKILLs it past `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface SpawnLocalStackOptions {
+  /**
+   * `node` (default): `node --import tsx infra/local/start.ts`, the stack is the child. `tsx-cli`: through the
+   * tsx CLI like `npm start`, which runs the stack as its own child (the stack's pid is then `ready.pid`).
+   */
+  readonly launcher?: 'node' | 'tsx-cli';
+  readonly readyTimeoutMs?: number;
+  /** Writes the stack's output to this file, replacing it (default: none). */
+  readonly logFile?: string;
+}
+
+const isReadyLine = (line: string): LocalStackReady | undefined => {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const parsed = JSON.parse(line) as Partial<LocalStackReady>;
+    return parsed.ready === true ? (parsed as LocalStackReady) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const exitOf = (child: ChildProcess): Promise<void> =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((done) => child.once('exit', () => done()));
+
+/** Resolves once nothing accepts connections on the endpoint's port (or after `timeoutMs`). */
+export const waitUntilClosed = async (endpoint: string, timeoutMs = 10_000): Promise<boolean> => {
+  const { hostname, port } = new URL(endpoint);
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((done) => {
+      const socket = connect({ host: hostname, port: Number(port) });
+      socket.once('connect', () => {
+        socket.destroy();
+        done(true);
+      });
+      socket.once('error', () => done(false));
+    });
+    if (!open) return true;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return false;
+};
+
+export const spawnLocalStack = async (options: SpawnLocalStackOptions = {}): Promise<LocalStackProcess> => {
+  const env = { ...process.env };
+  // jest's flags (--experimental-vm-modules) are not for the stack.
+  delete env.NODE_OPTIONS;
+  const stackArgs = ['infra/local/start.ts', '--in-memory', '--port', '0', '--exit-with-stdin', '--ready-json'];
+  const launcherArgs = options.launcher === 'tsx-cli' ? [join(repoRoot, 'node_modules/tsx/dist/cli.mjs')] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...launcherArgs, ...stackArgs], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let log: WriteStream | undefined;
+  if (options.logFile) {
+    mkdirSync(dirname(options.logFile), { recursive: true });
+    log = createWriteStream(options.logFile, { flags: 'w' });
+  }
+  const tail: string[] = [];
+  const remember = (line: string) => {
+    tail.push(line);
+    if (tail.length > 80) tail.shift();
+    log?.write(`${line}\n`);
+  };
+
+  const ready = await new Promise<LocalStackReady>((resolveReady, rejectReady) => {
+    const fail = (reason: string) => {
+      clearTimeout(timer);
+      rejectReady(new Error(`The local stack did not start: ${reason}\n--- its output ---\n${tail.join('\n')}`));
+    };
+    const timer = setTimeout(() => fail(`no ready line within ${options.readyTimeoutMs ?? 60_000} ms`), options.readyTimeoutMs ?? 60_000);
+    let pending = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        remember(line);
+        const parsed = isReadyLine(line);
+        if (parsed) {
+          clearTimeout(timer);
+          resolveReady(parsed);
+        }
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) remember(line);
+    });
+    child.once('error', (error) => fail(error.message));
+    child.once('exit', (code, signal) => fail(`it exited (${code ?? signal})`));
+  }).catch(async (error: unknown) => {
+    child.kill('SIGKILL');
+    await exitOf(child);
+    log?.end();
+    throw error;
+  });
+  // Keep draining output after the ready line: a full pipe would block the stack.
+  child.stdout.on('data', () => undefined);
+  child.stdin.on('error', () => undefined);
+
+  const stop = async (graceMs = 15_000) => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exitOf(child);
+      clearTimeout(timer);
+    }
+    // After a clean stop the JVM is already gone; after a SIGKILL its watchdog stops it within seconds.
+    await waitUntilClosed(ready.dynamodbEndpoint);
+    log?.end();
+  };
+
+  return { child, ready, stop };
+};
+
+export const defaultLogFile = join(repoRoot, '.local', 'test-stack.log');
