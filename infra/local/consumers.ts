@@ -1,5 +1,6 @@
-// Local stack: which function consumes which queue, i.e. the event source mappings the local stack runs.
-// The CDK stack declares the same pairs; point an entry at the consumer's module when it lands.
+// Local stack: which function consumes which queue, i.e. the event source mappings the local stack runs. Read
+// from the shared queue definitions, whose `consumer` names the handler module, as the CDK stack reads them.
+import { documentEventsQueue } from '../../shared/events/queues';
 import type { QueueDefinition } from './provision';
 
 export interface QueueConsumer {
@@ -7,9 +8,18 @@ export interface QueueConsumer {
   /** Module of the consumer, relative to the repository root; it exports `handler`. */
   readonly handler: string;
   readonly functionName: string;
+  readonly timeoutSeconds: number;
 }
 
-export const queueConsumers: readonly QueueConsumer[] = [
-  // The document-events consumer is a later issue; when it exists:
-  // { queue: documentEventsQueue, handler: 'functions/document-events/consume.ts', functionName: 'documentEventsConsumer' },
-];
+/** A queue definition that names its consumer. */
+interface ConsumedQueueDefinition extends QueueDefinition {
+  readonly consumer?: { readonly name: string; readonly handler: string; readonly timeoutSeconds: number };
+}
+
+const queueDefinitions: readonly ConsumedQueueDefinition[] = [documentEventsQueue];
+
+export const queueConsumers: readonly QueueConsumer[] = queueDefinitions.flatMap((queue) =>
+  queue.consumer
+    ? [{ queue, handler: queue.consumer.handler, functionName: queue.consumer.name, timeoutSeconds: queue.consumer.timeoutSeconds }]
+    : [],
+);

@@ -17,7 +17,8 @@ export interface EventSourceMappingOptions {
   readonly sqs: SQSClient;
   readonly queueUrl: string;
   readonly queueArn: string;
-  readonly handler: Handler;
+  /** Called for every batch (cache it): a module that fails to load fails the batch, as a Lambda init error does. */
+  readonly loadHandler: () => Promise<Handler>;
   readonly functionName: string;
   readonly functionTimeoutMs: number;
   /** From the queue definition's `eventSource`. */
@@ -157,7 +158,7 @@ export const startEventSourceMapping = (options: EventSourceMappingOptions): Run
     const event: SQSEvent = { Records: records };
     let succeeded: SQSRecord[];
     try {
-      const response = await invokeHandler(options.handler, event, {
+      const response = await invokeHandler(await options.loadHandler(), event, {
         functionName: options.functionName,
         timeoutMs: options.functionTimeoutMs,
       });

@@ -8,7 +8,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import { localDevSecret } from '../../shared/auth/tokens';
 import { tableDefinition } from '../../shared/data/table';
-import { consumerTimeoutSeconds, documentEventsQueue } from '../../shared/events/queues';
+import { localWebhookSecret } from '../../shared/document-events/secrets';
+import { documentEventsQueue } from '../../shared/events/queues';
 import { queueConsumers as defaultConsumers, type QueueConsumer } from './consumers';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startEventSourceMapping, type RunningEventSourceMapping } from './event-source-mapping';
@@ -57,6 +58,7 @@ const handlerEnvironment = (endpoints: LocalStackEndpoints): Record<string, stri
   AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodbEndpoint,
   AWS_ENDPOINT_URL_SQS: endpoints.sqsEndpoint,
   AUTH_HS256_SECRET: process.env.AUTH_HS256_SECRET ?? localDevSecret,
+  WEBHOOK_SECRETS: process.env.WEBHOOK_SECRETS ?? localWebhookSecret,
   POWERTOOLS_SERVICE_NAME: process.env.POWERTOOLS_SERVICE_NAME ?? 'business-platform-api',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'INFO',
 });
@@ -132,9 +134,9 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         sqs,
         queueUrl: provisioned.queueUrl,
         queueArn: provisioned.queueArn,
-        handler: await loadHandler(consumer.handler),
+        loadHandler: () => loadHandler(consumer.handler),
         functionName: consumer.functionName,
-        functionTimeoutMs: consumerTimeoutSeconds * 1000,
+        functionTimeoutMs: consumer.timeoutSeconds * 1000,
         ...consumer.queue.eventSource,
         log,
       });

@@ -68,7 +68,7 @@ const consume = (
     sqs,
     queueUrl: queue.queueUrl,
     queueArn: queue.queueArn,
-    handler: async (event: SQSEvent) => {
+    loadHandler: async () => async (event: SQSEvent) => {
       events.push(event);
       return decide(event);
     },
