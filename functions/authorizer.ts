@@ -15,7 +15,8 @@ const wholeApiArn = (methodArn: string): string => {
 };
 
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-  const authorization = event.headers?.Authorization ?? event.headers?.authorization;
+  // API Gateway passes header names as the client spelled them; HTTP header names are case-insensitive.
+  const authorization = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
   try {
     const principal = await verify(authorization);
     return {
