@@ -77,9 +77,12 @@ export class MalformedBody extends ApiError {
   }
 }
 
+/** The challenge of every 401 (RFC 6750), from a function or from the gateway itself. */
+export const bearerChallenge: Readonly<Record<string, string>> = { 'WWW-Authenticate': 'Bearer realm="api"' };
+
 export class Unauthorized extends ApiError {
   constructor(detail = 'A valid bearer token is required.') {
-    super(problemKinds.unauthorized, detail, { headers: { 'WWW-Authenticate': 'Bearer realm="api"' } });
+    super(problemKinds.unauthorized, detail, { headers: bearerChallenge });
   }
 }
 

@@ -174,7 +174,10 @@ export class OperationsApi extends Construct {
         type: ResponseType.of(definition.type),
         statusCode: String(definition.kind.status),
         templates: { 'application/problem+json': gatewayProblemTemplate(definition) },
-        responseHeaders: gatewayResponseHeaders,
+        responseHeaders: {
+          ...gatewayResponseHeaders,
+          ...Object.fromEntries(Object.entries(definition.headers ?? {}).map(([name, value]) => [name, staticValue(value)])),
+        },
       });
     }
 

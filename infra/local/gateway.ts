@@ -117,6 +117,7 @@ const sendGatewayResponse = (response: ServerResponse, type: GatewayResponseType
     'Content-Type': 'application/problem+json',
     'Content-Length': String(Buffer.byteLength(body)),
     ...gatewayHeaders(requestId),
+    ...definition.headers,
     ...(close ? { Connection: 'close' } : {}),
   });
   response.end(body);

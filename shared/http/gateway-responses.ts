@@ -1,6 +1,6 @@
 // HTTP conventions: the problem responses API Gateway sends by itself (before or instead of a function). The CDK
 // stack installs them as gateway responses and the local gateway answers with the same ones.
-import { problemKinds, type ProblemKind } from '../errors';
+import { bearerChallenge, problemKinds, type ProblemKind } from '../errors';
 
 /** API Gateway's GatewayResponseType names (a subset of aws-cdk-lib's ResponseType, kept free of CDK imports). */
 export type GatewayResponseType =
@@ -26,10 +26,12 @@ export interface GatewayResponseDefinition {
   readonly type: GatewayResponseType;
   readonly kind: ProblemKind;
   readonly detail: string;
+  /** Headers this response adds to the shared ones (static values: no single quotes). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export const gatewayResponses: readonly GatewayResponseDefinition[] = [
-  { type: 'UNAUTHORIZED', kind: problemKinds.unauthorized, detail: 'A valid bearer token is required.' },
+  { type: 'UNAUTHORIZED', kind: problemKinds.unauthorized, detail: 'A valid bearer token is required.', headers: bearerChallenge },
   { type: 'ACCESS_DENIED', kind: problemKinds.forbidden, detail: 'The token does not allow this request.' },
   // API Gateway answers an unknown path or method with MISSING_AUTHENTICATION_TOKEN (403 by default).
   { type: 'MISSING_AUTHENTICATION_TOKEN', kind: problemKinds.notFound, detail: 'No operation at this path and method.' },

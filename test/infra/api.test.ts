@@ -128,6 +128,7 @@ describe('gateway responses', () => {
           ),
           'gatewayresponse.header.Content-Type': "'application/problem+json'",
           'gatewayresponse.header.X-Request-Id': 'context.requestId',
+          ...Object.fromEntries(Object.entries(definition.headers ?? {}).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`])),
         },
       });
     },
