@@ -1,0 +1,151 @@
+// End to end: the rules that must hold under concurrency, with real concurrent requests through the whole stack.
+// Each test has a tenant of its own, so what it counts in the table is only what its requests did.
+import { afterAll, describe, expect, test } from '@jest/globals';
+import type { TenantLocation } from '../../../shared/schemas/tenant-location';
+import { tokenFor } from '../../support/http';
+import { problem, problemHeaders, problemType, viewOf } from '../../support/responses';
+import { freshTenantId, openTenantTable } from '../../support/tenant-items';
+import { create, get, getAll, remove, save } from './support';
+
+const table = openTenantTable();
+afterAll(() => table.close());
+
+const concurrency = 10;
+
+/** A token for a tenant no other test uses. */
+const newTenant = async () => {
+  const tenant = freshTenantId();
+  return { tenant, token: await tokenFor({ tenant }) };
+};
+
+const storedLocations = async (tenant: number) =>
+  (await table.items(tenant)).filter((item) => item.entity === 'TenantLocation') as (TenantLocation & Record<string, unknown>)[];
+
+describe('one name, many concurrent creates', () => {
+  test(`${concurrency} Saves of 'Main' spelled differently create exactly one location; the others are 409 name-taken`, async () => {
+    const { tenant, token } = await newTenant();
+    const spellings = ['Main', 'main', ' MAIN ', 'Main ', '\tmain', 'MAIN', 'mAiN', ' main', 'MaIn  ', 'Ｍａｉｎ'];
+    const responses = await Promise.all(spellings.slice(0, concurrency).map((name) => save(token, { Name: name, Phone: name })));
+
+    const created = responses.filter((response) => response.status === 201);
+    const refused = responses.filter((response) => response.status !== 201);
+    expect(created).toHaveLength(1);
+    for (const response of refused) {
+      expect(viewOf(response)).toEqual({
+        status: 409,
+        headers: problemHeaders(),
+        body: problem({
+          status: 409,
+          title: 'Name already in use',
+          type: problemType('name-taken'),
+          detail: 'Another record of this tenant already has this name.',
+          errors: [{ pointer: '/Name', detail: 'already in use' }],
+        }),
+      });
+    }
+
+    const winner = (created[0] as (typeof responses)[number]).json;
+    expect(await storedLocations(tenant)).toEqual([expect.objectContaining({ ID: winner.ID, Name: winner.Name, IsActive: true })]);
+    const claims = (await table.items(tenant)).filter((item) => item.entity === 'TenantLocationName');
+    expect(claims).toEqual([expect.objectContaining({ sk: 'LOCNAME#main', LocationID: winner.ID })]);
+    expect((await getAll(token)).json).toEqual([winner]);
+  });
+
+  test(`${concurrency} concurrent Saves of different names all create, with distinct ids`, async () => {
+    const { tenant, token } = await newTenant();
+    const responses = await Promise.all(Array.from({ length: concurrency }, (_, index) => save(token, { Name: `Branch ${index}` })));
+    expect(responses.map((response) => response.status)).toEqual(Array(concurrency).fill(201));
+    const ids = responses.map((response) => response.json.ID);
+    expect(new Set(ids).size).toBe(concurrency);
+    expect((await storedLocations(tenant)).map((location) => location.ID).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+  });
+});
+
+describe('optimistic concurrency', () => {
+  test(`${concurrency} concurrent updates with the same Version: exactly one 200, the others 409 stale-version`, async () => {
+    const { tenant, token } = await newTenant();
+    const original = await create(token, { Name: 'Contended', Phone: 'original' });
+    const responses = await Promise.all(
+      Array.from({ length: concurrency }, (_, index) =>
+        save(token, { ID: original.ID, Version: original.Version, Name: 'Contended', Phone: `writer ${index}` }),
+      ),
+    );
+
+    const succeeded = responses.filter((response) => response.status === 200);
+    expect(succeeded).toHaveLength(1);
+    for (const response of responses.filter((candidate) => candidate.status !== 200)) {
+      expect(viewOf(response)).toEqual({
+        status: 409,
+        headers: problemHeaders(),
+        body: problem({
+          status: 409,
+          title: 'Stale version',
+          type: problemType('stale-version'),
+          detail: 'The record was changed by someone else; fetch it again and retry.',
+          errors: [{ pointer: '/Version', detail: 'stale' }],
+        }),
+      });
+    }
+    const winner = (succeeded[0] as (typeof responses)[number]).json;
+    expect(winner.Version).toBe(original.Version + 1);
+    expect((await get(token, original.ID)).json).toEqual(winner);
+    expect(await table.location(tenant, original.ID)).toMatchObject({ Version: original.Version + 1, Phone: winner.Phone });
+  });
+
+  test('concurrent updates without a Version all apply, one after another (each read-modify-write is atomic)', async () => {
+    const { token } = await newTenant();
+    const original = await create(token, { Name: 'Last writer wins' });
+    const writers = 5;
+    const responses = await Promise.all(
+      Array.from({ length: writers }, (_, index) => save(token, { ID: original.ID, Name: 'Last writer wins', Phone: `writer ${index}` })),
+    );
+    const statuses = responses.map((response) => response.status);
+    // Each write retries a lost race a few times; under heavy contention it may still give up with 409.
+    expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
+    const applied = responses.filter((response) => response.status === 200).map((response) => response.json);
+    expect(new Set(applied.map((location) => location.Version)).size).toBe(applied.length);
+    const final = (await get(token, original.ID)).json;
+    expect(final.Version).toBe(original.Version + applied.length);
+    expect(final).toEqual(applied.find((location) => location.Version === final.Version));
+  });
+
+  test('concurrent deletes of one location: all 200 with the same deleted record', async () => {
+    const { token } = await newTenant();
+    const original = await create(token, { Name: 'Deleted by many' });
+    const responses = await Promise.all(Array.from({ length: 5 }, () => remove(token, original.ID)));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
+    const deleted = (await get(token, original.ID)).json;
+    expect(deleted).toMatchObject({ IsActive: false, Version: original.Version + 1 });
+    for (const response of responses) expect(response.json).toEqual(deleted);
+  });
+});
+
+describe('one default location per tenant', () => {
+  test('making several locations default concurrently leaves exactly one default, and the pointer names it', async () => {
+    const { tenant, token } = await newTenant();
+    const locations: TenantLocation[] = [];
+    for (const name of ['North', 'South', 'East', 'West']) locations.push(await create(token, { Name: name }));
+
+    const responses = await Promise.all(locations.map((location) => save(token, { ID: location.ID, Name: location.Name, IsDefault: true })));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
+    expect(statuses).toContain(200);
+
+    const stored = await storedLocations(tenant);
+    const defaults = stored.filter((location) => location.IsDefault);
+    expect(defaults).toHaveLength(1);
+    const pointer = (await table.items(tenant)).find((item) => item.entity === 'TenantLocationDefault');
+    expect(pointer).toMatchObject({ LocationID: (defaults[0] as TenantLocation).ID });
+    expect((await getAll(token)).json.filter((location) => location.IsDefault).map((location) => location.ID)).toEqual([
+      (defaults[0] as TenantLocation).ID,
+    ]);
+  });
+
+  test('two concurrent creates of default locations leave exactly one default', async () => {
+    const { tenant, token } = await newTenant();
+    const responses = await Promise.all(['Left', 'Right'].map((name) => save(token, { Name: name, IsDefault: true })));
+    expect(responses.map((response) => response.status).filter((status) => status === 201).length).toBeGreaterThanOrEqual(1);
+    const defaults = (await storedLocations(tenant)).filter((location) => location.IsDefault);
+    expect(defaults).toHaveLength(1);
+  });
+});
