@@ -1,0 +1,320 @@
+// End to end: every kind of bad input gets a 4xx problem response naming what is wrong, and leaves the tenant's
+// items in the table exactly as they were (compared item by item before and after each request).
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { TenantLocation } from '../../../shared/schemas/tenant-location';
+import { encodeBody, requestMediaTypes } from '../../support/bodies';
+import { api, tokenFor, type ApiResponse } from '../../support/http';
+import {
+  malformedProblem,
+  problem,
+  problemHeaders,
+  reservedKeyProblem,
+  validationProblem,
+  viewOf,
+  type ResponseView,
+} from '../../support/responses';
+import { freshTenantId, openTenantTable } from '../../support/tenant-items';
+import { create, expectedLocation, get, getByName, getDefaultAddress, remove, save, search } from './support';
+
+const tenant = freshTenantId();
+const table = openTenantTable();
+let token: string;
+let existing: TenantLocation;
+
+beforeAll(async () => {
+  token = await tokenFor({ tenant });
+  existing = await create(token, {
+    Name: 'Existing',
+    IsDefault: true,
+    Description: 'Stays as it is',
+    Address: { City: 'Perth', IsDefaultBilling: true },
+  });
+});
+afterAll(() => table.close());
+
+type Send = () => Promise<ApiResponse>;
+
+/** Sends the request and checks the whole answer, and that the tenant's items did not change. */
+const expectRefusedWithoutChange = async (send: Send, expected: Omit<ResponseView, 'headers'> & { headers?: object }) => {
+  const before = await table.items(tenant);
+  const response = await send();
+  expect(viewOf(response)).toEqual({ headers: problemHeaders(), ...expected });
+  expect(await table.items(tenant)).toEqual(before);
+  return response;
+};
+
+const invalid = (errors: readonly object[]) => ({ status: 400, body: validationProblem(errors) });
+const field = (pointer: string, detail: unknown = expect.any(String)) => ({ pointer, detail });
+const parameter = (name: string, detail: unknown = expect.any(String)) => ({ parameter: name, detail });
+
+const saveRaw = (body: string, contentType: string): Send => () => save(token, body, { 'Content-Type': contentType });
+
+describe('malformed bodies: 400 malformed-body', () => {
+  const cases: [string, Send, unknown][] = [
+    ['truncated JSON', saveRaw('{"Name": "A",', 'application/json'), malformedProblem('The body is not valid JSON.')],
+    ['truncated text/json', saveRaw('{"Name": ', 'text/json'), malformedProblem('The body is not valid JSON.')],
+    ['JSON with a trailing comma', saveRaw('{"Name": "A",}', 'application/json'), malformedProblem('The body is not valid JSON.')],
+    ['unclosed XML', saveRaw('<TenantLocationInfo><Name>A</Name>', 'application/xml'), malformedProblem(expect.stringMatching(/^The XML body is not well-formed/))],
+    ['mismatched XML tags', saveRaw('<TenantLocationInfo><Name>A</Nam></TenantLocationInfo>', 'text/xml'), malformedProblem(expect.stringMatching(/^The XML body is not well-formed/))],
+    ['two XML roots', saveRaw('<A><Name>A</Name></A><B/>', 'application/xml'), malformedProblem(expect.any(String))],
+    ['XML with an undefined entity', saveRaw('<TenantLocationInfo><Name>&xxe;</Name></TenantLocationInfo>', 'application/xml'), malformedProblem('The XML body uses an undefined entity or an invalid character reference.')],
+    ['a form with bad percent-encoding', saveRaw('Name=%zzA', 'application/x-www-form-urlencoded'), malformedProblem('The form body has an invalid percent-encoding.')],
+    ['a form with a truncated escape', saveRaw('Name=Caf%C', 'application/x-www-form-urlencoded'), malformedProblem('The form body has an invalid percent-encoding.')],
+    ['a form with a broken field name', saveRaw('Address[City=Perth', 'application/x-www-form-urlencoded'), malformedProblem(expect.stringContaining('is not valid'))],
+  ];
+  test.each(cases)('%s', async (_name, send, body) => {
+    await expectRefusedWithoutChange(send, { status: 400, body });
+  });
+});
+
+describe('XML with a DOCTYPE or entity declarations: 400, nothing expanded', () => {
+  const billionLaughs =
+    '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">' +
+    Array.from({ length: 9 }, (_, level) => `<!ENTITY lol${level + 1} "${`&lol${level === 0 ? '' : level};`.repeat(10)}">`).join('') +
+    ']><TenantLocationInfo><Name>&lol9;</Name></TenantLocationInfo>';
+  const xxe =
+    '<?xml version="1.0"?><!DOCTYPE foo [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>' +
+    '<TenantLocationInfo><Name>Leak</Name><Description>&xxe;</Description></TenantLocationInfo>';
+  const parameterEntity =
+    '<?xml version="1.0"?><!DOCTYPE foo [<!ENTITY % remote SYSTEM "http://127.0.0.1:1/evil.dtd"> %remote;]>' +
+    '<TenantLocationInfo><Name>Remote</Name></TenantLocationInfo>';
+  const entityOnly = '<!ENTITY xxe SYSTEM "file:///etc/passwd"><TenantLocationInfo><Name>&xxe;</Name></TenantLocationInfo>';
+
+  test.each([
+    ['billion laughs', billionLaughs],
+    ['XXE with SYSTEM file:///etc/passwd', xxe],
+    ['a parameter entity with a remote DTD', parameterEntity],
+    ['an ENTITY declaration without DOCTYPE', entityOnly],
+  ])('%s', async (_name, xml) => {
+    for (const type of ['application/xml', 'text/xml']) {
+      const response = await expectRefusedWithoutChange(saveRaw(xml, type), {
+        status: 400,
+        body: malformedProblem('XML with a DOCTYPE or markup declarations is not accepted.'),
+      });
+      expect(response.text).not.toMatch(/lollol|root:|\/bin\//);
+    }
+    for (const send of [() => getByName(token, xml, { 'Content-Type': 'application/xml' }), () => search(token, xml, { 'Content-Type': 'text/xml' })]) {
+      await expectRefusedWithoutChange(send, { status: 400, body: malformedProblem('XML with a DOCTYPE or markup declarations is not accepted.') });
+    }
+  });
+});
+
+describe('wrong types: 400 validation-failed with a pointer to each field', () => {
+  const cases: [string, Send, readonly object[]][] = [
+    ['JSON "ID":"x"', saveRaw('{"ID":"x","Name":"A"}', 'application/json'), [field('/ID')]],
+    ['JSON "ID":"5" (JSON is typed)', saveRaw('{"ID":"5","Name":"A"}', 'application/json'), [field('/ID')]],
+    ['JSON "IsDefault":"yes"', saveRaw('{"Name":"A","IsDefault":"yes"}', 'text/json'), [field('/IsDefault')]],
+    ['JSON nested Address.Latitude as text', saveRaw('{"Name":"A","Address":{"Latitude":"north"}}', 'application/json'), [field('/Address/Latitude')]],
+    ['JSON ID -1', saveRaw('{"ID":-1,"Name":"A"}', 'application/json'), [field('/ID')]],
+    ['JSON ID 2147483648', saveRaw('{"ID":2147483648,"Name":"A"}', 'application/json'), [field('/ID')]],
+    ['JSON ID 1.5', saveRaw('{"ID":1.5,"Name":"A"}', 'application/json'), [field('/ID')]],
+    ['JSON UtcOffset out of range', saveRaw('{"Name":"A","UtcOffset":900}', 'application/json'), [field('/UtcOffset')]],
+    ['JSON Name over 200 characters', saveRaw(JSON.stringify({ Name: 'N'.repeat(201) }), 'application/json'), [field('/Name')]],
+    ['JSON Name with a control character', saveRaw('{"Name":"A\\u0001B"}', 'application/json'), [field('/Name', 'must not contain control characters')]],
+    ['XML <ID>abc</ID>', saveRaw('<TenantLocationInfo><ID>abc</ID><Name>A</Name></TenantLocationInfo>', 'application/xml'), [field('/ID')]],
+    ['XML <IsDefault>maybe</IsDefault>', saveRaw('<TenantLocationInfo><Name>A</Name><IsDefault>maybe</IsDefault></TenantLocationInfo>', 'text/xml'), [field('/IsDefault')]],
+    ['XML two Names', saveRaw('<TenantLocationInfo><Name>A</Name><Name>B</Name></TenantLocationInfo>', 'application/xml'), [field('/Name')]],
+    ['form ID=abc', saveRaw('ID=abc&Name=A', 'application/x-www-form-urlencoded'), [field('/ID')]],
+    ['form Address[Longitude]=200', saveRaw('Name=A&Address[Longitude]=200', 'application/x-www-form-urlencoded'), [field('/Address/Longitude')]],
+    ['a JSON array body', saveRaw('[{"Name":"A"}]', 'application/json'), [field('', 'the body must be an object')]],
+    ['a JSON string body', saveRaw('"A"', 'application/json'), [field('', 'the body must be an object')]],
+  ];
+  test.each(cases)('%s', async (_name, send, errors) => {
+    await expectRefusedWithoutChange(send, invalid(errors));
+  });
+
+  test('several invalid fields are all named', async () => {
+    await expectRefusedWithoutChange(saveRaw('{"ID":"x","Name":5,"Address":{"City":true}}', 'application/json'), invalid([field('/ID'), field('/Name'), field('/Address/City')]));
+  });
+});
+
+describe('unknown or case-wrong fields: 400, named case-sensitively', () => {
+  const unknown = 'is not a known field (names are case-sensitive)';
+  test.each(requestMediaTypes)('`name` instead of `Name` in %s', async (type) => {
+    await expectRefusedWithoutChange(() => save(token, encodeBody(type, { name: 'lower case' }, 'TenantLocationInfo').body, { 'Content-Type': type }), invalid([field('/name', unknown)]));
+  });
+
+  test('unknown fields at the top, in Address, and in a filter', async () => {
+    await expectRefusedWithoutChange(() => save(token, { Name: 'A', Colour: 'red' }), invalid([field('/Colour', unknown)]));
+    await expectRefusedWithoutChange(() => save(token, { Name: 'A', Address: { city: 'Perth' } }), invalid([field('/Address/city', unknown)]));
+    await expectRefusedWithoutChange(() => search(token, { searchString: 'x' }), invalid([field('/searchString', unknown)]));
+    await expectRefusedWithoutChange(() => getByName(token, { SearchString: 'x', Limit: 1 }), invalid([field('/Limit', unknown)]));
+  });
+});
+
+describe('domain rules on the body: 400 and no ID used up', () => {
+  test.each([
+    ['no Name', { Description: 'nameless' }, [field('/Name', 'is required')]],
+    ['a blank Name', { Name: '   ' }, [field('/Name', 'is required')]],
+    ['an unknown ParentID', { Name: 'Orphan', ParentID: 999_999 }, [field('/ParentID', 'no location of this tenant has this ID')]],
+  ])('Save with %s', async (_name, body, errors) => {
+    await expectRefusedWithoutChange(() => save(token, body), invalid(errors));
+  });
+
+  test('a location cannot be its own parent', async () => {
+    await expectRefusedWithoutChange(
+      () => save(token, { ID: existing.ID, Name: existing.Name, ParentID: existing.ID }),
+      invalid([field('/ParentID', 'a location cannot be its own parent')]),
+    );
+  });
+
+  test('Save and GetByName without a body', async () => {
+    for (const path of ['/TenantLocation/Save', '/TenantLocation/GetByName']) {
+      await expectRefusedWithoutChange(() => api(path, { method: 'POST', token, headers: { 'Content-Type': 'application/json' } }), {
+        status: 400,
+        body: { ...validationProblem([field('', 'a request body is required')]), detail: 'A request body is required.' },
+      });
+    }
+  });
+
+  test('GetByName without a search text', async () => {
+    await expectRefusedWithoutChange(() => getByName(token, { IsExactMatch: true }), invalid([field('/SearchString', 'SearchString or Search is required')]));
+  });
+});
+
+describe('path ids: 400 naming the parameter', () => {
+  const ids = ['-1', '0', '2147483648', '99999999999', 'abc', '1e3', '0x10', '01', '1.0', '%201', '+1'];
+  test.each(ids)('%s for Get, Delete and GetDefaultAddress', async (id) => {
+    const expected = invalid([parameter('id', 'must be a positive 32-bit integer')]);
+    await expectRefusedWithoutChange(() => get(token, id), expected);
+    await expectRefusedWithoutChange(() => remove(token, id), expected);
+    await expectRefusedWithoutChange(() => getDefaultAddress(token, id, 'Billing'), expected);
+  });
+
+  test('the largest int32 is a valid id (404, not 400)', async () => {
+    expect((await get(token, 2147483647)).status).toBe(404);
+  });
+});
+
+describe('GetDefaultAddress addressType', () => {
+  test.each(['Home', '0', '5', 'Bill', '1.0', ' '])('%p: 400 naming addressType', async (addressType) => {
+    await expectRefusedWithoutChange(
+      () => getDefaultAddress(token, existing.ID, addressType),
+      invalid([parameter('addressType', 'must be Billing, Delivery, Service or Postal (or 1, 2, 3, 4)')]),
+    );
+  });
+
+  test('missing: 400 naming addressType', async () => {
+    await expectRefusedWithoutChange(() => getDefaultAddress(token, existing.ID, undefined), invalid([parameter('addressType')]));
+  });
+
+  test('over 20 characters: 400 naming addressType', async () => {
+    await expectRefusedWithoutChange(() => getDefaultAddress(token, existing.ID, 'B'.repeat(21)), invalid([parameter('addressType')]));
+  });
+});
+
+describe('Search filters', () => {
+  const refused = 'does not apply to tenant locations';
+  test.each([
+    ['Statuses', { Statuses: [1, 2] }, [field('/Statuses', refused)]],
+    ['StartDate and CategoryIDs', { StartDate: '2026-01-01T00:00:00Z', CategoryIDs: [3] }, [field('/StartDate', refused), field('/CategoryIDs', refused)]],
+    ['an unknown SortField', { SortField: 'Colour' }, [field('/SortField', 'must be Name, ID, Description, CreatedDateTime_utc or ModifiedDateTime_utc')]],
+    ['MaxResults 0', { MaxResults: 0 }, [field('/MaxResults')]],
+    ['MaxResults 501', { MaxResults: 501 }, [field('/MaxResults')]],
+    ['a negative LastRowNumber', { LastRowNumber: -1 }, [field('/LastRowNumber')]],
+  ])('%s: 400', async (_name, filter, errors) => {
+    await expectRefusedWithoutChange(() => search(token, filter), invalid(errors));
+  });
+
+  test('Statuses in XML and form bodies too', async () => {
+    const errors = [field('/Statuses', refused)];
+    await expectRefusedWithoutChange(() => search(token, '<TenantLocationFilter><Statuses>1</Statuses></TenantLocationFilter>', { 'Content-Type': 'application/xml' }), invalid(errors));
+    await expectRefusedWithoutChange(() => search(token, 'Statuses=1&Statuses=2', { 'Content-Type': 'application/x-www-form-urlencoded' }), invalid(errors));
+  });
+});
+
+describe('size and media types', () => {
+  test('a body over 1 MiB: 413', async () => {
+    const body = JSON.stringify({ Name: 'Huge', Description: 'x'.repeat(1024 * 1024) });
+    for (const contentType of ['application/json', 'application/xml', 'application/x-www-form-urlencoded']) {
+      await expectRefusedWithoutChange(saveRaw(body, contentType), {
+        status: 413,
+        body: problem({ status: 413, title: 'Content Too Large', detail: 'The request body exceeds 1048576 bytes.' }),
+      });
+    }
+  });
+
+  const acceptPost = 'application/json, text/json, application/xml, text/xml, application/x-www-form-urlencoded';
+  test.each([
+    ['text/plain', 'text/plain'],
+    ['a charset other than UTF-8', 'application/json; charset=iso-8859-1'],
+    ['multipart/form-data', 'multipart/form-data; boundary=x'],
+    ['a malformed Content-Type', 'json'],
+  ])('%s: 415 with Accept-Post', async (_name, contentType) => {
+    await expectRefusedWithoutChange(saveRaw('{"Name":"Plain"}', contentType), {
+      status: 415,
+      headers: problemHeaders('json', { 'accept-post': acceptPost }),
+      body: problem({ status: 415, title: 'Unsupported Media Type', detail: `Send the body as one of: ${acceptPost}.` }),
+    });
+  });
+
+  test('Accept: image/png: 406 before any work (a valid Save writes nothing)', async () => {
+    const notAcceptable = {
+      status: 406,
+      body: problem({
+        status: 406,
+        title: 'Not Acceptable',
+        detail: 'This operation can answer with: application/json, text/json, application/xml, text/xml.',
+      }),
+    };
+    await expectRefusedWithoutChange(() => save(token, { Name: 'Png' }, { Accept: 'image/png' }), notAcceptable);
+    await expectRefusedWithoutChange(() => get(token, existing.ID, { Accept: 'image/png' }), notAcceptable);
+    await expectRefusedWithoutChange(() => remove(token, existing.ID, { Accept: 'image/png' }), notAcceptable);
+    await expectRefusedWithoutChange(() => get(token, existing.ID, { Accept: 'application/json;q=0, text/*;q=0' }), notAcceptable);
+  });
+});
+
+describe('reserved keys (__proto__, constructor, prototype): 400, and the server stays unpolluted', () => {
+  const json = (body: string): Send => saveRaw(body, 'application/json');
+  const xml = (inner: string): Send => saveRaw(`<TenantLocationInfo><Name>Polluter</Name>${inner}</TenantLocationInfo>`, 'application/xml');
+  const form = (body: string): Send => saveRaw(`Name=Polluter&${body}`, 'application/x-www-form-urlencoded');
+  const cases: [string, Send, string][] = [
+    ['JSON __proto__', json('{"Name":"Polluter","__proto__":{"Description":"polluted","IsDefault":true}}'), '/__proto__'],
+    ['JSON constructor.prototype', json('{"Name":"Polluter","constructor":{"prototype":{"Phone":"polluted"}}}'), '/constructor'],
+    ['JSON prototype', json('{"Name":"Polluter","prototype":{"Phone":"polluted"}}'), '/prototype'],
+    ['JSON Address.__proto__', json('{"Name":"Polluter","Address":{"__proto__":{"IsDefaultBilling":true}}}'), '/Address/__proto__'],
+    ['text/json __proto__', () => save(token, '{"__proto__":{"Statuses":[1]},"Name":"Polluter"}', { 'Content-Type': 'text/json' }), '/__proto__'],
+    ['XML <__proto__>', xml('<__proto__><Description>polluted</Description></__proto__>'), '/__proto__'],
+    ['XML <constructor><prototype>', xml('<constructor><prototype><Phone>polluted</Phone></prototype></constructor>'), '/constructor'],
+    ['XML <prototype> in Address', xml('<Address><prototype><City>polluted</City></prototype></Address>'), '/prototype'],
+    ['XML namespaced <x:__proto__>', xml('<x:__proto__ xmlns:x="urn:x"><Description>polluted</Description></x:__proto__>'), '/__proto__'],
+    ['form __proto__[Description]', form('__proto__[Description]=polluted'), '/__proto__'],
+    ['form __proto__.Phone', form('__proto__.Phone=polluted'), '/__proto__'],
+    ['form constructor[prototype][Phone]', form('constructor[prototype][Phone]=polluted'), '/constructor'],
+    ['form Address[__proto__][City]', form('Address[__proto__][City]=polluted'), '/__proto__'],
+    ['form prototype', form('prototype=polluted'), '/prototype'],
+    ['form percent-encoded __proto__', form('%5F%5Fproto%5F%5F%5BDescription%5D=polluted'), '/__proto__'],
+  ];
+
+  test.each(cases)('%s', async (_name, send, pointer) => {
+    await expectRefusedWithoutChange(send, { status: 400, body: reservedKeyProblem(pointer) });
+  });
+
+  test('in GetByName and Search bodies too', async () => {
+    await expectRefusedWithoutChange(() => getByName(token, '{"SearchString":"E","__proto__":{"IsExactMatch":true}}', { 'Content-Type': 'application/json' }), {
+      status: 400,
+      body: reservedKeyProblem('/__proto__'),
+    });
+    await expectRefusedWithoutChange(() => search(token, 'constructor[prototype][Statuses]=1', { 'Content-Type': 'application/x-www-form-urlencoded' }), {
+      status: 400,
+      body: reservedKeyProblem('/constructor'),
+    });
+  });
+
+  test('afterwards, records are built without inherited fields: nothing reveals a polluted Object.prototype', async () => {
+    // Each attempt above named Description, Phone, IsDefault, Statuses, City or IsExactMatch. Had any reached
+    // Object.prototype, a Save without them would inherit them, and every Search would be refused for Statuses.
+    const created = await save(token, { Name: 'Clean' });
+    expect(viewOf(created).body).toEqual(expectedLocation({ Name: 'Clean' }, { id: created.json.ID, tenant }));
+    expect(Object.keys(created.json).sort()).toEqual(
+      ['CreatedByUserID', 'CreatedDateTime_utc', 'ID', 'IsActive', 'IsDefault', 'ModifiedByUserID', 'ModifiedDateTime_utc', 'Name', 'TenantID', 'TenantLocationID', 'UserID', 'Version', 'WebsiteID'],
+    );
+    expect((await get(token, existing.ID)).json).toEqual(existing);
+    const searched = await search(token, {});
+    expect(searched.status).toBe(200);
+    expect(searched.json.Rows.map((row) => row.Name)).toEqual(['Clean', 'Existing']);
+    expect((await getByName(token, { SearchString: 'cle' })).json).toEqual(created.json);
+    const updated = await save(token, { ID: existing.ID, Name: existing.Name, Version: existing.Version });
+    expect(updated.json).toEqual({ ...existing, Version: existing.Version + 1, ModifiedDateTime_utc: expect.any(String) });
+  });
+});
