@@ -22,10 +22,17 @@ export const defaultPointerKey = (tenantId: number) => ({ pk: tenantPartition(te
 /** Per-tenant ID sequence: one small item per tenant, never a global hot counter. */
 export const idCounterKey = (tenantId: number) => ({ pk: tenantPartition(tenantId), sk: 'SEQ#LOC' });
 
+/**
+ * Between the name and the id in the index sort key: U+0001 sorts below every character a name can hold (text
+ * fields refuse control characters but tab, LF and CR), so "main" comes before "main street" and "main!". With
+ * `#` (U+0023), names continuing with a space, `!` or `"` sorted before the shorter name.
+ */
+const nameIdSeparator = '\u0001';
+
 /** Sparse index keys: present only while the location is active, so the index holds active locations only. */
 export const activeIndexKeys = (tenantId: number, nameKey: string, id: number) => ({
   [activeLocationsByName.partitionKey]: `${tenantPartition(tenantId)}#LOC`,
-  [activeLocationsByName.sortKey]: `${nameKey}#${pad(id)}`,
+  [activeLocationsByName.sortKey]: `${nameKey}${nameIdSeparator}${pad(id)}`,
 });
 
 /** Case-insensitive identity of a name: Unicode-normalised, trimmed, lower-cased. */
