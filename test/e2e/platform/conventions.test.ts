@@ -1,0 +1,238 @@
+// End to end: HTTP conventions every operation shares, seen from a client of the local stack: routing (unknown
+// routes, trailing slashes), declared-but-not-implemented operations, the OpenAPI document, the request id and
+// security headers on every response, and problems in XML for clients that prefer it.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { parseXml } from '../../../shared/http/codecs/xml';
+import { toXml } from '../../support/bodies';
+import { api, apiBaseUrl, tokenFor, type ApiResponse } from '../../support/http';
+import {
+  gatewayProblemHeaders,
+  problem,
+  problemHeaders,
+  problemType,
+  securityHeaders,
+  successHeaders,
+  uuidPattern,
+  validationProblem,
+  viewOf,
+} from '../../support/responses';
+import { freshTenantId } from '../../support/tenant-items';
+
+const tenant = freshTenantId();
+let token: string;
+let locationId: number;
+
+beforeAll(async () => {
+  token = await tokenFor({ tenant });
+  const created = await api<{ ID: number }>('/TenantLocation/Save', { token, body: { Name: 'Platform', Address: { City: 'Perth', IsDefaultBilling: true } } });
+  expect(created.status).toBe(201);
+  locationId = created.json.ID;
+});
+
+const noRoute = {
+  status: 404,
+  headers: gatewayProblemHeaders(),
+  body: problem({ status: 404, title: 'Not Found', detail: 'No operation at this path and method.' }),
+};
+
+describe('routing', () => {
+  test.each([
+    ['an unknown path', 'GET', '/Nope'],
+    ['an unknown nested path', 'GET', '/TenantLocation/Nope/1'],
+    ['a known path with a missing id', 'GET', '/TenantLocation/Get'],
+    ['a known path with an extra segment', 'GET', '/TenantLocation/Get/1/extra'],
+    ['a known path with another method', 'DELETE', '/TenantLocation/GetAll'],
+    ['POST to a GET operation', 'POST', '/TenantLocation/Get/1'],
+    ['a path that differs in case', 'GET', '/tenantlocation/getall'],
+    ['the API root', 'GET', '/'],
+  ])('%s: 404 problem from the gateway, with or without a token', async (_name, method, path) => {
+    for (const request of [{ method }, { method, token }]) expect(viewOf(await api(path, request))).toEqual(noRoute);
+  });
+
+  test('a path outside the /api stage: 404 problem', async () => {
+    const origin = new URL(apiBaseUrl()).origin;
+    const response = await fetch(`${origin}/TenantLocation/GetAll`);
+    const text = await response.text();
+    expect(viewOf({ status: response.status, headers: response.headers, text, json: JSON.parse(text) })).toEqual(noRoute);
+  });
+
+  test('an unknown route is a JSON problem even for a client that prefers XML (gateway responses are JSON only)', async () => {
+    expect(viewOf(await api('/Nope', { headers: { Accept: 'application/xml' } }))).toEqual(noRoute);
+  });
+
+  test.each([
+    ['GET', '/TenantLocation/GetAll/', undefined],
+    ['GET', '/TenantLocation/Get/{id}/', undefined],
+    ['GET', '/TenantLocation/GetDefaultAddress/{id}/?addressType=Billing', undefined],
+    ['PUT', '/TenantLocation/Search/', {}],
+    ['POST', '/TenantLocation/GetByName/', { SearchString: 'platform' }],
+  ])('%s %s matches with a trailing slash, like without', async (method, template, body) => {
+    const path = template.replace('{id}', String(locationId));
+    const call = (candidate: string) => api(candidate, { method, token, ...(body === undefined ? {} : { body }) });
+    const [withSlash, without] = await Promise.all([call(path), call(path.replace(/\/(\?|$)/, '$1'))]);
+    expect(withSlash.status).toBe(200);
+    expect([withSlash.status, withSlash.json]).toEqual([without.status, without.json]);
+  });
+});
+
+describe('declared operations that are not implemented yet: 501 through the normal stack', () => {
+  const notImplemented = (operationId: string) => ({
+    status: 501,
+    headers: problemHeaders(),
+    body: problem({
+      status: 501,
+      title: 'Not Implemented',
+      type: problemType('not-implemented'),
+      detail: `Operation ${operationId} is declared but not implemented yet.`,
+    }),
+  });
+
+  test.each([
+    ['POST', '/Payment/5/refund', { IsQueue: true, IsRunNow: false }, 'paymentPostRefund'],
+    ['POST', '/Payment/5/refund/', undefined, 'paymentPostRefund'],
+    ['PUT', '/v2/DeliveryReceipt/', { SearchString: 'dock', MaxResults: 10 }, 'deliveryReceiptSearchV2'],
+    ['PUT', '/v2/DeliveryReceipt', {}, 'deliveryReceiptSearchV2'],
+    ['GET', '/v2/DeliveryReceipt/5', undefined, 'deliveryReceiptGetV2'],
+  ])('%s %s with a valid token and body', async (method, path, body, operationId) => {
+    expect(viewOf(await api(path, { method, token, ...(body === undefined ? {} : { body }) }))).toEqual(notImplemented(operationId));
+  });
+
+  test('the same request in XML and as a form; a client preferring XML gets problem+xml', async () => {
+    const xml = await api('/Payment/5/refund', {
+      token,
+      body: toXml('SaveRequestPaymentT', { IsQueue: true }),
+      headers: { 'Content-Type': 'text/xml', Accept: 'text/xml' },
+    });
+    expect(viewOf(xml)).toEqual({ ...notImplemented('paymentPostRefund'), headers: problemHeaders('xml'), body: expect.any(String) });
+    expect(parseXml(xml.text)).toEqual({ ...notImplemented('paymentPostRefund').body, status: '501', instance: xml.headers.get('x-request-id') });
+
+    const form = await api('/v2/DeliveryReceipt/', {
+      method: 'PUT',
+      token,
+      body: 'SearchString=dock&IDs=1&IDs=2',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expect(viewOf(form)).toEqual(notImplemented('deliveryReceiptSearchV2'));
+  });
+
+  test('authentication, negotiation and validation still come first', async () => {
+    const unauthorized = await api('/Payment/5/refund', { body: { IsQueue: true } });
+    expect(viewOf(unauthorized)).toEqual({
+      status: 401,
+      headers: gatewayProblemHeaders({ 'www-authenticate': 'Bearer realm="api"' }),
+      body: problem({ status: 401, title: 'Unauthorized', detail: 'A valid bearer token is required.' }),
+    });
+    expect(viewOf(await api('/Payment/abc/refund', { token, body: { IsQueue: true } }))).toEqual({
+      status: 400,
+      headers: problemHeaders(),
+      body: validationProblem([{ parameter: 'id', detail: 'must be a positive 32-bit integer' }]),
+    });
+    expect(viewOf(await api('/Payment/5/refund', { token, body: { IsQueue: 'often' } }))).toEqual({
+      status: 400,
+      headers: problemHeaders(),
+      body: validationProblem([{ pointer: '/IsQueue', detail: expect.any(String) }]),
+    });
+    expect(viewOf(await api('/Payment/5/refund', { token, body: { IsQueue: true, TenantID: tenant + 1 } })).status).toBe(403);
+    expect(viewOf(await api('/v2/DeliveryReceipt/', { method: 'PUT', token, body: {}, headers: { Accept: 'image/png' } })).status).toBe(406);
+    expect(viewOf(await api('/v2/DeliveryReceipt/', { method: 'PUT', token, body: 'x', headers: { 'Content-Type': 'text/plain' } })).status).toBe(415);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  test.each(['/openapi.json', '/openapi.json/'])('GET %s serves shared/openapi/openapi.json without a token', async (path) => {
+    const response = await api(path);
+    const committed = JSON.parse(readFileSync(new URL('../../../shared/openapi/openapi.json', import.meta.url), 'utf8')) as unknown;
+    expect(viewOf(response)).toEqual({
+      status: 200,
+      headers: { 'content-type': 'application/json', ...securityHeaders, 'x-request-id': expect.stringMatching(uuidPattern) },
+      body: committed,
+    });
+    expect(response.json).toMatchObject({ openapi: '3.1.0' });
+  });
+
+  test('only with GET', async () => {
+    expect(viewOf(await api('/openapi.json', { method: 'POST', body: {} }))).toEqual(noRoute);
+  });
+});
+
+describe('every response carries a fresh X-Request-Id and the security headers', () => {
+  const requests: [string, () => Promise<ApiResponse>, number][] = [
+    ['200 from a function', () => api(`/TenantLocation/Get/${locationId}`, { token }), 200],
+    ['201 from a function', () => api('/TenantLocation/Save', { token, body: { Name: `Headers ${Date.now()}` } }), 201],
+    ['200 in XML', () => api('/TenantLocation/GetAll', { token, headers: { Accept: 'text/xml' } }), 200],
+    ['400 from a function', () => api('/TenantLocation/Get/abc', { token }), 400],
+    ['401 from the gateway', () => api('/TenantLocation/GetAll'), 401],
+    ['404 from the gateway', () => api('/Nope'), 404],
+    ['404 from a function', () => api('/TenantLocation/Get/999999', { token }), 404],
+    ['406 from a function', () => api('/TenantLocation/GetAll', { token, headers: { Accept: 'image/png' } }), 406],
+    ['413 from a function', () => api('/TenantLocation/Save', { token, body: { Name: 'x'.repeat(1024 * 1024 + 1) } }), 413],
+    ['415 from a function', () => api('/TenantLocation/Save', { token, body: 'Name', headers: { 'Content-Type': 'text/plain' } }), 415],
+    ['501 from a function', () => api('/v2/DeliveryReceipt/5', { token }), 501],
+    ['200 OpenAPI', () => api('/openapi.json'), 200],
+  ];
+
+  test.each(requests)('%s', async (_name, send, status) => {
+    const response = await send();
+    const view = viewOf(response);
+    expect(view.status).toBe(status);
+    expect(view.headers).toMatchObject({ ...securityHeaders, 'x-request-id': expect.stringMatching(uuidPattern) });
+  });
+
+  test('request ids are unique', async () => {
+    const responses = await Promise.all(Array.from({ length: 10 }, () => api(`/TenantLocation/Get/${locationId}`, { token })));
+    expect(new Set(responses.map((response) => response.headers.get('x-request-id'))).size).toBe(10);
+  });
+
+  test('a successful answer in each JSON type says which, with Vary: Accept', async () => {
+    for (const type of ['application/json', 'text/json']) {
+      expect(viewOf(await api(`/TenantLocation/Get/${locationId}`, { token, headers: { Accept: type } })).headers).toEqual(successHeaders(type));
+    }
+  });
+});
+
+describe('problems in XML for clients that prefer XML', () => {
+  /** Reads an RFC 9457 Appendix B problem back into the shape of its JSON form (numbers arrive as text). */
+  const problemFromXml = (xml: string) => {
+    const parsed = parseXml(xml) as Record<string, unknown>;
+    const errors = (parsed.errors as { i?: unknown } | undefined)?.i;
+    return {
+      ...parsed,
+      status: Number(parsed.status),
+      ...(errors === undefined ? {} : { errors: Array.isArray(errors) ? errors : [errors] }),
+    };
+  };
+
+  test.each(['application/xml', 'text/xml', 'application/json;q=0.5, application/xml'])(
+    'Accept: %s gives application/problem+xml in the RFC 7807 namespace, equal to the JSON problem',
+    async (accept) => {
+      const [json, xml] = await Promise.all([
+        api('/TenantLocation/Get/999999', { token }),
+        api('/TenantLocation/Get/999999', { token, headers: { Accept: accept } }),
+      ]);
+      expect(viewOf(xml)).toEqual({ status: 404, headers: problemHeaders('xml'), body: expect.stringContaining('<problem xmlns="urn:ietf:rfc:7807">') });
+      expect(problemFromXml(xml.text)).toEqual({ ...(json.json as object), instance: xml.headers.get('x-request-id') });
+    },
+  );
+
+  test('a validation problem lists its errors as <i> members', async () => {
+    const xml = await api('/TenantLocation/Save', {
+      token,
+      body: '<TenantLocationInfo><ID>abc</ID><name>x</name></TenantLocationInfo>',
+      headers: { 'Content-Type': 'application/xml', Accept: 'application/xml' },
+    });
+    expect(viewOf(xml)).toEqual({ status: 400, headers: problemHeaders('xml'), body: expect.any(String) });
+    expect(problemFromXml(xml.text)).toEqual({
+      ...validationProblem([
+        { pointer: '/ID', detail: expect.any(String) },
+        { pointer: '/name', detail: 'is not a known field (names are case-sensitive)' },
+      ]),
+      instance: xml.headers.get('x-request-id'),
+    });
+  });
+
+  test('a JSON preference keeps problems in JSON', async () => {
+    const response = await api('/TenantLocation/Get/999999', { token, headers: { Accept: 'application/xml;q=0.1, application/json' } });
+    expect(viewOf(response).headers).toEqual(problemHeaders('json'));
+  });
+});
