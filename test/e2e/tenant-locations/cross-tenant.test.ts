@@ -33,11 +33,7 @@ beforeAll(async () => {
   itemsOfA = await table.items(tenantA);
 });
 
-afterAll(async () => {
-  // Whatever B did, A's items (locations, name claims, default pointer, ID sequence) are unchanged.
-  expect(await table.items(tenantA)).toEqual(itemsOfA);
-  table.close();
-});
+afterAll(() => table.close());
 
 describe('before tenant B has any location', () => {
   test('Get, Delete, Save-update and GetDefaultAddress of each of A ids: 404, as for an id nobody uses', async () => {
@@ -108,5 +104,20 @@ describe('once tenant B has locations with the same ids and names', () => {
     expect((await save(tokenB, { ID: ofB.ID, Name: 'Beta Main', Version: ofB.Version })).status).toBe(200);
     expect((await remove(tokenB, ofB.ID)).json).toMatchObject({ TenantID: tenantB, IsActive: false });
     expect((await get(tokenA, ofB.ID)).json).toEqual(locationsOfA[0]);
+  });
+});
+
+describe('afterwards', () => {
+  test("A's items (locations, name claims, default pointer, ID sequence) are exactly as before anything B did", async () => {
+    expect(await table.items(tenantA)).toEqual(itemsOfA);
+    expect(itemsOfA.map((item) => item.sk)).toEqual([
+      'LOC#0000000001',
+      'LOC#0000000002',
+      'LOC#0000000003',
+      'LOCDEFAULT',
+      'LOCNAME#alpha annex',
+      'LOCNAME#alpha main',
+      'SEQ#LOC',
+    ]);
   });
 });
