@@ -206,9 +206,13 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     }
   };
 
+  /** SearchString, or Search when SearchString is absent or blank (an XML or form client may send it empty). */
   const searchText = (filter: SearchFilter) => {
-    const value = (filter.SearchString ?? filter.Search)?.normalize('NFKC').trim().toLowerCase();
-    return value ? value : undefined;
+    for (const candidate of [filter.SearchString, filter.Search]) {
+      const value = candidate?.normalize('NFKC').trim().toLowerCase();
+      if (value) return value;
+    }
+    return undefined;
   };
 
   const search = async (principal: Principal, filter: TenantLocationFilter): Promise<TenantLocationSearchResult> => {
