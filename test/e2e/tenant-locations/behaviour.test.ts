@@ -286,6 +286,7 @@ describe('GetAll and GetByName', () => {
     ['prefix that is a whole name', { SearchString: 'charlie' }, 'charlie'],
     ['prefix that is a whole name and begins longer ones', { SearchString: 'bravo' }, 'Bravo'],
     ['prefix with a space', { SearchString: 'bravo a' }, 'Bravo Annex'],
+    ['Search when SearchString is blank', { SearchString: ' ', Search: 'charl' }, 'charlie'],
   ])('GetByName %s', async (_name, body, expected) => {
     const response = await getByName(token, body);
     expect(viewOf(response)).toEqual({ status: 200, headers: successHeaders('application/json'), body: created[expected] });
