@@ -19,7 +19,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { gatewayProblemTemplate, gatewayResponses } from '../../shared/http/gateway-responses';
-import { requestIdHeader, securityHeaders } from '../../shared/http/headers';
+import { gatewaySecurityHeaders, requestIdHeader } from '../../shared/http/headers';
 import { stageName, type Operation } from '../../shared/operations';
 
 export interface OperationsApiProps {
@@ -45,21 +45,6 @@ const resourcePathOf = (manifestPath: string): string => manifestPath.replace(/^
 const staticValue = (value: string): string => {
   if (value.includes("'")) throw new Error(`Gateway response header values cannot contain single quotes: ${value}`);
   return `'${value}'`;
-};
-
-/**
- * The Content-Security-Policy of gateway responses. The functions send shared/http/headers.ts's
- * `default-src 'none'; frame-ancestors 'none'`, whose keyword sources need single quotes, which a gateway static
- * value cannot carry (above). `sandbox` needs none and is as strict for these bodies: a problem document opened in
- * a browser gets a unique opaque origin with no scripts, plugins, forms or popups. Framing stays forbidden by
- * X-Frame-Options: DENY, which browsers apply when the policy has no frame-ancestors.
- */
-export const gatewayContentSecurityPolicy = 'sandbox';
-
-/** The shared security headers, with the CSP replaced by the gateway's quote-free equivalent. */
-const gatewaySecurityHeaders: Readonly<Record<string, string>> = {
-  ...securityHeaders,
-  'Content-Security-Policy': gatewayContentSecurityPolicy,
 };
 
 /**

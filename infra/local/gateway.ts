@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, Handler } from 'aws-lambda';
 import { apiBasePath, operations as manifestOperations, stageName, type Operation } from '../../shared/operations';
 import { gatewayProblemTemplate, gatewayResponse, type GatewayResponseType } from '../../shared/http/gateway-responses';
-import { requestIdHeader, securityHeaders } from '../../shared/http/headers';
+import { gatewaySecurityHeaders, requestIdHeader } from '../../shared/http/headers';
 import { createAuthorizer } from './gateway-authorizer';
 import {
   buildAuthorizerEvent,
@@ -105,7 +105,7 @@ const createRouter = (operations: NonNullable<GatewayOptions['operations']>) => 
 };
 
 const gatewayHeaders = (requestId: string): Record<string, string> => ({
-  ...securityHeaders,
+  ...gatewaySecurityHeaders,
   [requestIdHeader]: requestId,
   'x-amzn-RequestId': requestId,
 });

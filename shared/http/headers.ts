@@ -13,3 +13,17 @@ export const securityHeaders: Readonly<Record<string, string>> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
   'Cache-Control': 'no-store',
 };
+
+/**
+ * The Content-Security-Policy of responses the gateway makes itself. A gateway-response header is a static literal
+ * between single quotes with no escape for a quote inside it, so `'none'` cannot be written there. `sandbox` needs
+ * no quotes and is as strict for these bodies: a problem document opened in a browser gets an opaque origin with no
+ * scripts, plugins, forms or popups. Framing stays forbidden by X-Frame-Options: DENY.
+ */
+export const gatewayContentSecurityPolicy = 'sandbox';
+
+/** Security headers of gateway-made responses, on AWS (CDK gateway responses) and locally (the local gateway). */
+export const gatewaySecurityHeaders: Readonly<Record<string, string>> = {
+  ...securityHeaders,
+  'Content-Security-Policy': gatewayContentSecurityPolicy,
+};

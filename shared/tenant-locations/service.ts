@@ -220,7 +220,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     if (refused.length > 0) {
       throw new ValidationFailed(refused.map((field) => ({ pointer: `/${field}`, detail: 'does not apply to tenant locations' })));
     }
-    const sortKey = (filter.SortField ?? 'Name').trim().toLowerCase();
+    const sortKey = (filter.SortField?.trim() || 'Name').toLowerCase();
     const comparator = sortFields[sortKey];
     if (!comparator) {
       throw new ValidationFailed([{ pointer: '/SortField', detail: 'must be Name, ID, Description, CreatedDateTime_utc or ModifiedDateTime_utc' }]);

@@ -3,7 +3,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { gatewayProblemTemplate, gatewayResponses } from '../../shared/http/gateway-responses';
 import { securityHeaders } from '../../shared/http/headers';
-import { gatewayContentSecurityPolicy } from '../../infra/constructs/operations-api';
+import { gatewayContentSecurityPolicy } from '../../shared/http/headers';
 import { operations, stageName } from '../../shared/operations';
 import { logicalIdOf, resourcesOfType, synthesize, type CfnTemplate, type Synthesized } from './synthesize';
 

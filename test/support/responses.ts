@@ -66,10 +66,12 @@ export const problemHeaders = (format: 'json' | 'xml' = 'json', extra: Readonly<
   ...extra,
 });
 
-/** Headers of a problem answered by the gateway itself (unknown route, missing or refused token, ...). */
+/** Headers of a problem answered by the gateway itself (unknown route, missing or refused token, ...): its CSP is
+ * `sandbox`, as on AWS, where a gateway-response header cannot carry the quoted 'none'. */
 export const gatewayProblemHeaders = (extra: Readonly<Record<string, string>> = {}) => ({
   'content-type': 'application/problem+json',
   ...securityHeaders,
+  'content-security-policy': 'sandbox',
   ...requestIdHeader,
   ...extra,
 });

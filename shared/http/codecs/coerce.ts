@@ -83,6 +83,8 @@ const coerceValue = (value: unknown, schema: z.ZodType, mode: CoercionMode, poin
       // An XML list wrapper (`<IDs><int>1</int></IDs>`) or a lone member: both mean a list in text formats.
       if (mode === 'text' && !Array.isArray(items)) {
         const keys = isPlainRecord(items) ? Object.keys(items) : [];
+        // An empty wrapper (`<ArrayOfX></ArrayOfX>`, `<IDs/>` already handled above) holds no members.
+        if (isPlainRecord(items) && keys.length === 0) return [];
         const elementShape = core(def.element as z.ZodType).def.shape;
         // A wrapper holds one kind of element, named after the item type rather than after a field of the item.
         const wrapper = keys.length === 1 && !(elementShape && Object.hasOwn(elementShape, keys[0] as string));
@@ -104,6 +106,12 @@ const coerceValue = (value: unknown, schema: z.ZodType, mode: CoercionMode, poin
         const fieldSchema = Object.hasOwn(shape, key) ? shape[key] : undefined;
         const coerced = fieldSchema ? coerceValue(value[key], fieldSchema, mode, `${pointer}/${key}`) : value[key];
         if (coerced !== undefined) result[key] = coerced;
+      }
+      // XML and forms cannot write an empty list: a required list they leave out is an empty one.
+      if (mode === 'text') {
+        for (const [key, fieldSchema] of Object.entries(shape)) {
+          if (result[key] === undefined && defOf(fieldSchema).type === 'array') result[key] = [];
+        }
       }
       return result;
     }

@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { openApiModulePath, startGateway, type GatewayOptions, type RunningGateway } from '../../../infra/local/gateway';
 import { importFromRepoRoot } from '../../../infra/local/lambda-runtime';
-import { securityHeaders } from '../../../shared/http/headers';
+import { gatewaySecurityHeaders } from '../../../shared/http/headers';
 
 const fixture = (name: string) => `test/support/fixtures/${name}.ts`;
 
@@ -48,7 +48,7 @@ const expectGatewayProblem = async (response: Response, status: number, title: s
   const requestId = response.headers.get('X-Request-Id');
   expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
   expect(response.headers.get('Content-Type')).toBe('application/problem+json');
-  for (const [name, value] of Object.entries(securityHeaders)) expect(response.headers.get(name)).toBe(value);
+  for (const [name, value] of Object.entries(gatewaySecurityHeaders)) expect(response.headers.get(name)).toBe(value);
   expect(response.status).toBe(status);
   const body = (await response.json()) as Record<string, unknown>;
   expect(body).toEqual({ type: 'about:blank', title, status, detail: expect.any(String), instance: requestId });

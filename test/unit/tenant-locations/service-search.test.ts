@@ -48,6 +48,7 @@ describe('tenant-location service: Search', () => {
   it.each([
     ['Name descending', { SortAsc: false }, [6, 1, 5, 4, 2]],
     ['Name, spelled in any case and padded', { SortField: ' nAmE ' }, [2, 4, 5, 1, 6]],
+    ['Name when SortField is empty', { SortField: '  ' }, [2, 4, 5, 1, 6]],
     ['ID ascending', { SortField: 'ID' }, [1, 2, 4, 5, 6]],
     ['ID descending', { SortField: 'id', SortAsc: false }, [6, 5, 4, 2, 1]],
     ['Description (absent sorts first), ties by ID', { SortField: 'Description' }, [2, 4, 5, 6, 1]],
