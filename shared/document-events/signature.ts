@@ -47,7 +47,13 @@ export const parseSignature = (signature: string): ParsedSignature => {
 /** The canonical JSON of an event without its signature: what is signed and what identifies the event. */
 export const canonicalEvent = (event: Record<string, unknown>): string => {
   const { signature: _signature, ...unsigned } = event;
-  const canonical = canonicalize(unsigned);
+  let canonical: string | undefined;
+  try {
+    canonical = canonicalize(unsigned);
+  } catch {
+    // RFC 8785 has no form for a lone surrogate ("\ud800" parses as JSON): no provider can have signed such an event.
+    canonical = undefined;
+  }
   if (canonical === undefined) throw new InvalidSignature('event cannot be canonicalised');
   return canonical;
 };
