@@ -1,0 +1,215 @@
+// Integration: the document repository against DynamoDB Local. Each event is applied in one transaction (history item
+// only if its id is new, state item only at the version read), retried on contention: duplicates change nothing and
+// parallel writers of one document lose no event.
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient } from '../../../shared/data/client';
+import { createDocumentRepository, documentPartition, type DocumentRepository } from '../../../shared/document-events/repository';
+import { applyEvent, type DocumentEvent, type DocumentState } from '../../../shared/document-events/state';
+import { eventIdOf } from '../../../shared/document-events/signature';
+import { freshDocumentId, freshOrganisationId } from '../../support/document-events';
+import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
+
+const { tableName } = requireLocalEndpoints();
+const clients: DynamoDBClient[] = [];
+
+/** A repository with its own DynamoDB client, as each Lambda container of the consumer has. */
+const openRepository = (): DocumentRepository => {
+  const raw = localDynamoDbClient();
+  clients.push(raw);
+  return createDocumentRepository({ client: createDocumentClient(raw), tableName });
+};
+
+afterAll(() => {
+  for (const client of clients) client.destroy();
+});
+
+const table = localDynamoDbClient();
+clients.push(table);
+const documents = createDocumentClient(table);
+const repository = createDocumentRepository({ client: documents, tableName });
+const receivedAt = '2026-01-02T03:04:05.000Z';
+
+/** A document event as the consumer hands it to the repository; its id is derived from its content, as the webhook's. */
+const documentEvent = (doc: { organisationId: string; documentId: string }, type: string, t: number, object: Record<string, unknown> = {}, userId = 'user-1'): DocumentEvent => {
+  const objectJson = JSON.stringify({ id: doc.documentId, ...object });
+  return {
+    eventId: eventIdOf({ type, userId, organisationId: doc.organisationId, data: { object: JSON.parse(objectJson) as unknown } }),
+    type,
+    t,
+    userId,
+    organisationId: doc.organisationId,
+    documentId: doc.documentId,
+    objectJson,
+  };
+};
+
+const freshDocument = () => ({ organisationId: freshOrganisationId(), documentId: freshDocumentId() });
+
+/** Every stored item of a document's partition (state and history), by sort key. */
+const itemsOf = async (doc: { organisationId: string; documentId: string }) => {
+  const { Items = [] } = await documents.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': documentPartition(doc.organisationId, doc.documentId) },
+      ConsistentRead: true,
+    }),
+  );
+  return Items;
+};
+
+/** The state the events produce applied one by one in `t` order: what any arrival order must end in. */
+const inOrderState = (events: readonly DocumentEvent[]): DocumentState =>
+  [...events].sort((a, b) => a.t - b.t).reduce<DocumentState | undefined>(applyEvent, undefined) as DocumentState;
+
+const t0 = 1_767_225_600;
+
+describe('applying an event twice', () => {
+  it('reports the second application as a duplicate and changes nothing', async () => {
+    const doc = freshDocument();
+    const uploaded = documentEvent(doc, 'document.uploaded', t0);
+    const processing = documentEvent(doc, 'document.processing', t0 + 5);
+    expect(await repository.apply(uploaded, receivedAt)).toBe('applied');
+    expect(await repository.apply(processing, receivedAt)).toBe('applied');
+    const before = await itemsOf(doc);
+
+    const outcomes = [await repository.apply(uploaded, '2026-01-02T04:00:00.000Z'), await repository.apply(processing, '2026-01-02T04:00:00.000Z')];
+
+    expect(outcomes).toEqual(['duplicate', 'duplicate']);
+    expect(await itemsOf(doc)).toEqual(before);
+    expect(await repository.get(doc.organisationId, doc.documentId)).toEqual({
+      state: {
+        organisationId: doc.organisationId,
+        documentId: doc.documentId,
+        state: 'Processing',
+        stateEvent: { rank: 2, t: t0 + 5, eventId: processing.eventId, type: 'document.processing' },
+        objectJson: processing.objectJson,
+        userId: 'user-1',
+        first: { t: t0, eventId: uploaded.eventId },
+        last: { t: t0 + 5, eventId: processing.eventId },
+        eventCount: 2,
+        version: 2,
+      },
+      history: [
+        { eventId: processing.eventId, type: 'document.processing', t: t0 + 5, receivedAt },
+        { eventId: uploaded.eventId, type: 'document.uploaded', t: t0, receivedAt },
+      ],
+    });
+  });
+
+  it('keeps the first delivery of an event whose retry carries a later t', async () => {
+    const doc = freshDocument();
+    const uploaded = documentEvent(doc, 'document.uploaded', t0);
+    expect(await repository.apply(uploaded, receivedAt)).toBe('applied');
+
+    // The provider's retry: same event id (the id ignores t), fresh t.
+    expect(await repository.apply({ ...uploaded, t: t0 + 120 }, receivedAt)).toBe('duplicate');
+
+    const record = await repository.get(doc.organisationId, doc.documentId);
+    expect(record?.state).toMatchObject({ first: { t: t0 }, last: { t: t0 }, eventCount: 1, version: 1 });
+    expect(record?.history).toEqual([{ eventId: uploaded.eventId, type: 'document.uploaded', t: t0, receivedAt }]);
+  });
+});
+
+describe('parallel workers applying one document\'s events', () => {
+  /** 20 distinct events of one document: the whole lifecycle, several progress reports, one unknown type. */
+  const lifecycle = (doc: { organisationId: string; documentId: string }): DocumentEvent[] => [
+    documentEvent(doc, 'document.uploaded', t0, { name: 'a.pdf' }, 'uploader'),
+    ...Array.from({ length: 16 }, (_, index) => documentEvent(doc, 'document.processing', t0 + 10 + index, { progress: index }, 'worker')),
+    documentEvent(doc, 'document.thumbnail.created', t0 + 30, { pages: 3 }, 'worker'),
+    documentEvent(doc, 'document.processed', t0 + 40, { pages: 3 }, 'analyser'),
+    documentEvent(doc, 'document.processing', t0 + 50, { progress: 'late' }, 'worker'),
+  ];
+
+  it('ends in the in-order state with every event counted once and no history lost', async () => {
+    const doc = freshDocument();
+    const events = lifecycle(doc);
+    expect(new Set(events.map((event) => event.eventId)).size).toBe(20);
+    const workers = Array.from({ length: 5 }, openRepository);
+
+    // Newest first, so nearly every write races others of the same document.
+    const outcomes = await Promise.all([...events].reverse().map((event, index) => (workers[index % workers.length] as DocumentRepository).apply(event, receivedAt)));
+
+    expect(outcomes).toEqual(Array.from({ length: 20 }, () => 'applied'));
+    const record = await repository.get(doc.organisationId, doc.documentId);
+    expect(record?.state).toEqual(inOrderState(events));
+    expect(record?.state).toMatchObject({
+      state: 'Processed',
+      stateEvent: { type: 'document.processed', t: t0 + 40 },
+      userId: 'analyser',
+      first: { t: t0 },
+      last: { t: t0 + 50 },
+      eventCount: 20,
+      version: 20,
+    });
+    expect(record?.history.map((entry) => entry.eventId)).toEqual([...events].sort((a, b) => b.t - a.t).map((event) => event.eventId));
+    expect(await itemsOf(doc)).toHaveLength(21);
+  });
+
+  it('applies each event exactly once when every event is also delivered twice at the same time', async () => {
+    const doc = freshDocument();
+    const events = lifecycle(doc);
+    const workers = Array.from({ length: 5 }, openRepository);
+    const deliveries = [...events, ...[...events].reverse()];
+
+    const outcomes = await Promise.all(deliveries.map((event, index) => (workers[index % workers.length] as DocumentRepository).apply(event, receivedAt)));
+
+    for (const event of events) {
+      const outcomesOf = deliveries.flatMap((delivery, index) => (delivery === event ? [outcomes[index]] : []));
+      expect(outcomesOf.sort()).toEqual(['applied', 'duplicate']);
+    }
+    const record = await repository.get(doc.organisationId, doc.documentId);
+    expect(record?.state).toEqual(inOrderState(events));
+    expect(record?.state).toMatchObject({ eventCount: 20, version: 20 });
+    expect(record?.history).toHaveLength(20);
+  });
+});
+
+describe('events of an unknown type', () => {
+  it('are kept in the history and counted, without changing the state', async () => {
+    const doc = freshDocument();
+    const uploaded = documentEvent(doc, 'document.uploaded', t0, {}, 'uploader');
+    const archived = documentEvent(doc, 'document.archived', t0 + 60, { reason: 'retention' }, 'archiver');
+    await repository.apply(uploaded, receivedAt);
+
+    expect(await repository.apply(archived, receivedAt)).toBe('applied');
+
+    expect(await repository.get(doc.organisationId, doc.documentId)).toEqual({
+      state: {
+        organisationId: doc.organisationId,
+        documentId: doc.documentId,
+        state: 'Uploaded',
+        stateEvent: { rank: 1, t: t0, eventId: uploaded.eventId, type: 'document.uploaded' },
+        objectJson: uploaded.objectJson,
+        userId: 'uploader',
+        first: { t: t0, eventId: uploaded.eventId },
+        last: { t: t0 + 60, eventId: archived.eventId },
+        eventCount: 2,
+        version: 2,
+      },
+      history: [
+        { eventId: archived.eventId, type: 'document.archived', t: t0 + 60, receivedAt },
+        { eventId: uploaded.eventId, type: 'document.uploaded', t: t0, receivedAt },
+      ],
+    });
+  });
+
+  it('give a document with no state until a known event arrives', async () => {
+    const doc = freshDocument();
+    const archived = documentEvent(doc, 'document.archived', t0 + 60, {}, 'archiver');
+
+    expect(await repository.apply(archived, receivedAt)).toBe('applied');
+
+    expect((await repository.get(doc.organisationId, doc.documentId))?.state).toEqual({
+      organisationId: doc.organisationId,
+      documentId: doc.documentId,
+      userId: 'archiver',
+      first: { t: t0 + 60, eventId: archived.eventId },
+      last: { t: t0 + 60, eventId: archived.eventId },
+      eventCount: 1,
+      version: 1,
+    });
+  });
+});
