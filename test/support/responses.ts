@@ -19,6 +19,9 @@ export const securityHeaders = {
   'cache-control': 'no-store',
 } as const;
 
+/** The security headers of responses the gateway makes itself: CSP `sandbox`, as on AWS (shared/http/headers.ts). */
+export const gatewaySecurityHeaders = { ...securityHeaders, 'content-security-policy': 'sandbox' } as const;
+
 /** Headers of the transport or of the gateway's own bookkeeping: true of every response, never asserted whole. */
 const transportHeaders = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'x-amz-apigw-id', 'x-amzn-requestid']);
 
@@ -70,8 +73,7 @@ export const problemHeaders = (format: 'json' | 'xml' = 'json', extra: Readonly<
  * `sandbox`, as on AWS, where a gateway-response header cannot carry the quoted 'none'. */
 export const gatewayProblemHeaders = (extra: Readonly<Record<string, string>> = {}) => ({
   'content-type': 'application/problem+json',
-  ...securityHeaders,
-  'content-security-policy': 'sandbox',
+  ...gatewaySecurityHeaders,
   ...requestIdHeader,
   ...extra,
 });

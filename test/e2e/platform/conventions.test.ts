@@ -11,6 +11,7 @@ import {
   problem,
   problemHeaders,
   problemType,
+  gatewaySecurityHeaders,
   securityHeaders,
   successHeaders,
   uuidPattern,
@@ -145,7 +146,7 @@ describe('the OpenAPI document', () => {
     const committed = JSON.parse(readFileSync(new URL('../../../shared/openapi/openapi.json', import.meta.url), 'utf8')) as unknown;
     expect(viewOf(response)).toEqual({
       status: 200,
-      headers: { 'content-type': 'application/json', ...securityHeaders, 'x-request-id': expect.stringMatching(uuidPattern) },
+      headers: { 'content-type': 'application/json', ...gatewaySecurityHeaders, 'x-request-id': expect.stringMatching(uuidPattern) },
       body: committed,
     });
     expect(response.json).toMatchObject({ openapi: '3.1.0' });
@@ -157,26 +158,26 @@ describe('the OpenAPI document', () => {
 });
 
 describe('every response carries a fresh X-Request-Id and the security headers', () => {
-  const requests: [string, () => Promise<ApiResponse>, number][] = [
+  const requests: [string, () => Promise<ApiResponse>, number, Readonly<Record<string, string>>?][] = [
     ['200 from a function', () => api(`/TenantLocation/Get/${locationId}`, { token }), 200],
     ['201 from a function', () => api('/TenantLocation/Save', { token, body: { Name: `Headers ${Date.now()}` } }), 201],
     ['200 in XML', () => api('/TenantLocation/GetAll', { token, headers: { Accept: 'text/xml' } }), 200],
     ['400 from a function', () => api('/TenantLocation/Get/abc', { token }), 400],
-    ['401 from the gateway', () => api('/TenantLocation/GetAll'), 401],
-    ['404 from the gateway', () => api('/Nope'), 404],
+    ['401 from the gateway', () => api('/TenantLocation/GetAll'), 401, gatewaySecurityHeaders],
+    ['404 from the gateway', () => api('/Nope'), 404, gatewaySecurityHeaders],
     ['404 from a function', () => api('/TenantLocation/Get/999999', { token }), 404],
     ['406 from a function', () => api('/TenantLocation/GetAll', { token, headers: { Accept: 'image/png' } }), 406],
     ['413 from a function', () => api('/TenantLocation/Save', { token, body: { Name: 'x'.repeat(1024 * 1024 + 1) } }), 413],
     ['415 from a function', () => api('/TenantLocation/Save', { token, body: 'Name', headers: { 'Content-Type': 'text/plain' } }), 415],
     ['501 from a function', () => api('/v2/DeliveryReceipt/5', { token }), 501],
-    ['200 OpenAPI', () => api('/openapi.json'), 200],
+    ['200 OpenAPI (served by the local gateway itself)', () => api('/openapi.json'), 200, gatewaySecurityHeaders],
   ];
 
-  test.each(requests)('%s', async (_name, send, status) => {
+  test.each(requests)('%s', async (_name, send, status, expectedSecurityHeaders = securityHeaders) => {
     const response = await send();
     const view = viewOf(response);
     expect(view.status).toBe(status);
-    expect(view.headers).toMatchObject({ ...securityHeaders, 'x-request-id': expect.stringMatching(uuidPattern) });
+    expect(view.headers).toMatchObject({ ...expectedSecurityHeaders, 'x-request-id': expect.stringMatching(uuidPattern) });
   });
 
   test('request ids are unique', async () => {
