@@ -80,9 +80,12 @@ export class MalformedBody extends ApiError {
 /** The challenge of every 401 (RFC 6750), from a function or from the gateway itself. */
 export const bearerChallenge: Readonly<Record<string, string>> = { 'WWW-Authenticate': 'Bearer realm="api"' };
 
+/** The webhook authenticates by the HMAC `signature` member of the event, not by a token: its own challenge. */
+export const signatureChallenge: Readonly<Record<string, string>> = { 'WWW-Authenticate': 'Signature realm="webhook"' };
+
 export class Unauthorized extends ApiError {
-  constructor(detail = 'A valid bearer token is required.') {
-    super(problemKinds.unauthorized, detail, { headers: bearerChallenge });
+  constructor(detail = 'A valid bearer token is required.', challenge: Readonly<Record<string, string>> = bearerChallenge) {
+    super(problemKinds.unauthorized, detail, { headers: challenge });
   }
 }
 
@@ -119,8 +122,8 @@ export class Conflict extends ApiError {
 }
 
 export class PayloadTooLarge extends ApiError {
-  constructor(limitBytes: number) {
-    super(problemKinds.payloadTooLarge, `The request body exceeds ${limitBytes} bytes.`);
+  constructor(limitBytes: number, detail = `The request body exceeds ${limitBytes} bytes.`) {
+    super(problemKinds.payloadTooLarge, detail);
   }
 }
 

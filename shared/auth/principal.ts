@@ -1,13 +1,10 @@
 // Authentication: who is calling. Built from verified token claims by the authorizer, handed to functions through
 // the API Gateway authorizer context, and the only source of a request's tenancy.
 import { z } from 'zod';
+import { externalKey } from '../schemas/common';
 
-const organisationId = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9_.:-]+$/)
-  .optional();
+/** The same bounds as the webhook's `organisationId`, so every organisation that sends events can read them. */
+const organisationId = externalKey(128).optional();
 
 /** Claims of a verified token: integers must be JSON integers (a signed "7" or true is refused). */
 export const PrincipalClaims = z.object({

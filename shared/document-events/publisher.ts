@@ -12,8 +12,10 @@ export type EventPublisher = (message: QueuedDocumentEvent) => Promise<void>;
 
 export const createEventPublisher = (queueUrl: string, client: SQSClient = new SQSClient({})): EventPublisher => async (message) => {
   const body = sqsSafe(JSON.stringify(message));
-  if (Buffer.byteLength(body, 'utf8') > documentEventsQueue.maximumMessageBytes) {
-    throw new PayloadTooLarge(documentEventsQueue.maximumMessageBytes);
+  const size = Buffer.byteLength(body, 'utf8');
+  if (size > documentEventsQueue.maximumMessageBytes) {
+    const limit = documentEventsQueue.maximumMessageBytes;
+    throw new PayloadTooLarge(limit, `The event takes ${size} bytes once queued, above the queue's limit of ${limit} bytes.`);
   }
   try {
     await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));

@@ -1,7 +1,7 @@
 // Domain: document events. The webhook side verifies and enqueues (nothing else); the consumer side applies
 // each event exactly once; the read side shows a document to its own organisation only.
 import type { Principal } from '../auth/principal';
-import { NotFound, ServiceUnavailable, Unauthorized } from '../errors';
+import { NotFound, ServiceUnavailable, signatureChallenge, Unauthorized } from '../errors';
 import type { WebhookEventRequest, DocumentStateView } from '../schemas/webhook';
 import type { QueuedDocumentEvent } from './message';
 import type { EventPublisher } from './publisher';
@@ -34,7 +34,7 @@ export const createDocumentEventsService = ({ repository, publisher, secrets, cl
     try {
       t = verifyEventSignature(event, { secrets: activeSecrets, nowSeconds: Math.floor(now.getTime() / 1000) });
     } catch (error) {
-      if (error instanceof InvalidSignature) throw new Unauthorized(`The event signature is not valid: ${error.message}.`);
+      if (error instanceof InvalidSignature) throw new Unauthorized(`The event signature is not valid: ${error.message}.`, signatureChallenge);
       throw error;
     }
     const { signature: _signature, ...unsigned } = event;

@@ -77,3 +77,14 @@ export const utcOffset = () => z.int32().min(-limits.utcOffsetMinutes).max(limit
 export const url = () => text(limits.url);
 export const emailAddress = () => text(limits.emailAddress);
 export const phoneNumber = () => text(limits.phoneNumber);
+
+/**
+ * An identifier that comes from outside (the provider's organisation, user and document ids) and becomes part of a
+ * composed key: bounded, printable, and free of `#`, the separator of composed keys.
+ */
+export const externalKey = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[^\u0000-\u001f\u007f#]+$/, { error: 'must be printable text without "#"' });

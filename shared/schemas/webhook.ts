@@ -1,13 +1,6 @@
 // Schemas: the document-analysis provider's webhook event (camelCase, as the spec gives it) and our answer.
 import { z } from 'zod';
-
-/** Keys of our records come from these fields: bounded, printable, no separators of our composed keys. */
-const externalKey = (max: number) =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    .regex(/^[^\u0000-\u001f\u007f#]+$/, { error: 'must be printable text without "#"' });
+import { externalKey } from './common';
 
 export const WebhookEventRequest = z
   .looseObject({

@@ -9,7 +9,7 @@ import { DocumentStateView } from '../../shared/schemas/webhook';
 import { documentPath, eventually, webhookPath } from './document-events';
 import { api, apiBaseUrl, type ApiResponse } from './http';
 import { localSqsClient, requireLocalEndpoints } from './local-endpoints';
-import { defaultLogFile } from './local-stack-process';
+import { currentRunLogFile } from './local-stack-process';
 
 export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const isoPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -141,13 +141,13 @@ export const readStackLog = async (needles: readonly string[], timeoutMs = 10_00
   const readyLine = `"baseUrl":"${apiBaseUrl()}"`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const text = await readFile(defaultLogFile, 'utf8').catch(() => '');
+    const text = await readFile(currentRunLogFile(), 'utf8').catch(() => '');
     // Another stack's ready line, or the hole a writer leaves past the end of a truncated file: not ours alone.
     const intact = text.includes(readyLine) && text.split('"ready":true').length === 2 && !text.includes('\u0000');
     if (!intact) return { text, ours: false };
     const missing = needles.filter((needle) => !text.includes(needle));
     if (missing.length === 0) return { text, ours: true };
-    if (Date.now() > deadline) throw new Error(`${defaultLogFile} lacks ${missing.length} of ${needles.length} expected entries: ${missing.join(', ')}`);
+    if (Date.now() > deadline) throw new Error(`${currentRunLogFile()} lacks ${missing.length} of ${needles.length} expected entries: ${missing.join(', ')}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 };

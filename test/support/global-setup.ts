@@ -1,7 +1,9 @@
 // Test support: jest globalSetup of the integration and e2e projects. Starts the local stack once per run as a
 // child process and hands its endpoints to every test through process.env (workers inherit it).
 import { localDevSecret } from '../../shared/auth/tokens';
-import { defaultLogFile, spawnLocalStack, type LocalStackProcess } from './local-stack-process';
+import { readdir, stat, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { runLogFile, spawnLocalStack, type LocalStackProcess } from './local-stack-process';
 
 declare global {
   // Shared with global-teardown.ts: jest runs both in its main process.
@@ -11,7 +13,9 @@ declare global {
 export default async function globalSetup(): Promise<void> {
   // jest runs a globalSetup module once even when several selected projects name it; this guards a rerun in watch mode.
   if (globalThis.__localStack) return;
-  const stack = await spawnLocalStack({ logFile: defaultLogFile });
+  const logFile = runLogFile();
+  await pruneOldLogs(dirname(logFile));
+  const stack = await spawnLocalStack({ logFile });
   globalThis.__localStack = stack;
   const { ready } = stack;
   delete process.env.AWS_SESSION_TOKEN;
@@ -28,5 +32,17 @@ export default async function globalSetup(): Promise<void> {
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AUTH_HS256_SECRET: process.env.AUTH_HS256_SECRET ?? localDevSecret,
+    LOCAL_STACK_LOG_FILE: logFile,
   });
 }
+
+/** Logs of earlier runs are kept a day for post-mortems, then removed. */
+const pruneOldLogs = async (directory: string) => {
+  const names = await readdir(directory).catch(() => [] as string[]);
+  const dayAgo = Date.now() - 24 * 60 * 60 * 1000;
+  for (const name of names.filter((candidate) => /^test-stack(-\d+)?\.log$/.test(candidate))) {
+    const file = join(directory, name);
+    const info = await stat(file).catch(() => undefined);
+    if (info && info.mtimeMs < dayAgo) await unlink(file).catch(() => undefined);
+  }
+};

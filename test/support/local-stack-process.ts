@@ -138,4 +138,12 @@ export const spawnLocalStack = async (options: SpawnLocalStackOptions = {}): Pro
   return { child, ready, stop };
 };
 
-export const defaultLogFile = join(repoRoot, '.local', 'test-stack.log');
+/** One log per jest run (concurrent runs in one checkout must not overwrite each other's evidence). */
+export const runLogFile = (pid: number = process.pid) => join(repoRoot, '.local', `test-stack-${pid}.log`);
+
+/** The log of the stack this jest run started: global-setup.ts exports its path to the workers. */
+export const currentRunLogFile = (): string => {
+  const file = process.env.LOCAL_STACK_LOG_FILE;
+  if (!file) throw new Error('LOCAL_STACK_LOG_FILE is not set: run the tests through jest so global-setup.ts sets it');
+  return file;
+};

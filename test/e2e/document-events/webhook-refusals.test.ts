@@ -68,7 +68,7 @@ const post = async (body: unknown, headers: Record<string, string> = {}): Promis
 
 const signatureProblem = (reason: string) => ({
   status: 401,
-  headers: problemHeaders('json', { 'www-authenticate': expect.any(String) }),
+  headers: problemHeaders('json', { 'www-authenticate': 'Signature realm="webhook"' }),
   body: problem(401, 'Unauthorized', `The event signature is not valid: ${reason}.`),
 });
 
@@ -292,6 +292,6 @@ describe('after all the refusals above', () => {
     const log = await readStackLog([...refused.requestIds, idOf(sentinel)]);
     expect(refused.digests.filter((digest) => log.text.includes(digest))).toEqual([]);
     expect(refused.eventIds.filter((eventId) => log.text.includes(eventId))).toEqual([]);
-    if (!log.ours) console.warn('Another jest run replaced .local/test-stack.log: the log was checked for absence only.');
+    expect(log.ours).toBe(true);
   }, 40_000);
 });

@@ -124,7 +124,9 @@ describe('createTokenVerifier (hs256)', () => {
     ['a negative websiteId', { ...principal, websiteId: -1 }],
     ['a tenantId beyond int32', { ...principal, tenantId: 2 ** 31 }],
     ['a tenantId that is not a number', { ...principal, tenantId: 'seven' }],
-    ['an organisationId with markup', { ...principal, organisationId: '<script>' }],
+    ['an organisationId with the key separator #', { ...principal, organisationId: 'org#1' }],
+    ['an organisationId with a control character', { ...principal, organisationId: 'org\u0000' }],
+    ['an organisationId longer than 128 characters', { ...principal, organisationId: 'o'.repeat(129) }],
   ])('rejects a validly signed token with %s', async (_case, claims) => {
     const token = await signClaims(claims);
 
