@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
@@ -28,6 +28,23 @@ const esbuildTarget = 'node24';
  * the module a real `require` before any bundled code runs.
  */
 const esmRequireBanner = "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);";
+
+/** How every function is bundled. Exported so the benchmark (test/bench) builds with exactly these settings. */
+export const functionBundling: BundlingOptions = {
+  // Never Docker: esbuild from devDependencies bundles on this machine and in CI alike.
+  forceDockerBundling: false,
+  format: OutputFormat.ESM,
+  target: esbuildTarget,
+  minify: true,
+  sourceMap: true,
+  // Mappings are enough for stack traces; embedding the sources would double the bundle for nothing.
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  banner: esmRequireBanner,
+  // Bundle AWS SDK v3 instead of using the runtime's copy: a tree-shaken, minified client loads faster at
+  // cold start than the runtime's full packages, and the version is the one the tests ran against.
+  externalModules: [],
+};
 
 export interface OperationFunctionProps {
   /** Module relative to the repository root that exports `handler` (the manifest's `handler`). */
@@ -111,21 +128,7 @@ export class OperationFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
-      bundling: {
-        // Never Docker: esbuild from devDependencies bundles on this machine and in CI alike.
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        target: esbuildTarget,
-        minify: true,
-        sourceMap: true,
-        // Mappings are enough for stack traces; embedding the sources would double the bundle for nothing.
-        sourcesContent: false,
-        mainFields: ['module', 'main'],
-        banner: esmRequireBanner,
-        // Bundle AWS SDK v3 instead of using the runtime's copy: a tree-shaken, minified client loads faster at
-        // cold start than the runtime's full packages, and the version is the one the tests ran against.
-        externalModules: [],
-      },
+      bundling: functionBundling,
     });
 
     // X-Ray's PutTraceSegments/PutTelemetryRecords have no resource-level permissions: Tracing.ACTIVE has to grant

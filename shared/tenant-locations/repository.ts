@@ -46,7 +46,8 @@ export const searchTextOf = (location: TenantLocation): string =>
     .normalize('NFKC')
     .toLowerCase();
 
-const toItem = (location: TenantLocation) => {
+/** The stored item of a location (exported for test/bench, which seeds other tenants with BatchWriteItem). */
+export const toItem = (location: TenantLocation) => {
   const nameKey = normaliseName(location.Name);
   return {
     ...locationKey(location.TenantID, location.ID),

@@ -1,0 +1,227 @@
+// Benchmark: the program behind `npm run bench` (entry: run.ts). Starts its own DynamoDB Local (in memory) and SQS
+// server with the local stack's modules, seeds data, runs the five sections, prints the report and writes it as
+// JSON. The stack is stopped whatever happens (error, Ctrl-C); the JVM runs under the local stack's watchdog,
+// which kills it even if this process dies without cleaning up.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { repositoryRoot } from '../../infra/constructs/operation-function';
+import { cachedHandlerLoader, importFromRepoRoot } from '../../infra/local/lambda-runtime';
+import { startLocalStack, type LocalStack } from '../../infra/local/stack';
+import { createDocumentClient, defaultTable, type TableContext } from '../../shared/data/client';
+import { createDocumentRepository } from '../../shared/document-events/repository';
+import { localWebhookSecret } from '../../shared/document-events/secrets';
+import { createDocumentEventsService } from '../../shared/document-events/service';
+import { createTenantLocationRepository } from '../../shared/tenant-locations/repository';
+import { baselineKey } from './baseline-handler';
+import { attachCapacityMeter } from './capacity';
+import { fullOptions, principalOf, quickOptions, type BenchContext, type Tenants } from './context';
+import { killColdStartChildren } from './cold-start';
+import { queuedMessage } from './events';
+import { renderReport, type BenchReport } from './report';
+import { runCapacityPhase } from './section-capacity';
+import { coldDocumentId, runColdSection } from './section-cold';
+import { runConsumerDirect, runConsumerThroughSqs } from './section-consumer';
+import { getTarget, runLocationLatency, runWebhookLatency, webhookTarget } from './section-warm';
+import { batchWriteAll, copyLocations, range, seedThroughService, syntheticLocation, tenantItems } from './seed';
+import { ratio } from './stats';
+
+const tenantIds = { cold: 9100, small: 9201, large: 9202, smallWrites: 9301, largeWrites: 9302, firstOther: 20_001 } as const;
+
+const seedTenants = async (ctx: BenchContext) => {
+  const { rawTable, tenants, options, log } = ctx;
+  await rawTable.client.send(new PutCommand({ TableName: rawTable.tableName, Item: { ...baselineKey, entity: 'BenchBaseline', note: 'read by the cold-start baseline' } }));
+  log('seeding: cold-start tenant and the 20-location tenant through the tenant-location service');
+  await seedThroughService(rawTable, tenants.cold, options.smallTenantLocations, 'Cold');
+  await seedThroughService(rawTable, tenants.small, options.smallTenantLocations, 'Main');
+  log(`seeding: ${options.largeTenantLocations.toLocaleString('en')} locations through the service`);
+  await seedThroughService(rawTable, tenants.large, options.largeTenantLocations, 'Main', 6, (done) => log(`  ${done} saved`));
+  // The write tenants are copies (same records, other TenantID) so Save's capacity is measured on the same data
+  // without changing the tenants the reads measure.
+  const repository = createTenantLocationRepository(rawTable);
+  for (const [source, target] of [
+    [tenants.small, tenants.smallWrites],
+    [tenants.large, tenants.largeWrites],
+  ] as const) {
+    const locations = await repository.list(source.tenantId, { includeInactive: true });
+    await batchWriteAll(rawTable, tenantItems(copyLocations(locations, target.tenantId)));
+  }
+  // The document the get-document cold start reads.
+  const documents = createDocumentEventsService({ repository: createDocumentRepository(rawTable) });
+  await documents.apply(
+    queuedMessage(
+      { type: 'document.processed', userId: 'cold-user', organisationId: tenants.cold.organisationId ?? '', data: { object: { id: coldDocumentId, pages: 3 } } },
+      Math.floor(Date.now() / 1000),
+      new Date().toISOString(),
+    ),
+  );
+};
+
+const seedOtherTenants = async (ctx: BenchContext) => {
+  const { rawTable, options, log } = ctx;
+  const perTenant = Math.ceil(options.otherTenantLocations / options.otherTenants);
+  const timestamp = new Date().toISOString();
+  const locations = range(0, options.otherTenants - 1).flatMap((offset) =>
+    range(1, perTenant).map((id) => syntheticLocation(tenantIds.firstOther + offset, id, 'Other', timestamp)),
+  );
+  const items = tenantItems(locations.slice(0, options.otherTenantLocations));
+  log(`seeding: ${options.otherTenantLocations.toLocaleString('en')} locations of ${options.otherTenants} other tenants (${items.length.toLocaleString('en')} items, BatchWriteItem)`);
+  await batchWriteAll(rawTable, items, 6, (written) => log(`  ${written.toLocaleString('en')} items written`));
+};
+
+export const main = async (argv: readonly string[]): Promise<number> => {
+  const options = argv.includes('--quick') ? quickOptions : fullOptions;
+  const startedAt = new Date();
+  const started = performance.now();
+  const loadAverageAtStart = loadavg();
+  const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
+  process.env.WEBHOOK_SECRETS ??= localWebhookSecret;
+
+  let stack: LocalStack | undefined;
+  let stopping: Promise<void> | undefined;
+  /** Stops what runs, once, however many paths (signal, error, success) ask for it. */
+  const cleanup = () =>
+    (stopping ??= (async () => {
+      killColdStartChildren();
+      if (stack) {
+        log('stopping DynamoDB Local and the SQS server');
+        await stack.stop();
+      }
+    })());
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) return;
+    interrupted = signal;
+    log(`${signal}: stopping`);
+    void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    log(`${options.quick ? 'quick' : 'full'} run; starting DynamoDB Local (in memory) and the SQS server on free ports`);
+    stack = await startLocalStack({
+      port: 0,
+      inMemory: true,
+      // The bench drives the consumer itself; no event source mapping polls the stack's queue.
+      consumers: [],
+      // DynamoDB Local's start-up banner and the (unused) gateway's lines are not progress.
+      log: (line) => {
+        if (!line.startsWith('[dynamodb-local]') && !line.startsWith('[gateway]')) log(line);
+      },
+    });
+    log(`DynamoDB Local ${stack.dynamodbEndpoint}, SQS ${stack.sqsEndpoint}`);
+
+    const functionTable = defaultTable();
+    const rawTable: TableContext = { client: createDocumentClient(new DynamoDBClient({})), tableName: stack.tableName };
+    const workDir = join(repositoryRoot, '.local', 'bench');
+    mkdirSync(workDir, { recursive: true });
+    const tenants: Tenants = {
+      cold: principalOf(tenantIds.cold),
+      small: principalOf(tenantIds.small),
+      large: principalOf(tenantIds.large),
+      smallWrites: principalOf(tenantIds.smallWrites),
+      largeWrites: principalOf(tenantIds.largeWrites),
+    };
+    const ctx: BenchContext = {
+      options,
+      stack,
+      functionTable,
+      rawTable,
+      meter: attachCapacityMeter(functionTable.client),
+      tenants,
+      workDir,
+      loadHandler: cachedHandlerLoader(importFromRepoRoot),
+      log,
+    };
+
+    await seedTenants(ctx);
+    log('section 1: bundles and cold starts');
+    const coldStart = await runColdSection(ctx);
+    log('section 2: warm latency of Get and Search');
+    const locationLatency = await runLocationLatency(ctx);
+    log('section 3: consumed capacity without other tenants');
+    const withoutOthers = await runCapacityPhase(ctx, 'without', 0);
+    await seedOtherTenants(ctx);
+    log('section 3: consumed capacity with other tenants');
+    const withOthers = await runCapacityPhase(ctx, 'with', options.otherTenantLocations);
+    log('section 4: webhook');
+    const webhook = await runWebhookLatency(ctx);
+    log('section 5: consumer');
+    const direct = await runConsumerDirect(ctx);
+    const throughSqs = await runConsumerThroughSqs(ctx);
+
+    const measuredFunctions = coldStart.functions.filter((fn) => fn.kind !== 'reference');
+    const over = measuredFunctions.filter((fn) => fn.verdict === 'OVER');
+    const worst = [...measuredFunctions].sort((a, b) => b.ratio - a.ratio)[0];
+    const getComparison = locationLatency[0];
+    const capacitySame = withoutOthers.rows.every((row, index) => {
+      const other = withOthers.rows[index];
+      return other !== undefined && other.figure.readUnits === row.figure.readUnits && other.figure.writeUnits === row.figure.writeUnits;
+    });
+    const report: BenchReport = {
+      startedAt: startedAt.toISOString(),
+      totalSeconds: (performance.now() - started) / 1000,
+      mode: options.quick ? 'quick' : 'full',
+      machine: { node: process.versions.node, cpus: cpus().length, platform: `${process.platform}/${process.arch}`, loadAverageAtStart, loadAverageAtEnd: loadavg() },
+      coldStart,
+      locationLatency,
+      capacity: [withoutOthers, withOthers],
+      webhook,
+      consumer: { direct, throughSqs },
+      targets: [
+        {
+          name: 'Cold start / baseline, per function',
+          value: `${measuredFunctions.length - over.length}/${measuredFunctions.length} within; worst ${worst ? `${worst.name} ${ratio(worst.ratio)}` : 'n/a'}`,
+          target: `<= ${coldStart.target}x`,
+          verdict: over.length === 0 ? 'PASS' : `OVER (${over.length} of ${measuredFunctions.length}; see section 1)`,
+        },
+        {
+          name: 'TenantLocation Get p50 / raw GetItem p50',
+          value: getComparison ? ratio(getComparison.ratioP50) : 'n/a',
+          target: `<= ${getTarget}x`,
+          verdict: getComparison?.verdict ?? 'n/a',
+        },
+        {
+          name: 'Webhook p50 / raw SendMessage p50',
+          value: ratio(webhook.comparison.ratioP50),
+          target: `<= ${webhookTarget}x`,
+          verdict: webhook.comparison.verdict ?? 'n/a',
+        },
+        {
+          name: "Other tenants' data changes a tenant's capacity",
+          value: capacitySame ? 'no (identical units)' : 'yes',
+          target: 'no',
+          verdict: capacitySame ? 'PASS' : 'FAIL',
+        },
+        {
+          name: 'Consumer: in-order state, no event lost',
+          value: `direct ${direct.check.ok ? 'ok' : 'FAILED'}, through SQS ${throughSqs.check.ok ? 'ok' : 'FAILED'}`,
+          target: 'all documents',
+          verdict: direct.check.ok && throughSqs.check.ok ? 'PASS' : 'FAIL',
+        },
+      ],
+    };
+    await cleanup();
+    const reportFile = join(repositoryRoot, '.local', 'bench-report.json');
+    writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
+    const text = renderReport({ ...report, totalSeconds: (performance.now() - started) / 1000 });
+    await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
+    log(`report written to ${reportFile}; total ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    return 0;
+  } catch (error) {
+    // A signal also stops what the sections were waiting for (child processes, esbuild): not a failure to report.
+    if (interrupted) {
+      await cleanup();
+      return interrupted === 'SIGINT' ? 130 : 143;
+    }
+    throw error;
+  } finally {
+    await cleanup();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+};

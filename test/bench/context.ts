@@ -1,0 +1,84 @@
+// Benchmark: what every section shares: options, the running local stack, clients and a progress log.
+import type { Handler } from 'aws-lambda';
+import type { Principal } from '../../shared/auth/principal';
+import type { TableContext } from '../../shared/data/client';
+import type { LocalStack } from '../../infra/local/stack';
+import type { CapacityMeter } from './capacity';
+
+export interface BenchOptions {
+  readonly quick: boolean;
+  /** Cold starts per function (each paired with a baseline cold start). */
+  readonly coldRuns: number;
+  readonly warmIterations: number;
+  /** Search over the 2,000-location tenant reads ~1 MB per call: fewer iterations keep the run short. */
+  readonly largeSearchIterations: number;
+  readonly warmupIterations: number;
+  readonly smallTenantLocations: number;
+  readonly largeTenantLocations: number;
+  readonly otherTenants: number;
+  readonly otherTenantLocations: number;
+  readonly capacityRepeats: number;
+  readonly consumerDocuments: number;
+  readonly consumerEventsPerDocument: number;
+  /** Share of the deliveries that are re-sent duplicates. */
+  readonly duplicateShare: number;
+  readonly sqsPathDocuments: number;
+}
+
+export const fullOptions: BenchOptions = {
+  quick: false,
+  coldRuns: 7,
+  warmIterations: 500,
+  largeSearchIterations: 100,
+  warmupIterations: 50,
+  smallTenantLocations: 20,
+  largeTenantLocations: 2000,
+  otherTenants: 200,
+  otherTenantLocations: 20_000,
+  capacityRepeats: 3,
+  consumerDocuments: 1000,
+  consumerEventsPerDocument: 9,
+  duplicateShare: 0.1,
+  sqsPathDocuments: 200,
+};
+
+/** `--quick`: the same sections with small numbers, to check the program itself in about a minute. */
+export const quickOptions: BenchOptions = {
+  ...fullOptions,
+  quick: true,
+  coldRuns: 2,
+  warmIterations: 60,
+  largeSearchIterations: 20,
+  warmupIterations: 10,
+  largeTenantLocations: 200,
+  otherTenants: 20,
+  otherTenantLocations: 2000,
+  capacityRepeats: 2,
+  consumerDocuments: 100,
+  sqsPathDocuments: 30,
+};
+
+export interface Tenants {
+  readonly cold: Principal;
+  readonly small: Principal;
+  readonly large: Principal;
+  readonly smallWrites: Principal;
+  readonly largeWrites: Principal;
+}
+
+export interface BenchContext {
+  readonly options: BenchOptions;
+  readonly stack: LocalStack;
+  /** The functions' own table context (shared/data/client.ts defaultTable()); the capacity meter is on its client. */
+  readonly functionTable: TableContext;
+  /** A separate client for seeding, checks and the raw calls the handlers are compared with. */
+  readonly rawTable: TableContext;
+  readonly meter: CapacityMeter;
+  readonly tenants: Tenants;
+  readonly workDir: string;
+  /** A handler module of the manifest, loaded once in this process (like the local gateway loads it). */
+  loadHandler(modulePath: string): Promise<Handler>;
+  log(line: string): void;
+}
+
+export const principalOf = (tenantId: number): Principal => ({ tenantId, websiteId: 1, userId: 1, organisationId: `org_${tenantId}` });

@@ -1,0 +1,210 @@
+// Benchmark: the report, as plain-text tables (stdout) and as JSON (.local/bench-report.json).
+import type { CapacityPhase } from './section-capacity';
+import type { ColdSection } from './section-cold';
+import type { ConsumerFigures } from './section-consumer';
+import type { Comparison } from './section-warm';
+import { bytes, ms, ratio, renderTable, units } from './stats';
+
+export interface BenchReport {
+  readonly startedAt: string;
+  readonly totalSeconds: number;
+  readonly mode: 'full' | 'quick';
+  readonly machine: {
+    readonly node: string;
+    readonly cpus: number;
+    readonly platform: string;
+    readonly loadAverageAtStart: readonly number[];
+    readonly loadAverageAtEnd: readonly number[];
+  };
+  readonly coldStart: ColdSection;
+  readonly locationLatency: readonly Comparison[];
+  readonly capacity: readonly CapacityPhase[];
+  readonly webhook: { readonly comparison: Comparison; readonly messageBytes: number };
+  readonly consumer: { readonly direct: ConsumerFigures; readonly throughSqs: ConsumerFigures & { readonly deadLetters: number } };
+  readonly targets: readonly { readonly name: string; readonly value: string; readonly target: string; readonly verdict: string }[];
+}
+
+const heading = (title: string) => `\n${title}\n${'='.repeat(title.length)}`;
+
+const coldTable = (cold: ColdSection): string => {
+  const rows = cold.functions.map((fn) => [
+    fn.name,
+    bytes(fn.bundle.bytes),
+    bytes(fn.bundle.gzipBytes),
+    ms(fn.medianMs, 0),
+    `${ms(fn.minMs, 0)}-${ms(fn.maxMs, 0)}`,
+    ms(fn.medianImportMs, 0),
+    ms(fn.medianInvokeMs, 0),
+    ms(fn.baselineMedianMs, 0),
+    ratio(fn.ratio),
+    fn.verdict,
+    fn.response,
+  ]);
+  return renderTable(
+    ['Function', 'Bundle', 'gzip', 'Cold ms p50', 'min-max', 'init ms', '1st call ms', 'Baseline ms', 'Ratio', '<=1.5x', 'Response'],
+    rows,
+  );
+};
+
+const comparisonTable = (comparisons: readonly Comparison[]): string =>
+  renderTable(
+    ['Handler (in process)', 'n', 'p50 ms', 'p99 ms', 'Raw call', 'raw p50', 'raw p99', 'p50 ratio', 'p99 ratio', 'Target'],
+    comparisons.map((entry) => [
+      entry.name,
+      String(entry.handler.n),
+      ms(entry.handler.p50),
+      ms(entry.handler.p99),
+      entry.rawLabel,
+      ms(entry.raw.p50),
+      ms(entry.raw.p99),
+      ratio(entry.ratioP50),
+      ratio(entry.ratioP99),
+      entry.target !== undefined ? `${entry.verdict} (<=${entry.target}x)` : '-',
+    ]),
+  );
+
+const capacityTable = (phases: readonly CapacityPhase[]): string => {
+  const [without, withOthers] = phases;
+  if (!without || !withOthers) return '(capacity not measured)';
+  const rows = without.rows.map((row, index) => {
+    const other = withOthers.rows[index];
+    const same =
+      other !== undefined &&
+      other.operation === row.operation &&
+      other.figure.readUnits === row.figure.readUnits &&
+      other.figure.writeUnits === row.figure.writeUnits;
+    return [
+      row.operation,
+      row.tenantLocations.toLocaleString('en'),
+      units(row.figure.readUnits),
+      units(row.figure.writeUnits),
+      other ? units(other.figure.readUnits) : 'n/a',
+      other ? units(other.figure.writeUnits) : 'n/a',
+      same ? 'same' : 'DIFFERENT',
+      String(row.figure.requests),
+      `${row.figure.commands}${row.figure.stable && (other?.figure.stable ?? true) ? '' : ' (varied between repetitions)'}`,
+    ];
+  });
+  return renderTable(
+    [
+      'Operation',
+      'Tenant locs',
+      'RCU',
+      'WCU',
+      `RCU +${withOthers.otherTenantLocations.toLocaleString('en')} others`,
+      'WCU +others',
+      'Others change it?',
+      'Requests',
+      'Requests: units (DynamoDB Local)',
+    ],
+    rows,
+  );
+};
+
+const consumerTable = (runs: readonly ConsumerFigures[]): string =>
+  renderTable(
+    ['Mode', 'Messages', 'Distinct', 'Dups', 'Docs', 'Wall s', 'Events/s', 'WCU/event', 'RCU/event', 'Failed records', 'Check'],
+    runs.map((run) => [
+      run.mode,
+      run.messages.toLocaleString('en'),
+      run.distinctEvents.toLocaleString('en'),
+      run.duplicates.toLocaleString('en'),
+      run.documents.toLocaleString('en'),
+      (run.wallMs / 1000).toFixed(1),
+      run.eventsPerSecond.toFixed(0),
+      run.writeUnitsPerEvent.toFixed(2),
+      run.readUnitsPerEvent.toFixed(2),
+      String(run.failedRecords),
+      run.check.ok ? 'PASS' : 'FAIL',
+    ]),
+  );
+
+const checkLines = (run: ConsumerFigures): string[] => [
+  `  ${run.mode}: ${run.check.documentsInOrderState}/${run.check.documents} documents in their in-order state; ` +
+    `${run.check.eventsRecorded}/${run.check.distinctEvents} distinct events in the histories; ` +
+    `${run.check.lostEvents} lost, ${run.check.unexpectedEvents} unexpected -> ${run.check.ok ? 'PASS' : 'FAIL'}`,
+  ...run.check.mismatches.map((line) => `    mismatch: ${line}`),
+];
+
+export const renderReport = (report: BenchReport): string => {
+  const { coldStart: cold } = report;
+  const lines: string[] = [];
+  lines.push(
+    `Benchmark report (${report.mode} run, ${report.startedAt}, ${report.totalSeconds.toFixed(0)} s; Node ${report.machine.node}, ` +
+      `${report.machine.cpus} CPUs, load ${report.machine.loadAverageAtStart.map((value) => value.toFixed(2)).join(' ')} at start, ` +
+      `${report.machine.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' ')} at end)`,
+  );
+  lines.push('Every ratio compares two figures measured in this run; absolute numbers are this machine\'s, not Lambda\'s.');
+
+  lines.push(heading('1. Bundle size and cold start (fresh node process: import the bundle, serve the first event)'));
+  lines.push(
+    `Bundles: infra/constructs/operation-function.ts functionBundling (ESM, minified, target ${cold.lambdaTarget}); sizes are of that ` +
+      `artifact (index.mjs; gzip level 6). Cold starts ran the same settings built for ${cold.runTarget} ` +
+      `(${cold.functions.every((fn) => fn.bundle.sameAsRunBundle) && cold.baseline.sameAsRunBundle ? 'byte-identical to the ' + cold.lambdaTarget + ' bundles' : 'not byte-identical to the ' + cold.lambdaTarget + ' bundles'}), with NODE_OPTIONS=--enable-source-maps as on Lambda.`,
+  );
+  lines.push(
+    `Baseline (document client + one GetItem): ${bytes(cold.baseline.bytes)} (gzip ${bytes(cold.baseline.gzipBytes)}), cold start ` +
+      `p50 ${ms(cold.baseline.medianMs, 0)} ms (init ${ms(cold.baseline.medianImportMs, 0)} ms, first call ${ms(cold.baseline.medianInvokeMs, 0)} ms) over ${cold.baseline.runs} runs.`,
+  );
+  lines.push(
+    `Ratio = median over ${cold.functions[0]?.runs ?? 0} runs of (function cold start / the baseline cold start run just before it). Target <= ${cold.target}x.`,
+  );
+  lines.push(coldTable(cold));
+  const over = cold.functions.filter((fn) => fn.verdict === 'OVER').map((fn) => fn.name);
+  if (over.length > 0) lines.push(`  Over ${cold.target}x: ${over.join(', ')}`);
+  const reference = cold.functions.find((fn) => fn.kind === 'reference');
+  if (reference) {
+    lines.push(
+      `  "${reference.name}" is not a function: ${reference.module} only loads shared/operations.ts (zod and every operation's schemas, ` +
+        `no SDK); its init (${ms(reference.medianImportMs, 0)} ms vs the baseline's ${ms(cold.baseline.medianImportMs, 0)} ms) is what the manifest adds to every HTTP function.`,
+    );
+  }
+  const shared = new Map<string, string[]>();
+  for (const fn of cold.functions) shared.set(fn.module, [...(shared.get(fn.module) ?? []), fn.name]);
+  for (const [module, names] of shared) if (names.length > 1) lines.push(`  ${module} is one asset shared by ${names.length} functions: ${names.join(', ')}`);
+  lines.push('Where the bytes come from (largest origins of each distinct bundle, minified bytes):');
+  const distinct = new Map([...cold.functions.map((fn) => [fn.module, fn.bundle] as const), [cold.baseline.module, cold.baseline] as const]);
+  lines.push(
+    renderTable(
+      ['Bundle', 'Size', 'Largest origins'],
+      [...distinct.values()].map((bundle) => [
+        bundle.module,
+        bytes(bundle.bytes),
+        bundle.topOrigins.slice(0, 6).map((entry) => `${entry.origin} ${bytes(entry.bytes)}`).join(', '),
+      ]),
+    ),
+  );
+
+  lines.push(heading('2. Warm latency: TenantLocation Get and Search against raw DynamoDB calls (interleaved)'));
+  lines.push(comparisonTable(report.locationLatency));
+  for (const entry of report.locationLatency) if (entry.note) lines.push(`  ${entry.name}: ${entry.note}`);
+
+  lines.push(heading('3. Consumed capacity per operation (ReturnConsumedCapacity TOTAL, per request)'));
+  lines.push(capacityTable(report.capacity));
+  lines.push(
+    '  Units as DynamoDB Local reports them (its model of DynamoDB\'s rules: 4 KB read units, halved for eventually consistent reads,\n' +
+      '  1 KB write units plus index writes, transactions doubled; approximate, see test/bench/README.md). Saves write to a copy of each\n' +
+      '  tenant, so both phases read identical tenants.',
+  );
+
+  lines.push(heading('4. Webhook: verify + validate + enqueue, against a raw SendMessage of the same size (interleaved)'));
+  lines.push(comparisonTable([report.webhook.comparison]));
+  lines.push(`  Message size: ${report.webhook.messageBytes} bytes. ${report.webhook.comparison.note ?? ''}`);
+
+  lines.push(heading('5. Document-events consumer'));
+  const { direct, throughSqs } = report.consumer;
+  lines.push(
+    `batchSize ${direct.batchSize}, maximumConcurrency ${direct.maximumConcurrency} (shared/events/queues.ts); events/s counts every delivered message, duplicates included.`,
+  );
+  lines.push(consumerTable([direct, throughSqs]));
+  lines.push('Check (state = distinct events applied in order with shared/document-events/state.ts applyEvent; history = every distinct event once):');
+  lines.push(...checkLines(direct), ...checkLines(throughSqs));
+  lines.push(
+    `  Direct run: ${direct.invocations} invocations, ${direct.cancelledTransactions} cancelled transactions (duplicates and state races, retried by the repository; ` +
+      `the SDK reports no capacity for them). Through SQS: ${throughSqs.invocations} invocations, ${throughSqs.deadLetters} dead letters.`,
+  );
+
+  lines.push(heading('Targets'));
+  lines.push(renderTable(['Target', 'Measured', 'Limit', 'Verdict'], report.targets.map((target) => [target.name, target.value, target.target, target.verdict])));
+  return lines.join('\n');
+};

@@ -1,0 +1,280 @@
+// Benchmark section 1: bundle size and cold start of every function (each manifest operation, the authorizer and
+// the document-events consumer) against a baseline function that only creates a DynamoDB document client and
+// reads one item. Cold-start samples alternate baseline / function, in a shuffled order per round, and each
+// function's ratio is the median of its (function / preceding baseline) pairs, which cancels the machine's drift.
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { functionBundling, repositoryRoot } from '../../infra/constructs/operation-function';
+import { localWebhookSecret } from '../../shared/document-events/secrets';
+import { documentEventsQueue } from '../../shared/events/queues';
+import { operations, operationsById, type Operation } from '../../shared/operations';
+import { buildBundle, type BuiltBundle } from './bundles';
+import { coldStart, type ColdSample } from './cold-start';
+import type { BenchContext } from './context';
+import { authorizerEvent, benchQueueArn, proxyEvent, queuedMessage, signedWebhookBody, sqsEvent, type HttpRequest } from './events';
+import { locationInput } from './seed';
+import { median, seededRandom, shuffle } from './stats';
+
+/** Lambda's target runtime is nodejs24.x; this machine runs the bench on its own Node. */
+export const runTarget = `node${process.versions.node.split('.')[0]}`;
+export const coldStartTarget = 1.5;
+const authorizerModule = 'functions/authorizer.ts';
+const baselineModule = 'test/bench/baseline-handler.ts';
+const referenceModule = 'test/bench/reference-manifest.ts';
+/** The document the get-document cold start reads (seeded by the bench before this section). */
+export const coldDocumentId = 'cold-start-document';
+
+interface ColdFunction {
+  readonly name: string;
+  readonly kind: 'operation' | 'authorizer' | 'consumer' | 'reference';
+  readonly module: string;
+  readonly timeoutMs: number;
+  event(run: number): Promise<unknown>;
+}
+
+export interface BundleFigures {
+  readonly module: string;
+  /** The artifact Lambda gets (construct settings, target node24). */
+  readonly bytes: number;
+  readonly gzipBytes: number;
+  readonly sourceMapBytes: number;
+  /** Whether the bundle built for this machine's Node (and cold-started here) is byte-identical to it. */
+  readonly sameAsRunBundle: boolean;
+  /** The largest origins of the bundle's bytes. */
+  readonly topOrigins: readonly { readonly origin: string; readonly bytes: number }[];
+}
+
+export interface ColdFigures {
+  readonly name: string;
+  readonly kind: ColdFunction['kind'];
+  readonly module: string;
+  readonly bundle: BundleFigures;
+  readonly runs: number;
+  readonly medianMs: number;
+  readonly minMs: number;
+  readonly maxMs: number;
+  readonly medianBootMs: number;
+  readonly medianImportMs: number;
+  readonly medianInvokeMs: number;
+  readonly baselineMedianMs: number;
+  /** Median of the per-pair ratios (function sample / the baseline sample just before it). */
+  readonly ratio: number;
+  /** Against the target; references (not functions of the service) have none. */
+  readonly verdict: 'PASS' | 'OVER' | '-';
+  readonly response: string;
+  readonly samplesMs: readonly number[];
+}
+
+export interface ColdSection {
+  readonly target: number;
+  readonly lambdaTarget: string;
+  readonly runTarget: string;
+  readonly baseline: BundleFigures & { readonly medianMs: number; readonly medianImportMs: number; readonly medianInvokeMs: number; readonly runs: number };
+  readonly functions: readonly ColdFigures[];
+}
+
+const pathParametersOf = (operation: Operation, values: Record<string, string> = {}) =>
+  Object.fromEntries([...operation.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name as string, values[name as string] ?? '1']));
+
+export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> => {
+  const { tenants, log } = ctx;
+  const outDir = join(ctx.workDir, 'bundles');
+  const lambdaTarget = functionBundling.target ?? 'node24';
+
+  // One runner for every sample: it imports a bundle, serves the event, prints one line.
+  const runner = join(ctx.workDir, 'cold-runner.mjs');
+  await build({
+    entryPoints: [join(repositoryRoot, 'test/bench/cold-runner.ts')],
+    outfile: runner,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: runTarget,
+    logLevel: 'error',
+  });
+
+  const consumer = documentEventsQueue.consumer;
+  const principal = tenants.cold;
+  const http = (operationId: string, request: (run: number) => HttpRequest) => {
+    const operation = operationsById[operationId as keyof typeof operationsById];
+    return {
+      name: operation.operationId,
+      kind: 'operation' as const,
+      module: operation.handler,
+      timeoutMs: 10_000,
+      event: (run: number) => proxyEvent(operation, request(run)),
+    };
+  };
+  const json = (value: unknown) => JSON.stringify(value);
+  const coldEvent = (prefix: string, run: number) => ({
+    type: 'document.uploaded',
+    userId: 'cold-user',
+    organisationId: principal.organisationId ?? 'org_cold',
+    data: { object: { id: `${prefix}-${run}-${Date.now()}`, name: 'cold.pdf' } },
+  });
+  const specific: Record<string, (run: number) => HttpRequest> = {
+    providerWebhook: (run) => ({ body: signedWebhookBody(coldEvent('cold-webhook', run), localWebhookSecret, Math.floor(Date.now() / 1000)) }),
+    documentAnalyserGetDocument: () => ({ principal, pathParameters: { documentId: coldDocumentId } }),
+    tenantLocationGet: () => ({ principal, pathParameters: { id: '1' } }),
+    tenantLocationGetAll: () => ({ principal }),
+    tenantLocationGetByName: () => ({ principal, body: json({ SearchString: locationInput(1, 'Cold').Name, IsExactMatch: true }) }),
+    tenantLocationGetDefaultAddress: () => ({ principal, pathParameters: { id: '1' }, query: 'addressType=Billing' }),
+    tenantLocationSave: (run) => ({ principal, body: json({ ...locationInput(1000 + run, `Cold save ${Date.now()}`), IsDefault: false }) }),
+    tenantLocationSearch: () => ({ principal, body: json({ MaxResults: 50 }) }),
+    tenantLocationDelete: () => ({ principal, pathParameters: { id: String(ctx.options.smallTenantLocations) } }),
+  };
+  const functions: ColdFunction[] = [
+    ...operations.map((operation) =>
+      http(
+        operation.operationId,
+        specific[operation.operationId] ??
+          // Not implemented yet: the normal stack, then 501 (a required body is sent as `{}`).
+          (() => ({
+            principal,
+            pathParameters: pathParametersOf(operation),
+            ...(operation.requestBody?.required ? { body: '{}' } : {}),
+          })),
+      ),
+    ),
+    {
+      name: 'authorizer',
+      kind: 'authorizer',
+      module: authorizerModule,
+      timeoutMs: 10_000,
+      event: () => authorizerEvent(operationsById.tenantLocationGet, { principal, pathParameters: { id: '1' } }),
+    },
+    {
+      name: consumer.name,
+      kind: 'consumer',
+      module: consumer.handler,
+      timeoutMs: consumer.timeoutSeconds * 1000,
+      event: async (run) => {
+        const event = coldEvent('cold-consumer', run);
+        const message = queuedMessage(event, Math.floor(Date.now() / 1000), new Date().toISOString());
+        return sqsEvent([JSON.stringify(message)], benchQueueArn(documentEventsQueue.localQueueName));
+      },
+    },
+    {
+      name: 'reference: manifest only',
+      kind: 'reference',
+      module: referenceModule,
+      timeoutMs: 10_000,
+      event: async () => ({}),
+    },
+  ];
+
+  // Bundles: the construct's settings as they are (target node24: the sizes Lambda gets), and the same settings
+  // with this machine's Node as target for the cold starts here.
+  const modules = [...new Set([...functions.map((fn) => fn.module), baselineModule])];
+  const bundles = new Map<string, { lambda: BuiltBundle; run: BuiltBundle }>();
+  for (const module of modules) {
+    const slug = module.replace(/\.ts$/, '').replace(/[^A-Za-z0-9]+/g, '-');
+    const entry = join(repositoryRoot, module);
+    const lambda = await buildBundle(entry, join(outDir, slug, lambdaTarget), functionBundling, { absWorkingDir: repositoryRoot });
+    const run =
+      runTarget === lambdaTarget
+        ? lambda
+        : await buildBundle(entry, join(outDir, slug, runTarget), functionBundling, { target: runTarget, absWorkingDir: repositoryRoot });
+    bundles.set(module, { lambda, run });
+  }
+  log(`built ${modules.length} bundles (${lambdaTarget} for sizes, ${runTarget} to run here)`);
+  const figuresOf = (module: string): BundleFigures => {
+    const built = bundles.get(module);
+    if (!built) throw new Error(`no bundle for ${module}`);
+    return {
+      module,
+      bytes: built.lambda.bytes,
+      gzipBytes: built.lambda.gzipBytes,
+      sourceMapBytes: built.lambda.sourceMapBytes,
+      sameAsRunBundle: built.lambda.content.equals(built.run.content),
+      topOrigins: built.lambda.composition.slice(0, 8),
+    };
+  };
+
+  const { stack } = ctx;
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    TABLE_NAME: stack.tableName,
+    DOCUMENT_EVENTS_QUEUE_URL: stack.queueUrls[documentEventsQueue.logicalName] ?? '',
+    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    AWS_DEFAULT_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
+    AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: stack.dynamodbEndpoint,
+    AWS_ENDPOINT_URL_SQS: stack.sqsEndpoint,
+    AUTH_HS256_SECRET: process.env.AUTH_HS256_SECRET ?? '',
+    WEBHOOK_SECRETS: process.env.WEBHOOK_SECRETS ?? localWebhookSecret,
+    POWERTOOLS_SERVICE_NAME: 'business-platform-api',
+    LOG_LEVEL: 'ERROR',
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // As the construct sets it on every function: stack traces through the bundled source map.
+    NODE_OPTIONS: '--enable-source-maps',
+  };
+  const sample = async (module: string, name: string, timeoutMs: number, event: unknown): Promise<ColdSample> => {
+    const built = bundles.get(module);
+    if (!built) throw new Error(`no bundle for ${module}`);
+    return coldStart({ runner, bundle: built.run.file, functionName: name, event, env, functionTimeoutMs: timeoutMs });
+  };
+  const baselineSample = () => sample(baselineModule, 'baseline', 10_000, {});
+
+  // A warm-up round (discarded): file cache, DynamoDB Local's first requests of each kind.
+  for (const fn of functions) {
+    await baselineSample();
+    await sample(fn.module, fn.name, fn.timeoutMs, await fn.event(0));
+  }
+  log(`cold starts: warm-up round done; ${ctx.options.coldRuns} measured rounds of ${functions.length} functions, each paired with a baseline`);
+
+  const random = seededRandom(20260601);
+  const samples = new Map<string, { fn: ColdSample; baseline: ColdSample }[]>();
+  const baselineSamples: ColdSample[] = [];
+  for (let round = 1; round <= ctx.options.coldRuns; round += 1) {
+    for (const fn of shuffle(functions, random)) {
+      const event = await fn.event(round);
+      const baseline = await baselineSample();
+      const measured = await sample(fn.module, fn.name, fn.timeoutMs, event);
+      baselineSamples.push(baseline);
+      const list = samples.get(fn.name) ?? [];
+      list.push({ fn: measured, baseline });
+      samples.set(fn.name, list);
+    }
+    log(`cold starts: round ${round}/${ctx.options.coldRuns} done`);
+  }
+
+  const figures = functions.map((fn): ColdFigures => {
+    const pairs = samples.get(fn.name) ?? [];
+    const totals = pairs.map((pair) => pair.fn.totalMs);
+    const ratio = median(pairs.map((pair) => pair.fn.totalMs / pair.baseline.totalMs));
+    return {
+      name: fn.name,
+      kind: fn.kind,
+      module: fn.module,
+      bundle: figuresOf(fn.module),
+      runs: pairs.length,
+      medianMs: median(totals),
+      minMs: Math.min(...totals),
+      maxMs: Math.max(...totals),
+      medianBootMs: median(pairs.map((pair) => pair.fn.bootMs)),
+      medianImportMs: median(pairs.map((pair) => pair.fn.importMs)),
+      medianInvokeMs: median(pairs.map((pair) => pair.fn.invokeMs)),
+      baselineMedianMs: median(pairs.map((pair) => pair.baseline.totalMs)),
+      ratio,
+      verdict: fn.kind === 'reference' ? '-' : ratio <= coldStartTarget ? 'PASS' : 'OVER',
+      response: [...new Set(pairs.map((pair) => pair.fn.summary))].join(', '),
+      samplesMs: totals,
+    };
+  });
+  return {
+    target: coldStartTarget,
+    lambdaTarget,
+    runTarget,
+    baseline: {
+      ...figuresOf(baselineModule),
+      runs: baselineSamples.length,
+      medianMs: median(baselineSamples.map((entry) => entry.totalMs)),
+      medianImportMs: median(baselineSamples.map((entry) => entry.importMs)),
+      medianInvokeMs: median(baselineSamples.map((entry) => entry.invokeMs)),
+    },
+    functions: figures,
+  };
+};
