@@ -8,7 +8,6 @@ import { isKnownType } from '../../shared/document-events/state';
 import { describeError, logger } from '../../shared/observability/logger';
 
 const documentEvents = documentStateService();
-const processor = new BatchProcessor(EventType.SQS);
 
 const applyRecord = async (record: SQSRecord): Promise<void> => {
   let message: QueuedDocumentEvent;
@@ -34,5 +33,8 @@ const applyRecord = async (record: SQSRecord): Promise<void> => {
 
 export const handler = async (event: SQSEvent, context: Context) => {
   logger.addContext(context);
+  // A processor per invocation: it holds the batch's records and failures, so a module-level one would mix the
+  // reports of invocations that overlap in one process (the local event source mapping runs ten at once).
+  const processor = new BatchProcessor(EventType.SQS);
   return processPartialResponse(event, applyRecord, processor, { context, throwOnFullBatchFailure: false });
 };
