@@ -3,7 +3,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { NotImplemented } from '../shared/errors';
 import { httpOperation } from '../shared/http/operation';
-import { operations, type OperationId } from '../shared/operations';
+import { operations } from '../shared/operations';
 
 const normalise = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path);
 
@@ -18,7 +18,7 @@ export const handler = async (event: APIGatewayProxyEvent, context: Context) => 
   if (!operation) throw new Error(`No operation for ${event.httpMethod} ${event.resource}`);
   let operationHandler = handlers.get(operation.operationId);
   if (!operationHandler) {
-    operationHandler = httpOperation(operation.operationId as OperationId).handler(async () => {
+    operationHandler = httpOperation(operation).handler(async () => {
       throw new NotImplemented(operation.operationId);
     });
     handlers.set(operation.operationId, operationHandler);

@@ -1,9 +1,10 @@
 // Entry: GET /Platform/DocumentAnalyser/Documents/{documentId}: the tracked state of one of the caller's documents.
+import { documentAnalyserGetDocument } from '../../shared/operations/document-events';
 import { httpOperation } from '../../shared/http/operation';
 import { documentStateService } from '../../shared/document-events';
 
 const documentEvents = documentStateService();
 
-export const handler = httpOperation('documentAnalyserGetDocument').handler(({ principal, path }) =>
+export const handler = httpOperation(documentAnalyserGetDocument).handler(({ principal, path }) =>
   documentEvents.get(principal, path.documentId),
 );

@@ -1,7 +1,8 @@
 // Entry: DELETE /TenantLocation/Delete/{id}: soft delete; returns the deleted location (again, when repeated).
 import { httpOperation } from '../../shared/http/operation';
+import { tenantLocationDelete } from '../../shared/operations/tenant-locations';
 import { tenantLocationService } from '../../shared/tenant-locations';
 
 const locations = tenantLocationService();
 
-export const handler = httpOperation('tenantLocationDelete').handler(({ principal, path }) => locations.delete(principal, path.id));
+export const handler = httpOperation(tenantLocationDelete).handler(({ principal, path }) => locations.delete(principal, path.id));

@@ -1,7 +1,8 @@
 // Entry: GET /TenantLocation/GetAll: the tenant's active locations ordered by name.
 import { httpOperation } from '../../shared/http/operation';
+import { tenantLocationGetAll } from '../../shared/operations/tenant-locations';
 import { tenantLocationService } from '../../shared/tenant-locations';
 
 const locations = tenantLocationService();
 
-export const handler = httpOperation('tenantLocationGetAll').handler(({ principal }) => locations.getAll(principal));
+export const handler = httpOperation(tenantLocationGetAll).handler(({ principal }) => locations.getAll(principal));

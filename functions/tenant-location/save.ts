@@ -1,11 +1,12 @@
 // Entry: POST /TenantLocation/Save: creates (201 with Location) when ID is 0 or absent, otherwise updates (200).
 import { httpOperation, respond } from '../../shared/http/operation';
-import { apiBasePath } from '../../shared/operations';
+import { apiBasePath } from '../../shared/operations/operation';
+import { tenantLocationSave } from '../../shared/operations/tenant-locations';
 import { tenantLocationService } from '../../shared/tenant-locations';
 
 const locations = tenantLocationService();
 
-export const handler = httpOperation('tenantLocationSave').handler(async ({ principal, body }) => {
+export const handler = httpOperation(tenantLocationSave).handler(async ({ principal, body }) => {
   const { created, location } = await locations.save(principal, body);
   return created
     ? respond(201, location, { Location: `${apiBasePath}/TenantLocation/Get/${location.ID}` })

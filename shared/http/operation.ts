@@ -16,7 +16,7 @@ import {
   ValidationFailed,
 } from '../errors';
 import { describeError, logger } from '../observability/logger';
-import { operationList, type Operation, type OperationId } from '../operations';
+import type { Operation } from '../operations/operation';
 import { limits } from '../schemas/common';
 import { coerceToSchema } from './codecs/coerce';
 import { parseForm } from './codecs/form';
@@ -32,8 +32,6 @@ import {
 } from './media';
 import { problemResponse, toApiError } from './problem';
 import { validate } from './validation';
-
-type OperationById<Id extends OperationId> = Extract<(typeof operationList)[number], { operationId: Id }>;
 
 type BodyOf<O> = O extends { requestBody: { schema: infer S extends z.ZodType; required: infer R } }
   ? R extends true
@@ -269,25 +267,23 @@ const parseRequest = (operation: Operation): HttpMiddleware => ({
 export type OperationHandler<O> = (request: OperationRequest<O>) => Promise<unknown>;
 
 /**
- * Builds the Lambda handler of one operation: `httpOperation('tenantLocationGet').handler(async ({ path }) => ...)`.
- * The handler returns the response body (sent with the manifest's success status) or `respond(...)`.
+ * Builds the Lambda handler of one operation from its manifest entry:
+ * `httpOperation(tenantLocationGet).handler(async ({ principal, path }) => ...)`. The handler returns the response body
+ * (sent with the manifest's success status) or `respond(...)`. Take the entry from its area's module
+ * (`shared/operations/<area>.ts`), not from the whole list, so the function bundles only its own schemas.
  */
-export const httpOperation = <Id extends OperationId>(operationId: Id) => {
-  const operation = operationList.find((candidate) => candidate.operationId === operationId) as Operation | undefined;
-  if (!operation) throw new Error(`Unknown operation ${operationId}`);
-  return {
-    operation,
-    handler: (handle: OperationHandler<OperationById<Id>>) =>
-      middy<APIGatewayProxyEvent, unknown, Error, Context, Internal>({ timeoutEarlyInMillis: 500 })
-        .use(httpHeaderNormalizer() as HttpMiddleware)
-        .use(responseHeaders(operation))
-        .use(problemResponses(operation))
-        .use(contentNegotiation(operation))
-        .use(parseRequest(operation))
-        .handler(async (event) => {
-          const input = validatedInputs.get(event);
-          if (!input) throw new Error('parseRequest did not run');
-          return handle(input as OperationRequest<OperationById<Id>>);
-        }),
-  };
-};
+export const httpOperation = <O extends Operation>(operation: O) => ({
+  operation,
+  handler: (handle: OperationHandler<O>) =>
+    middy<APIGatewayProxyEvent, unknown, Error, Context, Internal>({ timeoutEarlyInMillis: 500 })
+      .use(httpHeaderNormalizer() as HttpMiddleware)
+      .use(responseHeaders(operation))
+      .use(problemResponses(operation))
+      .use(contentNegotiation(operation))
+      .use(parseRequest(operation))
+      .handler(async (event) => {
+        const input = validatedInputs.get(event);
+        if (!input) throw new Error('parseRequest did not run');
+        return handle(input as OperationRequest<O>);
+      }),
+});

@@ -3,7 +3,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { httpOperation } from '../../../shared/http/operation';
 import { logger } from '../../../shared/observability/logger';
-import type { OperationId } from '../../../shared/operations';
+import { operationsById, type OperationId } from '../../../shared/operations';
 
 // The access log line of every request would bury the test report; the stack's behaviour does not depend on it.
 logger.setLogLevel('SILENT');
@@ -204,7 +204,7 @@ export const storedLocation = {
 /** The real stack of one operation around a handler fake that records what it was handed. */
 export const operationWith = <Id extends OperationId>(operationId: Id, answer: (request: SeenRequest) => unknown = () => storedLocation) => {
   const seen: SeenRequest[] = [];
-  const handler = httpOperation(operationId).handler(async (request) => {
+  const handler = httpOperation(operationsById[operationId]).handler(async (request) => {
     seen.push(request as unknown as SeenRequest);
     return answer(request as unknown as SeenRequest);
   });

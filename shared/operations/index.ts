@@ -1,0 +1,28 @@
+// The operations manifest: every route of the service, listed once (in its area's module) and gathered here. The
+// CDK stack, the local gateway, the OpenAPI document and the tests read this list; nothing else names a route.
+// Functions import only their own area's module, so a function builds only the schemas it uses.
+import { deliveryReceiptOperations } from './delivery-receipts';
+import { documentEventOperations } from './document-events';
+import type { Operation } from './operation';
+import { paymentOperations } from './payments';
+import { scheduledTaskOperations } from './scheduled-tasks';
+import { tenantLocationOperations } from './tenant-locations';
+
+export * from './operation';
+
+export const operationList = [
+  ...documentEventOperations,
+  ...paymentOperations,
+  ...scheduledTaskOperations,
+  ...deliveryReceiptOperations,
+  ...tenantLocationOperations,
+] as const satisfies readonly Operation[];
+
+export type OperationId = (typeof operationList)[number]['operationId'];
+
+export const operations: readonly Operation[] = operationList;
+
+export const operationsById = Object.fromEntries(operations.map((operation) => [operation.operationId, operation])) as Record<
+  OperationId,
+  Operation
+>;

@@ -1,0 +1,58 @@
+// The operations manifest: what one operation is. Each area lists its operations in its own module (so a function
+// bundles only its own area's schemas); index.ts gathers them into the one list the CDK stack, the local gateway,
+// the OpenAPI document and the tests read.
+import { z } from 'zod';
+import { pathId } from '../schemas/common';
+import type { TableAction } from '../data/table';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export type { TableAction };
+
+export type Area = 'document-events' | 'payments' | 'scheduled-tasks' | 'delivery-receipts' | 'tenant-locations';
+
+export interface Operation {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly area: Area;
+  readonly method: HttpMethod;
+  /** Relative to the `/api` base path; `{name}` marks a path parameter. Matched with or without a trailing slash. */
+  readonly path: string;
+  /** Module of the Lambda handler, relative to the repository root; it exports `handler`. */
+  readonly handler: string;
+  /** `bearer`: the REST authorizer runs first. `webhook-signature`: no token, the handler checks a signature. */
+  readonly auth: 'bearer' | 'webhook-signature';
+  /** `standard`: JSON, text/json, XML and forms in; JSON or XML out. `json`: application/json only. */
+  readonly media: 'standard' | 'json';
+  /** False until the operation's issue lands: the function answers 501 through the normal stack. */
+  readonly implemented: boolean;
+  readonly pathParameters?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  /** The spec declares every body optional; an operation that needs one says `required: true`. */
+  readonly requestBody?: {
+    readonly schema: z.ZodType;
+    readonly required: boolean;
+    /** The schema of the XML form when it differs (the spec's XML ScheduledTask omits AdaptorDetails). */
+    readonly xmlSchema?: z.ZodType;
+  };
+  readonly success?: { readonly status: number; readonly schema: z.ZodType; readonly description: string };
+  /** Statuses besides the gateway's own that this operation can answer, each with a problem body. */
+  readonly problems: readonly number[];
+  readonly tableAccess: readonly TableAction[];
+  /** Other resources the function uses, each granted by the stack with the least privilege it needs. */
+  readonly grants?: readonly ('sendDocumentEvents' | 'readWebhookSecret')[];
+  /** Request bodies above this many bytes are refused with 413 (default: limits.requestBodyBytes). */
+  readonly maxBodyBytes?: number;
+}
+
+/** Path parameters of operations on one record: `{id}`, a positive int32. */
+export const idPath = z.strictObject({ id: pathId });
+/** Problems of every operation that takes a body. */
+export const bodyProblems = [400, 401, 403, 406, 413, 415] as const;
+/** Operations whose issue has not landed touch no table. */
+export const pendingTableAccess: readonly TableAction[] = [];
+
+/** The base path: API Gateway's stage name, so the deployed URL ends in `/api` like the spec's `{base_url}`. */
+export const apiBasePath = '/api';
+export const stageName = 'api';

@@ -1,0 +1,127 @@
+// Operations manifest: tenant locations.
+import { Address } from '../schemas/address';
+import { SearchFilter, TenantLocationFilter } from '../schemas/search-filter';
+import {
+  GetDefaultAddressQuery,
+  TenantLocation,
+  TenantLocationInfo,
+  TenantLocationList,
+  TenantLocationSearchResult,
+} from '../schemas/tenant-location';
+import { bodyProblems, idPath, type Operation } from './operation';
+export const tenantLocationDelete = {
+  operationId: 'tenantLocationDelete',
+  summary: 'Soft-delete a tenant location',
+  description: 'Marks the location inactive and returns it. Deleting a deleted location returns it unchanged.',
+  area: 'tenant-locations',
+  method: 'DELETE',
+  path: '/TenantLocation/Delete/{id}',
+  handler: 'functions/tenant-location/delete.ts',
+  auth: 'bearer',
+  media: 'standard',
+  implemented: true,
+  pathParameters: idPath,
+  success: { status: 200, schema: TenantLocation, description: 'The deleted location.' },
+  problems: [400, 401, 404, 406],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+} as const satisfies Operation;
+
+export const tenantLocationGet = {
+  operationId: 'tenantLocationGet',
+  summary: 'Get a tenant location',
+  area: 'tenant-locations',
+  method: 'GET',
+  path: '/TenantLocation/Get/{id}',
+  handler: 'functions/tenant-location/get.ts',
+  auth: 'bearer',
+  media: 'standard',
+  implemented: true,
+  pathParameters: idPath,
+  success: { status: 200, schema: TenantLocation, description: 'The location (active or deleted).' },
+  problems: [400, 401, 404, 406],
+  tableAccess: ['dynamodb:GetItem'],
+} as const satisfies Operation;
+
+export const tenantLocationGetAll = {
+  operationId: 'tenantLocationGetAll',
+  summary: "List the tenant's active locations, ordered by name",
+  area: 'tenant-locations',
+  method: 'GET',
+  path: '/TenantLocation/GetAll',
+  handler: 'functions/tenant-location/get-all.ts',
+  auth: 'bearer',
+  media: 'standard',
+  implemented: true,
+  success: { status: 200, schema: TenantLocationList, description: 'Active locations ordered by name.' },
+  problems: [401, 406],
+  tableAccess: ['dynamodb:Query'],
+} as const satisfies Operation;
+
+export const tenantLocationGetByName = {
+  operationId: 'tenantLocationGetByName',
+  summary: 'Find a tenant location by name',
+  description: 'Exact and case-insensitive when IsExactMatch; otherwise the first location (by name) whose name starts with the search text.',
+  area: 'tenant-locations',
+  method: 'POST',
+  path: '/TenantLocation/GetByName',
+  handler: 'functions/tenant-location/get-by-name.ts',
+  auth: 'bearer',
+  media: 'standard',
+  implemented: true,
+  requestBody: { schema: SearchFilter, required: true },
+  success: { status: 200, schema: TenantLocation, description: 'The matching location.' },
+  problems: [...bodyProblems, 404],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
+} as const satisfies Operation;
+
+export const tenantLocationGetDefaultAddress = {
+  operationId: 'tenantLocationGetDefaultAddress',
+  summary: 'Get the address of a given type of a tenant location',
+  area: 'tenant-locations',
+  method: 'GET',
+  path: '/TenantLocation/GetDefaultAddress/{id}',
+  handler: 'functions/tenant-location/get-default-address.ts',
+  auth: 'bearer',
+  media: 'standard',
+  implemented: true,
+  pathParameters: idPath,
+  query: GetDefaultAddressQuery,
+  success: { status: 200, schema: Address, description: 'The address of that type.' },
+  problems: [400, 401, 404, 406],
+  tableAccess: ['dynamodb:GetItem'],
+} as const satisfies Operation;
+
+export const tenantLocationSave = {
+  operationId: 'tenantLocationSave',
+  summary: 'Create or update a tenant location',
+  description: 'ID 0 or absent creates (201, Location header); a positive ID updates (200). Names are unique per tenant, case-insensitive.',
+  area: 'tenant-locations',
+  method: 'POST',
+  path: '/TenantLocation/Save',
+  handler: 'functions/tenant-location/save.ts',
+  auth: 'bearer',
+  media: 'standard',
+  implemented: true,
+  requestBody: { schema: TenantLocationInfo, required: true },
+  success: { status: 200, schema: TenantLocation, description: 'The saved location (201 when created).' },
+  problems: [...bodyProblems, 404, 409],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
+} as const satisfies Operation;
+
+export const tenantLocationSearch = {
+  operationId: 'tenantLocationSearch',
+  summary: 'Search tenant locations',
+  area: 'tenant-locations',
+  method: 'PUT',
+  path: '/TenantLocation/Search',
+  handler: 'functions/tenant-location/search.ts',
+  auth: 'bearer',
+  media: 'standard',
+  implemented: true,
+  requestBody: { schema: TenantLocationFilter, required: false },
+  success: { status: 200, schema: TenantLocationSearchResult, description: 'One page of matching locations.' },
+  problems: bodyProblems,
+  tableAccess: ['dynamodb:Query'],
+} as const satisfies Operation;
+
+export const tenantLocationOperations = [tenantLocationDelete, tenantLocationGet, tenantLocationGetAll, tenantLocationGetByName, tenantLocationGetDefaultAddress, tenantLocationSave, tenantLocationSearch] as const;
