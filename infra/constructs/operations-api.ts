@@ -98,7 +98,7 @@ export class OperationsApi extends Construct {
 
     this.api = new RestApi(this, 'RestApi', {
       restApiName: 'business-platform-api',
-      description: 'Business-management platform HTTP API (routes from shared/operations.ts)',
+      description: 'Business-management platform HTTP API (routes from shared/operations/)',
       // Regional: clients and the document provider call it directly; WAF sits on the stage, not on CloudFront.
       endpointTypes: [EndpointType.REGIONAL],
       // The account-wide CloudWatch role is set once per account and region, outside this stack (see README).

@@ -155,7 +155,7 @@ export const renderReport = (report: BenchReport): string => {
   const reference = cold.functions.find((fn) => fn.kind === 'reference');
   if (reference) {
     lines.push(
-      `  "${reference.name}" is not a function: ${reference.module} only loads shared/operations.ts (zod and every operation's schemas, ` +
+      `  "${reference.name}" is not a function: ${reference.module} only loads shared/operations/ (zod and every operation's schemas, ` +
         `no SDK); its init (${ms(reference.medianImportMs, 0)} ms vs the baseline's ${ms(cold.baseline.medianImportMs, 0)} ms) is what the manifest adds to every HTTP function.`,
     );
   }
