@@ -7,7 +7,7 @@ import type { QueuedDocumentEvent } from './message';
 import type { EventPublisher } from './publisher';
 import type { ApplyOutcome, DocumentRepository } from './repository';
 import type { SecretsSource } from './secrets';
-import { canonicalEvent, eventIdOf, InvalidSignature, verifyEventSignature } from './signature';
+import { canonicalEvent, eventIdOfCanonical, InvalidSignature, verifySignature } from './signature';
 import canonicalize from 'canonicalize';
 
 export interface DocumentEventsDependencies {
@@ -31,15 +31,19 @@ export const createDocumentEventsService = ({ repository, publisher, secrets, cl
     }
     const now = clock();
     let t: number;
+    let canonical: string;
     try {
-      t = verifyEventSignature(event, { secrets: activeSecrets, nowSeconds: Math.floor(now.getTime() / 1000) });
+      // Canonicalised once: the same text is verified, hashed into the event id, and is what the queue carries.
+      canonical = canonicalEvent(event);
+      t = verifySignature(event.signature, canonical, { secrets: activeSecrets, nowSeconds: Math.floor(now.getTime() / 1000) });
     } catch (error) {
-      if (error instanceof InvalidSignature) throw new Unauthorized(`The event signature is not valid: ${error.message}.`, signatureChallenge);
+      if (error instanceof InvalidSignature) {
+        throw new Unauthorized(`The event signature is not valid: ${error.message}.`, signatureChallenge);
+      }
       throw error;
     }
-    const { signature: _signature, ...unsigned } = event;
-    const eventId = eventIdOf(event);
-    await publisher({ eventId, t, receivedAt: now.toISOString(), event: JSON.parse(canonicalEvent(event)) as typeof unsigned });
+    const eventId = eventIdOfCanonical(canonical);
+    await publisher({ eventId, t, receivedAt: now.toISOString(), canonicalEvent: canonical });
     return { eventId };
   },
 
