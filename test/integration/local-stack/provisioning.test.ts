@@ -5,7 +5,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { ensureQueues, ensureTable } from '../../../infra/local/provision';
 import { tableDefinition } from '../../../shared/data/table';
 import { documentEventsQueue } from '../../../shared/events/queues';
-import { securityHeaders } from '../../../shared/http/headers';
+import { gatewaySecurityHeaders } from '../../../shared/http/headers';
 import { api } from '../../support/http';
 import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
 
@@ -98,7 +98,7 @@ describe('gateway over the operations manifest', () => {
 
     expect(response.status).toBe(404);
     expect(response.headers.get('Content-Type')).toBe('application/problem+json');
-    for (const [name, value] of Object.entries(securityHeaders)) expect(response.headers.get(name)).toBe(value);
+    for (const [name, value] of Object.entries(gatewaySecurityHeaders)) expect(response.headers.get(name)).toBe(value);
     expect(response.json).toEqual({
       type: 'about:blank',
       title: 'Not Found',
