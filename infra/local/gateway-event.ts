@@ -124,23 +124,7 @@ const requestContext = <TAuthorizer>(
     domainPrefix: domainName.split('.')[0] ?? domainName,
     extendedRequestId: request.extendedRequestId,
     httpMethod: request.method,
-    identity: {
-      accessKey: null,
-      accountId: null,
-      apiKey: null,
-      apiKeyId: null,
-      caller: null,
-      clientCert: null,
-      cognitoAuthenticationProvider: null,
-      cognitoAuthenticationType: null,
-      cognitoIdentityId: null,
-      cognitoIdentityPoolId: null,
-      principalOrgId: null,
-      sourceIp: request.sourceIp,
-      user: null,
-      userAgent: headerValue(request.rawHeaders, 'user-agent') ?? null,
-      userArn: null,
-    },
+    identity: requestIdentity(request.sourceIp, headerValue(request.rawHeaders, 'user-agent') ?? null),
     // Unlike the event's `path`, the context's path keeps the stage.
     path: `/${stage}${route.path}`,
     protocol: 'HTTP/1.1',
@@ -152,6 +136,25 @@ const requestContext = <TAuthorizer>(
     stage,
   };
 };
+
+/** The caller identity of an API Gateway REST event: only the source IP and user agent are known without IAM/Cognito. */
+export const requestIdentity = (sourceIp: string, userAgent: string | null): APIGatewayProxyEvent['requestContext']['identity'] => ({
+  accessKey: null,
+  accountId: null,
+  apiKey: null,
+  apiKeyId: null,
+  caller: null,
+  clientCert: null,
+  cognitoAuthenticationProvider: null,
+  cognitoAuthenticationType: null,
+  cognitoIdentityId: null,
+  cognitoIdentityPoolId: null,
+  principalOrgId: null,
+  sourceIp,
+  user: null,
+  userAgent,
+  userArn: null,
+});
 
 /** The last value of a header, matched case-insensitively (how API Gateway reads identity sources). */
 export const headerValue = (rawHeaders: readonly string[], name: string): string | undefined => {

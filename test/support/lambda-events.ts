@@ -2,6 +2,7 @@
 // operation and a Lambda context with a deadline.
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { requestIdentity } from '../../infra/local/gateway-event';
 
 export const lambdaContext = (functionName: string, remainingMs = 10_000): Context => {
   const deadline = Date.now() + remainingMs;
@@ -52,23 +53,7 @@ export const proxyEvent = ({ method, resource, headers = {}, body }: ProxyReques
       authorizer: null,
       protocol: 'HTTP/1.1',
       httpMethod: method,
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp: '203.0.113.10',
-        user: null,
-        userAgent: 'integration-test',
-        userArn: null,
-      },
+      identity: requestIdentity('203.0.113.10', 'integration-test'),
       path: `/api${resource}`,
       stage: 'api',
       requestId,

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { localDevSecret, signDevToken } from '../../../shared/auth/tokens';
 import { logger } from '../../../shared/observability/logger';
+import { requestIdentity } from '../../../infra/local/gateway-event';
 
 type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 let handler: AuthorizerHandler;
@@ -37,23 +38,7 @@ const authorizerEvent = (headers: Record<string, string>): APIGatewayRequestAuth
     authorizer: undefined,
     protocol: 'HTTP/1.1',
     httpMethod: 'GET',
-    identity: {
-      accessKey: null,
-      accountId: null,
-      apiKey: null,
-      apiKeyId: null,
-      caller: null,
-      clientCert: null,
-      cognitoAuthenticationProvider: null,
-      cognitoAuthenticationType: null,
-      cognitoIdentityId: null,
-      cognitoIdentityPoolId: null,
-      principalOrgId: null,
-      sourceIp: '203.0.113.10',
-      user: null,
-      userAgent: 'unit-test',
-      userArn: null,
-    },
+    identity: requestIdentity('203.0.113.10', 'unit-test'),
     path: '/api/TenantLocation/Get/5',
     stage: 'api',
     requestId: 'c0ffee00-0000-4000-8000-000000000002',

@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { httpOperation } from '../../../shared/http/operation';
 import { logger } from '../../../shared/observability/logger';
 import { operationsById, type OperationId } from '../../../shared/operations';
+import { requestIdentity } from '../../../infra/local/gateway-event';
 
 // The access log line of every request would bury the test report; the stack's behaviour does not depend on it.
 logger.setLogLevel('SILENT');
@@ -101,23 +102,7 @@ export const apiEvent = (options: EventOptions = {}): APIGatewayProxyEvent => {
       authorizer: options.authorizer === undefined ? { ...authorizerContext, principalId: 'tenant-7/user-3' } : options.authorizer,
       protocol: 'HTTP/1.1',
       httpMethod: method,
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp: '203.0.113.10',
-        user: null,
-        userAgent: 'unit-test',
-        userArn: null,
-      },
+      identity: requestIdentity('203.0.113.10', 'unit-test'),
       path: `/api${path}`,
       stage: 'api',
       requestId,
