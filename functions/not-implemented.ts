@@ -3,9 +3,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { NotImplemented } from '../shared/errors';
 import { httpOperation } from '../shared/http/operation';
-import { operations } from '../shared/operations';
-
-const normalise = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path);
+import { operations, resourceOf } from '../shared/operations';
 
 const handlers = new Map<string, ReturnType<ReturnType<typeof httpOperation>['handler']>>();
 
@@ -13,7 +11,7 @@ const handlers = new Map<string, ReturnType<ReturnType<typeof httpOperation>['ha
 export const handler = async (event: APIGatewayProxyEvent, context: Context) => {
   const operation = operations.find(
     (candidate) =>
-      candidate.method === event.httpMethod && normalise(candidate.path) === normalise(event.resource ?? ''),
+      candidate.method === event.httpMethod && resourceOf(candidate.path) === resourceOf(event.resource ?? ''),
   );
   if (!operation) throw new Error(`No operation for ${event.httpMethod} ${event.resource}`);
   let operationHandler = handlers.get(operation.operationId);

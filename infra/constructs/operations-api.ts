@@ -20,7 +20,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { gatewayProblemTemplate, gatewayResponses } from '../../shared/http/gateway-responses';
 import { gatewaySecurityHeaders, requestIdHeader } from '../../shared/http/headers';
-import { stageName, type Operation } from '../../shared/operations';
+import { resourceOf, stageName, type Operation } from '../../shared/operations';
 
 export interface OperationsApiProps {
   readonly operations: readonly Operation[];
@@ -35,7 +35,7 @@ export interface OperationsApiProps {
 }
 
 /** `/v2/DeliveryReceipt/` -> `v2/DeliveryReceipt`: API Gateway matches a resource with or without the slash. */
-const resourcePathOf = (manifestPath: string): string => manifestPath.replace(/^\/+/, '').replace(/\/+$/, '');
+const resourcePathOf = (manifestPath: string): string => resourceOf(manifestPath).replace(/^\/+/, '');
 
 /**
  * A static value in a gateway response mapping is a string literal between single quotes ('nosniff'). API Gateway

@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, Handler } from 'aws-lambda';
-import { apiBasePath, operations as manifestOperations, stageName, type Operation } from '../../shared/operations';
+import { apiBasePath, operations as manifestOperations, resourceOf, stageName, type Operation } from '../../shared/operations';
 import { gatewayProblemTemplate, gatewayResponse, type GatewayResponseType } from '../../shared/http/gateway-responses';
 import { gatewaySecurityHeaders, requestIdHeader } from '../../shared/http/headers';
 import { createAuthorizer } from './gateway-authorizer';
@@ -62,10 +62,9 @@ interface CompiledRoute {
   readonly specificity: number;
 }
 
-const withoutTrailingSlash = (path: string): string => (path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') || '/' : path);
 
 const compileRoute = (operation: CompiledRoute['operation']): CompiledRoute => {
-  const resource = withoutTrailingSlash(operation.path);
+  const resource = resourceOf(operation.path);
   const parameterNames: string[] = [];
   const segments = resource
     .split('/')
@@ -257,7 +256,7 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
     const path = underStage ? rawPath.slice(apiBasePath.length) || '/' : undefined;
     const found = path === undefined ? undefined : route(method, path);
     if (!found) {
-      if (method === 'GET' && path !== undefined && withoutTrailingSlash(path) === '/openapi.json') {
+      if (method === 'GET' && path !== undefined && resourceOf(path) === '/openapi.json') {
         await serveOpenApi(response, requestId);
         finish('');
         return;

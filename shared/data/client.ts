@@ -1,7 +1,7 @@
 // Data layer: one module-level DynamoDB document client per function, and the table name read once at start-up.
 // Endpoints come from the SDK's standard settings (AWS_ENDPOINT_URL_DYNAMODB locally), never from code.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export const createDocumentClient = (client: DynamoDBClient = new DynamoDBClient({})): DynamoDBDocumentClient =>
   DynamoDBDocumentClient.from(client, {
@@ -20,6 +20,18 @@ export interface TableContext {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
 }
+
+/** Every item a Query matches, following LastEvaluatedKey across its 1 MB pages. */
+export const queryAll = async (client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    items.push(...((page.Items ?? []) as Record<string, unknown>[]));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+};
 
 let defaultContext: TableContext | undefined;
 

@@ -1,9 +1,9 @@
 // Data layer: documents and their event history in the single table. One partition per document
 // (`ORG#<organisation>#DOC#<document>`) holds the state item and one item per event; each event is applied in one
 // transaction that records it (only if its id is new) and writes the state (only if nobody wrote it meanwhile).
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import type { TableContext } from '../data/client';
+import { queryAll, type TableContext } from '../data/client';
 import { applyEvent, type DocumentEvent, type DocumentState } from './state';
 
 export const documentPartition = (organisationId: string, documentId: string) => `ORG#${organisationId}#DOC#${documentId}`;
@@ -82,21 +82,12 @@ export const createDocumentRepository = ({ client, tableName }: TableContext) =>
   },
 
   async get(organisationId: string, documentId: string): Promise<DocumentRecord | undefined> {
-    const items: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': documentPartition(organisationId, documentId) },
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
-      items.push(...((page.Items ?? []) as Record<string, unknown>[]));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const items = await queryAll(client, {
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': documentPartition(organisationId, documentId) },
+      ConsistentRead: true,
+    });
     const stateItem = items.find((item) => item.sk === 'STATE');
     if (!stateItem) return undefined;
     const history = items

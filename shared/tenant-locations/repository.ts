@@ -7,10 +7,9 @@ import {
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
-  type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import type { TableContext } from '../data/client';
+import { queryAll, type TableContext } from '../data/client';
 import { ConcurrentModification, Conflict, NameTaken } from '../errors';
 import { TenantLocation } from '../schemas/tenant-location';
 import {
@@ -91,17 +90,6 @@ type Role = 'location' | 'claim-put' | 'claim-release' | 'old-default' | 'pointe
 const isActiveDefault = (location: TenantLocation | undefined) => Boolean(location?.IsActive && location.IsDefault);
 
 export const createTenantLocationRepository = ({ client, tableName }: TableContext) => {
-  const queryAll = async (input: QueryCommandInput): Promise<Record<string, unknown>[]> => {
-    const items: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey }));
-      items.push(...((page.Items ?? []) as Record<string, unknown>[]));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return items;
-  };
-
   return {
     async get(tenantId: number, id: number): Promise<TenantLocation | undefined> {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: locationKey(tenantId, id), ConsistentRead: true }));
@@ -157,7 +145,7 @@ export const createTenantLocationRepository = ({ client, tableName }: TableConte
     },
 
     async listActiveByName(tenantId: number): Promise<TenantLocation[]> {
-      const items = await queryAll({
+      const items = await queryAll(client, {
         TableName: tableName,
         IndexName: activeLocationsByName.indexName,
         KeyConditionExpression: '#pk = :pk',
@@ -187,7 +175,7 @@ export const createTenantLocationRepository = ({ client, tableName }: TableConte
         values[':search'] = filter.search;
         conditions.push('contains(#text, :search)');
       }
-      const items = await queryAll({
+      const items = await queryAll(client, {
         TableName: tableName,
         KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
         ...(conditions.length > 0 ? { FilterExpression: conditions.join(' AND ') } : {}),

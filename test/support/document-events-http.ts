@@ -7,43 +7,15 @@ import { coerceToSchema } from '../../shared/http/codecs/coerce';
 import { parseXml } from '../../shared/http/codecs/xml';
 import { DocumentStateView } from '../../shared/schemas/webhook';
 import { documentPath, eventually, webhookPath } from './document-events';
-import { api, apiBaseUrl, type ApiResponse } from './http';
+import { api, apiBaseUrl } from './http';
+import { securityHeaders, uuidPattern } from './responses';
 import { localSqsClient, requireLocalEndpoints } from './local-endpoints';
 import { currentRunLogFile } from './local-stack-process';
 
-export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const isoPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** Written out rather than imported, so a header that silently disappears fails these tests. */
-export const securityHeaders = {
-  'strict-transport-security': 'max-age=63072000; includeSubDomains',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-  'cross-origin-resource-policy': 'same-origin',
-  'cache-control': 'no-store',
-} as const;
-
-/** Headers of the transport or of the gateway's bookkeeping, left out of the compared view. */
-const transportHeaders = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'x-amz-apigw-id', 'x-amzn-requestid']);
-
-export interface ResponseView {
-  readonly status: number;
-  /** Lower-case names, as fetch reports them. */
-  readonly headers: Record<string, string>;
-  /** Parsed JSON for a JSON type, else the raw text. */
-  readonly body: unknown;
-}
-
-/** The whole response as one value for a single `toEqual`. */
-export const viewOf = (response: ApiResponse): ResponseView => {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    if (!transportHeaders.has(name)) headers[name] = value;
-  });
-  return { status: response.status, headers, body: response.json === undefined ? response.text : response.json };
-};
+// The whole-response view and the header sets are those of responses.ts, shared by every end-to-end test.
+export { responseView as viewOf, securityHeaders, uuidPattern, type ResponseView } from './responses';
 
 export const jsonHeaders = (extra: Readonly<Record<string, unknown>> = {}) => ({
   'content-type': 'application/json; charset=utf-8',

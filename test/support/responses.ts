@@ -32,22 +32,28 @@ export interface ResponseView {
   readonly body: unknown;
 }
 
+/** The response as one value (status, every header but the transport's, body), without further checks. */
+export const responseView = (response: ApiResponse): ResponseView => {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!transportHeaders.has(name)) headers[name] = value;
+  });
+  return { status: response.status, headers, body: response.json === undefined ? response.text : response.json };
+};
+
 /**
  * The response as one value: status, every header but the transport's (lower-case names), and the body. Also checks
  * what holds for every response: X-Request-Id is a UUID, the gateway's x-amzn-RequestId is the same id, and a
  * problem's `instance` is that id too.
  */
 export const viewOf = (response: ApiResponse): ResponseView => {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    if (!transportHeaders.has(name)) headers[name] = value;
-  });
+  const view = responseView(response);
+  const { headers, body } = view;
   const requestId = response.headers.get('x-request-id');
   expect(requestId).toMatch(uuidPattern);
   expect(response.headers.get('x-amzn-requestid')).toBe(requestId);
-  const body = response.json === undefined ? response.text : response.json;
   if (/problem\+json/.test(headers['content-type'] ?? '')) expect((body as { instance?: unknown }).instance).toBe(requestId);
-  return { status: response.status, headers, body };
+  return view;
 };
 
 const requestIdHeader = { 'x-request-id': expect.stringMatching(uuidPattern) };
