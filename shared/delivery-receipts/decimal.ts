@@ -42,7 +42,10 @@ export const formatUnits = (units: bigint, scale: number): string => {
   return negative && units !== 0n ? `-${text}` : text;
 };
 
-/** The number a JSON answer carries for units at a scale (exact for every value the schema's bounds allow). */
+/**
+ * The number a JSON answer carries for units at a scale: the nearest double, which prints as the same decimal
+ * whenever it has at most 15 significant digits (every two-decimal value of the schema's 1e13 bound).
+ */
 export const unitsToNumber = (units: bigint, scale: number): number => Number(formatUnits(units, scale));
 
 /** Re-expresses units at a larger scale (exact). */
