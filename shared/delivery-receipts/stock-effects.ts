@@ -17,6 +17,7 @@ export const transactionLimits = {
 export const itemBytes = {
   header: 400 * 1024,
   stockOnHand: 1024,
+  completion: 1024,
   /** Key attributes, type and index attributes the repository adds to a record it stores. */
   keyOverhead: 256,
 } as const;
@@ -49,8 +50,8 @@ export type ReceiptKey = { readonly tenantId: number; readonly receiptId: number
 export type HeaderExpectation =
   /** One-transaction completion: the receipt is still InProgress (the repository adds its Version condition). */
   | { readonly status: 'InProgress' }
-  /** A chunk of a chunked completion: this completion, at this chunk. */
-  | { readonly status: 'Completing'; readonly completionId: string; readonly cursor: number };
+  /** The last chunk of a chunked completion: the receipt is Completing this completion. */
+  | { readonly status: 'Completing'; readonly completionId: string };
 
 export type TransactionAction =
   | { readonly role: 'stockOnHand'; readonly key: StockOnHandKey; readonly update: { readonly add: string }; readonly bytes: number }
@@ -79,25 +80,26 @@ export type TransactionAction =
       readonly bytes: number;
     }
   | {
+      /** The small completion item of the receipt: every chunk is conditional on its id and cursor, and moves it on. */
+      readonly role: 'completion';
+      readonly key: ReceiptKey;
+      readonly expect: { readonly completionId: string; readonly cursor: number };
+      readonly update: { readonly set: { readonly CompletionCursor: number } };
+      readonly bytes: number;
+    }
+  | {
       readonly role: 'header';
       readonly key: ReceiptKey;
       readonly expect: HeaderExpectation;
       readonly update: {
-        readonly set:
-          | { readonly CompletionCursor: number }
-          | {
-              readonly CompletionCursor: number;
-              readonly Status: 'Complete';
-              readonly CompletedByUserID: number;
-              readonly CompletedDateTime_utc: string;
-            };
+        readonly set: { readonly Status: 'Complete'; readonly CompletedByUserID: number; readonly CompletedDateTime_utc: string };
       };
       readonly bytes: number;
     };
 
 export interface CompletionChunk {
   readonly index: number;
-  /** The header's CompletionCursor this chunk expects; it leaves it at index + 1. */
+  /** The CompletionCursor this chunk expects on the completion item; it leaves it at index + 1. */
   readonly cursor: number;
   /** TransactWriteItems ClientRequestToken: the same for every replay of this chunk, at most 36 characters. */
   readonly clientRequestToken: string;
@@ -196,10 +198,14 @@ const unitsOf = (request: CompletionRequest, effects: readonly StockEffect[]): U
 
 const sumBytes = (actions: readonly TransactionAction[]) => actions.reduce((sum, action) => sum + action.bytes, 0);
 
-/** Packs units in order into as few chunks as the limits allow, each leaving room for its header action. */
+/**
+ * Packs units in order into as few chunks as the limits allow. Every chunk keeps room for the completion item and
+ * the header (only the last uses the header's room, but a uniform reserve keeps the packing independent of which
+ * chunk is last).
+ */
 const pack = (units: readonly Unit[]): TransactionAction[][] => {
-  const maxActions = transactionLimits.maxActions - 1;
-  const maxBytes = transactionLimits.maxBytes - itemBytes.header;
+  const maxActions = transactionLimits.maxActions - 2;
+  const maxBytes = transactionLimits.maxBytes - itemBytes.header - itemBytes.completion;
   const chunks: TransactionAction[][] = [];
   let current: TransactionAction[] = [];
   let bytes = 0;
@@ -218,46 +224,36 @@ const pack = (units: readonly Unit[]): TransactionAction[][] => {
 };
 
 /**
- * The plan of a completion. Every chunk ends with the header action: a single-transaction plan expects the receipt
- * InProgress and makes it Complete; a chunked plan expects (completion id, cursor = chunk index), moves the cursor
- * on, and its last chunk makes the receipt Complete. The same request always gives the same plan, whatever the
- * order of its lines and whether earlier chunks already stamped some of them.
+ * The plan of a completion. A single-transaction plan ends with the header action: the receipt must be InProgress
+ * and becomes Complete. In a chunked plan every chunk ends with the completion item's action (this completion, at
+ * cursor = chunk index; moves the cursor on), and the last chunk also makes the header Complete. The same request
+ * always gives the same plan, whatever the order of its lines and whether earlier chunks already stamped some.
  */
 export const planCompletion = (request: CompletionRequest): CompletionPlan => {
   if (!request.warehouseId) {
     throw new ValidationFailed([{ pointer: '/Value/WarehouseID', detail: 'is required to complete the receipt' }]);
   }
+  const { completionId } = request;
   const effects = stockEffects(request.lines, request.warehouseId);
   const packed = pack(unitsOf(request, effects));
   const mode = packed.length === 1 ? 'single' : 'chunked';
   const key = { tenantId: request.tenantId, receiptId: request.receiptId };
-  const completed = {
-    Status: 'Complete',
-    CompletedByUserID: request.actor.userId,
-    CompletedDateTime_utc: request.actor.at,
-  } as const;
+  const set = { Status: 'Complete', CompletedByUserID: request.actor.userId, CompletedDateTime_utc: request.actor.at } as const;
   const chunks = packed.map((actions, index): CompletionChunk => {
     const last = index === packed.length - 1;
-    const expect: HeaderExpectation =
-      mode === 'single' ? { status: 'InProgress' } : { status: 'Completing', completionId: request.completionId, cursor: index };
-    const header: TransactionAction = {
-      role: 'header',
-      key,
-      expect,
-      update: { set: last ? { CompletionCursor: index + 1, ...completed } : { CompletionCursor: index + 1 } },
-      bytes: itemBytes.header,
-    };
-    const all = [...actions, header];
-    return {
-      index,
-      cursor: index,
-      clientRequestToken: chunkRequestToken(request.completionId, index),
-      last,
-      actions: all,
-      bytes: sumBytes(all),
-    };
+    const closing: TransactionAction[] =
+      mode === 'single'
+        ? [{ role: 'header', key, expect: { status: 'InProgress' }, update: { set }, bytes: itemBytes.header }]
+        : [
+            { role: 'completion', key, expect: { completionId, cursor: index }, update: { set: { CompletionCursor: index + 1 } }, bytes: itemBytes.completion },
+            ...(last
+              ? [{ role: 'header', key, expect: { status: 'Completing', completionId }, update: { set }, bytes: itemBytes.header } as const]
+              : []),
+          ];
+    const all = [...actions, ...closing];
+    return { index, cursor: index, clientRequestToken: chunkRequestToken(completionId, index), last, actions: all, bytes: sumBytes(all) };
   });
-  return { completionId: request.completionId, mode, effects, chunks };
+  return { completionId, mode, effects, chunks };
 };
 
 /** The chunk a consumer runs next for a header at `cursor`; undefined once the completion is done. */

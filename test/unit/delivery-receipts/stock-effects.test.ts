@@ -101,7 +101,7 @@ describe('planCompletion', () => {
         role: 'header',
         key: { tenantId: 7, receiptId: 900 },
         expect: { status: 'InProgress' },
-        update: { set: { CompletionCursor: 1, Status: 'Complete', CompletedByUserID: 42, CompletedDateTime_utc: actor.at } },
+        update: { set: { Status: 'Complete', CompletedByUserID: 42, CompletedDateTime_utc: actor.at } },
       },
     ]);
   });
@@ -115,23 +115,34 @@ describe('planCompletion', () => {
     expect(() => planCompletion(request([line(1, 20, 1)], { warehouseId: 0 }))).toThrow(ValidationFailed);
   });
 
-  it('splits 1,000 lines into chunks of at most 100 actions, each conditional on its cursor', () => {
+  it('splits 1,000 lines into chunks of at most 100 actions, each conditional on its cursor; the last completes the header', () => {
     const lines = Array.from({ length: 1000 }, (_, index) => line(index + 1, (index % 250) + 1, 1));
     const plan = planCompletion(request(lines));
     expect(plan.mode).toBe('chunked');
     expect(plan.effects).toHaveLength(250);
-    // 250 increments + 2 x 1,000 line actions = 2,250 actions, 99 per chunk beside the header.
-    expect(plan.chunks.length).toBe(23);
+    // 250 increments + 2 x 1,000 line actions = 2,250 actions, at most 98 per chunk beside the completion item and
+    // header; a line's pair is never split, so a chunk may stop at 97.
+    expect(plan.chunks.length).toBe(24);
     plan.chunks.forEach((chunk, index) => {
       expect(chunk.actions.length).toBeLessThanOrEqual(transactionLimits.maxActions);
-      expect(chunk.actions.at(-1)).toMatchObject({
-        role: 'header',
-        expect: { status: 'Completing', completionId, cursor: index },
-        update: { set: index === 22 ? { CompletionCursor: 23, Status: 'Complete' } : { CompletionCursor: index + 1 } },
-      });
-      expect([chunk.index, chunk.cursor, chunk.last]).toEqual([index, index, index === 22]);
+      const closing = chunk.actions.filter((action) => action.role === 'completion' || action.role === 'header');
+      expect(closing.map(({ bytes: _bytes, ...action }) => action)).toEqual([
+        { role: 'completion', key: { tenantId: 7, receiptId: 900 }, expect: { completionId, cursor: index }, update: { set: { CompletionCursor: index + 1 } } },
+        ...(index === 23
+          ? [
+              {
+                role: 'header',
+                key: { tenantId: 7, receiptId: 900 },
+                expect: { status: 'Completing', completionId },
+                update: { set: { Status: 'Complete', CompletedByUserID: 42, CompletedDateTime_utc: actor.at } },
+              },
+            ]
+          : []),
+      ]);
+      expect(chunk.actions.slice(-closing.length)).toEqual(closing);
+      expect([chunk.index, chunk.cursor, chunk.last]).toEqual([index, index, index === 23]);
     });
-    expect([chunkAt(plan, 22)?.last, chunkAt(plan, 23)]).toEqual([true, undefined]);
+    expect([chunkAt(plan, 23)?.last, chunkAt(plan, 24)]).toEqual([true, undefined]);
   });
 
   it('keeps a line movement and its received mark in the same chunk', () => {
@@ -143,7 +154,7 @@ describe('planCompletion', () => {
     }
   });
 
-  it('splits by size when large lines would pass 4 MB, counting the header as a full 400 KB item', () => {
+  it('splits by size when large lines would pass 4 MB, keeping room for a full 400 KB header', () => {
     // 60 lines of 200 KB: 180 actions would fit 2 chunks by count; by size, 17 lines (3.4 MB) fill one.
     const description = 'x'.repeat(200_000);
     const plan = planCompletion(request(Array.from({ length: 60 }, (_, index) => line(index + 1, index + 1, 1, { Description: description }))));
@@ -152,7 +163,7 @@ describe('planCompletion', () => {
       expect(chunk.bytes).toBeLessThanOrEqual(transactionLimits.maxBytes);
       expect(chunk.actions.length).toBeLessThan(transactionLimits.maxActions);
     }
-    expect(plan.chunks[0]?.actions.at(-1)?.bytes).toBe(itemBytes.header);
+    expect(plan.chunks.at(-1)?.actions.at(-1)).toMatchObject({ role: 'header', bytes: itemBytes.header });
   });
 });
 
@@ -232,7 +243,8 @@ describe('completion plan properties', () => {
       fc.property(arbitraryLines, (lines) => {
         const plan = planCompletion(request(lines));
         const receiving = lines.filter((each) => each.IsActive && units(each.QuantityReceived ?? 0) > 0n);
-        const effects = plan.chunks.flatMap((chunk) => chunk.actions.filter((action) => action.role !== 'header').map(itemOf));
+        const isEffect = (action: TransactionAction) => action.role !== 'header' && action.role !== 'completion';
+        const effects = plan.chunks.flatMap((chunk) => chunk.actions.filter(isEffect).map(itemOf));
         expect(new Set(effects).size).toBe(effects.length);
         expect(effects.length).toBe(plan.effects.length + 2 * receiving.length);
         expect(new Set(plan.effects.map((effect) => effect.inventoryId)).size).toBe(plan.effects.length);
@@ -241,7 +253,8 @@ describe('completion plan properties', () => {
           expect(new Set(items).size).toBe(items.length);
           expect(chunk.actions.length).toBeLessThanOrEqual(transactionLimits.maxActions);
           expect(chunk.bytes).toBeLessThanOrEqual(transactionLimits.maxBytes);
-          expect(chunk.actions.filter((action) => action.role === 'header')).toHaveLength(1);
+          const closing = chunk.actions.filter((action) => !isEffect(action)).map((action) => action.role);
+          expect(closing).toEqual(plan.mode === 'single' ? ['header'] : chunk.last ? ['completion', 'header'] : ['completion']);
           expect(chunk.clientRequestToken).toHaveLength(36);
         }
         expect(new Set(plan.chunks.map((chunk) => chunk.clientRequestToken)).size).toBe(plan.chunks.length);
@@ -266,8 +279,8 @@ describe('completion plan properties', () => {
 });
 
 /**
- * A model of the chunked protocol as the repository runs it: a chunk applies atomically only if the header holds
- * this completion at the chunk's cursor (else its condition fails and it changes nothing).
+ * A model of the chunked protocol as the repository runs it: a chunk applies atomically only if every condition
+ * holds (the completion item at the chunk's cursor, the header Completing), else it changes nothing.
  */
 const runDeliveries = (plan: CompletionPlan, deliveries: readonly number[]) => {
   const header = { cursor: 0, status: 'Completing' as string };
@@ -275,17 +288,19 @@ const runDeliveries = (plan: CompletionPlan, deliveries: readonly number[]) => {
   const written = new Set<string>();
   for (const index of deliveries) {
     const chunk = chunkAt(plan, index);
-    if (!chunk || header.cursor !== chunk.cursor || header.status !== 'Completing') continue;
+    if (!chunk) continue;
+    const holds = chunk.actions.every((action) =>
+      action.role === 'completion' ? header.cursor === action.expect.cursor : action.role === 'header' ? header.status === action.expect.status : true,
+    );
+    if (!holds) continue;
     for (const action of chunk.actions) {
       if (action.role === 'stockOnHand') stock.set(action.key.inventoryId, (stock.get(action.key.inventoryId) ?? 0n) + units(action.update.add));
       if (action.role === 'stockMovement') {
         if (written.has(itemOf(action))) throw new Error('a movement was written twice');
         written.add(itemOf(action));
       }
-      if (action.role === 'header') {
-        header.cursor = action.update.set.CompletionCursor;
-        if ('Status' in action.update.set) header.status = action.update.set.Status;
-      }
+      if (action.role === 'completion') header.cursor = action.update.set.CompletionCursor;
+      if (action.role === 'header') header.status = action.update.set.Status;
     }
   }
   return { header, stock };
