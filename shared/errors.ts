@@ -159,3 +159,23 @@ export class ConcurrentModification extends ApiError {
     super(problemKinds.conflict, detail);
   }
 }
+
+/** A requested status change the record's lifecycle does not allow; the detail and `allowed` name those it does. */
+export class InvalidTransition extends ApiError {
+  readonly allowed: readonly string[];
+
+  constructor(from: string, to: string, allowed: readonly string[], pointer = '/Value/Status') {
+    const choices = allowed.length > 0 ? `allowed now: ${allowed.join(', ')}` : 'no status change is allowed now';
+    super(problemKinds.conflict, `The status cannot change from ${from} to ${to}; ${choices}.`, {
+      errors: [{ pointer, detail: choices }],
+    });
+    this.allowed = allowed;
+  }
+}
+
+/** A change to a record that is read-only in its current state; `errors` points at each field that would change. */
+export class ReadOnlyRecord extends ApiError {
+  constructor(detail: string, pointers: readonly string[]) {
+    super(problemKinds.conflict, detail, { errors: pointers.map((pointer) => ({ pointer, detail: 'read-only' })) });
+  }
+}
