@@ -179,3 +179,10 @@ export class ReadOnlyRecord extends ApiError {
     super(problemKinds.conflict, detail, { errors: pointers.map((pointer) => ({ pointer, detail: 'read-only' })) });
   }
 }
+
+/** The tenant has taken every value of one of its sequences (IDs are 32-bit): 409, naming the sequence. */
+export class SequenceExhausted extends Conflict {
+  constructor(description: string) {
+    super(`This tenant has used every ${description}.`);
+  }
+}
