@@ -3,7 +3,7 @@
 import type { Principal } from '../auth/principal';
 import { ConcurrentModification, NotFound, StaleVersion, ValidationFailed } from '../errors';
 import type { SearchFilter, TenantLocationFilter } from '../schemas/search-filter';
-import { defaultSearchResults } from '../schemas/search-filter';
+import { defaultSearchResults } from '../schemas/limits';
 import type { Address } from '../schemas/address';
 import {
   addressTypes,
