@@ -312,7 +312,7 @@ describe('reserved keys (__proto__, constructor, prototype): 400, and the server
     expect((await get(token, existing.ID)).json).toEqual(existing);
     const searched = await search(token, {});
     expect(searched.status).toBe(200);
-    expect(searched.json.Rows.map((row) => row.Name)).toEqual(['Clean', 'Existing']);
+    expect(searched.json.Value.map((row) => row.Name)).toEqual(['Clean', 'Existing']);
     expect((await getByName(token, { SearchString: 'cle' })).json).toEqual(created.json);
     const updated = await save(token, { ID: existing.ID, Name: existing.Name, Version: existing.Version });
     expect(updated.json).toEqual({ ...existing, Version: existing.Version + 1, ModifiedDateTime_utc: expect.any(String) });

@@ -5,6 +5,7 @@ import { describe, expect, it } from '@jest/globals';
 import { NotFound } from '../../../shared/errors';
 import { serializeXml } from '../../../shared/http/codecs/xml';
 import { respond } from '../../../shared/http/operation';
+import { pagedActionResults } from '../../../shared/schemas/envelopes';
 import {
   apiEvent,
   jsonEvent,
@@ -117,8 +118,8 @@ describe('operation stack: content negotiation of successes', () => {
     });
   });
 
-  it('writes a search page in XML with repeated Rows', async () => {
-    const page = { Rows: [{ ID: 1, RowNumber: 1 }, { ID: 2, RowNumber: 2 }], TotalCount: 2, HasMore: false, LastRowNumber: 2, MaxResults: 50 };
+  it('writes a search page (PagedActionResults) in XML with repeated Value rows', async () => {
+    const page = pagedActionResults([{ ID: 1, RowNumber: 1 }, { ID: 2, RowNumber: 2 }], { MoreToGet: false, LastRowNumber: 2, TotalRecordCount: 2 });
     const { call } = operationWith('tenantLocationSearch', () => page);
 
     const response = await call(apiEvent({ method: 'PUT', resource: '/TenantLocation/Search', headers: { Accept: 'text/xml' } }));
@@ -127,9 +128,10 @@ describe('operation stack: content negotiation of successes', () => {
       statusCode: 200,
       headers: successHeaders('text/xml'),
       body:
-        '<?xml version="1.0" encoding="utf-8"?><TenantLocationSearchResult><Rows><ID>1</ID><RowNumber>1</RowNumber></Rows>' +
-        '<Rows><ID>2</ID><RowNumber>2</RowNumber></Rows><TotalCount>2</TotalCount><HasMore>false</HasMore>' +
-        '<LastRowNumber>2</LastRowNumber><MaxResults>50</MaxResults></TenantLocationSearchResult>',
+        '<?xml version="1.0" encoding="utf-8"?><PagedActionResults_TenantLocationInfo_><MoreToGet>false</MoreToGet>' +
+        '<LastRowNumber>2</LastRowNumber><Count>2</Count><TotalRecordCount>2</TotalRecordCount>' +
+        '<Value><ID>1</ID><RowNumber>1</RowNumber></Value><Value><ID>2</ID><RowNumber>2</RowNumber></Value>' +
+        '<IsSuccess>true</IsSuccess></PagedActionResults_TenantLocationInfo_>',
     });
   });
 
