@@ -94,6 +94,24 @@ export interface ExpectedProblem {
   readonly errors?: readonly object[];
 }
 
+/**
+ * The platform's outcome members every problem carries: IsSuccess false, Messages (the detail, then each field error
+ * as `where: what`), ErrorCode (the status). A message built from a matcher is any string.
+ */
+export const problemOutcome = (status: number, detail: unknown, errors: readonly object[] = []) => ({
+  IsSuccess: false,
+  Messages: [
+    detail,
+    ...errors.map((error) => {
+      const { pointer, parameter, detail: what } = error as { pointer?: unknown; parameter?: unknown; detail?: unknown };
+      const where = pointer ?? parameter;
+      if (typeof where !== 'string' || typeof what !== 'string') return expect.any(String);
+      return where === '' ? what : `${where}: ${what}`;
+    }),
+  ],
+  ErrorCode: status,
+});
+
 /** A problem body; `instance` is the request id (checked against the header by viewOf). */
 export const problem = ({ status, title, type = 'about:blank', detail = expect.any(String), errors }: ExpectedProblem) => ({
   type,
@@ -102,6 +120,7 @@ export const problem = ({ status, title, type = 'about:blank', detail = expect.a
   detail,
   instance: expect.stringMatching(uuidPattern),
   ...(errors ? { errors } : {}),
+  ...problemOutcome(status, detail, errors),
 });
 
 export const validationProblem = (errors: readonly object[]) =>
@@ -120,6 +139,7 @@ export const malformedProblem = (detail: string | ReturnType<typeof expect.any> 
 export const reservedKeyProblem = (pointer: string) => ({
   ...validationProblem([{ pointer, detail: 'this key is not allowed' }]),
   detail: 'The body uses a reserved key.',
+  ...problemOutcome(400, 'The body uses a reserved key.', [{ pointer, detail: 'this key is not allowed' }]),
 });
 
 /**

@@ -51,7 +51,16 @@ const expectGatewayProblem = async (response: Response, status: number, title: s
   for (const [name, value] of Object.entries(gatewaySecurityHeaders)) expect(response.headers.get(name)).toBe(value);
   expect(response.status).toBe(status);
   const body = (await response.json()) as Record<string, unknown>;
-  expect(body).toEqual({ type: 'about:blank', title, status, detail: expect.any(String), instance: requestId });
+  expect(body).toEqual({
+    type: 'about:blank',
+    title,
+    status,
+    detail: expect.any(String),
+    instance: requestId,
+    IsSuccess: false,
+    Messages: [body.detail],
+    ErrorCode: status,
+  });
   return body;
 };
 

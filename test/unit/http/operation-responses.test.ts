@@ -34,6 +34,9 @@ const internalProblem = {
   status: 500,
   detail: 'The request could not be completed.',
   instance: requestId,
+  IsSuccess: false,
+  Messages: ['The request could not be completed.'],
+  ErrorCode: 500,
 };
 
 describe('operation stack: content negotiation of successes', () => {
@@ -98,6 +101,9 @@ describe('operation stack: content negotiation of successes', () => {
           status: 406,
           detail: 'This operation can answer with: application/json, text/json, application/xml, text/xml.',
           instance: requestId,
+          IsSuccess: false,
+          Messages: ['This operation can answer with: application/json, text/json, application/xml, text/xml.'],
+          ErrorCode: 406,
         },
       },
       handled: 0,
@@ -230,7 +236,8 @@ describe('operation stack: errors become problems', () => {
       body:
         '<?xml version="1.0" encoding="utf-8"?><problem xmlns="urn:ietf:rfc:7807"><type>about:blank</type>' +
         '<title>Internal Server Error</title><status>500</status><detail>The request could not be completed.</detail>' +
-        `<instance>${requestId}</instance></problem>`,
+        `<instance>${requestId}</instance><IsSuccess>false</IsSuccess>` +
+        '<Messages><i>The request could not be completed.</i></Messages><ErrorCode>500</ErrorCode></problem>',
     });
   });
 
@@ -244,7 +251,16 @@ describe('operation stack: errors become problems', () => {
     expect(response).toEqual({
       statusCode: 404,
       headers: problemHeaders('json'),
-      body: { type: 'about:blank', title: 'Not Found', status: 404, detail: 'Tenant location 5 does not exist.', instance: requestId },
+      body: {
+        type: 'about:blank',
+        title: 'Not Found',
+        status: 404,
+        detail: 'Tenant location 5 does not exist.',
+        instance: requestId,
+        IsSuccess: false,
+        Messages: ['Tenant location 5 does not exist.'],
+        ErrorCode: 404,
+      },
     });
   });
 
@@ -264,6 +280,9 @@ describe('operation stack: errors become problems', () => {
         status: 503,
         detail: 'A service this operation depends on is unavailable; retry shortly.',
         instance: requestId,
+        IsSuccess: false,
+        Messages: ['A service this operation depends on is unavailable; retry shortly.'],
+        ErrorCode: 503,
       },
     });
   });
@@ -288,7 +307,7 @@ describe('operation stack: errors become problems', () => {
         accept === 'image/png'
           ? expect.objectContaining({ status: 406 })
           : format === 'xml'
-            ? serializeXml({ name: 'problem', attributes: { xmlns: 'urn:ietf:rfc:7807' } }, { ...problem, errors: { i: problem.errors } })
+            ? serializeXml({ name: 'problem', attributes: { xmlns: 'urn:ietf:rfc:7807' } }, { ...problem, errors: { i: problem.errors }, Messages: { i: problem.Messages } })
             : problem,
     });
   });
