@@ -266,3 +266,35 @@ describe("problems carry the platform's outcome members, for clients that check 
     expect(response.json).toMatchObject({ status, detail, IsSuccess: false, Messages: [detail], ErrorCode: status });
   });
 });
+
+describe('client-given names that are members of Object.prototype are ordinary (unknown) names', () => {
+  const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+
+  test.each(names)('addressType=%s: 400 naming addressType', async (name) => {
+    const response = await api(`/TenantLocation/GetDefaultAddress/${locationId}?addressType=${name}`, { token });
+    expect(viewOf(response)).toEqual({
+      status: 400,
+      headers: problemHeaders(),
+      body: validationProblem([{ parameter: 'addressType', detail: 'must be Billing, Delivery, Service or Postal (or 1, 2, 3, 4)' }]),
+    });
+  });
+
+  test.each(['toString', 'hasOwnProperty'])('a Search filter member named %s, in JSON and as a form: 400 unknown field', async (name) => {
+    const expected = { status: 400, headers: problemHeaders(), body: validationProblem([{ pointer: `/${name}`, detail: 'is not a known field (names are case-sensitive)' }]) };
+    const json = await api('/TenantLocation/Search', { method: 'PUT', token, body: { [name]: 'x' } });
+    const form = await api('/TenantLocation/Search', {
+      method: 'PUT',
+      token,
+      body: `${name}=x`,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expect([viewOf(json), viewOf(form)]).toEqual([expected, expected]);
+  });
+
+  test('query parameters and headers with these names leave a request as it was', async () => {
+    const query = names.map((name, index) => `${name}=${index}`).join('&');
+    const headers = Object.fromEntries(names.filter((name) => name !== '__proto__').map((name) => [name, 'x']));
+    const response = await api(`/TenantLocation/GetDefaultAddress/${locationId}?addressType=Billing&${query}`, { token, headers });
+    expect(viewOf(response)).toEqual({ status: 200, headers: successHeaders('application/json'), body: { City: 'Perth', IsDefaultBilling: true, LocationID: locationId } });
+  });
+});

@@ -153,6 +153,28 @@ describe('event shape', () => {
     expect(event.requestContext.requestId).toBe(response.headers.get('x-amzn-RequestId'));
   });
 
+  it('keeps query parameters and headers named like members of Object.prototype as ordinary members', async () => {
+    const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    const query = names.map((name, index) => `${name}=q${index}`).join('&');
+    const response = await rawGet(`/things/5?${query}&constructor=again`, {
+      ...allow(),
+      ...Object.fromEntries(names.map((name, index) => [name, `h${index}`])),
+    });
+
+    expect(response.status).toBe(200);
+    const { event } = JSON.parse(response.body) as Echo;
+    const entries = (map: object | null) => Object.entries(map ?? {}).filter(([name]) => names.includes(name));
+    expect(entries(event.queryStringParameters)).toEqual([['__proto__', 'q0'], ['constructor', 'again'], ['toString', 'q2'], ['hasOwnProperty', 'q3']]);
+    expect(entries(event.multiValueQueryStringParameters)).toEqual([
+      ['__proto__', ['q0']],
+      ['constructor', ['q1', 'again']],
+      ['toString', ['q2']],
+      ['hasOwnProperty', ['q3']],
+    ]);
+    expect(entries(event.headers)).toEqual(names.map((name, index) => [name, `h${index}`]));
+    expect(entries(event.multiValueHeaders)).toEqual(names.map((name, index) => [name, [`h${index}`]]));
+  });
+
   it('calls a webhook-signature operation without the authorizer', async () => {
     const response = await call('/hooks/provider', { method: 'POST', body: '{}' });
 
