@@ -123,24 +123,15 @@ export const problem = ({ status, title, type = 'about:blank', detail = expect.a
   ...problemOutcome(status, detail, errors),
 });
 
-export const validationProblem = (errors: readonly object[]) =>
-  problem({
-    status: 400,
-    title: 'Request validation failed',
-    type: problemType('validation-failed'),
-    detail: 'The request is not valid; see errors for each field.',
-    errors,
-  });
+export const validationProblem = (errors: readonly object[], detail = 'The request is not valid; see errors for each field.') =>
+  problem({ status: 400, title: 'Request validation failed', type: problemType('validation-failed'), detail, errors });
 
 export const malformedProblem = (detail: string | ReturnType<typeof expect.any> = expect.any(String)) =>
   problem({ status: 400, title: 'Malformed request body', type: problemType('malformed-body'), detail });
 
 /** The problem a reserved key (`__proto__`, `constructor`, `prototype`) earns, wherever it appears. */
-export const reservedKeyProblem = (pointer: string) => ({
-  ...validationProblem([{ pointer, detail: 'this key is not allowed' }]),
-  detail: 'The body uses a reserved key.',
-  ...problemOutcome(400, 'The body uses a reserved key.', [{ pointer, detail: 'this key is not allowed' }]),
-});
+export const reservedKeyProblem = (pointer: string) =>
+  validationProblem([{ pointer, detail: 'this key is not allowed' }], 'The body uses a reserved key.');
 
 /**
  * Reads an XML response the way the service reads an XML request (its own parseXml and coercion), then validates
