@@ -3,7 +3,8 @@
 import type { Principal } from '../auth/principal';
 import { ConcurrentModification, NotFound, StaleVersion, ValidationFailed } from '../errors';
 import type { SearchFilter, TenantLocationFilter } from '../schemas/search-filter';
-import { defaultSearchResults } from '../schemas/limits';
+import { TenantLocationFilter as tenantLocationFilterSchema } from '../compiled/schemas/search-filter';
+import { defineSearch } from '../search/search';
 import type { Address } from '../schemas/address';
 import { addressTypes, type AddressTypeName } from '../schemas/address-types';
 import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '../schemas/tenant-location';
@@ -24,33 +25,6 @@ const clientFields = [
   'ParentID',
 ] as const satisfies readonly (keyof TenantLocationInfo)[];
 
-/** SearchFilter fields that would filter other kinds of records: refused rather than silently ignored. */
-const filtersNotForLocations = [
-  'Statuses',
-  'StatusStrings',
-  'Status',
-  'StartDate',
-  'EndDate',
-  'DatePeriod',
-  'TransactionTypeDatTypeID',
-  'CategoryID',
-  'AdaptorID',
-  'CategoryIDs',
-  'BrandIDs',
-  'GUIDs',
-  'LinkedSupplierID',
-  'IsApprovedForPOS',
-  'IsApprovedForWeb',
-  'IsApprovedForService',
-  'Types',
-  'IsShowFavourites',
-  'IsHidden',
-  'IncludeSystemTasks',
-  'IsSystem',
-  'BatchStatus',
-  'GroupBy',
-] as const satisfies readonly (keyof TenantLocationFilter)[];
-
 type Comparator = (a: TenantLocation, b: TenantLocation) => number;
 const byId: Comparator = (a, b) => a.ID - b.ID;
 const byText =
@@ -61,13 +35,20 @@ const byText =
     return left < right ? -1 : left > right ? 1 : 0;
   };
 
-export const sortFields: Readonly<Record<string, Comparator>> = {
-  name: byText((location) => location.Name),
-  id: byId,
-  description: byText((location) => location.Description),
-  createddatetime_utc: byText((location) => location.CreatedDateTime_utc),
-  modifieddatetime_utc: byText((location) => location.ModifiedDateTime_utc),
-};
+/** Search: the filter members it applies (any other SearchFilter member is refused) and its sort fields. */
+export const tenantLocationSearch = defineSearch<TenantLocation>({
+  subject: 'tenant locations',
+  filterFields: Object.keys(tenantLocationFilterSchema.shape),
+  supports: ['SearchString', 'Search', 'SearchNameOnly', 'IsExactMatch', 'IncludeDeleted', 'IsActive', 'CustomerID', 'ParentID', 'IDs', 'ID', 'IgnoreID'],
+  sortFields: [
+    ['Name', byText((location) => location.Name)],
+    ['ID', byId],
+    ['Description', byText((location) => location.Description)],
+    ['CreatedDateTime_utc', byText((location) => location.CreatedDateTime_utc)],
+    ['ModifiedDateTime_utc', byText((location) => location.ModifiedDateTime_utc)],
+  ],
+  tieBreak: byId,
+});
 
 /**
  * Save merges: a field absent from the body keeps its stored value (so a partial body never erases data), and an
@@ -211,15 +192,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
   };
 
   const search = async (principal: Principal, filter: TenantLocationFilter): Promise<TenantLocationSearchResult> => {
-    const refused = filtersNotForLocations.filter((field) => filter[field] !== undefined);
-    if (refused.length > 0) {
-      throw new ValidationFailed(refused.map((field) => ({ pointer: `/${field}`, detail: 'does not apply to tenant locations' })));
-    }
-    const sortKey = (filter.SortField?.trim() || 'Name').toLowerCase();
-    const comparator = sortFields[sortKey];
-    if (!comparator) {
-      throw new ValidationFailed([{ pointer: '/SortField', detail: 'must be Name, ID, Description, CreatedDateTime_utc or ModifiedDateTime_utc' }]);
-    }
+    const plan = tenantLocationSearch.plan(filter);
     const text = searchText(filter);
     const candidates = await repository.list(principal.tenantId, {
       includeInactive: filter.IncludeDeleted ?? false,
@@ -236,19 +209,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
         (!filter.IgnoreID || location.ID !== filter.IgnoreID) &&
         (!filter.IsExactMatch || !text || normaliseName(location.Name) === text),
     );
-    const direction = filter.SortAsc === false ? -1 : 1;
-    matching.sort((a, b) => direction * (comparator(a, b) || byId(a, b)));
-
-    const start = Math.min(filter.LastRowNumber ?? 0, matching.length);
-    const maxResults = filter.MaxResults ?? defaultSearchResults;
-    const page = filter.GetCountOnly ? [] : matching.slice(start, start + maxResults);
-    return {
-      Rows: page.map((location, index) => ({ ...location, RowNumber: start + index + 1 })),
-      TotalCount: matching.length,
-      HasMore: start + (filter.GetCountOnly ? 0 : page.length) < matching.length,
-      LastRowNumber: start + page.length,
-      MaxResults: maxResults,
-    };
+    return tenantLocationSearch.page(plan, matching);
   };
 
   return {

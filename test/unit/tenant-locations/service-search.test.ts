@@ -21,27 +21,38 @@ const seeded = () => {
 const rowsOf = async (filter: TenantLocationFilter) => {
   const { service } = seeded();
   const page = await service.search(principal, filter);
-  return page.Rows.map((row) => [row.RowNumber, row.ID]);
+  return page.Value.map((row) => [row.RowNumber, row.ID]);
 };
 
+/** What the service throws for invalid search input. */
+const validationRefusal = (errors: readonly object[]) => ({
+  status: 400,
+  name: 'ValidationFailed',
+  detail: 'The request is not valid; see errors for each field.',
+  errors,
+});
+const unknownSortField = { pointer: '/SortField', detail: 'must be Name, ID, Description, CreatedDateTime_utc or ModifiedDateTime_utc' };
+
 describe('tenant-location service: Search', () => {
-  it("by default lists the tenant's active locations by name, numbered from 1, 50 to a page", async () => {
+  it("by default lists the tenant's active locations by name, numbered from 1, 50 to a page: PagedActionResults", async () => {
     const { service } = seeded();
 
     const page = await service.search(principal, {});
 
     expect(page).toStrictEqual({
-      Rows: [
+      MoreToGet: false,
+      LastRowNumber: 5,
+      Count: 5,
+      TotalRecordCount: 5,
+      Value: [
         { ...storedLocation(2, { Name: 'alpha shop' }), RowNumber: 1 },
         { ...storedLocation(4, { Name: 'Bravo', ParentID: 1, ParentName: 'Warehouse' }), RowNumber: 2 },
         { ...storedLocation(5, { Name: 'charlie', Address: { City: 'Nelson', LocationID: 5 } }), RowNumber: 3 },
         { ...storedLocation(1, { Name: 'Warehouse', Description: 'Bulk storage', CustomerID: 5 }), RowNumber: 4 },
         { ...storedLocation(6, { Name: 'Zulu', CustomerID: 5 }), RowNumber: 5 },
       ],
-      TotalCount: 5,
-      HasMore: false,
-      LastRowNumber: 5,
-      MaxResults: 50,
+      IsSuccess: true,
+      Messages: [],
     });
   });
 
@@ -65,6 +76,28 @@ describe('tenant-location service: Search', () => {
       detail: 'The request is not valid; see errors for each field.',
       errors: [{ pointer: '/SortField', detail: 'must be Name, ID, Description, CreatedDateTime_utc or ModifiedDateTime_utc' }],
     });
+  });
+
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype'])(
+    'refuses SortField %s (a name of Object.prototype is just an unknown sort field)',
+    async (sortField) => {
+      const { service } = seeded();
+
+      expect(await refusal(service.search(principal, { SortField: sortField }))).toEqual(validationRefusal([unknownSortField]));
+    },
+  );
+
+  it('refuses, all at once, a filter that does not apply, an unknown SortField and paging out of range', async () => {
+    const { service } = seeded();
+
+    expect(await refusal(service.search(principal, { IsHidden: true, SortField: 'City', LastRowNumber: -1, MaxResults: 501 }))).toEqual(
+      validationRefusal([
+        { pointer: '/IsHidden', detail: 'does not apply to tenant locations' },
+        unknownSortField,
+        { pointer: '/LastRowNumber', detail: 'must be a whole number, 0 or more' },
+        { pointer: '/MaxResults', detail: 'must be a whole number from 1 to 500' },
+      ]),
+    );
   });
 
   it('refuses every filter that does not apply to locations, each with its pointer', async () => {
@@ -105,11 +138,12 @@ describe('tenant-location service: Search', () => {
       await service.search(principal, { MaxResults: 2, LastRowNumber: 40 }),
     ];
 
-    expect(pages.map((page) => ({ ...page, Rows: page.Rows.map((row) => [row.RowNumber, row.ID]) }))).toEqual([
-      { Rows: [[1, 2], [2, 4]], TotalCount: 5, HasMore: true, LastRowNumber: 2, MaxResults: 2 },
-      { Rows: [[3, 5], [4, 1]], TotalCount: 5, HasMore: true, LastRowNumber: 4, MaxResults: 2 },
-      { Rows: [[5, 6]], TotalCount: 5, HasMore: false, LastRowNumber: 5, MaxResults: 2 },
-      { Rows: [], TotalCount: 5, HasMore: false, LastRowNumber: 5, MaxResults: 2 },
+    const outcome = { IsSuccess: true, Messages: [] };
+    expect(pages.map((page) => ({ ...page, Value: page.Value.map((row) => [row.RowNumber, row.ID]) }))).toEqual([
+      { MoreToGet: true, LastRowNumber: 2, Count: 2, TotalRecordCount: 5, Value: [[1, 2], [2, 4]], ...outcome },
+      { MoreToGet: true, LastRowNumber: 4, Count: 2, TotalRecordCount: 5, Value: [[3, 5], [4, 1]], ...outcome },
+      { MoreToGet: false, LastRowNumber: 5, Count: 1, TotalRecordCount: 5, Value: [[5, 6]], ...outcome },
+      { MoreToGet: false, LastRowNumber: 5, Count: 0, TotalRecordCount: 5, Value: [], ...outcome },
     ]);
   });
 
@@ -118,7 +152,7 @@ describe('tenant-location service: Search', () => {
 
     const page = await service.search(principal, { GetCountOnly: true, IDs: [1, 2] });
 
-    expect({ rows: page.Rows, total: page.TotalCount }).toEqual({ rows: [], total: 2 });
+    expect(page).toStrictEqual({ MoreToGet: true, LastRowNumber: 0, Count: 0, TotalRecordCount: 2, Value: [], IsSuccess: true, Messages: [] });
   });
 
   it.each([
@@ -146,6 +180,6 @@ describe('tenant-location service: Search', () => {
 
     const page = await service.search(otherTenant, { IncludeDeleted: true });
 
-    expect(page.Rows.map((row) => [row.ID, row.TenantID])).toEqual([[7, otherTenant.tenantId]]);
+    expect(page.Value.map((row) => [row.ID, row.TenantID])).toEqual([[7, otherTenant.tenantId]]);
   });
 });
