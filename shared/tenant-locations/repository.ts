@@ -1,31 +1,28 @@
-// Data layer: tenant locations in the single table. Each write is one DynamoDB transaction whose conditions carry
-// the rules that must hold under concurrency: one active location per name (a claim item), one default location
-// (a pointer item) and optimistic versions. Reads never Scan: every read is a GetItem, a Query of the tenant's own
-// partition, or a Query of the sparse activeLocationsByName index.
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+// Data layer: tenant locations in the single table, on the data kit. Each write is one transaction whose
+// conditions carry the rules that must hold under concurrency: one active location per name (a name claim), one
+// default location (a pointer item) and optimistic versions. Reads never Scan: every read is a GetItem, a Query of
+// the tenant's own partition, or a Query of the sparse index of active locations by name.
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '../data/client';
-import { ConcurrentModification, Conflict, NameTaken } from '../errors';
+import { claimChanges } from '../data/claims';
+import { defineCodec, fieldsOf } from '../data/codec';
+import { nextValue } from '../data/sequence';
+import { transact, transactionActions } from '../data/transaction';
+import { versionedPut } from '../data/versioned';
+import { NameTaken } from '../errors';
 import { TenantLocation } from '../schemas/tenant-location';
 import {
   activeIndexKeys,
   activeLocationsByName,
+  activeLocationsPartition,
   defaultPointerKey,
-  idCounterKey,
   locationKey,
   locationKeyPrefix,
-  nameClaimKey,
+  locationName,
+  locationSequence,
   normaliseName,
   tenantPartition,
 } from './keys';
-
-const locationFields = Object.keys(TenantLocation.shape) as (keyof TenantLocation)[];
-const maxInt32 = 2 ** 31 - 1;
 
 /** The lower-cased text that Search's SearchString matches with `contains`. */
 export const searchTextOf = (location: TenantLocation): string =>
@@ -45,25 +42,24 @@ export const searchTextOf = (location: TenantLocation): string =>
     .normalize('NFKC')
     .toLowerCase();
 
-/** The stored item of a location (exported for test/bench, which seeds other tenants with BatchWriteItem). */
-export const toItem = (location: TenantLocation) => {
-  const nameKey = normaliseName(location.Name);
-  return {
-    ...locationKey(location.TenantID, location.ID),
-    entity: 'TenantLocation',
-    ...location,
-    nameKey,
-    searchText: searchTextOf(location),
-    ...(location.IsActive ? activeIndexKeys(location.TenantID, nameKey, location.ID) : {}),
-  };
-};
+/** Stored with its name key, search text and (while active) the index keys; only its own fields come back. */
+const locations = defineCodec<TenantLocation, keyof TenantLocation>({
+  entity: 'TenantLocation',
+  fields: fieldsOf<TenantLocation>(TenantLocation),
+  key: (location) => locationKey(location.TenantID, location.ID),
+  internal: (location) => {
+    const nameKey = normaliseName(location.Name);
+    return {
+      nameKey,
+      searchText: searchTextOf(location),
+      ...(location.IsActive ? activeIndexKeys(location.TenantID, nameKey, location.ID) : {}),
+    };
+  },
+});
 
-/** Only the record's own fields leave the data layer: never keys, index attributes or search text. */
-const fromItem = (item: Record<string, unknown>): TenantLocation => {
-  const location: Record<string, unknown> = {};
-  for (const field of locationFields) if (item[field] !== undefined) location[field] = item[field];
-  return location as TenantLocation;
-};
+/** The stored item of a location (exported for test/bench, which seeds other tenants with BatchWriteItem). */
+export const toItem = (location: TenantLocation) => locations.toItem(location);
+const fromItem = (item: Record<string, unknown>): TenantLocation => locations.fromItem(item) as TenantLocation;
 
 export interface LocationFilter {
   readonly includeInactive: boolean;
@@ -85,11 +81,12 @@ export interface LocationWrite {
   readonly now: string;
 }
 
-type Role = 'location' | 'claim-put' | 'claim-release' | 'old-default' | 'pointer';
+type Role = 'location' | 'claim' | 'claim-release' | 'old-default' | 'pointer';
 
 const isActiveDefault = (location: TenantLocation | undefined) => Boolean(location?.IsActive && location.IsDefault);
 
-export const createTenantLocationRepository = ({ client, tableName }: TableContext) => {
+export const createTenantLocationRepository = (table: TableContext) => {
+  const { client, tableName } = table;
   return {
     async get(tenantId: number, id: number): Promise<TenantLocation | undefined> {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: locationKey(tenantId, id), ConsistentRead: true }));
@@ -97,21 +94,7 @@ export const createTenantLocationRepository = ({ client, tableName }: TableConte
     },
 
     /** Next ID of the tenant's sequence. A failed save leaves a gap, which IDs may have. */
-    async nextId(tenantId: number): Promise<number> {
-      const { Attributes } = await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: idCounterKey(tenantId),
-          UpdateExpression: 'ADD #value :one',
-          ExpressionAttributeNames: { '#value': 'value' },
-          ExpressionAttributeValues: { ':one': 1 },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      const id = Number(Attributes?.value);
-      if (!Number.isInteger(id) || id > maxInt32) throw new Conflict('This tenant has used every location ID.');
-      return id;
-    },
+    nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, locationSequence, 'location ID'),
 
     async defaultLocationId(tenantId: number): Promise<number | undefined> {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: defaultPointerKey(tenantId), ConsistentRead: true }));
@@ -120,11 +103,9 @@ export const createTenantLocationRepository = ({ client, tableName }: TableConte
 
     /** The active location holding this exact (normalised) name. */
     async findActiveByName(tenantId: number, name: string): Promise<TenantLocation | undefined> {
-      const { Item } = await client.send(
-        new GetCommand({ TableName: tableName, Key: nameClaimKey(tenantId, normaliseName(name)), ConsistentRead: true }),
-      );
-      if (typeof Item?.LocationID !== 'number') return undefined;
-      const location = await this.get(tenantId, Item.LocationID);
+      const owner = await locationName.owner(table, tenantId, name);
+      if (typeof owner !== 'number') return undefined;
+      const location = await this.get(tenantId, owner);
       return location?.IsActive ? location : undefined;
     },
 
@@ -136,7 +117,7 @@ export const createTenantLocationRepository = ({ client, tableName }: TableConte
           IndexName: activeLocationsByName.indexName,
           KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
           ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey, '#sk': activeLocationsByName.sortKey },
-          ExpressionAttributeValues: { ':pk': `${tenantPartition(tenantId)}#LOC`, ':prefix': normaliseName(prefix) },
+          ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId), ':prefix': normaliseName(prefix) },
           Limit: 1,
         }),
       );
@@ -150,7 +131,7 @@ export const createTenantLocationRepository = ({ client, tableName }: TableConte
         IndexName: activeLocationsByName.indexName,
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey },
-        ExpressionAttributeValues: { ':pk': `${tenantPartition(tenantId)}#LOC` },
+        ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId) },
       });
       return items.map(fromItem);
     },
@@ -188,50 +169,12 @@ export const createTenantLocationRepository = ({ client, tableName }: TableConte
     /** Writes a location and everything its rules touch, atomically. */
     async write({ next, previous, previousDefaultId, actorUserId, now }: LocationWrite): Promise<void> {
       const tenantId = next.TenantID;
-      const roles: Role[] = [];
-      const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [];
-      const add = (role: Role, item: (typeof items)[number]) => {
-        roles.push(role);
-        items.push(item);
-      };
+      const { actions, add } = transactionActions<Role>();
+      add('location', versionedPut(tableName, toItem(next), previous?.Version));
 
-      add('location', {
-        Put: {
-          TableName: tableName,
-          Item: toItem(next),
-          ...(previous
-            ? {
-                ConditionExpression: '#version = :expected',
-                ExpressionAttributeNames: { '#version': 'Version' },
-                ExpressionAttributeValues: { ':expected': previous.Version },
-              }
-            : { ConditionExpression: 'attribute_not_exists(pk)' }),
-        },
-      });
-
-      const previousClaim = previous?.IsActive ? normaliseName(previous.Name) : undefined;
-      const nextClaim = next.IsActive ? normaliseName(next.Name) : undefined;
-      if (previousClaim !== nextClaim) {
-        if (previousClaim !== undefined) {
-          add('claim-release', {
-            Delete: {
-              TableName: tableName,
-              Key: nameClaimKey(tenantId, previousClaim),
-              ConditionExpression: 'LocationID = :id',
-              ExpressionAttributeValues: { ':id': next.ID },
-            },
-          });
-        }
-        if (nextClaim !== undefined) {
-          add('claim-put', {
-            Put: {
-              TableName: tableName,
-              Item: { ...nameClaimKey(tenantId, nextClaim), entity: 'TenantLocationName', LocationID: next.ID },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          });
-        }
-      }
+      const names = claimChanges(locationName, tableName, tenantId, next.ID, previous?.IsActive ? previous.Name : undefined, next.IsActive ? next.Name : undefined);
+      if (names.release) add('claim-release', names.release);
+      if (names.claim) add('claim', names.claim);
 
       const wasDefault = isActiveDefault(previous);
       const isDefault = isActiveDefault(next);
@@ -267,15 +210,7 @@ export const createTenantLocationRepository = ({ client, tableName }: TableConte
         });
       }
 
-      try {
-        await client.send(new TransactWriteCommand({ TransactItems: items }));
-      } catch (error) {
-        if ((error as Error).name !== 'TransactionCanceledException') throw error;
-        const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
-        const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-        if (roles[failed] === 'claim-put') throw new NameTaken();
-        throw new ConcurrentModification();
-      }
+      await transact(table, actions, { errors: { claim: () => new NameTaken() } });
     },
   };
 };
