@@ -18,8 +18,13 @@ export const locationKey = (tenantId: number, id: number) => tenantKey(tenantId,
 /** The name held by one active location (`LOCNAME#<normalised name>`): the unit of the per-tenant uniqueness rule. */
 export const locationName = defineClaim({ prefix: 'LOCNAME', entity: 'TenantLocationName', ownerAttribute: 'LocationID' });
 
-/** Points at the tenant's one default location. */
+/** Points at the tenant's one default location: the only record of which location is the default. */
 export const defaultPointerKey = (tenantId: number) => tenantKey(tenantId, 'LOCDEFAULT');
+export const defaultPointerItem = (tenantId: number, locationId: number) => ({
+  ...defaultPointerKey(tenantId),
+  entity: 'TenantLocationDefault',
+  LocationID: locationId,
+});
 
 /** The partition of the active-locations-by-name index for a tenant. */
 export const activeLocationsPartition = (tenantId: number) => composeKey(tenantPartition(tenantId), 'LOC');

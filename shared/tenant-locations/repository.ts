@@ -1,7 +1,10 @@
 // Data layer: tenant locations in the single table, on the data kit. Each write is one transaction whose
-// conditions carry the rules that must hold under concurrency: one active location per name (a name claim), one
-// default location (a pointer item) and optimistic versions. Reads never Scan: every read is a GetItem, a Query of
-// the tenant's own partition, or a Query of the sparse index of active locations by name.
+// conditions carry the rules that must hold under concurrency: one active location per name (a name claim) and
+// optimistic versions. The tenant's default is the pointer item alone: "make this the default" puts the pointer
+// unconditionally (the last committed wins, and conflicts with nobody), and every read derives a location's
+// IsDefault from the pointer read with it, so no location item carries a flag that could go stale. Reads never
+// Scan: every read is a GetItem, a Query of the tenant's own partition, or a Query of the sparse index of active
+// locations by name.
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '../data/client';
 import { claimChanges } from '../data/claims';
@@ -9,12 +12,13 @@ import { defineCodec, fieldsOf } from '../data/codec';
 import { nextValue } from '../data/sequence';
 import { transact, transactionActions } from '../data/transaction';
 import { versionedPut } from '../data/versioned';
-import { NameTaken } from '../errors';
+import { ConcurrentModification, NameTaken, VersionConflict } from '../errors';
 import { TenantLocation } from '../schemas/tenant-location';
 import {
   activeIndexKeys,
   activeLocationsByName,
   activeLocationsPartition,
+  defaultPointerItem,
   defaultPointerKey,
   locationKey,
   locationKeyPrefix,
@@ -57,9 +61,18 @@ const locations = defineCodec<TenantLocation, keyof TenantLocation>({
   },
 });
 
-/** The stored item of a location (exported for test/bench, which seeds other tenants with BatchWriteItem). */
-export const toItem = (location: TenantLocation) => locations.toItem(location);
-const fromItem = (item: Record<string, unknown>): TenantLocation => locations.fromItem(item) as TenantLocation;
+/**
+ * The stored item of a location (exported for test/bench, which seeds other tenants with BatchWriteItem). IsDefault
+ * is not stored: the tenant's default pointer decides it.
+ */
+export const toItem = (location: TenantLocation) => locations.toItem({ ...location, IsDefault: undefined } as unknown as TenantLocation);
+
+/** The one way every read turns an item into a location: IsDefault is "active, and the pointer names it". */
+const fromItem = (item: Record<string, unknown>, defaultId: number | undefined): TenantLocation =>
+  locations.fromItem({ ...item, IsDefault: item.IsActive === true && item.ID === defaultId }) as TenantLocation;
+
+/** The default pointer moved while a save kept or dropped the default: read again (never a stale Version). */
+export class DefaultMoved extends ConcurrentModification {}
 
 export interface LocationFilter {
   readonly includeInactive: boolean;
@@ -73,24 +86,29 @@ export interface LocationFilter {
 
 export interface LocationWrite {
   readonly next: TenantLocation;
-  /** The stored version this write replaces; absent for a create. */
+  /** The stored version this write replaces, as read (IsDefault included); absent for a create. */
   readonly previous?: TenantLocation;
-  /** The tenant's default location read before the write, when `next` becomes the default. */
-  readonly previousDefaultId?: number;
-  readonly actorUserId: number;
-  readonly now: string;
+  /**
+   * The request asks for `next` to be the default ("make this the default"): the pointer is put whatever it named,
+   * and the last such write committed wins. Otherwise a `next` that stays the default only checks that it still is.
+   */
+  readonly makesDefault: boolean;
 }
 
-type Role = 'location' | 'claim' | 'claim-release' | 'old-default' | 'pointer';
+type Role = 'location' | 'claim' | 'claim-release' | 'pointer';
 
 const isActiveDefault = (location: TenantLocation | undefined) => Boolean(location?.IsActive && location.IsDefault);
 
 export const createTenantLocationRepository = (table: TableContext) => {
   const { client, tableName } = table;
   return {
+    /** A location with IsDefault read from the pointer at the same moment (both strongly consistent). */
     async get(tenantId: number, id: number): Promise<TenantLocation | undefined> {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: locationKey(tenantId, id), ConsistentRead: true }));
-      return Item ? fromItem(Item) : undefined;
+      const [{ Item }, defaultId] = await Promise.all([
+        client.send(new GetCommand({ TableName: tableName, Key: locationKey(tenantId, id), ConsistentRead: true })),
+        this.defaultLocationId(tenantId),
+      ]);
+      return Item ? fromItem(Item, defaultId) : undefined;
     },
 
     /** Next ID of the tenant's sequence. A failed save leaves a gap, which IDs may have. */
@@ -111,29 +129,35 @@ export const createTenantLocationRepository = (table: TableContext) => {
 
     /** The first active location, by name, whose name starts with `prefix`. */
     async findFirstActiveByNamePrefix(tenantId: number, prefix: string): Promise<TenantLocation | undefined> {
-      const { Items } = await client.send(
-        new QueryCommand({
+      const [{ Items }, defaultId] = await Promise.all([
+        client.send(
+          new QueryCommand({
           TableName: tableName,
           IndexName: activeLocationsByName.indexName,
           KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
           ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey, '#sk': activeLocationsByName.sortKey },
-          ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId), ':prefix': normaliseName(prefix) },
-          Limit: 1,
-        }),
-      );
+            ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId), ':prefix': normaliseName(prefix) },
+            Limit: 1,
+          }),
+        ),
+        this.defaultLocationId(tenantId),
+      ]);
       const item = Items?.[0];
-      return item ? fromItem(item) : undefined;
+      return item ? fromItem(item, defaultId) : undefined;
     },
 
     async listActiveByName(tenantId: number): Promise<TenantLocation[]> {
-      const items = await queryAll(client, {
-        TableName: tableName,
-        IndexName: activeLocationsByName.indexName,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey },
-        ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId) },
-      });
-      return items.map(fromItem);
+      const [items, defaultId] = await Promise.all([
+        queryAll(client, {
+          TableName: tableName,
+          IndexName: activeLocationsByName.indexName,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey },
+          ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId) },
+        }),
+        this.defaultLocationId(tenantId),
+      ]);
+      return items.map((item) => fromItem(item, defaultId));
     },
 
     /** The tenant's locations in ID order, filtered in DynamoDB (the read costs the tenant's partition, no more). */
@@ -156,18 +180,24 @@ export const createTenantLocationRepository = (table: TableContext) => {
         values[':search'] = filter.search;
         conditions.push('contains(#text, :search)');
       }
-      const items = await queryAll(client, {
-        TableName: tableName,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ...(conditions.length > 0 ? { FilterExpression: conditions.join(' AND ') } : {}),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      });
-      return items.map(fromItem);
+      const [items, defaultId] = await Promise.all([
+        queryAll(client, {
+          TableName: tableName,
+          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+          ...(conditions.length > 0 ? { FilterExpression: conditions.join(' AND ') } : {}),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+        this.defaultLocationId(tenantId),
+      ]);
+      return items.map((item) => fromItem(item, defaultId));
     },
 
-    /** Writes a location and everything its rules touch, atomically. */
-    async write({ next, previous, previousDefaultId, actorUserId, now }: LocationWrite): Promise<void> {
+    /**
+     * Writes a location and everything its rules touch, atomically. A failed version condition is VersionConflict,
+     * a taken name NameTaken, a default pointer that moved meanwhile DefaultMoved; all but NameTaken are retried.
+     */
+    async write({ next, previous, makesDefault }: LocationWrite): Promise<void> {
       const tenantId = next.TenantID;
       const { actions, add } = transactionActions<Role>();
       add('location', versionedPut(tableName, toItem(next), previous?.Version));
@@ -176,41 +206,18 @@ export const createTenantLocationRepository = (table: TableContext) => {
       if (names.release) add('claim-release', names.release);
       if (names.claim) add('claim', names.claim);
 
-      const wasDefault = isActiveDefault(previous);
-      const isDefault = isActiveDefault(next);
-      if (isDefault && !wasDefault) {
-        if (previousDefaultId !== undefined && previousDefaultId !== next.ID) {
-          add('old-default', {
-            Update: {
-              TableName: tableName,
-              Key: locationKey(tenantId, previousDefaultId),
-              UpdateExpression: 'SET IsDefault = :false, Version = Version + :one, ModifiedDateTime_utc = :now, ModifiedByUserID = :actor',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':false': false, ':one': 1, ':now': now, ':actor': actorUserId },
-            },
-          });
-        }
-        add('pointer', {
-          Put: {
-            TableName: tableName,
-            Item: { ...defaultPointerKey(tenantId), entity: 'TenantLocationDefault', LocationID: next.ID },
-            ...(previousDefaultId === undefined
-              ? { ConditionExpression: 'attribute_not_exists(pk)' }
-              : { ConditionExpression: 'LocationID = :previous', ExpressionAttributeValues: { ':previous': previousDefaultId } }),
-          },
-        });
-      } else if (wasDefault && !isDefault) {
-        add('pointer', {
-          Delete: {
-            TableName: tableName,
-            Key: defaultPointerKey(tenantId),
-            ConditionExpression: 'LocationID = :id',
-            ExpressionAttributeValues: { ':id': next.ID },
-          },
-        });
+      const pointsAtNext = { ConditionExpression: 'LocationID = :id', ExpressionAttributeValues: { ':id': next.ID } };
+      if (isActiveDefault(next) && makesDefault) {
+        add('pointer', { Put: { TableName: tableName, Item: defaultPointerItem(tenantId, next.ID) } });
+      } else if (isActiveDefault(next)) {
+        add('pointer', { ConditionCheck: { TableName: tableName, Key: defaultPointerKey(tenantId), ...pointsAtNext } });
+      } else if (isActiveDefault(previous)) {
+        add('pointer', { Delete: { TableName: tableName, Key: defaultPointerKey(tenantId), ...pointsAtNext } });
       }
 
-      await transact(table, actions, { errors: { claim: () => new NameTaken() } });
+      await transact(table, actions, {
+        errors: { location: () => new VersionConflict(), claim: () => new NameTaken(), pointer: () => new DefaultMoved() },
+      });
     },
   };
 };

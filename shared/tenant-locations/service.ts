@@ -3,7 +3,7 @@
 import type { Principal } from '../auth/principal';
 import { withOptimisticRetry } from '../data/retry';
 import { nextVersion } from '../data/versioned';
-import { ConcurrentModification, NotFound, StaleVersion, ValidationFailed } from '../errors';
+import { NotFound, StaleVersion, ValidationFailed, VersionConflict } from '../errors';
 import type { SearchFilter, TenantLocationFilter } from '../schemas/search-filter';
 import { defaultSearchResults } from '../schemas/search-filter';
 import type { Address } from '../schemas/address';
@@ -172,13 +172,12 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
         ModifiedDateTime_utc: timestamp,
         ModifiedByUserID: principal.userId,
       };
-      const becomesDefault = next.IsDefault && !(previous?.IsActive && previous.IsDefault);
-      const previousDefaultId = becomesDefault ? await repository.defaultLocationId(tenantId) : undefined;
       try {
-        await repository.write({ next, previous, previousDefaultId, actorUserId: principal.userId, now: timestamp });
+        // "Make this the default" (IsDefault true in the body) conflicts with nobody: the last committed wins.
+        await repository.write({ next, previous, makesDefault: next.IsDefault && input.IsDefault === true });
       } catch (error) {
-        // The client named the version it edited: another writer got there first, so its edit is stale.
-        if (error instanceof ConcurrentModification && input.Version !== undefined) throw new StaleVersion();
+        // The client named the version it edited: another writer changed the record first, so its edit is stale.
+        if (error instanceof VersionConflict && input.Version !== undefined) throw new StaleVersion();
         throw error;
       }
       return { created: !isUpdate, location: next };
@@ -198,7 +197,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
         ModifiedDateTime_utc: timestamp,
         ModifiedByUserID: principal.userId,
       };
-      await repository.write({ next, previous, actorUserId: principal.userId, now: timestamp });
+      await repository.write({ next, previous, makesDefault: false });
       return next;
     });
   };

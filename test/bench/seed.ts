@@ -7,7 +7,7 @@ import type { Principal } from '../../shared/auth/principal';
 import type { TableContext } from '../../shared/data/client';
 import type { TenantLocation, TenantLocationInfo } from '../../shared/schemas/tenant-location';
 import { sequenceKey } from '../../shared/data/sequence';
-import { defaultPointerKey, locationName, locationSequence } from '../../shared/tenant-locations/keys';
+import { defaultPointerItem, locationName, locationSequence } from '../../shared/tenant-locations/keys';
 import { createTenantLocationRepository, toItem } from '../../shared/tenant-locations/repository';
 import { createTenantLocationService } from '../../shared/tenant-locations/service';
 
@@ -99,7 +99,7 @@ export const tenantItems = (locations: readonly TenantLocation[]): Record<string
       items.push(locationName.item(location.TenantID, location.Name, location.ID));
     }
     if (location.IsActive && location.IsDefault) {
-      items.push({ ...defaultPointerKey(location.TenantID), entity: 'TenantLocationDefault', LocationID: location.ID });
+      items.push(defaultPointerItem(location.TenantID, location.ID));
     }
     maxIdByTenant.set(location.TenantID, Math.max(maxIdByTenant.get(location.TenantID) ?? 0, location.ID));
   }
