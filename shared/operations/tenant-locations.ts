@@ -23,7 +23,7 @@ export const tenantLocationDelete = {
   pathParameters: idPath,
   success: { status: 200, schema: TenantLocation, description: 'The deleted location.' },
   problems: [400, 401, 404, 406],
-  tableAccess: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
 } as const satisfies Operation;
 
 export const tenantLocationGet = {
@@ -54,7 +54,7 @@ export const tenantLocationGetAll = {
   implemented: true,
   success: { status: 200, schema: TenantLocationList, description: 'Active locations ordered by name.' },
   problems: [401, 406],
-  tableAccess: ['dynamodb:Query'],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
 } as const satisfies Operation;
 
 export const tenantLocationGetByName = {
@@ -121,7 +121,7 @@ export const tenantLocationSearch = {
   requestBody: { schema: TenantLocationFilter, required: false },
   success: { status: 200, schema: TenantLocationSearchResult, description: 'One page of matching locations.' },
   problems: bodyProblems,
-  tableAccess: ['dynamodb:Query'],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
 } as const satisfies Operation;
 
 export const tenantLocationOperations = [tenantLocationDelete, tenantLocationGet, tenantLocationGetAll, tenantLocationGetByName, tenantLocationGetDefaultAddress, tenantLocationSave, tenantLocationSearch] as const;

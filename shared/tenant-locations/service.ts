@@ -1,7 +1,9 @@
 // Domain: the rules of tenant locations. Called by the functions with a validated request and the caller's
 // principal; talks to storage only through the repository. Throws named errors; never builds a response.
 import type { Principal } from '../auth/principal';
-import { ConcurrentModification, NotFound, StaleVersion, ValidationFailed } from '../errors';
+import { withOptimisticRetry } from '../data/retry';
+import { nextVersion } from '../data/versioned';
+import { NotFound, StaleVersion, ValidationFailed, VersionConflict } from '../errors';
 import type { SearchFilter, TenantLocationFilter } from '../schemas/search-filter';
 import { TenantLocationFilter as tenantLocationFilterSchema } from '../compiled/schemas/search-filter';
 import { defineSearch } from '../search/search';
@@ -65,7 +67,6 @@ const mergeClientFields = (previous: TenantLocation | undefined, input: TenantLo
   return merged;
 };
 
-const maxSaveAttempts = 3;
 const maxParentDepth = 16;
 
 export interface TenantLocationServiceDependencies {
@@ -123,7 +124,8 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     // Allocated only once the input is known good; a save that still fails later leaves a gap in the IDs.
     const id = isUpdate ? (input.ID as number) : await repository.nextId(tenantId);
 
-    for (let attempt = 1; ; attempt += 1) {
+    // Lost races are retried under the one optimistic-retry policy (shared/data/retry.ts), from the read.
+    return withOptimisticRetry(async () => {
       const previous = isUpdate ? await require(tenantId, id) : undefined;
       if (previous && input.Version !== undefined && input.Version !== previous.Version) throw new StaleVersion();
       const timestamp = now();
@@ -140,28 +142,26 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
         UserID: input.UserID ?? principal.userId,
         IsActive: isActive,
         IsDefault: isActive && (input.IsDefault ?? previous?.IsDefault ?? false),
-        Version: (previous?.Version ?? 0) + 1,
+        Version: nextVersion(previous),
         CreatedDateTime_utc: previous?.CreatedDateTime_utc ?? timestamp,
         CreatedByUserID: previous?.CreatedByUserID ?? principal.userId,
         ModifiedDateTime_utc: timestamp,
         ModifiedByUserID: principal.userId,
       };
-      const becomesDefault = next.IsDefault && !(previous?.IsActive && previous.IsDefault);
-      const previousDefaultId = becomesDefault ? await repository.defaultLocationId(tenantId) : undefined;
       try {
-        await repository.write({ next, previous, previousDefaultId, actorUserId: principal.userId, now: timestamp });
-        return { created: !isUpdate, location: next };
+        // "Make this the default" (IsDefault true in the body) conflicts with nobody: the last committed wins.
+        await repository.write({ next, previous, makesDefault: next.IsDefault && input.IsDefault === true });
       } catch (error) {
-        if (!(error instanceof ConcurrentModification)) throw error;
-        // The client named the version it edited: another writer got there first, so its edit is stale.
-        if (input.Version !== undefined) throw new StaleVersion();
-        if (attempt >= maxSaveAttempts) throw error;
+        // The client named the version it edited: another writer changed the record first, so its edit is stale.
+        if (error instanceof VersionConflict && input.Version !== undefined) throw new StaleVersion();
+        throw error;
       }
-    }
+      return { created: !isUpdate, location: next };
+    });
   };
 
   const remove = async (principal: Principal, id: number): Promise<TenantLocation> => {
-    for (let attempt = 1; ; attempt += 1) {
+    return withOptimisticRetry(async () => {
       const previous = await require(principal.tenantId, id);
       if (!previous.IsActive) return previous;
       const timestamp = now();
@@ -169,17 +169,13 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
         ...previous,
         IsActive: false,
         IsDefault: false,
-        Version: previous.Version + 1,
+        Version: nextVersion(previous),
         ModifiedDateTime_utc: timestamp,
         ModifiedByUserID: principal.userId,
       };
-      try {
-        await repository.write({ next, previous, actorUserId: principal.userId, now: timestamp });
-        return next;
-      } catch (error) {
-        if (!(error instanceof ConcurrentModification) || attempt >= maxSaveAttempts) throw error;
-      }
-    }
+      await repository.write({ next, previous, makesDefault: false });
+      return next;
+    });
   };
 
   /** SearchString, or Search when SearchString is absent or blank (an XML or form client may send it empty). */

@@ -1,25 +1,29 @@
-// Unit tests of the tenant-location service (shared/tenant-locations/service.ts): Search.
+// Integration tests of the tenant-location service (shared/tenant-locations/service.ts): Search, over the real
+// repository on DynamoDB Local (its filters run in DynamoDB), in tenants of the file's own.
 import { describe, expect, it } from '@jest/globals';
 import type { TenantLocationFilter } from '../../../shared/schemas/search-filter';
-import { otherTenant, principal, refusal, serviceWithFakes, storedLocation } from './support';
+import { refusal, serviceOnTable } from './support';
 
 /** Six locations of the tenant (five active) and one of another tenant. By name: alpha shop, Bravo, charlie, Warehouse, Zulu. */
-const seeded = () => {
-  const fakes = serviceWithFakes();
-  const { repository } = fakes;
-  repository.seed(storedLocation(1, { Name: 'Warehouse', Description: 'Bulk storage', CustomerID: 5 }));
-  repository.seed(storedLocation(2, { Name: 'alpha shop' }));
-  repository.seed(storedLocation(3, { Name: 'Depot', IsActive: false }));
-  repository.seed(storedLocation(4, { Name: 'Bravo', ParentID: 1, ParentName: 'Warehouse' }));
-  repository.seed(storedLocation(5, { Name: 'charlie', Address: { City: 'Nelson', LocationID: 5 } }));
-  repository.seed(storedLocation(6, { Name: 'Zulu', CustomerID: 5 }));
-  repository.seed(storedLocation(7, { Name: 'Alpha of another tenant', TenantID: otherTenant.tenantId }));
-  return fakes;
+const seedOnce = async () => {
+  const fixture = serviceOnTable();
+  const { seed, storedLocation, otherTenant } = fixture;
+  await seed(storedLocation(1, { Name: 'Warehouse', Description: 'Bulk storage', CustomerID: 5 }));
+  await seed(storedLocation(2, { Name: 'alpha shop' }));
+  await seed(storedLocation(3, { Name: 'Depot', IsActive: false }));
+  await seed(storedLocation(4, { Name: 'Bravo', ParentID: 1, ParentName: 'Warehouse' }));
+  await seed(storedLocation(5, { Name: 'charlie', Address: { City: 'Nelson', LocationID: 5 } }));
+  await seed(storedLocation(6, { Name: 'Zulu', CustomerID: 5 }));
+  await seed(storedLocation(7, { Name: 'Alpha of another tenant', TenantID: otherTenant.tenantId }));
+  return fixture;
 };
+/** Search only reads: the file's tests share one seeded pair of tenants. */
+let seeding: ReturnType<typeof seedOnce> | undefined;
+const seeded = () => (seeding ??= seedOnce());
 
 /** The IDs of a page's rows, with their row numbers. */
 const rowsOf = async (filter: TenantLocationFilter) => {
-  const { service } = seeded();
+  const { service, principal } = await seeded();
   const page = await service.search(principal, filter);
   return page.Value.map((row) => [row.RowNumber, row.ID]);
 };
@@ -35,7 +39,7 @@ const unknownSortField = { pointer: '/SortField', detail: 'must be Name, ID, Des
 
 describe('tenant-location service: Search', () => {
   it("by default lists the tenant's active locations by name, numbered from 1, 50 to a page: PagedActionResults", async () => {
-    const { service } = seeded();
+    const { service, principal, storedLocation } = await seeded();
 
     const page = await service.search(principal, {});
 
@@ -68,7 +72,7 @@ describe('tenant-location service: Search', () => {
   });
 
   it('refuses an unknown SortField', async () => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     expect(await refusal(service.search(principal, { SortField: 'City' }))).toEqual({
       status: 400,
@@ -81,14 +85,14 @@ describe('tenant-location service: Search', () => {
   it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype'])(
     'refuses SortField %s (a name of Object.prototype is just an unknown sort field)',
     async (sortField) => {
-      const { service } = seeded();
+      const { service, principal } = await seeded();
 
       expect(await refusal(service.search(principal, { SortField: sortField }))).toEqual(validationRefusal([unknownSortField]));
     },
   );
 
   it('refuses, all at once, a filter that does not apply, an unknown SortField and paging out of range', async () => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     expect(await refusal(service.search(principal, { IsHidden: true, SortField: 'City', LastRowNumber: -1, MaxResults: 501 }))).toEqual(
       validationRefusal([
@@ -101,7 +105,7 @@ describe('tenant-location service: Search', () => {
   });
 
   it('refuses every filter that does not apply to locations, each with its pointer', async () => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     const outcome = await refusal(
       service.search(principal, {
@@ -129,7 +133,7 @@ describe('tenant-location service: Search', () => {
   });
 
   it('pages with LastRowNumber and MaxResults, continuing the numbering', async () => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     const pages = [
       await service.search(principal, { MaxResults: 2 }),
@@ -148,7 +152,7 @@ describe('tenant-location service: Search', () => {
   });
 
   it('counts without rows for GetCountOnly', async () => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     const page = await service.search(principal, { GetCountOnly: true, IDs: [1, 2] });
 
@@ -176,7 +180,7 @@ describe('tenant-location service: Search', () => {
   });
 
   it("never returns another tenant's locations", async () => {
-    const { service } = seeded();
+    const { service, otherTenant } = await seeded();
 
     const page = await service.search(otherTenant, { IncludeDeleted: true });
 
