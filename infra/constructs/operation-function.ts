@@ -3,11 +3,12 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { Granted } from '../../shared/operations/grants';
 
 /** The repository root: manifest handler paths are relative to it, and esbuild resolves from it. */
 export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -75,6 +76,16 @@ export interface OperationFunctionProps {
 }
 
 export class OperationFunction extends Construct {
+  /** Adds a grant from shared/operations/grants.ts: its statements to the role, its variables to the environment. */
+  grant(granted: Granted): void {
+    for (const statement of granted.statements) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ effect: Effect.ALLOW, actions: [...statement.actions], resources: [...statement.resources] }),
+      );
+    }
+    for (const [name, value] of Object.entries(granted.environment)) this.function.addEnvironment(name, value);
+  }
+
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;

@@ -23,7 +23,7 @@ export const tenantLocationDelete = {
   pathParameters: idPath,
   success: { status: 200, schema: TenantLocation, description: 'The deleted location.' },
   problems: [400, 401, 404, 406],
-  tableAccess: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
 } as const satisfies Operation;
 
 export const tenantLocationGet = {
@@ -55,6 +55,7 @@ export const tenantLocationGetAll = {
   success: { status: 200, schema: TenantLocationList, description: 'Active locations ordered by name.' },
   problems: [401, 406],
   tableAccess: ['dynamodb:Query'],
+  tableIndexes: ['activeLocationsByName'],
 } as const satisfies Operation;
 
 export const tenantLocationGetByName = {
@@ -72,6 +73,7 @@ export const tenantLocationGetByName = {
   success: { status: 200, schema: TenantLocation, description: 'The matching location.' },
   problems: [...bodyProblems, 404],
   tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
+  tableIndexes: ['activeLocationsByName'],
 } as const satisfies Operation;
 
 export const tenantLocationGetDefaultAddress = {
@@ -105,7 +107,7 @@ export const tenantLocationSave = {
   requestBody: { schema: TenantLocationInfo, required: true },
   success: { status: 200, schema: TenantLocation, description: 'The saved location (201 when created).' },
   problems: [...bodyProblems, 404, 409],
-  tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
 } as const satisfies Operation;
 
 export const tenantLocationSearch = {
