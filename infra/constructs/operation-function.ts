@@ -8,12 +8,12 @@ import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, Tracing } fr
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { Granted } from '../../shared/operations/grants';
+import { commonFunctionEnvironment, type Granted } from '../../shared/operations/grants';
 
 /** The repository root: manifest handler paths are relative to it, and esbuild resolves from it. */
 export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export const serviceName = 'business-platform-api';
+export { serviceName } from '../../shared/operations/grants';
 
 /**
  * The newest Node.js runtime aws-cdk-lib knows. cdk-nag (AwsSolutions-L1) requires the latest of the family, and
@@ -133,8 +133,7 @@ export class OperationFunction extends Construct {
       applicationLogLevelV2: ApplicationLogLevel[logLevel],
       tracing: Tracing.ACTIVE,
       environment: {
-        POWERTOOLS_SERVICE_NAME: serviceName,
-        LOG_LEVEL: logLevel,
+        ...commonFunctionEnvironment(logLevel),
         // Stack traces point at the TypeScript sources through the bundled source map.
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,

@@ -5,6 +5,15 @@
 // settings its deployed role and configuration give it.
 import { tableDefinition, type IndexName, type TableAction } from '../data/table';
 
+/** The service name every function logs under (Powertools), on AWS and locally. */
+export const serviceName = 'business-platform-api';
+
+/** The settings every function gets besides its grants, on AWS (OperationFunction) and locally. */
+export const commonFunctionEnvironment = (logLevel: string = 'INFO'): Record<string, string> => ({
+  POWERTOOLS_SERVICE_NAME: serviceName,
+  LOG_LEVEL: logLevel,
+});
+
 /** One Allow statement of an identity policy. Actions and resources are exact: no wildcard anywhere. */
 export interface PolicyStatement {
   readonly actions: readonly string[];
