@@ -35,6 +35,6 @@ export const documentEventsQueue = {
     name: 'documentEventsConsumer',
     handler: 'functions/document-events/consume.ts',
     timeoutSeconds: consumerTimeoutSeconds,
-    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'] as readonly TableAction[],
+    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem'] as readonly TableAction[],
   },
 } as const;

@@ -8,6 +8,7 @@ import {
   TenantLocationList,
   TenantLocationSearchResult,
 } from '../schemas/tenant-location';
+import { activeLocationsByName } from '../tenant-locations/keys';
 import { bodyProblems, idPath, type Operation } from './operation';
 export const tenantLocationDelete = {
   operationId: 'tenantLocationDelete',
@@ -55,6 +56,7 @@ export const tenantLocationGetAll = {
   success: { status: 200, schema: TenantLocationList, description: 'Active locations ordered by name.' },
   problems: [401, 406],
   tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
+  tableIndexes: [activeLocationsByName.indexName],
 } as const satisfies Operation;
 
 export const tenantLocationGetByName = {
@@ -72,6 +74,7 @@ export const tenantLocationGetByName = {
   success: { status: 200, schema: TenantLocation, description: 'The matching location.' },
   problems: [...bodyProblems, 404],
   tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
+  tableIndexes: [activeLocationsByName.indexName],
 } as const satisfies Operation;
 
 export const tenantLocationGetDefaultAddress = {
