@@ -36,7 +36,11 @@ export const gatewayResponses: readonly GatewayResponseDefinition[] = [
   // API Gateway answers an unknown path or method with MISSING_AUTHENTICATION_TOKEN (403 by default).
   { type: 'MISSING_AUTHENTICATION_TOKEN', kind: problemKinds.notFound, detail: 'No operation at this path and method.' },
   { type: 'RESOURCE_NOT_FOUND', kind: problemKinds.notFound, detail: 'No operation at this path and method.' },
-  { type: 'REQUEST_TOO_LARGE', kind: problemKinds.payloadTooLarge, detail: 'The request exceeds the gateway limit of 10 MB.' },
+  {
+    type: 'REQUEST_TOO_LARGE',
+    kind: problemKinds.payloadTooLarge,
+    detail: "The request exceeds the gateway's limits: a 10 MB body, 10,240 bytes of request line and header values.",
+  },
   { type: 'THROTTLED', kind: problemKinds.tooManyRequests, detail: 'Too many requests; retry later.' },
   { type: 'QUOTA_EXCEEDED', kind: problemKinds.tooManyRequests, detail: 'The usage quota is exhausted.' },
   { type: 'BAD_REQUEST_BODY', kind: problemKinds.badRequest, detail: 'The request body is not valid.' },
