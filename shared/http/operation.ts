@@ -256,7 +256,8 @@ const parseRequest = (operation: Operation): HttpMiddleware => ({
     const path = operation.pathParameters ? validate(operation.pathParameters, event.pathParameters ?? {}, 'path') : undefined;
     const query = operation.query ? validate(operation.query, event.queryStringParameters ?? {}, 'query') : undefined;
 
-    refuseContentCoding(event);
+    // An operation without a body never reads one, so only a body it would read is refused for its coding.
+    if (operation.requestBody) refuseContentCoding(event);
     const rawBody = decodeBody(event, operation.maxBodyBytes ?? limits.requestBodyBytes);
     let body: unknown;
     if (operation.requestBody && rawBody.trim() !== '') {
