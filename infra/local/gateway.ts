@@ -5,7 +5,8 @@
 // Bodies reach functions as UTF-8 text with isBase64Encoded false, as API Gateway does when the API declares no
 // binaryMediaTypes (the stack declares none: every media type the operations accept is text). Pass
 // `binaryMediaTypes` to emulate an API that declares some: matching requests then arrive base64-encoded.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { apiBasePath, operations as manifestOperations, resourceOf, stageName, type Operation } from '../../shared/operations';
 import { gatewayProblemTemplate, gatewayResponse, type GatewayResponseType } from '../../shared/http/gateway-responses';
@@ -28,6 +29,18 @@ export const openApiModulePath = 'shared/openapi/document.ts';
 export const authorizerFunctionName = 'authorizer';
 
 const megabyte = 1024 * 1024;
+
+/**
+ * API Gateway's REST quota "total combined size of request line and header values": 10,240 bytes, not adjustable.
+ * Past it the gateway refuses the request as too large (REQUEST_TOO_LARGE, 413) before routing.
+ */
+export const maxRequestLineAndHeaderBytes = 10_240;
+/**
+ * node:http's own limit on the header section (names, values and line ends), kept well above the quota so the
+ * emulation refuses with the gateway's problem. Anything larger still is refused by Node's parser, answered with the
+ * same problem from the server's `clientError` handler: no refusal is ever a bare status line.
+ */
+const nodeMaxHeaderBytes = 64 * 1024;
 const logToStderr = (line: string) => void process.stderr.write(`${line}\n`);
 
 export interface GatewayOptions {
@@ -45,6 +58,8 @@ export interface GatewayOptions {
   readonly integrationTimeoutMs?: number;
   /** API Gateway's payload limit: 10 MB. */
   readonly maxRequestBytes?: number;
+  /** API Gateway's limit on the request line and header values together: 10,240 bytes. */
+  readonly maxRequestLineAndHeaderBytes?: number;
   /** Lambda's synchronous invocation payload limit (request event and response): 6 MB. */
   readonly maxLambdaPayloadBytes?: number;
   /** The authorizer's result TTL: 300 s, like the stack. */
@@ -116,17 +131,40 @@ const gatewayHeaders = (requestId: string): Record<string, string> => ({
   'x-amzn-RequestId': requestId,
 });
 
-const sendGatewayResponse = (response: ServerResponse, type: GatewayResponseType, requestId: string, close = false) => {
+/** A gateway response as API Gateway renders it: the problem template with the request id, and its headers. */
+const gatewayProblem = (type: GatewayResponseType, requestId: string) => {
   const definition = gatewayResponse(type);
   const body = gatewayProblemTemplate(definition).replaceAll('$context.requestId', requestId);
-  response.writeHead(definition.kind.status, {
+  const headers: Record<string, string> = {
     'Content-Type': 'application/problem+json',
     'Content-Length': String(Buffer.byteLength(body)),
     ...gatewayHeaders(requestId),
     ...definition.headers,
-    ...(close ? { Connection: 'close' } : {}),
-  });
+  };
+  return { status: definition.kind.status, headers, body };
+};
+
+const sendGatewayResponse = (response: ServerResponse, type: GatewayResponseType, requestId: string, close = false) => {
+  const { status, headers, body } = gatewayProblem(type, requestId);
+  response.writeHead(status, { ...headers, ...(close ? { Connection: 'close' } : {}) });
   response.end(body);
+};
+
+/** For requests node:http refuses before they become requests (header section too large, unparsable): raw HTTP. */
+const writeGatewayProblemToSocket = (socket: Socket, type: GatewayResponseType) => {
+  const { status, headers, body } = gatewayProblem(type, newRequestIds().requestId);
+  const head = Object.entries({ ...headers, Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head.join('')}\r\n${body}`);
+};
+
+/** The size API Gateway's quota counts: the request line (`GET /api/x HTTP/1.1`) and every header value, in bytes. */
+const requestLineAndHeaderBytes = (request: IncomingMessage): number => {
+  const requestLine = `${request.method ?? ''} ${request.url ?? ''} HTTP/${request.httpVersion}`;
+  let size = Buffer.byteLength(requestLine, 'latin1');
+  for (let index = 1; index < request.rawHeaders.length; index += 2) {
+    size += Buffer.byteLength(request.rawHeaders[index] as string, 'latin1');
+  }
+  return size;
 };
 
 /** Reads the body up to `limit` bytes; past it, stops keeping data (the rest is drained and dropped). */
@@ -216,6 +254,7 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
   const invoke = options.invoke ?? inProcessInvoker(resolveModule);
   const integrationTimeoutMs = options.integrationTimeoutMs ?? 29_000;
   const maxRequestBytes = options.maxRequestBytes ?? 10 * megabyte;
+  const maxHeaderBytes = options.maxRequestLineAndHeaderBytes ?? maxRequestLineAndHeaderBytes;
   const maxLambdaPayloadBytes = options.maxLambdaPayloadBytes ?? 6 * megabyte;
   const binaryMediaTypes = options.binaryMediaTypes ?? [];
   const log = options.log ?? logToStderr;
@@ -257,6 +296,14 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
       sendGatewayResponse(response, type, requestId, close);
       finish(detail || type);
     };
+
+    // The front door refuses oversized request lines and headers before any routing, authorizer or function.
+    const headerBytes = requestLineAndHeaderBytes(request);
+    if (headerBytes > maxHeaderBytes) {
+      reject('REQUEST_TOO_LARGE', `request line and header values of ${headerBytes} bytes exceed ${maxHeaderBytes}`, true);
+      request.resume();
+      return;
+    }
 
     const underStage = rawPath === apiBasePath || rawPath.startsWith(`${apiBasePath}/`);
     const path = underStage ? rawPath.slice(apiBasePath.length) || '/' : undefined;
@@ -343,12 +390,20 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
 
 export const startGateway = async (options: GatewayOptions & { port: number; host?: string }): Promise<RunningGateway> => {
   const handle = createGatewayHandler(options);
-  const server = createServer((request, response) => {
+  const server = createServer({ maxHeaderSize: nodeMaxHeaderBytes }, (request, response) => {
     handle(request, response).catch((error: unknown) => {
       (options.log ?? logToStderr)(`[gateway] unexpected failure: ${String(error)}`);
       if (!response.headersSent) sendGatewayResponse(response, 'DEFAULT_5XX', 'unknown');
       else response.destroy();
     });
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    (options.log ?? logToStderr)(`[gateway] refused a request node:http could not parse: ${error.code ?? error.message}`);
+    writeGatewayProblemToSocket(socket, error.code === 'HPE_HEADER_OVERFLOW' ? 'REQUEST_TOO_LARGE' : 'DEFAULT_4XX');
   });
   const host = options.host ?? '127.0.0.1';
   const port = await listen(server, options.port, host);

@@ -37,8 +37,13 @@ export const gatewayResponses: readonly GatewayResponseDefinition[] = [
   // API Gateway answers an unknown path or method with MISSING_AUTHENTICATION_TOKEN (403 by default).
   { type: 'MISSING_AUTHENTICATION_TOKEN', kind: problemKinds.notFound, detail: 'No operation at this path and method.' },
   { type: 'RESOURCE_NOT_FOUND', kind: problemKinds.notFound, detail: 'No operation at this path and method.' },
-  { type: 'REQUEST_TOO_LARGE', kind: problemKinds.payloadTooLarge, detail: 'The request exceeds the gateway limit of 10 MB.' },
-  { type: 'THROTTLED', kind: problemKinds.tooManyRequests, detail: 'Too many requests; retry later.' },
+  {
+    type: 'REQUEST_TOO_LARGE',
+    kind: problemKinds.payloadTooLarge,
+    detail: "The request exceeds the gateway's limits: a 10 MB body, 10,240 bytes of request line and header values.",
+  },
+  // The stage throttle is a token bucket refilled every second (100 requests/s): one second is always enough.
+  { type: 'THROTTLED', kind: problemKinds.tooManyRequests, detail: 'Too many requests; retry later.', headers: { 'Retry-After': '1' } },
   { type: 'QUOTA_EXCEEDED', kind: problemKinds.tooManyRequests, detail: 'The usage quota is exhausted.' },
   { type: 'BAD_REQUEST_BODY', kind: problemKinds.badRequest, detail: 'The request body is not valid.' },
   { type: 'BAD_REQUEST_PARAMETERS', kind: problemKinds.badRequest, detail: 'A request parameter is missing or not valid.' },

@@ -29,6 +29,9 @@ export type MediaFamily = keyof typeof responseMediaTypes;
 
 const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** An RFC 9110 token (media types, content codings) of at most `max` characters: safe to quote back to a client. */
+export const isShortToken = (value: string, max = 64): boolean => value.length <= max && token.test(value);
+
 /** Parses `type/subtype; a=b` (lower-cases type and parameter names); undefined when malformed. */
 export const parseMediaType = (value: string): MediaType | undefined => {
   const [essence = '', ...rawParameters] = value.split(';');
@@ -47,6 +50,23 @@ export const parseMediaType = (value: string): MediaType | undefined => {
 };
 
 export const isXmlMediaType = (type: string): boolean => type === 'application/xml' || type === 'text/xml';
+
+/**
+ * Content codings of request bodies (RFC 9110 §8.4): none is decoded. API Gateway passes a body as it arrives
+ * (the stack enables no compression), so a body labelled `gzip`, `br`, `deflate`, ... would otherwise be read as
+ * text. Only `identity`, which means "no coding", is accepted.
+ */
+export const acceptedContentCodings = ['identity'] as const;
+
+/**
+ * The first content coding of `Content-Encoding` values (one per header line; each a comma-separated list) that
+ * the service does not decode, lower-cased; undefined when every coding is `identity` or there is none.
+ */
+export const unsupportedContentCoding = (values: readonly string[]): string | undefined =>
+  values
+    .flatMap((value) => value.split(','))
+    .map((coding) => coding.trim().toLowerCase())
+    .find((coding) => coding !== '' && !(acceptedContentCodings as readonly string[]).includes(coding));
 
 interface AcceptRange {
   readonly type: string;

@@ -7,9 +7,11 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { z } from 'zod';
 import { principalFromAuthorizerContext, type Principal } from '../auth/principal';
 import {
+  ApiError,
   MalformedBody,
   NotAcceptable,
   PayloadTooLarge,
+  problemKinds,
   TenancyMismatch,
   Unauthorized,
   UnsupportedMediaType,
@@ -26,11 +28,14 @@ import { parseForm } from './codecs/form';
 import { parseXml, serializeXml } from './codecs/xml';
 import { requestIdHeader, securityHeaders } from './headers';
 import {
+  acceptedContentCodings,
+  isShortToken,
   isXmlMediaType,
   negotiate,
   parseMediaType,
   requestMediaTypes,
   responseMediaTypes,
+  unsupportedContentCoding,
   type BodyFormat,
 } from './media';
 import { problemResponse, toApiError } from './problem';
@@ -156,6 +161,23 @@ const contentNegotiation = (operation: CompiledOperation): HttpMiddleware => {
   };
 };
 
+/**
+ * A body in a content coding the service does not decode (any but `identity`) is refused with 415 naming the coding,
+ * and `Accept-Encoding` says which codings would have been accepted (RFC 9110 §15.5.16). Every header line counts.
+ */
+const refuseContentCoding = (event: APIGatewayProxyEvent): void => {
+  if (event.body === null || event.body === undefined || event.body === '') return;
+  const single = header(event, 'content-encoding');
+  const coding = unsupportedContentCoding([...(event.multiValueHeaders?.['content-encoding'] ?? []), ...(single === undefined ? [] : [single])]);
+  if (coding === undefined) return;
+  const named = isShortToken(coding) ? `"${coding}"` : 'a content coding';
+  throw new ApiError(
+    problemKinds.unsupportedMediaType,
+    `The body is encoded with ${named}, which this API does not decode; send it without a content coding.`,
+    { headers: { 'Accept-Encoding': acceptedContentCodings.join(', ') } },
+  );
+};
+
 const decodeBody = (event: APIGatewayProxyEvent, maxBytes: number): string => {
   if (event.body === null || event.body === undefined) return '';
   const padding = event.body.endsWith('==') ? 2 : event.body.endsWith('=') ? 1 : 0;
@@ -230,6 +252,8 @@ const parseRequest = (operation: CompiledOperation): HttpMiddleware => ({
     const path = operation.pathParameters ? validate(operation.pathParameters, event.pathParameters ?? {}, 'path') : undefined;
     const query = operation.query ? validate(operation.query, event.queryStringParameters ?? {}, 'query') : undefined;
 
+    // An operation without a body never reads one, so only a body it would read is refused for its coding.
+    if (operation.requestBody) refuseContentCoding(event);
     const rawBody = decodeBody(event, operation.maxBodyBytes ?? limits.requestBodyBytes);
     let body: unknown;
     if (operation.requestBody && rawBody.trim() !== '') {

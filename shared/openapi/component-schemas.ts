@@ -7,6 +7,7 @@
 // change the output), convert it twice, once per io, then keep one component per id when both io forms agree and
 // split `<id>` (output) from `<id>Input` (input) when they do not (defaults, coercions, transforms, secrets).
 import { z } from 'zod';
+import { maxLengthOfPattern } from './pattern-length';
 import { isJsonObject, type JsonObject, type JsonValue, type SchemaObject } from './types';
 
 export type SchemaIo = 'input' | 'output';
@@ -38,6 +39,8 @@ export interface SchemaCatalog {
 
 const int32Min = -2_147_483_648;
 const int32Max = 2_147_483_647;
+const int64Min = -(2n ** 63n);
+const int64Max = 2n ** 63n - 1n;
 const sharedBag = '__shared';
 const sharedRefPrefix = `${schemaRefPrefix}${sharedBag}#/$defs/`;
 
@@ -134,25 +137,32 @@ const refTarget = (node: JsonValue | undefined): string | undefined => {
   return node.$ref.slice(schemaRefPrefix.length);
 };
 
+/** `int32` or `int64`: the narrowest format the integer's bounds fit; none when a bound is missing or wider. */
+export const integerFormat = (minimum: JsonValue | undefined, maximum: JsonValue | undefined): string | undefined => {
+  if (typeof minimum !== 'number' || typeof maximum !== 'number') return undefined;
+  if (minimum >= int32Min && maximum <= int32Max) return 'int32';
+  if (!Number.isSafeInteger(minimum) || !Number.isSafeInteger(maximum)) return undefined;
+  return BigInt(minimum) >= int64Min && BigInt(maximum) <= int64Max ? 'int64' : undefined;
+};
+
 /**
  * - `x-sensitive` fields (card data, credentials) are `writeOnly` in request forms: accepted, never returned.
- * - Integers whose bounds fit 32 bits say `format: int32`, as the spec's `int` does.
+ * - Integers say `format: int32` when their bounds fit 32 bits, as the spec's `int` does, else `int64`.
+ * - A string bounded only by its anchored `pattern` (a GUID, card digits, a hex id) states the `maxLength` the
+ *   pattern enforces.
  * - XML: a property holding another component keeps the property's element name (the component's own `xml.name`
  *   names only a root element); array members repeat the property's element (unwrapped, OpenAPI's default).
  */
 const decorate = (schema: SchemaObject, io: SchemaIo): void => {
   walkSchema(schema, (node) => {
     if (io === 'input' && node['x-sensitive'] === true) node.writeOnly = true;
-    const { minimum, maximum } = node;
-    if (
-      node.type === 'integer' &&
-      node.format === undefined &&
-      typeof minimum === 'number' &&
-      typeof maximum === 'number' &&
-      minimum >= int32Min &&
-      maximum <= int32Max
-    ) {
-      node.format = 'int32';
+    if (node.type === 'integer' && node.format === undefined) {
+      const format = integerFormat(node.minimum, node.maximum);
+      if (format !== undefined) node.format = format;
+    }
+    if (node.type === 'string' && node.maxLength === undefined && typeof node.pattern === 'string') {
+      const maxLength = maxLengthOfPattern(node.pattern);
+      if (maxLength !== undefined) node.maxLength = maxLength;
     }
     const properties = node.properties;
     if (!isJsonObject(properties)) return;

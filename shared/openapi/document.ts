@@ -56,7 +56,8 @@ const alternativeSuccess: Readonly<Record<string, { readonly status: number; rea
 /** Statuses API Gateway itself may answer before, or instead of, the operation's function (gateway-responses.ts). */
 const gatewayStatuses = (operation: Operation): number[] => [
   ...(operation.auth === 'bearer' ? [401] : []), // the authorizer refuses the token: UNAUTHORIZED
-  ...(operation.requestBody ? [413] : []), // REQUEST_TOO_LARGE
+  413, // REQUEST_TOO_LARGE: a body over 10 MB, or a request line and header values over 10,240 bytes
+  ...(operation.requestBody ? [415] : []), // a media type or a content coding the function does not read
   429, // THROTTLED, QUOTA_EXCEEDED
   500, // AUTHORIZER_FAILURE, DEFAULT_5XX, and any unexpected failure of the function
   502, // INTEGRATION_FAILURE
@@ -102,7 +103,10 @@ const infoDescription = [
 const bearerDescription =
   'A JWT sent as `Authorization: Bearer <token>`, with `exp` and the tenancy claims `tenantId`, `websiteId` and ' +
   '`userId` (positive 32-bit integers) and, optionally, `organisationId` (string). Deployed, tokens of the ' +
-  'configured OIDC issuer (JWKS, RS/ES/PS algorithms); locally, HS256 tokens from `npm run token`.';
+  'configured OIDC issuer (JWKS, RS/ES/PS algorithms); locally, HS256 tokens from `npm run token`.\n\n' +
+  'Tokens are verified as the JSON Web Token Best Current Practices (RFC8725) ask: the algorithm must be one of an ' +
+  'explicit list for the issuer (never `none`, never a symmetric algorithm against a public key), the issuer and ' +
+  'the audience must match, `exp` is required (5 s of clock tolerance), and tokens over 8 KiB are refused unread.';
 
 const readPackageVersion = (): string => {
   const packageJson: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
@@ -280,7 +284,11 @@ export const buildOpenApiDocumentFrom = (
     openapi: '3.1.0',
     info: { title: 'Business Platform API', version: packageVersion, description: infoDescription },
     servers: [
-      { url: serverUrl, description: 'Local stack (`npm start`), or the server given to `npm run openapi`.' },
+      {
+        url: serverUrl,
+        description: 'Local stack (`npm start`), or the server given to `npm run openapi`.',
+        'x-internal': serverUrl === defaultServerUrl,
+      },
       {
         url: 'https://{apiId}.execute-api.{region}.amazonaws.com/api',
         description: 'A deployed stage: API Gateway, stage `api`.',
@@ -288,6 +296,7 @@ export const buildOpenApiDocumentFrom = (
           apiId: { default: 'abcdef1234', description: 'Id of the REST API (an output of the CDK stack).' },
           region: { default: 'eu-west-1', description: 'AWS region of the stack.' },
         },
+        'x-internal': false,
       },
     ],
     tags: (Object.keys(tags) as Area[])

@@ -9,6 +9,11 @@ import type { HeaderObject, JsonObject, ReferenceObject, ResponseObject, SchemaO
 
 export const problemSchemaName = 'Problem';
 
+/** Request ids are UUIDs (API Gateway's and the local gateway's); the bound leaves room for any other id form. */
+const requestIdMaxLength = 64;
+/** The most seconds a Retry-After of this service asks for (the gateway's throttle says 1, a dependency down 2). */
+const retryAfterMaxSeconds = 3_600;
+
 /** RFC 9457 Appendix B: the XML form is `<problem xmlns="urn:ietf:rfc:7807">`, list members are `<i>` elements. */
 export const problemSchema: SchemaObject = {
   type: 'object',
@@ -21,13 +26,22 @@ export const problemSchema: SchemaObject = {
     type: {
       type: 'string',
       format: 'uri-reference',
+      maxLength: limits.url,
       default: 'about:blank',
       description: 'URI naming the problem type; `tag:business-platform.api,2026:problems/<slug>` for our own types.',
     },
-    title: { type: 'string', description: 'Short summary of the problem type; the same for every occurrence.' },
+    title: {
+      type: 'string',
+      maxLength: limits.shortText,
+      description: 'Short summary of the problem type; the same for every occurrence.',
+    },
     status: { type: 'integer', format: 'int32', minimum: 100, maximum: 599, description: 'The HTTP status code.' },
-    detail: { type: 'string', description: 'What went wrong with this request. Never carries internal details.' },
-    instance: { type: 'string', description: 'The request id, also sent as the X-Request-Id header.' },
+    detail: {
+      type: 'string',
+      maxLength: limits.longText,
+      description: 'What went wrong with this request. Never carries internal details.',
+    },
+    instance: { type: 'string', maxLength: requestIdMaxLength, description: 'The request id, also sent as the X-Request-Id header.' },
     errors: {
       type: 'array',
       description: 'One entry per invalid input: a body field (`pointer`) or a path or query parameter (`parameter`).',
@@ -39,7 +53,7 @@ export const problemSchema: SchemaObject = {
             description: 'JSON Pointer (RFC 6901) to the field in the body, e.g. `/Address/City`; empty for the whole body.',
           },
           parameter: { type: 'string', description: 'Name of the path or query parameter.' },
-          detail: { type: 'string', description: 'What is wrong with it.' },
+          detail: { type: 'string', maxLength: limits.longText, description: 'What is wrong with it.' },
         },
         required: ['detail'],
         oneOf: [{ required: ['pointer'] }, { required: ['parameter'] }],
@@ -71,29 +85,34 @@ export const headerNames = {
   wwwAuthenticate: 'WWW-Authenticate',
   location: 'Location',
   acceptPost: 'Accept-Post',
+  acceptEncoding: 'Accept-Encoding',
 } as const;
 
 export const headerComponents: Record<string, HeaderObject> = {
   [headerNames.requestId]: {
     description: 'Identifies the request (the `instance` of a problem). Quote it when reporting an issue.',
     required: true,
-    schema: { type: 'string' },
+    schema: { type: 'string', maxLength: requestIdMaxLength },
   },
   [headerNames.retryAfter]: {
     description: 'Seconds to wait before retrying.',
-    schema: { type: 'integer', minimum: 0 },
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: retryAfterMaxSeconds },
   },
   [headerNames.wwwAuthenticate]: {
-    description: 'How to authenticate: `Bearer realm="api"`.',
-    schema: { type: 'string' },
+    description: 'How to authenticate: `Bearer realm="api"` (the webhook: `Signature realm="webhook"`).',
+    schema: { type: 'string', maxLength: limits.shortText },
   },
   [headerNames.location]: {
     description: 'URL of the created resource.',
-    schema: { type: 'string', format: 'uri-reference' },
+    schema: { type: 'string', format: 'uri-reference', maxLength: limits.url },
   },
   [headerNames.acceptPost]: {
     description: 'The request media types this operation accepts, comma-separated.',
-    schema: { type: 'string' },
+    schema: { type: 'string', maxLength: limits.shortText },
+  },
+  [headerNames.acceptEncoding]: {
+    description: 'The content codings a request body may have: `identity` only (no coding is decoded).',
+    schema: { type: 'string', const: 'identity' },
   },
 };
 
@@ -108,9 +127,13 @@ const problemDescriptions: Readonly<Record<number, string>> = {
   404: 'The resource does not exist, or belongs to another tenant.',
   406: 'None of the media types in Accept can be produced.',
   409: 'The request conflicts with the stored state: the name is already in use, or the Version sent is stale.',
-  413: `The body exceeds ${limits.requestBodyBytes} bytes (the gateway refuses anything above 10 MB).`,
-  415: 'The Content-Type of the body is not accepted; Accept-Post lists those that are.',
-  429: 'Too many requests, or the usage quota is exhausted; retry later.',
+  413:
+    `The body exceeds ${limits.requestBodyBytes} bytes (the gateway refuses anything above 10 MB), or the request ` +
+    'line and header values exceed the gateway\'s 10,240 bytes.',
+  415:
+    'The Content-Type of the body is not accepted (Accept-Post lists those that are), or the body has a ' +
+    'Content-Encoding other than identity (Accept-Encoding says so).',
+  429: 'Too many requests: the stage throttle refused this one; retry after Retry-After seconds.',
   500: 'The request could not be completed. The detail reveals nothing internal.',
   501: 'The operation is declared but not implemented yet.',
   502: "The operation's function failed to answer.",
@@ -129,7 +152,10 @@ export const problemResponse = (status: number): ResponseObject => {
   const types = [...new Set(kinds.map((kind) => `\`${kind.type}\``))].join(', ');
   const headers: Record<string, ReferenceObject> = { [headerNames.requestId]: headerRef(headerNames.requestId) };
   if (status === 401) headers[headerNames.wwwAuthenticate] = headerRef(headerNames.wwwAuthenticate);
-  if (status === 415) headers[headerNames.acceptPost] = headerRef(headerNames.acceptPost);
+  if (status === 415) {
+    headers[headerNames.acceptPost] = headerRef(headerNames.acceptPost);
+    headers[headerNames.acceptEncoding] = headerRef(headerNames.acceptEncoding);
+  }
   if (status === 429 || status === 503) headers[headerNames.retryAfter] = headerRef(headerNames.retryAfter);
   const detail = problemDescriptions[status] ?? first.title;
   const example: JsonObject = {

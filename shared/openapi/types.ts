@@ -23,6 +23,8 @@ export interface ServerObject {
   url: string;
   description?: string;
   variables?: Record<string, ServerVariableObject>;
+  /** The intended audience: true for a server only its developers reach (the local stack). */
+  'x-internal': boolean;
 }
 
 export interface TagObject {

@@ -21,8 +21,11 @@ export const longText = () => text(limits.longText);
 export const documentText = () => text(limits.documentText);
 /** `uuid` of the spec: GUID format (any version, as .NET emits). */
 export const guid = () => z.guid();
-/** `datetime` of the spec: ISO 8601 date-time with offset. */
-export const dateTime = () => z.iso.datetime({ offset: true });
+/**
+ * `datetime` of the spec: ISO 8601 date-time with offset, at most 35 characters (`2026-01-02T03:04:05.123456789+14:00`:
+ * nanoseconds and an offset), so a fraction of endless digits is refused.
+ */
+export const dateTime = () => z.iso.datetime({ offset: true }).max(35);
 export const listOf = <T extends z.ZodType>(item: T) => z.array(item).max(limits.arrayItems);
 
 /**

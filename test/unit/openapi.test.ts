@@ -286,6 +286,45 @@ describe('the OpenAPI document of the service', () => {
     }
   });
 
+  it('answers 413 everywhere (the gateway limits headers too) and 415 wherever a body is read', () => {
+    for (const entry of operations) {
+      const declared = documentOperations(document).find(({ operation: candidate }) => candidate?.operationId === entry.operationId);
+      const statuses = Object.keys(declared?.operation?.responses ?? {}).map(Number);
+      expect(statuses).toContain(413);
+      if (entry.requestBody) expect(statuses).toContain(415);
+    }
+    expect(Object.keys(objectAt(json, 'components', 'responses', 'Problem415', 'headers'))).toEqual([
+      'X-Request-Id',
+      'Accept-Post',
+      'Accept-Encoding',
+    ]);
+    expect(at(json, 'components', 'headers', 'Accept-Encoding', 'schema')).toEqual({ type: 'string', const: 'identity' });
+  });
+
+  it('bounds what the linter asks for: string lengths, integer formats, and the JWT practices of RFC 8725', () => {
+    const unbounded: string[] = [];
+    const visit = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, index) => visit(item, `${path}/${index}`));
+      if (typeof node !== 'object' || node === null) return;
+      const schema = node as Record<string, unknown>;
+      if (schema.type === 'string' && schema.maxLength === undefined && schema.enum === undefined && schema.const === undefined) {
+        unbounded.push(path);
+      }
+      if (schema.type === 'integer' && schema.format !== 'int32' && schema.format !== 'int64') unbounded.push(path);
+      for (const [key, value] of Object.entries(schema)) visit(value, `${path}/${key}`);
+    };
+    visit(json, '');
+    // The exceptions .spectral.yaml names: a problem's errors[] (and Messages, the same as text) echo field names; data.object is the provider's.
+    expect(unbounded).toEqual([
+      '/components/schemas/DocumentState/properties/Object/propertyNames',
+      '/components/schemas/Problem/properties/errors/items/properties/pointer',
+      '/components/schemas/Problem/properties/errors/items/properties/parameter',
+      '/components/schemas/Problem/properties/Messages/items',
+    ]);
+    expect(at(json, 'components', 'securitySchemes', 'bearerAuth', 'description')).toContain('RFC8725');
+    expect(at(json, 'components', 'headers', 'Retry-After', 'schema')).toEqual({ type: 'integer', format: 'int32', minimum: 0, maximum: 3600 });
+  });
+
   it('shares problem responses with problem+json and problem+xml bodies and their headers', () => {
     const problem401 = objectAt(json, 'components', 'responses', 'Problem401');
     const problem = { $ref: '#/components/schemas/Problem' };
@@ -447,7 +486,7 @@ describe('buildOpenApiDocumentFrom, with synthetic schemas', () => {
 
   it('answers only 501 and problems for an unimplemented operation without a success schema', () => {
     const responses = synthetic.paths['/Test/{id}/Inline']?.put?.responses ?? {};
-    expect(Object.keys(responses)).toEqual(['400', '401', '413', '429', '500', '501', '502', '503', '504']);
+    expect(Object.keys(responses)).toEqual(['400', '401', '413', '415', '429', '500', '501', '502', '503', '504']);
     expect(synthetic.servers[0]?.url).toBe('https://example.test/api');
   });
 

@@ -86,7 +86,7 @@ const nodes: readonly NodePlan[] = [
   /* 72 */ {"type":"optional","inner":73},
   /* 73 */ {"type":"array","element":21,"checks":[{"check":"max_length","maximum":500}]},
   /* 74 */ {"type":"optional","inner":75},
-  /* 75 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern3}]},
+  /* 75 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern3},{"check":"max_length","maximum":35}]},
   /* 76 */ {"type":"optional","inner":77},
   /* 77 */ {"type":"array","element":11,"checks":[{"check":"max_length","maximum":500}]},
   /* 78 */ {"type":"optional","inner":79},

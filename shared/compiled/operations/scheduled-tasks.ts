@@ -16,7 +16,7 @@ const nodes: readonly NodePlan[] = [
   /* 3 */ {"type":"optional","inner":4},
   /* 4 */ {"type":"string","checks":[{"check":"max_length","maximum":200},{"check":"custom_pattern","pattern":pattern0,"message":"must not contain control characters"}]},
   /* 5 */ {"type":"optional","inner":6},
-  /* 6 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern1}]},
+  /* 6 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern1},{"check":"max_length","maximum":35}]},
   /* 7 */ {"type":"optional","inner":8},
   /* 8 */ {"type":"boolean"},
   /* 9 */ {"type":"optional","inner":10},

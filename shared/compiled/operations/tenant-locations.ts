@@ -28,7 +28,7 @@ const nodes: readonly NodePlan[] = [
   /* 14 */ {"type":"optional","inner":15},
   /* 15 */ {"type":"boolean"},
   /* 16 */ {"type":"optional","inner":17},
-  /* 17 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern2}]},
+  /* 17 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern2},{"check":"max_length","maximum":35}]},
   /* 18 */ {"type":"optional","inner":19},
   /* 19 */ {"type":"number","checks":[{"check":"number_format","format":"int32"},{"check":"greater_than","value":0,"inclusive":true}]},
   /* 20 */ {"type":"optional","inner":9},

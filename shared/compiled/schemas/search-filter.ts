@@ -20,7 +20,7 @@ const nodes: readonly NodePlan[] = [
   /* 8 */ {"type":"optional","inner":9},
   /* 9 */ {"type":"boolean"},
   /* 10 */ {"type":"optional","inner":11},
-  /* 11 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern1}]},
+  /* 11 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern1},{"check":"max_length","maximum":35}]},
   /* 12 */ {"type":"optional","inner":13},
   /* 13 */ {"type":"number","checks":[{"check":"number_format","format":"int32"},{"check":"greater_than","value":0,"inclusive":true}]},
   /* 14 */ {"type":"optional","inner":3},

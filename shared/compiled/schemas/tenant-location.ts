@@ -38,7 +38,7 @@ const nodes: readonly NodePlan[] = [
   /* 25 */ {"type":"string","checks":[{"check":"max_length","maximum":50},{"check":"custom_pattern","pattern":pattern0,"message":"must not contain control characters"}]},
   /* 26 */ {"type":"optional","inner":27},
   /* 27 */ {"type":"number","checks":[{"check":"number_format","format":"int32"},{"check":"greater_than","value":-840,"inclusive":true},{"check":"less_than","value":840,"inclusive":true}]},
-  /* 28 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern2}]},
+  /* 28 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern2},{"check":"max_length","maximum":35}]},
 ];
 
 export const TenantLocation = compiledSchema<typeof source.TenantLocation>(nodes, 0);

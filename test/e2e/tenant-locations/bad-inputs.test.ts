@@ -1,10 +1,12 @@
 // End to end: every kind of bad input gets a 4xx problem response naming what is wrong, and leaves the tenant's
 // items in the table exactly as they were (compared item by item before and after each request).
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { TenantLocation } from '../../../shared/schemas/tenant-location';
 import { encodeBody, requestMediaTypes } from '../../support/bodies';
 import { api, tokenFor, type ApiResponse } from '../../support/http';
 import {
+  gatewayProblemHeaders,
   malformedProblem,
   problem,
   problemHeaders,
@@ -245,6 +247,33 @@ describe('size and media types', () => {
       status: 415,
       headers: problemHeaders('json', { 'accept-post': acceptPost }),
       body: problem({ status: 415, title: 'Unsupported Media Type', detail: `Send the body as one of: ${acceptPost}.` }),
+    });
+  });
+
+  const contentCodingRefused = {
+    status: 415,
+    headers: problemHeaders('json', { 'accept-encoding': 'identity' }),
+    body: problem({
+      status: 415,
+      title: 'Unsupported Media Type',
+      detail: 'The body is encoded with "gzip", which this API does not decode; send it without a content coding.',
+    }),
+  };
+  test.each([
+    ['a gzip-labelled body that is not gzip', '{"Name":"Labelled"}'],
+    ['a real gzip body', gzipSync('{"Name":"Compressed"}')],
+  ])('%s: 415 with Accept-Encoding: identity, nothing stored', async (_name, body) => {
+    await expectRefusedWithoutChange(
+      () => save(token, body, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }),
+      contentCodingRefused,
+    );
+  });
+
+  test("a 60 KB Authorization header: the gateway's 413 problem, nothing stored", async () => {
+    await expectRefusedWithoutChange(() => save(`${token}${'a'.repeat(60 * 1024)}`, { Name: 'Oversized token' }), {
+      status: 413,
+      headers: gatewayProblemHeaders(),
+      body: problem({ status: 413, title: 'Content Too Large' }),
     });
   });
 

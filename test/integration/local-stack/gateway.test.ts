@@ -1,10 +1,13 @@
 // Integration: the local gateway behaves like the stack's API Gateway (REST, Lambda proxy) for routing, event
 // shape, the authorizer step, limits and gateway responses. Runs an in-process gateway over fixture handlers.
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { openApiModulePath, startGateway, type GatewayOptions, type RunningGateway } from '../../../infra/local/gateway';
 import { importFromRepoRoot } from '../../../infra/local/lambda-runtime';
 import { gatewaySecurityHeaders } from '../../../shared/http/headers';
+import { problemOutcome } from '../../support/responses';
 
 const fixture = (name: string) => `test/support/fixtures/${name}.ts`;
 
@@ -76,6 +79,39 @@ const rawGet = (path: string, headers: Record<string, string | string[]>) =>
     request.on('error', reject);
     request.end();
   });
+
+/** Raw HTTP/1.1 over a socket, for requests whose exact bytes matter (header sizes) or that fetch refuses to send. */
+const rawExchange = (text: string) =>
+  new Promise<{ status: number; headers: Map<string, string>; body: string }>((resolve, reject) => {
+    const { port } = new URL(gateway.baseUrl);
+    const socket = connect(Number(port), '127.0.0.1', () => socket.end(text));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const [head = '', ...rest] = raw.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = new Map(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+    });
+  });
+
+const tooLargeDetail = "The request exceeds the gateway's limits: a 10 MB body, 10,240 bytes of request line and header values.";
+
+/** A raw response that must be the gateway's 413 problem, with the gateway's headers. */
+const expectRawTooLarge = (response: Awaited<ReturnType<typeof rawExchange>>) => {
+  const requestId = response.headers.get('x-request-id');
+  expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+  for (const [name, value] of Object.entries(gatewaySecurityHeaders)) expect(response.headers.get(name.toLowerCase())).toBe(value);
+  expect({ status: response.status, type: response.headers.get('content-type'), body: JSON.parse(response.body) as unknown }).toEqual({
+    status: 413,
+    type: 'application/problem+json',
+    body: { type: 'about:blank', title: 'Content Too Large', status: 413, detail: tooLargeDetail, instance: requestId, ...problemOutcome(413, tooLargeDetail) },
+  });
+};
 
 describe('event shape', () => {
   it('builds the REST v1 proxy event: resource, paths, parameters, multi-value maps, stage and authorizer context', async () => {
@@ -173,6 +209,23 @@ describe('event shape', () => {
     ]);
     expect(entries(event.headers)).toEqual(names.map((name, index) => [name, `h${index}`]));
     expect(entries(event.multiValueHeaders)).toEqual(names.map((name, index) => [name, [`h${index}`]]));
+  });
+
+  it('passes a content-coded body through as it came, with its Content-Encoding: no coding is decoded', async () => {
+    const gzipped = gzipSync('{"Name":"Main"}');
+    const response = await call('/things', {
+      method: 'POST',
+      headers: { ...allow(), 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      body: gzipped,
+    });
+
+    expect(response.status).toBe(200);
+    const { event } = (await response.json()) as Echo;
+    expect({ body: event.body, isBase64Encoded: event.isBase64Encoded, coding: event.headers['Content-Encoding'] }).toEqual({
+      body: gzipped.toString('utf8'),
+      isBase64Encoded: false,
+      coding: 'gzip',
+    });
   });
 
   it('calls a webhook-signature operation without the authorizer', async () => {
@@ -282,6 +335,60 @@ describe('limits and failures', () => {
     const response = await call('/hooks/provider', { method: 'POST', body, duplex: 'half' } as RequestInit);
 
     await expectGatewayProblem(response, 413, 'Content Too Large');
+  });
+
+  // API Gateway's REST quota: the request line and the header values together, at most 10,240 bytes.
+  const requestLine = 'GET /api/things/1 HTTP/1.1';
+  /** A request whose request line and header values come to exactly `total` bytes; X-Padding makes up the size. */
+  const requestOfSize = (total: number) => {
+    const fixed = Buffer.byteLength(requestLine) + '127.0.0.1'.length + 'close'.length + 'Bearer allow-1'.length;
+    const padding = 'x'.repeat(total - fixed);
+    return `${requestLine}\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer allow-1\r\nX-Padding: ${padding}\r\n\r\n`;
+  };
+
+  it('lets a request whose request line and header values come to exactly 10,240 bytes through', async () => {
+    const response = await rawExchange(requestOfSize(10_240));
+
+    expect(response.status).toBe(200);
+  });
+
+  it('answers 413 with the gateway problem one byte over 10,240 bytes, before the authorizer or the function', async () => {
+    const invocations = gatewayLog.length;
+
+    expectRawTooLarge(await rawExchange(requestOfSize(10_241)));
+    expect(gatewayLog.slice(invocations).join('\n')).toContain('exceed 10240');
+  });
+
+  it('answers a 60 KB Authorization header with the gateway problem, not a bare 431', async () => {
+    const response = await call('/things/1', { headers: { Authorization: `Bearer ${'a'.repeat(60 * 1024)}` } });
+
+    const body = await expectGatewayProblem(response, 413, 'Content Too Large');
+    expect(body.detail).toBe(tooLargeDetail);
+  });
+
+  it("answers headers beyond node:http's own limit with the same problem", async () => {
+    expectRawTooLarge(await rawExchange(`${requestLine}\r\nHost: 127.0.0.1\r\nX-Big: ${'b'.repeat(100 * 1024)}\r\n\r\n`));
+  });
+
+  it('answers oversized headers on an unknown path the same way: the limit comes before routing', async () => {
+    expectRawTooLarge(await rawExchange(`GET /api/nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-Big: ${'c'.repeat(20_000)}\r\n\r\n`));
+  });
+
+  it('answers a request node:http cannot parse with a 400 problem', async () => {
+    const response = await rawExchange('GET /api/things/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header Name: x\r\n\r\n');
+
+    expect({ status: response.status, type: response.headers.get('content-type'), body: JSON.parse(response.body) as unknown }).toEqual({
+      status: 400,
+      type: 'application/problem+json',
+      body: {
+        type: 'about:blank',
+        title: 'Bad Request',
+        status: 400,
+        detail: 'The request was refused by the gateway.',
+        instance: response.headers.get('x-request-id'),
+        ...problemOutcome(400, 'The request was refused by the gateway.'),
+      },
+    });
   });
 
   it('answers 504 when the function outlives the integration timeout', async () => {

@@ -1,5 +1,7 @@
 // Black-box tests of the operation stack (shared/http/operation.ts): request bodies in every format, media types,
 // size limits, validation with errors[] pointers, and path and query parameters.
+import zlib from 'node:zlib';
+import { problemOutcome } from '../../support/responses';
 import { describe, expect, it } from '@jest/globals';
 import {
   apiEvent,
@@ -141,6 +143,96 @@ describe('operation stack: media types of request bodies', () => {
     const response = await call(saveEvent('{"Name":"Main"}', contentType));
 
     expect({ response, handled: seen.length }).toEqual({ response: unsupported, handled: 0 });
+  });
+});
+
+describe('operation stack: content codings of request bodies', () => {
+  const gzipped = (text: string) => zlib.gzipSync(Buffer.from(text, 'utf8')).toString('base64');
+  const refused = (coding: string) => {
+    const detail = `The body is encoded with ${coding}, which this API does not decode; send it without a content coding.`;
+    return {
+      statusCode: 415,
+      headers: problemHeaders('json', { 'Accept-Encoding': 'identity' }),
+      body: {
+        type: 'about:blank',
+        title: 'Unsupported Media Type',
+        status: 415,
+        detail,
+        instance: requestId,
+        ...problemOutcome(415, detail),
+      },
+    };
+  };
+
+  it.each([
+    ['gzip-labelled JSON that is not gzip', 'gzip', '{"Name":"Main"}', false, '"gzip"'],
+    ['a real gzip body', 'gzip', gzipped('{"Name":"Main"}'), true, '"gzip"'],
+    ['a coding named in upper case', 'GZIP', '{"Name":"Main"}', false, '"gzip"'],
+    ['br', 'br', '{"Name":"Main"}', false, '"br"'],
+    ['deflate after identity', 'identity, deflate', '{"Name":"Main"}', false, '"deflate"'],
+    ['an unknown coding', 'x-made-up', '{"Name":"Main"}', false, '"x-made-up"'],
+    ['a coding that is not a token', 'gz<ip>', '{"Name":"Main"}', false, 'a content coding'],
+  ])('answers 415 for %s, before the handler runs', async (_case, coding, body, isBase64Encoded, named) => {
+    const { call, seen } = operationWith('tenantLocationSave');
+
+    const response = await call(saveEvent(body, 'application/json', { isBase64Encoded, headers: { 'Content-Encoding': coding } }));
+
+    expect({ response, handled: seen.length }).toEqual({ response: refused(named), handled: 0 });
+  });
+
+  it('reads every Content-Encoding line, not only the last', async () => {
+    const { call, seen } = operationWith('tenantLocationSave');
+    const event = saveEvent('{"Name":"Main"}', 'application/json', { headers: { 'Content-Encoding': 'identity' } });
+
+    const response = await call({ ...event, multiValueHeaders: { ...event.multiValueHeaders, 'Content-Encoding': ['gzip', 'identity'] } });
+
+    expect({ response, handled: seen.length }).toEqual({ response: refused('"gzip"'), handled: 0 });
+  });
+
+  it('answers the webhook the same way', async () => {
+    const { call, seen } = operationWith('providerWebhook');
+
+    const response = await call(
+      apiEvent({
+        method: 'POST',
+        resource: '/Platform/DocumentAnalyser/Provider/Webhook',
+        body: '{"type":"document.uploaded"}',
+        headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+        authorizer: null,
+      }),
+    );
+
+    expect({ status: response.statusCode, encoding: response.headers['Accept-Encoding'], handled: seen.length }).toEqual({
+      status: 415,
+      encoding: 'identity',
+      handled: 0,
+    });
+  });
+
+  it.each([
+    ['identity', 'identity'],
+    ['an empty value', ''],
+  ])('accepts a body whose coding is %s', async (_case, coding) => {
+    const { call, seen } = operationWith('tenantLocationSave');
+
+    const response = await call(saveEvent('{"Name":"Main"}', 'application/json', { headers: { 'Content-Encoding': coding } }));
+
+    expect({ response, body: seen[0]?.body }).toEqual({ response: ok, body: { Name: 'Main', ...tenancy } });
+  });
+
+  it('ignores a coding label on a request without a body', async () => {
+    const { call } = operationWith('tenantLocationGetDefaultAddress', () => ({ City: 'Nelson' }));
+
+    const response = await call(
+      apiEvent({
+        resource: '/TenantLocation/GetDefaultAddress/{id}',
+        pathParameters: { id: '12' },
+        query: { addressType: 'billing' },
+        headers: { 'Content-Encoding': 'gzip' },
+      }),
+    );
+
+    expect(response.statusCode).toBe(200);
   });
 });
 
