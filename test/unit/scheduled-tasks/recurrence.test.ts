@@ -288,6 +288,19 @@ describe('misfires and firings that are not runs', () => {
   });
 });
 
+describe('croner, the cross-check, against EventBridge Scheduler\'s rules', () => {
+  it('fires a time a DST gap skips at the end of the gap, where EventBridge Scheduler (and this engine) skip it', () => {
+    const cron = new Cron('0 30 2 * * ? *', { timezone: 'America/New_York', paused: true });
+    expect(iso(cron.nextRuns(3, at('2026-03-06T12:00:00Z')))).toEqual(['2026-03-07T07:30:00.000Z', '2026-03-08T07:00:00.000Z', '2026-03-09T06:30:00.000Z']);
+    expect(runs(daily('2026-03-01T02:30:00-05:00', 'America/New_York'), '2026-03-06T12:00:00Z', '2026-03-09T12:00:00Z')).toEqual(['2026-03-07T07:30:00.000Z', '2026-03-09T06:30:00.000Z']);
+  });
+
+  it('fires a repeated time once, at its first occurrence, as EventBridge Scheduler does', () => {
+    const cron = new Cron('0 30 1 * * ? *', { timezone: 'America/New_York', paused: true });
+    expect(iso(cron.nextRuns(2, at('2026-10-31T12:00:00Z')))).toEqual(['2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z']);
+  });
+});
+
 // ---- Properties ------------------------------------------------------------------------------------------------
 
 const zones = ['Australia/Sydney', 'America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'Asia/Kolkata', 'UTC'];
