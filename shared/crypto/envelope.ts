@@ -1,0 +1,138 @@
+// Crypto: envelope encryption of small secrets with the AWS Encryption SDK. One code path with two keyrings: a KMS
+// keyring on AWS (the key's ARN from the environment) and a raw AES-256 keyring on the local stack (the key from the
+// environment). Each secret is its own ESDK message, bound to an encryption context that open() checks.
+import {
+  AlgorithmSuiteIdentifier,
+  buildClient,
+  CommitmentPolicy,
+  KmsKeyringNode,
+  RawAesKeyringNode,
+  RawAesWrappingSuiteIdentifier,
+  type KeyringNode,
+  type KmsNodeClientSupplier,
+} from '@aws-crypto/client-node';
+
+/** Names what a secret belongs to (tenant, task, field); a ciphertext opens only under the same context. */
+export type EncryptionContext = Readonly<Record<string, string>>;
+
+export interface SecretCipher {
+  /** Encrypts a secret under a context; the result is a base64 ESDK message, safe to store. */
+  seal(plaintext: string, context: EncryptionContext): Promise<string>;
+  /** Decrypts a sealed secret; throws SecretNotOpened when it is damaged, foreign, or sealed under another context. */
+  open(sealed: string, context: EncryptionContext): Promise<string>;
+}
+
+/** A sealed secret could not be opened. Its message never carries the ciphertext, the plaintext or the context. */
+export class SecretNotOpened extends Error {
+  constructor(reason: string) {
+    super(`The secret could not be decrypted: ${reason}.`);
+    this.name = 'SecretNotOpened';
+  }
+}
+
+/**
+ * The configuration is wrong (missing, ambiguous or malformed key settings): thrown at start-up, so a function
+ * fails fast instead of storing a secret it could not protect.
+ */
+export class SecretKeyConfigurationError extends Error {
+  constructor(detail: string) {
+    super(detail);
+    this.name = 'SecretKeyConfigurationError';
+  }
+}
+
+/**
+ * Committing AES-256-GCM with HKDF, without an ECDSA signature: the same function role seals and opens, so a
+ * signature (which separates writers from readers) would add 100 bytes and a P-384 signing per secret for nothing.
+ */
+const suiteId = AlgorithmSuiteIdentifier.ALG_AES256_GCM_IV12_TAG16_HKDF_SHA512_COMMIT_KEY;
+/** One data key per message; a message listing more could make decrypt call KMS for keys we never issued. */
+const { encrypt, decrypt } = buildClient({
+  commitmentPolicy: CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT,
+  maxEncryptedDataKeys: 1,
+});
+/** Credentials are bounded to 8 KiB of text by the schemas: 32 KiB of UTF-8 is a generous ceiling for decrypt. */
+const maxBodySize = 32 * 1024;
+const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+const sameContext = (actual: Readonly<Record<string, string>>, expected: EncryptionContext): boolean => {
+  const expectedKeys = Object.keys(expected);
+  return (
+    Object.keys(actual).length === expectedKeys.length &&
+    expectedKeys.every((key) => Object.hasOwn(actual, key) && actual[key] === expected[key])
+  );
+};
+
+/** A cipher over any keyring: the production and local ciphers differ only in the keyring they pass here. */
+export const envelopeCipher = (keyring: KeyringNode): SecretCipher => ({
+  async seal(plaintext, context) {
+    const { result } = await encrypt(keyring, Buffer.from(plaintext, 'utf8'), { encryptionContext: { ...context }, suiteId });
+    return result.toString('base64');
+  },
+  async open(sealed, context) {
+    if (!base64.test(sealed)) throw new SecretNotOpened('not a sealed secret');
+    let opened: Awaited<ReturnType<typeof decrypt>>;
+    try {
+      opened = await decrypt(keyring, Buffer.from(sealed, 'base64'), { maxBodySize });
+    } catch {
+      // The SDK's own message may quote header fields: only our fixed reason leaves this function.
+      throw new SecretNotOpened('damaged, or sealed with another key');
+    }
+    const { messageHeader, plaintext } = opened;
+    if (messageHeader.suiteId !== suiteId) throw new SecretNotOpened('unexpected algorithm suite');
+    if (!sameContext(messageHeader.encryptionContext, context)) throw new SecretNotOpened('sealed for another owner or field');
+    return plaintext.toString('utf8');
+  },
+});
+
+const keyNamespace = 'business-platform-api';
+const keyName = 'secret-fields';
+
+/** The local stack's keyring: a raw AES-256-GCM wrapping key (32 bytes). */
+export const localSecretCipher = (key: Uint8Array): SecretCipher => {
+  if (key.length !== 32) throw new SecretKeyConfigurationError('The local secret key must be 32 bytes (AES-256).');
+  return envelopeCipher(
+    new RawAesKeyringNode({
+      keyName,
+      keyNamespace,
+      unencryptedMasterKey: new Uint8Array(key),
+      wrappingSuite: RawAesWrappingSuiteIdentifier.AES256_GCM_IV12_TAG16_NO_PADDING,
+    }),
+  );
+};
+
+const keyArnPattern = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
+
+/**
+ * AWS's keyring: KMS generates each data key (GenerateDataKey) and decrypts it (Decrypt) under the same encryption
+ * context, so the key policy can require it. Only this key decrypts (strict mode: the ARN must be a key ARN, not an
+ * alias). `clientProvider` is for tests; by default the SDK's KMS client of the key's region is used.
+ */
+export const kmsSecretCipher = (keyArn: string, clientProvider?: KmsNodeClientSupplier): SecretCipher => {
+  if (!keyArnPattern.test(keyArn)) throw new SecretKeyConfigurationError('SECRET_FIELDS_KEY_ARN must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>).');
+  return envelopeCipher(new KmsKeyringNode({ generatorKeyId: keyArn, ...(clientProvider ? { clientProvider } : {}) }));
+};
+
+/**
+ * The cipher the environment configures: `SECRET_FIELDS_KEY_ARN` (set by CDK on AWS) or `SECRET_FIELDS_LOCAL_KEY`
+ * (base64 of 32 bytes, set by the local stack). Exactly one must be set.
+ */
+export const secretCipherFromEnvironment = (env: Readonly<Record<string, string | undefined>> = process.env): SecretCipher => {
+  const keyArn = env.SECRET_FIELDS_KEY_ARN;
+  const localKey = env.SECRET_FIELDS_LOCAL_KEY;
+  if (keyArn && localKey) throw new SecretKeyConfigurationError('Set SECRET_FIELDS_KEY_ARN or SECRET_FIELDS_LOCAL_KEY, not both.');
+  if (keyArn) return kmsSecretCipher(keyArn);
+  if (localKey) {
+    if (!base64.test(localKey)) throw new SecretKeyConfigurationError('SECRET_FIELDS_LOCAL_KEY must be base64.');
+    return localSecretCipher(Buffer.from(localKey, 'base64'));
+  }
+  throw new SecretKeyConfigurationError('Set SECRET_FIELDS_KEY_ARN (AWS) or SECRET_FIELDS_LOCAL_KEY (local stack) to seal secret fields.');
+};
+
+let configured: SecretCipher | undefined;
+
+/** The process's cipher, read from the environment once, on first use. */
+export const secretCipher = (): SecretCipher => {
+  configured ??= secretCipherFromEnvironment();
+  return configured;
+};

@@ -1,0 +1,164 @@
+// Unit tests of envelope encryption: round trips with the local AES keyring and with the KMS keyring (against a fake
+// KMS client that enforces the encryption context as KMS does), refusals of a wrong context, a tampered or foreign
+// ciphertext, and configuration errors.
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import {
+  kmsSecretCipher,
+  localSecretCipher,
+  secretCipherFromEnvironment,
+  SecretKeyConfigurationError,
+  SecretNotOpened,
+} from '../../../shared/crypto/envelope';
+
+const plaintext = 'oauth-token-secret-7f3a9c-ÄÖÜ-🔑';
+const context = { tenant: '7', task: '42', field: 'TokenDetails/TokenSecret' };
+const cipher = localSecretCipher(randomBytes(32));
+
+const flipByte = (sealed: string, at: number) => {
+  const bytes = Buffer.from(sealed, 'base64');
+  bytes[at] = bytes[at]! ^ 0x01;
+  return bytes.toString('base64');
+};
+
+const refusal = async (promise: Promise<unknown>) => {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(SecretNotOpened);
+  return error as SecretNotOpened;
+};
+
+describe('local keyring', () => {
+  it('round-trips a secret under its context', async () => {
+    const sealed = await cipher.seal(plaintext, context);
+    await expect(cipher.open(sealed, context)).resolves.toBe(plaintext);
+  });
+
+  it('never holds the plaintext in the ciphertext, and seals the same secret differently each time', async () => {
+    const first = await cipher.seal(plaintext, context);
+    const second = await cipher.seal(plaintext, context);
+    expect(first).not.toBe(second);
+    expect(first).not.toContain(plaintext);
+    expect(Buffer.from(first, 'base64').includes(Buffer.from(plaintext, 'utf8'))).toBe(false);
+  });
+
+  it.each([
+    ['another tenant', { ...context, tenant: '8' }],
+    ['another task', { ...context, task: '43' }],
+    ['another field', { ...context, field: 'TokenDetails/ConsumerSecret' }],
+    ['a context with an extra key', { ...context, extra: 'x' }],
+    ['a context missing a key', { tenant: '7', task: '42' }],
+  ])('refuses to open under %s', async (_, other) => {
+    const sealed = await cipher.seal(plaintext, context);
+    const error = await refusal(cipher.open(sealed, other));
+    expect(error.message).toBe('The secret could not be decrypted: sealed for another owner or field.');
+  });
+
+  it('refuses a ciphertext tampered with anywhere: header, data key, body or tag', async () => {
+    const sealed = await cipher.seal(plaintext, context);
+    const length = Buffer.from(sealed, 'base64').length;
+    for (const at of [1, 40, 120, length - 40, length - 1]) {
+      const error = await refusal(cipher.open(flipByte(sealed, at), context));
+      expect(error.message).not.toContain(plaintext);
+    }
+  });
+
+  it('refuses a ciphertext sealed with another key, and text that is no ciphertext', async () => {
+    const foreign = await localSecretCipher(randomBytes(32)).seal(plaintext, context);
+    await refusal(cipher.open(foreign, context));
+    await refusal(cipher.open('not base64!', context));
+    await refusal(cipher.open(Buffer.from('hello').toString('base64'), context));
+    await refusal(cipher.open('', context));
+  });
+
+  it('keeps the plaintext and the ciphertext out of every refusal message', async () => {
+    const sealed = await cipher.seal(plaintext, context);
+    const errors = [
+      await refusal(cipher.open(sealed, { ...context, task: '1' })),
+      await refusal(cipher.open(flipByte(sealed, 60), context)),
+    ];
+    for (const error of errors) {
+      const text = `${error.message} ${error.stack ?? ''} ${JSON.stringify(error)}`;
+      expect(text).not.toContain(plaintext);
+      expect(text).not.toContain(sealed.slice(0, 40));
+      expect(text).not.toContain('TokenSecret');
+    }
+  });
+});
+
+/** A stand-in for KMS: data keys wrapped under a handle, opened only with the KeyId and context they were made with. */
+const fakeKms = (keyArn: string) => {
+  /** KMS compares contexts as maps: the order of the pairs does not matter (the ESDK sends them sorted on decrypt). */
+  const canonical = (context: Record<string, string> = {}) => JSON.stringify(Object.entries(context).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const issued = new Map<string, { plaintext: Uint8Array; context: string }>();
+  const calls: { operation: string; KeyId?: string; EncryptionContext?: Record<string, string> }[] = [];
+  const client = {
+    async generateDataKey(request: { KeyId: string; NumberOfBytes?: number; EncryptionContext?: Record<string, string> }) {
+      calls.push({ operation: 'GenerateDataKey', KeyId: request.KeyId, EncryptionContext: request.EncryptionContext });
+      const plaintext = new Uint8Array(randomBytes(request.NumberOfBytes ?? 32));
+      const handle = randomBytes(48);
+      // Copies: the SDK zeroes the data keys it is given once it has used them.
+      issued.set(handle.toString('hex'), { plaintext: plaintext.slice(), context: canonical(request.EncryptionContext) });
+      return { KeyId: keyArn, Plaintext: plaintext, CiphertextBlob: new Uint8Array(handle) };
+    },
+    async decrypt(request: { KeyId?: string; CiphertextBlob: Uint8Array; EncryptionContext?: Record<string, string> }) {
+      calls.push({ operation: 'Decrypt', KeyId: request.KeyId, EncryptionContext: request.EncryptionContext });
+      const key = issued.get(Buffer.from(request.CiphertextBlob).toString('hex'));
+      if (!key || key.context !== canonical(request.EncryptionContext)) throw new Error('InvalidCiphertextException');
+      return { KeyId: keyArn, Plaintext: key.plaintext.slice() };
+    },
+    async encrypt(): Promise<never> {
+      throw new Error('not used: one generator key');
+    },
+  };
+  return { client, calls };
+};
+
+describe('KMS keyring (the same code path, another keyring)', () => {
+  const keyArn = 'arn:aws:kms:ap-southeast-2:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+
+  it('asks KMS for each data key under the encryption context, and opens through KMS Decrypt', async () => {
+    const { client, calls } = fakeKms(keyArn);
+    const kms = kmsSecretCipher(keyArn, () => client as never);
+    const sealed = await kms.seal(plaintext, context);
+    await expect(kms.open(sealed, context)).resolves.toBe(plaintext);
+    expect(calls).toEqual([
+      { operation: 'GenerateDataKey', KeyId: keyArn, EncryptionContext: context },
+      { operation: 'Decrypt', KeyId: keyArn, EncryptionContext: context },
+    ]);
+  });
+
+  it('refuses another context before asking KMS anything it would refuse anyway', async () => {
+    const { client } = fakeKms(keyArn);
+    const kms = kmsSecretCipher(keyArn, () => client as never);
+    const sealed = await kms.seal(plaintext, context);
+    await refusal(kms.open(sealed, { ...context, tenant: '8' }));
+  });
+
+  it('does not open a message of the local keyring', async () => {
+    const { client } = fakeKms(keyArn);
+    await refusal(kmsSecretCipher(keyArn, () => client as never).open(await cipher.seal(plaintext, context), context));
+  });
+});
+
+describe('configuration from the environment', () => {
+  const localKey = randomBytes(32).toString('base64');
+
+  it('uses the local key locally', async () => {
+    const fromEnvironment = secretCipherFromEnvironment({ SECRET_FIELDS_LOCAL_KEY: localKey });
+    const sameKey = localSecretCipher(Buffer.from(localKey, 'base64'));
+    await expect(sameKey.open(await fromEnvironment.seal(plaintext, context), context)).resolves.toBe(plaintext);
+  });
+
+  it.each([
+    ['nothing', {}, 'Set SECRET_FIELDS_KEY_ARN (AWS) or SECRET_FIELDS_LOCAL_KEY (local stack) to seal secret fields.'],
+    ['both', { SECRET_FIELDS_LOCAL_KEY: localKey, SECRET_FIELDS_KEY_ARN: 'arn:aws:kms:us-east-1:123456789012:key/abc' }, 'Set SECRET_FIELDS_KEY_ARN or SECRET_FIELDS_LOCAL_KEY, not both.'],
+    ['a short local key', { SECRET_FIELDS_LOCAL_KEY: randomBytes(16).toString('base64') }, 'The local secret key must be 32 bytes (AES-256).'],
+    ['a local key that is no base64', { SECRET_FIELDS_LOCAL_KEY: 'not-base64!' }, 'SECRET_FIELDS_LOCAL_KEY must be base64.'],
+    ['an alias instead of a key ARN', { SECRET_FIELDS_KEY_ARN: 'arn:aws:kms:us-east-1:123456789012:alias/secrets' }, 'SECRET_FIELDS_KEY_ARN must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>).'],
+  ])('fails fast with %s', (_, env, message) => {
+    expect(() => secretCipherFromEnvironment(env)).toThrow(new SecretKeyConfigurationError(message));
+  });
+});
