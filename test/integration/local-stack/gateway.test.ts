@@ -391,6 +391,30 @@ describe('limits and failures', () => {
     });
   });
 
+  it('answers an HTTP/1.1 request without a Host header, or with two, with the 400 problem, before the function', async () => {
+    const logged = gatewayLog.length;
+    for (const hosts of ['', 'Host: a\r\nHost: b\r\n']) {
+      const response = await rawExchange(`GET /api/things/1 HTTP/1.1\r\n${hosts}Connection: close\r\n\r\n`);
+
+      expect({ status: response.status, type: response.headers.get('content-type'), body: JSON.parse(response.body) as unknown }).toEqual({
+        status: 400,
+        type: 'application/problem+json',
+        body: {
+          type: 'about:blank',
+          title: 'Bad Request',
+          status: 400,
+          detail: 'The request was refused by the gateway.',
+          instance: response.headers.get('x-request-id'),
+          ...problemOutcome(400, 'The request was refused by the gateway.'),
+        },
+      });
+    }
+    const lines = gatewayLog.slice(logged).join('\n');
+    expect(lines).toMatch(/no Host header[\s\S]*several Host headers/);
+    // HTTP/1.0 has no Host requirement.
+    expect((await rawExchange('GET /api/things/1 HTTP/1.0\r\nAuthorization: Bearer allow-0\r\n\r\n')).status).toBe(200);
+  });
+
   it('answers 504 when the function outlives the integration timeout', async () => {
     await expectGatewayProblem(await call('/slow'), 504, 'Gateway Timeout');
   });
