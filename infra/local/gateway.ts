@@ -167,6 +167,12 @@ const requestLineAndHeaderBytes = (request: IncomingMessage): number => {
   return size;
 };
 
+const hostHeaderCount = (request: IncomingMessage): number => {
+  let count = 0;
+  for (let index = 0; index < request.rawHeaders.length; index += 2) if ((request.rawHeaders[index] as string).toLowerCase() === 'host') count += 1;
+  return count;
+};
+
 /** Reads the body up to `limit` bytes; past it, stops keeping data (the rest is drained and dropped). */
 const readBody = (request: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> =>
   new Promise((resolve, reject) => {
@@ -304,6 +310,14 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
       request.resume();
       return;
     }
+    // RFC 9112 §3.2: an HTTP/1.1 request without exactly one Host is refused (400). node:http would answer a missing
+    // Host with a bare status line (requireHostHeader is off for that), and lets several through.
+    const hosts = hostHeaderCount(request);
+    if (hosts > 1 || (hosts === 0 && request.httpVersion !== '1.0')) {
+      reject('DEFAULT_4XX', hosts === 0 ? 'no Host header' : 'several Host headers', true);
+      request.resume();
+      return;
+    }
 
     const underStage = rawPath === apiBasePath || rawPath.startsWith(`${apiBasePath}/`);
     const path = underStage ? rawPath.slice(apiBasePath.length) || '/' : undefined;
@@ -390,7 +404,7 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
 
 export const startGateway = async (options: GatewayOptions & { port: number; host?: string }): Promise<RunningGateway> => {
   const handle = createGatewayHandler(options);
-  const server = createServer({ maxHeaderSize: nodeMaxHeaderBytes }, (request, response) => {
+  const server = createServer({ maxHeaderSize: nodeMaxHeaderBytes, requireHostHeader: false }, (request, response) => {
     handle(request, response).catch((error: unknown) => {
       (options.log ?? logToStderr)(`[gateway] unexpected failure: ${String(error)}`);
       if (!response.headersSent) sendGatewayResponse(response, 'DEFAULT_5XX', 'unknown');

@@ -200,6 +200,15 @@ const bodyFormatOf = (operation: CompiledOperation, contentType: string | undefi
   return format;
 };
 
+/**
+ * Content-Type is a singleton field (RFC 9110 §5.3): lines that disagree leave the body's type unknown, so the body is
+ * refused (415) rather than read as whichever line came last, as API Gateway's `headers` map would have it.
+ */
+const contentTypeOf = (event: APIGatewayProxyEvent): string | undefined => {
+  const lines = new Set((event.multiValueHeaders?.['content-type'] ?? []).map((value) => value.trim().toLowerCase()));
+  return lines.size > 1 ? undefined : header(event, 'content-type');
+};
+
 const decoders: Record<BodyFormat, (text: string) => unknown> = {
   json: (text) => {
     try {
@@ -257,7 +266,7 @@ const parseRequest = (operation: CompiledOperation): HttpMiddleware => ({
     const rawBody = decodeBody(event, operation.maxBodyBytes ?? limits.requestBodyBytes);
     let body: unknown;
     if (operation.requestBody && rawBody.trim() !== '') {
-      const format = bodyFormatOf(operation, header(event, 'content-type'));
+      const format = bodyFormatOf(operation, contentTypeOf(event));
       const decoded = decoders[format](rawBody);
       if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) {
         throw new ValidationFailed([{ pointer: '', detail: 'the body must be an object' }]);

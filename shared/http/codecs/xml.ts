@@ -106,11 +106,44 @@ const escapeText = (value: string): string =>
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;');
 
-const elementNamePattern = /^[A-Za-z_][\w.-]*$/;
+// XML 1.0 (fifth edition) NameStartChar and NameChar within the BMP, without ":" (a colon would make a namespace
+// prefix). Characters beyond the BMP are escaped, as .NET does and as parsers with the older name rules need.
+const nameStartChar =
+  'A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD';
+const nameChar = `${nameStartChar}\\-.0-9\\u00B7\\u0300-\\u036F\\u203F-\\u2040`;
+const elementNamePattern = new RegExp(`^[${nameStartChar}][${nameChar}]*$`, 'u');
+const isNameStartChar = new RegExp(`^[${nameStartChar}]$`, 'u');
+const isNameChar = new RegExp(`^[${nameChar}]$`, 'u');
+/** An underscore that would read as the start of an escape is escaped itself, so decoding is unambiguous. */
+const escapeLike = /^_x[0-9A-Fa-f]{4}_/;
 
-const writeElement = (name: string, value: unknown, out: string[]): void => {
+const hexEscape = (codePoint: number) => `_x${codePoint.toString(16).toUpperCase().padStart(codePoint > 0xffff ? 8 : 4, '0')}_`;
+
+/**
+ * A member name as an XML element name, the way .NET's XmlConvert.EncodeLocalName writes it (the platform's clients
+ * decode it with XmlConvert.DecodeName): each character that may not stand there becomes `_xHHHH_` (`_xHHHHHHHH_`
+ * beyond the BMP), and `_` before `xHHHH_` becomes `_x005F_`. `my key` is `my_x0020_key`, `1st` is `_x0031_st`. A
+ * free-form member (a document's `Object`) can have any name; an empty name is written `_x0000_`.
+ */
+export const encodeElementName = (name: string): string => {
+  if (elementNamePattern.test(name) && !name.includes('_x')) return name;
+  if (name === '') return hexEscape(0);
+  let encoded = '';
+  let index = 0;
+  for (const character of name) {
+    const codePoint = character.codePointAt(0) as number;
+    const rest = name.slice(index);
+    const allowed = index === 0 ? isNameStartChar.test(character) : isNameChar.test(character);
+    if (character === '_' && escapeLike.test(rest)) encoded += hexEscape(0x5f);
+    else encoded += allowed ? character : hexEscape(codePoint);
+    index += character.length;
+  }
+  return encoded;
+};
+
+const writeElement = (key: string, value: unknown, out: string[]): void => {
   if (value === undefined || value === null) return;
-  if (!elementNamePattern.test(name)) throw new Error(`Cannot serialise key "${name}" as an XML element`);
+  const name = encodeElementName(key);
   if (Array.isArray(value)) {
     for (const item of value) writeElement(name, item, out);
     return;

@@ -78,6 +78,22 @@ describe('a document of the caller\'s organisation', () => {
     });
     expect(parseDocumentXml(xml.text)).toEqual(json.json);
   });
+
+  // The provider's data.object is free-form: its member names need not be XML names (this answered 500).
+  it('is answered in XML even when its Object has member names that are not XML names, escaped as .NET does', async () => {
+    const documentId = freshDocumentId('names');
+    const object = { 'page count': 3, '1st': 'a', 'a:b': true, 'ünï': 'ok' };
+    const event = providerEvent('document.uploaded', { organisationId, documentId, userId: 'uploader', object });
+    expect((await postWebhook(signed(event))).status).toBe(202);
+    await documentWhen(documentId, token, () => true, 'the document with odd member names');
+
+    const xml = await getDocument(documentId, token, { Accept: 'application/xml' });
+
+    expect(xml.status).toBe(200);
+    expect(xml.text).toContain(
+      `<Object><_x0031_st>a</_x0031_st><a_x003A_b>true</a_x003A_b><id>${documentId}</id><page_x0020_count>3</page_x0020_count><ünï>ok</ünï></Object>`,
+    );
+  });
 });
 
 describe('any other document', () => {

@@ -1,10 +1,11 @@
 // End to end: every kind of bad input gets a 4xx problem response naming what is wrong, and leaves the tenant's
 // items in the table exactly as they were (compared item by item before and after each request).
+import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { TenantLocation } from '../../../shared/schemas/tenant-location';
 import { encodeBody, requestMediaTypes } from '../../support/bodies';
-import { api, tokenFor, type ApiResponse } from '../../support/http';
+import { api, apiBaseUrl, tokenFor, type ApiResponse } from '../../support/http';
 import {
   gatewayProblemHeaders,
   malformedProblem,
@@ -248,6 +249,34 @@ describe('size and media types', () => {
       headers: problemHeaders('json', { 'accept-post': acceptPost }),
       body: problem({ status: 415, title: 'Unsupported Media Type', detail: `Send the body as one of: ${acceptPost}.` }),
     });
+  });
+
+  test('two Content-Type lines that disagree: 415, whichever comes last, nothing stored', async () => {
+    // fetch would join the lines into one value; node:http sends them as two header lines.
+    const sendTwoLines = (types: [string, string]) => () =>
+      new Promise<ApiResponse>((resolve, reject) => {
+        const body = '{"Name":"Two types"}';
+        const host = new URL(apiBaseUrl()).host; // a raw header list gets no Host from node:http
+        const headers = ['Host', host, 'Authorization', `Bearer ${token}`, 'Content-Type', types[0], 'Content-Type', types[1], 'Content-Length', String(body.length)];
+        const request = httpRequest(`${apiBaseUrl()}/TenantLocation/Save`, { method: 'POST', headers }, (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => {
+            const responseHeaders = new Headers(Object.entries(response.headers).map(([name, value]) => [name, String(value)]));
+            resolve({ status: response.statusCode ?? 0, headers: responseHeaders, text, json: JSON.parse(text) as unknown });
+          });
+        });
+        request.on('error', reject);
+        request.end(body);
+      });
+    for (const types of [['application/xml', 'application/json'], ['application/json', 'application/xml']] as [string, string][]) {
+      await expectRefusedWithoutChange(sendTwoLines(types), {
+        status: 415,
+        headers: problemHeaders('json', { 'accept-post': acceptPost }),
+        body: problem({ status: 415, title: 'Unsupported Media Type', detail: `Send the body as one of: ${acceptPost}.` }),
+      });
+    }
   });
 
   const contentCodingRefused = {

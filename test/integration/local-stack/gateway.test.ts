@@ -101,6 +101,16 @@ const rawExchange = (text: string) =>
 
 const tooLargeDetail = "The request exceeds the gateway's limits: a 10 MB body, 10,240 bytes of request line and header values.";
 
+/** A raw response that must be the gateway's 400 problem. */
+const expectRawBadRequest = (response: Awaited<ReturnType<typeof rawExchange>>) => {
+  const detail = 'The request was refused by the gateway.';
+  expect({ status: response.status, type: response.headers.get('content-type'), body: JSON.parse(response.body) as unknown }).toEqual({
+    status: 400,
+    type: 'application/problem+json',
+    body: { type: 'about:blank', title: 'Bad Request', status: 400, detail, instance: response.headers.get('x-request-id'), ...problemOutcome(400, detail) },
+  });
+};
+
 /** A raw response that must be the gateway's 413 problem, with the gateway's headers. */
 const expectRawTooLarge = (response: Awaited<ReturnType<typeof rawExchange>>) => {
   const requestId = response.headers.get('x-request-id');
@@ -375,20 +385,18 @@ describe('limits and failures', () => {
   });
 
   it('answers a request node:http cannot parse with a 400 problem', async () => {
-    const response = await rawExchange('GET /api/things/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header Name: x\r\n\r\n');
+    expectRawBadRequest(await rawExchange('GET /api/things/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header Name: x\r\n\r\n'));
+  });
 
-    expect({ status: response.status, type: response.headers.get('content-type'), body: JSON.parse(response.body) as unknown }).toEqual({
-      status: 400,
-      type: 'application/problem+json',
-      body: {
-        type: 'about:blank',
-        title: 'Bad Request',
-        status: 400,
-        detail: 'The request was refused by the gateway.',
-        instance: response.headers.get('x-request-id'),
-        ...problemOutcome(400, 'The request was refused by the gateway.'),
-      },
-    });
+  it('answers an HTTP/1.1 request without a Host header, or with two, with the 400 problem, before the function', async () => {
+    const logged = gatewayLog.length;
+    for (const hosts of ['', 'Host: a\r\nHost: b\r\n']) {
+      expectRawBadRequest(await rawExchange(`GET /api/things/1 HTTP/1.1\r\n${hosts}Connection: close\r\n\r\n`));
+    }
+    const lines = gatewayLog.slice(logged).join('\n');
+    expect(lines).toMatch(/no Host header[\s\S]*several Host headers/);
+    // HTTP/1.0 has no Host requirement.
+    expect((await rawExchange('GET /api/things/1 HTTP/1.0\r\nAuthorization: Bearer allow-0\r\n\r\n')).status).toBe(200);
   });
 
   it('answers 504 when the function outlives the integration timeout', async () => {

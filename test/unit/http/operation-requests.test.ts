@@ -144,6 +144,18 @@ describe('operation stack: media types of request bodies', () => {
 
     expect({ response, handled: seen.length }).toEqual({ response: unsupported, handled: 0 });
   });
+
+  it('answers 415 for two Content-Type lines that disagree, whichever comes last; lines that agree are one type', async () => {
+    const { call, seen } = operationWith('tenantLocationSave');
+    const event = saveEvent('{"Name":"Main"}', 'application/json');
+    const withLines = (lines: string[]) => ({ ...event, multiValueHeaders: { ...event.multiValueHeaders, 'Content-Type': lines } });
+
+    expect(await call(withLines(['application/xml', 'application/json']))).toEqual(unsupported);
+    expect(await call(withLines(['application/json', 'application/json; charset=latin1']))).toEqual(unsupported);
+    expect(seen.length).toBe(0);
+    expect((await call(withLines(['application/json', 'Application/JSON']))).statusCode).toBe(200);
+    expect(seen.length).toBe(1);
+  });
 });
 
 describe('operation stack: content codings of request bodies', () => {

@@ -2,7 +2,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { MalformedBody, ValidationFailed } from '../../../shared/errors';
 import { coerceToSchema } from '../../../shared/http/codecs/coerce';
-import { parseXml, serializeXml } from '../../../shared/http/codecs/xml';
+import { XMLValidator } from 'fast-xml-parser';
+import { encodeElementName, parseXml, serializeXml } from '../../../shared/http/codecs/xml';
 import { TenantLocation } from '../../../shared/schemas/tenant-location';
 
 /** What parseXml threw, reduced to what a caller would see. */
@@ -193,9 +194,21 @@ describe('serializeXml', () => {
     );
   });
 
-  it('refuses a key that cannot be an element name rather than writing broken XML', () => {
-    expect(() => serializeXml({ name: 'R' }, { 'bad name': 1 })).toThrow('Cannot serialise key "bad name" as an XML element');
-    expect(() => serializeXml({ name: 'R' }, { '<x>': 1 })).toThrow(Error);
+  // A free-form member (a document's Object, from the provider) may have any name: refusing it answered 500.
+  // Characters beyond the BMP are escaped as .NET does (older name rules, fast-xml-parser's too); lone surrogates too.
+  it('writes a key that cannot be an element name as .NET XmlConvert.EncodeLocalName does, never broken XML', () => {
+    const xml = serializeXml(
+      { name: 'R' },
+      { 'bad name': 1, '<x>': 2, '1st': 3, a_x0041_b: 4, 'p:q': 5, '': 6, 'ä漢': 7, '😀': 8, 'x\ud800': 9, Object: { 'a b': { 'c-d.e_f': 10 } } },
+    );
+    expect(xml).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><R>' +
+        '<bad_x0020_name>1</bad_x0020_name><_x003C_x_x003E_>2</_x003C_x_x003E_><_x0031_st>3</_x0031_st>' +
+        '<a_x005F_x0041_b>4</a_x005F_x0041_b><p_x003A_q>5</p_x003A_q><_x0000_>6</_x0000_><ä漢>7</ä漢>' +
+        '<_x0001F600_>8</_x0001F600_><x_xD800_>9</x_xD800_><Object><a_x0020_b><c-d.e_f>10</c-d.e_f></a_x0020_b></Object></R>',
+    );
+    expect(XMLValidator.validate(xml)).toBe(true);
+    expect(encodeElementName('TenantLocation')).toBe('TenantLocation');
   });
 
   it('round-trips: serialise, parse and coerce gives back the same record', () => {
