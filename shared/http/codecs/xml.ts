@@ -107,17 +107,43 @@ const escapeText = (value: string): string =>
     .replace(/>/g, '&gt;');
 
 const elementNamePattern = /^[A-Za-z_][\w.-]*$/;
+const nameStartCharacter = /[A-Za-z_]/;
+const nameCharacter = /[\w.-]/;
+const escapeLike = /^_x(?:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8})_/;
 
-const writeElement = (name: string, value: unknown, out: string[]): void => {
+const hexEscape = (codePoint: number): string =>
+  `_x${codePoint.toString(16).toUpperCase().padStart(codePoint > 0xffff ? 8 : 4, '0')}_`;
+
+/**
+ * A member name as an element name. Names the schemas declare are valid as they are; a free-form key (a provider's
+ * `data.object`) may not be, and broken XML or a 500 are not answers. So a character an ASCII element name cannot
+ * hold is written `_xHHHH_` (`_xHHHHHHHH_` beyond U+FFFF), and a `_` that would read as such an escape is written
+ * `_x005F_`: .NET's XmlConvert.EncodeLocalName, which XmlConvert.DecodeName reverses. The empty name is `_x0000_`.
+ */
+export const encodeXmlName = (name: string): string => {
+  if (elementNamePattern.test(name) && !name.includes('_x')) return name;
+  if (name === '') return '_x0000_';
+  let encoded = '';
+  let index = 0;
+  for (const character of name) {
+    const allowed = index === 0 ? nameStartCharacter.test(character) : nameCharacter.test(character);
+    if (character === '_' && escapeLike.test(name.slice(index))) encoded += '_x005F_';
+    else encoded += allowed ? character : hexEscape(character.codePointAt(0) ?? 0);
+    index += character.length;
+  }
+  return encoded;
+};
+
+const writeElement = (key: string, value: unknown, out: string[]): void => {
   if (value === undefined || value === null) return;
-  if (!elementNamePattern.test(name)) throw new Error(`Cannot serialise key "${name}" as an XML element`);
+  const name = encodeXmlName(key);
   if (Array.isArray(value)) {
-    for (const item of value) writeElement(name, item, out);
+    for (const item of value) writeElement(key, item, out);
     return;
   }
   if (typeof value === 'object') {
     out.push(`<${name}>`);
-    for (const [key, child] of Object.entries(value as Record<string, unknown>)) writeElement(key, child, out);
+    for (const [member, child] of Object.entries(value as Record<string, unknown>)) writeElement(member, child, out);
     out.push(`</${name}>`);
     return;
   }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { MalformedBody, ValidationFailed } from '../../../shared/errors';
 import { coerceToSchema } from '../../../shared/http/codecs/coerce';
-import { parseXml, serializeXml } from '../../../shared/http/codecs/xml';
+import { encodeXmlName, parseXml, serializeXml } from '../../../shared/http/codecs/xml';
 import { TenantLocation } from '../../../shared/schemas/tenant-location';
 
 /** What parseXml threw, reduced to what a caller would see. */
@@ -193,9 +193,37 @@ describe('serializeXml', () => {
     );
   });
 
-  it('refuses a key that cannot be an element name rather than writing broken XML', () => {
-    expect(() => serializeXml({ name: 'R' }, { 'bad name': 1 })).toThrow('Cannot serialise key "bad name" as an XML element');
-    expect(() => serializeXml({ name: 'R' }, { '<x>': 1 })).toThrow(Error);
+  // A provider's free-form data.object reaches XML answers (the document read): its keys are data, and refusing
+  // them was a 500. They are encoded as .NET's XmlConvert.EncodeLocalName does, never written as broken XML.
+  it('encodes a key that cannot be an element name as XmlConvert does (_xHHHH_), so the XML stays well-formed', () => {
+    const xml = serializeXml(
+      { name: 'R' },
+      { 'bad name': 1, '<x>': 2, '1st': 3, 'straße': 4, '😀': 5, '': 6, a_x0041_b: 7, 'a:b': 8, nested: { 'k k': [true, { '#': 'v' }] } },
+    );
+
+    expect(xml).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><R><bad_x0020_name>1</bad_x0020_name><_x003C_x_x003E_>2</_x003C_x_x003E_>' +
+        '<_x0031_st>3</_x0031_st><stra_x00DF_e>4</stra_x00DF_e><_x0001F600_>5</_x0001F600_><_x0000_>6</_x0000_>' +
+        '<a_x005F_x0041_b>7</a_x005F_x0041_b><a_x003A_b>8</a_x003A_b>' +
+        '<nested><k_x0020_k>true</k_x0020_k><k_x0020_k><_x0023_>v</_x0023_></k_x0020_k></nested></R>',
+    );
+    expect(parseXml(xml)).toEqual({
+      bad_x0020_name: '1',
+      _x003C_x_x003E_: '2',
+      _x0031_st: '3',
+      stra_x00DF_e: '4',
+      _x0001F600_: '5',
+      _x0000_: '6',
+      a_x005F_x0041_b: '7',
+      a_x003A_b: '8',
+      nested: { k_x0020_k: ['true', { _x0023_: 'v' }] },
+    });
+  });
+
+  it('keeps names that are already element names, underscores included', () => {
+    expect(encodeXmlName('CreatedDateTime_utc')).toBe('CreatedDateTime_utc');
+    expect(encodeXmlName('_x')).toBe('_x');
+    expect(encodeXmlName('a.b-c_d')).toBe('a.b-c_d');
   });
 
   it('round-trips: serialise, parse and coerce gives back the same record', () => {
