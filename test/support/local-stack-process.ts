@@ -32,8 +32,10 @@ export interface SpawnLocalStackOptions {
   /**
    * `node` (default): `node --import tsx infra/local/start.ts`, the stack is the child. `tsx-cli`: through the
    * tsx CLI like `npm start`, which runs the stack as its own child (the stack's pid is then `ready.pid`).
+   * `npm-start`: `npm start --` as the README says (npm, its script, the tsx CLI, the stack), without
+   * `--exit-with-stdin`, as a person runs it: `stop()` sends SIGTERM, like Ctrl-C or a service manager.
    */
-  readonly launcher?: 'node' | 'tsx-cli';
+  readonly launcher?: 'node' | 'tsx-cli' | 'npm-start';
   readonly readyTimeoutMs?: number;
   /** Writes the stack's output to this file, replacing it (default: none). */
   readonly logFile?: string;
@@ -75,9 +77,20 @@ export const spawnLocalStack = async (options: SpawnLocalStackOptions = {}): Pro
   const env = { ...process.env };
   // jest's flags (--experimental-vm-modules) are not for the stack.
   delete env.NODE_OPTIONS;
-  const stackArgs = ['infra/local/start.ts', '--in-memory', '--port', '0', '--exit-with-stdin', '--ready-json'];
-  const launcherArgs = options.launcher === 'tsx-cli' ? [join(repoRoot, 'node_modules/tsx/dist/cli.mjs')] : ['--import', 'tsx'];
-  const child = spawn(process.execPath, [...launcherArgs, ...stackArgs], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const stackOptions = ['--in-memory', '--port', '0', '--ready-json'];
+  const [command, args] =
+    options.launcher === 'npm-start'
+      ? ['npm', ['start', '--silent', '--', ...stackOptions]]
+      : [
+          process.execPath,
+          [
+            ...(options.launcher === 'tsx-cli' ? [join(repoRoot, 'node_modules/tsx/dist/cli.mjs')] : ['--import', 'tsx']),
+            'infra/local/start.ts',
+            ...stackOptions,
+            '--exit-with-stdin',
+          ],
+        ];
+  const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let log: WriteStream | undefined;
   if (options.logFile) {
     mkdirSync(dirname(options.logFile), { recursive: true });
@@ -127,7 +140,8 @@ export const spawnLocalStack = async (options: SpawnLocalStackOptions = {}): Pro
 
   const stop = async (graceMs = 15_000) => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.stdin.end();
+      if (options.launcher === 'npm-start') child.kill('SIGTERM');
+      else child.stdin.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       await exitOf(child);
       clearTimeout(timer);

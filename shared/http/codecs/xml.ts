@@ -143,11 +143,12 @@ export const encodeElementName = (name: string): string => {
 
 const writeElement = (key: string, value: unknown, out: string[]): void => {
   if (value === undefined || value === null) return;
-  const name = encodeElementName(key);
   if (Array.isArray(value)) {
-    for (const item of value) writeElement(name, item, out);
+    // Each member repeats the element: it is named from the same key, encoded once (by the member's own call).
+    for (const item of value) writeElement(key, item, out);
     return;
   }
+  const name = encodeElementName(key);
   if (typeof value === 'object') {
     out.push(`<${name}>`);
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) writeElement(key, child, out);

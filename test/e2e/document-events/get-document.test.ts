@@ -96,6 +96,28 @@ describe('a document of the caller\'s organisation', () => {
   });
 });
 
+// data.object is the provider's, with keys of its choosing: an XML answer encodes the keys that cannot be element
+// names as .NET's XmlConvert does (`_xHHHH_`; letters such as ß are name characters and stay). It answered 500 before.
+it('answers in XML a document whose data.object has keys that are no element names', async () => {
+  const documentId = freshDocumentId('keys');
+  const object = { 'page count': 3, '1st': 'a', 'a<b>': { '': 'empty', 'x:y': [1, 2] }, straße: 'ß' };
+  const event = providerEvent('document.uploaded', { organisationId, documentId, object });
+  expect((await postWebhook(signed(event, { t }))).status).toBe(202);
+  await documentWhen(documentId, token, () => true, 'the document with odd keys');
+
+  const xml = await getDocument(documentId, token, { Accept: 'application/xml' });
+
+  expect(viewOf(xml)).toEqual({
+    status: 200,
+    headers: { 'content-type': 'application/xml; charset=utf-8', vary: 'Accept', ...securityHeaders, 'x-request-id': expect.stringMatching(uuidPattern) },
+    body: expect.stringMatching(/^<\?xml[^>]*\?><DocumentState[\s>]/),
+  });
+  expect(xml.text).toContain(
+    `<Object><_x0031_st>a</_x0031_st><a_x003C_b_x003E_><_x0000_>empty</_x0000_><x_x003A_y>1</x_x003A_y><x_x003A_y>2</x_x003A_y></a_x003C_b_x003E_>` +
+      `<id>${documentId}</id><page_x0020_count>3</page_x0020_count><straße>ß</straße></Object>`,
+  );
+});
+
 describe('any other document', () => {
   it('is a 404 when nobody has that id', async () => {
     expect(viewOf(await getDocument(freshDocumentId('unknown'), token))).toEqual(notFound);

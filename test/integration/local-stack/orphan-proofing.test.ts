@@ -1,6 +1,7 @@
 // Integration: the local stack never leaves a DynamoDB Local JVM behind, even when its Node process is killed
 // with SIGKILL (no exit handler runs), and it stops by itself when the process that started it goes away: its
-// stdin closes (--exit-with-stdin) or it is re-parented (the tsx CLI of `npm start` killed with SIGKILL).
+// stdin closes (--exit-with-stdin) or it is re-parented (the tsx CLI of `npm start` killed with SIGKILL), and
+// `npm start` stops it all on SIGTERM.
 import { execFileSync } from 'node:child_process';
 import { spawnLocalStack, type LocalStackProcess, type SpawnLocalStackOptions } from '../../support/local-stack-process';
 
@@ -75,4 +76,20 @@ it('stops everything when the tsx CLI that runs it (npm start) is SIGKILLed', as
   stack.child.kill('SIGKILL');
 
   expect(await stillAliveAfter([stackPid, ...javaPids], 20_000)).toEqual([]);
+}, stackTestTimeoutMs);
+
+// npm forwards SIGTERM to its script's process only: the script must exec the tsx CLI (which relays it to the
+// stack), or the shell in between dies alone and the whole stack keeps running, re-parented to init.
+it('stops everything when npm start is sent SIGTERM', async () => {
+  const stack = await startStack({ launcher: 'npm-start' });
+  const stackPid = stack.ready.pid;
+  const javaPids = dynamoDbJavaPids(stack.ready.dynamodbEndpoint);
+  expect(javaPids).toHaveLength(1);
+  expect(stackPid).not.toBe(stack.child.pid);
+
+  stack.child.kill('SIGTERM');
+
+  const survivors = await stillAliveAfter([stackPid, ...javaPids], 20_000);
+  if (survivors.includes(stackPid)) process.kill(stackPid, 'SIGTERM'); // leave no stack behind when this fails
+  expect(survivors).toEqual([]);
 }, stackTestTimeoutMs);

@@ -211,6 +211,13 @@ describe('serializeXml', () => {
     expect(encodeElementName('TenantLocation')).toBe('TenantLocation');
   });
 
+  it('encodes the name of a repeated (array) member once, not once per level', () => {
+    expect(serializeXml({ name: 'R' }, { 'x:y': [1, 2], Object: { 'a b': [{ 'p q': 3 }] } })).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><R><x_x003A_y>1</x_x003A_y><x_x003A_y>2</x_x003A_y>' +
+        '<Object><a_x0020_b><p_x0020_q>3</p_x0020_q></a_x0020_b></Object></R>',
+    );
+  });
+
   it('round-trips: serialise, parse and coerce gives back the same record', () => {
     const location: TenantLocation = {
       ID: 42,
