@@ -1,0 +1,189 @@
+// Schemas: the platform's response envelopes (../shared/spec/platform-conventions.md), defined once with the
+// platform's own field names, and the builders every handler answers through. `ActionResults(T)` is the schema of
+// `ActionResults<T>` (component `ActionResults_T_`, as the spec spells `ActionResults_DeliveryReceiptT_`);
+// `actionResults(value)` is a body of that shape. A failure is never an envelope: it is an RFC 9457 problem that
+// carries the same `IsSuccess: false`, `Messages` and `ErrorCode` members (shared/http/problem.ts).
+import { z } from 'zod';
+import { bool, guid, id, int32, listOf, longText, rowNumber, shape, text } from './common';
+
+/** The outcome members every envelope ends with. A success carries no ErrorCode, as in the platform's samples. */
+const outcomeFields = {
+  IsSuccess: bool().meta({
+    description: 'True in every envelope: a request that fails is answered with a problem, whose IsSuccess is false.',
+  }),
+  Messages: listOf(longText()).meta({ description: 'Messages about the outcome; empty on success.' }),
+  ErrorCode: int32().optional().meta({
+    description: "Absent on success, as in the platform's samples; a problem response carries the HTTP status here.",
+  }),
+};
+
+const componentId = (item: z.ZodType): string => {
+  const found: unknown = z.globalRegistry.get(item)?.id;
+  if (typeof found !== 'string' || found === '') throw new Error('An envelope needs an item schema with an id (see shape())');
+  return found;
+};
+
+/**
+ * One schema per component name: a second call with the same item (and the same extras object) returns the first
+ * schema, so two operations answering `ActionResults<DeliveryReceiptT>` share one component. Different contents
+ * under one name would make two components of one name: refused at start-up.
+ */
+const defined = new Map<string, { readonly item: z.ZodType; readonly extras: object | undefined; readonly schema: z.ZodType }>();
+const once = <S extends z.ZodType>(name: string, item: z.ZodType, extras: object | undefined, build: () => S): S => {
+  const existing = defined.get(name);
+  if (existing) {
+    if (existing.item !== item || existing.extras !== extras) throw new Error(`Envelope ${name} is defined twice with different contents`);
+    return existing.schema as S;
+  }
+  const schema = build();
+  defined.set(name, { item, extras, schema });
+  return schema;
+};
+
+export interface EnvelopeOptions<E extends z.core.$ZodLooseShape> {
+  /** The component name where the spec gives one (`DeliveryReceiptEditResponse`); `Family_T_` otherwise. */
+  readonly id?: string;
+  /** Members beside `Value` (InventoryEditResponse's lookup lists, a search's per-status counts). */
+  readonly extras?: E;
+}
+
+const noExtras = {} as Record<never, never>;
+
+/** The schema of `family<T>` with `members`, named `family_T_` unless the options name it. */
+const envelope = <F extends z.core.$ZodLooseShape>(
+  family: string,
+  item: z.ZodType,
+  options: EnvelopeOptions<z.core.$ZodLooseShape>,
+  what: string,
+  members: F,
+) => {
+  const itemId = componentId(item);
+  const name = options.id ?? `${family}_${itemId}_`;
+  return once(name, item, options.extras, () => shape(name, members, `${family}<${itemId}>: ${what} and the outcome.`));
+};
+
+/** `ActionResults<T>`: `Value` (T), `IsSuccess`, `Messages`, `ErrorCode`. */
+export const ActionResults = <T extends z.ZodType>(item: T, options: Omit<EnvelopeOptions<never>, 'extras'> = {}) =>
+  envelope('ActionResults', item, options, 'the record', { Value: item, ...outcomeFields });
+
+/** `EditResponse<T>`: `ActionResults<T>` for reading a record to edit it, optionally with lookup lists beside `Value`. */
+export const EditResponse = <T extends z.ZodType, E extends z.core.$ZodLooseShape = Record<never, never>>(
+  item: T,
+  options: EnvelopeOptions<E> = {},
+) =>
+  envelope('EditResponse', item, options, 'the record to edit', {
+    ...(options.extras ?? (noExtras as E)),
+    Value: item,
+    ...outcomeFields,
+  });
+
+/** `PagedActionResults<T>`: one page of a search (shared/search/): rows in `Value`, numbered by their `RowNumber`. */
+export const PagedActionResults = <T extends z.ZodType, E extends z.core.$ZodLooseShape = Record<never, never>>(
+  item: T,
+  options: EnvelopeOptions<E> = {},
+) =>
+  envelope('PagedActionResults', item, options, 'one page of a search', {
+    MoreToGet: bool().meta({ description: 'True when rows lie after this page: send LastRowNumber back to get them.' }),
+    LastRowNumber: rowNumber().meta({
+      description: 'RowNumber of the last row of this page (the LastRowNumber sent, when the page is empty).',
+    }),
+    Count: z.int().min(0).meta({ description: 'Rows in this page (0 for GetCountOnly).' }),
+    TotalRecordCount: z.int().min(0).meta({ description: 'Rows matching the filter, over every page.' }),
+    ...(options.extras ?? (noExtras as E)),
+    Value: listOf(item).meta({ description: 'The rows of this page, in the requested order.' }),
+    ...outcomeFields,
+  });
+
+/** `SynkValidation`: how the platform's sync engine took a saved record. */
+export const SynkValidation = shape(
+  'SynkValidation',
+  {
+    ID: id().optional(),
+    DatType: int32().optional(),
+    RefNumber: text().optional(),
+    GUIDstring: text().optional(),
+    GUID: guid().optional(),
+    BSID: text().optional(),
+    RefEntityBSID: text().optional(),
+    Status: int32().optional().meta({ description: '0 Ok, 1 Warning (StatusString says which).' }),
+    StatusString: text().optional(),
+    SyncStatus: text().optional(),
+    Messages: listOf(longText()),
+    IsUpdate: bool().optional(),
+    Codes: listOf(int32()),
+    TransactionTypeDatTypeID: int32().optional(),
+  },
+  'How a saved record was taken for synchronisation: StatusString Ok and SyncStatus Ready when it was accepted.',
+);
+export type SynkValidation = z.infer<typeof SynkValidation>;
+
+/** `SynkSaveQueueResponse<T>`: the saved record in `Object`, its `SynkValidation` in `Value`, and the outcome. */
+export const SynkSaveQueueResponse = <T extends z.ZodType>(item: T, options: Omit<EnvelopeOptions<never>, 'extras'> = {}) =>
+  envelope('SynkSaveQueueResponse', item, options, 'the saved record, its validation', {
+    Object: item,
+    IsQueued: bool().meta({ description: 'True when the save was queued rather than applied.' }),
+    IsQueuePrompt: bool(),
+    Value: SynkValidation,
+    ...outcomeFields,
+  });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Builders: the bodies handlers return. Member order is the platform's (its samples), which is also the XML order.
+
+/** Members the record does not have are left out rather than carried as undefined. */
+const withoutUndefined = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+
+const succeeded = () => ({ IsSuccess: true as const, Messages: [] as string[] });
+
+/** An `ActionResults<T>` body. */
+export const actionResults = <T>(value: T) => ({ Value: value, ...succeeded() });
+
+/** An `EditResponse<T>` body; `extras` come before `Value`, as InventoryEditResponse has them. */
+export const editResponse = <T, E extends object = Record<never, never>>(value: T, extras?: E) => ({
+  ...(extras ?? (noExtras as E)),
+  Value: value,
+  ...succeeded(),
+});
+
+/** Where a page lies in the whole result (computed by shared/search/). */
+export interface PagePosition {
+  readonly MoreToGet: boolean;
+  readonly LastRowNumber: number;
+  readonly TotalRecordCount: number;
+}
+
+/** A `PagedActionResults<T>` body: `Count` is the number of rows given. */
+export const pagedActionResults = <T, E extends object = Record<never, never>>(rows: T[], page: PagePosition, extras?: E) => ({
+  MoreToGet: page.MoreToGet,
+  LastRowNumber: page.LastRowNumber,
+  Count: rows.length,
+  TotalRecordCount: page.TotalRecordCount,
+  ...(extras ?? (noExtras as E)),
+  Value: rows,
+  ...succeeded(),
+});
+
+/** The SynkValidation of a record the platform accepted: Status 0, StatusString `Ok`, SyncStatus `Ready` (its samples). */
+export const acceptedSynkValidation = (
+  record: Pick<SynkValidation, 'ID' | 'DatType' | 'RefNumber' | 'GUIDstring' | 'GUID' | 'IsUpdate' | 'TransactionTypeDatTypeID'>,
+): SynkValidation => {
+  const { ID, DatType, RefNumber, GUIDstring, GUID, IsUpdate, TransactionTypeDatTypeID } = record;
+  return withoutUndefined<SynkValidation>({
+    ...{ ID, DatType, RefNumber, GUIDstring, GUID, Status: 0, StatusString: 'Ok', SyncStatus: 'Ready' },
+    ...{ Messages: [], IsUpdate, Codes: [], TransactionTypeDatTypeID },
+  });
+};
+
+/** A `SynkSaveQueueResponse<T>` body: the saved record, how it was taken, not queued unless said. */
+export const synkSaveQueueResponse = <T>(
+  object: T,
+  validation: SynkValidation,
+  queue: { readonly isQueued?: boolean; readonly isQueuePrompt?: boolean } = {},
+) => ({
+  Object: object,
+  IsQueued: queue.isQueued ?? false,
+  IsQueuePrompt: queue.isQueuePrompt ?? false,
+  Value: validation,
+  ...succeeded(),
+});
