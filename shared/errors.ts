@@ -159,3 +159,10 @@ export class ConcurrentModification extends ApiError {
     super(problemKinds.conflict, detail);
   }
 }
+
+/** The tenant has taken every value of one of its sequences (IDs are 32-bit): 409, naming the sequence. */
+export class SequenceExhausted extends Conflict {
+  constructor(description: string) {
+    super(`This tenant has used every ${description}.`);
+  }
+}

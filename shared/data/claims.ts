@@ -1,0 +1,85 @@
+// Data layer: case-insensitive unique claims. A value that must be unique in a tenant (a location's name, ...) is
+// held by one claim item `T#<tenant>` / `<prefix>#<normalised value>` naming its owner. Claiming puts the item only
+// if it does not exist, releasing deletes it only if the owner still holds it; both are transaction items, written
+// together with the owner's own record, so the rule holds under any concurrency.
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { TableContext } from './client';
+import { composeKey, tenantKey, type ItemKey } from './partition';
+import type { TransactionItem } from './transaction';
+
+/** Case-insensitive identity of a value: Unicode-normalised (NFKC), trimmed, lower-cased. */
+export const normaliseClaimValue = (value: string): string => value.normalize('NFKC').trim().toLowerCase();
+
+export interface ClaimDefinition {
+  /** Sort-key prefix of the claim items, e.g. `LOCNAME`. */
+  readonly prefix: string;
+  /** The `entity` attribute of the claim items. */
+  readonly entity: string;
+  /** The attribute that names the owner, e.g. `LocationID`. */
+  readonly ownerAttribute: string;
+}
+
+export type ClaimOwner = number | string;
+
+/** The claims of one kind: keys, the transaction items that take and give back a value, and who holds a value. */
+export const defineClaim = ({ prefix, entity, ownerAttribute }: ClaimDefinition) => {
+  const key = (tenantId: number, value: string): ItemKey => tenantKey(tenantId, composeKey(prefix, normaliseClaimValue(value)));
+  return {
+    key,
+
+    /** Takes the value for `owner`; fails (ConditionalCheckFailed) when anyone holds it already. */
+    claim(tableName: string, tenantId: number, value: string, owner: ClaimOwner): TransactionItem {
+      return {
+        Put: {
+          TableName: tableName,
+          Item: { ...key(tenantId, value), entity, [ownerAttribute]: owner },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      };
+    },
+
+    /** Gives the value back; fails (ConditionalCheckFailed) unless `owner` holds it. */
+    release(tableName: string, tenantId: number, value: string, owner: ClaimOwner): TransactionItem {
+      return {
+        Delete: {
+          TableName: tableName,
+          Key: key(tenantId, value),
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': ownerAttribute },
+          ExpressionAttributeValues: { ':owner': owner },
+        },
+      };
+    },
+
+    /** Who holds the value now (strongly consistent), if anyone. */
+    async owner({ client, tableName }: TableContext, tenantId: number, value: string): Promise<ClaimOwner | undefined> {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key(tenantId, value), ConsistentRead: true }));
+      const owner: unknown = Item?.[ownerAttribute];
+      return typeof owner === 'number' || typeof owner === 'string' ? owner : undefined;
+    },
+  };
+};
+
+export type Claim = ReturnType<typeof defineClaim>;
+
+/**
+ * The claim actions of a record whose claimed value may change: nothing when it keeps the same value (in any
+ * spelling with the same normal form), a release of the old value and a claim of the new one otherwise. `undefined`
+ * means "holds no claim" (e.g. an inactive record).
+ */
+export const claimChanges = (
+  claim: Claim,
+  tableName: string,
+  tenantId: number,
+  owner: ClaimOwner,
+  previousValue: string | undefined,
+  nextValue: string | undefined,
+): { release?: TransactionItem; claim?: TransactionItem } => {
+  const before = previousValue === undefined ? undefined : normaliseClaimValue(previousValue);
+  const after = nextValue === undefined ? undefined : normaliseClaimValue(nextValue);
+  if (before === after) return {};
+  return {
+    ...(previousValue !== undefined ? { release: claim.release(tableName, tenantId, previousValue, owner) } : {}),
+    ...(nextValue !== undefined ? { claim: claim.claim(tableName, tenantId, nextValue, owner) } : {}),
+  };
+};

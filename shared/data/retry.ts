@@ -1,0 +1,54 @@
+// Data layer: the one optimistic-retry policy. An optimistic write reads, decides and writes under a condition;
+// when another writer got there first, the attempt is repeated from the read. Every area uses this policy, so
+// contention behaves the same everywhere.
+import { ConcurrentModification } from '../errors';
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  readonly maxAttempts: number;
+  /** Upper bound of the first delay; each later bound doubles, up to `maxDelayMs`. */
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+/**
+ * The rule: an attempt that fails with ConcurrentModification (a version condition lost a race, or another
+ * transaction held an item) is tried again after a "full jitter" delay, uniformly random in
+ * [0, min(maxDelayMs, baseDelayMs * 2^(retry - 1))), at most 8 attempts in all. Any other error, and the
+ * eighth ConcurrentModification, goes to the caller at once. Full jitter spreads writers that collided apart
+ * instead of letting them collide again in step; the expected total wait of a write that loses seven times is
+ * about 1 s (at most 2.1 s), well inside an API function's timeout.
+ */
+export const optimisticRetryPolicy: RetryPolicy = { maxAttempts: 8, baseDelayMs: 20, maxDelayMs: 800 };
+
+/** The full-jitter delay before retry number `retry` (1 for the first retry). */
+export const backoffDelayMs = (retry: number, policy: RetryPolicy = optimisticRetryPolicy, random: () => number = Math.random): number =>
+  random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+
+export interface RetryOptions {
+  readonly policy?: RetryPolicy;
+  /** Which errors are a lost race; ConcurrentModification by default. */
+  readonly isRetryable?: (error: unknown) => boolean;
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly random?: () => number;
+}
+
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Runs `attempt` (given its number, from 1) under the optimistic-retry policy. */
+export const withOptimisticRetry = async <T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions = {}): Promise<T> => {
+  const {
+    policy = optimisticRetryPolicy,
+    isRetryable = (error: unknown) => error instanceof ConcurrentModification,
+    sleep = sleepFor,
+    random = Math.random,
+  } = options;
+  for (let attemptNumber = 1; ; attemptNumber += 1) {
+    try {
+      return await attempt(attemptNumber);
+    } catch (error) {
+      if (!isRetryable(error) || attemptNumber >= policy.maxAttempts) throw error;
+      await sleep(backoffDelayMs(attemptNumber, policy, random));
+    }
+  }
+};

@@ -1,0 +1,105 @@
+// Data layer: writes of one or more items that must all happen or none. Each action carries a named role, so a
+// cancelled transaction becomes the domain error of the role whose condition failed (a `claim` -> NameTaken, a
+// `record` -> StaleVersion, ...), never a raw DynamoDB error. One action alone is sent as a single-item write (half
+// the cost of a transaction), with the same error mapping.
+import {
+  DeleteCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConcurrentModification } from '../errors';
+import type { TableContext } from './client';
+
+/** One item of TransactWriteItems: exactly one of Put, Update, Delete, ConditionCheck (TableName included). */
+export type TransactionItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export interface TransactionAction<Role extends string> {
+  readonly role: Role;
+  readonly item: TransactionItem;
+}
+
+/** The error a failed condition of each role becomes; a role not listed becomes ConcurrentModification. */
+export type ErrorsByRole<Role extends string> = Partial<Readonly<Record<Role, () => Error>>>;
+
+export interface TransactOptions<Role extends string> {
+  readonly errors?: ErrorsByRole<Role>;
+  /**
+   * Makes the transaction idempotent for 10 minutes (DynamoDB's ClientRequestToken): a repeat with the same token
+   * and the same actions succeeds without writing again. Up to 36 characters. Forces a transaction even for one action.
+   */
+  readonly clientRequestToken?: string;
+}
+
+/** DynamoDB's limit of actions in one transaction. */
+export const maxTransactionActions = 100;
+
+/**
+ * Actions in transaction-sized chunks, for writes too large for one transaction (each chunk is atomic, the whole is
+ * not: give each chunk its own ClientRequestToken so a retried chunk never writes twice).
+ */
+export const chunkActions = <T>(actions: readonly T[], size = maxTransactionActions): T[][] => {
+  const chunks: T[][] = [];
+  for (let start = 0; start < actions.length; start += size) chunks.push(actions.slice(start, start + size));
+  return chunks;
+};
+
+/** Builds the list of actions of a transaction, in order (the order decides which failed role is reported first). */
+export const transactionActions = <Role extends string>() => {
+  const actions: TransactionAction<Role>[] = [];
+  return {
+    actions,
+    add(role: Role, item: TransactionItem) {
+      actions.push({ role, item });
+    },
+  };
+};
+
+const conditionFailed = <Role extends string>(role: Role | undefined, errors: ErrorsByRole<Role>): Error => {
+  const build = role !== undefined && Object.hasOwn(errors, role) ? errors[role] : undefined;
+  return build ? build() : new ConcurrentModification();
+};
+
+const sendSingle = async ({ client }: TableContext, item: TransactionItem): Promise<boolean> => {
+  if (item.Put) await client.send(new PutCommand(item.Put));
+  else if (item.Update) await client.send(new UpdateCommand(item.Update));
+  else if (item.Delete) await client.send(new DeleteCommand(item.Delete));
+  else return false;
+  return true;
+};
+
+/**
+ * Writes the actions atomically. A condition that fails throws the error of the first action (in order) whose
+ * reason is ConditionalCheckFailed; a cancellation for any other reason (TransactionConflict: another transaction
+ * held one of the items) throws ConcurrentModification, which the optimistic retry policy retries.
+ */
+export const transact = async <Role extends string>(
+  table: TableContext,
+  actions: readonly TransactionAction<Role>[],
+  { errors = {}, clientRequestToken }: TransactOptions<Role> = {},
+): Promise<void> => {
+  if (actions.length === 0) return;
+  if (actions.length > maxTransactionActions) throw new Error(`a transaction holds at most ${maxTransactionActions} actions`);
+  const [only] = actions;
+  try {
+    if (actions.length === 1 && clientRequestToken === undefined && only && (await sendSingle(table, only.item))) return;
+    await table.client.send(
+      new TransactWriteCommand({
+        TransactItems: actions.map((action) => action.item),
+        ...(clientRequestToken !== undefined ? { ClientRequestToken: clientRequestToken } : {}),
+      }),
+    );
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === 'ConditionalCheckFailedException') throw conditionFailed(only?.role, errors);
+    if (name === 'TransactionConflictException') throw new ConcurrentModification();
+    if (name !== 'TransactionCanceledException') throw error;
+    const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
+    const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+    if (failed >= 0) throw conditionFailed(actions[failed]?.role, errors);
+    if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new ConcurrentModification();
+    throw error;
+  }
+};

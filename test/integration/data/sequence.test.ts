@@ -1,0 +1,45 @@
+// Integration: per-tenant named sequences (shared/data/sequence.ts) against DynamoDB Local.
+import { describe, expect, it } from '@jest/globals';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { maxSequenceValue, nextValue, sequenceKey } from '../../../shared/data/sequence';
+import { failureOf, freshTenantId, openLocalTable, storedItem } from './support';
+
+const table = openLocalTable();
+
+describe('nextValue', () => {
+  it('counts 1, 2, 3 per tenant and per sequence name, each on its own', async () => {
+    const [tenant, other] = [freshTenantId(), freshTenantId()];
+
+    const values = [
+      await nextValue(table, tenant, 'LOC'),
+      await nextValue(table, tenant, 'LOC'),
+      await nextValue(table, tenant, 'PY'),
+      await nextValue(table, other, 'LOC'),
+      await nextValue(table, tenant, 'LOC'),
+    ];
+
+    expect(values).toEqual([1, 2, 1, 1, 3]);
+    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toEqual({ pk: `T#${tenant}`, sk: 'SEQ#LOC', value: 3 });
+  });
+
+  it('hands out distinct values to concurrent callers', async () => {
+    const tenant = freshTenantId();
+
+    const values = await Promise.all(Array.from({ length: 25 }, () => nextValue(table, tenant, 'LOC')));
+
+    expect([...values].sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, index) => index + 1));
+  });
+
+  it('refuses with 409 once the tenant has used every 32-bit value, naming the sequence', async () => {
+    const tenant = freshTenantId();
+    await table.client.send(new PutCommand({ TableName: table.tableName, Item: { ...sequenceKey(tenant, 'LOC'), value: maxSequenceValue - 1 } }));
+
+    const last = await nextValue(table, tenant, 'LOC', 'location ID');
+    const refused = await failureOf(nextValue(table, tenant, 'LOC', 'location ID'));
+
+    expect({ last, refused }).toEqual({
+      last: maxSequenceValue,
+      refused: { name: 'SequenceExhausted', status: 409, detail: 'This tenant has used every location ID.' },
+    });
+  });
+});
