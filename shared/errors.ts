@@ -38,10 +38,14 @@ export const problemKinds = {
   gatewayTimeout: { status: 504, title: 'Gateway Timeout', type: 'about:blank' },
 } as const satisfies Record<string, ProblemKind>;
 
+/** RFC 9457 extension members of a problem (e.g. a refund's `RefundableAmount`): scalars, named by the problem type. */
+export type ProblemExtensions = Readonly<Record<string, string | number | boolean>>;
+
 export interface ApiErrorOptions {
   readonly errors?: readonly FieldError[];
   readonly headers?: Readonly<Record<string, string>>;
   readonly cause?: unknown;
+  readonly extensions?: ProblemExtensions;
 }
 
 /** An error that maps to a problem response. `detail` is shown to the caller: never put secrets in it. */
@@ -50,6 +54,7 @@ export class ApiError extends Error {
   readonly detail: string;
   readonly errors: readonly FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  readonly extensions: ProblemExtensions;
 
   constructor(kind: ProblemKind, detail: string, options: ApiErrorOptions = {}) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
@@ -58,6 +63,7 @@ export class ApiError extends Error {
     this.detail = detail;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
   }
 
   get status(): number {

@@ -11,6 +11,8 @@ export interface Problem {
   readonly detail: string;
   readonly instance: string;
   readonly errors?: readonly FieldError[];
+  /** Extension members of the problem type (RFC 9457 section 3.2). */
+  readonly [extension: string]: unknown;
 }
 
 const dependencyDownErrors = new Set([
@@ -49,6 +51,8 @@ export const toApiError = (error: unknown): ApiError => {
 };
 
 export const toProblem = (error: ApiError, requestId: string): Problem => ({
+  // Extension members first: they can never replace a member RFC 9457 defines.
+  ...error.extensions,
   type: error.kind.type,
   title: error.kind.title,
   status: error.kind.status,

@@ -85,8 +85,20 @@ export class RefundExceedsBalance extends ApiError {
         type: 'tag:business-platform.api,2026:problems/refund-exceeds-balance',
       },
       `At most ${decimalText(toMinorUnits(refundableAmount, currency), currency)} ${currency} of this payment can still be refunded.`,
-      { errors: [{ pointer: '/Object/Amount', detail: 'exceeds the refundable amount' }] },
+      {
+        errors: [{ pointer: '/Object/Amount', detail: 'exceeds the refundable amount' }],
+        extensions: { RefundableAmount: refundableAmount, Currency: currency },
+      },
     );
+  }
+}
+
+/** 409: another payment of the tenant has this GUID (a GUID names one payment; a resent payment is not recorded twice). */
+export class PaymentGuidTaken extends ApiError {
+  constructor() {
+    super({ status: 409, title: 'GUID already in use', type: 'tag:business-platform.api,2026:problems/guid-taken' }, 'Another payment of this tenant has this GUID.', {
+      errors: [{ pointer: '/Object/GUID', detail: 'already in use' }],
+    });
   }
 }
 
