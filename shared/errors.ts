@@ -166,6 +166,26 @@ export class ConcurrentModification extends ApiError {
   }
 }
 
+/** A requested status change the record's lifecycle does not allow; the detail and `allowed` name those it does. */
+export class InvalidTransition extends ApiError {
+  readonly allowed: readonly string[];
+
+  constructor(from: string, to: string, allowed: readonly string[], pointer = '/Value/Status') {
+    const choices = allowed.length > 0 ? `allowed now: ${allowed.join(', ')}` : 'no status change is allowed now';
+    super(problemKinds.conflict, `The status cannot change from ${from} to ${to}; ${choices}.`, {
+      errors: [{ pointer, detail: choices }],
+    });
+    this.allowed = allowed;
+  }
+}
+
+/** A change to a record that is read-only in its current state; `errors` points at each field that would change. */
+export class ReadOnlyRecord extends ApiError {
+  constructor(detail: string, pointers: readonly string[]) {
+    super(problemKinds.conflict, detail, { errors: pointers.map((pointer) => ({ pointer, detail: 'read-only' })) });
+  }
+}
+
 /** The tenant has taken every value of one of its sequences (IDs are 32-bit): 409, naming the sequence. */
 export class SequenceExhausted extends Conflict {
   constructor(description: string) {

@@ -17,17 +17,39 @@ export const tableDefinition = {
   sortKey: 'sk',
   /** Attribute that DynamoDB TTL deletes expired items by (unix seconds). */
   timeToLiveAttribute: 'expiresAt',
+  // Generic and sparse: an item carries gsiNpk/gsiNsk only when it belongs to that index's access pattern. Each
+  // area names its patterns in its keys module (`export const activeLocationsByName = gsi1`). Three are declared
+  // before any data exists, because adding an index to a live table is a migration (one index per stack update).
   globalSecondaryIndexes: [
     {
-      indexName: 'activeLocationsByName',
+      indexName: 'gsi1',
       partitionKey: 'gsi1pk',
       sortKey: 'gsi1sk',
       serves: "a tenant's active locations ordered by normalised name (GetAll, GetByName prefix)",
+    },
+    {
+      indexName: 'gsi2',
+      partitionKey: 'gsi2pk',
+      sortKey: 'gsi2sk',
+      serves: 'no pattern yet: free for the next tenant-wide listing (e.g. delivery receipts by status and date)',
+    },
+    {
+      indexName: 'gsi3',
+      partitionKey: 'gsi3pk',
+      sortKey: 'gsi3sk',
+      serves: 'no pattern yet: free for the next tenant-wide listing (e.g. delivery receipts by reference)',
     },
   ] as const satisfies readonly IndexDefinition[],
 } as const;
 
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['indexName'];
+
+/** The definition of one index, by its generic name. */
+export const globalIndex = (indexName: IndexName): IndexDefinition => {
+  const index = tableDefinition.globalSecondaryIndexes.find((candidate) => candidate.indexName === indexName);
+  if (!index) throw new Error(`index ${indexName} is not defined`);
+  return index;
+};
 
 /** Every key attribute is a string: composed values such as `T#42#LOC#0000000007`. */
 export const keyAttributeNames = [

@@ -1,10 +1,9 @@
 // Data layer: key composition of the tenant-location entities. Every item of a tenant shares the partition
 // `T#<tenant>`, so no query can ever reach another tenant's items.
-import { tableDefinition } from '../data/table';
+import { globalIndex } from '../data/table';
 
-const byName = tableDefinition.globalSecondaryIndexes.find((index) => index.indexName === 'activeLocationsByName');
-if (!byName) throw new Error('activeLocationsByName index is not defined');
-export const activeLocationsByName = byName;
+/** Access pattern "a tenant's active locations by name", served by the generic index gsi1. */
+export const activeLocationsByName = globalIndex('gsi1');
 
 const pad = (id: number) => id.toString().padStart(10, '0');
 

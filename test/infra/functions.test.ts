@@ -149,7 +149,7 @@ describe('least privilege', () => {
     );
     expect(onIndex).toHaveLength(1);
     expect(actionsOf(onIndex[0]!)).toEqual(['dynamodb:Query']);
-    expect(JSON.stringify(onIndex[0]!.Resource)).toContain('/index/activeLocationsByName');
+    expect(JSON.stringify(onIndex[0]!.Resource)).toContain('/index/gsi1');
   });
 
   it('gives the authorizer no table access and its issuer settings', () => {

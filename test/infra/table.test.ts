@@ -58,6 +58,15 @@ describe('table (dev, the default stage)', () => {
     });
   });
 
+  it('declares three generic, sparse indexes (gsi1..gsi3 over gsiNpk/gsiNsk), never named after one access pattern', () => {
+    const indexes = tableOf(synthesized).Properties!.GlobalSecondaryIndexes as { IndexName: string; KeySchema: { AttributeName: string }[] }[];
+    expect(indexes.map((index) => [index.IndexName, ...index.KeySchema.map((key) => key.AttributeName)])).toEqual([
+      ['gsi1', 'gsi1pk', 'gsi1sk'],
+      ['gsi2', 'gsi2pk', 'gsi2sk'],
+      ['gsi3', 'gsi3pk', 'gsi3sk'],
+    ]);
+  });
+
   it('bills per request, keeps 35 days of point-in-time recovery, encrypts with the AWS-managed key', () => {
     const properties = tableOf(synthesized).Properties!;
     expect(properties.BillingMode).toBe('PAY_PER_REQUEST');
