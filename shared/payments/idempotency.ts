@@ -130,16 +130,18 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
       // In-progress records then expire with this invocation, so a crashed request does not hold its key for a day.
       config.registerLambdaContext(input.context);
       let fresh: Answer | undefined;
+      // Kept as JSON text, not as a DynamoDB map (which does not keep member order), so a replay is byte for byte
+      // the first answer in JSON and in XML.
       const once = makeIdempotent(
         async (_payload: unknown) => {
           fresh = jsonClean(await work());
-          return storage.strip(fresh);
+          return JSON.stringify(storage.strip(fresh));
         },
         { persistenceStore, config, keyPrefix },
       );
       try {
-        const stored = (await once({ key, request: input.request })) as Answer;
-        return fresh ?? (await storage.restore(stored, input.tenantId));
+        const stored = (await once({ key, request: input.request })) as string;
+        return fresh ?? (await storage.restore(JSON.parse(stored) as Answer, input.tenantId));
       } catch (error) {
         throw toProblemError(error);
       }

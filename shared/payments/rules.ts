@@ -2,7 +2,7 @@
 // and GUIDs in). Money is computed in integer minor units (shared/money); a rule that fails throws a named error.
 import { ApiError, Conflict, ValidationFailed, type FieldError } from '../errors';
 import { decimalText, defaultCurrency, formatAmount, fromMinorUnits, InvalidAmount, minorUnitsOf, toMinorUnits } from '../money';
-import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
+import { PaymentT, type PaymentLog, type PaymentRefund, type SaveRequestPaymentT } from '../schemas/payment';
 import { cardDataErrors, cardForAnswer, cardForStorage } from './card-data';
 
 /** Statuses a recorded payment may have. Only a `Paid` payment can be refunded. */
@@ -463,6 +463,8 @@ export const settleRefund = (
   };
 };
 
+const paymentFieldOrder = Object.keys(PaymentT.shape);
+
 const dateFormat = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' });
 const timeFormat = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', hour: 'numeric', minute: '2-digit', hour12: true });
 const plainSpaces = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
@@ -498,8 +500,11 @@ export const paymentView = (record: PaymentRecord, refunds: readonly PaymentRefu
     ...(local ? { DateString: plainSpaces(dateFormat.format(local)), DateTimeString: plainSpaces(`${dateFormat.format(local)} ${timeFormat.format(local)}`) } : {}),
     ...(fields.IsRefund ? {} : { Refunds: [...refunds] }),
   };
-  for (const key of Object.keys(view)) if (view[key] === undefined) delete view[key];
-  return view as PaymentT;
+  // Members in the schema's order (stored items come back in no particular order), so every answer, JSON or XML,
+  // lists a payment's fields the same way.
+  const ordered: Record<string, unknown> = {};
+  for (const key of paymentFieldOrder) if (view[key] !== undefined) ordered[key] = view[key];
+  return ordered as PaymentT;
 };
 
 /** A refund as its payment lists it. */
