@@ -3,13 +3,15 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { NotImplemented } from '../shared/errors';
 import { httpOperation } from '../shared/http/operation';
-import { operations, resourceOf } from '../shared/operations';
+import { compiledOperations } from '../shared/compiled/operations';
+import type { CompiledOperation } from '../shared/validation/compiled';
+import { resourceOf } from '../shared/operations/routes';
 
 const handlers = new Map<string, ReturnType<ReturnType<typeof httpOperation>['handler']>>();
 
 /** One bundle serves several operations: the route API Gateway matched (`resource`) says which. */
 export const handler = async (event: APIGatewayProxyEvent, context: Context) => {
-  const operation = operations.find(
+  const operation: CompiledOperation | undefined = compiledOperations.find(
     (candidate) =>
       candidate.method === event.httpMethod && resourceOf(candidate.path) === resourceOf(event.resource ?? ''),
   );

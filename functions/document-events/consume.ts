@@ -3,7 +3,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { documentStateService } from '../../shared/document-events';
-import { QueuedDocumentEvent } from '../../shared/document-events/message';
+import { QueuedDocumentEvent as queuedDocumentEvent } from '../../shared/compiled/document-events/message';
+import type { QueuedDocumentEvent } from '../../shared/document-events/message';
 import { isKnownType } from '../../shared/document-events/state';
 import { describeError, logger } from '../../shared/observability/logger';
 
@@ -12,7 +13,7 @@ const documentEvents = documentStateService();
 const applyRecord = async (record: SQSRecord): Promise<void> => {
   let message: QueuedDocumentEvent;
   try {
-    message = QueuedDocumentEvent.parse(JSON.parse(record.body));
+    message = queuedDocumentEvent.parse(JSON.parse(record.body));
   } catch (error) {
     // A message the webhook did not write: it can never succeed, so it goes to the DLQ after its receives.
     logger.error('unreadable document event', { messageId: record.messageId, ...describeError(error) });

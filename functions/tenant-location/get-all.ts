@@ -1,6 +1,6 @@
 // Entry: GET /TenantLocation/GetAll: the tenant's active locations ordered by name.
 import { httpOperation } from '../../shared/http/operation';
-import { tenantLocationGetAll } from '../../shared/operations/tenant-locations';
+import { tenantLocationGetAll } from '../../shared/compiled/operations/tenant-locations';
 import { tenantLocationService } from '../../shared/tenant-locations';
 
 const locations = tenantLocationService();

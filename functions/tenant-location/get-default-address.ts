@@ -1,6 +1,6 @@
 // Entry: GET /TenantLocation/GetDefaultAddress/{id}?addressType=...: the location's address of that type.
 import { httpOperation } from '../../shared/http/operation';
-import { tenantLocationGetDefaultAddress } from '../../shared/operations/tenant-locations';
+import { tenantLocationGetDefaultAddress } from '../../shared/compiled/operations/tenant-locations';
 import { tenantLocationService } from '../../shared/tenant-locations';
 
 const locations = tenantLocationService();

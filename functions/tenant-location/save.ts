@@ -1,7 +1,7 @@
 // Entry: POST /TenantLocation/Save: creates (201 with Location) when ID is 0 or absent, otherwise updates (200).
 import { httpOperation, respond } from '../../shared/http/operation';
-import { apiBasePath } from '../../shared/operations/operation';
-import { tenantLocationSave } from '../../shared/operations/tenant-locations';
+import { apiBasePath } from '../../shared/operations/routes';
+import { tenantLocationSave } from '../../shared/compiled/operations/tenant-locations';
 import { tenantLocationService } from '../../shared/tenant-locations';
 
 const locations = tenantLocationService();

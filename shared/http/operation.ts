@@ -4,7 +4,7 @@
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { principalFromAuthorizerContext, type Principal } from '../auth/principal';
 import {
   MalformedBody,
@@ -17,10 +17,13 @@ import {
 } from '../errors';
 import { describeError, logger } from '../observability/logger';
 import type { Operation } from '../operations/operation';
-import { limits } from '../schemas/common';
-import { coerceToSchema } from './codecs/coerce';
+import { limits } from '../schemas/limits';
+import { isCompiledOperation, type CompiledOperation } from '../validation/compiled';
+import { compileOperation } from '../validation/compile-operation';
+import type { SchemaPlan } from '../validation/plan';
+import { coerceToPlan } from './codecs/coerce';
 import { parseForm } from './codecs/form';
-import { parseXml, serializeXml, type XmlRoot } from './codecs/xml';
+import { parseXml, serializeXml } from './codecs/xml';
 import { requestIdHeader, securityHeaders } from './headers';
 import {
   isXmlMediaType,
@@ -91,7 +94,7 @@ const requestIdOf = (request: HttpRequest): string =>
 const header = (event: APIGatewayProxyEvent, name: string): string | undefined => event.headers?.[name] ?? undefined;
 
 /** Adds the request id and security headers to every response, and writes one access log line. */
-const responseHeaders = (operation: Operation): HttpMiddleware => {
+const responseHeaders = (operation: CompiledOperation): HttpMiddleware => {
   const finish = (request: HttpRequest) => {
     const response = request.response as APIGatewayProxyResult | undefined;
     if (!response) return;
@@ -114,11 +117,11 @@ const responseHeaders = (operation: Operation): HttpMiddleware => {
   };
 };
 
-const prefersXml = (operation: Operation, accept: string | undefined): boolean =>
+const prefersXml = (operation: CompiledOperation, accept: string | undefined): boolean =>
   operation.media === 'standard' && isXmlMediaType(negotiate(accept, responseMediaTypes[operation.media]) ?? '');
 
 /** Turns any error into a problem response (XML when the client prefers XML). Logs 5xx with safe fields only. */
-const problemResponses = (operation: Operation): HttpMiddleware => ({
+const problemResponses = (operation: CompiledOperation): HttpMiddleware => ({
   onError: (request) => {
     const error = toApiError(request.error);
     if (error.status >= 500) logger.error('request failed', describeError(request.error));
@@ -127,18 +130,10 @@ const problemResponses = (operation: Operation): HttpMiddleware => ({
   },
 });
 
-const xmlRootOf = (schema: z.ZodType | undefined): XmlRoot => {
-  if (schema instanceof z.ZodArray) {
-    const itemName = String(z.globalRegistry.get(schema.element as z.ZodType)?.id ?? 'item');
-    return { name: `ArrayOf${itemName}`, itemName };
-  }
-  return { name: String((schema && z.globalRegistry.get(schema)?.id) ?? 'Response') };
-};
-
 /** Chooses the response media type first (406 before any work) and serialises the handler's answer into it. */
-const contentNegotiation = (operation: Operation): HttpMiddleware => {
+const contentNegotiation = (operation: CompiledOperation): HttpMiddleware => {
   const available = responseMediaTypes[operation.media];
-  const xmlRoot = xmlRootOf(operation.success?.schema);
+  const xmlRoot = operation.success?.xmlRoot ?? { name: 'Response' };
   return {
     before: (request) => {
       const chosen = negotiate(header(request.event, 'accept'), available);
@@ -171,7 +166,7 @@ const decodeBody = (event: APIGatewayProxyEvent, maxBytes: number): string => {
   return text;
 };
 
-const bodyFormatOf = (operation: Operation, contentType: string | undefined): BodyFormat => {
+const bodyFormatOf = (operation: CompiledOperation, contentType: string | undefined): BodyFormat => {
   const accepted = requestMediaTypes[operation.media] as Readonly<Record<string, BodyFormat>>;
   const acceptedList = Object.keys(accepted);
   const media = contentType === undefined ? undefined : parseMediaType(contentType);
@@ -205,10 +200,11 @@ const tenancyChecks = [
  * The tenancy fields of a body are never trusted: a value that differs from the token is refused (403); an
  * absent or zero value is filled from the token, so the domain always sees the caller's own tenancy.
  */
-const applyTenancy = (body: unknown, principal: Principal, schema: z.ZodType): unknown => {
+const applyTenancy = (body: unknown, principal: Principal, schema: SchemaPlan): unknown => {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
   const record = { ...(body as Record<string, unknown>) };
-  const fields = schema instanceof z.ZodObject ? schema.shape : {};
+  const root = schema.nodes[schema.root];
+  const fields = root?.type === 'object' ? root.shape : {};
   for (const [field, claim] of tenancyChecks) {
     const value = record[field];
     // A value of the wrong type is left to validation (400); only a well-typed, different id is a tenancy breach.
@@ -221,7 +217,7 @@ const applyTenancy = (body: unknown, principal: Principal, schema: z.ZodType): u
 };
 
 /** Authenticates (from the authorizer's context) and parses, coerces and validates path, query and body. */
-const parseRequest = (operation: Operation): HttpMiddleware => ({
+const parseRequest = (operation: CompiledOperation): HttpMiddleware => ({
   before: (request) => {
     const { event } = request;
     let principal: Principal | undefined;
@@ -243,7 +239,7 @@ const parseRequest = (operation: Operation): HttpMiddleware => ({
         throw new ValidationFailed([{ pointer: '', detail: 'the body must be an object' }]);
       }
       const schema = (format === 'xml' ? operation.requestBody.xmlSchema : undefined) ?? operation.requestBody.schema;
-      const coerced = coerceToSchema(decoded, schema, format === 'json' ? 'typed' : 'text');
+      const coerced = coerceToPlan(decoded, schema, format === 'json' ? 'typed' : 'text');
       body = validate(schema, principal ? applyTenancy(coerced, principal, schema) : coerced);
     } else if (operation.requestBody?.required) {
       throw new ValidationFailed([{ pointer: '', detail: 'a request body is required' }], 'A request body is required.');
@@ -266,24 +262,35 @@ const parseRequest = (operation: Operation): HttpMiddleware => ({
 
 export type OperationHandler<O> = (request: OperationRequest<O>) => Promise<unknown>;
 
+const buildHandler = <O>(operation: CompiledOperation, handle: OperationHandler<O>) =>
+  middy<APIGatewayProxyEvent, unknown, Error, Context, Internal>({ timeoutEarlyInMillis: 500 })
+    .use(httpHeaderNormalizer() as HttpMiddleware)
+    .use(responseHeaders(operation))
+    .use(problemResponses(operation))
+    .use(contentNegotiation(operation))
+    .use(parseRequest(operation))
+    .handler(async (event) => {
+      const input = validatedInputs.get(event);
+      if (!input) throw new Error('parseRequest did not run');
+      return handle(input as OperationRequest<O>);
+    });
+
+export interface HttpOperation<O> {
+  readonly operation: CompiledOperation;
+  handler(handle: OperationHandler<O>): ReturnType<typeof buildHandler<O>>;
+}
+
 /**
- * Builds the Lambda handler of one operation from its manifest entry:
+ * Builds the Lambda handler of one operation:
  * `httpOperation(tenantLocationGet).handler(async ({ principal, path }) => ...)`. The handler returns the response body
- * (sent with the manifest's success status) or `respond(...)`. Take the entry from its area's module
- * (`shared/operations/<area>.ts`), not from the whole list, so the function bundles only its own schemas.
+ * (sent with the manifest's success status) or `respond(...)`. A function takes its entry in compiled form, from
+ * `shared/compiled/operations/<area>.ts` (generated from the manifest by `npm run validators`): it carries the
+ * operation's validation plans, not its zod schemas, so the bundle loads no zod. A manifest entry is accepted too
+ * (tests, tools) and compiled in process to the same plans.
  */
-export const httpOperation = <O extends Operation>(operation: O) => ({
-  operation,
-  handler: (handle: OperationHandler<O>) =>
-    middy<APIGatewayProxyEvent, unknown, Error, Context, Internal>({ timeoutEarlyInMillis: 500 })
-      .use(httpHeaderNormalizer() as HttpMiddleware)
-      .use(responseHeaders(operation))
-      .use(problemResponses(operation))
-      .use(contentNegotiation(operation))
-      .use(parseRequest(operation))
-      .handler(async (event) => {
-        const input = validatedInputs.get(event);
-        if (!input) throw new Error('parseRequest did not run');
-        return handle(input as OperationRequest<O>);
-      }),
-});
+export function httpOperation<O extends Operation>(operation: CompiledOperation<O>): HttpOperation<O>;
+export function httpOperation<O extends Operation>(operation: O): HttpOperation<O>;
+export function httpOperation(source: Operation | CompiledOperation): HttpOperation<Operation> {
+  const operation = isCompiledOperation(source) ? source : compileOperation(source);
+  return { operation, handler: (handle) => buildHandler(operation, handle) };
+}

@@ -53,9 +53,4 @@ export const bodyProblems = [400, 401, 403, 406, 413, 415] as const;
 /** Operations whose issue has not landed touch no table. */
 export const pendingTableAccess: readonly TableAction[] = [];
 
-/** The API Gateway resource of a manifest path: without its trailing slash, which API Gateway matches either way. */
-export const resourceOf = (path: string): string => (path.length > 1 ? path.replace(/\/+$/, '') || '/' : path);
-
-/** The base path: API Gateway's stage name, so the deployed URL ends in `/api` like the spec's `{base_url}`. */
-export const apiBasePath = '/api';
-export const stageName = 'api';
+export { apiBasePath, resourceOf, stageName } from './routes';

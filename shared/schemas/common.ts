@@ -1,31 +1,10 @@
 // Schemas: the primitive types of the spec with the bounds the spec leaves open (listed in shared/README.md).
 // Every shape of the service is built from these, so a bound is chosen once.
 import { z } from 'zod';
+import { matches } from '../validation/portable';
+import { limits } from './limits';
 
-export const limits = {
-  /** Names, codes, reference numbers, GUID strings and other short text. */
-  shortText: 200,
-  /** Descriptions, notes, addresses, messages. */
-  longText: 4_000,
-  /** XML fragments carried as strings (InstructionsXML, TriggerXML, TranslationDefinition). */
-  documentText: 64 * 1024,
-  /** Items in any array of the spec. */
-  arrayItems: 500,
-  /** Largest magnitude of a `number` field: keeps 2 decimals exact in IEEE-754 doubles. */
-  numberMagnitude: 1e13,
-  /** Request bodies above this are refused with 413 (API Gateway allows 10 MB; no operation needs more). */
-  requestBodyBytes: 1024 * 1024,
-  /** URLs and URIs (icons, attachments): the de-facto limit of browsers and CDNs. */
-  url: 2_048,
-  /** OAuth tokens, keys and sessions (TokenDetails): JWT access tokens often pass 1 KB; a few reach several. */
-  credentialText: 8 * 1024,
-  /** Email addresses: the SMTP path limit (RFC 5321). */
-  emailAddress: 254,
-  /** Phone and fax numbers, formatted as people type them. */
-  phoneNumber: 50,
-  /** `*_offset` and UtcOffset fields, in minutes from UTC: the widest real offsets are -12:00 and +14:00. */
-  utcOffsetMinutes: 14 * 60,
-} as const;
+export { limits };
 
 /** `int` of the spec: a signed 32-bit integer. */
 export const int32 = () => z.int32();
@@ -37,7 +16,7 @@ export const bool = () => z.boolean();
 const xmlCharacters = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
 /** Text of at most `max` characters, refusing characters XML 1.0 cannot carry (so every record can be sent as XML). */
 export const text = (max: number = limits.shortText) =>
-  z.string().max(max).refine((value) => xmlCharacters.test(value), { error: 'must not contain control characters' });
+  z.string().max(max).refine(matches(xmlCharacters), { error: 'must not contain control characters' });
 export const longText = () => text(limits.longText);
 export const documentText = () => text(limits.documentText);
 /** `uuid` of the spec: GUID format (any version, as .NET emits). */

@@ -1,9 +1,9 @@
 // Schemas: SearchFilter (TenantLocation_GetByName) and TenantLocationFilter (TenantLocation_Search).
 import { z } from 'zod';
 import { bool, dateTime, id, int32, listOf, shape, tenancyFields, text } from './common';
+import { maxSearchResults } from './limits';
 
-export const maxSearchResults = 500;
-export const defaultSearchResults = 50;
+export { defaultSearchResults, maxSearchResults } from './limits';
 
 const searchFilterFields = {
   Statuses: listOf(int32()).optional(),

@@ -89,13 +89,7 @@ export const TenantLocationSearchResult = shape(
 );
 export type TenantLocationSearchResult = z.infer<typeof TenantLocationSearchResult>;
 
-export const addressTypes = {
-  Billing: { value: 1, flag: 'IsDefaultBilling' },
-  Delivery: { value: 2, flag: 'IsDefaultDeliverTo' },
-  Service: { value: 3, flag: 'IsDefaultServiceTo' },
-  Postal: { value: 4, flag: 'IsPostalAddress' },
-} as const;
-export type AddressTypeName = keyof typeof addressTypes;
+export { addressTypes, type AddressTypeName } from './address-types';
 
 export const GetDefaultAddressQuery = z.object({
   addressType: text(20).meta({

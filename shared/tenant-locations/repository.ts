@@ -11,7 +11,8 @@ import {
 import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { queryAll, type TableContext } from '../data/client';
 import { ConcurrentModification, Conflict, NameTaken } from '../errors';
-import { TenantLocation } from '../schemas/tenant-location';
+import { TenantLocation as tenantLocationSchema } from '../compiled/schemas/tenant-location';
+import type { TenantLocation } from '../schemas/tenant-location';
 import {
   activeIndexKeys,
   activeLocationsByName,
@@ -24,7 +25,7 @@ import {
   tenantPartition,
 } from './keys';
 
-const locationFields = Object.keys(TenantLocation.shape) as (keyof TenantLocation)[];
+const locationFields = Object.keys(tenantLocationSchema.shape) as (keyof TenantLocation)[];
 const maxInt32 = 2 ** 31 - 1;
 
 /** The lower-cased text that Search's SearchString matches with `contains`. */

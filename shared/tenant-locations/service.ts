@@ -3,15 +3,10 @@
 import type { Principal } from '../auth/principal';
 import { ConcurrentModification, NotFound, StaleVersion, ValidationFailed } from '../errors';
 import type { SearchFilter, TenantLocationFilter } from '../schemas/search-filter';
-import { defaultSearchResults } from '../schemas/search-filter';
+import { defaultSearchResults } from '../schemas/limits';
 import type { Address } from '../schemas/address';
-import {
-  addressTypes,
-  type AddressTypeName,
-  type TenantLocation,
-  type TenantLocationInfo,
-  type TenantLocationSearchResult,
-} from '../schemas/tenant-location';
+import { addressTypes, type AddressTypeName } from '../schemas/address-types';
+import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '../schemas/tenant-location';
 import { normaliseName } from './keys';
 import type { TenantLocationRepository } from './repository';
 

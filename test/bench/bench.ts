@@ -31,11 +31,18 @@ import { ratio } from './stats';
 
 const tenantIds = { cold: 9100, small: 9201, large: 9202, smallWrites: 9301, largeWrites: 9302, firstOther: 20_001 } as const;
 
-const seedTenants = async (ctx: BenchContext) => {
+const seedTenants = async (ctx: BenchContext, coldOnly = false) => {
   const { rawTable, tenants, options, log } = ctx;
   await rawTable.client.send(new PutCommand({ TableName: rawTable.tableName, Item: { ...baselineKey, entity: 'BenchBaseline', note: 'read by the cold-start baseline' } }));
   log('seeding: cold-start tenant and the 20-location tenant through the tenant-location service');
   await seedThroughService(rawTable, tenants.cold, options.smallTenantLocations, 'Cold');
+  if (!coldOnly) await seedReadTenants(ctx);
+  await seedColdDocument(ctx);
+};
+
+/** The tenants sections 2 and 3 read and write. */
+const seedReadTenants = async (ctx: BenchContext) => {
+  const { rawTable, tenants, options, log } = ctx;
   await seedThroughService(rawTable, tenants.small, options.smallTenantLocations, 'Main');
   log(`seeding: ${options.largeTenantLocations.toLocaleString('en')} locations through the service`);
   await seedThroughService(rawTable, tenants.large, options.largeTenantLocations, 'Main', 6, (done) => log(`  ${done} saved`));
@@ -49,7 +56,11 @@ const seedTenants = async (ctx: BenchContext) => {
     const locations = await repository.list(source.tenantId, { includeInactive: true });
     await batchWriteAll(rawTable, tenantItems(copyLocations(locations, target.tenantId)));
   }
-  // The document the get-document cold start reads.
+};
+
+/** The document the get-document cold start reads. */
+const seedColdDocument = async (ctx: BenchContext) => {
+  const { rawTable, tenants } = ctx;
   const documents = createDocumentEventsService({ repository: createDocumentRepository(rawTable) });
   await documents.apply(
     queuedMessage(
@@ -74,6 +85,8 @@ const seedOtherTenants = async (ctx: BenchContext) => {
 
 export const main = async (argv: readonly string[]): Promise<number> => {
   const options = argv.includes('--quick') ? quickOptions : fullOptions;
+  /** Only section 1 (bundles and cold starts): the figures to iterate on when changing what functions load. */
+  const coldOnly = argv.includes('--cold-only');
   const startedAt = new Date();
   const started = performance.now();
   const loadAverageAtStart = loadavg();
@@ -138,73 +151,87 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       log,
     };
 
-    await seedTenants(ctx);
+    await seedTenants(ctx, coldOnly);
     log('section 1: bundles and cold starts');
     const coldStart = await runColdSection(ctx);
-    log('section 2: warm latency of Get and Search');
-    const locationLatency = await runLocationLatency(ctx);
-    log('section 3: consumed capacity without other tenants');
-    const withoutOthers = await runCapacityPhase(ctx, 'without', 0);
-    await seedOtherTenants(ctx);
-    log('section 3: consumed capacity with other tenants');
-    const withOthers = await runCapacityPhase(ctx, 'with', options.otherTenantLocations);
-    log('section 4: webhook');
-    const webhook = await runWebhookLatency(ctx);
-    log('section 5: consumer');
-    const direct = await runConsumerDirect(ctx);
-    const throughSqs = await runConsumerThroughSqs(ctx);
-
     const measuredFunctions = coldStart.functions.filter((fn) => fn.kind !== 'reference');
     const over = measuredFunctions.filter((fn) => fn.verdict === 'OVER');
+    const overBundle = measuredFunctions.filter((fn) => fn.bundleVerdict === 'OVER');
     const worst = [...measuredFunctions].sort((a, b) => b.ratio - a.ratio)[0];
-    const getComparison = locationLatency[0];
-    const capacitySame = withoutOthers.rows.every((row, index) => {
-      const other = withOthers.rows[index];
-      return other !== undefined && other.figure.readUnits === row.figure.readUnits && other.figure.writeUnits === row.figure.writeUnits;
-    });
-    const report: BenchReport = {
-      startedAt: startedAt.toISOString(),
-      totalSeconds: (performance.now() - started) / 1000,
-      mode: options.quick ? 'quick' : 'full',
-      machine: { node: process.versions.node, cpus: cpus().length, platform: `${process.platform}/${process.arch}`, loadAverageAtStart, loadAverageAtEnd: loadavg() },
-      coldStart,
-      locationLatency,
-      capacity: [withoutOthers, withOthers],
-      webhook,
-      consumer: { direct, throughSqs },
-      targets: [
-        {
-          name: 'Cold start / baseline, per function',
-          value: `${measuredFunctions.length - over.length}/${measuredFunctions.length} within; worst ${worst ? `${worst.name} ${ratio(worst.ratio)}` : 'n/a'}`,
-          target: `<= ${coldStart.target}x`,
-          verdict: over.length === 0 ? 'PASS' : `OVER (${over.length} of ${measuredFunctions.length}; see section 1)`,
-        },
-        {
-          name: 'TenantLocation Get p50 / raw GetItem p50',
-          value: getComparison ? ratio(getComparison.ratioP50) : 'n/a',
-          target: `<= ${getTarget}x`,
-          verdict: getComparison?.verdict ?? 'n/a',
-        },
-        {
-          name: 'Webhook p50 / raw SendMessage p50',
-          value: ratio(webhook.comparison.ratioP50),
-          target: `<= ${webhookTarget}x`,
-          verdict: webhook.comparison.verdict ?? 'n/a',
-        },
-        {
-          name: "Other tenants' data changes a tenant's capacity",
-          value: capacitySame ? 'no (identical units)' : 'yes',
-          target: 'no',
-          verdict: capacitySame ? 'PASS' : 'FAIL',
-        },
-        {
-          name: 'Consumer: in-order state, no event lost',
-          value: `direct ${direct.check.ok ? 'ok' : 'FAILED'}, through SQS ${throughSqs.check.ok ? 'ok' : 'FAILED'}`,
-          target: 'all documents',
-          verdict: direct.check.ok && throughSqs.check.ok ? 'PASS' : 'FAIL',
-        },
-      ],
-    };
+    const worstBundle = [...measuredFunctions].sort((a, b) => b.bundleRatio - a.bundleRatio)[0];
+    const coldTargets = [
+      {
+        name: 'Cold start / baseline, per function',
+        value: `${measuredFunctions.length - over.length}/${measuredFunctions.length} within; worst ${worst ? `${worst.name} ${ratio(worst.ratio)}` : 'n/a'}`,
+        target: `<= ${coldStart.target}x`,
+        verdict: over.length === 0 ? 'PASS' : `OVER (${over.length} of ${measuredFunctions.length}; see section 1)`,
+      },
+      {
+        name: 'Bundle bytes / baseline bytes, per function',
+        value: `${measuredFunctions.length - overBundle.length}/${measuredFunctions.length} within; worst ${worstBundle ? `${worstBundle.name} ${ratio(worstBundle.bundleRatio)}` : 'n/a'}`,
+        target: `<= ${coldStart.bundleTarget}x`,
+        verdict: overBundle.length === 0 ? 'PASS' : `OVER (${overBundle.length} of ${measuredFunctions.length}; see section 1)`,
+      },
+    ];
+    const machine = { node: process.versions.node, cpus: cpus().length, platform: `${process.platform}/${process.arch}`, loadAverageAtStart, loadAverageAtEnd: loadavg() };
+    let report: BenchReport;
+    if (coldOnly) {
+      report = { startedAt: startedAt.toISOString(), totalSeconds: (performance.now() - started) / 1000, mode: options.quick ? 'quick' : 'full', machine, coldStart, targets: coldTargets };
+    } else {
+      log('section 2: warm latency of Get and Search');
+      const locationLatency = await runLocationLatency(ctx);
+      log('section 3: consumed capacity without other tenants');
+      const withoutOthers = await runCapacityPhase(ctx, 'without', 0);
+      await seedOtherTenants(ctx);
+      log('section 3: consumed capacity with other tenants');
+      const withOthers = await runCapacityPhase(ctx, 'with', options.otherTenantLocations);
+      log('section 4: webhook');
+      const webhook = await runWebhookLatency(ctx);
+      log('section 5: consumer');
+      const direct = await runConsumerDirect(ctx);
+      const throughSqs = await runConsumerThroughSqs(ctx);
+
+      const getComparison = locationLatency[0];
+      const capacitySame = withoutOthers.rows.every((row, index) => {
+        const other = withOthers.rows[index];
+        return other !== undefined && other.figure.readUnits === row.figure.readUnits && other.figure.writeUnits === row.figure.writeUnits;
+      });
+      report = {
+        startedAt: startedAt.toISOString(),
+        totalSeconds: (performance.now() - started) / 1000,
+        mode: options.quick ? 'quick' : 'full',
+        machine: { ...machine, loadAverageAtEnd: loadavg() },
+        coldStart,
+        others: { locationLatency, capacity: [withoutOthers, withOthers], webhook, consumer: { direct, throughSqs } },
+        targets: [
+          ...coldTargets,
+          {
+            name: 'TenantLocation Get p50 / raw GetItem p50',
+            value: getComparison ? ratio(getComparison.ratioP50) : 'n/a',
+            target: `<= ${getTarget}x`,
+            verdict: getComparison?.verdict ?? 'n/a',
+          },
+          {
+            name: 'Webhook p50 / raw SendMessage p50',
+            value: ratio(webhook.comparison.ratioP50),
+            target: `<= ${webhookTarget}x`,
+            verdict: webhook.comparison.verdict ?? 'n/a',
+          },
+          {
+            name: "Other tenants' data changes a tenant's capacity",
+            value: capacitySame ? 'no (identical units)' : 'yes',
+            target: 'no',
+            verdict: capacitySame ? 'PASS' : 'FAIL',
+          },
+          {
+            name: 'Consumer: in-order state, no event lost',
+            value: `direct ${direct.check.ok ? 'ok' : 'FAILED'}, through SQS ${throughSqs.check.ok ? 'ok' : 'FAILED'}`,
+            target: 'all documents',
+            verdict: direct.check.ok && throughSqs.check.ok ? 'PASS' : 'FAIL',
+          },
+        ],
+      };
+    }
     await cleanup();
     const reportFile = join(repositoryRoot, '.local', 'bench-report.json');
     writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);

@@ -17,10 +17,13 @@ export interface BenchReport {
     readonly loadAverageAtEnd: readonly number[];
   };
   readonly coldStart: ColdSection;
-  readonly locationLatency: readonly Comparison[];
-  readonly capacity: readonly CapacityPhase[];
-  readonly webhook: { readonly comparison: Comparison; readonly messageBytes: number };
-  readonly consumer: { readonly direct: ConsumerFigures; readonly throughSqs: ConsumerFigures & { readonly deadLetters: number } };
+  /** Sections 2 to 5: absent in a `--cold-only` run. */
+  readonly others?: {
+    readonly locationLatency: readonly Comparison[];
+    readonly capacity: readonly CapacityPhase[];
+    readonly webhook: { readonly comparison: Comparison; readonly messageBytes: number };
+    readonly consumer: { readonly direct: ConsumerFigures; readonly throughSqs: ConsumerFigures & { readonly deadLetters: number } };
+  };
   readonly targets: readonly { readonly name: string; readonly value: string; readonly target: string; readonly verdict: string }[];
 }
 
@@ -31,6 +34,8 @@ const coldTable = (cold: ColdSection): string => {
     fn.name,
     bytes(fn.bundle.bytes),
     bytes(fn.bundle.gzipBytes),
+    ratio(fn.bundleRatio),
+    fn.bundleVerdict,
     ms(fn.medianMs, 0),
     `${ms(fn.minMs, 0)}-${ms(fn.maxMs, 0)}`,
     ms(fn.medianImportMs, 0),
@@ -41,7 +46,7 @@ const coldTable = (cold: ColdSection): string => {
     fn.response,
   ]);
   return renderTable(
-    ['Function', 'Bundle', 'gzip', 'Cold ms p50', 'min-max', 'init ms', '1st call ms', 'Baseline ms', 'Ratio', '<=1.5x', 'Response'],
+    ['Function', 'Bundle', 'gzip', 'Bundle ratio', `<=${cold.bundleTarget}x`, 'Cold ms p50', 'min-max', 'init ms', '1st call ms', 'Baseline ms', 'Ratio', `<=${cold.target}x`, 'Response'],
     rows,
   );
 };
@@ -147,16 +152,18 @@ export const renderReport = (report: BenchReport): string => {
       `p50 ${ms(cold.baseline.medianMs, 0)} ms (init ${ms(cold.baseline.medianImportMs, 0)} ms, first call ${ms(cold.baseline.medianInvokeMs, 0)} ms) over ${cold.baseline.runs} runs.`,
   );
   lines.push(
-    `Ratio = median over ${cold.functions[0]?.runs ?? 0} runs of (function cold start / the baseline cold start run just before it). Target <= ${cold.target}x.`,
+    `Ratio = median over ${cold.functions[0]?.runs ?? 0} runs of (function cold start / the baseline cold start run just before it). Target <= ${cold.target}x. ` +
+      `Bundle ratio = bundle bytes / the baseline's bytes. Target <= ${cold.bundleTarget}x.`,
   );
   lines.push(coldTable(cold));
   const over = cold.functions.filter((fn) => fn.verdict === 'OVER').map((fn) => fn.name);
   if (over.length > 0) lines.push(`  Over ${cold.target}x: ${over.join(', ')}`);
-  const reference = cold.functions.find((fn) => fn.kind === 'reference');
-  if (reference) {
+  const overBundle = cold.functions.filter((fn) => fn.bundleVerdict === 'OVER').map((fn) => fn.name);
+  if (overBundle.length > 0) lines.push(`  Bundle over ${cold.bundleTarget}x: ${overBundle.join(', ')}`);
+  for (const reference of cold.functions.filter((fn) => fn.kind === 'reference')) {
     lines.push(
-      `  "${reference.name}" is not a function: ${reference.module} only loads shared/operations/ (zod and every operation's schemas, ` +
-        `no SDK); its init (${ms(reference.medianImportMs, 0)} ms vs the baseline's ${ms(cold.baseline.medianImportMs, 0)} ms) is what the manifest adds to every HTTP function.`,
+      `  "${reference.name}" is not a function: ${reference.module} loads only that manifest (no SDK); its init ` +
+        `(${ms(reference.medianImportMs, 0)} ms vs the baseline's ${ms(cold.baseline.medianImportMs, 0)} ms, bundle ${bytes(reference.bundle.bytes)}) is what it costs.`,
     );
   }
   const shared = new Map<string, string[]>();
@@ -175,34 +182,39 @@ export const renderReport = (report: BenchReport): string => {
     ),
   );
 
-  lines.push(heading('2. Warm latency: TenantLocation Get and Search against raw DynamoDB calls (interleaved)'));
-  lines.push(comparisonTable(report.locationLatency));
-  for (const entry of report.locationLatency) if (entry.note) lines.push(`  ${entry.name}: ${entry.note}`);
+  const { others } = report;
+  if (others) {
+    lines.push(heading('2. Warm latency: TenantLocation Get and Search against raw DynamoDB calls (interleaved)'));
+    lines.push(comparisonTable(others.locationLatency));
+    for (const entry of others.locationLatency) if (entry.note) lines.push(`  ${entry.name}: ${entry.note}`);
 
-  lines.push(heading('3. Consumed capacity per operation (ReturnConsumedCapacity TOTAL, per request)'));
-  lines.push(capacityTable(report.capacity));
-  lines.push(
-    '  Units as DynamoDB Local reports them (its model of DynamoDB\'s rules: 4 KB read units, halved for eventually consistent reads,\n' +
-      '  1 KB write units plus index writes, transactions doubled; approximate, see test/bench/README.md). Saves write to a copy of each\n' +
-      '  tenant, so both phases read identical tenants.',
-  );
+    lines.push(heading('3. Consumed capacity per operation (ReturnConsumedCapacity TOTAL, per request)'));
+    lines.push(capacityTable(others.capacity));
+    lines.push(
+      '  Units as DynamoDB Local reports them (its model of DynamoDB\'s rules: 4 KB read units, halved for eventually consistent reads,\n' +
+        '  1 KB write units plus index writes, transactions doubled; approximate, see test/bench/README.md). Saves write to a copy of each\n' +
+        '  tenant, so both phases read identical tenants.',
+    );
 
-  lines.push(heading('4. Webhook: verify + validate + enqueue, against a raw SendMessage of the same size (interleaved)'));
-  lines.push(comparisonTable([report.webhook.comparison]));
-  lines.push(`  Message size: ${report.webhook.messageBytes} bytes. ${report.webhook.comparison.note ?? ''}`);
+    lines.push(heading('4. Webhook: verify + validate + enqueue, against a raw SendMessage of the same size (interleaved)'));
+    lines.push(comparisonTable([others.webhook.comparison]));
+    lines.push(`  Message size: ${others.webhook.messageBytes} bytes. ${others.webhook.comparison.note ?? ''}`);
 
-  lines.push(heading('5. Document-events consumer'));
-  const { direct, throughSqs } = report.consumer;
-  lines.push(
-    `batchSize ${direct.batchSize}, maximumConcurrency ${direct.maximumConcurrency} (shared/events/queues.ts); events/s counts every delivered message, duplicates included.`,
-  );
-  lines.push(consumerTable([direct, throughSqs]));
-  lines.push('Check (state = distinct events applied in order with shared/document-events/state.ts applyEvent; history = every distinct event once):');
-  lines.push(...checkLines(direct), ...checkLines(throughSqs));
-  lines.push(
-    `  Direct run: ${direct.invocations} invocations, ${direct.cancelledTransactions} cancelled transactions (duplicates and state races, retried by the repository; ` +
-      `the SDK reports no capacity for them). Through SQS: ${throughSqs.invocations} invocations, ${throughSqs.deadLetters} dead letters.`,
-  );
+    lines.push(heading('5. Document-events consumer'));
+    const { direct, throughSqs } = others.consumer;
+    lines.push(
+      `batchSize ${direct.batchSize}, maximumConcurrency ${direct.maximumConcurrency} (shared/events/queues.ts); events/s counts every delivered message, duplicates included.`,
+    );
+    lines.push(consumerTable([direct, throughSqs]));
+    lines.push('Check (state = distinct events applied in order with shared/document-events/state.ts applyEvent; history = every distinct event once):');
+    lines.push(...checkLines(direct), ...checkLines(throughSqs));
+    lines.push(
+      `  Direct run: ${direct.invocations} invocations, ${direct.cancelledTransactions} cancelled transactions (duplicates and state races, retried by the repository; ` +
+        `the SDK reports no capacity for them). Through SQS: ${throughSqs.invocations} invocations, ${throughSqs.deadLetters} dead letters.`,
+    );
+  } else {
+    lines.push('\n(--cold-only: sections 2 to 5 not run)');
+  }
 
   lines.push(heading('Targets'));
   lines.push(renderTable(['Target', 'Measured', 'Limit', 'Verdict'], report.targets.map((target) => [target.name, target.value, target.target, target.verdict])));

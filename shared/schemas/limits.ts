@@ -1,0 +1,31 @@
+// Schemas: the bounds the spec leaves open (listed in shared/README.md), as plain numbers. Kept apart from the zod
+// schemas (common.ts re-exports them) so run-time code that needs a bound (form decoding, body size, paging) does not
+// load zod with it.
+export const limits = {
+  /** Names, codes, reference numbers, GUID strings and other short text. */
+  shortText: 200,
+  /** Descriptions, notes, addresses, messages. */
+  longText: 4_000,
+  /** XML fragments carried as strings (InstructionsXML, TriggerXML, TranslationDefinition). */
+  documentText: 64 * 1024,
+  /** Items in any array of the spec. */
+  arrayItems: 500,
+  /** Largest magnitude of a `number` field: keeps 2 decimals exact in IEEE-754 doubles. */
+  numberMagnitude: 1e13,
+  /** Request bodies above this are refused with 413 (API Gateway allows 10 MB; no operation needs more). */
+  requestBodyBytes: 1024 * 1024,
+  /** URLs and URIs (icons, attachments): the de-facto limit of browsers and CDNs. */
+  url: 2_048,
+  /** OAuth tokens, keys and sessions (TokenDetails): JWT access tokens often pass 1 KB; a few reach several. */
+  credentialText: 8 * 1024,
+  /** Email addresses: the SMTP path limit (RFC 5321). */
+  emailAddress: 254,
+  /** Phone and fax numbers, formatted as people type them. */
+  phoneNumber: 50,
+  /** `*_offset` and UtcOffset fields, in minutes from UTC: the widest real offsets are -12:00 and +14:00. */
+  utcOffsetMinutes: 14 * 60,
+} as const;
+
+/** Search pages: MaxResults 1 to 500, default 50. */
+export const maxSearchResults = 500;
+export const defaultSearchResults = 50;
