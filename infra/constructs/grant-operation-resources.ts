@@ -4,6 +4,7 @@
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Operation } from '../../shared/operations';
+import { paymentsQueueUrlVariable } from '../../shared/payments/queue';
 import type { OperationFunction } from './operation-function';
 
 export type OperationGrant = NonNullable<Operation['grants']>[number];
@@ -12,6 +13,12 @@ export type OperationGrant = NonNullable<Operation['grants']>[number];
 export const grantDocumentEventsSend = (operationFunction: OperationFunction, queue: IQueue): void => {
   queue.grantSendMessages(operationFunction.role);
   operationFunction.function.addEnvironment('DOCUMENT_EVENTS_QUEUE_URL', queue.queueUrl);
+};
+
+/** Send to the payments queue (queued refunds) + its URL, in the variable the refund function reads. */
+export const grantPaymentsSend = (operationFunction: OperationFunction, queue: IQueue): void => {
+  queue.grantSendMessages(operationFunction.role);
+  operationFunction.function.addEnvironment(paymentsQueueUrlVariable, queue.queueUrl);
 };
 
 /** Read the webhook signing secret (GetSecretValue, DescribeSecret on its ARN) + its ARN. */
@@ -23,12 +30,14 @@ export const grantWebhookSecretRead = (operationFunction: OperationFunction, sec
 /** Everything a manifest grant may refer to. */
 export interface OperationResources {
   readonly documentEventsQueue: IQueue;
+  readonly paymentsQueue: IQueue;
   readonly webhookSecret: ISecret;
 }
 
 /** One entry per grant name: adding a name to the manifest's type without a helper here fails to compile. */
 const grantHelpers: { readonly [grant in OperationGrant]: (fn: OperationFunction, resources: OperationResources) => void } = {
   sendDocumentEvents: (fn, resources) => grantDocumentEventsSend(fn, resources.documentEventsQueue),
+  sendPayments: (fn, resources) => grantPaymentsSend(fn, resources.paymentsQueue),
   readWebhookSecret: (fn, resources) => grantWebhookSecretRead(fn, resources.webhookSecret),
 };
 

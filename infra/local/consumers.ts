@@ -1,6 +1,6 @@
 // Local stack: which function consumes which queue, i.e. the event source mappings the local stack runs. Read
 // from the shared queue definitions, whose `consumer` names the handler module, as the CDK stack reads them.
-import { documentEventsQueue } from '../../shared/events/queues';
+import { documentEventsQueue, paymentsQueue } from '../../shared/events/queues';
 import type { QueueDefinition } from './provision';
 
 export interface QueueConsumer {
@@ -16,7 +16,7 @@ interface ConsumedQueueDefinition extends QueueDefinition {
   readonly consumer?: { readonly name: string; readonly handler: string; readonly timeoutSeconds: number };
 }
 
-const queueDefinitions: readonly ConsumedQueueDefinition[] = [documentEventsQueue];
+const queueDefinitions: readonly ConsumedQueueDefinition[] = [documentEventsQueue, paymentsQueue];
 
 export const queueConsumers: readonly QueueConsumer[] = queueDefinitions.flatMap((queue) =>
   queue.consumer

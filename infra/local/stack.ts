@@ -9,7 +9,8 @@ import { createSqsServer } from 'local-aws-sqs';
 import { localDevSecret } from '../../shared/auth/tokens';
 import { tableDefinition } from '../../shared/data/table';
 import { localWebhookSecret } from '../../shared/document-events/secrets';
-import { documentEventsQueue } from '../../shared/events/queues';
+import { documentEventsQueue, paymentsQueue } from '../../shared/events/queues';
+import { paymentsQueueUrlVariable } from '../../shared/payments/queue';
 import { queueConsumers as defaultConsumers, type QueueConsumer } from './consumers';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startEventSourceMapping, type RunningEventSourceMapping } from './event-source-mapping';
@@ -50,6 +51,7 @@ export interface LocalStack extends LocalStackEndpoints {
 const handlerEnvironment = (endpoints: LocalStackEndpoints): Record<string, string> => ({
   TABLE_NAME: endpoints.tableName,
   DOCUMENT_EVENTS_QUEUE_URL: endpoints.queueUrls[documentEventsQueue.logicalName] ?? '',
+  [paymentsQueueUrlVariable]: endpoints.queueUrls[paymentsQueue.logicalName] ?? '',
   AWS_REGION: localRegion,
   AWS_DEFAULT_REGION: localRegion,
   // Fake credentials in-process, so nothing here can reach a real AWS account by accident.
@@ -111,6 +113,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     });
     await ensureTable(dynamodbClient, tableDefinition, tableDefinition.localTableName);
     const documentEvents = await ensureQueues(sqs, documentEventsQueue);
+    const payments = await ensureQueues(sqs, paymentsQueue);
 
     const endpoints: Omit<LocalStackEndpoints, 'baseUrl'> = {
       dynamodbEndpoint: dynamodb.endpoint,
@@ -119,6 +122,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       queueUrls: {
         [documentEventsQueue.logicalName]: documentEvents.queueUrl,
         [documentEventsQueue.deadLetterQueue.logicalName]: documentEvents.deadLetterQueueUrl,
+        [paymentsQueue.logicalName]: payments.queueUrl,
+        [paymentsQueue.deadLetterQueue.logicalName]: payments.deadLetterQueueUrl,
       },
     };
     Object.assign(process.env, handlerEnvironment({ ...endpoints, baseUrl: '' }));

@@ -41,7 +41,7 @@ export interface Operation {
   readonly problems: readonly number[];
   readonly tableAccess: readonly TableAction[];
   /** Other resources the function uses, each granted by the stack with the least privilege it needs. */
-  readonly grants?: readonly ('sendDocumentEvents' | 'readWebhookSecret')[];
+  readonly grants?: readonly ('sendDocumentEvents' | 'sendPayments' | 'readWebhookSecret')[];
   /** Request bodies above this many bytes are refused with 413 (default: limits.requestBodyBytes). */
   readonly maxBodyBytes?: number;
 }

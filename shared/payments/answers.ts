@@ -1,7 +1,7 @@
 // Domain to HTTP: the answers of the payment operations in the platform's envelopes, and how an answer is kept
 // for Idempotency-Key replays without the card holder's name (personal data stays in the payment record only).
-import { apiBasePath } from '../operations/operation';
-import { acceptedSynkValidation, editResponse, synkSaveQueueResponse } from '../schemas/envelopes';
+import { apiBasePath } from '../operations/routes';
+import { acceptedSynkValidation, editResponse, synkSaveQueueResponse } from '../schemas/envelope-bodies';
 import type { PaymentT } from '../schemas/payment';
 import type { Answer, AnswerStorage } from './idempotency';
 import type { PaymentRepository } from './repository';

@@ -16,7 +16,7 @@ import type { Context } from 'aws-lambda';
 import type { TableContext } from '../data/client';
 import { tenantPartition } from '../data/partition';
 import { tableDefinition } from '../data/table';
-import { ApiError, ValidationFailed } from '../errors';
+import { ApiError, problemKinds, ValidationFailed } from '../errors';
 import { idempotencyKeyPrefix } from './keys';
 
 /** The header, as the HTTP stack hands it (lower case), and how long a key is remembered. */
@@ -56,12 +56,10 @@ export const parseIdempotencyKey = (raw: string): string => {
   return key;
 };
 
-const problemType = (slug: string) => `tag:business-platform.api,2026:problems/${slug}`;
-
 export class IdempotencyKeyReused extends ApiError {
   constructor() {
     super(
-      { status: 422, title: 'Idempotency key reused', type: problemType('idempotency-key-reused') },
+      problemKinds.idempotencyKeyReused,
       'This Idempotency-Key was used with a different request in the last 24 hours; use a new key for a new request.',
     );
   }
@@ -70,7 +68,7 @@ export class IdempotencyKeyReused extends ApiError {
 export class IdempotencyKeyInUse extends ApiError {
   constructor() {
     super(
-      { status: 409, title: 'Request in progress', type: problemType('idempotency-key-in-use') },
+      problemKinds.idempotencyKeyInUse,
       'A request with this Idempotency-Key is still in progress; retry once it has finished.',
       { headers: { 'Retry-After': '1' } },
     );

@@ -1,18 +1,14 @@
-// Messaging: the payments queue's message (a queued refund, named by its tenant and ID) and its publisher. The
-// message carries no money and no card data: the consumer reads the refund record for everything else.
+// Messaging: puts queued refunds on the payments queue (`{"tenantId":1,"refundId":8}`, message.ts).
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
+import type { QueuedRefund } from './message';
 
-export const QueuedRefund = z.strictObject({
-  tenantId: z.int32().min(1),
-  refundId: z.int32().min(1),
-});
-export type QueuedRefund = z.infer<typeof QueuedRefund>;
+/** The environment variable of the payments queue's URL (set with the `sendPayments` grant). */
+export const paymentsQueueUrlVariable = 'PAYMENTS_QUEUE_URL';
 
 export type RefundPublisher = (message: QueuedRefund) => Promise<void>;
 
 export const createRefundPublisher =
   (queueUrl: string, client: SQSClient = new SQSClient({})): RefundPublisher =>
-  async (message) => {
-    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(QueuedRefund.parse(message)) }));
+  async ({ tenantId, refundId }) => {
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ tenantId, refundId }) }));
   };

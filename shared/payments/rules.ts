@@ -1,8 +1,9 @@
 // Domain: the rules of payments and refunds, pure (no I/O, no clock, no randomness: the service passes ids, times
 // and GUIDs in). Money is computed in integer minor units (shared/money); a rule that fails throws a named error.
-import { ApiError, Conflict, ValidationFailed, type FieldError } from '../errors';
+import { ApiError, Conflict, problemKinds, ValidationFailed, type FieldError } from '../errors';
 import { decimalText, defaultCurrency, formatAmount, fromMinorUnits, InvalidAmount, minorUnitsOf, toMinorUnits } from '../money';
-import { PaymentT, type PaymentLog, type PaymentRefund, type SaveRequestPaymentT } from '../schemas/payment';
+import { PaymentT as paymentSchema } from '../compiled/schemas/payment';
+import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
 import { cardDataErrors, cardForAnswer, cardForStorage } from './card-data';
 
 /** Statuses a recorded payment may have. Only a `Paid` payment can be refunded. */
@@ -79,11 +80,7 @@ export class RefundExceedsBalance extends ApiError {
     readonly currency: string,
   ) {
     super(
-      {
-        status: 409,
-        title: 'Refund exceeds the refundable amount',
-        type: 'tag:business-platform.api,2026:problems/refund-exceeds-balance',
-      },
+      problemKinds.refundExceedsBalance,
       `At most ${decimalText(toMinorUnits(refundableAmount, currency), currency)} ${currency} of this payment can still be refunded.`,
       {
         errors: [{ pointer: '/Object/Amount', detail: 'exceeds the refundable amount' }],
@@ -96,7 +93,7 @@ export class RefundExceedsBalance extends ApiError {
 /** 409: another payment of the tenant has this GUID (a GUID names one payment; a resent payment is not recorded twice). */
 export class PaymentGuidTaken extends ApiError {
   constructor() {
-    super({ status: 409, title: 'GUID already in use', type: 'tag:business-platform.api,2026:problems/guid-taken' }, 'Another payment of this tenant has this GUID.', {
+    super(problemKinds.guidTaken, 'Another payment of this tenant has this GUID.', {
       errors: [{ pointer: '/Object/GUID', detail: 'already in use' }],
     });
   }
@@ -463,7 +460,7 @@ export const settleRefund = (
   };
 };
 
-const paymentFieldOrder = Object.keys(PaymentT.shape);
+const paymentFieldOrder = Object.keys(paymentSchema.shape);
 
 const dateFormat = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' });
 const timeFormat = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', hour: 'numeric', minute: '2-digit', hour12: true });

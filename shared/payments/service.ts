@@ -7,7 +7,8 @@ import { withOptimisticRetry } from '../data/retry';
 import { NotFound, ServiceUnavailable } from '../errors';
 import { describeError, logger } from '../observability/logger';
 import type { PaymentT, SaveRequestPaymentT } from '../schemas/payment';
-import type { QueuedRefund, RefundPublisher } from './queue';
+import type { QueuedRefund } from './message';
+import type { RefundPublisher } from './queue';
 import type { PaymentRepository } from './repository';
 import {
   buildRefund,
