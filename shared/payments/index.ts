@@ -7,7 +7,8 @@ import { createRefundPublisher, type RefundPublisher } from './queue';
 import { createPaymentRepository } from './repository';
 import { createPaymentService, type PaymentService } from './service';
 
-let service: PaymentService | undefined;
+/** One service per queue setting: the local stack runs every function in one process, each with its own needs. */
+const services = new Map<string, PaymentService>();
 
 const noQueue: RefundPublisher = async () => {
   throw new Error('this function has no payments queue');
@@ -15,10 +16,15 @@ const noQueue: RefundPublisher = async () => {
 
 /** `queueUrlVariable`: the environment variable of the payments queue's URL, for the functions that queue refunds. */
 export const paymentService = (queueUrlVariable?: string): PaymentService => {
-  service ??= createPaymentService({
-    repository: createPaymentRepository(defaultTable()),
-    publish: queueUrlVariable ? createRefundPublisher(requireEnv(queueUrlVariable)) : noQueue,
-  });
+  const key = queueUrlVariable ?? '';
+  let service = services.get(key);
+  if (!service) {
+    service = createPaymentService({
+      repository: createPaymentRepository(defaultTable()),
+      publish: queueUrlVariable ? createRefundPublisher(requireEnv(queueUrlVariable)) : noQueue,
+    });
+    services.set(key, service);
+  }
   return service;
 };
 

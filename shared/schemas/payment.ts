@@ -55,9 +55,10 @@ export const CreditCard = shape('CreditCard', {
   CardNumber: sensitive(
     z
       .string()
-      .regex(/^[0-9]{12,19}$/, { error: 'must be 12 to 19 digits' })
+      // Answers carry the stored, masked form (first six and last four digits); requests must send the digits.
+      .regex(/^([0-9]{12,19}|[0-9]{6}\*{2,9}[0-9]{4})$/, { error: 'must be 12 to 19 digits' })
       .optional(),
-    'Primary account number: 12 to 19 digits, no spaces.',
+    'Primary account number: 12 to 19 digits, no spaces. Answers show it masked (411111******1111); it is never stored whole.',
   ),
   CardHolderName: personalData(text().optional(), 'Name on the card: stored with the payment, never logged.'),
   ExpiryMMYY: sensitive(
