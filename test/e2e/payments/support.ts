@@ -47,7 +47,7 @@ export const getPayment = (token: string, id: number | string, accept?: string) 
 /** A Luhn-valid card number, CVV, payment service token and holder name no other test file sends. */
 export const secrets = {
   cardNumber: '4000056655665556',
-  cvv: '737',
+  cvv: '7373',
   token: 'tok_e2e_payment_service_5f3a9c',
   holderName: 'QUENTIN E2E HOLDER',
 } as const;
