@@ -2,12 +2,12 @@
 // Idempotency-Key.
 import { httpOperation, respond } from '../../shared/http/operation';
 import { paymentPostRefund } from '../../shared/compiled/operations/payments';
-import { paymentIdempotency, paymentService } from '../../shared/payments';
+import { paymentIdempotency } from '../../shared/payments/idempotent';
 import { savedAnswer } from '../../shared/payments/answers';
 import { idempotencyKeyHeader } from '../../shared/payments/idempotency';
-import { paymentsQueueUrlVariable } from '../../shared/payments/queue';
+import { queueingPaymentService } from '../../shared/payments/with-queue';
 
-const payments = paymentService(paymentsQueueUrlVariable);
+const payments = queueingPaymentService();
 const idempotency = paymentIdempotency(paymentPostRefund.operationId);
 
 export const handler = httpOperation(paymentPostRefund).handler(async ({ principal, path, body, headers, context }) => {
