@@ -196,3 +196,10 @@ export class SequenceExhausted extends Conflict {
     super(`This tenant has used every ${description}.`);
   }
 }
+
+/** A versioned write found another Version stored than the one it read: retried, or StaleVersion when the client named it. */
+export class VersionConflict extends ConcurrentModification {
+  constructor(detail = 'The record was changed by someone else while this request was saving it; retry.') {
+    super(detail);
+  }
+}

@@ -1,40 +1,17 @@
-// Infra: the one place a function gets the table. The grant and TABLE_NAME are set in the same call, from the
-// manifest's tableAccess, so a function can never know the table without the rights it was given, or the reverse.
-import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+// Infra: the one place a function gets the table. The statements and TABLE_NAME come together from the shared
+// table grant (shared/operations/grants.ts), the same definition the local stack enforces, so a function can never
+// know the table without the rights it was given, or the reverse, and the deployed role matches what tests ran.
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { tableDefinition } from '../../shared/data/table';
-import type { TableAction } from '../../shared/operations';
+import { tableGrant, type FunctionGrants } from '../../shared/operations';
 import type { OperationFunction } from './operation-function';
 
-/** Of the manifest's actions, the ones DynamoDB authorises against an index ARN (reads through a GSI). */
-const indexActions: ReadonlySet<TableAction> = new Set<TableAction>(['dynamodb:Query']);
-
+/** Grants the function its manifest `tableAccess` on the table and its `tableIndexes` by name, and sets TABLE_NAME. */
 export const grantTableAccess = (
   operationFunction: OperationFunction,
   table: ITable,
-  actions: readonly TableAction[],
+  access: Pick<FunctionGrants, 'tableAccess' | 'tableIndexes'>,
 ): void => {
-  if (actions.length === 0) return;
-  const unique = [...new Set(actions)].sort();
-
-  operationFunction.role.addToPrincipalPolicy(
-    new PolicyStatement({ effect: Effect.ALLOW, actions: unique, resources: [table.tableArn] }),
+  operationFunction.grant(
+    tableGrant({ actions: access.tableAccess, indexes: access.tableIndexes ?? [] }, { name: table.tableName, arn: table.tableArn }),
   );
-
-  // Each index is named rather than `${arn}/index/*`: a GSI added later is not readable until it is declared in
-  // shared/data/table.ts, and the policy holds no wildcard at all.
-  const onIndexes = unique.filter((action) => indexActions.has(action));
-  if (onIndexes.length > 0) {
-    operationFunction.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: onIndexes,
-        resources: tableDefinition.globalSecondaryIndexes.map(
-          (index) => `${table.tableArn}/index/${index.indexName}`,
-        ),
-      }),
-    );
-  }
-
-  operationFunction.function.addEnvironment('TABLE_NAME', table.tableName);
 };

@@ -3,16 +3,17 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { commonFunctionEnvironment, type Granted } from '../../shared/operations/grants';
 
 /** The repository root: manifest handler paths are relative to it, and esbuild resolves from it. */
 export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export const serviceName = 'business-platform-api';
+export { serviceName } from '../../shared/operations/grants';
 
 /**
  * The newest Node.js runtime aws-cdk-lib knows. cdk-nag (AwsSolutions-L1) requires the latest of the family, and
@@ -75,6 +76,16 @@ export interface OperationFunctionProps {
 }
 
 export class OperationFunction extends Construct {
+  /** Adds a grant from shared/operations/grants.ts: its statements to the role, its variables to the environment. */
+  grant(granted: Granted): void {
+    for (const statement of granted.statements) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ effect: Effect.ALLOW, actions: [...statement.actions], resources: [...statement.resources] }),
+      );
+    }
+    for (const [name, value] of Object.entries(granted.environment)) this.function.addEnvironment(name, value);
+  }
+
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
@@ -122,8 +133,7 @@ export class OperationFunction extends Construct {
       applicationLogLevelV2: ApplicationLogLevel[logLevel],
       tracing: Tracing.ACTIVE,
       environment: {
-        POWERTOOLS_SERVICE_NAME: serviceName,
-        LOG_LEVEL: logLevel,
+        ...commonFunctionEnvironment(logLevel),
         // Stack traces point at the TypeScript sources through the bundled source map.
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,

@@ -17,8 +17,13 @@ export interface EventSourceMappingOptions {
   readonly sqs: SQSClient;
   readonly queueUrl: string;
   readonly queueArn: string;
-  /** Called for every batch (cache it): a module that fails to load fails the batch, as a Lambda init error does. */
-  readonly loadHandler: () => Promise<Handler>;
+  /**
+   * Runs the function on a batch within `timeoutMs` (the local stack invokes it isolated, function-host.ts). Or,
+   * in this process, `loadHandler`, called for every batch (cache it): a module that fails to load fails the
+   * batch, as a Lambda init error does. One of the two.
+   */
+  readonly invoke?: (event: SQSEvent, timeoutMs: number) => Promise<unknown>;
+  readonly loadHandler?: () => Promise<Handler>;
   readonly functionName: string;
   readonly functionTimeoutMs: number;
   /** From the queue definition's `eventSource`. */
@@ -96,6 +101,14 @@ export const succeededRecords = (records: readonly SQSRecord[], response: unknow
 };
 
 export const startEventSourceMapping = (options: EventSourceMappingOptions): RunningEventSourceMapping => {
+  const { invoke, loadHandler } = options;
+  if (!invoke && !loadHandler) throw new Error('An event source mapping needs invoke or loadHandler');
+  const runBatch = (event: SQSEvent): Promise<unknown> =>
+    invoke
+      ? invoke(event, options.functionTimeoutMs)
+      : (loadHandler as () => Promise<Handler>)().then((handler) =>
+          invokeHandler(handler, event, { functionName: options.functionName, timeoutMs: options.functionTimeoutMs }),
+        );
   const region = options.region ?? localRegion;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const pollWaitSeconds = Math.min(20, options.pollWaitSeconds ?? Math.max(1, Math.ceil(options.maxBatchingWindowSeconds)));
@@ -158,10 +171,7 @@ export const startEventSourceMapping = (options: EventSourceMappingOptions): Run
     const event: SQSEvent = { Records: records };
     let succeeded: SQSRecord[];
     try {
-      const response = await invokeHandler(await options.loadHandler(), event, {
-        functionName: options.functionName,
-        timeoutMs: options.functionTimeoutMs,
-      });
+      const response = await runBatch(event);
       succeeded = succeededRecords(records, response, options.reportBatchItemFailures);
     } catch (error) {
       // A failed invocation fails the whole batch: every message comes back after its visibility timeout.

@@ -1,9 +1,8 @@
 // Local stack: API Gateway's REQUEST authorizer step. Invokes the authorizer function, caches its policy per
 // identity source (the Authorization header) like the stack's authorizer, and evaluates the IAM policy against
 // the request's method ARN.
-import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Handler } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { headerValue } from './gateway-event';
-import { invokeHandler } from './lambda-runtime';
 
 export type AuthorizerOutcome =
   | { readonly kind: 'allow'; readonly authorizer: Record<string, unknown> }
@@ -15,9 +14,8 @@ export type AuthorizerOutcome =
   | { readonly kind: 'error'; readonly error: unknown };
 
 export interface AuthorizerOptions {
-  readonly loadHandler: () => Promise<Handler>;
-  readonly functionName?: string;
-  readonly timeoutMs: number;
+  /** Invokes the authorizer function with the event (within the gateway's timeout); resolves to its answer. */
+  readonly invoke: (event: APIGatewayRequestAuthorizerEvent) => Promise<unknown>;
   /** API Gateway's authorizer result TTL; 0 disables caching. */
   readonly cacheTtlMs: number;
   readonly now?: () => number;
@@ -97,10 +95,7 @@ export const createAuthorizer = (options: AuthorizerOptions) => {
       cache.delete(identity);
       const started = now();
       try {
-        const handler = await options.loadHandler();
-        result = validResult(
-          await invokeHandler(handler, event, { functionName: options.functionName ?? 'authorizer', timeoutMs: options.timeoutMs }),
-        );
+        result = validResult(await options.invoke(event));
       } catch (error) {
         if (error instanceof Error && error.message === 'Unauthorized') return { kind: 'unauthorized' };
         return { kind: 'error', error };

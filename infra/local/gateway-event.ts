@@ -54,12 +54,28 @@ export const resourceIdOf = (resource: string): string => createHash('sha256').u
 export const methodArn = (method: string, path: string, stage: string): string =>
   `arn:aws:execute-api:${localRegion}:${localAccountId}:${localApiId}/${stage}/${method}/${path.replace(/^\//, '')}`;
 
+/**
+ * Sets a member named by the client (a header or query parameter name) as an own property, as API Gateway's JSON
+ * event has it: `__proto__` becomes a member rather than a prototype, and `constructor` or `toString` never reach
+ * Object.prototype's.
+ */
+const setOwn = <T>(map: Record<string, T>, name: string, value: T): void => {
+  Object.defineProperty(map, name, { value, writable: true, enumerable: true, configurable: true });
+};
+
+/** Appends to the list of values of `name`, a list of this map only. */
+const appendOwn = (map: Record<string, string[]>, name: string, value: string): void => {
+  const values = Object.hasOwn(map, name) ? map[name] : undefined;
+  if (values) values.push(value);
+  else setOwn(map, name, [value]);
+};
+
 const headerMaps = (request: IncomingRequest) => {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   const add = (name: string, value: string) => {
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    setOwn(headers, name, value);
+    appendOwn(multiValueHeaders, name, value);
   };
   for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) {
     add(request.rawHeaders[index] as string, request.rawHeaders[index + 1] as string);
@@ -100,8 +116,8 @@ const queryMaps = (rawQuery: string) => {
     const separator = pair.indexOf('=');
     const name = decode(separator === -1 ? pair : pair.slice(0, separator));
     const value = separator === -1 ? '' : decode(pair.slice(separator + 1));
-    single[name] = value;
-    (multi[name] ??= []).push(value);
+    setOwn(single, name, value);
+    appendOwn(multi, name, value);
   }
   return Object.keys(single).length === 0
     ? { queryStringParameters: null, multiValueQueryStringParameters: null }

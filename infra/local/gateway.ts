@@ -6,8 +6,7 @@
 // binaryMediaTypes (the stack declares none: every media type the operations accept is text). Pass
 // `binaryMediaTypes` to emulate an API that declares some: matching requests then arrive base64-encoded.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { APIGatewayProxyEvent, Handler } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { apiBasePath, operations as manifestOperations, resourceOf, stageName, type Operation } from '../../shared/operations';
 import { gatewayProblemTemplate, gatewayResponse, type GatewayResponseType } from '../../shared/http/gateway-responses';
 import { gatewaySecurityHeaders, requestIdHeader } from '../../shared/http/headers';
@@ -20,10 +19,13 @@ import {
   type IncomingRequest,
   type MatchedRoute,
 } from './gateway-event';
-import { cachedHandlerLoader, importFromRepoRoot, InvocationTimeout, invokeHandler, type ModuleResolver } from './lambda-runtime';
+import { closeServer, listen } from './local-aws';
+import { importFromRepoRoot, inProcessInvoker, InvocationTimeout, type FunctionInvoker, type ModuleResolver } from './lambda-runtime';
 
 export const authorizerModulePath = 'functions/authorizer.ts';
 export const openApiModulePath = 'shared/openapi/document.ts';
+/** The authorizer's function name, locally as in the IAM edge's identities. */
+export const authorizerFunctionName = 'authorizer';
 
 const megabyte = 1024 * 1024;
 const logToStderr = (line: string) => void process.stderr.write(`${line}\n`);
@@ -31,8 +33,13 @@ const logToStderr = (line: string) => void process.stderr.write(`${line}\n`);
 export interface GatewayOptions {
   /** Routes; defaults to the operations manifest. */
   readonly operations?: readonly Pick<Operation, 'operationId' | 'method' | 'path' | 'handler' | 'auth'>[];
-  /** Loads a module by its repo-root path (handlers, authorizer, OpenAPI builder); defaults to a real import. */
+  /** Loads a module by its repo-root path (the OpenAPI builder; handlers too unless `invoke` is given); defaults to a real import. */
   readonly resolveModule?: ModuleResolver;
+  /**
+   * Invokes the functions (operations by operationId, the authorizer as `authorizer`). The local stack runs each
+   * isolated (function-host.ts); by default they run in this process through `resolveModule`.
+   */
+  readonly invoke?: FunctionInvoker;
   readonly authorizerModule?: string;
   /** API Gateway's integration timeout: 29 s. */
   readonly integrationTimeoutMs?: number;
@@ -206,7 +213,7 @@ const toHttpResult = (result: unknown): HttpResult => {
 export const createGatewayHandler = (options: GatewayOptions = {}) => {
   const operations = options.operations ?? manifestOperations;
   const resolveModule = options.resolveModule ?? importFromRepoRoot;
-  const loadHandler = cachedHandlerLoader(resolveModule);
+  const invoke = options.invoke ?? inProcessInvoker(resolveModule);
   const integrationTimeoutMs = options.integrationTimeoutMs ?? 29_000;
   const maxRequestBytes = options.maxRequestBytes ?? 10 * megabyte;
   const maxLambdaPayloadBytes = options.maxLambdaPayloadBytes ?? 6 * megabyte;
@@ -215,8 +222,7 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
   const route = createRouter(operations);
   const authorizerModule = options.authorizerModule ?? authorizerModulePath;
   const authorize = createAuthorizer({
-    loadHandler: () => loadHandler(authorizerModule),
-    timeoutMs: integrationTimeoutMs,
+    invoke: (event) => invoke({ functionName: authorizerFunctionName, handler: authorizerModule }, event, integrationTimeoutMs),
     cacheTtlMs: options.authorizerCacheTtlMs ?? 300_000,
   });
   let openApiDocument: Promise<string> | undefined;
@@ -312,11 +318,8 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
 
     let result: HttpResult;
     try {
-      const handler: Handler = await loadHandler(found.route.operation.handler);
-      const returned = await invokeHandler(handler, event, {
-        functionName: found.route.operation.operationId,
-        timeoutMs: integrationTimeoutMs,
-      });
+      const { operationId, handler } = found.route.operation;
+      const returned = await invoke({ functionName: operationId, handler }, event, integrationTimeoutMs);
       if (Buffer.byteLength(JSON.stringify(returned ?? null)) > maxLambdaPayloadBytes) {
         return reject('INTEGRATION_FAILURE', 'the response exceeds the Lambda payload limit');
       }
@@ -348,21 +351,6 @@ export const startGateway = async (options: GatewayOptions & { port: number; hos
     });
   });
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    server,
-    baseUrl: `http://${host}:${port}${apiBasePath}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const port = await listen(server, options.port, host);
+  return { server, baseUrl: `http://${host}:${port}${apiBasePath}`, close: () => closeServer(server) };
 };

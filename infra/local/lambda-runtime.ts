@@ -65,22 +65,9 @@ export const createLambdaContext = (options: InvokeOptions, deadline: number): C
   };
 };
 
-/**
- * Invokes a handler like the Node.js runtime: the result is the resolved promise or the callback's value,
- * whichever comes first. Past the timeout the invocation fails with InvocationTimeout (the handler keeps
- * running in the background: there is no sandbox to freeze).
- */
-export const invokeHandler = async <TResult = unknown>(handler: Handler, event: unknown, options: InvokeOptions): Promise<TResult> => {
-  const deadline = Date.now() + options.timeoutMs;
-  const context = createLambdaContext(options, deadline);
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new InvocationTimeout(`${options.functionName} timed out after ${options.timeoutMs} ms`)),
-      options.timeoutMs,
-    );
-  });
-  const completed = new Promise<TResult>((resolvePromise, reject) => {
+/** Runs a handler like the Node.js runtime: the result is the resolved promise or the callback's value, whichever comes first. */
+export const runHandler = <TResult = unknown>(handler: Handler, event: unknown, context: Context): Promise<TResult> =>
+  new Promise<TResult>((resolvePromise, reject) => {
     const callback = (error?: Error | string | null, result?: unknown) =>
       error ? reject(typeof error === 'string' ? new Error(error) : error) : resolvePromise(result as TResult);
     try {
@@ -92,9 +79,45 @@ export const invokeHandler = async <TResult = unknown>(handler: Handler, event: 
       reject(error);
     }
   });
+
+/** Settles like `completed`, or fails with InvocationTimeout once the function's timeout has passed. */
+export const withinTimeout = async <TResult>(completed: Promise<TResult>, options: InvokeOptions): Promise<TResult> => {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new InvocationTimeout(`${options.functionName} timed out after ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
+  });
   try {
     return await Promise.race([completed, timedOut]);
   } finally {
     clearTimeout(timer);
   }
+};
+
+/**
+ * Invokes a handler in this process. Past the timeout the invocation fails with InvocationTimeout (the handler
+ * keeps running in the background: there is no sandbox to freeze).
+ */
+export const invokeHandler = async <TResult = unknown>(handler: Handler, event: unknown, options: InvokeOptions): Promise<TResult> => {
+  const context = createLambdaContext(options, Date.now() + options.timeoutMs);
+  return withinTimeout(runHandler<TResult>(handler, event, context), options);
+};
+
+/** A function the local stack can invoke: its name (the Lambda function name) and its handler module. */
+export interface LocalFunctionRef {
+  readonly functionName: string;
+  /** Module relative to the repository root that exports `handler`. */
+  readonly handler: string;
+}
+
+/** How the gateway and the event source mappings invoke a function: in this process, or isolated (function-host.ts). */
+export type FunctionInvoker = <TResult = unknown>(fn: LocalFunctionRef, event: unknown, timeoutMs: number) => Promise<TResult>;
+
+/** Functions run in this process, sharing its environment: for tests that inject fixture handlers. */
+export const inProcessInvoker = (resolveModule: ModuleResolver = importFromRepoRoot): FunctionInvoker => {
+  const loadHandler = cachedHandlerLoader(resolveModule);
+  return async <TResult>(fn: LocalFunctionRef, event: unknown, timeoutMs: number) =>
+    invokeHandler<TResult>(await loadHandler(fn.handler), event, { functionName: fn.functionName, timeoutMs });
 };

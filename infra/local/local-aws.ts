@@ -1,5 +1,6 @@
 // Local stack: the fake account every local server and client agrees on, and small network helpers.
-import { createServer } from 'node:net';
+import type { Server } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 
 export const localAccountId = '123456789012';
 export const localRegion = 'us-east-1';
@@ -17,4 +18,21 @@ export const findFreePort = (): Promise<number> =>
       const port = typeof address === 'object' && address ? address.port : 0;
       server.close(() => resolve(port));
     });
+  });
+
+/** Starts an HTTP server listening and resolves to the port it got (0 picks a free one). */
+export const listen = (server: Server, port: number, host: string): Promise<number> =>
+  new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+
+/** Stops an HTTP server, ending its open connections (kept-alive clients, long polls) instead of waiting for them. */
+export const closeServer = (server: Server): Promise<void> =>
+  new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
   });

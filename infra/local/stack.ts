@@ -1,6 +1,8 @@
 // Local stack: the whole service on one machine, without Docker or an AWS account. DynamoDB Local and the SQS
 // server stand in for the stateful resources, provisioned from the shared definitions; the gateway and the
-// event source mappings run the same handler modules the CDK stack bundles, in this process.
+// event source mappings invoke the same handler modules the CDK stack bundles, each function isolated in a process
+// of its own with only what its grants give it, and every AWS call of a function passes the IAM edge, which
+// refuses what its grants do not allow.
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -9,14 +11,17 @@ import { createSqsServer } from 'local-aws-sqs';
 import { localDevSecret } from '../../shared/auth/tokens';
 import { tableDefinition } from '../../shared/data/table';
 import { localWebhookSecret } from '../../shared/document-events/secrets';
-import { documentEventsQueue, paymentsQueue } from '../../shared/events/queues';
-import { paymentsQueueUrlVariable } from '../../shared/payments/queue';
+import { documentEventsQueue, paymentsQueue, paymentsQueueUrlVariable } from '../../shared/events/queues';
+import { operations as manifestOperations } from '../../shared/operations';
 import { queueConsumers as defaultConsumers, type QueueConsumer } from './consumers';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startEventSourceMapping, type RunningEventSourceMapping } from './event-source-mapping';
-import { startGateway, type GatewayOptions } from './gateway';
-import { cachedHandlerLoader, importFromRepoRoot, repoRoot } from './lambda-runtime';
-import { findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
+import { startIsolatedFunctions } from './function-host';
+import { localAuthorizerSettings, localFunctionFleet, type DeclaredFunction } from './functions';
+import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions } from './gateway';
+import { startIamEdge, type EdgeIdentity } from './iam-edge';
+import { repoRoot } from './lambda-runtime';
+import { closeServer, findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
 import { ensureQueues, ensureTable } from './provision';
 
 export const defaultDataDir = join(repoRoot, '.local');
@@ -30,7 +35,8 @@ export interface LocalStackOptions {
   readonly inMemory: boolean;
   readonly dataDir?: string;
   readonly consumers?: readonly QueueConsumer[];
-  readonly gateway?: Omit<GatewayOptions, 'log'>;
+  /** Gateway settings; its functions always run isolated (`invoke` and `resolveModule` of handlers are the stack's). */
+  readonly gateway?: Omit<GatewayOptions, 'log' | 'invoke' | 'operations' | 'authorizerModule'>;
   readonly log?: (line: string) => void;
 }
 
@@ -41,14 +47,20 @@ export interface LocalStackEndpoints {
   readonly tableName: string;
   /** By logical name: `DocumentEvents`, `DocumentEventsDlq`. */
   readonly queueUrls: Readonly<Record<string, string>>;
+  /** The IAM edge the functions call DynamoDB and SQS through; tests and tools use the endpoints above. */
+  readonly iamEdgeEndpoint: string;
 }
 
 export interface LocalStack extends LocalStackEndpoints {
   stop(): Promise<void>;
 }
 
-/** What every function gets in its environment, locally as on AWS (where the stack sets the same names). */
-const handlerEnvironment = (endpoints: LocalStackEndpoints): Record<string, string> => ({
+/**
+ * This process's own environment: the admin key and the servers' direct endpoints, plus every setting a function
+ * could be given. Only code that runs handlers in this process (the benchmark) reads it; the functions the stack
+ * serves never see it (function-host.ts gives each exactly its own environment).
+ */
+const inProcessEnvironment = (endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint'>): Record<string, string> => ({
   TABLE_NAME: endpoints.tableName,
   DOCUMENT_EVENTS_QUEUE_URL: endpoints.queueUrls[documentEventsQueue.logicalName] ?? '',
   [paymentsQueueUrlVariable]: endpoints.queueUrls[paymentsQueue.logicalName] ?? '',
@@ -64,6 +76,28 @@ const handlerEnvironment = (endpoints: LocalStackEndpoints): Record<string, stri
   POWERTOOLS_SERVICE_NAME: process.env.POWERTOOLS_SERVICE_NAME ?? 'business-platform-api',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'INFO',
 });
+
+/** Every function the stack serves, as declared: the manifest's operations, the authorizer, the queue consumers. */
+const declaredFunctions = (consumers: readonly QueueConsumer[]): DeclaredFunction[] => [
+  ...manifestOperations.map((operation) => ({
+    functionName: operation.operationId,
+    handler: operation.handler,
+    tableAccess: operation.tableAccess,
+    ...(operation.tableIndexes ? { tableIndexes: operation.tableIndexes } : {}),
+    ...(operation.grants ? { grants: operation.grants } : {}),
+  })),
+  { functionName: authorizerFunctionName, handler: authorizerModulePath, tableAccess: [], settings: localAuthorizerSettings() },
+  ...consumers.map((consumer) => ({ functionName: consumer.functionName, handler: consumer.handler, tableAccess: consumer.tableAccess })),
+];
+
+/** The same queue URL on the IAM edge's host: the SQS server knows a queue by the URL's path only. */
+const viaEdge = (queueUrl: string, edgeEndpoint: string): string => {
+  const url = new URL(queueUrl);
+  return `${edgeEndpoint}${url.pathname}`;
+};
+
+/** The local stand-in of the webhook signing secret (no Secrets Manager locally: its values reach the function). */
+const localWebhookSecretArn = `arn:aws:secretsmanager:${localRegion}:${localAccountId}:secret:local-webhook-signing-secret`;
 
 export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -87,13 +121,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       // Queues are re-created on every start; AWS's 60 s wait after a delete only gets in the way locally.
       emulateQueueCreationLifecycle: false,
     });
-    stops.push(
-      () =>
-        new Promise<void>((resolve) => {
-          sqsServer.close(() => resolve());
-          sqsServer.closeAllConnections();
-        }),
-    );
+    stops.push(() => closeServer(sqsServer));
     // createSqsServer resolves once listening.
     const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`;
 
@@ -115,7 +143,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const documentEvents = await ensureQueues(sqs, documentEventsQueue);
     const payments = await ensureQueues(sqs, paymentsQueue);
 
-    const endpoints: Omit<LocalStackEndpoints, 'baseUrl'> = {
+    const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint'> = {
       dynamodbEndpoint: dynamodb.endpoint,
       sqsEndpoint,
       tableName: tableDefinition.localTableName,
@@ -126,29 +154,56 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         [paymentsQueue.deadLetterQueue.logicalName]: payments.deadLetterQueueUrl,
       },
     };
-    Object.assign(process.env, handlerEnvironment({ ...endpoints, baseUrl: '' }));
+    Object.assign(process.env, inProcessEnvironment(endpoints));
 
-    const resolveModule = options.gateway?.resolveModule ?? importFromRepoRoot;
-    const gateway = await startGateway({ ...options.gateway, resolveModule, port: options.port, log });
+    const consumers = options.consumers ?? defaultConsumers;
+    const consumedQueues = await Promise.all(consumers.map((consumer) => ensureQueues(sqs, consumer.queue)));
+
+    const identities = new Map<string, EdgeIdentity>();
+    const edge = await startIamEdge({
+      upstreams: new Map([
+        ['dynamodb', dynamodb.endpoint],
+        ['sqs', sqsEndpoint],
+      ]),
+      identities,
+      adminAccessKeyId: localCredentials.accessKeyId,
+      log,
+    });
+    stops.push(() => edge.close());
+    const fleet = localFunctionFleet(
+      declaredFunctions(consumers),
+      {
+        table: { name: endpoints.tableName, arn: `arn:aws:dynamodb:${localRegion}:${localAccountId}:table/${endpoints.tableName}` },
+        // The SQS client sends to the host of the queue URL (not its endpoint setting): the function's URL names the edge.
+        documentEventsQueue: { url: viaEdge(documentEvents.queueUrl, edge.endpoint), arn: documentEvents.queueArn },
+        paymentsQueue: { url: viaEdge(payments.queueUrl, edge.endpoint), arn: payments.queueArn },
+        webhookSecret: { arn: localWebhookSecretArn, localValues: process.env.WEBHOOK_SECRETS ?? localWebhookSecret },
+      },
+      edge.endpoint,
+    );
+    for (const [accessKeyId, identity] of fleet.identities) identities.set(accessKeyId, identity);
+    const functions = startIsolatedFunctions(fleet.functions, log);
+    stops.push(() => functions.close());
+
+    const gateway = await startGateway({ ...options.gateway, invoke: functions.invoke, port: options.port, log });
     stops.push(() => gateway.close());
 
-    const loadHandler = cachedHandlerLoader(resolveModule);
-    for (const consumer of options.consumers ?? defaultConsumers) {
-      const provisioned = await ensureQueues(sqs, consumer.queue);
+    consumers.forEach((consumer, index) => {
+      const provisioned = consumedQueues[index]!;
       const mapping: RunningEventSourceMapping = startEventSourceMapping({
         sqs,
         queueUrl: provisioned.queueUrl,
         queueArn: provisioned.queueArn,
-        loadHandler: () => loadHandler(consumer.handler),
+        invoke: (event, timeoutMs) => functions.invoke({ functionName: consumer.functionName, handler: consumer.handler }, event, timeoutMs),
         functionName: consumer.functionName,
         functionTimeoutMs: consumer.timeoutSeconds * 1000,
         ...consumer.queue.eventSource,
         log,
       });
       stops.push(() => mapping.stop());
-    }
+    });
 
-    return { ...endpoints, baseUrl: gateway.baseUrl, stop };
+    return { ...endpoints, baseUrl: gateway.baseUrl, iamEdgeEndpoint: edge.endpoint, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -105,6 +105,7 @@ Local stack ready (${parsed['in-memory'] ? 'in memory' : `data in ${relative(rep
   OpenAPI      ${stack.baseUrl}/openapi.json
   DynamoDB     ${stack.dynamodbEndpoint}  table ${stack.tableName}
   SQS          ${stack.sqsEndpoint}${queues}
+  IAM edge     ${stack.iamEdgeEndpoint}  (the functions' DynamoDB and SQS endpoint: enforces their grants)
 
 Get a token:   npm run --silent token -- --tenant 1
 Try it:        curl -H "Authorization: Bearer $(npm run --silent token -- --tenant 1)" ${stack.baseUrl}/TenantLocation/GetAll
@@ -119,6 +120,7 @@ if (readyJson) {
       sqsEndpoint: stack.sqsEndpoint,
       tableName: stack.tableName,
       queueUrls: stack.queueUrls,
+      iamEdgeEndpoint: stack.iamEdgeEndpoint,
       pid: process.pid,
     })}\n`,
   );

@@ -91,7 +91,7 @@ export class ApiStack extends Stack {
         description: `${operation.method} ${operation.path}: ${operation.summary}`.slice(0, 256),
         logRemovalPolicy: props.logRemovalPolicy,
       });
-      grantTableAccess(operationFunction, props.table, operation.tableAccess);
+      grantTableAccess(operationFunction, props.table, operation);
       grantOperationResources(operationFunction, operation.grants ?? [], {
         documentEventsQueue: props.documentEventsQueue,
         paymentsQueue: props.paymentsQueue,
@@ -183,7 +183,7 @@ export class ApiStack extends Stack {
       invokedBy: 'queue',
       logRemovalPolicy: props.logRemovalPolicy,
     });
-    grantTableAccess(consumerFunction, props.table, consumer.tableAccess);
+    grantTableAccess(consumerFunction, props.table, consumer);
     // Also grants the consume actions (ReceiveMessage, DeleteMessage, ChangeMessageVisibility, GetQueueAttributes,
     // GetQueueUrl) on this queue's ARN. Partial batch responses: one bad record is retried alone, not its batch.
     consumerFunction.function.addEventSource(

@@ -24,15 +24,18 @@ export type ClaimOwner = number | string;
 /** The claims of one kind: keys, the transaction items that take and give back a value, and who holds a value. */
 export const defineClaim = ({ prefix, entity, ownerAttribute }: ClaimDefinition) => {
   const key = (tenantId: number, value: string): ItemKey => tenantKey(tenantId, composeKey(prefix, normaliseClaimValue(value)));
+  const item = (tenantId: number, value: string, owner: ClaimOwner) => ({ ...key(tenantId, value), entity, [ownerAttribute]: owner });
   return {
     key,
+    /** The stored claim item (for a bulk load; a request claims with `claim`). */
+    item,
 
     /** Takes the value for `owner`; fails (ConditionalCheckFailed) when anyone holds it already. */
     claim(tableName: string, tenantId: number, value: string, owner: ClaimOwner): TransactionItem {
       return {
         Put: {
           TableName: tableName,
-          Item: { ...key(tenantId, value), entity, [ownerAttribute]: owner },
+          Item: item(tenantId, value, owner),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       };

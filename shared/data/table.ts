@@ -45,10 +45,10 @@ export const tableDefinition = {
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['indexName'];
 
 /** The definition of one index, by its generic name. */
-export const globalIndex = (indexName: IndexName): IndexDefinition => {
+export const globalIndex = <Name extends IndexName>(indexName: Name): IndexDefinition & { readonly indexName: Name } => {
   const index = tableDefinition.globalSecondaryIndexes.find((candidate) => candidate.indexName === indexName);
   if (!index) throw new Error(`index ${indexName} is not defined`);
-  return index;
+  return index as IndexDefinition & { readonly indexName: Name };
 };
 
 /** Every key attribute is a string: composed values such as `T#42#LOC#0000000007`. */

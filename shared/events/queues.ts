@@ -36,9 +36,12 @@ export const documentEventsQueue = {
     name: 'documentEventsConsumer',
     handler: 'functions/document-events/consume.ts',
     timeoutSeconds: consumerTimeoutSeconds,
-    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'] as readonly TableAction[],
+    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem'] as readonly TableAction[],
   },
 } as const;
+
+/** The environment variable of the payments queue's URL (set with the `sendPayments` grant). */
+export const paymentsQueueUrlVariable = 'PAYMENTS_QUEUE_URL';
 
 /**
  * The payments queue: queued refunds (`IsQueue` / `IsSaveAutoQueue`) wait here, their amount already reserved on the

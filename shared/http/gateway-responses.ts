@@ -1,6 +1,7 @@
 // HTTP conventions: the problem responses API Gateway sends by itself (before or instead of a function). The CDK
 // stack installs them as gateway responses and the local gateway answers with the same ones.
 import { bearerChallenge, problemKinds, type ProblemKind } from '../errors';
+import { failureOutcome } from './failure-outcome';
 
 /** API Gateway's GatewayResponseType names (a subset of aws-cdk-lib's ResponseType, kept free of CDK imports). */
 export type GatewayResponseType =
@@ -59,6 +60,7 @@ export const gatewayProblemTemplate = (definition: GatewayResponseDefinition): s
     status: definition.kind.status,
     detail: definition.detail,
     instance: '$context.requestId',
+    ...failureOutcome(definition.kind.status, definition.detail),
   });
 
 export const gatewayResponse = (type: GatewayResponseType): GatewayResponseDefinition => {

@@ -170,7 +170,7 @@ const bodyFormatOf = (operation: CompiledOperation, contentType: string | undefi
   const accepted = requestMediaTypes[operation.media] as Readonly<Record<string, BodyFormat>>;
   const acceptedList = Object.keys(accepted);
   const media = contentType === undefined ? undefined : parseMediaType(contentType);
-  const format = media ? accepted[media.type] : undefined;
+  const format = media && Object.hasOwn(accepted, media.type) ? accepted[media.type] : undefined;
   const charset = media?.parameters.charset?.toLowerCase();
   if (!format || (charset !== undefined && !['utf-8', 'utf8', 'us-ascii'].includes(charset))) {
     throw new UnsupportedMediaType(acceptedList);

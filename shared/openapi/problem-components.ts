@@ -1,6 +1,7 @@
 // OpenAPI document: the RFC 9457 problem responses and the response headers every operation shares, written once
 // as components. Titles and problem types come from shared/errors.ts, so the document cannot drift from them.
 import { problemKinds } from '../errors';
+import { failureOutcome } from '../http/failure-outcome';
 import { requestIdHeader } from '../http/headers';
 import { limits } from '../schemas/common';
 import { schemaRefPrefix } from './component-schemas';
@@ -13,7 +14,9 @@ export const problemSchema: SchemaObject = {
   type: 'object',
   description:
     'Problem details (RFC 9457). `type` names the kind of problem (`about:blank` when the status says it all), ' +
-    '`instance` is the request id, `errors` lists each invalid field of a 400 or 403.',
+    '`instance` is the request id, `errors` lists each invalid field of a 400 or 403. The extension members ' +
+    "`IsSuccess` (false), `Messages` and `ErrorCode` (the status) are the platform's outcome members, so a client " +
+    'of the platform that checks `IsSuccess` reads problems too.',
   properties: {
     type: {
       type: 'string',
@@ -45,8 +48,20 @@ export const problemSchema: SchemaObject = {
       },
       xml: { wrapped: true },
     },
+    IsSuccess: {
+      type: 'boolean',
+      const: false,
+      description: "Always false: the platform's outcome member, for clients that check IsSuccess.",
+    },
+    Messages: {
+      type: 'array',
+      description: 'The detail, then each entry of `errors` as text (`/Name: must be at most 200 characters`).',
+      items: { type: 'string', xml: { name: 'i' } },
+      xml: { wrapped: true },
+    },
+    ErrorCode: { type: 'integer', format: 'int32', minimum: 100, maximum: 599, description: 'The HTTP status code.' },
   },
-  required: ['type', 'title', 'status', 'detail', 'instance'],
+  required: ['type', 'title', 'status', 'detail', 'instance', 'IsSuccess', 'Messages', 'ErrorCode'],
   xml: { name: 'problem', namespace: 'urn:ietf:rfc:7807' },
 };
 
@@ -116,15 +131,17 @@ export const problemResponse = (status: number): ResponseObject => {
   if (status === 401) headers[headerNames.wwwAuthenticate] = headerRef(headerNames.wwwAuthenticate);
   if (status === 415) headers[headerNames.acceptPost] = headerRef(headerNames.acceptPost);
   if (status === 429 || status === 503) headers[headerNames.retryAfter] = headerRef(headerNames.retryAfter);
+  const detail = problemDescriptions[status] ?? first.title;
   const example: JsonObject = {
     type: first.type,
     title: first.title,
     status,
-    detail: problemDescriptions[status] ?? first.title,
+    detail,
     instance: 'c0b5a7e2-9d2f-4f55-8d0e-6a3c1f2b9e41',
+    ...failureOutcome(status, detail),
   };
   return {
-    description: `${problemDescriptions[status] ?? first.title} Problem types: ${types}.`,
+    description: `${detail} Problem types: ${types}.`,
     headers,
     content: {
       'application/problem+json': { schema: problemRef, example },

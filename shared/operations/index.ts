@@ -9,6 +9,7 @@ import { scheduledTaskOperations } from './scheduled-tasks';
 import { tenantLocationOperations } from './tenant-locations';
 
 export * from './operation';
+export * from './grants';
 
 export const operationList = [
   ...documentEventOperations,

@@ -3,7 +3,8 @@
 // the OpenAPI document and the tests read.
 import { z } from 'zod';
 import { pathId } from '../schemas/common';
-import type { TableAction } from '../data/table';
+import type { IndexName, TableAction } from '../data/table';
+import type { ResourceGrant } from './grants';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -39,9 +40,15 @@ export interface Operation {
   readonly success?: { readonly status: number; readonly schema: z.ZodType; readonly description: string };
   /** Statuses besides the gateway's own that this operation can answer, each with a problem body. */
   readonly problems: readonly number[];
+  /**
+   * The table actions the function's code paths use, no more (a transaction's entries count as their underlying
+   * actions: see grants.ts). The local stack refuses any other call the way AWS does, so a missing one fails tests.
+   */
   readonly tableAccess: readonly TableAction[];
-  /** Other resources the function uses, each granted by the stack with the least privilege it needs. */
-  readonly grants?: readonly ('sendDocumentEvents' | 'sendPayments' | 'readWebhookSecret')[];
+  /** The indexes the function queries, by name; its index-capable actions (Query) are granted on them only. */
+  readonly tableIndexes?: readonly IndexName[];
+  /** Other resources the function uses, each granted with the least privilege it needs (grants.ts). */
+  readonly grants?: readonly ResourceGrant[];
   /** Request bodies above this many bytes are refused with 413 (default: limits.requestBodyBytes). */
   readonly maxBodyBytes?: number;
 }

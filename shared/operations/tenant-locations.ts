@@ -8,6 +8,7 @@ import {
   TenantLocationList,
   TenantLocationSearchResult,
 } from '../schemas/tenant-location';
+import { activeLocationsByName } from '../tenant-locations/keys';
 import { bodyProblems, idPath, type Operation } from './operation';
 export const tenantLocationDelete = {
   operationId: 'tenantLocationDelete',
@@ -23,7 +24,7 @@ export const tenantLocationDelete = {
   pathParameters: idPath,
   success: { status: 200, schema: TenantLocation, description: 'The deleted location.' },
   problems: [400, 401, 404, 406],
-  tableAccess: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
 } as const satisfies Operation;
 
 export const tenantLocationGet = {
@@ -54,7 +55,8 @@ export const tenantLocationGetAll = {
   implemented: true,
   success: { status: 200, schema: TenantLocationList, description: 'Active locations ordered by name.' },
   problems: [401, 406],
-  tableAccess: ['dynamodb:Query'],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
+  tableIndexes: [activeLocationsByName.indexName],
 } as const satisfies Operation;
 
 export const tenantLocationGetByName = {
@@ -72,6 +74,7 @@ export const tenantLocationGetByName = {
   success: { status: 200, schema: TenantLocation, description: 'The matching location.' },
   problems: [...bodyProblems, 404],
   tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
+  tableIndexes: [activeLocationsByName.indexName],
 } as const satisfies Operation;
 
 export const tenantLocationGetDefaultAddress = {
@@ -121,7 +124,7 @@ export const tenantLocationSearch = {
   requestBody: { schema: TenantLocationFilter, required: false },
   success: { status: 200, schema: TenantLocationSearchResult, description: 'One page of matching locations.' },
   problems: bodyProblems,
-  tableAccess: ['dynamodb:Query'],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
 } as const satisfies Operation;
 
 export const tenantLocationOperations = [tenantLocationDelete, tenantLocationGet, tenantLocationGetAll, tenantLocationGetByName, tenantLocationGetDefaultAddress, tenantLocationSave, tenantLocationSearch] as const;

@@ -2,8 +2,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { QueuedRefund } from './message';
 
-/** The environment variable of the payments queue's URL (set with the `sendPayments` grant). */
-export const paymentsQueueUrlVariable = 'PAYMENTS_QUEUE_URL';
+export { paymentsQueueUrlVariable } from '../events/queues';
 
 export type RefundPublisher = (message: QueuedRefund) => Promise<void>;
 

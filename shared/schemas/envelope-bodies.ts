@@ -1,13 +1,12 @@
-// Schemas: the bodies of the platform's response envelopes (their schemas are in envelopes.ts, which re-exports
-// these builders). Member order is the platform's (its samples), which is also the XML order. Kept apart from the zod
-// schemas so a function that answers with an envelope bundles no zod.
+// Schemas: the bodies of the platform's response envelopes (their schemas are in ./envelopes.ts), built the one way
+// every handler answers. Imports no zod, so a function that answers an envelope does not bundle zod.
 import type { SynkValidation } from './envelopes';
+
+const noExtras = {} as Record<never, never>;
 
 /** Members the record does not have are left out rather than carried as undefined. */
 const withoutUndefined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
-
-const noExtras = {} as Record<never, never>;
 
 const succeeded = () => ({ IsSuccess: true as const, Messages: [] as string[] });
 

@@ -127,5 +127,6 @@ export const SynkSaveQueueResponse = <T extends z.ZodType>(item: T, options: Omi
     ...outcomeFields,
   });
 
-// The builders of the bodies live apart, without zod, so functions that answer with them bundle no zod.
+// The builders handlers answer through live in ./envelope-bodies.ts, which imports no zod (function bundles load no
+// zod: see shared/README.md); they are re-exported here for code that already has the schemas.
 export * from './envelope-bodies';

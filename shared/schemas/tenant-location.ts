@@ -1,8 +1,9 @@
 // Schemas: TenantLocationInfo as the spec gives it, plus the fields this service adds to it (concurrency version,
-// audit fields, search row number) and the Search response page.
+// audit fields, search row number) and the Search response page (the platform's PagedActionResults).
 import { z } from 'zod';
 import { Address } from './address';
 import { bool, dateTime, id, int32, listOf, longText, shape, tenancyFields, text } from './common';
+import { PagedActionResults } from './envelopes';
 
 const tenantLocationFields = {
   ID: id().optional(),
@@ -75,18 +76,13 @@ export const TenantLocationSearchRow = shape('TenantLocationSearchRow', {
   RowNumber: z.int().min(1),
 });
 
-export const TenantLocationSearchResult = shape(
-  'TenantLocationSearchResult',
-  {
-    Rows: z.array(TenantLocationSearchRow).max(500),
-    TotalCount: z.int().min(0),
-    HasMore: bool(),
-    /** RowNumber of the last row of this page: send it as LastRowNumber to get the next page. */
-    LastRowNumber: z.int().min(0),
-    MaxResults: z.int().min(1),
-  },
-  'One page of a tenant-location search. Rows are numbered from 1 in the requested order.',
-);
+/**
+ * The Search answer: PagedActionResults<TenantLocationInfo>, the platform's page shape (shared/search/). Each row is a
+ * stored location with its RowNumber, counted from 1 in the requested order.
+ */
+export const TenantLocationSearchResult = PagedActionResults(TenantLocationSearchRow, {
+  id: 'PagedActionResults_TenantLocationInfo_',
+});
 export type TenantLocationSearchResult = z.infer<typeof TenantLocationSearchResult>;
 
 export { addressTypes, type AddressTypeName } from './address-types';

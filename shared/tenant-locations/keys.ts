@@ -1,25 +1,33 @@
-// Data layer: key composition of the tenant-location entities. Every item of a tenant shares the partition
-// `T#<tenant>`, so no query can ever reach another tenant's items.
+// Data layer: key composition of the tenant-location entities, on the data kit. Every item of a tenant shares the
+// partition `T#<tenant>`, so no query can ever reach another tenant's items.
+import { defineClaim, normaliseClaimValue } from '../data/claims';
+import { composeKey, padNumber, tenantKey, tenantPartition } from '../data/partition';
 import { globalIndex } from '../data/table';
+
+export { tenantPartition };
 
 /** Access pattern "a tenant's active locations by name", served by the generic index gsi1. */
 export const activeLocationsByName = globalIndex('gsi1');
 
-const pad = (id: number) => id.toString().padStart(10, '0');
-
-export const tenantPartition = (tenantId: number) => `T#${tenantId}`;
+/** The per-tenant sequence of location IDs (`SEQ#LOC`). */
+export const locationSequence = 'LOC';
 
 export const locationKeyPrefix = 'LOC#';
-export const locationKey = (tenantId: number, id: number) => ({ pk: tenantPartition(tenantId), sk: `${locationKeyPrefix}${pad(id)}` });
+export const locationKey = (tenantId: number, id: number) => tenantKey(tenantId, `${locationKeyPrefix}${padNumber(id)}`);
 
-/** Holds a (normalised) name for one active location: the unit of the per-tenant uniqueness rule. */
-export const nameClaimKey = (tenantId: number, nameKey: string) => ({ pk: tenantPartition(tenantId), sk: `LOCNAME#${nameKey}` });
+/** The name held by one active location (`LOCNAME#<normalised name>`): the unit of the per-tenant uniqueness rule. */
+export const locationName = defineClaim({ prefix: 'LOCNAME', entity: 'TenantLocationName', ownerAttribute: 'LocationID' });
 
-/** Points at the tenant's one default location. */
-export const defaultPointerKey = (tenantId: number) => ({ pk: tenantPartition(tenantId), sk: 'LOCDEFAULT' });
+/** Points at the tenant's one default location: the only record of which location is the default. */
+export const defaultPointerKey = (tenantId: number) => tenantKey(tenantId, 'LOCDEFAULT');
+export const defaultPointerItem = (tenantId: number, locationId: number) => ({
+  ...defaultPointerKey(tenantId),
+  entity: 'TenantLocationDefault',
+  LocationID: locationId,
+});
 
-/** Per-tenant ID sequence: one small item per tenant, never a global hot counter. */
-export const idCounterKey = (tenantId: number) => ({ pk: tenantPartition(tenantId), sk: 'SEQ#LOC' });
+/** The partition of the active-locations-by-name index for a tenant. */
+export const activeLocationsPartition = (tenantId: number) => composeKey(tenantPartition(tenantId), 'LOC');
 
 /**
  * Between the name and the id in the index sort key: U+0001 sorts below every character a name can hold (text
@@ -30,9 +38,9 @@ const nameIdSeparator = '\u0001';
 
 /** Sparse index keys: present only while the location is active, so the index holds active locations only. */
 export const activeIndexKeys = (tenantId: number, nameKey: string, id: number) => ({
-  [activeLocationsByName.partitionKey]: `${tenantPartition(tenantId)}#LOC`,
-  [activeLocationsByName.sortKey]: `${nameKey}${nameIdSeparator}${pad(id)}`,
+  [activeLocationsByName.partitionKey]: activeLocationsPartition(tenantId),
+  [activeLocationsByName.sortKey]: `${nameKey}${nameIdSeparator}${padNumber(id)}`,
 });
 
-/** Case-insensitive identity of a name: Unicode-normalised, trimmed, lower-cased. */
-export const normaliseName = (name: string): string => name.normalize('NFKC').trim().toLowerCase();
+/** Case-insensitive identity of a name: Unicode-normalised, trimmed, lower-cased (the claims' rule). */
+export const normaliseName = normaliseClaimValue;

@@ -1,32 +1,33 @@
-// Data layer: tenant locations in the single table. Each write is one DynamoDB transaction whose conditions carry
-// the rules that must hold under concurrency: one active location per name (a claim item), one default location
-// (a pointer item) and optimistic versions. Reads never Scan: every read is a GetItem, a Query of the tenant's own
-// partition, or a Query of the sparse activeLocationsByName index.
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+// Data layer: tenant locations in the single table, on the data kit. Each write is one transaction whose
+// conditions carry the rules that must hold under concurrency: one active location per name (a name claim) and
+// optimistic versions. The tenant's default is the pointer item alone: "make this the default" puts the pointer
+// unconditionally (the last committed wins, and conflicts with nobody), and every read derives a location's
+// IsDefault from the pointer read with it, so no location item carries a flag that could go stale. Reads never
+// Scan: every read is a GetItem, a Query of the tenant's own partition, or a Query of the sparse index of active
+// locations by name.
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '../data/client';
-import { ConcurrentModification, Conflict, NameTaken } from '../errors';
+import { claimChanges } from '../data/claims';
+import { defineCodec, fieldsOf } from '../data/codec';
+import { nextValue } from '../data/sequence';
+import { transact, transactionActions } from '../data/transaction';
+import { versionedPut } from '../data/versioned';
+import { ConcurrentModification, NameTaken, VersionConflict } from '../errors';
 import { TenantLocation as tenantLocationSchema } from '../compiled/schemas/tenant-location';
 import type { TenantLocation } from '../schemas/tenant-location';
 import {
   activeIndexKeys,
   activeLocationsByName,
+  activeLocationsPartition,
+  defaultPointerItem,
   defaultPointerKey,
-  idCounterKey,
   locationKey,
   locationKeyPrefix,
-  nameClaimKey,
+  locationName,
+  locationSequence,
   normaliseName,
   tenantPartition,
 } from './keys';
-
-const locationFields = Object.keys(tenantLocationSchema.shape) as (keyof TenantLocation)[];
-const maxInt32 = 2 ** 31 - 1;
 
 /** The lower-cased text that Search's SearchString matches with `contains`. */
 export const searchTextOf = (location: TenantLocation): string =>
@@ -46,25 +47,33 @@ export const searchTextOf = (location: TenantLocation): string =>
     .normalize('NFKC')
     .toLowerCase();
 
-/** The stored item of a location (exported for test/bench, which seeds other tenants with BatchWriteItem). */
-export const toItem = (location: TenantLocation) => {
-  const nameKey = normaliseName(location.Name);
-  return {
-    ...locationKey(location.TenantID, location.ID),
-    entity: 'TenantLocation',
-    ...location,
-    nameKey,
-    searchText: searchTextOf(location),
-    ...(location.IsActive ? activeIndexKeys(location.TenantID, nameKey, location.ID) : {}),
-  };
-};
+/** Stored with its name key, search text and (while active) the index keys; only its own fields come back. */
+const locations = defineCodec<TenantLocation, keyof TenantLocation>({
+  entity: 'TenantLocation',
+  fields: fieldsOf<TenantLocation>(tenantLocationSchema),
+  key: (location) => locationKey(location.TenantID, location.ID),
+  internal: (location) => {
+    const nameKey = normaliseName(location.Name);
+    return {
+      nameKey,
+      searchText: searchTextOf(location),
+      ...(location.IsActive ? activeIndexKeys(location.TenantID, nameKey, location.ID) : {}),
+    };
+  },
+});
 
-/** Only the record's own fields leave the data layer: never keys, index attributes or search text. */
-const fromItem = (item: Record<string, unknown>): TenantLocation => {
-  const location: Record<string, unknown> = {};
-  for (const field of locationFields) if (item[field] !== undefined) location[field] = item[field];
-  return location as TenantLocation;
-};
+/**
+ * The stored item of a location (exported for test/bench, which seeds other tenants with BatchWriteItem). IsDefault
+ * is not stored: the tenant's default pointer decides it.
+ */
+export const toItem = (location: TenantLocation) => locations.toItem({ ...location, IsDefault: undefined } as unknown as TenantLocation);
+
+/** The one way every read turns an item into a location: IsDefault is "active, and the pointer names it". */
+const fromItem = (item: Record<string, unknown>, defaultId: number | undefined): TenantLocation =>
+  locations.fromItem({ ...item, IsDefault: item.IsActive === true && item.ID === defaultId }) as TenantLocation;
+
+/** The default pointer moved while a save kept or dropped the default: read again (never a stale Version). */
+export class DefaultMoved extends ConcurrentModification {}
 
 export interface LocationFilter {
   readonly includeInactive: boolean;
@@ -78,41 +87,33 @@ export interface LocationFilter {
 
 export interface LocationWrite {
   readonly next: TenantLocation;
-  /** The stored version this write replaces; absent for a create. */
+  /** The stored version this write replaces, as read (IsDefault included); absent for a create. */
   readonly previous?: TenantLocation;
-  /** The tenant's default location read before the write, when `next` becomes the default. */
-  readonly previousDefaultId?: number;
-  readonly actorUserId: number;
-  readonly now: string;
+  /**
+   * The request asks for `next` to be the default ("make this the default"): the pointer is put whatever it named,
+   * and the last such write committed wins. Otherwise a `next` that stays the default only checks that it still is.
+   */
+  readonly makesDefault: boolean;
 }
 
-type Role = 'location' | 'claim-put' | 'claim-release' | 'old-default' | 'pointer';
+type Role = 'location' | 'claim' | 'claim-release' | 'pointer';
 
 const isActiveDefault = (location: TenantLocation | undefined) => Boolean(location?.IsActive && location.IsDefault);
 
-export const createTenantLocationRepository = ({ client, tableName }: TableContext) => {
+export const createTenantLocationRepository = (table: TableContext) => {
+  const { client, tableName } = table;
   return {
+    /** A location with IsDefault read from the pointer at the same moment (both strongly consistent). */
     async get(tenantId: number, id: number): Promise<TenantLocation | undefined> {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: locationKey(tenantId, id), ConsistentRead: true }));
-      return Item ? fromItem(Item) : undefined;
+      const [{ Item }, defaultId] = await Promise.all([
+        client.send(new GetCommand({ TableName: tableName, Key: locationKey(tenantId, id), ConsistentRead: true })),
+        this.defaultLocationId(tenantId),
+      ]);
+      return Item ? fromItem(Item, defaultId) : undefined;
     },
 
     /** Next ID of the tenant's sequence. A failed save leaves a gap, which IDs may have. */
-    async nextId(tenantId: number): Promise<number> {
-      const { Attributes } = await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: idCounterKey(tenantId),
-          UpdateExpression: 'ADD #value :one',
-          ExpressionAttributeNames: { '#value': 'value' },
-          ExpressionAttributeValues: { ':one': 1 },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      const id = Number(Attributes?.value);
-      if (!Number.isInteger(id) || id > maxInt32) throw new Conflict('This tenant has used every location ID.');
-      return id;
-    },
+    nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, locationSequence, 'location ID'),
 
     async defaultLocationId(tenantId: number): Promise<number | undefined> {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: defaultPointerKey(tenantId), ConsistentRead: true }));
@@ -121,39 +122,43 @@ export const createTenantLocationRepository = ({ client, tableName }: TableConte
 
     /** The active location holding this exact (normalised) name. */
     async findActiveByName(tenantId: number, name: string): Promise<TenantLocation | undefined> {
-      const { Item } = await client.send(
-        new GetCommand({ TableName: tableName, Key: nameClaimKey(tenantId, normaliseName(name)), ConsistentRead: true }),
-      );
-      if (typeof Item?.LocationID !== 'number') return undefined;
-      const location = await this.get(tenantId, Item.LocationID);
+      const owner = await locationName.owner(table, tenantId, name);
+      if (typeof owner !== 'number') return undefined;
+      const location = await this.get(tenantId, owner);
       return location?.IsActive ? location : undefined;
     },
 
     /** The first active location, by name, whose name starts with `prefix`. */
     async findFirstActiveByNamePrefix(tenantId: number, prefix: string): Promise<TenantLocation | undefined> {
-      const { Items } = await client.send(
-        new QueryCommand({
+      const [{ Items }, defaultId] = await Promise.all([
+        client.send(
+          new QueryCommand({
           TableName: tableName,
           IndexName: activeLocationsByName.indexName,
           KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
           ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey, '#sk': activeLocationsByName.sortKey },
-          ExpressionAttributeValues: { ':pk': `${tenantPartition(tenantId)}#LOC`, ':prefix': normaliseName(prefix) },
-          Limit: 1,
-        }),
-      );
+            ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId), ':prefix': normaliseName(prefix) },
+            Limit: 1,
+          }),
+        ),
+        this.defaultLocationId(tenantId),
+      ]);
       const item = Items?.[0];
-      return item ? fromItem(item) : undefined;
+      return item ? fromItem(item, defaultId) : undefined;
     },
 
     async listActiveByName(tenantId: number): Promise<TenantLocation[]> {
-      const items = await queryAll(client, {
-        TableName: tableName,
-        IndexName: activeLocationsByName.indexName,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey },
-        ExpressionAttributeValues: { ':pk': `${tenantPartition(tenantId)}#LOC` },
-      });
-      return items.map(fromItem);
+      const [items, defaultId] = await Promise.all([
+        queryAll(client, {
+          TableName: tableName,
+          IndexName: activeLocationsByName.indexName,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey },
+          ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId) },
+        }),
+        this.defaultLocationId(tenantId),
+      ]);
+      return items.map((item) => fromItem(item, defaultId));
     },
 
     /** The tenant's locations in ID order, filtered in DynamoDB (the read costs the tenant's partition, no more). */
@@ -176,107 +181,44 @@ export const createTenantLocationRepository = ({ client, tableName }: TableConte
         values[':search'] = filter.search;
         conditions.push('contains(#text, :search)');
       }
-      const items = await queryAll(client, {
-        TableName: tableName,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ...(conditions.length > 0 ? { FilterExpression: conditions.join(' AND ') } : {}),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      });
-      return items.map(fromItem);
+      const [items, defaultId] = await Promise.all([
+        queryAll(client, {
+          TableName: tableName,
+          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+          ...(conditions.length > 0 ? { FilterExpression: conditions.join(' AND ') } : {}),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+        this.defaultLocationId(tenantId),
+      ]);
+      return items.map((item) => fromItem(item, defaultId));
     },
 
-    /** Writes a location and everything its rules touch, atomically. */
-    async write({ next, previous, previousDefaultId, actorUserId, now }: LocationWrite): Promise<void> {
+    /**
+     * Writes a location and everything its rules touch, atomically. A failed version condition is VersionConflict,
+     * a taken name NameTaken, a default pointer that moved meanwhile DefaultMoved; all but NameTaken are retried.
+     */
+    async write({ next, previous, makesDefault }: LocationWrite): Promise<void> {
       const tenantId = next.TenantID;
-      const roles: Role[] = [];
-      const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [];
-      const add = (role: Role, item: (typeof items)[number]) => {
-        roles.push(role);
-        items.push(item);
-      };
+      const { actions, add } = transactionActions<Role>();
+      add('location', versionedPut(tableName, toItem(next), previous?.Version));
 
-      add('location', {
-        Put: {
-          TableName: tableName,
-          Item: toItem(next),
-          ...(previous
-            ? {
-                ConditionExpression: '#version = :expected',
-                ExpressionAttributeNames: { '#version': 'Version' },
-                ExpressionAttributeValues: { ':expected': previous.Version },
-              }
-            : { ConditionExpression: 'attribute_not_exists(pk)' }),
-        },
+      const names = claimChanges(locationName, tableName, tenantId, next.ID, previous?.IsActive ? previous.Name : undefined, next.IsActive ? next.Name : undefined);
+      if (names.release) add('claim-release', names.release);
+      if (names.claim) add('claim', names.claim);
+
+      const pointsAtNext = { ConditionExpression: 'LocationID = :id', ExpressionAttributeValues: { ':id': next.ID } };
+      if (isActiveDefault(next) && makesDefault) {
+        add('pointer', { Put: { TableName: tableName, Item: defaultPointerItem(tenantId, next.ID) } });
+      } else if (isActiveDefault(next)) {
+        add('pointer', { ConditionCheck: { TableName: tableName, Key: defaultPointerKey(tenantId), ...pointsAtNext } });
+      } else if (isActiveDefault(previous)) {
+        add('pointer', { Delete: { TableName: tableName, Key: defaultPointerKey(tenantId), ...pointsAtNext } });
+      }
+
+      await transact(table, actions, {
+        errors: { location: () => new VersionConflict(), claim: () => new NameTaken(), pointer: () => new DefaultMoved() },
       });
-
-      const previousClaim = previous?.IsActive ? normaliseName(previous.Name) : undefined;
-      const nextClaim = next.IsActive ? normaliseName(next.Name) : undefined;
-      if (previousClaim !== nextClaim) {
-        if (previousClaim !== undefined) {
-          add('claim-release', {
-            Delete: {
-              TableName: tableName,
-              Key: nameClaimKey(tenantId, previousClaim),
-              ConditionExpression: 'LocationID = :id',
-              ExpressionAttributeValues: { ':id': next.ID },
-            },
-          });
-        }
-        if (nextClaim !== undefined) {
-          add('claim-put', {
-            Put: {
-              TableName: tableName,
-              Item: { ...nameClaimKey(tenantId, nextClaim), entity: 'TenantLocationName', LocationID: next.ID },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          });
-        }
-      }
-
-      const wasDefault = isActiveDefault(previous);
-      const isDefault = isActiveDefault(next);
-      if (isDefault && !wasDefault) {
-        if (previousDefaultId !== undefined && previousDefaultId !== next.ID) {
-          add('old-default', {
-            Update: {
-              TableName: tableName,
-              Key: locationKey(tenantId, previousDefaultId),
-              UpdateExpression: 'SET IsDefault = :false, Version = Version + :one, ModifiedDateTime_utc = :now, ModifiedByUserID = :actor',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':false': false, ':one': 1, ':now': now, ':actor': actorUserId },
-            },
-          });
-        }
-        add('pointer', {
-          Put: {
-            TableName: tableName,
-            Item: { ...defaultPointerKey(tenantId), entity: 'TenantLocationDefault', LocationID: next.ID },
-            ...(previousDefaultId === undefined
-              ? { ConditionExpression: 'attribute_not_exists(pk)' }
-              : { ConditionExpression: 'LocationID = :previous', ExpressionAttributeValues: { ':previous': previousDefaultId } }),
-          },
-        });
-      } else if (wasDefault && !isDefault) {
-        add('pointer', {
-          Delete: {
-            TableName: tableName,
-            Key: defaultPointerKey(tenantId),
-            ConditionExpression: 'LocationID = :id',
-            ExpressionAttributeValues: { ':id': next.ID },
-          },
-        });
-      }
-
-      try {
-        await client.send(new TransactWriteCommand({ TransactItems: items }));
-      } catch (error) {
-        if ((error as Error).name !== 'TransactionCanceledException') throw error;
-        const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
-        const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-        if (roles[failed] === 'claim-put') throw new NameTaken();
-        throw new ConcurrentModification();
-      }
     },
   };
 };

@@ -1,9 +1,12 @@
 // Domain: the rules of tenant locations. Called by the functions with a validated request and the caller's
 // principal; talks to storage only through the repository. Throws named errors; never builds a response.
 import type { Principal } from '../auth/principal';
-import { ConcurrentModification, NotFound, StaleVersion, ValidationFailed } from '../errors';
+import { withOptimisticRetry } from '../data/retry';
+import { nextVersion } from '../data/versioned';
+import { NotFound, StaleVersion, ValidationFailed, VersionConflict } from '../errors';
 import type { SearchFilter, TenantLocationFilter } from '../schemas/search-filter';
-import { defaultSearchResults } from '../schemas/limits';
+import { TenantLocationFilter as tenantLocationFilterSchema } from '../compiled/schemas/search-filter';
+import { defineSearch } from '../search/search';
 import type { Address } from '../schemas/address';
 import { addressTypes, type AddressTypeName } from '../schemas/address-types';
 import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '../schemas/tenant-location';
@@ -24,33 +27,6 @@ const clientFields = [
   'ParentID',
 ] as const satisfies readonly (keyof TenantLocationInfo)[];
 
-/** SearchFilter fields that would filter other kinds of records: refused rather than silently ignored. */
-const filtersNotForLocations = [
-  'Statuses',
-  'StatusStrings',
-  'Status',
-  'StartDate',
-  'EndDate',
-  'DatePeriod',
-  'TransactionTypeDatTypeID',
-  'CategoryID',
-  'AdaptorID',
-  'CategoryIDs',
-  'BrandIDs',
-  'GUIDs',
-  'LinkedSupplierID',
-  'IsApprovedForPOS',
-  'IsApprovedForWeb',
-  'IsApprovedForService',
-  'Types',
-  'IsShowFavourites',
-  'IsHidden',
-  'IncludeSystemTasks',
-  'IsSystem',
-  'BatchStatus',
-  'GroupBy',
-] as const satisfies readonly (keyof TenantLocationFilter)[];
-
 type Comparator = (a: TenantLocation, b: TenantLocation) => number;
 const byId: Comparator = (a, b) => a.ID - b.ID;
 const byText =
@@ -61,13 +37,20 @@ const byText =
     return left < right ? -1 : left > right ? 1 : 0;
   };
 
-export const sortFields: Readonly<Record<string, Comparator>> = {
-  name: byText((location) => location.Name),
-  id: byId,
-  description: byText((location) => location.Description),
-  createddatetime_utc: byText((location) => location.CreatedDateTime_utc),
-  modifieddatetime_utc: byText((location) => location.ModifiedDateTime_utc),
-};
+/** Search: the filter members it applies (any other SearchFilter member is refused) and its sort fields. */
+export const tenantLocationSearch = defineSearch<TenantLocation>({
+  subject: 'tenant locations',
+  filterFields: Object.keys(tenantLocationFilterSchema.shape),
+  supports: ['SearchString', 'Search', 'SearchNameOnly', 'IsExactMatch', 'IncludeDeleted', 'IsActive', 'CustomerID', 'ParentID', 'IDs', 'ID', 'IgnoreID'],
+  sortFields: [
+    ['Name', byText((location) => location.Name)],
+    ['ID', byId],
+    ['Description', byText((location) => location.Description)],
+    ['CreatedDateTime_utc', byText((location) => location.CreatedDateTime_utc)],
+    ['ModifiedDateTime_utc', byText((location) => location.ModifiedDateTime_utc)],
+  ],
+  tieBreak: byId,
+});
 
 /**
  * Save merges: a field absent from the body keeps its stored value (so a partial body never erases data), and an
@@ -84,7 +67,6 @@ const mergeClientFields = (previous: TenantLocation | undefined, input: TenantLo
   return merged;
 };
 
-const maxSaveAttempts = 3;
 const maxParentDepth = 16;
 
 export interface TenantLocationServiceDependencies {
@@ -142,7 +124,8 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     // Allocated only once the input is known good; a save that still fails later leaves a gap in the IDs.
     const id = isUpdate ? (input.ID as number) : await repository.nextId(tenantId);
 
-    for (let attempt = 1; ; attempt += 1) {
+    // Lost races are retried under the one optimistic-retry policy (shared/data/retry.ts), from the read.
+    return withOptimisticRetry(async () => {
       const previous = isUpdate ? await require(tenantId, id) : undefined;
       if (previous && input.Version !== undefined && input.Version !== previous.Version) throw new StaleVersion();
       const timestamp = now();
@@ -159,28 +142,26 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
         UserID: input.UserID ?? principal.userId,
         IsActive: isActive,
         IsDefault: isActive && (input.IsDefault ?? previous?.IsDefault ?? false),
-        Version: (previous?.Version ?? 0) + 1,
+        Version: nextVersion(previous),
         CreatedDateTime_utc: previous?.CreatedDateTime_utc ?? timestamp,
         CreatedByUserID: previous?.CreatedByUserID ?? principal.userId,
         ModifiedDateTime_utc: timestamp,
         ModifiedByUserID: principal.userId,
       };
-      const becomesDefault = next.IsDefault && !(previous?.IsActive && previous.IsDefault);
-      const previousDefaultId = becomesDefault ? await repository.defaultLocationId(tenantId) : undefined;
       try {
-        await repository.write({ next, previous, previousDefaultId, actorUserId: principal.userId, now: timestamp });
-        return { created: !isUpdate, location: next };
+        // "Make this the default" (IsDefault true in the body) conflicts with nobody: the last committed wins.
+        await repository.write({ next, previous, makesDefault: next.IsDefault && input.IsDefault === true });
       } catch (error) {
-        if (!(error instanceof ConcurrentModification)) throw error;
-        // The client named the version it edited: another writer got there first, so its edit is stale.
-        if (input.Version !== undefined) throw new StaleVersion();
-        if (attempt >= maxSaveAttempts) throw error;
+        // The client named the version it edited: another writer changed the record first, so its edit is stale.
+        if (error instanceof VersionConflict && input.Version !== undefined) throw new StaleVersion();
+        throw error;
       }
-    }
+      return { created: !isUpdate, location: next };
+    });
   };
 
   const remove = async (principal: Principal, id: number): Promise<TenantLocation> => {
-    for (let attempt = 1; ; attempt += 1) {
+    return withOptimisticRetry(async () => {
       const previous = await require(principal.tenantId, id);
       if (!previous.IsActive) return previous;
       const timestamp = now();
@@ -188,17 +169,13 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
         ...previous,
         IsActive: false,
         IsDefault: false,
-        Version: previous.Version + 1,
+        Version: nextVersion(previous),
         ModifiedDateTime_utc: timestamp,
         ModifiedByUserID: principal.userId,
       };
-      try {
-        await repository.write({ next, previous, actorUserId: principal.userId, now: timestamp });
-        return next;
-      } catch (error) {
-        if (!(error instanceof ConcurrentModification) || attempt >= maxSaveAttempts) throw error;
-      }
-    }
+      await repository.write({ next, previous, makesDefault: false });
+      return next;
+    });
   };
 
   /** SearchString, or Search when SearchString is absent or blank (an XML or form client may send it empty). */
@@ -211,15 +188,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
   };
 
   const search = async (principal: Principal, filter: TenantLocationFilter): Promise<TenantLocationSearchResult> => {
-    const refused = filtersNotForLocations.filter((field) => filter[field] !== undefined);
-    if (refused.length > 0) {
-      throw new ValidationFailed(refused.map((field) => ({ pointer: `/${field}`, detail: 'does not apply to tenant locations' })));
-    }
-    const sortKey = (filter.SortField?.trim() || 'Name').toLowerCase();
-    const comparator = sortFields[sortKey];
-    if (!comparator) {
-      throw new ValidationFailed([{ pointer: '/SortField', detail: 'must be Name, ID, Description, CreatedDateTime_utc or ModifiedDateTime_utc' }]);
-    }
+    const plan = tenantLocationSearch.plan(filter);
     const text = searchText(filter);
     const candidates = await repository.list(principal.tenantId, {
       includeInactive: filter.IncludeDeleted ?? false,
@@ -236,19 +205,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
         (!filter.IgnoreID || location.ID !== filter.IgnoreID) &&
         (!filter.IsExactMatch || !text || normaliseName(location.Name) === text),
     );
-    const direction = filter.SortAsc === false ? -1 : 1;
-    matching.sort((a, b) => direction * (comparator(a, b) || byId(a, b)));
-
-    const start = Math.min(filter.LastRowNumber ?? 0, matching.length);
-    const maxResults = filter.MaxResults ?? defaultSearchResults;
-    const page = filter.GetCountOnly ? [] : matching.slice(start, start + maxResults);
-    return {
-      Rows: page.map((location, index) => ({ ...location, RowNumber: start + index + 1 })),
-      TotalCount: matching.length,
-      HasMore: start + (filter.GetCountOnly ? 0 : page.length) < matching.length,
-      LastRowNumber: start + page.length,
-      MaxResults: maxResults,
-    };
+    return tenantLocationSearch.page(plan, matching);
   };
 
   return {

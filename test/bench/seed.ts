@@ -6,7 +6,8 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../shared/auth/principal';
 import type { TableContext } from '../../shared/data/client';
 import type { TenantLocation, TenantLocationInfo } from '../../shared/schemas/tenant-location';
-import { defaultPointerKey, idCounterKey, nameClaimKey, normaliseName } from '../../shared/tenant-locations/keys';
+import { sequenceKey } from '../../shared/data/sequence';
+import { defaultPointerItem, locationName, locationSequence } from '../../shared/tenant-locations/keys';
 import { createTenantLocationRepository, toItem } from '../../shared/tenant-locations/repository';
 import { createTenantLocationService } from '../../shared/tenant-locations/service';
 
@@ -95,14 +96,14 @@ export const tenantItems = (locations: readonly TenantLocation[]): Record<string
   for (const location of locations) {
     items.push(toItem(location));
     if (location.IsActive) {
-      items.push({ ...nameClaimKey(location.TenantID, normaliseName(location.Name)), entity: 'TenantLocationName', LocationID: location.ID });
+      items.push(locationName.item(location.TenantID, location.Name, location.ID));
     }
     if (location.IsActive && location.IsDefault) {
-      items.push({ ...defaultPointerKey(location.TenantID), entity: 'TenantLocationDefault', LocationID: location.ID });
+      items.push(defaultPointerItem(location.TenantID, location.ID));
     }
     maxIdByTenant.set(location.TenantID, Math.max(maxIdByTenant.get(location.TenantID) ?? 0, location.ID));
   }
-  for (const [tenantId, maxId] of maxIdByTenant) items.push({ ...idCounterKey(tenantId), value: maxId });
+  for (const [tenantId, maxId] of maxIdByTenant) items.push({ ...sequenceKey(tenantId, locationSequence), value: maxId });
   return items;
 };
 

@@ -20,8 +20,8 @@ import {
 
 const { deadLetterQueue, eventSource, consumer } = documentEventsQueue;
 
-/** What `grantSendMessages` and an SQS event source grant, as documented by aws-cdk-lib. */
-const sendActions = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
+/** What the sendDocumentEvents grant (shared/operations/grants.ts) and an SQS event source grant. */
+const sendActions = ['sqs:SendMessage'];
 const consumeActions = [
   'sqs:ChangeMessageVisibility',
   'sqs:DeleteMessage',
@@ -29,7 +29,7 @@ const consumeActions = [
   'sqs:GetQueueUrl',
   'sqs:ReceiveMessage',
 ];
-const secretReadActions = ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'];
+const secretReadActions = ['secretsmanager:GetSecretValue'];
 
 const webhookOperation = operations.find((operation) => operation.grants?.includes('sendDocumentEvents'));
 

@@ -146,14 +146,30 @@ describe('least privilege', () => {
     },
   );
 
-  it('grants Query on the declared indexes by name', () => {
-    const operationFunction = synthesized.apiStack.operationFunctions.get('tenantLocationGetAll')!;
-    const onIndex = statementsOf(operationFunction).filter((statement) =>
-      JSON.stringify(statement.Resource).includes('/index/'),
-    );
-    expect(onIndex).toHaveLength(1);
-    expect(actionsOf(onIndex[0]!)).toEqual(['dynamodb:Query']);
-    expect(JSON.stringify(onIndex[0]!.Resource)).toContain('/index/gsi1');
+  it.each(operations.map((operation) => [operation.operationId, operation] as const))(
+    '%s may read exactly the indexes its manifest names, by name, with Query only',
+    (operationId, operation) => {
+      const operationFunction = synthesized.apiStack.operationFunctions.get(operationId)!;
+      const onIndex = statementsOf(operationFunction).filter((statement) => JSON.stringify(statement.Resource).includes('/index/'));
+      const indexes = [...new Set(operation.tableIndexes ?? [])];
+      if (indexes.length === 0) {
+        expect(onIndex).toEqual([]);
+        return;
+      }
+      expect(onIndex).toHaveLength(1);
+      expect(actionsOf(onIndex[0]!)).toEqual(['dynamodb:Query']);
+      const named = resourcesOf(onIndex[0]!).map((resource) => /\/index\/([^"/]+)"/.exec(JSON.stringify(resource))?.[1]);
+      expect(named.sort()).toEqual(indexes.sort());
+    },
+  );
+
+  it('lets GetAll read the index of active locations by name (gsi1) and Search none', () => {
+    const indexResources = (operationId: string) =>
+      statementsOf(synthesized.apiStack.operationFunctions.get(operationId)!)
+        .filter((statement) => JSON.stringify(statement.Resource).includes('/index/'))
+        .map((statement) => JSON.stringify(statement.Resource));
+    expect(indexResources('tenantLocationGetAll').join()).toContain('/index/gsi1');
+    expect(indexResources('tenantLocationSearch')).toEqual([]);
   });
 
   it('gives the authorizer no table access and its issuer settings', () => {

@@ -8,7 +8,7 @@ import { parseXml } from '../../shared/http/codecs/xml';
 import { DocumentStateView } from '../../shared/schemas/webhook';
 import { documentPath, eventually, webhookPath } from './document-events';
 import { api, apiBaseUrl } from './http';
-import { securityHeaders, uuidPattern } from './responses';
+import { problemOutcome, securityHeaders, uuidPattern } from './responses';
 import { localSqsClient, requireLocalEndpoints } from './local-endpoints';
 import { currentRunLogFile } from './local-stack-process';
 
@@ -40,6 +40,7 @@ export const problem = (status: number, title: string, detail: unknown, extra: R
   detail,
   instance: expect.stringMatching(uuidPattern),
   ...extra,
+  ...problemOutcome(status, detail, Array.isArray(extra.errors) ? (extra.errors as object[]) : []),
 });
 
 export const validationProblem = (errors: readonly object[], detail = 'The request is not valid; see errors for each field.') =>

@@ -16,6 +16,8 @@ export interface LocalStackReady {
   readonly sqsEndpoint: string;
   readonly tableName: string;
   readonly queueUrls: Readonly<Record<string, string>>;
+  /** The IAM edge the stack's functions call DynamoDB and SQS through (tests use the direct endpoints). */
+  readonly iamEdgeEndpoint: string;
   readonly pid: number;
 }
 

@@ -94,6 +94,24 @@ export interface ExpectedProblem {
   readonly errors?: readonly object[];
 }
 
+/**
+ * The platform's outcome members every problem carries: IsSuccess false, Messages (the detail, then each field error
+ * as `where: what`), ErrorCode (the status). A message built from a matcher is any string.
+ */
+export const problemOutcome = (status: number, detail: unknown, errors: readonly object[] = []) => ({
+  IsSuccess: false,
+  Messages: [
+    detail,
+    ...errors.map((error) => {
+      const { pointer, parameter, detail: what } = error as { pointer?: unknown; parameter?: unknown; detail?: unknown };
+      const where = pointer ?? parameter;
+      if (typeof where !== 'string' || typeof what !== 'string') return expect.any(String);
+      return where === '' ? what : `${where}: ${what}`;
+    }),
+  ],
+  ErrorCode: status,
+});
+
 /** A problem body; `instance` is the request id (checked against the header by viewOf). */
 export const problem = ({ status, title, type = 'about:blank', detail = expect.any(String), errors }: ExpectedProblem) => ({
   type,
@@ -102,25 +120,18 @@ export const problem = ({ status, title, type = 'about:blank', detail = expect.a
   detail,
   instance: expect.stringMatching(uuidPattern),
   ...(errors ? { errors } : {}),
+  ...problemOutcome(status, detail, errors),
 });
 
-export const validationProblem = (errors: readonly object[]) =>
-  problem({
-    status: 400,
-    title: 'Request validation failed',
-    type: problemType('validation-failed'),
-    detail: 'The request is not valid; see errors for each field.',
-    errors,
-  });
+export const validationProblem = (errors: readonly object[], detail = 'The request is not valid; see errors for each field.') =>
+  problem({ status: 400, title: 'Request validation failed', type: problemType('validation-failed'), detail, errors });
 
 export const malformedProblem = (detail: string | ReturnType<typeof expect.any> = expect.any(String)) =>
   problem({ status: 400, title: 'Malformed request body', type: problemType('malformed-body'), detail });
 
 /** The problem a reserved key (`__proto__`, `constructor`, `prototype`) earns, wherever it appears. */
-export const reservedKeyProblem = (pointer: string) => ({
-  ...validationProblem([{ pointer, detail: 'this key is not allowed' }]),
-  detail: 'The body uses a reserved key.',
-});
+export const reservedKeyProblem = (pointer: string) =>
+  validationProblem([{ pointer, detail: 'this key is not allowed' }], 'The body uses a reserved key.');
 
 /**
  * Reads an XML response the way the service reads an XML request (its own parseXml and coercion), then validates

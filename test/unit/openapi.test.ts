@@ -297,7 +297,7 @@ describe('the OpenAPI document of the service', () => {
     expect(Object.keys(objectAt(json, 'components', 'responses', 'Problem503', 'headers'))).toContain('Retry-After');
     expect(Object.keys(objectAt(json, 'components', 'responses', 'Problem429', 'headers'))).toContain('Retry-After');
     const required = at(json, 'components', 'schemas', 'Problem', 'required');
-    expect(required).toEqual(['type', 'title', 'status', 'detail', 'instance']);
+    expect(required).toEqual(['type', 'title', 'status', 'detail', 'instance', 'IsSuccess', 'Messages', 'ErrorCode']);
   });
 });
 

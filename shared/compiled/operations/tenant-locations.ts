@@ -139,7 +139,7 @@ export const tenantLocationSearch: CompiledOperation<typeof source.tenantLocatio
   auth: "bearer",
   media: "standard",
   requestBody: { schema: plan(49), required: false },
-  success: {status: 200,xmlRoot: {name: "TenantLocationSearchResult"}},
+  success: {status: 200,xmlRoot: {name: "PagedActionResults_TenantLocationInfo_"}},
 };
 
 export const tenantLocationOperations = [tenantLocationDelete, tenantLocationGet, tenantLocationGetAll, tenantLocationGetByName, tenantLocationGetDefaultAddress, tenantLocationSave, tenantLocationSearch] as const;

@@ -106,7 +106,7 @@ describe('declared operations that are not implemented yet: 501 through the norm
       headers: { 'Content-Type': 'text/xml', Accept: 'text/xml' },
     });
     expect(viewOf(xml)).toEqual({ ...notImplemented('paymentPostRefund'), headers: problemHeaders('xml'), body: expect.any(String) });
-    expect(parseXml(xml.text)).toEqual({ ...notImplemented('paymentPostRefund').body, status: '501', instance: xml.headers.get('x-request-id') });
+    expect(problemFromXml(xml.text)).toEqual({ ...notImplemented('paymentPostRefund').body, instance: xml.headers.get('x-request-id') });
 
     const form = await api('/v2/DeliveryReceipt/', {
       method: 'PUT',
@@ -192,18 +192,25 @@ describe('every response carries a fresh X-Request-Id and the security headers',
   });
 });
 
-describe('problems in XML for clients that prefer XML', () => {
-  /** Reads an RFC 9457 Appendix B problem back into the shape of its JSON form (numbers arrive as text). */
-  const problemFromXml = (xml: string) => {
-    const parsed = parseXml(xml) as Record<string, unknown>;
-    const errors = (parsed.errors as { i?: unknown } | undefined)?.i;
-    return {
-      ...parsed,
-      status: Number(parsed.status),
-      ...(errors === undefined ? {} : { errors: Array.isArray(errors) ? errors : [errors] }),
-    };
+/** Reads an RFC 9457 Appendix B problem back into the shape of its JSON form (numbers and booleans arrive as text). */
+const problemFromXml = (xml: string) => {
+  const parsed = parseXml(xml) as Record<string, unknown>;
+  const listOf = (wrapper: unknown): unknown[] | undefined => {
+    const items = (wrapper as { i?: unknown } | undefined)?.i;
+    return items === undefined ? undefined : Array.isArray(items) ? items : [items];
   };
+  const errors = listOf(parsed.errors);
+  return {
+    ...parsed,
+    status: Number(parsed.status),
+    ...(errors === undefined ? {} : { errors }),
+    IsSuccess: parsed.IsSuccess === 'true',
+    Messages: listOf(parsed.Messages),
+    ErrorCode: Number(parsed.ErrorCode),
+  };
+};
 
+describe('problems in XML for clients that prefer XML', () => {
   test.each(['application/xml', 'text/xml', 'application/json;q=0.5, application/xml'])(
     'Accept: %s gives application/problem+xml in the RFC 7807 namespace, equal to the JSON problem',
     async (accept) => {
@@ -235,5 +242,59 @@ describe('problems in XML for clients that prefer XML', () => {
   test('a JSON preference keeps problems in JSON', async () => {
     const response = await api('/TenantLocation/Get/999999', { token, headers: { Accept: 'application/xml;q=0.1, application/json' } });
     expect(viewOf(response).headers).toEqual(problemHeaders('json'));
+  });
+});
+
+describe("problems carry the platform's outcome members, for clients that check IsSuccess", () => {
+  test('from a function: IsSuccess false, Messages the detail then each field error, ErrorCode the status', async () => {
+    const response = await api('/TenantLocation/Save', { token, body: { name: 'x' } });
+    expect(viewOf(response).status).toBe(400);
+    expect(response.json).toMatchObject({
+      status: 400,
+      IsSuccess: false,
+      Messages: ['The request is not valid; see errors for each field.', '/name: is not a known field (names are case-sensitive)'],
+      ErrorCode: 400,
+    });
+  });
+
+  test.each([
+    ['an unknown route', '/No/Such/Route', 404, 'No operation at this path and method.'],
+    ['no token', '/TenantLocation/GetAll', 401, 'A valid bearer token is required.'],
+  ])('from the gateway (%s)', async (_case, path, status, detail) => {
+    const response = await api(path, status === 401 ? {} : { token });
+    expect(viewOf(response).status).toBe(status);
+    expect(response.json).toMatchObject({ status, detail, IsSuccess: false, Messages: [detail], ErrorCode: status });
+  });
+});
+
+describe('client-given names that are members of Object.prototype are ordinary (unknown) names', () => {
+  const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+
+  test.each(names)('addressType=%s: 400 naming addressType', async (name) => {
+    const response = await api(`/TenantLocation/GetDefaultAddress/${locationId}?addressType=${name}`, { token });
+    expect(viewOf(response)).toEqual({
+      status: 400,
+      headers: problemHeaders(),
+      body: validationProblem([{ parameter: 'addressType', detail: 'must be Billing, Delivery, Service or Postal (or 1, 2, 3, 4)' }]),
+    });
+  });
+
+  test.each(['toString', 'hasOwnProperty'])('a Search filter member named %s, in JSON and as a form: 400 unknown field', async (name) => {
+    const expected = { status: 400, headers: problemHeaders(), body: validationProblem([{ pointer: `/${name}`, detail: 'is not a known field (names are case-sensitive)' }]) };
+    const json = await api('/TenantLocation/Search', { method: 'PUT', token, body: { [name]: 'x' } });
+    const form = await api('/TenantLocation/Search', {
+      method: 'PUT',
+      token,
+      body: `${name}=x`,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expect([viewOf(json), viewOf(form)]).toEqual([expected, expected]);
+  });
+
+  test('query parameters and headers with these names leave a request as it was', async () => {
+    const query = names.map((name, index) => `${name}=${index}`).join('&');
+    const headers = Object.fromEntries(names.filter((name) => name !== '__proto__').map((name) => [name, 'x']));
+    const response = await api(`/TenantLocation/GetDefaultAddress/${locationId}?addressType=Billing&${query}`, { token, headers });
+    expect(viewOf(response)).toEqual({ status: 200, headers: successHeaders('application/json'), body: { City: 'Perth', IsDefaultBilling: true, LocationID: locationId } });
   });
 });

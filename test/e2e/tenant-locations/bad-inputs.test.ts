@@ -162,7 +162,7 @@ describe('domain rules on the body: 400 and no ID used up', () => {
     for (const path of ['/TenantLocation/Save', '/TenantLocation/GetByName']) {
       await expectRefusedWithoutChange(() => api(path, { method: 'POST', token, headers: { 'Content-Type': 'application/json' } }), {
         status: 400,
-        body: { ...validationProblem([field('', 'a request body is required')]), detail: 'A request body is required.' },
+        body: validationProblem([field('', 'a request body is required')], 'A request body is required.'),
       });
     }
   });
@@ -312,7 +312,7 @@ describe('reserved keys (__proto__, constructor, prototype): 400, and the server
     expect((await get(token, existing.ID)).json).toEqual(existing);
     const searched = await search(token, {});
     expect(searched.status).toBe(200);
-    expect(searched.json.Rows.map((row) => row.Name)).toEqual(['Clean', 'Existing']);
+    expect(searched.json.Value.map((row) => row.Name)).toEqual(['Clean', 'Existing']);
     expect((await getByName(token, { SearchString: 'cle' })).json).toEqual(created.json);
     const updated = await save(token, { ID: existing.ID, Name: existing.Name, Version: existing.Version });
     expect(updated.json).toEqual({ ...existing, Version: existing.Version + 1, ModifiedDateTime_utc: expect.any(String) });

@@ -5,7 +5,7 @@ import type { TenantLocation } from '../../../shared/schemas/tenant-location';
 import { tokenFor } from '../../support/http';
 import { problem, problemHeaders, problemType, viewOf } from '../../support/responses';
 import { freshTenantId, openTenantTable } from '../../support/tenant-items';
-import { create, get, getAll, remove, save } from './support';
+import { create, get, getAll, getByName, remove, save, search } from './support';
 
 const table = openTenantTable();
 afterAll(() => table.close());
@@ -121,31 +121,62 @@ describe('optimistic concurrency', () => {
 });
 
 describe('one default location per tenant', () => {
-  test('making several locations default concurrently leaves exactly one default, and the pointer names it', async () => {
+  /** The ids GetAll reports as default, and the location the tenant's default pointer names. */
+  const defaultsOf = async (tenant: number, token: string) => ({
+    reported: (await getAll(token)).json.filter((location) => location.IsDefault).map((location) => location.ID),
+    pointer: (await table.items(tenant)).find((item) => item.entity === 'TenantLocationDefault')?.LocationID,
+  });
+
+  test('making several locations default concurrently: every save succeeds, exactly one default remains, and the pointer names it', async () => {
     const { tenant, token } = await newTenant();
     const locations: TenantLocation[] = [];
     for (const name of ['North', 'South', 'East', 'West']) locations.push(await create(token, { Name: name }));
 
     const responses = await Promise.all(locations.map((location) => save(token, { ID: location.ID, Name: location.Name, IsDefault: true })));
-    const statuses = responses.map((response) => response.status);
-    expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
-    expect(statuses).toContain(200);
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
 
-    const stored = await storedLocations(tenant);
-    const defaults = stored.filter((location) => location.IsDefault);
-    expect(defaults).toHaveLength(1);
-    const pointer = (await table.items(tenant)).find((item) => item.entity === 'TenantLocationDefault');
-    expect(pointer).toMatchObject({ LocationID: (defaults[0] as TenantLocation).ID });
-    expect((await getAll(token)).json.filter((location) => location.IsDefault).map((location) => location.ID)).toEqual([
-      (defaults[0] as TenantLocation).ID,
-    ]);
+    const { reported, pointer } = await defaultsOf(tenant, token);
+    expect(reported).toEqual([pointer]);
+    // No location item carries a default flag of its own: the pointer alone decides.
+    expect((await storedLocations(tenant)).filter((location) => 'IsDefault' in location)).toEqual([]);
   });
 
-  test('two concurrent creates of default locations leave exactly one default', async () => {
+  test('two concurrent creates of default locations both succeed and leave exactly one default', async () => {
     const { tenant, token } = await newTenant();
     const responses = await Promise.all(['Left', 'Right'].map((name) => save(token, { Name: name, IsDefault: true })));
-    expect(responses.map((response) => response.status).filter((status) => status === 201).length).toBeGreaterThanOrEqual(1);
-    const defaults = (await storedLocations(tenant)).filter((location) => location.IsDefault);
-    expect(defaults).toHaveLength(1);
+    expect(responses.map((response) => response.status)).toEqual([201, 201]);
+    const { reported, pointer } = await defaultsOf(tenant, token);
+    expect(reported).toEqual([pointer]);
+  });
+
+  const defaultSaves = 50;
+  test(`${defaultSaves} concurrent default saves all succeed; the last committed is the one default, every other IsDefault reads false`, async () => {
+    const { tenant, token } = await newTenant();
+    // Half create a new default location, half make an existing one the default (naming its Version).
+    const existing: TenantLocation[] = [];
+    for (let index = 0; index < defaultSaves / 2; index += 1) existing.push(await create(token, { Name: `Existing ${index}` }));
+
+    const responses = await Promise.all([
+      ...existing.map((location) => save(token, { ID: location.ID, Version: location.Version, Name: location.Name, IsDefault: true })),
+      ...Array.from({ length: defaultSaves / 2 }, (_, index) => save(token, { Name: `Created ${index}`, IsDefault: true })),
+    ]);
+
+    expect(responses.map((response) => response.status)).toEqual([...Array(defaultSaves / 2).fill(200), ...Array(defaultSaves / 2).fill(201)]);
+    const { reported, pointer } = await defaultsOf(tenant, token);
+    expect(reported).toEqual([pointer]);
+    // The last committed save is the default: the pointer names one of the saved locations, and each location's
+    // own Get, GetByName and Search agree with GetAll that it alone is the default.
+    const savedIds = responses.map((response) => response.json.ID);
+    expect(savedIds).toContain(pointer);
+    const all = (await getAll(token)).json;
+    expect(all).toHaveLength(defaultSaves);
+    for (const location of all) expect(location.IsDefault).toBe(location.ID === pointer);
+    const winner = (await get(token, pointer as number)).json;
+    expect(winner.IsDefault).toBe(true);
+    expect((await getByName(token, { SearchString: winner.Name, IsExactMatch: true })).json.IsDefault).toBe(true);
+    const searched = await search(token, { MaxResults: 500 });
+    const rows = (searched.json as unknown as { Value: TenantLocation[] }).Value;
+    expect(rows).toHaveLength(defaultSaves);
+    expect(rows.filter((row) => row.IsDefault).map((row) => row.ID)).toEqual([pointer]);
   });
 });

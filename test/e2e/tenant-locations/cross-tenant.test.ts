@@ -53,9 +53,9 @@ describe('before tenant B has any location', () => {
   test('GetAll, Search (even with A ids and IncludeDeleted) and GetByName see nothing of A', async () => {
     expect(viewOf(await getAll(tokenB)).body).toEqual([]);
     const searched = await search(tokenB, { IDs: locationsOfA.map((location) => location.ID), IncludeDeleted: true });
-    expect(searched.json).toEqual({ Rows: [], TotalCount: 0, HasMore: false, LastRowNumber: 0, MaxResults: 50 });
-    expect((await search(tokenB, { IsActive: false })).json.TotalCount).toBe(0);
-    expect((await search(tokenB, { CustomerID: 5, IncludeDeleted: true })).json.TotalCount).toBe(0);
+    expect(searched.json).toEqual({ MoreToGet: false, LastRowNumber: 0, Count: 0, TotalRecordCount: 0, Value: [], IsSuccess: true, Messages: [] });
+    expect((await search(tokenB, { IsActive: false })).json.TotalRecordCount).toBe(0);
+    expect((await search(tokenB, { CustomerID: 5, IncludeDeleted: true })).json.TotalRecordCount).toBe(0);
     expect((await getByName(tokenB, { SearchString: 'Alpha Main', IsExactMatch: true })).status).toBe(404);
     expect((await getByName(tokenB, { SearchString: 'alpha' })).status).toBe(404);
   });
@@ -89,7 +89,7 @@ describe('once tenant B has locations with the same ids and names', () => {
 
   test("GetAll and Search of B hold B's rows only; A still has its default", async () => {
     expect(names((await getAll(tokenB)).json)).toEqual(['Alpha Main', 'Beta Depot']);
-    const rows = (await search(tokenB, { IncludeDeleted: true, SearchString: 'a' })).json.Rows;
+    const rows = (await search(tokenB, { IncludeDeleted: true, SearchString: 'a' })).json.Value;
     expect(rows.map((row) => [row.TenantID, row.Name])).toEqual([
       [tenantB, 'Alpha Main'],
       [tenantB, 'Beta Depot'],

@@ -117,7 +117,7 @@ describe('request bodies in other spellings of the same logical object', () => {
       { 'Content-Type': 'text/xml' },
     );
     expect(wrapped.status).toBe(200);
-    expect(wrapped.json.Rows.map((row) => row.ID)).toEqual([form.json.ID, xml.json.ID]);
+    expect(wrapped.json.Value.map((row) => row.ID)).toEqual([form.json.ID, xml.json.ID]);
   });
 });
 
@@ -197,14 +197,16 @@ describe('every operation in every request and response media type', () => {
         'tenantLocationSearch',
         (accept) => search(token, body, { 'Content-Type': type, Accept: accept }),
         {
-          Rows: [
+          MoreToGet: true,
+          LastRowNumber: 2,
+          Count: 2,
+          TotalRecordCount: 3,
+          Value: [
             { RowNumber: 1, ...byIdDescending0 },
             { RowNumber: 2, ...byIdDescending1 },
           ],
-          TotalCount: 3,
-          HasMore: true,
-          LastRowNumber: 2,
-          MaxResults: 2,
+          IsSuccess: true,
+          Messages: [],
         },
       );
     });

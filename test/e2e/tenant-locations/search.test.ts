@@ -1,9 +1,10 @@
 // End to end: Search (PUT /TenantLocation/Search) over one tenant's known set of locations: filters, sorting,
-// paging with LastRowNumber, and the count-only form. Rows are compared whole with what Get returns.
+// paging with LastRowNumber, and the count-only form, answered as the platform's PagedActionResults<TenantLocationInfo>.
+// Rows are compared whole with what Get returns.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '../../../shared/schemas/tenant-location';
+import { TenantLocationSearchResult, type TenantLocation, type TenantLocationInfo } from '../../../shared/schemas/tenant-location';
 import { api, tokenFor } from '../../support/http';
-import { successHeaders, viewOf } from '../../support/responses';
+import { parseXmlAs, problemHeaders, successHeaders, validationProblem, viewOf } from '../../support/responses';
 import { freshTenantId, openTenantTable } from '../../support/tenant-items';
 import { create, get, remove, save, search } from './support';
 
@@ -19,19 +20,21 @@ const at = (name: string): TenantLocation => {
   return location;
 };
 
-/** The Search answer for `names` in that order, one page starting after `start`. */
-const page = (names: readonly string[], options: { total?: number; start?: number; maxResults?: number; hasMore?: boolean } = {}) => {
+/** The Search answer (PagedActionResults) for `names` in that order, one page starting after `start`. */
+const page = (names: readonly string[], options: { total?: number; start?: number; moreToGet?: boolean } = {}) => {
   const start = options.start ?? 0;
   return {
-    Rows: names.map((name, index) => ({ ...at(name), RowNumber: start + index + 1 })),
-    TotalCount: options.total ?? names.length,
-    HasMore: options.hasMore ?? false,
+    MoreToGet: options.moreToGet ?? false,
     LastRowNumber: start + names.length,
-    MaxResults: options.maxResults ?? 50,
+    Count: names.length,
+    TotalRecordCount: options.total ?? names.length,
+    Value: names.map((name, index) => ({ ...at(name), RowNumber: start + index + 1 })),
+    IsSuccess: true,
+    Messages: [],
   };
 };
 
-const rowNames = (result: TenantLocationSearchResult) => result.Rows.map((row) => row.Name);
+const rowNames = (result: TenantLocationSearchResult) => result.Value.map((row) => row.Name);
 
 beforeAll(async () => {
   token = await tokenFor({ tenant });
@@ -45,8 +48,8 @@ beforeAll(async () => {
     { Name: 'Geraldton' },
   ];
   for (const body of bodies) await create(token, body);
-  await remove(token, (await search(token, { SearchString: 'Closed Perth', IsExactMatch: true })).json.Rows[0]?.ID as number);
-  for (const location of (await search(token, { IncludeDeleted: true, MaxResults: 500 })).json.Rows) {
+  await remove(token, (await search(token, { SearchString: 'Closed Perth', IsExactMatch: true })).json.Value[0]?.ID as number);
+  for (const location of (await search(token, { IncludeDeleted: true, MaxResults: 500 })).json.Value) {
     const { RowNumber: _rowNumber, ...record } = location;
     byName[location.Name] = record;
   }
@@ -60,7 +63,7 @@ describe('defaults', () => {
   test('an empty filter: active locations by name, numbered from 1, 50 per page', async () => {
     const response = await search(token, {});
     expect(viewOf(response)).toEqual({ status: 200, headers: successHeaders('application/json'), body: page(active) });
-    for (const row of response.json.Rows) {
+    for (const row of response.json.Value) {
       const { RowNumber: _rowNumber, ...record } = row;
       expect((await get(token, row.ID)).json).toEqual(record);
     }
@@ -73,45 +76,62 @@ describe('defaults', () => {
 });
 
 describe('paging with LastRowNumber and MaxResults', () => {
-  test('pages of 2 walk the whole list; HasMore is false on the last page', async () => {
+  test('pages of 2 walk the whole list; MoreToGet is false on the last page', async () => {
     const pages: TenantLocationSearchResult[] = [];
     let lastRowNumber = 0;
     do {
       const response = await search(token, { MaxResults: 2, LastRowNumber: lastRowNumber });
       pages.push(response.json);
       lastRowNumber = response.json.LastRowNumber;
-    } while (pages.at(-1)?.HasMore && pages.length < 10);
+    } while (pages.at(-1)?.MoreToGet && pages.length < 10);
     expect(pages).toEqual([
-      page(active.slice(0, 2), { maxResults: 2, total: 6, hasMore: true }),
-      page(active.slice(2, 4), { maxResults: 2, total: 6, hasMore: true, start: 2 }),
-      page(active.slice(4, 6), { maxResults: 2, total: 6, hasMore: false, start: 4 }),
+      page(active.slice(0, 2), { total: 6, moreToGet: true }),
+      page(active.slice(2, 4), { total: 6, moreToGet: true, start: 2 }),
+      page(active.slice(4, 6), { total: 6, moreToGet: false, start: 4 }),
     ]);
   });
 
   test('a page size that does not divide the total; past the end: no rows', async () => {
-    expect((await search(token, { MaxResults: 4, LastRowNumber: 4 })).json).toEqual(
-      page(active.slice(4), { maxResults: 4, total: 6, start: 4 }),
-    );
-    expect((await search(token, { MaxResults: 4, LastRowNumber: 6 })).json).toEqual(page([], { maxResults: 4, total: 6, start: 6 }));
+    expect((await search(token, { MaxResults: 4, LastRowNumber: 4 })).json).toEqual(page(active.slice(4), { total: 6, start: 4 }));
+    expect((await search(token, { MaxResults: 4, LastRowNumber: 6 })).json).toEqual(page([], { total: 6, start: 6 }));
     expect((await search(token, { LastRowNumber: 1000 })).json).toEqual(page([], { total: 6, start: 6 }));
   });
 
   test('MaxResults 1 and 500', async () => {
-    expect((await search(token, { MaxResults: 1 })).json).toEqual(page(['Albany'], { maxResults: 1, total: 6, hasMore: true }));
-    expect((await search(token, { MaxResults: 500 })).json).toEqual(page(active, { maxResults: 500 }));
+    expect((await search(token, { MaxResults: 1 })).json).toEqual(page(['Albany'], { total: 6, moreToGet: true }));
+    expect((await search(token, { MaxResults: 500 })).json).toEqual(page(active));
   });
 
   test('paging follows the requested order', async () => {
     const first = await search(token, { SortField: 'Name', SortAsc: false, MaxResults: 4 });
     const second = await search(token, { SortField: 'Name', SortAsc: false, MaxResults: 4, LastRowNumber: 4 });
     expect([...rowNames(first.json), ...rowNames(second.json)]).toEqual([...active].reverse());
-    expect(second.json.Rows.map((row) => row.RowNumber)).toEqual([5, 6]);
+    expect(second.json.Value.map((row) => row.RowNumber)).toEqual([5, 6]);
   });
 
   test('GetCountOnly: the count and no rows', async () => {
-    expect((await search(token, { GetCountOnly: true })).json).toEqual({ Rows: [], TotalCount: 6, HasMore: true, LastRowNumber: 0, MaxResults: 50 });
-    expect((await search(token, { GetCountOnly: true, SearchString: 'perth' })).json.TotalCount).toBe(3);
-    expect((await search(token, { GetCountOnly: true, IncludeDeleted: true })).json.TotalCount).toBe(7);
+    expect((await search(token, { GetCountOnly: true })).json).toEqual({ ...page([], { total: 6 }), MoreToGet: true });
+    expect((await search(token, { GetCountOnly: true, SearchString: 'perth' })).json.TotalRecordCount).toBe(3);
+    expect((await search(token, { GetCountOnly: true, IncludeDeleted: true })).json.TotalRecordCount).toBe(7);
+  });
+
+  test('MaxResults outside 1 to 500, or a negative LastRowNumber: 400 naming the field', async () => {
+    for (const [filter, pointer] of [
+      [{ MaxResults: 0 }, '/MaxResults'],
+      [{ MaxResults: 501 }, '/MaxResults'],
+      [{ LastRowNumber: -1 }, '/LastRowNumber'],
+    ] as const) {
+      const response = await search(token, filter);
+      expect(viewOf(response)).toEqual({ status: 400, headers: problemHeaders(), body: validationProblem([{ pointer, detail: expect.any(String) }]) });
+    }
+  });
+
+  test('in XML: the rows repeat <Value>, and the page reads back equal to the JSON answer', async () => {
+    const json = await search(token, { MaxResults: 2 });
+    const xml = await search(token, { MaxResults: 2 }, { Accept: 'application/xml' });
+    expect(viewOf(xml)).toEqual({ status: 200, headers: successHeaders('application/xml'), body: expect.stringContaining('<PagedActionResults_TenantLocationInfo_>') });
+    expect(xml.text.match(/<Value>/g)).toHaveLength(2);
+    expect(parseXmlAs(TenantLocationSearchResult, xml.text)).toEqual(json.json);
   });
 });
 
@@ -134,18 +154,43 @@ describe('sorting', () => {
     ['CreatedDateTime_utc (ties by ID)', { SortField: 'CreatedDateTime_utc' }, byId],
   ] as const)('%s', async (_name, filter, expected) => {
     const result = (await search(token, filter)).json;
-    expect(result.Rows.map((row) => row.ID)).toEqual(idsOf(expected));
-    expect(result.Rows.map((row) => row.RowNumber)).toEqual(expected.map((_, index) => index + 1));
+    expect(result.Value.map((row) => row.ID)).toEqual(idsOf(expected));
+    expect(result.Value.map((row) => row.RowNumber)).toEqual(expected.map((_, index) => index + 1));
   });
 
   test('ModifiedDateTime_utc: the location written last comes last', async () => {
     const albany = at('Albany');
     const updated = (await save(token, { ID: albany.ID, Name: 'Albany', Version: albany.Version, EmailAddress: 'albany@example.com' })).json;
     byName.Albany = updated;
-    const rows = (await search(token, { SortField: 'ModifiedDateTime_utc' })).json.Rows;
+    const rows = (await search(token, { SortField: 'ModifiedDateTime_utc' })).json.Value;
     expect(rows.at(-1)).toEqual({ ...updated, RowNumber: 6 });
-    const descending = (await search(token, { SortField: 'ModifiedDateTime_utc', SortAsc: false })).json.Rows;
+    const descending = (await search(token, { SortField: 'ModifiedDateTime_utc', SortAsc: false })).json.Value;
     expect(descending[0]).toEqual({ ...updated, RowNumber: 1 });
+  });
+});
+
+describe('refused sort fields and filters', () => {
+  const sortFieldProblem = validationProblem([
+    { pointer: '/SortField', detail: 'must be Name, ID, Description, CreatedDateTime_utc or ModifiedDateTime_utc' },
+  ]);
+
+  // Measured before the fix: {"SortField":"__proto__"} answered 500 (the comparator lookup reached Object.prototype).
+  test.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'City'])('SortField %s: 400 listing the sort fields', async (sortField) => {
+    const response = await search(token, { SortField: sortField });
+    expect(viewOf(response)).toEqual({ status: 400, headers: problemHeaders(), body: sortFieldProblem });
+  });
+
+  test('a filter of other records (Statuses, GroupBy, even empty or false): 400 naming each', async () => {
+    const response = await search(token, { Statuses: [], GroupBy: 'City', IsHidden: false, SearchString: 'perth' });
+    expect(viewOf(response)).toEqual({
+      status: 400,
+      headers: problemHeaders(),
+      body: validationProblem([
+        { pointer: '/Statuses', detail: 'does not apply to tenant locations' },
+        { pointer: '/IsHidden', detail: 'does not apply to tenant locations' },
+        { pointer: '/GroupBy', detail: 'does not apply to tenant locations' },
+      ]),
+    });
   });
 });
 

@@ -102,8 +102,8 @@ describe('withOptimisticRetry', () => {
     expect({ other: other.name, contended: contended.name, calls: calls.filter((call) => call === 'contended').length, sleeps }).toEqual({
       other: 'StaleVersion',
       contended: 'ConcurrentModification',
-      calls: 8,
-      sleeps: [20, 40, 80, 160, 320, 640, 800],
+      calls: 10,
+      sleeps: [25, 50, 100, 200, 400, 800, 1000, 1000, 1000],
     });
   });
 });

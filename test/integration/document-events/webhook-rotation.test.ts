@@ -97,6 +97,9 @@ it('accepts events signed with the old or the new secret, refuses any other, and
         status: 401,
         detail: 'The event signature is not valid: no signature matches an active secret.',
         instance: expect.any(String),
+        IsSuccess: false,
+        Messages: ['The event signature is not valid: no signature matches an active secret.'],
+        ErrorCode: 401,
       },
     ],
   ]);

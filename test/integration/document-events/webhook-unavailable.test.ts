@@ -144,6 +144,9 @@ it('answers 503 with Retry-After while SQS is unreachable, and nothing is enqueu
       status: 503,
       detail: 'The event could not be queued; retry shortly.',
       instance: requestId,
+      IsSuccess: false,
+      Messages: ['The event could not be queued; retry shortly.'],
+      ErrorCode: 503,
     },
   });
 

@@ -51,7 +51,16 @@ const expectGatewayProblem = async (response: Response, status: number, title: s
   for (const [name, value] of Object.entries(gatewaySecurityHeaders)) expect(response.headers.get(name)).toBe(value);
   expect(response.status).toBe(status);
   const body = (await response.json()) as Record<string, unknown>;
-  expect(body).toEqual({ type: 'about:blank', title, status, detail: expect.any(String), instance: requestId });
+  expect(body).toEqual({
+    type: 'about:blank',
+    title,
+    status,
+    detail: expect.any(String),
+    instance: requestId,
+    IsSuccess: false,
+    Messages: [body.detail],
+    ErrorCode: status,
+  });
   return body;
 };
 
@@ -142,6 +151,28 @@ describe('event shape', () => {
       multiValueQueryStringParameters: null,
     });
     expect(event.requestContext.requestId).toBe(response.headers.get('x-amzn-RequestId'));
+  });
+
+  it('keeps query parameters and headers named like members of Object.prototype as ordinary members', async () => {
+    const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    const query = names.map((name, index) => `${name}=q${index}`).join('&');
+    const response = await rawGet(`/things/5?${query}&constructor=again`, {
+      ...allow(),
+      ...Object.fromEntries(names.map((name, index) => [name, `h${index}`])),
+    });
+
+    expect(response.status).toBe(200);
+    const { event } = JSON.parse(response.body) as Echo;
+    const entries = (map: object | null) => Object.entries(map ?? {}).filter(([name]) => names.includes(name));
+    expect(entries(event.queryStringParameters)).toEqual([['__proto__', 'q0'], ['constructor', 'again'], ['toString', 'q2'], ['hasOwnProperty', 'q3']]);
+    expect(entries(event.multiValueQueryStringParameters)).toEqual([
+      ['__proto__', ['q0']],
+      ['constructor', ['q1', 'again']],
+      ['toString', ['q2']],
+      ['hasOwnProperty', ['q3']],
+    ]);
+    expect(entries(event.headers)).toEqual(names.map((name, index) => [name, `h${index}`]));
+    expect(entries(event.multiValueHeaders)).toEqual(names.map((name, index) => [name, [`h${index}`]]));
   });
 
   it('calls a webhook-signature operation without the authorizer', async () => {

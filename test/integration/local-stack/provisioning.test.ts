@@ -105,6 +105,9 @@ describe('gateway over the operations manifest', () => {
       status: 404,
       detail: 'No operation at this path and method.',
       instance: response.headers.get('X-Request-Id'),
+      IsSuccess: false,
+      Messages: ['No operation at this path and method.'],
+      ErrorCode: 404,
     });
   });
 

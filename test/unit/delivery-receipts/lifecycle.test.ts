@@ -114,6 +114,12 @@ describe('requestedTransition', () => {
       detail: 'The status cannot change from Draft to Complete; allowed now: InProgress, Cancelled.',
       instance: 'r',
       errors: [{ pointer: '/Value/Status', detail: 'allowed now: InProgress, Cancelled' }],
+      IsSuccess: false,
+      Messages: [
+        'The status cannot change from Draft to Complete; allowed now: InProgress, Cancelled.',
+        '/Value/Status: allowed now: InProgress, Cancelled',
+      ],
+      ErrorCode: 409,
     });
     expect(error.allowed).toEqual(['InProgress', 'Cancelled']);
     const fromComplete = caught(() => requestedTransition('Complete', 'InProgress')) as InvalidTransition;
@@ -273,6 +279,12 @@ describe('assertEditable', () => {
         { pointer: '/Value/Lines/1', detail: 'read-only' },
         { pointer: '/Value/Lines', detail: 'read-only' },
       ],
+      IsSuccess: false,
+      Messages: [
+        'The receipt is Complete and read-only: only InternalNote and Attachments may change.',
+        ...['SupplierName', 'WarehouseID', 'DeliveryDate', 'Lines/0/QuantityReceived', 'Lines/1', 'Lines'].map((field) => `/Value/${field}: read-only`),
+      ],
+      ErrorCode: 409,
     });
   });
 

@@ -114,7 +114,7 @@ describe('coerceToSchema: lists with one member and with two, in every format', 
 
   it('tells a list wrapper of records from a lone record in XML by whether its one child is a field of the record', () => {
     const row = '<ID>1</ID><Name>A</Name>';
-    const coerce = (rows: string) => coerceToSchema(parseXml(`<R><Rows>${rows}</Rows></R>`), TenantLocationSearchResult, 'text');
+    const coerce = (rows: string) => coerceToSchema(parseXml(`<R><Value>${rows}</Value></R>`), TenantLocationSearchResult, 'text');
 
     expect([
       coerce(`<TenantLocationSearchRow>${row}</TenantLocationSearchRow>`),
@@ -122,10 +122,10 @@ describe('coerceToSchema: lists with one member and with two, in every format', 
       coerce(row),
       coerce('<ID>3</ID>'),
     ]).toEqual([
-      { Rows: [{ ID: 1, Name: 'A' }] },
-      { Rows: [{ ID: 1, Name: 'A' }, { ID: 2 }] },
-      { Rows: [{ ID: 1, Name: 'A' }] },
-      { Rows: [{ ID: 3 }] },
+      { Messages: [], Value: [{ ID: 1, Name: 'A' }] },
+      { Messages: [], Value: [{ ID: 1, Name: 'A' }, { ID: 2 }] },
+      { Messages: [], Value: [{ ID: 1, Name: 'A' }] },
+      { Messages: [], Value: [{ ID: 3 }] },
     ]);
   });
 

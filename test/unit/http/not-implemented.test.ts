@@ -10,6 +10,9 @@ const notImplemented = (operationId: string) => ({
   status: 501,
   detail: `Operation ${operationId} is declared but not implemented yet.`,
   instance: requestId,
+  IsSuccess: false,
+  Messages: [`Operation ${operationId} is declared but not implemented yet.`],
+  ErrorCode: 501,
 });
 
 const refund = (options: Parameters<typeof apiEvent>[0] = {}) =>
@@ -31,7 +34,9 @@ describe('not-implemented function', () => {
       body:
         '<?xml version="1.0" encoding="utf-8"?><problem xmlns="urn:ietf:rfc:7807">' +
         `<type>${problemType('not-implemented')}</type><title>Not Implemented</title><status>501</status>` +
-        `<detail>Operation paymentPostRefund is declared but not implemented yet.</detail><instance>${requestId}</instance></problem>`,
+        `<detail>Operation paymentPostRefund is declared but not implemented yet.</detail><instance>${requestId}</instance>` +
+        '<IsSuccess>false</IsSuccess><Messages><i>Operation paymentPostRefund is declared but not implemented yet.</i></Messages>' +
+        '<ErrorCode>501</ErrorCode></problem>',
     });
   });
 

@@ -122,6 +122,9 @@ describe('operation stack: media types of request bodies', () => {
       status: 415,
       detail: 'Send the body as one of: application/json, text/json, application/xml, text/xml, application/x-www-form-urlencoded.',
       instance: requestId,
+      IsSuccess: false,
+      Messages: ['Send the body as one of: application/json, text/json, application/xml, text/xml, application/x-www-form-urlencoded.'],
+      ErrorCode: 415,
     },
   };
 
@@ -262,6 +265,9 @@ describe('operation stack: body size', () => {
       status: 413,
       detail: 'The request body exceeds 1048576 bytes.',
       instance: requestId,
+      IsSuccess: false,
+      Messages: ['The request body exceeds 1048576 bytes.'],
+      ErrorCode: 413,
     },
   };
   /** A JSON body of exactly `bytes` UTF-8 bytes (padded with whitespace, which JSON allows). */

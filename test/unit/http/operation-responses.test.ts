@@ -5,6 +5,7 @@ import { describe, expect, it } from '@jest/globals';
 import { NotFound } from '../../../shared/errors';
 import { serializeXml } from '../../../shared/http/codecs/xml';
 import { respond } from '../../../shared/http/operation';
+import { pagedActionResults } from '../../../shared/schemas/envelopes';
 import {
   apiEvent,
   jsonEvent,
@@ -33,6 +34,9 @@ const internalProblem = {
   status: 500,
   detail: 'The request could not be completed.',
   instance: requestId,
+  IsSuccess: false,
+  Messages: ['The request could not be completed.'],
+  ErrorCode: 500,
 };
 
 describe('operation stack: content negotiation of successes', () => {
@@ -97,6 +101,9 @@ describe('operation stack: content negotiation of successes', () => {
           status: 406,
           detail: 'This operation can answer with: application/json, text/json, application/xml, text/xml.',
           instance: requestId,
+          IsSuccess: false,
+          Messages: ['This operation can answer with: application/json, text/json, application/xml, text/xml.'],
+          ErrorCode: 406,
         },
       },
       handled: 0,
@@ -117,8 +124,8 @@ describe('operation stack: content negotiation of successes', () => {
     });
   });
 
-  it('writes a search page in XML with repeated Rows', async () => {
-    const page = { Rows: [{ ID: 1, RowNumber: 1 }, { ID: 2, RowNumber: 2 }], TotalCount: 2, HasMore: false, LastRowNumber: 2, MaxResults: 50 };
+  it('writes a search page (PagedActionResults) in XML with repeated Value rows', async () => {
+    const page = pagedActionResults([{ ID: 1, RowNumber: 1 }, { ID: 2, RowNumber: 2 }], { MoreToGet: false, LastRowNumber: 2, TotalRecordCount: 2 });
     const { call } = operationWith('tenantLocationSearch', () => page);
 
     const response = await call(apiEvent({ method: 'PUT', resource: '/TenantLocation/Search', headers: { Accept: 'text/xml' } }));
@@ -127,9 +134,10 @@ describe('operation stack: content negotiation of successes', () => {
       statusCode: 200,
       headers: successHeaders('text/xml'),
       body:
-        '<?xml version="1.0" encoding="utf-8"?><TenantLocationSearchResult><Rows><ID>1</ID><RowNumber>1</RowNumber></Rows>' +
-        '<Rows><ID>2</ID><RowNumber>2</RowNumber></Rows><TotalCount>2</TotalCount><HasMore>false</HasMore>' +
-        '<LastRowNumber>2</LastRowNumber><MaxResults>50</MaxResults></TenantLocationSearchResult>',
+        '<?xml version="1.0" encoding="utf-8"?><PagedActionResults_TenantLocationInfo_><MoreToGet>false</MoreToGet>' +
+        '<LastRowNumber>2</LastRowNumber><Count>2</Count><TotalRecordCount>2</TotalRecordCount>' +
+        '<Value><ID>1</ID><RowNumber>1</RowNumber></Value><Value><ID>2</ID><RowNumber>2</RowNumber></Value>' +
+        '<IsSuccess>true</IsSuccess></PagedActionResults_TenantLocationInfo_>',
     });
   });
 
@@ -228,7 +236,8 @@ describe('operation stack: errors become problems', () => {
       body:
         '<?xml version="1.0" encoding="utf-8"?><problem xmlns="urn:ietf:rfc:7807"><type>about:blank</type>' +
         '<title>Internal Server Error</title><status>500</status><detail>The request could not be completed.</detail>' +
-        `<instance>${requestId}</instance></problem>`,
+        `<instance>${requestId}</instance><IsSuccess>false</IsSuccess>` +
+        '<Messages><i>The request could not be completed.</i></Messages><ErrorCode>500</ErrorCode></problem>',
     });
   });
 
@@ -242,7 +251,16 @@ describe('operation stack: errors become problems', () => {
     expect(response).toEqual({
       statusCode: 404,
       headers: problemHeaders('json'),
-      body: { type: 'about:blank', title: 'Not Found', status: 404, detail: 'Tenant location 5 does not exist.', instance: requestId },
+      body: {
+        type: 'about:blank',
+        title: 'Not Found',
+        status: 404,
+        detail: 'Tenant location 5 does not exist.',
+        instance: requestId,
+        IsSuccess: false,
+        Messages: ['Tenant location 5 does not exist.'],
+        ErrorCode: 404,
+      },
     });
   });
 
@@ -262,6 +280,9 @@ describe('operation stack: errors become problems', () => {
         status: 503,
         detail: 'A service this operation depends on is unavailable; retry shortly.',
         instance: requestId,
+        IsSuccess: false,
+        Messages: ['A service this operation depends on is unavailable; retry shortly.'],
+        ErrorCode: 503,
       },
     });
   });
@@ -286,7 +307,7 @@ describe('operation stack: errors become problems', () => {
         accept === 'image/png'
           ? expect.objectContaining({ status: 406 })
           : format === 'xml'
-            ? serializeXml({ name: 'problem', attributes: { xmlns: 'urn:ietf:rfc:7807' } }, { ...problem, errors: { i: problem.errors } })
+            ? serializeXml({ name: 'problem', attributes: { xmlns: 'urn:ietf:rfc:7807' } }, { ...problem, errors: { i: problem.errors }, Messages: { i: problem.Messages } })
             : problem,
     });
   });

@@ -12,7 +12,16 @@ const saveEvent = (body: string, contentType: string) =>
 const unauthorized = {
   statusCode: 401,
   headers: problemHeaders('json', { 'WWW-Authenticate': 'Bearer realm="api"' }),
-  body: { type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'A valid bearer token is required.', instance: requestId },
+  body: {
+    type: 'about:blank',
+    title: 'Unauthorized',
+    status: 401,
+    detail: 'A valid bearer token is required.',
+    instance: requestId,
+    IsSuccess: false,
+    Messages: ['A valid bearer token is required.'],
+    ErrorCode: 401,
+  },
 };
 
 const mismatch = (field: string) => ({
@@ -25,6 +34,9 @@ const mismatch = (field: string) => ({
     detail: `${field} does not match the caller's token.`,
     instance: requestId,
     errors: [{ pointer: `/${field}`, detail: "differs from the caller's token" }],
+    IsSuccess: false,
+    Messages: [`${field} does not match the caller's token.`, `/${field}: differs from the caller's token`],
+    ErrorCode: 403,
   },
 });
 
@@ -63,7 +75,8 @@ describe('operation stack: authentication', () => {
       headers: problemHeaders('xml', { 'WWW-Authenticate': 'Bearer realm="api"' }),
       body:
         '<?xml version="1.0" encoding="utf-8"?><problem xmlns="urn:ietf:rfc:7807"><type>about:blank</type><title>Unauthorized</title>' +
-        `<status>401</status><detail>A valid bearer token is required.</detail><instance>${requestId}</instance></problem>`,
+        `<status>401</status><detail>A valid bearer token is required.</detail><instance>${requestId}</instance>` +
+        '<IsSuccess>false</IsSuccess><Messages><i>A valid bearer token is required.</i></Messages><ErrorCode>401</ErrorCode></problem>',
     });
   });
 

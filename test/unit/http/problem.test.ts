@@ -1,4 +1,5 @@
-// Unit tests of shared/http/problem.ts: every thrown value becomes an RFC 9457 problem that reveals nothing internal.
+// Unit tests of shared/http/problem.ts: every thrown value becomes an RFC 9457 problem that reveals nothing internal,
+// with the platform's outcome members (IsSuccess false, Messages, ErrorCode) as extension members.
 import { describe, expect, it } from '@jest/globals';
 import { ApiError, NotFound, problemKinds, StaleVersion, ValidationFailed } from '../../../shared/errors';
 import { parseXml } from '../../../shared/http/codecs/xml';
@@ -79,14 +80,45 @@ describe('toApiError', () => {
 });
 
 describe('toProblem', () => {
-  it('carries type, title, status, detail and the request id as instance', () => {
+  it('carries type, title, status, detail, the request id as instance, and IsSuccess false, Messages, ErrorCode', () => {
     expect(toProblem(new NotFound('Tenant location 9 does not exist.'), 'req-1')).toStrictEqual({
       type: 'about:blank',
       title: 'Not Found',
       status: 404,
       detail: 'Tenant location 9 does not exist.',
       instance: 'req-1',
+      IsSuccess: false,
+      Messages: ['Tenant location 9 does not exist.'],
+      ErrorCode: 404,
     });
+  });
+
+  it('lists in Messages the detail, then each field error as text: pointer or parameter, then what is wrong', () => {
+    const problem = toProblem(
+      new ValidationFailed([
+        { pointer: '/Name', detail: 'must be at most 200 characters' },
+        { pointer: '/Address/City', detail: 'is not a known field (names are case-sensitive)' },
+        { parameter: 'addressType', detail: 'must be Billing, Delivery, Service or Postal (or 1, 2, 3, 4)' },
+        { pointer: '', detail: 'the body must be an object' },
+      ]),
+      'req-3',
+    );
+
+    expect([problem.IsSuccess, problem.ErrorCode, problem.Messages]).toStrictEqual([
+      false,
+      400,
+      [
+        'The request is not valid; see errors for each field.',
+        '/Name: must be at most 200 characters',
+        '/Address/City: is not a known field (names are case-sensitive)',
+        'addressType: must be Billing, Delivery, Service or Postal (or 1, 2, 3, 4)',
+        'the body must be an object',
+      ],
+    ]);
+  });
+
+  it('says nothing more in Messages than in detail for a 500', () => {
+    expect(toProblem(toApiError(new Error('password=hunter2')), 'r').Messages).toStrictEqual(['The request could not be completed.']);
   });
 
   it('lists errors only when there are some', () => {
@@ -98,6 +130,9 @@ describe('toProblem', () => {
         status: 400,
         detail: 'The request is not valid; see errors for each field.',
         instance: 'r',
+        IsSuccess: false,
+        Messages: ['The request is not valid; see errors for each field.'],
+        ErrorCode: 400,
       },
     ]);
   });
@@ -112,13 +147,16 @@ describe('problemXml', () => {
     'req-1',
   );
 
-  it('writes the RFC 9457 XML form: urn:ietf:rfc:7807 namespace, list members as <i>', () => {
+  it('writes the RFC 9457 XML form: urn:ietf:rfc:7807 namespace, list members (errors, Messages) as <i>', () => {
     expect(problemXml(problem)).toBe(
       '<?xml version="1.0" encoding="utf-8"?><problem xmlns="urn:ietf:rfc:7807">' +
         '<type>tag:business-platform.api,2026:problems/validation-failed</type><title>Request validation failed</title>' +
         '<status>400</status><detail>The request is not valid; see errors for each field.</detail><instance>req-1</instance>' +
         '<errors><i><pointer>/Name</pointer><detail>must be at most 200 characters &amp; &lt;not&gt; more</detail></i>' +
-        '<i><parameter>id</parameter><detail>must be a positive 32-bit integer</detail></i></errors></problem>',
+        '<i><parameter>id</parameter><detail>must be a positive 32-bit integer</detail></i></errors>' +
+        '<IsSuccess>false</IsSuccess><Messages><i>The request is not valid; see errors for each field.</i>' +
+        '<i>/Name: must be at most 200 characters &amp; &lt;not&gt; more</i><i>id: must be a positive 32-bit integer</i></Messages>' +
+        '<ErrorCode>400</ErrorCode></problem>',
     );
   });
 
@@ -135,6 +173,15 @@ describe('problemXml', () => {
           { parameter: 'id', detail: 'must be a positive 32-bit integer' },
         ],
       },
+      IsSuccess: 'false',
+      Messages: {
+        i: [
+          'The request is not valid; see errors for each field.',
+          '/Name: must be at most 200 characters & <not> more',
+          'id: must be a positive 32-bit integer',
+        ],
+      },
+      ErrorCode: '400',
     });
   });
 
@@ -145,6 +192,9 @@ describe('problemXml', () => {
       status: '404',
       detail: 'The resource does not exist.',
       instance: 'req-2',
+      IsSuccess: 'false',
+      Messages: { i: 'The resource does not exist.' },
+      ErrorCode: '404',
     });
   });
 });
@@ -162,6 +212,9 @@ describe('problemResponse', () => {
         status: 503,
         detail: 'A service this operation depends on is unavailable; retry shortly.',
         instance: 'req-1',
+        IsSuccess: false,
+        Messages: ['A service this operation depends on is unavailable; retry shortly.'],
+        ErrorCode: 503,
       },
     });
   });

@@ -5,6 +5,7 @@ import { httpOperation } from '../../../shared/http/operation';
 import { logger } from '../../../shared/observability/logger';
 import { operationsById, type OperationId } from '../../../shared/operations';
 import { requestIdentity } from '../../../infra/local/gateway-event';
+import { problemOutcome } from '../../support/responses';
 
 // The access log line of every request would bury the test report; the stack's behaviour does not depend on it.
 logger.setLogLevel('SILENT');
@@ -54,6 +55,7 @@ export const validationProblem = (errors: readonly object[], detail = 'The reque
   detail,
   instance: requestId,
   errors,
+  ...problemOutcome(400, detail, errors),
 });
 
 export const malformedProblem = (detail: string) => ({
@@ -62,6 +64,7 @@ export const malformedProblem = (detail: string) => ({
   status: 400,
   detail,
   instance: requestId,
+  ...problemOutcome(400, detail),
 });
 
 export interface EventOptions {

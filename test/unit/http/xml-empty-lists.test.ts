@@ -9,9 +9,9 @@ const roundTrip = <S extends z.ZodType>(schema: S, root: Parameters<typeof seria
   schema.parse(coerceToSchema(parseXml(serializeXml(root, value)), schema, 'text'));
 
 describe('empty lists in text formats', () => {
-  it('reads back an empty search page (XML writes no <Rows> element)', () => {
-    const page = { Rows: [], TotalCount: 0, HasMore: false, LastRowNumber: 0, MaxResults: 50 };
-    expect(roundTrip(TenantLocationSearchResult, { name: 'TenantLocationSearchResult' }, page)).toEqual(page);
+  it('reads back an empty search page (XML writes no <Value> or <Messages> element)', () => {
+    const page = { MoreToGet: false, LastRowNumber: 0, Count: 0, TotalRecordCount: 0, Value: [], IsSuccess: true, Messages: [] };
+    expect(roundTrip(TenantLocationSearchResult, { name: 'PagedActionResults_TenantLocationInfo_' }, page)).toEqual(page);
   });
 
   it('reads back an empty top-level list as [] (not [{}])', () => {

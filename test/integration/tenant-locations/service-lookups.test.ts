@@ -1,8 +1,7 @@
-// Unit tests of the tenant-location service (shared/tenant-locations/service.ts): Get, GetAll, GetByName,
-// GetDefaultAddress and the addressType parameter.
+// Integration tests of the tenant-location service (shared/tenant-locations/service.ts): Get, GetAll, GetByName and
+// GetDefaultAddress, over the real repository on DynamoDB Local, in tenants of their own.
 import { describe, expect, it } from '@jest/globals';
-import { parseAddressType } from '../../../shared/tenant-locations/service';
-import { otherTenant, principal, refusal, serviceWithFakes, storedLocation } from './support';
+import { refusal, serviceOnTable } from './support';
 
 const addressTypeProblem = {
   status: 400,
@@ -11,38 +10,18 @@ const addressTypeProblem = {
   errors: [{ parameter: 'addressType', detail: 'must be Billing, Delivery, Service or Postal (or 1, 2, 3, 4)' }],
 };
 
-describe('parseAddressType', () => {
-  it.each([
-    ['Billing', { name: 'Billing', value: 1, flag: 'IsDefaultBilling' }],
-    ['delivery', { name: 'Delivery', value: 2, flag: 'IsDefaultDeliverTo' }],
-    ['SERVICE', { name: 'Service', value: 3, flag: 'IsDefaultServiceTo' }],
-    ['Postal', { name: 'Postal', value: 4, flag: 'IsPostalAddress' }],
-    [' postal ', { name: 'Postal', value: 4, flag: 'IsPostalAddress' }],
-    ['1', { name: 'Billing', value: 1, flag: 'IsDefaultBilling' }],
-    ['2', { name: 'Delivery', value: 2, flag: 'IsDefaultDeliverTo' }],
-    ['3', { name: 'Service', value: 3, flag: 'IsDefaultServiceTo' }],
-    ['4', { name: 'Postal', value: 4, flag: 'IsPostalAddress' }],
-  ])('accepts %j', (raw, expected) => {
-    expect(parseAddressType(raw)).toEqual(expected);
-  });
-
-  it.each(['', 'Bill', 'Shipping', '0', '5', '01', '1.0', '-1', 'Billing1', '1,2'])('refuses %j with errors[].parameter "addressType"', async (raw) => {
-    expect(await refusal(Promise.resolve().then(() => parseAddressType(raw)))).toEqual(addressTypeProblem);
-  });
-});
-
 describe('tenant-location service: Get and GetAll', () => {
   it('gets a location of the tenant, active or deleted', async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(1));
-    repository.seed(storedLocation(2, { IsActive: false }));
+    const { service, principal, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(1));
+    await seed(storedLocation(2, { IsActive: false }));
 
     expect([await service.get(principal, 1), await service.get(principal, 2)]).toEqual([storedLocation(1), storedLocation(2, { IsActive: false })]);
   });
 
   it("answers 404 for an unknown location and for another tenant's", async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(3, { TenantID: otherTenant.tenantId }));
+    const { service, principal, otherTenant, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(3, { TenantID: otherTenant.tenantId }));
 
     expect([await refusal(service.get(principal, 1)), await refusal(service.get(principal, 3))]).toEqual([
       { status: 404, name: 'NotFound', detail: 'Tenant location 1 does not exist.' },
@@ -51,32 +30,36 @@ describe('tenant-location service: Get and GetAll', () => {
   });
 
   it("lists the tenant's active locations by name", async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(1, { Name: 'b' }));
-    repository.seed(storedLocation(2, { Name: 'A' }));
-    repository.seed(storedLocation(3, { Name: 'aa', IsActive: false }));
-    repository.seed(storedLocation(4, { Name: 'c', TenantID: otherTenant.tenantId }));
+    const { service, principal, otherTenant, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(1, { Name: 'b' }));
+    await seed(storedLocation(2, { Name: 'A' }));
+    await seed(storedLocation(3, { Name: 'aa', IsActive: false }));
+    await seed(storedLocation(4, { Name: 'c', TenantID: otherTenant.tenantId }));
 
     expect((await service.getAll(principal)).map((location) => location.Name)).toEqual(['A', 'b']);
   });
 });
 
 describe('tenant-location service: GetByName', () => {
-  const seeded = () => {
-    const fakes = serviceWithFakes();
-    fakes.repository.seed(storedLocation(1, { Name: 'Main Office' }));
-    fakes.repository.seed(storedLocation(2, { Name: 'Main Depot' }));
-    fakes.repository.seed(storedLocation(3, { Name: 'Mainland', IsActive: false }));
-    fakes.repository.seed(storedLocation(4, { Name: 'Main', TenantID: otherTenant.tenantId }));
-    return fakes;
+  const seedOnce = async () => {
+    const fixture = serviceOnTable();
+    const { seed, storedLocation, otherTenant } = fixture;
+    await seed(storedLocation(1, { Name: 'Main Office' }));
+    await seed(storedLocation(2, { Name: 'Main Depot' }));
+    await seed(storedLocation(3, { Name: 'Mainland', IsActive: false }));
+    await seed(storedLocation(4, { Name: 'Main', TenantID: otherTenant.tenantId }));
+    return fixture;
   };
+  /** These tests only read: they share one seeded tenant. */
+  let seeding: ReturnType<typeof seedOnce> | undefined;
+  const seeded = () => (seeding ??= seedOnce());
 
   it.each([
     ['an exact name, any case and spacing', { SearchString: '  main OFFICE ', IsExactMatch: true }, 1],
     ['the first active name (by name) starting with the text', { SearchString: 'main' }, 2],
     ['Search when SearchString is absent', { Search: 'Main O' }, 1],
   ])('finds %s', async (_case, filter, id) => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     expect((await service.getByName(principal, filter)).ID).toBe(id);
   });
@@ -86,7 +69,7 @@ describe('tenant-location service: GetByName', () => {
     ['a deleted location', { SearchString: 'Mainland', IsExactMatch: true }],
     ['a prefix no active name has', { SearchString: 'Mainl' }],
   ])('answers 404 for %s', async (_case, filter) => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     expect(await refusal(service.getByName(principal, filter))).toEqual({
       status: 404,
@@ -96,7 +79,7 @@ describe('tenant-location service: GetByName', () => {
   });
 
   it('requires SearchString or Search', async () => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     const outcomes = [
       await refusal(service.getByName(principal, {})),
@@ -116,19 +99,23 @@ describe('tenant-location service: GetByName', () => {
 
 describe('tenant-location service: GetDefaultAddress', () => {
   const address = { City: 'Nelson', LocationID: 1, AddressType: 2, IsDefaultBilling: true, IsPostalAddress: false };
-  const seeded = () => {
-    const fakes = serviceWithFakes();
-    fakes.repository.seed(storedLocation(1, { Address: address }));
-    fakes.repository.seed(storedLocation(2));
-    return fakes;
+  const seedOnce = async () => {
+    const fixture = serviceOnTable();
+    const { seed, storedLocation } = fixture;
+    await seed(storedLocation(1, { Address: address }));
+    await seed(storedLocation(2));
+    return fixture;
   };
+  /** These tests only read: they share one seeded tenant. */
+  let seeding: ReturnType<typeof seedOnce> | undefined;
+  const seeded = () => (seeding ??= seedOnce());
 
   it.each([
     ['its flag', 'Billing'],
     ['its AddressType', 'delivery'],
     ['its AddressType, by number', '2'],
   ])('returns the address when %s matches', async (_case, addressType) => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     expect(await service.getDefaultAddress(principal, 1, addressType)).toEqual(address);
   });
@@ -139,13 +126,13 @@ describe('tenant-location service: GetDefaultAddress', () => {
     ['the location has no address', 2, 'Billing', 'Tenant location 2 has no Billing address.'],
     ['the location does not exist', 9, 'Billing', 'Tenant location 9 does not exist.'],
   ])('answers 404 when %s', async (_case, id, addressType, detail) => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     expect(await refusal(service.getDefaultAddress(principal, id, addressType))).toEqual({ status: 404, name: 'NotFound', detail });
   });
 
   it('refuses an unknown addressType before looking anything up', async () => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     expect(await refusal(service.getDefaultAddress(principal, 9, 'Shipping'))).toEqual(addressTypeProblem);
   });

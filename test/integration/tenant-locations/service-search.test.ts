@@ -1,47 +1,62 @@
-// Unit tests of the tenant-location service (shared/tenant-locations/service.ts): Search.
+// Integration tests of the tenant-location service (shared/tenant-locations/service.ts): Search, over the real
+// repository on DynamoDB Local (its filters run in DynamoDB), in tenants of the file's own.
 import { describe, expect, it } from '@jest/globals';
 import type { TenantLocationFilter } from '../../../shared/schemas/search-filter';
-import { otherTenant, principal, refusal, serviceWithFakes, storedLocation } from './support';
+import { refusal, serviceOnTable } from './support';
 
 /** Six locations of the tenant (five active) and one of another tenant. By name: alpha shop, Bravo, charlie, Warehouse, Zulu. */
-const seeded = () => {
-  const fakes = serviceWithFakes();
-  const { repository } = fakes;
-  repository.seed(storedLocation(1, { Name: 'Warehouse', Description: 'Bulk storage', CustomerID: 5 }));
-  repository.seed(storedLocation(2, { Name: 'alpha shop' }));
-  repository.seed(storedLocation(3, { Name: 'Depot', IsActive: false }));
-  repository.seed(storedLocation(4, { Name: 'Bravo', ParentID: 1, ParentName: 'Warehouse' }));
-  repository.seed(storedLocation(5, { Name: 'charlie', Address: { City: 'Nelson', LocationID: 5 } }));
-  repository.seed(storedLocation(6, { Name: 'Zulu', CustomerID: 5 }));
-  repository.seed(storedLocation(7, { Name: 'Alpha of another tenant', TenantID: otherTenant.tenantId }));
-  return fakes;
+const seedOnce = async () => {
+  const fixture = serviceOnTable();
+  const { seed, storedLocation, otherTenant } = fixture;
+  await seed(storedLocation(1, { Name: 'Warehouse', Description: 'Bulk storage', CustomerID: 5 }));
+  await seed(storedLocation(2, { Name: 'alpha shop' }));
+  await seed(storedLocation(3, { Name: 'Depot', IsActive: false }));
+  await seed(storedLocation(4, { Name: 'Bravo', ParentID: 1, ParentName: 'Warehouse' }));
+  await seed(storedLocation(5, { Name: 'charlie', Address: { City: 'Nelson', LocationID: 5 } }));
+  await seed(storedLocation(6, { Name: 'Zulu', CustomerID: 5 }));
+  await seed(storedLocation(7, { Name: 'Alpha of another tenant', TenantID: otherTenant.tenantId }));
+  return fixture;
 };
+/** Search only reads: the file's tests share one seeded pair of tenants. */
+let seeding: ReturnType<typeof seedOnce> | undefined;
+const seeded = () => (seeding ??= seedOnce());
 
 /** The IDs of a page's rows, with their row numbers. */
 const rowsOf = async (filter: TenantLocationFilter) => {
-  const { service } = seeded();
+  const { service, principal } = await seeded();
   const page = await service.search(principal, filter);
-  return page.Rows.map((row) => [row.RowNumber, row.ID]);
+  return page.Value.map((row) => [row.RowNumber, row.ID]);
 };
 
+/** What the service throws for invalid search input. */
+const validationRefusal = (errors: readonly object[]) => ({
+  status: 400,
+  name: 'ValidationFailed',
+  detail: 'The request is not valid; see errors for each field.',
+  errors,
+});
+const unknownSortField = { pointer: '/SortField', detail: 'must be Name, ID, Description, CreatedDateTime_utc or ModifiedDateTime_utc' };
+
 describe('tenant-location service: Search', () => {
-  it("by default lists the tenant's active locations by name, numbered from 1, 50 to a page", async () => {
-    const { service } = seeded();
+  it("by default lists the tenant's active locations by name, numbered from 1, 50 to a page: PagedActionResults", async () => {
+    const { service, principal, storedLocation } = await seeded();
 
     const page = await service.search(principal, {});
 
     expect(page).toStrictEqual({
-      Rows: [
+      MoreToGet: false,
+      LastRowNumber: 5,
+      Count: 5,
+      TotalRecordCount: 5,
+      Value: [
         { ...storedLocation(2, { Name: 'alpha shop' }), RowNumber: 1 },
         { ...storedLocation(4, { Name: 'Bravo', ParentID: 1, ParentName: 'Warehouse' }), RowNumber: 2 },
         { ...storedLocation(5, { Name: 'charlie', Address: { City: 'Nelson', LocationID: 5 } }), RowNumber: 3 },
         { ...storedLocation(1, { Name: 'Warehouse', Description: 'Bulk storage', CustomerID: 5 }), RowNumber: 4 },
         { ...storedLocation(6, { Name: 'Zulu', CustomerID: 5 }), RowNumber: 5 },
       ],
-      TotalCount: 5,
-      HasMore: false,
-      LastRowNumber: 5,
-      MaxResults: 50,
+      IsSuccess: true,
+      Messages: [],
     });
   });
 
@@ -57,7 +72,7 @@ describe('tenant-location service: Search', () => {
   });
 
   it('refuses an unknown SortField', async () => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     expect(await refusal(service.search(principal, { SortField: 'City' }))).toEqual({
       status: 400,
@@ -67,8 +82,30 @@ describe('tenant-location service: Search', () => {
     });
   });
 
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype'])(
+    'refuses SortField %s (a name of Object.prototype is just an unknown sort field)',
+    async (sortField) => {
+      const { service, principal } = await seeded();
+
+      expect(await refusal(service.search(principal, { SortField: sortField }))).toEqual(validationRefusal([unknownSortField]));
+    },
+  );
+
+  it('refuses, all at once, a filter that does not apply, an unknown SortField and paging out of range', async () => {
+    const { service, principal } = await seeded();
+
+    expect(await refusal(service.search(principal, { IsHidden: true, SortField: 'City', LastRowNumber: -1, MaxResults: 501 }))).toEqual(
+      validationRefusal([
+        { pointer: '/IsHidden', detail: 'does not apply to tenant locations' },
+        unknownSortField,
+        { pointer: '/LastRowNumber', detail: 'must be a whole number, 0 or more' },
+        { pointer: '/MaxResults', detail: 'must be a whole number from 1 to 500' },
+      ]),
+    );
+  });
+
   it('refuses every filter that does not apply to locations, each with its pointer', async () => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     const outcome = await refusal(
       service.search(principal, {
@@ -96,7 +133,7 @@ describe('tenant-location service: Search', () => {
   });
 
   it('pages with LastRowNumber and MaxResults, continuing the numbering', async () => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     const pages = [
       await service.search(principal, { MaxResults: 2 }),
@@ -105,20 +142,21 @@ describe('tenant-location service: Search', () => {
       await service.search(principal, { MaxResults: 2, LastRowNumber: 40 }),
     ];
 
-    expect(pages.map((page) => ({ ...page, Rows: page.Rows.map((row) => [row.RowNumber, row.ID]) }))).toEqual([
-      { Rows: [[1, 2], [2, 4]], TotalCount: 5, HasMore: true, LastRowNumber: 2, MaxResults: 2 },
-      { Rows: [[3, 5], [4, 1]], TotalCount: 5, HasMore: true, LastRowNumber: 4, MaxResults: 2 },
-      { Rows: [[5, 6]], TotalCount: 5, HasMore: false, LastRowNumber: 5, MaxResults: 2 },
-      { Rows: [], TotalCount: 5, HasMore: false, LastRowNumber: 5, MaxResults: 2 },
+    const outcome = { IsSuccess: true, Messages: [] };
+    expect(pages.map((page) => ({ ...page, Value: page.Value.map((row) => [row.RowNumber, row.ID]) }))).toEqual([
+      { MoreToGet: true, LastRowNumber: 2, Count: 2, TotalRecordCount: 5, Value: [[1, 2], [2, 4]], ...outcome },
+      { MoreToGet: true, LastRowNumber: 4, Count: 2, TotalRecordCount: 5, Value: [[3, 5], [4, 1]], ...outcome },
+      { MoreToGet: false, LastRowNumber: 5, Count: 1, TotalRecordCount: 5, Value: [[5, 6]], ...outcome },
+      { MoreToGet: false, LastRowNumber: 5, Count: 0, TotalRecordCount: 5, Value: [], ...outcome },
     ]);
   });
 
   it('counts without rows for GetCountOnly', async () => {
-    const { service } = seeded();
+    const { service, principal } = await seeded();
 
     const page = await service.search(principal, { GetCountOnly: true, IDs: [1, 2] });
 
-    expect({ rows: page.Rows, total: page.TotalCount }).toEqual({ rows: [], total: 2 });
+    expect(page).toStrictEqual({ MoreToGet: true, LastRowNumber: 0, Count: 0, TotalRecordCount: 2, Value: [], IsSuccess: true, Messages: [] });
   });
 
   it.each([
@@ -142,10 +180,10 @@ describe('tenant-location service: Search', () => {
   });
 
   it("never returns another tenant's locations", async () => {
-    const { service } = seeded();
+    const { service, otherTenant } = await seeded();
 
     const page = await service.search(otherTenant, { IncludeDeleted: true });
 
-    expect(page.Rows.map((row) => [row.ID, row.TenantID])).toEqual([[7, otherTenant.tenantId]]);
+    expect(page.Value.map((row) => [row.ID, row.TenantID])).toEqual([[7, otherTenant.tenantId]]);
   });
 });

@@ -1,6 +1,7 @@
-// Unit tests of the tenant-location service (shared/tenant-locations/service.ts): Save, over an in-memory repository.
+// Integration tests of the tenant-location service (shared/tenant-locations/service.ts): Save, over the real
+// repository on DynamoDB Local, each test in tenants of its own.
 import { describe, expect, it } from '@jest/globals';
-import { otherTenant, principal, refusal, serviceWithFakes, storedLocation, t0 } from './support';
+import { refusal, serviceOnTable, t0 } from './support';
 
 const nameRequired = { status: 400, name: 'ValidationFailed', detail: 'The request is not valid; see errors for each field.', errors: [{ pointer: '/Name', detail: 'is required' }] };
 const parentProblem = (detail: string) => ({
@@ -17,13 +18,13 @@ describe('tenant-location service: Save creates', () => {
     ['blank', { Name: ' \t ' }],
   ])('requires a Name (refuses one that is %s) and writes nothing', async (_case, input) => {
     // Prepare
-    const { service, repository } = serviceWithFakes();
+    const { service, repository, principal, writes } = serviceOnTable();
 
     // Act
     const outcome = await refusal(service.save(principal, { Description: 'No name', ...input }));
 
     // Assess: nothing was written and no ID was used up
-    expect({ outcome, writes: repository.writes.length, nextId: await repository.nextId(principal.tenantId) }).toEqual({
+    expect({ outcome, writes: writes.length, nextId: await repository.nextId(principal.tenantId) }).toEqual({
       outcome: nameRequired,
       writes: 0,
       nextId: 1,
@@ -31,7 +32,7 @@ describe('tenant-location service: Save creates', () => {
   });
 
   it('sets ID, TenantLocationID, tenancy, Version 1, audit fields, IsActive and IsDefault, and ignores server-owned input', async () => {
-    const { service, repository } = serviceWithFakes();
+    const { service, repository, principal } = serviceOnTable();
 
     const outcome = await service.save(principal, {
       ID: 0,
@@ -56,7 +57,7 @@ describe('tenant-location service: Save creates', () => {
       Description: 'Head office',
       Address: { City: 'Nelson', LocationID: 1, IsDefaultBilling: true },
       Phone: '+64 3 000 0000',
-      TenantID: 7,
+      TenantID: principal.tenantId,
       WebsiteID: 1,
       UserID: 3,
       IsActive: true,
@@ -67,11 +68,11 @@ describe('tenant-location service: Save creates', () => {
       ModifiedDateTime_utc: t0,
       ModifiedByUserID: 3,
     };
-    expect({ outcome, stored: repository.stored(7, 1) }).toStrictEqual({ outcome: { created: true, location: expected }, stored: expected });
+    expect({ outcome, stored: await repository.get(principal.tenantId, 1) }).toStrictEqual({ outcome: { created: true, location: expected }, stored: expected });
   });
 
   it('numbers the locations of each tenant on their own', async () => {
-    const { service } = serviceWithFakes();
+    const { service, principal, otherTenant } = serviceOnTable();
 
     const ids = [
       (await service.save(principal, { Name: 'A' })).location.ID,
@@ -83,8 +84,8 @@ describe('tenant-location service: Save creates', () => {
   });
 
   it('refuses a name another active location of the tenant holds, whatever its case and spacing', async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(1, { Name: 'Main Office' }));
+    const { service, principal, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(1, { Name: 'Main Office' }));
 
     const outcome = await refusal(service.save(principal, { Name: '  MAIN office ' }));
 
@@ -97,9 +98,9 @@ describe('tenant-location service: Save creates', () => {
   });
 
   it("accepts a name used by a deleted location, or by another tenant's location", async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(1, { Name: 'Main', IsActive: false }));
-    repository.seed(storedLocation(1, { Name: 'Depot', TenantID: otherTenant.tenantId }));
+    const { service, principal, otherTenant, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(1, { Name: 'Main', IsActive: false }));
+    await seed(storedLocation(1, { Name: 'Depot', TenantID: otherTenant.tenantId }));
 
     const saved = [(await service.save(principal, { Name: 'Main' })).location.Name, (await service.save(principal, { Name: 'Depot' })).location.Name];
 
@@ -109,8 +110,8 @@ describe('tenant-location service: Save creates', () => {
 
 describe('tenant-location service: Save updates', () => {
   it('keeps ID, creation and absent fields; bumps Version and the modification fields', async () => {
-    const { service, repository, advance } = serviceWithFakes();
-    repository.seed(storedLocation(4, { Version: 2, Description: 'Old', Phone: '111', UtcOffset: 720 }));
+    const { service, repository, principal, storedLocation, seed, advance } = serviceOnTable();
+    await seed(storedLocation(4, { Version: 2, Description: 'Old', Phone: '111', UtcOffset: 720 }));
     const later = advance(60);
 
     const outcome = await service.save(principal, { ID: 4, Name: 'Renamed', Version: 2, Description: 'New', CreatedByUserID: 99 });
@@ -124,12 +125,12 @@ describe('tenant-location service: Save updates', () => {
       ModifiedDateTime_utc: later,
       ModifiedByUserID: 3,
     });
-    expect({ outcome, stored: repository.stored(7, 4) }).toStrictEqual({ outcome: { created: false, location: expected }, stored: expected });
+    expect({ outcome, stored: await repository.get(principal.tenantId, 4) }).toStrictEqual({ outcome: { created: false, location: expected }, stored: expected });
   });
 
   it('clears a field sent explicitly empty', async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(4, { Description: 'Old', Address: { City: 'Nelson', LocationID: 4 } }));
+    const { service, principal, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(4, { Description: 'Old', Address: { City: 'Nelson', LocationID: 4 } }));
 
     const { location } = await service.save(principal, { ID: 4, Name: 'Location 4', Description: '', Address: {} });
 
@@ -137,12 +138,12 @@ describe('tenant-location service: Save updates', () => {
   });
 
   it('refuses a stale Version with 409 and writes nothing', async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(4, { Version: 3 }));
+    const { service, repository, principal, storedLocation, seed, writes } = serviceOnTable();
+    await seed(storedLocation(4, { Version: 3 }));
 
     const outcome = await refusal(service.save(principal, { ID: 4, Name: 'Renamed', Version: 2 }));
 
-    expect({ outcome, writes: repository.writes.length, stored: repository.stored(7, 4)?.Name }).toEqual({
+    expect({ outcome, writes: writes.length, stored: (await repository.get(principal.tenantId, 4))?.Name }).toEqual({
       outcome: {
         status: 409,
         name: 'StaleVersion',
@@ -155,12 +156,12 @@ describe('tenant-location service: Save updates', () => {
   });
 
   it('answers 404 for an ID the tenant does not have, even when another tenant has it', async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(9, { TenantID: otherTenant.tenantId }));
+    const { service, principal, otherTenant, storedLocation, seed, writes } = serviceOnTable();
+    await seed(storedLocation(9, { TenantID: otherTenant.tenantId }));
 
     const outcomes = [await refusal(service.save(principal, { ID: 99, Name: 'X' })), await refusal(service.save(principal, { ID: 9, Name: 'X' }))];
 
-    expect({ outcomes, writes: repository.writes.length }).toEqual({
+    expect({ outcomes, writes: writes.length }).toEqual({
       outcomes: [
         { status: 404, name: 'NotFound', detail: 'Tenant location 99 does not exist.' },
         { status: 404, name: 'NotFound', detail: 'Tenant location 9 does not exist.' },
@@ -170,13 +171,13 @@ describe('tenant-location service: Save updates', () => {
   });
 
   it('retries when another writer got in first and the client sent no Version', async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(4, { Version: 1 }));
-    repository.beforeNextWrite(() => repository.seed(storedLocation(4, { Version: 2, Phone: 'theirs' })));
+    const { service, principal, storedLocation, seed, writes, beforeNextWrite } = serviceOnTable();
+    await seed(storedLocation(4, { Version: 1 }));
+    beforeNextWrite(() => seed(storedLocation(4, { Version: 2, Phone: 'theirs' })));
 
     const { location } = await service.save(principal, { ID: 4, Name: 'Mine' });
 
-    expect({ name: location.Name, version: location.Version, phone: location.Phone, writes: repository.writes.length }).toEqual({
+    expect({ name: location.Name, version: location.Version, phone: location.Phone, writes: writes.length }).toEqual({
       name: 'Mine',
       version: 3,
       phone: 'theirs',
@@ -185,9 +186,9 @@ describe('tenant-location service: Save updates', () => {
   });
 
   it('answers 409 StaleVersion when another writer got in first and the client named the Version it edited', async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(4, { Version: 1 }));
-    repository.beforeNextWrite(() => repository.seed(storedLocation(4, { Version: 2 })));
+    const { service, principal, storedLocation, seed, beforeNextWrite } = serviceOnTable();
+    await seed(storedLocation(4, { Version: 1 }));
+    beforeNextWrite(() => seed(storedLocation(4, { Version: 2 })));
 
     const outcome = await refusal(service.save(principal, { ID: 4, Name: 'Mine', Version: 1 }));
 
@@ -196,46 +197,75 @@ describe('tenant-location service: Save updates', () => {
 });
 
 describe('tenant-location service: the default location', () => {
-  it('makes a location the default and clears the previous default', async () => {
-    const { service, repository, advance } = serviceWithFakes();
-    repository.seed(storedLocation(1, { IsDefault: true, Version: 4 }));
-    const later = advance(30);
+  it('makes a location the default: the previous default reads false, and its record is not written', async () => {
+    const { service, repository, principal, storedLocation, seed, writes } = serviceOnTable();
+    await seed(storedLocation(1, { IsDefault: true, Version: 4 }));
 
     const { location } = await service.save(principal, { Name: 'New default', IsDefault: true });
 
     expect({
       isDefault: location.IsDefault,
-      previousDefaultIdSent: repository.writes[0]?.previousDefaultId,
-      oldDefault: repository.stored(7, 1),
-      pointer: repository.defaultPointer(7),
+      makesDefault: writes.map((write) => write.makesDefault),
+      oldDefault: await repository.get(principal.tenantId, 1),
+      pointer: await repository.defaultLocationId(principal.tenantId),
     }).toEqual({
       isDefault: true,
-      previousDefaultIdSent: 1,
-      oldDefault: storedLocation(1, { IsDefault: false, Version: 5, ModifiedDateTime_utc: later, ModifiedByUserID: 3 }),
+      makesDefault: [true],
+      oldDefault: storedLocation(1, { IsDefault: false, Version: 4 }),
       pointer: location.ID,
     });
   });
 
-  it('makes the first default without touching any other location', async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(1));
+  it('makes the first default', async () => {
+    const { service, repository, principal, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(1));
 
-    await service.save(principal, { ID: 1, Name: 'Location 1', IsDefault: true });
+    const { location } = await service.save(principal, { ID: 1, Name: 'Location 1', IsDefault: true });
 
-    expect({ previousDefaultIdSent: repository.writes[0]?.previousDefaultId, pointer: repository.defaultPointer(7) }).toEqual({
-      previousDefaultIdSent: undefined,
+    expect({ location, pointer: await repository.defaultLocationId(principal.tenantId) }).toEqual({
+      location: storedLocation(1, { IsDefault: true, Version: 2, ModifiedDateTime_utc: t0, ModifiedByUserID: 3 }),
       pointer: 1,
     });
   });
 
+  it('"make this the default" never conflicts: it wins over a default another writer set meanwhile', async () => {
+    const { service, repository, principal, storedLocation, seed, beforeNextWrite } = serviceOnTable();
+    await seed(storedLocation(1));
+    await seed(storedLocation(2));
+    beforeNextWrite(() => seed(storedLocation(2, { IsDefault: true, Version: 2 })));
+
+    const { location } = await service.save(principal, { ID: 1, Name: 'Location 1', IsDefault: true });
+
+    expect({
+      saved: location.IsDefault,
+      pointer: await repository.defaultLocationId(principal.tenantId),
+      defaults: (await repository.listActiveByName(principal.tenantId)).filter((candidate) => candidate.IsDefault).map((candidate) => candidate.ID),
+    }).toEqual({ saved: true, pointer: 1, defaults: [1] });
+  });
+
+  it('a save that only keeps the default, when another location became the default meanwhile, reads again and answers IsDefault false', async () => {
+    const { service, repository, principal, storedLocation, seed, writes, beforeNextWrite } = serviceOnTable();
+    await seed(storedLocation(1, { IsDefault: true }));
+    await seed(storedLocation(2));
+    beforeNextWrite(() => seed(storedLocation(2, { IsDefault: true, Version: 2 })));
+
+    const { location } = await service.save(principal, { ID: 1, Name: 'Location 1', Description: 'edited', Version: 1 });
+
+    expect({ location, writes: writes.length, pointer: await repository.defaultLocationId(principal.tenantId) }).toEqual({
+      location: storedLocation(1, { Description: 'edited', IsDefault: false, Version: 2, ModifiedDateTime_utc: t0, ModifiedByUserID: 3 }),
+      writes: 2,
+      pointer: 2,
+    });
+  });
+
   it('keeps the default when an update does not mention IsDefault, and drops it when the location is deactivated', async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(1, { IsDefault: true }));
+    const { service, repository, principal, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(1, { IsDefault: true }));
 
     const kept = (await service.save(principal, { ID: 1, Name: 'Location 1', Description: 'x' })).location.IsDefault;
     const deactivated = (await service.save(principal, { ID: 1, Name: 'Location 1', IsActive: false })).location;
 
-    expect({ kept, deactivated: [deactivated.IsActive, deactivated.IsDefault], pointer: repository.defaultPointer(7) }).toEqual({
+    expect({ kept, deactivated: [deactivated.IsActive, deactivated.IsDefault], pointer: await repository.defaultLocationId(principal.tenantId) }).toEqual({
       kept: true,
       deactivated: [false, false],
       pointer: undefined,
@@ -243,7 +273,7 @@ describe('tenant-location service: the default location', () => {
   });
 
   it('never makes an inactive location the default', async () => {
-    const { service } = serviceWithFakes();
+    const { service, principal } = serviceOnTable();
 
     const { location } = await service.save(principal, { Name: 'Closed', IsActive: false, IsDefault: true });
 
@@ -253,8 +283,8 @@ describe('tenant-location service: the default location', () => {
 
 describe('tenant-location service: ParentID', () => {
   it('accepts an existing parent and records its name', async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(1, { Name: 'Region' }));
+    const { service, principal, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(1, { Name: 'Region' }));
 
     const { location } = await service.save(principal, { Name: 'Branch', ParentID: 1 });
 
@@ -262,9 +292,9 @@ describe('tenant-location service: ParentID', () => {
   });
 
   it('keeps the parent and its name when an update does not mention ParentID', async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(1, { Name: 'Region' }));
-    repository.seed(storedLocation(2, { Name: 'Branch', ParentID: 1, ParentName: 'Region' }));
+    const { service, principal, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(1, { Name: 'Region' }));
+    await seed(storedLocation(2, { Name: 'Branch', ParentID: 1, ParentName: 'Region' }));
 
     const { location } = await service.save(principal, { ID: 2, Name: 'Branch renamed' });
 
@@ -272,8 +302,8 @@ describe('tenant-location service: ParentID', () => {
   });
 
   it('refuses a location as its own parent', async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(1));
+    const { service, principal, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(1));
 
     expect(await refusal(service.save(principal, { ID: 1, Name: 'Location 1', ParentID: 1 }))).toEqual(
       parentProblem('a location cannot be its own parent'),
@@ -281,8 +311,8 @@ describe('tenant-location service: ParentID', () => {
   });
 
   it("refuses an unknown parent, including another tenant's location", async () => {
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(5, { TenantID: otherTenant.tenantId }));
+    const { service, principal, otherTenant, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(5, { TenantID: otherTenant.tenantId }));
 
     const outcomes = [await refusal(service.save(principal, { Name: 'A', ParentID: 42 })), await refusal(service.save(principal, { Name: 'A', ParentID: 5 }))];
 
@@ -291,16 +321,16 @@ describe('tenant-location service: ParentID', () => {
 
   it('refuses a parent that would make the hierarchy a loop', async () => {
     // Prepare: 1 <- 2 <- 3 (3's parent is 2, whose parent is 1)
-    const { service, repository } = serviceWithFakes();
-    repository.seed(storedLocation(1));
-    repository.seed(storedLocation(2, { ParentID: 1 }));
-    repository.seed(storedLocation(3, { ParentID: 2 }));
+    const { service, principal, storedLocation, seed, writes } = serviceOnTable();
+    await seed(storedLocation(1));
+    await seed(storedLocation(2, { ParentID: 1 }));
+    await seed(storedLocation(3, { ParentID: 2 }));
 
     // Act: make 1 a child of 3
     const outcome = await refusal(service.save(principal, { ID: 1, Name: 'Location 1', ParentID: 3 }));
 
     // Assess
-    expect({ outcome, writes: repository.writes.length }).toEqual({
+    expect({ outcome, writes: writes.length }).toEqual({
       outcome: parentProblem('this parent would make the hierarchy a loop'),
       writes: 0,
     });

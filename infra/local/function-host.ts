@@ -1,0 +1,155 @@
+// Local stack: runs each function isolated, like Lambda: a process of its own per function, started on its first
+// invocation (the cold start) with exactly its environment (what its grants give it, its own settings and the
+// Lambda runtime's standard variables, nothing of the stack's), its own module graph and module singletons, and
+// its own fake access key, by which the IAM edge (iam-edge.ts) knows it. Events, results, errors and the
+// deadline cross the process boundary; console output goes to the stack's stdout and stderr.
+//
+// One process per function serves that function's concurrent invocations (Lambda would start one environment per
+// concurrent invocation; one process keeps the memory of a whole stack within a laptop's). A timed-out invocation
+// fails at once but its handler keeps running, as in-process; a process that exits fails what it was running and
+// the next invocation starts a new one.
+import { fork, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { InvokeMessage, ResultMessage } from './function-process';
+import { repoRoot, withinTimeout, type FunctionInvoker, type LocalFunctionRef } from './lambda-runtime';
+import { localRegion } from './local-aws';
+
+export interface IsolatedFunction extends LocalFunctionRef {
+  /** What its grants and its own settings give it (TABLE_NAME, endpoints, LOG_LEVEL, ...). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** Its identity: the IAM edge maps this key to the function's grants. */
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  readonly memoryLimitInMB?: number;
+}
+
+export interface IsolatedFunctions {
+  readonly invoke: FunctionInvoker;
+  /** Stops every function process and waits for them. */
+  close(): Promise<void>;
+}
+
+const processEntry = fileURLToPath(new URL('./function-process.ts', import.meta.url));
+/** The TypeScript loader `--import tsx` runs, resolved from the repository so any parent (jest, tsx CLI) works. */
+const tsxLoader = pathToFileURL(createRequire(join(repoRoot, 'package.json')).resolve('tsx')).href;
+
+/** The variables the Lambda Node.js runtime sets in every execution environment, locally. */
+export const lambdaRuntimeEnvironment = (fn: IsolatedFunction): Record<string, string> => ({
+  AWS_REGION: localRegion,
+  AWS_DEFAULT_REGION: localRegion,
+  AWS_ACCESS_KEY_ID: fn.credentials.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: fn.credentials.secretAccessKey,
+  AWS_LAMBDA_FUNCTION_NAME: fn.functionName,
+  AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryLimitInMB ?? 512),
+  AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.functionName}`,
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+  LAMBDA_TASK_ROOT: repoRoot,
+  _HANDLER: `${fn.handler}.handler`,
+  TZ: ':UTC',
+  LANG: 'en_US.UTF-8',
+  PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+  // Local only: the SDK's warning about Node 20 would otherwise print once per function.
+  ...(process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED
+    ? { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED }
+    : {}),
+});
+
+/** The whole environment of a function's process. */
+export const functionProcessEnvironment = (fn: IsolatedFunction): Record<string, string> => ({
+  ...fn.environment,
+  ...lambdaRuntimeEnvironment(fn),
+  // Which module function-process.ts loads (the repo-root path the CDK bundles).
+  _HANDLER_MODULE: fn.handler,
+});
+
+interface Pending {
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+}
+
+interface FunctionProcess {
+  readonly child: ChildProcess;
+  readonly pending: Map<number, Pending>;
+  readonly exited: Promise<void>;
+}
+
+const toError = (serialized: { name: string; message: string; stack?: string }): Error =>
+  Object.assign(new Error(serialized.message), { name: serialized.name, ...(serialized.stack ? { stack: serialized.stack } : {}) });
+
+export const startIsolatedFunctions = (
+  functions: Iterable<IsolatedFunction>,
+  log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
+): IsolatedFunctions => {
+  const definitions = new Map([...functions].map((fn) => [fn.functionName, fn]));
+  const running = new Map<string, FunctionProcess>();
+  let nextId = 0;
+  let closed = false;
+
+  const start = (fn: IsolatedFunction): FunctionProcess => {
+    const child = fork(processEntry, [], {
+      cwd: repoRoot,
+      env: functionProcessEnvironment(fn),
+      execArgv: ['--import', tsxLoader],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
+    const pending = new Map<number, Pending>();
+    const exited = new Promise<void>((resolve) => {
+      child.once('exit', (code, signal) => {
+        if (running.get(fn.functionName)?.child === child) running.delete(fn.functionName);
+        const error = new Error(`Runtime exited with error: ${signal ? `signal ${signal}` : `exit status ${code}`}`);
+        for (const waiting of pending.values()) waiting.reject(error);
+        pending.clear();
+        resolve();
+      });
+    });
+    child.on('message', (message: ResultMessage) => {
+      const waiting = pending.get(message.id);
+      if (!waiting) return;
+      pending.delete(message.id);
+      if (message.ok) waiting.resolve(message.result);
+      else waiting.reject(toError(message.error));
+    });
+    child.once('error', (error) => log(`[functions] ${fn.functionName}: ${error.message}`));
+    return { child, pending, exited };
+  };
+
+  const invoke: FunctionInvoker = async <TResult>(ref: LocalFunctionRef, event: unknown, timeoutMs: number) => {
+    if (closed) throw new Error('The local functions are stopped');
+    const fn = definitions.get(ref.functionName);
+    if (!fn) throw new Error(`No local function named ${ref.functionName}`);
+    let instance = running.get(fn.functionName);
+    if (!instance) {
+      instance = start(fn);
+      running.set(fn.functionName, instance);
+    }
+    const id = (nextId += 1);
+    const { pending, child } = instance;
+    const completed = new Promise<TResult>((resolve, reject) => {
+      pending.set(id, { resolve: (result) => resolve(result as TResult), reject });
+    });
+    const message: InvokeMessage = { type: 'invoke', id, event, deadline: Date.now() + timeoutMs, timeoutMs };
+    child.send(message, (error) => {
+      if (!error) return;
+      pending.get(id)?.reject(error);
+      pending.delete(id);
+    });
+    try {
+      return await withinTimeout(completed, { functionName: fn.functionName, timeoutMs });
+    } finally {
+      pending.delete(id);
+    }
+  };
+
+  return {
+    invoke,
+    close: async () => {
+      closed = true;
+      const instances = [...running.values()];
+      for (const { child } of instances) child.kill('SIGTERM');
+      await Promise.all(instances.map((instance) => instance.exited));
+    },
+  };
+};

@@ -1,0 +1,284 @@
+// Local stack: IAM, as far as the functions can tell. An HTTP proxy in front of DynamoDB Local and the SQS server:
+// it reads the SigV4 credential of each request to know which function calls, derives the IAM actions and resources
+// the request needs (each TransactItems entry, each table of a batch, the index of a Query, the queue of a
+// SendMessage) and refuses what that function's grants (shared/operations/grants.ts) do not allow, with the error
+// AWS answers. Allowed requests pass through byte for byte (the local servers do not verify signatures).
+// Tests, provisioning and tools use the admin key and pass unchecked; any other key is refused.
+import { randomUUID } from 'node:crypto';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { PolicyStatement } from '../../shared/operations/grants';
+import { closeServer, listen, localAccountId, localRegion } from './local-aws';
+
+/** One action on one resource that a request needs. */
+export interface RequiredAccess {
+  readonly action: string;
+  readonly resource: string;
+}
+
+/** A function the edge knows by its access key id. */
+export interface EdgeIdentity {
+  readonly functionName: string;
+  readonly statements: readonly PolicyStatement[];
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const tableArn = (tableName: unknown): string =>
+  typeof tableName === 'string' && tableName !== '' ? `arn:aws:dynamodb:${localRegion}:${localAccountId}:table/${tableName}` : '*';
+
+/** TransactWriteItems/TransactGetItems entry types and the action each is authorised as (AWS: "Using IAM with DynamoDB transactions"). */
+const transactionEntryActions = new Map([
+  ['Put', 'dynamodb:PutItem'],
+  ['Update', 'dynamodb:UpdateItem'],
+  ['Delete', 'dynamodb:DeleteItem'],
+  ['ConditionCheck', 'dynamodb:ConditionCheckItem'],
+  ['Get', 'dynamodb:GetItem'],
+]);
+
+/** Operations authorised against an index's ARN when the request names one. */
+const indexOperations = new Set(['Query', 'Scan']);
+
+/**
+ * The accesses a DynamoDB request needs, from `X-Amz-Target` (`DynamoDB_20120810.<Operation>`) and its JSON body.
+ * What cannot be attributed to a table (an unknown entry type, a missing TableName, PartiQL) needs its action on
+ * `*`, which no grant allows: the edge refuses what it cannot check.
+ */
+export const dynamoDbAccess = (target: string, body: unknown): RequiredAccess[] => {
+  const operation = target.slice(target.indexOf('.') + 1);
+  const input = isRecord(body) ? body : {};
+  if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
+    const entries = Array.isArray(input.TransactItems) ? input.TransactItems : [];
+    if (entries.length === 0) return [{ action: `dynamodb:${operation}`, resource: '*' }];
+    return entries.map((entry) => {
+      const [type, request] = isRecord(entry) ? (Object.entries(entry)[0] ?? []) : [];
+      const action = typeof type === 'string' ? transactionEntryActions.get(type) : undefined;
+      if (!action || !isRecord(request)) return { action: `dynamodb:${operation}`, resource: '*' };
+      return { action, resource: tableArn(request.TableName) };
+    });
+  }
+  if (operation === 'BatchGetItem' || operation === 'BatchWriteItem') {
+    const tables = isRecord(input.RequestItems) ? Object.keys(input.RequestItems) : [];
+    if (tables.length === 0) return [{ action: `dynamodb:${operation}`, resource: '*' }];
+    return tables.map((table) => ({ action: `dynamodb:${operation}`, resource: tableArn(table) }));
+  }
+  const resource = tableArn(input.TableName);
+  const index = indexOperations.has(operation) && typeof input.IndexName === 'string' ? input.IndexName : undefined;
+  return [{ action: `dynamodb:${operation}`, resource: index !== undefined && resource !== '*' ? `${resource}/index/${index}` : resource }];
+};
+
+/** SQS operations authorised as another action (AWS: the batch actions need the single-message permission). */
+const sqsActionOf = new Map([
+  ['SendMessageBatch', 'SendMessage'],
+  ['DeleteMessageBatch', 'DeleteMessage'],
+  ['ChangeMessageVisibilityBatch', 'ChangeMessageVisibility'],
+]);
+
+const queueArn = (name: string | undefined): string =>
+  name && /^[A-Za-z0-9_-]{1,80}(\.fifo)?$/.test(name) ? `arn:aws:sqs:${localRegion}:${localAccountId}:${name}` : '*';
+
+const queueNameOfUrl = (url: unknown): string | undefined => {
+  if (typeof url !== 'string') return undefined;
+  try {
+    return new URL(url).pathname.split('/').filter(Boolean).at(-1);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The access an SQS request needs: the operation from `X-Amz-Target` (`AmazonSQS.<Operation>`, JSON protocol) or
+ * the `Action` of a query-protocol form, the queue from `QueueUrl` (or `QueueName` for GetQueueUrl/CreateQueue).
+ */
+export const sqsAccess = (operation: string, body: unknown): RequiredAccess[] => {
+  const input = isRecord(body) ? body : {};
+  const action = `sqs:${sqsActionOf.get(operation) ?? operation}`;
+  const name = input.QueueUrl !== undefined ? queueNameOfUrl(input.QueueUrl) : typeof input.QueueName === 'string' ? input.QueueName : undefined;
+  return [{ action, resource: queueArn(name) }];
+};
+
+/** IAM matches action names case-insensitively and resources exactly (the grants hold no wildcard). */
+export const statementsAllow = (statements: readonly PolicyStatement[], required: RequiredAccess): boolean =>
+  statements.some(
+    (statement) =>
+      statement.actions.some((action) => action.toLowerCase() === required.action.toLowerCase()) &&
+      statement.resources.includes(required.resource),
+  );
+
+/** `AWS4-HMAC-SHA256 Credential=<key id>/<date>/<region>/<service>/aws4_request, ...` -> key id and service. */
+export const credentialOf = (authorization: string | undefined): { accessKeyId: string; service: string } | undefined => {
+  const match = /Credential=([^/,\s]+)\/\d{8}\/[^/]+\/([^/]+)\/aws4_request/.exec(authorization ?? '');
+  return match ? { accessKeyId: match[1] as string, service: match[2] as string } : undefined;
+};
+
+/** The identity AWS names in an AccessDenied message: the function's role session. */
+export const callerArn = (functionName: string): string => `arn:aws:sts::${localAccountId}:assumed-role/${functionName}-role/${functionName}`;
+
+interface ErrorReply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/**
+ * What AWS answers when an identity policy does not allow an action, in each service's protocol. DynamoDB:
+ * `__type` `com.amazon.coral.service#AccessDeniedException` (the SDK throws `AccessDeniedException`). SQS (JSON
+ * protocol, query-compatible): the same `__type` plus `x-amzn-query-error: AccessDenied;Sender`, from which the
+ * SDK names the error `AccessDenied`, as SQS's own errors are named; SQS spells the action in lower case.
+ */
+export const accessDenied = (service: string, functionName: string, required: RequiredAccess): ErrorReply => {
+  const action = service === 'sqs' ? required.action.toLowerCase() : required.action;
+  const message =
+    `User: ${callerArn(functionName)} is not authorized to perform: ${action} on resource: ${required.resource} ` +
+    `because no identity-based policy allows the ${action} action`;
+  const requestId = randomUUID();
+  if (service === 'sqs') {
+    return {
+      status: 400,
+      headers: { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-RequestId': requestId, 'x-amzn-query-error': 'AccessDenied;Sender' },
+      body: JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', message }),
+    };
+  }
+  return {
+    status: 400,
+    headers: { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-RequestId': requestId },
+    body: JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', Message: message }),
+  };
+};
+
+const plainError = (status: number, type: string, message: string): ErrorReply => ({
+  status,
+  headers: { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-RequestId': randomUUID() },
+  body: JSON.stringify({ __type: `com.amazon.coral.service#${type}`, message }),
+});
+
+/** The accesses of a request to an emulated service, or undefined for a service the edge does not know. */
+const accessOf = (service: string, headers: IncomingMessage['headers'], body: Buffer): RequiredAccess[] | undefined => {
+  const target = String(headers['x-amz-target'] ?? '');
+  const text = body.toString('utf8');
+  if (service === 'dynamodb') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return dynamoDbAccess(target || 'DynamoDB_20120810.Unknown', parsed);
+  }
+  if (service === 'sqs') {
+    if (target) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return sqsAccess(target.slice(target.indexOf('.') + 1), parsed);
+    }
+    const form = new URLSearchParams(text);
+    return sqsAccess(form.get('Action') ?? 'Unknown', Object.fromEntries(form));
+  }
+  return undefined;
+};
+
+export interface IamEdgeOptions {
+  /** Where each emulated service really listens, by SigV4 service name (`dynamodb`, `sqs`). */
+  readonly upstreams: ReadonlyMap<string, string>;
+  /** Functions by access key id. */
+  readonly identities: ReadonlyMap<string, EdgeIdentity>;
+  /** The key of tests, provisioning and tools: passes unchecked. */
+  readonly adminAccessKeyId: string;
+  readonly port?: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface RunningIamEdge {
+  /** `http://127.0.0.1:<port>`: the endpoint functions get for every emulated service. */
+  readonly endpoint: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** DynamoDB's largest request is far below this; anything bigger is refused before it is buffered. */
+const maxRequestBytes = 32 * 1024 * 1024;
+
+const readBody = (request: IncomingMessage): Promise<Buffer | undefined> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxRequestBytes) {
+        request.destroy();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.once('end', () => resolve(Buffer.concat(chunks)));
+    request.once('error', reject);
+  });
+
+export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamEdge> => {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+
+  const reply = (response: ServerResponse, { status, headers, body }: ErrorReply) => {
+    response.writeHead(status, { ...headers, 'Content-Length': String(Buffer.byteLength(body)) });
+    response.end(body);
+  };
+
+  const forward = (request: IncomingMessage, response: ServerResponse, upstream: string, body: Buffer) => {
+    const target = new URL(upstream);
+    const outgoing = httpRequest(
+      { hostname: target.hostname, port: target.port, method: request.method, path: request.url, headers: request.headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+        answer.pipe(response);
+      },
+    );
+    outgoing.once('error', (error) => {
+      log(`[iam-edge] ${upstream} unreachable: ${error.message}`);
+      if (!response.headersSent) reply(response, plainError(503, 'ServiceUnavailable', 'The local service is unavailable.'));
+      else response.destroy();
+    });
+    outgoing.end(body);
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const body = await readBody(request);
+    if (body === undefined) return reply(response, plainError(413, 'RequestEntityTooLarge', 'Request too large.'));
+    const credential = credentialOf(request.headers.authorization);
+    if (!credential) return reply(response, plainError(400, 'MissingAuthenticationTokenException', 'Missing Authentication Token'));
+    const upstream = options.upstreams.get(credential.service);
+    if (credential.accessKeyId === options.adminAccessKeyId) {
+      if (!upstream) return reply(response, plainError(501, 'NotImplemented', `The local stack does not emulate ${credential.service}.`));
+      return forward(request, response, upstream, body);
+    }
+    const identity = options.identities.get(credential.accessKeyId);
+    if (!identity) {
+      return reply(response, plainError(400, 'UnrecognizedClientException', 'The security token included in the request is invalid.'));
+    }
+    if (!upstream) {
+      return reply(response, plainError(501, 'NotImplemented', `The local stack does not emulate ${credential.service}.`));
+    }
+    const accesses = accessOf(credential.service, request.headers, body) ?? [];
+    const refused = accesses.find((access) => !statementsAllow(identity.statements, access));
+    if (refused) {
+      log(`[iam-edge] ${identity.functionName} denied ${refused.action} on ${refused.resource}`);
+      return reply(response, accessDenied(credential.service, identity.functionName, refused));
+    }
+    return forward(request, response, upstream, body);
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      log(`[iam-edge] unexpected failure: ${String(error)}`);
+      if (!response.headersSent) reply(response, plainError(500, 'InternalFailure', 'The local IAM edge failed.'));
+      else response.destroy();
+    });
+  });
+  // Long polls (ReceiveMessage waits up to 20 s) must not be cut by the server's own timeouts.
+  server.requestTimeout = 0;
+  const port = await listen(server, options.port ?? 0, '127.0.0.1');
+  return { endpoint: `http://127.0.0.1:${port}`, server, close: () => closeServer(server) };
+};

@@ -1,0 +1,81 @@
+// Integration tests of the tenant-location service (shared/tenant-locations/service.ts): soft Delete, over the real
+// repository on DynamoDB Local, each test in tenants of its own.
+import { describe, expect, it } from '@jest/globals';
+import { refusal, serviceOnTable } from './support';
+
+describe('tenant-location service: Delete', () => {
+  it('marks the location inactive, bumps its Version and records who deleted it, keeping the record', async () => {
+    // Prepare
+    const { service, repository, principal, storedLocation, seed, advance } = serviceOnTable();
+    await seed(storedLocation(1, { Version: 2, Description: 'Kept' }));
+    const later = advance(10);
+
+    // Act
+    const deleted = await service.delete(principal, 1);
+
+    // Assess
+    const expected = storedLocation(1, {
+      Version: 3,
+      Description: 'Kept',
+      IsActive: false,
+      ModifiedDateTime_utc: later,
+      ModifiedByUserID: 3,
+    });
+    expect({ deleted, stored: await repository.get(principal.tenantId, 1) }).toStrictEqual({ deleted: expected, stored: expected });
+  });
+
+  it('is idempotent: a second delete returns the same record, unchanged, and writes nothing', async () => {
+    const { service, principal, storedLocation, seed, writes, advance } = serviceOnTable();
+    await seed(storedLocation(1));
+    const first = await service.delete(principal, 1);
+    advance(60);
+
+    const second = await service.delete(principal, 1);
+
+    expect({ second, writes: writes.length }).toStrictEqual({ second: first, writes: 1 });
+  });
+
+  it('clears IsDefault and the default pointer when deleting the default location', async () => {
+    const { service, repository, principal, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(1, { IsDefault: true }));
+
+    const deleted = await service.delete(principal, 1);
+
+    expect({ isDefault: deleted.IsDefault, pointer: await repository.defaultLocationId(principal.tenantId) }).toEqual({ isDefault: false, pointer: undefined });
+  });
+
+  it('frees the name for a new location', async () => {
+    const { service, principal, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(1, { Name: 'Main' }));
+
+    await service.delete(principal, 1);
+    const { location } = await service.save(principal, { Name: 'main' });
+
+    expect([location.ID, location.Name]).toEqual([2, 'main']);
+  });
+
+  it('answers 404 for an unknown location, and for another tenant’s', async () => {
+    const { service, repository, principal, otherTenant, storedLocation, seed } = serviceOnTable();
+    await seed(storedLocation(3, { TenantID: otherTenant.tenantId }));
+
+    const outcomes = [await refusal(service.delete(principal, 99)), await refusal(service.delete(principal, 3))];
+
+    expect({ outcomes, theirs: (await repository.get(otherTenant.tenantId, 3))?.IsActive }).toEqual({
+      outcomes: [
+        { status: 404, name: 'NotFound', detail: 'Tenant location 99 does not exist.' },
+        { status: 404, name: 'NotFound', detail: 'Tenant location 3 does not exist.' },
+      ],
+      theirs: true,
+    });
+  });
+
+  it('retries when another writer changed the location meanwhile', async () => {
+    const { service, principal, storedLocation, seed, writes, beforeNextWrite } = serviceOnTable();
+    await seed(storedLocation(1, { Version: 1 }));
+    beforeNextWrite(() => seed(storedLocation(1, { Version: 2, Phone: 'theirs' })));
+
+    const deleted = await service.delete(principal, 1);
+
+    expect([deleted.IsActive, deleted.Version, deleted.Phone, writes.length]).toEqual([false, 3, 'theirs', 2]);
+  });
+});

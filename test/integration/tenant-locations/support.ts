@@ -1,0 +1,114 @@
+// Test support for the tenant-location service tests: the service over the real DynamoDB repository on DynamoDB
+// Local, in tenants of the test's own (files run in parallel on one table), with a clock the test moves, stored
+// fixtures written through the repository itself, and a reader of the errors the service throws.
+import { afterAll } from '@jest/globals';
+import type { Principal } from '../../../shared/auth/principal';
+import { createDocumentClient, type TableContext } from '../../../shared/data/client';
+import { ApiError } from '../../../shared/errors';
+import type { TenantLocation } from '../../../shared/schemas/tenant-location';
+import { createTenantLocationRepository, type LocationWrite, type TenantLocationRepository } from '../../../shared/tenant-locations/repository';
+import { createTenantLocationService } from '../../../shared/tenant-locations/service';
+import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
+import { freshTenantId } from '../../support/tenant-items';
+
+export const t0 = '2026-03-01T10:00:00.000Z';
+
+/** The local table, closed after the file's tests. */
+export const openLocalTable = (): TableContext => {
+  const { tableName } = requireLocalEndpoints();
+  const raw = localDynamoDbClient();
+  afterAll(() => raw.destroy());
+  return { client: createDocumentClient(raw), tableName };
+};
+
+/** Two callers of fresh tenants: the one a test acts as, and another whose data must stay apart. */
+export const freshPrincipals = (): { principal: Principal; otherTenant: Principal } => ({
+  principal: { tenantId: freshTenantId(), websiteId: 1, userId: 3 },
+  otherTenant: { tenantId: freshTenantId(), websiteId: 2, userId: 30 },
+});
+
+/** A stored location of `tenantId` as an earlier save would have left it. */
+export const locationOf =
+  (tenantId: number) =>
+  (id: number, overrides: Partial<TenantLocation> = {}): TenantLocation => ({
+    ID: id,
+    TenantLocationID: id,
+    Name: `Location ${id}`,
+    TenantID: tenantId,
+    WebsiteID: 1,
+    UserID: 3,
+    IsActive: true,
+    IsDefault: false,
+    Version: 1,
+    CreatedDateTime_utc: '2026-01-01T00:00:00.000Z',
+    CreatedByUserID: 2,
+    ModifiedDateTime_utc: '2026-01-01T00:00:00.000Z',
+    ModifiedByUserID: 2,
+    ...overrides,
+  });
+
+/**
+ * Stores a location through the repository, as an earlier request would have (name claim and default pointer
+ * included), replacing whatever version is stored, and moves the tenant's ID sequence past its id.
+ */
+export const seedLocation = async (repository: TenantLocationRepository, location: TenantLocation): Promise<void> => {
+  const previous = await repository.get(location.TenantID, location.ID);
+  await repository.write({ next: location, previous, makesDefault: location.IsActive && location.IsDefault });
+  if (!previous) while ((await repository.nextId(location.TenantID)) < location.ID);
+};
+
+const table = openLocalTable();
+
+/** The service over the real repository in fresh tenants, with a clock that only moves when the test says so. */
+export const serviceOnTable = () => {
+  const store = createTenantLocationRepository(table);
+  const writes: LocationWrite[] = [];
+  const interferences: (() => Promise<void>)[] = [];
+  // The service's repository: the real one, recording each write the service asks for, and letting a test play a
+  // concurrent writer just before the next one.
+  const repository: TenantLocationRepository = {
+    ...store,
+    async write(request) {
+      writes.push(structuredClone(request));
+      await interferences.shift()?.();
+      return store.write(request);
+    },
+  };
+  let current = Date.parse(t0);
+  const service = createTenantLocationService({ repository, clock: () => new Date(current) });
+  const { principal, otherTenant } = freshPrincipals();
+  return {
+    service,
+    repository: store,
+    principal,
+    otherTenant,
+    /** A stored location of the principal's tenant. */
+    storedLocation: locationOf(principal.tenantId),
+    seed: (location: TenantLocation) => seedLocation(store, location),
+    writes,
+    beforeNextWrite: (action: () => Promise<void>) => void interferences.push(action),
+    /** Moves the clock and returns the new time as the service writes it. */
+    advance: (seconds: number) => {
+      current += seconds * 1000;
+      return new Date(current).toISOString();
+    },
+  };
+};
+
+/** What a rejected call threw, as a client would see it (status, detail, errors[]). */
+export const refusal = async (pending: Promise<unknown>) => {
+  try {
+    await pending;
+  } catch (error) {
+    if (error instanceof ApiError) {
+      return {
+        status: error.status,
+        name: error.name,
+        detail: error.detail,
+        ...(error.errors ? { errors: error.errors } : {}),
+      };
+    }
+    throw error;
+  }
+  throw new Error('expected the call to be refused, but it succeeded');
+};
