@@ -18,7 +18,8 @@ import {
 } from './synthesize';
 
 const { deadLetterQueue, eventSource, consumer } = paymentsQueue;
-const sendActions = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
+/** The sendPayments grant (shared/operations/grants.ts): SendMessage only. */
+const sendActions = ['sqs:SendMessage'];
 const consumeActions = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
 
 describe('payments (dev)', () => {
