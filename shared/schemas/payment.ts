@@ -292,5 +292,18 @@ export const SaveRequestPaymentT = shape(
     ...tenancyFields,
   },
   'A payment save/refund request: the payment and how to run it (queued, auto-queued or now).',
+  [
+    {
+      Object: {
+        Amount: 120.5,
+        Currency: 'AUD',
+        Method: 'CreditCard',
+        Description: 'Counter sale',
+        CreditCard: { CardType: 'Visa', CardNumber: '4111111111111111', CardHolderName: 'A CUSTOMER', ExpiryMMYY: '0829' },
+      },
+      IsRunNow: true,
+    },
+    { Object: { Amount: 20, Description: 'Damaged box', RefNumber: 'RF-1001' }, IsQueue: true },
+  ],
 );
 export type SaveRequestPaymentT = z.infer<typeof SaveRequestPaymentT>;
