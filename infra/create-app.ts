@@ -43,6 +43,8 @@ export const createApp = (props: AppProps = {}): BusinessPlatformApp => {
     table: dataStack.table,
     documentEventsQueue: dataStack.documentEventsQueue,
     documentEventsDeadLetterQueue: dataStack.documentEventsDeadLetterQueue,
+    paymentsQueue: dataStack.paymentsQueue,
+    paymentsDeadLetterQueue: dataStack.paymentsDeadLetterQueue,
     webhookSecret: dataStack.webhookSecret,
     auth: config.auth,
     logRemovalPolicy: config.removalPolicy,

@@ -28,8 +28,12 @@ export const problemKinds = {
   conflict: { status: 409, title: 'Conflict', type: 'about:blank' },
   nameTaken: { status: 409, title: 'Name already in use', type: problemType('name-taken') },
   staleVersion: { status: 409, title: 'Stale version', type: problemType('stale-version') },
+  refundExceedsBalance: { status: 409, title: 'Refund exceeds the refundable amount', type: problemType('refund-exceeds-balance') },
+  guidTaken: { status: 409, title: 'GUID already in use', type: problemType('guid-taken') },
+  idempotencyKeyInUse: { status: 409, title: 'Request in progress', type: problemType('idempotency-key-in-use') },
   payloadTooLarge: { status: 413, title: 'Content Too Large', type: 'about:blank' },
   unsupportedMediaType: { status: 415, title: 'Unsupported Media Type', type: 'about:blank' },
+  idempotencyKeyReused: { status: 422, title: 'Idempotency key reused', type: problemType('idempotency-key-reused') },
   tooManyRequests: { status: 429, title: 'Too Many Requests', type: 'about:blank' },
   internal: { status: 500, title: 'Internal Server Error', type: 'about:blank' },
   notImplemented: { status: 501, title: 'Not Implemented', type: problemType('not-implemented') },
@@ -38,10 +42,14 @@ export const problemKinds = {
   gatewayTimeout: { status: 504, title: 'Gateway Timeout', type: 'about:blank' },
 } as const satisfies Record<string, ProblemKind>;
 
+/** RFC 9457 extension members of a problem (e.g. a refund's `RefundableAmount`): scalars, named by the problem type. */
+export type ProblemExtensions = Readonly<Record<string, string | number | boolean>>;
+
 export interface ApiErrorOptions {
   readonly errors?: readonly FieldError[];
   readonly headers?: Readonly<Record<string, string>>;
   readonly cause?: unknown;
+  readonly extensions?: ProblemExtensions;
 }
 
 /** An error that maps to a problem response. `detail` is shown to the caller: never put secrets in it. */
@@ -50,6 +58,7 @@ export class ApiError extends Error {
   readonly detail: string;
   readonly errors: readonly FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  readonly extensions: ProblemExtensions;
 
   constructor(kind: ProblemKind, detail: string, options: ApiErrorOptions = {}) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
@@ -58,6 +67,7 @@ export class ApiError extends Error {
     this.detail = detail;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
   }
 
   get status(): number {

@@ -21,6 +21,8 @@ export const runtimeSchemas: Readonly<Record<string, readonly string[]>> = {
   'shared/document-events/message.ts': ['QueuedDocumentEvent'],
   'shared/schemas/tenant-location.ts': ['TenantLocation'],
   'shared/schemas/search-filter.ts': ['TenantLocationFilter'],
+  'shared/schemas/payment.ts': ['PaymentT'],
+  'shared/payments/message.ts': ['QueuedRefund'],
 };
 
 type Builder = ReturnType<typeof createPlanBuilder>;

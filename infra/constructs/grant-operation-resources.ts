@@ -11,6 +11,7 @@ export type OperationGrant = ResourceGrant;
 /** Everything a manifest grant may refer to. */
 export interface OperationResources {
   readonly documentEventsQueue: IQueue;
+  readonly paymentsQueue: IQueue;
   readonly webhookSecret: ISecret;
 }
 
@@ -21,6 +22,7 @@ export const grantOperationResources = (
 ): void => {
   const arns = {
     documentEventsQueue: { url: resources.documentEventsQueue.queueUrl, arn: resources.documentEventsQueue.queueArn },
+    paymentsQueue: { url: resources.paymentsQueue.queueUrl, arn: resources.paymentsQueue.queueArn },
     webhookSecret: { arn: resources.webhookSecret.secretArn },
   };
   for (const grant of new Set(grants)) operationFunction.grant(resourceGrants[grant](arns));

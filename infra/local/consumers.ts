@@ -1,6 +1,6 @@
 // Local stack: which function consumes which queue, i.e. the event source mappings the local stack runs. Read
 // from the shared queue definitions, whose `consumer` names the handler module, as the CDK stack reads them.
-import { documentEventsQueue } from '../../shared/events/queues';
+import { documentEventsQueue, paymentsQueue } from '../../shared/events/queues';
 import type { TableAction } from '../../shared/operations';
 import type { QueueDefinition } from './provision';
 
@@ -24,7 +24,7 @@ interface ConsumedQueueDefinition extends QueueDefinition {
   };
 }
 
-const queueDefinitions: readonly ConsumedQueueDefinition[] = [documentEventsQueue];
+const queueDefinitions: readonly ConsumedQueueDefinition[] = [documentEventsQueue, paymentsQueue];
 
 export const queueConsumers: readonly QueueConsumer[] = queueDefinitions.flatMap((queue) =>
   queue.consumer

@@ -11,7 +11,7 @@ import { createSqsServer } from 'local-aws-sqs';
 import { localDevSecret } from '../../shared/auth/tokens';
 import { tableDefinition } from '../../shared/data/table';
 import { localWebhookSecret } from '../../shared/document-events/secrets';
-import { documentEventsQueue } from '../../shared/events/queues';
+import { documentEventsQueue, paymentsQueue, paymentsQueueUrlVariable } from '../../shared/events/queues';
 import { operations as manifestOperations } from '../../shared/operations';
 import { queueConsumers as defaultConsumers, type QueueConsumer } from './consumers';
 import { startDynamoDbLocal } from './dynamodb-local';
@@ -63,6 +63,7 @@ export interface LocalStack extends LocalStackEndpoints {
 const inProcessEnvironment = (endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint'>): Record<string, string> => ({
   TABLE_NAME: endpoints.tableName,
   DOCUMENT_EVENTS_QUEUE_URL: endpoints.queueUrls[documentEventsQueue.logicalName] ?? '',
+  [paymentsQueueUrlVariable]: endpoints.queueUrls[paymentsQueue.logicalName] ?? '',
   AWS_REGION: localRegion,
   AWS_DEFAULT_REGION: localRegion,
   // Fake credentials in-process, so nothing here can reach a real AWS account by accident.
@@ -140,6 +141,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     });
     await ensureTable(dynamodbClient, tableDefinition, tableDefinition.localTableName);
     const documentEvents = await ensureQueues(sqs, documentEventsQueue);
+    const payments = await ensureQueues(sqs, paymentsQueue);
 
     const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint'> = {
       dynamodbEndpoint: dynamodb.endpoint,
@@ -148,6 +150,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       queueUrls: {
         [documentEventsQueue.logicalName]: documentEvents.queueUrl,
         [documentEventsQueue.deadLetterQueue.logicalName]: documentEvents.deadLetterQueueUrl,
+        [paymentsQueue.logicalName]: payments.queueUrl,
+        [paymentsQueue.deadLetterQueue.logicalName]: payments.deadLetterQueueUrl,
       },
     };
     Object.assign(process.env, inProcessEnvironment(endpoints));
@@ -172,6 +176,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         table: { name: endpoints.tableName, arn: `arn:aws:dynamodb:${localRegion}:${localAccountId}:table/${endpoints.tableName}` },
         // The SQS client sends to the host of the queue URL (not its endpoint setting): the function's URL names the edge.
         documentEventsQueue: { url: viaEdge(documentEvents.queueUrl, edge.endpoint), arn: documentEvents.queueArn },
+        paymentsQueue: { url: viaEdge(payments.queueUrl, edge.endpoint), arn: payments.queueArn },
         webhookSecret: { arn: localWebhookSecretArn, localValues: process.env.WEBHOOK_SECRETS ?? localWebhookSecret },
       },
       edge.endpoint,

@@ -16,7 +16,10 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { documentEventsQueue as documentEventsQueueDefinition } from '../../shared/events/queues';
+import {
+  documentEventsQueue as documentEventsQueueDefinition,
+  paymentsQueue as paymentsQueueDefinition,
+} from '../../shared/events/queues';
 import { operations, type Operation } from '../../shared/operations';
 import type { AuthContext } from '../app-config';
 import { ApiFirewall } from '../constructs/api-firewall';
@@ -30,6 +33,8 @@ export interface ApiStackProps extends StackProps {
   readonly table: ITable;
   readonly documentEventsQueue: IQueue;
   readonly documentEventsDeadLetterQueue: IQueue;
+  readonly paymentsQueue: IQueue;
+  readonly paymentsDeadLetterQueue: IQueue;
   readonly webhookSecret: ISecret;
   readonly auth: AuthContext;
   readonly logRemovalPolicy: RemovalPolicy;
@@ -49,6 +54,8 @@ export class ApiStack extends Stack {
   readonly authorizerFunction: OperationFunction;
   /** The document-events queue's consumer (shared/events/queues.ts `consumer`): no route, an SQS event source. */
   readonly documentEventsConsumer: OperationFunction;
+  /** The payments queue's consumer: completes queued refunds. */
+  readonly paymentsConsumer: OperationFunction;
   readonly operationsApi: OperationsApi;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
@@ -87,13 +94,25 @@ export class ApiStack extends Stack {
       grantTableAccess(operationFunction, props.table, operation);
       grantOperationResources(operationFunction, operation.grants ?? [], {
         documentEventsQueue: props.documentEventsQueue,
+        paymentsQueue: props.paymentsQueue,
         webhookSecret: props.webhookSecret,
       });
       operationFunctions.set(operation.operationId, operationFunction);
     }
     this.operationFunctions = operationFunctions;
 
-    this.documentEventsConsumer = this.createDocumentEventsConsumer(props);
+    this.documentEventsConsumer = this.createQueueConsumer(
+      documentEventsQueueDefinition,
+      props.documentEventsQueue,
+      'SQS document-events consumer: applies each provider event to the document state, exactly once',
+      props,
+    );
+    this.paymentsConsumer = this.createQueueConsumer(
+      paymentsQueueDefinition,
+      props.paymentsQueue,
+      'SQS payments consumer: completes queued refunds; marks one Failed and releases its amount on its last receive',
+      props,
+    );
 
     const functions = new Map<string, IFunction>(
       [...operationFunctions].map(([operationId, operationFunction]) => [operationId, operationFunction.function]),
@@ -125,6 +144,13 @@ export class ApiStack extends Stack {
           consumerName: documentEventsQueueDefinition.consumer.name,
           consumer: this.documentEventsConsumer.function,
         },
+        {
+          name: 'payments',
+          queue: props.paymentsQueue,
+          deadLetterQueue: props.paymentsDeadLetterQueue,
+          consumerName: paymentsQueueDefinition.consumer.name,
+          consumer: this.paymentsConsumer.function,
+        },
       ],
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     });
@@ -140,14 +166,19 @@ export class ApiStack extends Stack {
   }
 
   /**
-   * The consumer of the document-events queue: built like every other function, granted its manifest-style table
-   * actions, and invoked by an SQS event source mapping configured from shared/events/queues.ts.
+   * The consumer of a queue of shared/events/queues.ts: built like every other function, granted its manifest-style
+   * table actions, and invoked by an SQS event source mapping configured from the queue's definition.
    */
-  private createDocumentEventsConsumer(props: ApiStackProps): OperationFunction {
-    const { consumer, eventSource } = documentEventsQueueDefinition;
+  private createQueueConsumer(
+    definition: typeof documentEventsQueueDefinition | typeof paymentsQueueDefinition,
+    queue: IQueue,
+    description: string,
+    props: ApiStackProps,
+  ): OperationFunction {
+    const { consumer, eventSource } = definition;
     const consumerFunction = new OperationFunction(this, constructIdOf(consumer.name), {
       handlerModule: consumer.handler,
-      description: 'SQS document-events consumer: applies each provider event to the document state, exactly once',
+      description,
       timeout: Duration.seconds(consumer.timeoutSeconds),
       invokedBy: 'queue',
       logRemovalPolicy: props.logRemovalPolicy,
@@ -156,7 +187,7 @@ export class ApiStack extends Stack {
     // Also grants the consume actions (ReceiveMessage, DeleteMessage, ChangeMessageVisibility, GetQueueAttributes,
     // GetQueueUrl) on this queue's ARN. Partial batch responses: one bad record is retried alone, not its batch.
     consumerFunction.function.addEventSource(
-      new SqsEventSource(props.documentEventsQueue, {
+      new SqsEventSource(queue, {
         batchSize: eventSource.batchSize,
         maxBatchingWindow: Duration.seconds(eventSource.maxBatchingWindowSeconds),
         maxConcurrency: eventSource.maximumConcurrency,

@@ -7,7 +7,10 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/data/table';
-import { documentEventsQueue } from '../../shared/events/queues';
+import { documentEventsQueue, paymentsQueue } from '../../shared/events/queues';
+
+/** A queue definition of shared/events/queues.ts: each gets a queue and a DLQ made the same way. */
+type QueueDefinition = typeof documentEventsQueue | typeof paymentsQueue;
 
 export interface DataStackProps extends StackProps {
   readonly removalPolicy: RemovalPolicy;
@@ -31,6 +34,10 @@ export class DataStack extends Stack {
   readonly documentEventsQueue: Queue;
   /** Events the consumer failed maxReceiveCount times; alarmed, kept 14 days, redriven by hand. */
   readonly documentEventsDeadLetterQueue: Queue;
+  /** Queued refunds wait here for the payments consumer. */
+  readonly paymentsQueue: Queue;
+  /** Queued refunds that kept failing (each already marked Failed, its reservation released); alarmed. */
+  readonly paymentsDeadLetterQueue: Queue;
   /** The HMAC key(s) shared with the document-analysis provider. */
   readonly webhookSecret: Secret;
 
@@ -61,43 +68,39 @@ export class DataStack extends Stack {
     }
     this.table = table;
 
-    const queues = this.createDocumentEventsQueues(props.removalPolicy);
+    const queues = this.createQueues(documentEventsQueue, props.removalPolicy);
     this.documentEventsQueue = queues.queue;
     this.documentEventsDeadLetterQueue = queues.deadLetterQueue;
+    const payments = this.createQueues(paymentsQueue, props.removalPolicy);
+    this.paymentsQueue = payments.queue;
+    this.paymentsDeadLetterQueue = payments.deadLetterQueue;
     this.webhookSecret = this.createWebhookSecret(props.removalPolicy);
 
-    new CfnOutput(this, 'DocumentEventsQueueArn', {
-      description: 'Destination of a DLQ redrive (aws sqs start-message-move-task --destination-arn)',
-      value: this.documentEventsQueue.queueArn,
-    });
-    new CfnOutput(this, 'DocumentEventsDlqArn', {
-      description: 'Source of a DLQ redrive (aws sqs start-message-move-task --source-arn)',
-      value: this.documentEventsDeadLetterQueue.queueArn,
-    });
     new CfnOutput(this, 'WebhookSecretArn', {
       description: 'Signing secret shared with the document-analysis provider (read and rotate: infra/README.md)',
       value: this.webhookSecret.secretArn,
     });
   }
 
-  private createDocumentEventsQueues(removalPolicy: RemovalPolicy): { queue: Queue; deadLetterQueue: Queue } {
-    const { deadLetterQueue, consumer } = documentEventsQueue;
+  private createQueues(definition: QueueDefinition, removalPolicy: RemovalPolicy): { queue: Queue; deadLetterQueue: Queue } {
+    const { deadLetterQueue, consumer } = definition;
     // AWS's rule for Lambda event sources: a message must stay invisible long enough for Lambda to retry a
     // throttled batch. queues.ts derives it that way; refuse a future edit that breaks it.
-    if (documentEventsQueue.visibilityTimeoutSeconds < 6 * consumer.timeoutSeconds) {
-      throw new Error('documentEventsQueue.visibilityTimeoutSeconds must be at least 6 x consumer.timeoutSeconds');
+    if (definition.visibilityTimeoutSeconds < 6 * consumer.timeoutSeconds) {
+      throw new Error(`${definition.logicalName}: visibilityTimeoutSeconds must be at least 6 x consumer.timeoutSeconds`);
     }
 
     // The main queue's name is fixed because the DLQ's redrive-allow policy must name it: a Ref to the main queue
     // would be a cycle (the main queue's redrive policy already refers to the DLQ). The stack name keeps it unique
     // per account and region, like the stack itself.
-    const queueName = `${this.stackName}-${documentEventsQueue.logicalName}`;
+    const queueName = `${this.stackName}-${definition.logicalName}`;
     const queueArn = this.formatArn({ service: 'sqs', resource: queueName });
 
     // Both queues: SQS-managed SSE (SSE-SQS) and TLS-only access. SSE-SQS encrypts every message at rest with keys
     // SQS owns and rotates, at no cost and without KMS calls on each send and receive; a customer-managed KMS key
-    // would add a key policy, kms:GenerateDataKey/Decrypt grants to the webhook and consumer, and per-request KMS
-    // charges, for messages that only carry the provider's already-verified document events (no credentials).
+    // would add a key policy, kms:GenerateDataKey/Decrypt grants to the senders and consumers, and per-request KMS
+    // charges, for messages that carry the provider's already-verified document events or a refund's tenant and ID
+    // (no credentials, no card data).
     // The DLQ has no DLQ of its own: that would only hide the failures it exists to keep. Messages stay for
     // 14 days (the SQS maximum, counted from the original send) and the DLQ alarm says when to look. cdk-nag's SQS3
     // sees from the main queue's redrive policy (same stack) that this queue is a DLQ: nothing to acknowledge.
@@ -105,23 +108,31 @@ export class DataStack extends Stack {
       retentionPeriod: Duration.seconds(deadLetterQueue.retentionPeriodSeconds),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      // Only the document-events queue may dead-letter into it, so a misconfigured queue elsewhere cannot bury its
-      // failures among ours (and our DLQ alarm would not be about us).
+      // Only its own queue may dead-letter into it, so a misconfigured queue elsewhere cannot bury its failures
+      // among ours (and our DLQ alarm would not be about us).
       redriveAllowPolicy: {
         redrivePermission: RedrivePermission.BY_QUEUE,
-        sourceQueues: [Queue.fromQueueArn(this, 'DocumentEventsSourceArn', queueArn)],
+        sourceQueues: [Queue.fromQueueArn(this, `${definition.logicalName}SourceArn`, queueArn)],
       },
       removalPolicy,
     });
-    const queue = new Queue(this, documentEventsQueue.logicalName, {
+    const queue = new Queue(this, definition.logicalName, {
       queueName,
-      visibilityTimeout: Duration.seconds(documentEventsQueue.visibilityTimeoutSeconds),
-      retentionPeriod: Duration.seconds(documentEventsQueue.retentionPeriodSeconds),
-      maxMessageSizeBytes: documentEventsQueue.maximumMessageBytes,
+      visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(definition.retentionPeriodSeconds),
+      maxMessageSizeBytes: definition.maximumMessageBytes,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: deadLetters, maxReceiveCount: deadLetterQueue.maxReceiveCount },
       removalPolicy,
+    });
+    new CfnOutput(this, `${definition.logicalName}QueueArn`, {
+      description: 'Destination of a DLQ redrive (aws sqs start-message-move-task --destination-arn)',
+      value: queue.queueArn,
+    });
+    new CfnOutput(this, `${definition.logicalName}DlqArn`, {
+      description: 'Source of a DLQ redrive (aws sqs start-message-move-task --source-arn)',
+      value: deadLetters.queueArn,
     });
     return { queue, deadLetterQueue: deadLetters };
   }

@@ -1,5 +1,6 @@
-// Messaging: the one definition of the document-events queue, its dead-letter queue and the consumer's event
-// source mapping. The CDK stack and the local stack (SQS server + emulated event source mapping) both read it.
+// Messaging: the one definition of each queue (document events, payments), its dead-letter queue and its
+// consumer's event source mapping. The CDK stack and the local stack (SQS server + emulated event source mapping)
+// both read it.
 
 import type { TableAction } from '../data/table';
 
@@ -36,5 +37,42 @@ export const documentEventsQueue = {
     handler: 'functions/document-events/consume.ts',
     timeoutSeconds: consumerTimeoutSeconds,
     tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem'] as readonly TableAction[],
+  },
+} as const;
+
+/** The environment variable of the payments queue's URL (set with the `sendPayments` grant). */
+export const paymentsQueueUrlVariable = 'PAYMENTS_QUEUE_URL';
+
+/**
+ * The payments queue: queued refunds (`IsQueue` / `IsSaveAutoQueue`) wait here, their amount already reserved on the
+ * payment, until the consumer completes them. A refund that keeps failing is marked Failed (its reservation
+ * released) on its last receive and then lands in the DLQ.
+ */
+export const paymentsQueue = {
+  logicalName: 'Payments',
+  localQueueName: 'payments',
+  visibilityTimeoutSeconds: consumerTimeoutSeconds * 6 + maxBatchingWindowSeconds,
+  retentionPeriodSeconds: 4 * 24 * 60 * 60,
+  /** A message names a refund (`{"tenantId":1,"refundId":8}`); anything near this size is not one. */
+  maximumMessageBytes: 1024,
+  deadLetterQueue: {
+    logicalName: 'PaymentsDlq',
+    localQueueName: 'payments-dlq',
+    maxReceiveCount: 5,
+    retentionPeriodSeconds: 14 * 24 * 60 * 60,
+  },
+  eventSource: {
+    batchSize: 10,
+    maxBatchingWindowSeconds,
+    /** Refunds of one payment contend for its item; a few consumers at once are plenty. */
+    maximumConcurrency: 5,
+    reportBatchItemFailures: true,
+  },
+  consumer: {
+    name: 'paymentsConsumer',
+    handler: 'functions/payment/consume-refunds.ts',
+    timeoutSeconds: consumerTimeoutSeconds,
+    /** Read the refund; settle it in one transaction (refund Put, link and payment Updates). */
+    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as readonly TableAction[],
   },
 } as const;

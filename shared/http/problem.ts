@@ -20,6 +20,8 @@ export interface Problem {
   readonly Messages: readonly string[];
   /** The HTTP status. */
   readonly ErrorCode: number;
+  /** Extension members of the problem type (RFC 9457 section 3.2), e.g. a refund's RefundableAmount. */
+  readonly [extension: string]: unknown;
 }
 
 const dependencyDownErrors = new Set([
@@ -58,6 +60,8 @@ export const toApiError = (error: unknown): ApiError => {
 };
 
 export const toProblem = (error: ApiError, requestId: string): Problem => ({
+  // Extension members first: they can never replace a member RFC 9457 defines.
+  ...error.extensions,
   type: error.kind.type,
   title: error.kind.title,
   status: error.kind.status,

@@ -4,6 +4,7 @@
 // statements, infra/local/) both derive from this module, so a function locally holds exactly the rights and the
 // settings its deployed role and configuration give it.
 import { tableDefinition, type IndexName, type TableAction } from '../data/table';
+import { paymentsQueueUrlVariable } from '../events/queues';
 
 /** The service name every function logs under (Powertools), on AWS and locally. */
 export const serviceName = 'business-platform-api';
@@ -36,6 +37,7 @@ export interface TableResource {
 /** The resources of the grants other than the table's. */
 export interface OtherResources {
   readonly documentEventsQueue: { readonly url: string; readonly arn: string };
+  readonly paymentsQueue: { readonly url: string; readonly arn: string };
   readonly webhookSecret: { readonly arn: string; readonly localValues?: string };
 }
 
@@ -62,7 +64,7 @@ export interface TableGrant {
 }
 
 /** The grants a function holds besides the table: each name is one entry of `resourceGrants`. */
-export type ResourceGrant = 'sendDocumentEvents' | 'readWebhookSecret';
+export type ResourceGrant = 'sendDocumentEvents' | 'sendPayments' | 'readWebhookSecret';
 
 /** Of the table actions, those DynamoDB authorises against an index ARN when the request names an index. */
 export const indexActions: ReadonlySet<TableAction> = new Set<TableAction>(['dynamodb:Query']);
@@ -92,6 +94,11 @@ export const tableGrant = (grant: TableGrant, table: TableResource): Granted => 
 /** One entry per grant name: adding a name to `ResourceGrant` without its definition here fails to compile. */
 export const resourceGrants: { readonly [grant in ResourceGrant]: GrantDefinition } = {
   /** Send to the document-events queue. SendMessage only: the webhook has the URL and never looks the queue up. */
+  /** Send queued refunds to the payments queue (the refund function). SendMessage only, like the webhook's. */
+  sendPayments: ({ paymentsQueue }) => ({
+    statements: [{ actions: ['sqs:SendMessage'], resources: [paymentsQueue.arn] }],
+    environment: { [paymentsQueueUrlVariable]: paymentsQueue.url },
+  }),
   sendDocumentEvents: ({ documentEventsQueue }) => ({
     statements: [{ actions: ['sqs:SendMessage'], resources: [documentEventsQueue.arn] }],
     environment: { DOCUMENT_EVENTS_QUEUE_URL: documentEventsQueue.url },

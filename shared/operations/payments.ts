@@ -1,20 +1,75 @@
-// Operations manifest: payments.
-import { SaveRequestPaymentT } from '../schemas/payment';
-import { bodyProblems, idPath, pendingTableAccess, type Operation } from './operation';
+// Operations manifest: payments. `paymentPost` and `paymentGetByID` are the original platform's (beyond the spec,
+// which has only the refund: a refund needs a payment to refund); the refund is the spec's `paymentPostRefund`.
+import { EditResponse, SynkSaveQueueResponse } from '../schemas/envelopes';
+import { PaymentT, SaveRequestPaymentT } from '../schemas/payment';
+import { bodyProblems, idPath, type Operation } from './operation';
+
+const SavedPayment = SynkSaveQueueResponse(PaymentT);
+
+/** Table actions of the writes: the ID sequence (UpdateItem), the transaction (Put/Update), Idempotency-Key records. */
+const paymentWriteAccess = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const;
+
+export const paymentPost = {
+  operationId: 'paymentPost',
+  summary: 'Record a payment',
+  description:
+    'Beyond the spec (the original platform\'s Payment_Post): records a payment taken elsewhere (after authorisation). ' +
+    '`Object.ID` must be 0 or absent: payments are never edited, they are corrected by refunds. Answers 201 with a ' +
+    'Location header. `Idempotency-Key` makes a retry safe: the same key with the same body replays the first answer.',
+  area: 'payments',
+  method: 'POST',
+  path: '/Payment',
+  handler: 'functions/payment/post.ts',
+  auth: 'bearer',
+  media: 'standard',
+  implemented: true,
+  requestBody: { schema: SaveRequestPaymentT, required: true },
+  success: { status: 201, schema: SavedPayment, description: 'The payment was recorded; Location is its URL.' },
+  problems: [...bodyProblems, 409, 422],
+  tableAccess: paymentWriteAccess,
+} as const satisfies Operation;
+
+export const paymentGetByID = {
+  operationId: 'paymentGetByID',
+  summary: 'Get a payment or a refund',
+  description:
+    "Beyond the spec (the original platform's Payment_GetByID). A payment lists its refunds; a refund names the " +
+    'payment it refunds in OriginalPaymentID. Another tenant\'s payment answers 404.',
+  area: 'payments',
+  method: 'GET',
+  path: '/Payment/{id}',
+  handler: 'functions/payment/get.ts',
+  auth: 'bearer',
+  media: 'standard',
+  implemented: true,
+  pathParameters: idPath,
+  success: { status: 200, schema: EditResponse(PaymentT), description: 'The payment, with its refunds.' },
+  problems: [400, 401, 404, 406],
+  tableAccess: ['dynamodb:Query'],
+} as const satisfies Operation;
+
 export const paymentPostRefund = {
   operationId: 'paymentPostRefund',
   summary: 'Refund a payment',
+  description:
+    "Records a refund of the payment as a new payment record (IsRefund, OriginalPaymentID) and raises the payment's " +
+    'RefundedAmount in the same transaction. `Object` may carry Amount (default: the whole remaining balance), ' +
+    'Currency (must be the payment\'s), Description, Method and RefNumber. `IsQueue` or `IsSaveAutoQueue` reserve the ' +
+    'amount at once and complete the refund through the payments queue (202). More than the refundable balance: ' +
+    '409 with the refundable amount in `RefundableAmount`.',
   area: 'payments',
   method: 'POST',
   path: '/Payment/{id}/refund',
-  handler: 'functions/not-implemented.ts',
+  handler: 'functions/payment/refund.ts',
   auth: 'bearer',
   media: 'standard',
-  implemented: false,
+  implemented: true,
   pathParameters: idPath,
   requestBody: { schema: SaveRequestPaymentT, required: false },
-  problems: [...bodyProblems, 404, 501],
-  tableAccess: pendingTableAccess,
+  success: { status: 201, schema: SavedPayment, description: 'The refund was made; Location is its URL.' },
+  problems: [...bodyProblems, 404, 409, 422, 503],
+  tableAccess: paymentWriteAccess,
+  grants: ['sendPayments'],
 } as const satisfies Operation;
 
-export const paymentOperations = [paymentPostRefund] as const;
+export const paymentOperations = [paymentPost, paymentGetByID, paymentPostRefund] as const;

@@ -32,8 +32,8 @@ export const listOf = <T extends z.ZodType>(item: T) => z.array(item).max(limits
  * A request or response body: unknown keys are refused (field names are case-sensitive, so `name` for `Name`
  * would otherwise be dropped without a word).
  */
-export const shape = <T extends z.core.$ZodLooseShape>(name: string, fields: T, description?: string) =>
-  z.strictObject(fields).meta({ id: name, ...(description ? { description } : {}) });
+export const shape = <T extends z.core.$ZodLooseShape>(name: string, fields: T, description?: string, examples?: readonly unknown[]) =>
+  z.strictObject(fields).meta({ id: name, ...(description ? { description } : {}), ...(examples ? { examples: [...examples] } : {}) });
 
 /** Fields every request envelope carries: the caller's tenancy, checked against the token (never trusted). */
 export const tenancyFields = {

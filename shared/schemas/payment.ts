@@ -1,9 +1,11 @@
-// Schemas: the payment refund request (SaveRequestPaymentT) and the PaymentT it carries, with its nested records.
-// Card data is validated strictly and flagged `x-sensitive` so it can be redacted wherever it travels.
+// Schemas: the payment request (SaveRequestPaymentT) and the PaymentT it carries, with its nested records.
+// Card data is validated strictly and flagged `x-sensitive` so it can be redacted wherever it travels; the card
+// holder's name is `x-personal-data`. Fields beyond the spec (the refund links, audit fields) say so.
 import { z } from 'zod';
-import { sensitive } from './annotations';
+import { personalData, sensitive } from './annotations';
 import {
   bool,
+  dateTime,
   decimal,
   emailAddress,
   guid,
@@ -53,11 +55,12 @@ export const CreditCard = shape('CreditCard', {
   CardNumber: sensitive(
     z
       .string()
-      .regex(/^[0-9]{12,19}$/, { error: 'must be 12 to 19 digits' })
+      // Answers carry the stored, masked form (first six and last four digits); requests must send the digits.
+      .regex(/^([0-9]{12,19}|[0-9]{6}\*{2,9}[0-9]{4})$/, { error: 'must be 12 to 19 digits' })
       .optional(),
-    'Primary account number: 12 to 19 digits, no spaces.',
+    'Primary account number: 12 to 19 digits, no spaces. Answers show it masked (411111******1111); it is never stored whole.',
   ),
-  CardHolderName: sensitive(text().optional(), 'Name on the card.'),
+  CardHolderName: personalData(text().optional(), 'Name on the card: stored with the payment, never logged.'),
   ExpiryMMYY: sensitive(
     z
       .string()
@@ -86,6 +89,8 @@ export const PaymentLog = shape('PaymentLog', {
   LogDateTime_offset: utcOffset().optional(),
   PaymentStatus: text().optional(),
   PaymentStatus3rdParty: text().optional(),
+  /** Beyond the spec: the user whose request wrote the entry (0 for the service itself, e.g. the refund queue). */
+  UserID: id().optional(),
 });
 export type PaymentLog = z.infer<typeof PaymentLog>;
 
@@ -116,6 +121,19 @@ export const InvoicePaymentAllocation = shape('InvoicePaymentAllocation', {
   SyncLogs: listOf(SyncLog).optional(),
 });
 export type InvoicePaymentAllocation = z.infer<typeof InvoicePaymentAllocation>;
+
+/** Beyond the spec: one refund of a payment, as the payment lists it. */
+export const PaymentRefund = shape(
+  'PaymentRefund',
+  {
+    ID: id(),
+    Amount: decimal(),
+    Status: text(),
+    RefNumber: text().optional(),
+  },
+  'A refund of this payment: its own payment ID, amount, status (Queued, Refunded or Failed) and reference.',
+);
+export type PaymentRefund = z.infer<typeof PaymentRefund>;
 
 export const PaymentT = shape('PaymentT', {
   // Identity and versioning
@@ -155,6 +173,8 @@ export const PaymentT = shape('PaymentT', {
   IsRefund: bool().optional(),
   IsRefunded: bool().optional(),
   IsManuallyAllocated: bool().optional(),
+  /** Beyond the spec (the platform's public client has it): the payment a refund refunds. */
+  OriginalPaymentID: id().optional(),
 
   // Amounts
   Currency: text().optional(),
@@ -177,6 +197,10 @@ export const PaymentT = shape('PaymentT', {
   /** Spelled so in the spec (not "Surcharge"): the name is part of the interface. */
   SurchageDescription: longText().optional(),
   PayerFeeDescription: longText().optional(),
+  /** Beyond the spec: the part of Amount refunded or being refunded (queued refunds included). */
+  RefundedAmount: decimal().optional(),
+  RefundedAmountString: text().optional(),
+  BalanceString: text().optional(),
 
   // Dates (strings in the spec: not necessarily ISO 8601)
   DateTime: text().optional(),
@@ -243,10 +267,21 @@ export const PaymentT = shape('PaymentT', {
   CreditCard: CreditCard.optional(),
   PaymentLogs: listOf(PaymentLog).optional(),
   InvoicePaymentAllocations: listOf(InvoicePaymentAllocation).optional(),
+  /** Beyond the spec: the refunds of this payment, oldest first. */
+  Refunds: listOf(PaymentRefund).optional(),
+
+  // Audit (beyond the spec; server-owned, accepted in a body and ignored)
+  CreatedDateTime_utc: dateTime().optional(),
+  CreatedByUserID: id().optional(),
+  ModifiedDateTime_utc: dateTime().optional(),
+  ModifiedByUserID: id().optional(),
 });
 export type PaymentT = z.infer<typeof PaymentT>;
 
-/** Body of paymentPostRefund. The payment is named by the path `id`, so `Object` may be left out. */
+/**
+ * Body of paymentPost (Object: the payment to record) and paymentPostRefund (Object: the refund's details; the payment
+ * is named by the path `id`, so `Object` may be left out).
+ */
 export const SaveRequestPaymentT = shape(
   'SaveRequestPaymentT',
   {
@@ -257,5 +292,18 @@ export const SaveRequestPaymentT = shape(
     ...tenancyFields,
   },
   'A payment save/refund request: the payment and how to run it (queued, auto-queued or now).',
+  [
+    {
+      Object: {
+        Amount: 120.5,
+        Currency: 'AUD',
+        Method: 'CreditCard',
+        Description: 'Counter sale',
+        CreditCard: { CardType: 'Visa', CardNumber: '4111111111111111', CardHolderName: 'A CUSTOMER', ExpiryMMYY: '0829' },
+      },
+      IsRunNow: true,
+    },
+    { Object: { Amount: 20, Description: 'Damaged box', RefNumber: 'RF-1001' }, IsQueue: true },
+  ],
 );
 export type SaveRequestPaymentT = z.infer<typeof SaveRequestPaymentT>;

@@ -25,6 +25,7 @@ import { renderReport, type BenchReport } from './report';
 import { runCapacityPhase } from './section-capacity';
 import { coldDocumentId, runColdSection } from './section-cold';
 import { runConsumerDirect, runConsumerThroughSqs } from './section-consumer';
+import { renderPaymentsSection, runPaymentsSection, seedColdPayment, type PaymentsSection } from './section-payments';
 import { getTarget, runLocationLatency, runWebhookLatency, webhookTarget } from './section-warm';
 import { batchWriteAll, copyLocations, range, seedThroughService, syntheticLocation, tenantItems } from './seed';
 import { ratio } from './stats';
@@ -38,6 +39,7 @@ const seedTenants = async (ctx: BenchContext, coldOnly = false) => {
   await seedThroughService(rawTable, tenants.cold, options.smallTenantLocations, 'Cold');
   if (!coldOnly) await seedReadTenants(ctx);
   await seedColdDocument(ctx);
+  await seedColdPayment(ctx);
 };
 
 /** The tenants sections 2 and 3 read and write. */
@@ -175,6 +177,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     ];
     const machine = { node: process.versions.node, cpus: cpus().length, platform: `${process.platform}/${process.arch}`, loadAverageAtStart, loadAverageAtEnd: loadavg() };
     let report: BenchReport;
+    let payments: PaymentsSection | undefined;
     if (coldOnly) {
       report = { startedAt: startedAt.toISOString(), totalSeconds: (performance.now() - started) / 1000, mode: options.quick ? 'quick' : 'full', machine, coldStart, targets: coldTargets };
     } else {
@@ -190,6 +193,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       log('section 5: consumer');
       const direct = await runConsumerDirect(ctx);
       const throughSqs = await runConsumerThroughSqs(ctx);
+      log('section payments: cold starts, warm refund, capacity of a refund');
+      payments = await runPaymentsSection(ctx, coldStart);
 
       const getComparison = locationLatency[0];
       const capacitySame = withoutOthers.rows.every((row, index) => {
@@ -234,8 +239,9 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     }
     await cleanup();
     const reportFile = join(repositoryRoot, '.local', 'bench-report.json');
-    writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
-    const text = renderReport({ ...report, totalSeconds: (performance.now() - started) / 1000 });
+    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments }, null, 2)}\n`);
+    const text =
+      renderReport({ ...report, totalSeconds: (performance.now() - started) / 1000 }) + (payments ? `\n${renderPaymentsSection(payments)}` : '');
     await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
     log(`report written to ${reportFile}; total ${((performance.now() - started) / 1000).toFixed(0)} s`);
     return 0;

@@ -14,6 +14,7 @@ import type { BenchContext } from './context';
 import { authorizerEvent, benchQueueArn, proxyEvent, queuedMessage, signedWebhookBody, sqsEvent, type HttpRequest } from './events';
 import { locationInput } from './seed';
 import { median, seededRandom, shuffle } from './stats';
+import { paymentColdEnvironment, paymentColdRequests } from './section-payments';
 
 /** Lambda's target runtime is nodejs24.x; this machine runs the bench on its own Node. */
 export const runTarget = `node${process.versions.node.split('.')[0]}`;
@@ -129,6 +130,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     tenantLocationSave: (run) => ({ principal, body: json({ ...locationInput(1000 + run, `Cold save ${Date.now()}`), IsDefault: false }) }),
     tenantLocationSearch: () => ({ principal, body: json({ MaxResults: 50 }) }),
     tenantLocationDelete: () => ({ principal, pathParameters: { id: String(ctx.options.smallTenantLocations) } }),
+    ...paymentColdRequests(principal),
   };
   const functions: ColdFunction[] = [
     ...operations.map((operation) =>
@@ -210,6 +212,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     TABLE_NAME: stack.tableName,
     DOCUMENT_EVENTS_QUEUE_URL: stack.queueUrls[documentEventsQueue.logicalName] ?? '',
+    ...paymentColdEnvironment(stack.queueUrls),
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     AWS_DEFAULT_REGION: process.env.AWS_REGION ?? 'us-east-1',
     AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',

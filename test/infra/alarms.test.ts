@@ -14,8 +14,8 @@ afterAll(() => synthesized.cleanUp());
 const alarms = () => resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties as Record<string, any>);
 
 describe('alarms', () => {
-  it('has one alarm per operation function, one for the API 5XX rate, one for authorizer failures and three for the document-events queue', () => {
-    expect(alarms()).toHaveLength(operations.length + 2 + 3);
+  it('has one alarm per operation function, one for the API 5XX rate, one for authorizer failures and three for each consumed queue (document events, payments)', () => {
+    expect(alarms()).toHaveLength(operations.length + 2 + 3 * 2);
   });
 
   it('alarms when more than 1 % of requests answer 5XX over five minutes', () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { operations } from '../../shared/operations';
 import { repositoryRoot } from '../../infra/constructs/operation-function';
 import type { OperationFunction } from '../../infra/constructs/operation-function';
-import { documentEventsQueue } from '../../shared/events/queues';
+import { documentEventsQueue, paymentsQueue } from '../../shared/events/queues';
 import {
   actionsOf,
   logicalIdOf,
@@ -33,25 +33,28 @@ const functionProperties = (operationFunction: OperationFunction): Record<string
 const statementsOf = (operationFunction: OperationFunction): PolicyStatement[] =>
   statementsOfRole(template, logicalIdOf(operationFunction.role));
 
-const { consumer } = documentEventsQueue;
+const consumers = [documentEventsQueue.consumer, paymentsQueue.consumer];
+const consumerNamed = (name: string) => consumers.find((consumer) => consumer.name === name);
 
 /** Every function by name, known before the synth so each gets its own test. */
-const functionNames = [...operations.map((operation) => operation.operationId), 'authorizer', consumer.name];
+const functionNames = [...operations.map((operation) => operation.operationId), 'authorizer', ...consumers.map((consumer) => consumer.name)];
 
 const functionNamed = (name: string): OperationFunction => {
   const found =
     name === 'authorizer'
       ? synthesized.apiStack.authorizerFunction
-      : name === consumer.name
+      : name === documentEventsQueue.consumer.name
         ? synthesized.apiStack.documentEventsConsumer
-        : synthesized.apiStack.operationFunctions.get(name);
+        : name === paymentsQueue.consumer.name
+          ? synthesized.apiStack.paymentsConsumer
+          : synthesized.apiStack.operationFunctions.get(name);
   if (!found) throw new Error(`No function ${name}`);
   return found;
 };
 
 describe('functions', () => {
-  it('has one function per manifest operation, plus the authorizer and the document-events consumer', () => {
-    synthesized.api.resourceCountIs('AWS::Lambda::Function', operations.length + 2);
+  it('has one function per manifest operation, plus the authorizer and the two queue consumers', () => {
+    synthesized.api.resourceCountIs('AWS::Lambda::Function', operations.length + 1 + consumers.length);
     expect([...synthesized.apiStack.operationFunctions.keys()].sort()).toEqual(
       operations.map((operation) => operation.operationId).sort(),
     );
@@ -60,7 +63,7 @@ describe('functions', () => {
   it('points every manifest handler at a module that exists', () => {
     for (const operation of operations) expect(existsSync(join(repositoryRoot, operation.handler))).toBe(true);
     expect(existsSync(join(repositoryRoot, 'functions/authorizer.ts'))).toBe(true);
-    expect(existsSync(join(repositoryRoot, consumer.handler))).toBe(true);
+    for (const consumer of consumers) expect(existsSync(join(repositoryRoot, consumer.handler))).toBe(true);
   });
 
   it.each(functionNames)('%s runs Node.js 22+ on arm64 with the shared settings', (name) => {
@@ -72,7 +75,8 @@ describe('functions', () => {
     expect(properties.Handler).toBe('index.handler');
     expect(properties.MemorySize).toBe(512);
     // Behind API Gateway: within its 29 s integration limit. The consumer: the timeout queues.ts declares.
-    if (name === consumer.name) expect(properties.Timeout).toBe(consumer.timeoutSeconds);
+    const consumer = consumerNamed(name);
+    if (consumer) expect(properties.Timeout).toBe(consumer.timeoutSeconds);
     else expect(properties.Timeout).toBeLessThanOrEqual(29);
     expect(properties.TracingConfig).toEqual({ Mode: 'Active' });
     expect(properties.LoggingConfig).toEqual({

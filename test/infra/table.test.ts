@@ -19,8 +19,13 @@ describe('table (dev, the default stage)', () => {
   it('is in the data stack with the other stateful resources (queues, secret), and the API stack holds none', () => {
     expect(Object.values(synthesized.dataJson.Resources).map((resource) => resource.Type).sort()).toEqual([
       'AWS::DynamoDB::Table',
+      // Document events and payments: each a queue and its DLQ, each with a TLS-only policy.
       'AWS::SQS::Queue',
       'AWS::SQS::Queue',
+      'AWS::SQS::Queue',
+      'AWS::SQS::Queue',
+      'AWS::SQS::QueuePolicy',
+      'AWS::SQS::QueuePolicy',
       'AWS::SQS::QueuePolicy',
       'AWS::SQS::QueuePolicy',
       'AWS::SecretsManager::Secret',

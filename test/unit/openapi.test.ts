@@ -185,8 +185,10 @@ describe('the OpenAPI document of the service', () => {
       '#/components/schemas/Address',
     );
     expect(requestSchemaName(json, 'paymentPostRefund')).toBe('SaveRequestPaymentT');
+    // PaymentT is also an answer (paymentPost, paymentGetByID): its request form, with the card data writeOnly, is
+    // PaymentTInput.
     expect(at(json, 'components', 'schemas', 'SaveRequestPaymentT', 'properties', 'Object', '$ref')).toBe(
-      '#/components/schemas/PaymentT',
+      '#/components/schemas/PaymentTInput',
     );
   });
 
@@ -202,7 +204,7 @@ describe('the OpenAPI document of the service', () => {
     expect(sensitive.length).toBeGreaterThan(0);
     expect(sensitive.filter(({ node }) => node.writeOnly !== true).map(({ path }) => path)).toEqual([]);
     for (const field of ['CardNumber', 'CardVerificationNumber']) {
-      expect(at(json, 'components', 'schemas', 'CreditCard', 'properties', field, 'writeOnly')).toBe(true);
+      expect(at(json, 'components', 'schemas', 'CreditCardInput', 'properties', field, 'writeOnly')).toBe(true);
     }
   });
 
@@ -245,7 +247,7 @@ describe('the OpenAPI document of the service', () => {
       wrapped: true,
     });
     const paymentObject = at(json, 'components', 'schemas', 'SaveRequestPaymentT', 'properties', 'Object');
-    expect(paymentObject).toEqual({ $ref: '#/components/schemas/PaymentT', xml: { name: 'Object' } });
+    expect(paymentObject).toEqual({ $ref: '#/components/schemas/PaymentTInput', xml: { name: 'Object' } });
   });
 
   it('documents Save as 200 when it updates and 201 with a Location when it creates', () => {

@@ -78,6 +78,8 @@ beforeAll(async () => {
     {
       table: { name: endpoints.tableName, arn: tableArn },
       documentEventsQueue: { url: `${edge.endpoint}${new URL(endpoints.documentEventsQueueUrl).pathname}`, arn: queueArn },
+      // No function under test sends refunds; the payments queue only has to be named.
+      paymentsQueue: { url: `${edge.endpoint}/123456789012/payments`, arn: 'arn:aws:sqs:us-east-1:123456789012:payments' },
       webhookSecret: { arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:test', localValues: 'whsec_least_privilege_test_0001' },
     },
     edge.endpoint,

@@ -159,6 +159,7 @@ describe('judging a request', () => {
 const resources: GrantResources = {
   table: { name: 'business-platform', arn: table },
   documentEventsQueue: { url: 'http://edge/123456789012/document-events', arn: queue },
+  paymentsQueue: { url: 'http://edge/123456789012/payments', arn: 'arn:aws:sqs:us-east-1:123456789012:payments' },
   webhookSecret: { arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:s', localValues: 'whsec_local_values_0123456789' },
 };
 

@@ -87,6 +87,7 @@ const payment: PaymentT = {
   IsRefund: true,
   IsRefunded: false,
   IsManuallyAllocated: false,
+  OriginalPaymentID: 1000,
   Currency: 'AUD',
   ExchangeRate: 1,
   Amount: -250.5,
@@ -106,6 +107,9 @@ const payment: PaymentT = {
   SurchargeAmount: 1.25,
   SurchageDescription: 'Card surcharge 0.5%',
   PayerFeeDescription: 'Paid by the customer',
+  RefundedAmount: 0,
+  RefundedAmountString: '$0.00',
+  BalanceString: '$0.00',
   DateTime: '2026-03-02T09:30:00+10:00',
   DateTimeString: '2 Mar 2026 9:30 AM',
   DateString: '2 Mar 2026',
@@ -179,6 +183,7 @@ const payment: PaymentT = {
       LogDateTime_offset: 600,
       PaymentStatus: 'Paid',
       PaymentStatus3rdParty: '00',
+      UserID: 17,
     },
   ],
   InvoicePaymentAllocations: [
@@ -209,6 +214,11 @@ const payment: PaymentT = {
       SyncLogs: [{ ...syncLog, ID: 10 }],
     },
   ],
+  Refunds: [{ ID: 1002, Amount: 10, Status: 'Refunded', RefNumber: 'PY-001002' }],
+  CreatedDateTime_utc: '2026-03-01T23:30:00Z',
+  CreatedByUserID: 17,
+  ModifiedDateTime_utc: '2026-03-01T23:30:00Z',
+  ModifiedByUserID: 17,
 };
 
 const request: SaveRequestPaymentT = {
@@ -371,20 +381,23 @@ describe('SaveRequestPaymentT as JSON Schema', () => {
   it('converts, with one component per shape', () => {
     expect(document.$ref).toBe('#/$defs/SaveRequestPaymentT');
     expect(Object.keys(document.$defs ?? {}).sort()).toEqual(
-      ['BusTrans', 'CreditCard', 'InvoicePaymentAllocation', 'PaymentLog', 'PaymentT', 'SaveRequestPaymentT', 'SyncLog'].sort(),
+      ['BusTrans', 'CreditCard', 'InvoicePaymentAllocation', 'PaymentLog', 'PaymentRefund', 'PaymentT', 'SaveRequestPaymentT', 'SyncLog'].sort(),
     );
     expect(document.$defs?.PaymentT?.additionalProperties).toBe(false);
   });
 
-  it('flags every card field and the payment token x-sensitive, and nothing else', () => {
+  it('flags every card field but the holder name, and the payment token, x-sensitive, and nothing else', () => {
     expect(flaggedFields(SaveRequestPaymentT, 'x-sensitive')).toEqual([
-      'CreditCard.CardHolderName',
       'CreditCard.CardNumber',
       'CreditCard.CardToken',
       'CreditCard.CardVerificationNumber',
       'CreditCard.ExpiryMMYY',
       'PaymentT.Token',
     ]);
+  });
+
+  it("flags the card holder's name x-personal-data (stored with the payment, never logged)", () => {
+    expect(flaggedFields(SaveRequestPaymentT, 'x-personal-data')).toEqual(['CreditCard.CardHolderName']);
   });
 
   it('puts the flag on the field schema itself, for redaction code', () => {

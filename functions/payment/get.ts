@@ -1,0 +1,9 @@
+// Entry: GET /Payment/{id}: the caller's payment or refund (404 for any other tenant's).
+import { httpOperation } from '../../shared/http/operation';
+import { paymentGetByID } from '../../shared/compiled/operations/payments';
+import { paymentService } from '../../shared/payments';
+import { readAnswer } from '../../shared/payments/answers';
+
+const payments = paymentService();
+
+export const handler = httpOperation(paymentGetByID).handler(async ({ principal, path }) => readAnswer(await payments.get(principal, path.id)));

@@ -1,0 +1,18 @@
+// Entry: POST /Payment: records a payment (201 + Location), once per Idempotency-Key.
+import { httpOperation, respond } from '../../shared/http/operation';
+import { paymentPost } from '../../shared/compiled/operations/payments';
+import { paymentService } from '../../shared/payments';
+import { paymentIdempotency } from '../../shared/payments/idempotent';
+import { savedAnswer } from '../../shared/payments/answers';
+import { idempotencyKeyHeader } from '../../shared/payments/idempotency';
+
+const payments = paymentService();
+const idempotency = paymentIdempotency(paymentPost.operationId);
+
+export const handler = httpOperation(paymentPost).handler(async ({ principal, body, headers, context }) => {
+  const answer = await idempotency.run(
+    { tenantId: principal.tenantId, key: headers[idempotencyKeyHeader], request: { body }, context },
+    async () => savedAnswer(await payments.record(principal, body)),
+  );
+  return respond(answer.status, answer.body, { ...answer.headers });
+});

@@ -1,0 +1,120 @@
+// Money: exact amounts. An amount travels as a JSON number (a binary double) but is computed in integer minor units
+// (cents), converted through its decimal text, never by multiplying a double: 0.1 + 0.2 is 0.30000000000000004 in
+// doubles and exactly 30 cents here.
+import { minorUnitsOf, type MinorUnits } from './currencies';
+
+/**
+ * Largest magnitude of an amount in minor units: 15 significant digits. Every decimal of at most 15 significant
+ * digits survives the trip through a double (JSON, XML and forms all arrive as one) and back to the same shortest
+ * text, so parsing that text is exact; and every sum of two such amounts is still a safe integer. In AUD that is
+ * 9,999,999,999,999.99; in KWD 999,999,999,999.999.
+ */
+export const maxMinorUnits = 999_999_999_999_999;
+
+export type AmountProblem = 'not-a-number' | 'too-many-decimals' | 'too-large' | 'unknown-currency';
+
+/** Why an amount cannot be money in its currency; the domain turns it into a 400 with the field's pointer. */
+export class InvalidAmount extends Error {
+  constructor(
+    readonly problem: AmountProblem,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = 'InvalidAmount';
+  }
+}
+
+const decimalPattern = /^(-)?([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
+
+/** An exact decimal: `coefficient x 10^-scale`, with no trailing zeros in the coefficient's fraction. */
+export interface ExactDecimal {
+  readonly negative: boolean;
+  readonly coefficient: bigint;
+  readonly scale: number;
+}
+
+/** Parses decimal text (`-12.30`, `1e-7`, `4.5E+3`) exactly, with bigint arithmetic. */
+export const parseDecimal = (text: string): ExactDecimal => {
+  const match = decimalPattern.exec(text);
+  if (!match) throw new InvalidAmount('not-a-number', 'must be a decimal number');
+  const [, minus, whole = '', fraction = '', exponentText = '0'] = match;
+  const exponent = Number(exponentText);
+  if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > 400) throw new InvalidAmount('too-large', 'is out of range');
+  let digits = `${whole}${fraction}`.replace(/^0+(?=[0-9])/, '');
+  let scale = fraction.length - exponent;
+  // Drop trailing zeros of the fraction: 0.30 has one decimal, not two.
+  while (scale > 0 && digits.length > 1 && digits.endsWith('0')) {
+    digits = digits.slice(0, -1);
+    scale -= 1;
+  }
+  const coefficient = BigInt(digits);
+  if (scale < 0) return { negative: Boolean(minus) && coefficient !== 0n, coefficient: coefficient * 10n ** BigInt(-scale), scale: 0 };
+  return { negative: Boolean(minus) && coefficient !== 0n, coefficient, scale: coefficient === 0n ? 0 : scale };
+};
+
+const requireMinorUnits = (currency: string): MinorUnits => {
+  const units = minorUnitsOf(currency);
+  if (units === undefined) throw new InvalidAmount('unknown-currency', 'is not an ISO 4217 currency code');
+  return units;
+};
+
+/**
+ * An amount in the currency's minor units (AUD 12.30 -> 1230, JPY 500 -> 500, KWD 1.005 -> 1005). Refuses more
+ * decimals than the currency has (never rounds) and magnitudes beyond `maxMinorUnits`. A number is read through its
+ * shortest decimal text (`String(0.3)` is `0.3`), which is the text the client sent for any amount within bounds.
+ */
+export const toMinorUnits = (amount: number | string, currency: string): number => {
+  if (typeof amount === 'number' && !Number.isFinite(amount)) throw new InvalidAmount('not-a-number', 'must be a finite number');
+  const units = requireMinorUnits(currency);
+  const decimal = parseDecimal(typeof amount === 'number' ? String(amount) : amount.trim());
+  if (decimal.scale > units) {
+    throw new InvalidAmount(
+      'too-many-decimals',
+      units === 0 ? `must be a whole number in ${currency}` : `must have at most ${units} decimals in ${currency}`,
+    );
+  }
+  const minor = decimal.coefficient * 10n ** BigInt(units - decimal.scale);
+  if (minor > BigInt(maxMinorUnits)) throw new InvalidAmount('too-large', `must be at most ${decimalText(maxMinorUnits, currency)} in ${currency}`);
+  return Number(decimal.negative ? -minor : minor);
+};
+
+/** The exact decimal text of an amount in minor units: 1230 AUD -> `12.30`, -5 AUD -> `-0.05`, 500 JPY -> `500`. */
+export const decimalText = (minor: number, currency: string): string => {
+  if (!Number.isSafeInteger(minor)) throw new InvalidAmount('not-a-number', 'minor units must be a safe integer');
+  const units = requireMinorUnits(currency);
+  const digits = String(Math.abs(minor)).padStart(units + 1, '0');
+  const whole = digits.slice(0, digits.length - units);
+  const fraction = digits.slice(digits.length - units);
+  return `${minor < 0 ? '-' : ''}${whole}${units > 0 ? `.${fraction}` : ''}`;
+};
+
+/**
+ * The JSON number of an amount in minor units. Exact: the nearest double to a decimal of at most 15 significant
+ * digits prints back as that decimal, so `fromMinorUnits(30, 'AUD')` is the number written `0.3`.
+ */
+export const fromMinorUnits = (minor: number, currency: string): number => Number(decimalText(minor, currency));
+
+const formatters = new Map<string, Intl.NumberFormat>();
+
+/**
+ * The display text of an amount (the `*String` fields): Australian English conventions, the currency's own number
+ * of decimals, plain spaces, and the exact decimal text handed to Intl (which formats a string without going through a double).
+ * AUD 1100 -> `$1,100.00`; AUD -250.5 -> `-$250.50`; JPY 1500 -> `JPY 1,500`.
+ */
+export const formatAmount = (minor: number, currency: string): string => {
+  const units = requireMinorUnits(currency);
+  let formatter = formatters.get(currency);
+  if (!formatter) {
+    formatter = new Intl.NumberFormat('en-AU', {
+      style: 'currency',
+      currency,
+      minimumFractionDigits: units,
+      maximumFractionDigits: units,
+    });
+    formatters.set(currency, formatter);
+  }
+  // Intl.NumberFormat v3 formats decimal strings exactly; the cast is for TypeScript's older signature. ICU separates
+  // a currency code from the digits with a no-break space (narrow in some versions): a plain space keeps the text
+  // the same on every runtime.
+  return formatter.format(decimalText(minor, currency) as unknown as number).replace(/[\u00a0\u202f]/g, ' ');
+};

@@ -1,0 +1,82 @@
+// Domain: card data rules (PCI DSS 4.0 3.3.1, 3.4.1, 3.5.1). Payments are recorded after authorisation, so the
+// service never needs, and never keeps, what would let anyone charge the card again: no CVV (refused), no whole card
+// number (masked before anything is stored), no payment service token (dropped). Pure: no I/O.
+import type { FieldError } from '../errors';
+import type { CreditCard } from '../schemas/payment';
+
+/** What a stored payment keeps of a card. */
+export interface StoredCard {
+  readonly card: CreditCard | undefined;
+  readonly lastFour: string | undefined;
+}
+
+/** Luhn (ISO/IEC 7812-1) check digit: every payment card number carries one, so a number without it is a typo. */
+export const passesLuhn = (digits: string): boolean => {
+  let sum = 0;
+  for (let index = 0; index < digits.length; index += 1) {
+    let digit = Number(digits[digits.length - 1 - index]);
+    if (index % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return sum % 10 === 0;
+};
+
+/** `4111111111111111` -> `411111******1111`: at most the first six and the last four digits, the rest masked. */
+export const maskCardNumber = (digits: string): string =>
+  `${digits.slice(0, 6)}${'*'.repeat(Math.max(0, digits.length - 10))}${digits.slice(-4)}`;
+
+const cardNumberPattern = /^[0-9]{12,19}$/;
+const lastFourPattern = /^[0-9]{4}$/;
+
+/**
+ * The card-data problems of a payment, as field errors under `pointerBase` (`/Object`). A CVV is refused wherever
+ * it appears, even empty; a card number must be 12 to 19 digits with a valid Luhn check digit, and agree with
+ * `CreditCardLastFour` when both are sent. The details never repeat the value.
+ */
+export const cardDataErrors = (card: CreditCard | undefined, lastFour: string | undefined, pointerBase: string): FieldError[] => {
+  const errors: FieldError[] = [];
+  if (card?.CardVerificationNumber !== undefined) {
+    errors.push({
+      pointer: `${pointerBase}/CreditCard/CardVerificationNumber`,
+      detail: 'must not be sent: a card verification number may not be kept after authorisation (PCI DSS 3.3.1)',
+    });
+  }
+  const number = card?.CardNumber;
+  if (number !== undefined) {
+    if (!cardNumberPattern.test(number)) {
+      errors.push({ pointer: `${pointerBase}/CreditCard/CardNumber`, detail: 'must be 12 to 19 digits' });
+    } else if (!passesLuhn(number)) {
+      errors.push({ pointer: `${pointerBase}/CreditCard/CardNumber`, detail: 'is not a card number (its check digit is wrong)' });
+    }
+  }
+  if (lastFour !== undefined && !lastFourPattern.test(lastFour)) {
+    errors.push({ pointer: `${pointerBase}/CreditCardLastFour`, detail: 'must be the last 4 digits of the card number' });
+  } else if (lastFour !== undefined && number !== undefined && !number.endsWith(lastFour)) {
+    errors.push({ pointer: `${pointerBase}/CreditCardLastFour`, detail: 'does not match the card number' });
+  }
+  return errors;
+};
+
+/**
+ * The card as it may be stored: the number masked, the CVV gone, `CreditCardLastFour` from the number (or the
+ * client's own when it sent no number). Call only on a card `cardDataErrors` accepted.
+ */
+export const cardForStorage = (card: CreditCard | undefined, clientLastFour: string | undefined): StoredCard => {
+  if (!card) return { card: undefined, lastFour: clientLastFour };
+  const { CardVerificationNumber: _cvv, CardNumber, ...rest } = card;
+  const stored: CreditCard = { ...rest, ...(CardNumber ? { CardNumber: maskCardNumber(CardNumber) } : {}) };
+  return {
+    card: Object.keys(stored).length > 0 ? stored : undefined,
+    lastFour: CardNumber ? CardNumber.slice(-4) : clientLastFour,
+  };
+};
+
+/** The card as an answer shows it: the stored card without the token (a credential at the payment service). */
+export const cardForAnswer = (card: CreditCard | undefined): CreditCard | undefined => {
+  if (!card) return undefined;
+  const { CardToken: _token, CardVerificationNumber: _cvv, ...shown } = card;
+  return Object.keys(shown).length > 0 ? shown : undefined;
+};

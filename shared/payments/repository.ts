@@ -1,0 +1,193 @@
+// Data layer: payments in the single table, on the data kit. A recorded payment is one transaction (the record and
+// its GUID claim); a refund is one transaction (the refund record, its link from the payment, and the payment's
+// RefundedAmount raised under the conditions that it stays within Amount and that Version is unchanged); settling a
+// queued refund is one transaction too. Reads are a GetItem or one Query of the payment with its refund links.
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll, type TableContext } from '../data/client';
+import { nextValue } from '../data/sequence';
+import { transact, transactionActions } from '../data/transaction';
+import { versionedPut } from '../data/versioned';
+import { ConcurrentModification } from '../errors';
+import { fromMinorUnits } from '../money';
+import type { PaymentRefund } from '../schemas/payment';
+import { paymentGuidClaim, paymentKey, paymentSequence, paymentSortKey, refundLinkKey } from './keys';
+import { PaymentGuidTaken, type PaymentRecord, type StoredPaymentFields } from './rules';
+
+const paymentEntity = 'Payment';
+const linkEntity = 'PaymentRefundLink';
+const internalAttributes = new Set(['pk', 'sk', 'entity', 'amountMinor', 'refundedMinor', 'refundCount']);
+
+/** The stored item of a payment or refund record (exported for test/bench, which seeds and measures it). */
+export const toItem = (tenantId: number, record: PaymentRecord) => ({
+  ...record.fields,
+  amountMinor: record.amountMinor,
+  refundedMinor: record.refundedMinor,
+  refundCount: record.refundCount,
+  entity: paymentEntity,
+  ...paymentKey(tenantId, record.fields.ID),
+});
+
+/** Only the record's own fields and its money leave the data layer: never keys or the entity name. */
+const fromItem = (item: Readonly<Record<string, unknown>>): PaymentRecord => {
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(item)) if (!internalAttributes.has(name)) fields[name] = value;
+  return {
+    fields: fields as StoredPaymentFields,
+    amountMinor: Number(item.amountMinor),
+    refundedMinor: Number(item.refundedMinor),
+    refundCount: Number(item.refundCount),
+  };
+};
+
+const linkItem = (tenantId: number, refund: PaymentRecord) => ({
+  ...refundLinkKey(tenantId, refund.fields.OriginalPaymentID as number, refund.fields.ID),
+  entity: linkEntity,
+  ID: refund.fields.ID,
+  amountMinor: refund.amountMinor,
+  Currency: refund.fields.Currency,
+  Status: refund.fields.Status,
+  RefNumber: refund.fields.RefNumber,
+});
+
+const fromLink = (item: Readonly<Record<string, unknown>>): PaymentRefund => ({
+  ID: Number(item.ID),
+  Amount: fromMinorUnits(Number(item.amountMinor), String(item.Currency)),
+  Status: String(item.Status),
+  RefNumber: String(item.RefNumber),
+});
+
+export interface RefundWrite {
+  /** The payment as read: the write is conditional on its Version. */
+  readonly original: PaymentRecord;
+  readonly refund: PaymentRecord;
+}
+
+export interface SettlementWrite {
+  /** The refund as read (Queued): the write is conditional on its Version. */
+  readonly previous: PaymentRecord;
+  readonly next: PaymentRecord;
+  /** Minor units given back to the payment's refundable balance (a failed refund's reservation); 0 otherwise. */
+  readonly releaseMinor: number;
+}
+
+/**
+ * The actions of a refund, in order: the payment's refunded amount raised by the refund's, only if it stays within
+ * the payment's Amount and the payment's Version is the one read; the refund record; its link from the payment.
+ * (Exported for test/bench, which sends the same items as a raw TransactWriteItems.)
+ */
+export const refundActions = (tableName: string, tenantId: number, { original, refund }: RefundWrite) => {
+  const { actions, add } = transactionActions<'payment' | 'refund' | 'link'>();
+  add('payment', {
+    Update: {
+      TableName: tableName,
+      Key: paymentKey(tenantId, original.fields.ID),
+      UpdateExpression:
+        'SET #version = #version + :one, ModifiedDateTime_utc = :now, ModifiedByUserID = :user ADD refundedMinor :delta, refundCount :one',
+      ConditionExpression: '#version = :expected AND refundedMinor <= :limit',
+      ExpressionAttributeNames: { '#version': 'Version' },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':now': refund.fields.CreatedDateTime_utc,
+        ':user': refund.fields.CreatedByUserID,
+        ':delta': refund.amountMinor,
+        ':expected': original.fields.Version,
+        ':limit': original.amountMinor - refund.amountMinor,
+      },
+    },
+  });
+  add('refund', versionedPut(tableName, toItem(tenantId, refund), undefined));
+  add('link', { Put: { TableName: tableName, Item: linkItem(tenantId, refund), ConditionExpression: 'attribute_not_exists(pk)' } });
+  return actions;
+};
+
+export const createPaymentRepository = (table: TableContext) => {
+  const { client, tableName } = table;
+  return {
+    /** The next payment ID of the tenant (refunds take theirs from the same sequence). */
+    nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, paymentSequence, 'payment ID'),
+
+    async get(tenantId: number, id: number): Promise<PaymentRecord | undefined> {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: paymentKey(tenantId, id), ConsistentRead: true }));
+      return Item?.entity === paymentEntity ? fromItem(Item) : undefined;
+    },
+
+    /** A payment with its refunds, oldest first: one strongly consistent Query of the record and its links. */
+    async getWithRefunds(tenantId: number, id: number): Promise<{ record: PaymentRecord; refunds: PaymentRefund[] } | undefined> {
+      const sortKey = paymentSortKey(id);
+      const items = await queryAll(client, {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+        ExpressionAttributeValues: { ':pk': paymentKey(tenantId, id).pk, ':sk': sortKey },
+        ConsistentRead: true,
+      });
+      const recordItem = items.find((item) => item.sk === sortKey && item.entity === paymentEntity);
+      if (!recordItem) return undefined;
+      return { record: fromItem(recordItem), refunds: items.filter((item) => item.entity === linkEntity).map(fromLink) };
+    },
+
+    /** Records a new payment and claims its GUID; a GUID another payment holds answers PaymentGuidTaken (409). */
+    async create(tenantId: number, record: PaymentRecord): Promise<void> {
+      const { actions, add } = transactionActions<'payment' | 'guid'>();
+      add('payment', versionedPut(tableName, toItem(tenantId, record), undefined));
+      add('guid', paymentGuidClaim.claim(tableName, tenantId, record.fields.GUID, record.fields.ID));
+      await transact(table, actions, { errors: { guid: () => new PaymentGuidTaken() } });
+    },
+
+    /**
+     * Writes a refund: the payment's refunded amount rises by the refund's, only if it stays within the payment's
+     * Amount and the payment's Version is the one read (else ConcurrentModification: read again and decide again).
+     */
+    async refund(tenantId: number, write: RefundWrite): Promise<void> {
+      await transact(table, refundActions(tableName, tenantId, write), {
+        errors: {
+          // The refund's ID comes from the sequence: finding it taken means the data is inconsistent, not a race.
+          refund: () => new Error(`payment ID ${write.refund.fields.ID} is already used`),
+          link: () => new Error(`refund link ${write.refund.fields.ID} already exists`),
+        },
+      });
+    },
+
+    /** Completes or fails a queued refund: the refund record, its link, and (for a failure) the released amount. */
+    async settle(tenantId: number, { previous, next, releaseMinor }: SettlementWrite): Promise<void> {
+      const { actions, add } = transactionActions<'refund' | 'link' | 'payment'>();
+      add('refund', versionedPut(tableName, toItem(tenantId, next), previous.fields.Version));
+      add('link', {
+        Update: {
+          TableName: tableName,
+          Key: refundLinkKey(tenantId, next.fields.OriginalPaymentID as number, next.fields.ID),
+          UpdateExpression: 'SET #status = :status',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#status': 'Status' },
+          ExpressionAttributeValues: { ':status': next.fields.Status },
+        },
+      });
+      if (releaseMinor > 0) {
+        add('payment', {
+          Update: {
+            TableName: tableName,
+            Key: paymentKey(tenantId, next.fields.OriginalPaymentID as number),
+            UpdateExpression: 'SET #version = #version + :one, ModifiedDateTime_utc = :now, ModifiedByUserID = :user ADD refundedMinor :release',
+            ConditionExpression: 'attribute_exists(pk) AND refundedMinor >= :amount',
+            ExpressionAttributeNames: { '#version': 'Version' },
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':now': next.fields.ModifiedDateTime_utc,
+              ':user': next.fields.ModifiedByUserID,
+              ':release': -releaseMinor,
+              ':amount': releaseMinor,
+            },
+          },
+        });
+      }
+      await transact(table, actions, {
+        errors: {
+          refund: () => new ConcurrentModification(),
+          link: () => new Error(`refund link ${next.fields.ID} is missing`),
+          payment: () => new Error(`payment ${next.fields.OriginalPaymentID} cannot release ${releaseMinor}`),
+        },
+      });
+    },
+  };
+};
+
+export type PaymentRepository = ReturnType<typeof createPaymentRepository>;

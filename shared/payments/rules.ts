@@ -1,0 +1,514 @@
+// Domain: the rules of payments and refunds, pure (no I/O, no clock, no randomness: the service passes ids, times
+// and GUIDs in). Money is computed in integer minor units (shared/money); a rule that fails throws a named error.
+import { ApiError, Conflict, problemKinds, ValidationFailed, type FieldError } from '../errors';
+import { decimalText, defaultCurrency, formatAmount, fromMinorUnits, InvalidAmount, minorUnitsOf, toMinorUnits } from '../money';
+import { PaymentT as paymentSchema } from '../compiled/schemas/payment';
+import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
+import { cardDataErrors, cardForAnswer, cardForStorage } from './card-data';
+
+/** Statuses a recorded payment may have. Only a `Paid` payment can be refunded. */
+export const paymentStatuses = ['Paid', 'Pending'] as const;
+/** Statuses of a refund: `Queued` until the payments queue's consumer completes it (or gives up: `Failed`). */
+export const refundStatuses = ['Queued', 'Refunded', 'Failed'] as const;
+export type RefundStatus = (typeof refundStatuses)[number];
+
+/** A payment can be refunded at most this many times, so its `Refunds` list stays readable in one answer. */
+export const maxRefundsPerPayment = 100;
+/** A payment item must fit DynamoDB's 400 KB item limit with room for the server's fields: its JSON is capped. */
+export const maxStoredPaymentBytes = 350_000;
+
+/**
+ * A payment as stored: the record's own fields, with money in minor units. `refundedMinor` counts refunds that are
+ * completed or queued (a queued refund's amount is reserved); `refundCount` counts every refund, failed ones too.
+ * Derived fields (Amount, Balance, IsRefunded, IsPaid, the `*String` fields, Refunds) are never stored.
+ */
+export interface PaymentRecord {
+  readonly fields: StoredPaymentFields;
+  readonly amountMinor: number;
+  readonly refundedMinor: number;
+  readonly refundCount: number;
+}
+
+type DerivedField =
+  | 'Amount'
+  | 'AmountString'
+  | 'RefundedAmount'
+  | 'RefundedAmountString'
+  | 'Balance'
+  | 'BalanceString'
+  | 'IsRefunded'
+  | 'IsPaid'
+  | 'Refunds'
+  | 'FeeString'
+  | 'AmountTenderedString'
+  | 'ChangeGivenString'
+  | 'DateTimeString'
+  | 'DateString'
+  | 'RowNumber'
+  | 'Token';
+
+export type StoredPaymentFields = Omit<PaymentT, DerivedField> & {
+  readonly ID: number;
+  readonly GUID: string;
+  readonly Version: number;
+  readonly Currency: string;
+  readonly Status: string;
+  readonly IsActive: boolean;
+  readonly IsRefund: boolean;
+  readonly RefNumber: string;
+  readonly CreatedDateTime_utc: string;
+  readonly CreatedByUserID: number;
+  readonly ModifiedDateTime_utc: string;
+  readonly ModifiedByUserID: number;
+};
+
+/** How the caller wants the work done: at once (201) or through the payments queue (202). */
+export type RunMode = 'inline' | 'queued';
+
+/** What the server chooses for each new record. */
+export interface NewRecordContext {
+  readonly id: number;
+  readonly guid: string;
+  readonly now: string;
+  readonly userId: number;
+}
+
+/** 409: the refund asks for more than is left; the problem says how much is (extension member RefundableAmount). */
+export class RefundExceedsBalance extends ApiError {
+  constructor(
+    readonly refundableAmount: number,
+    readonly currency: string,
+  ) {
+    super(
+      problemKinds.refundExceedsBalance,
+      `At most ${decimalText(toMinorUnits(refundableAmount, currency), currency)} ${currency} of this payment can still be refunded.`,
+      {
+        errors: [{ pointer: '/Object/Amount', detail: 'exceeds the refundable amount' }],
+        extensions: { RefundableAmount: refundableAmount, Currency: currency },
+      },
+    );
+  }
+}
+
+/** 409: another payment of the tenant has this GUID (a GUID names one payment; a resent payment is not recorded twice). */
+export class PaymentGuidTaken extends ApiError {
+  constructor() {
+    super(problemKinds.guidTaken, 'Another payment of this tenant has this GUID.', {
+      errors: [{ pointer: '/Object/GUID', detail: 'already in use' }],
+    });
+  }
+}
+
+const paymentReference = (id: number) => `PY-${String(id).padStart(6, '0')}`;
+
+const invalid = (pointer: string, detail: string) => new ValidationFailed([{ pointer, detail }]);
+
+const minorOrErrors = (value: number, currency: string, pointer: string, errors: FieldError[]): number | undefined => {
+  try {
+    return toMinorUnits(value, currency);
+  } catch (error) {
+    if (!(error instanceof InvalidAmount)) throw error;
+    errors.push({ pointer, detail: error.detail });
+    return undefined;
+  }
+};
+
+/**
+ * The run mode a request asks for. `IsQueue` or `IsSaveAutoQueue` (the platform's "save, then queue the work") queue
+ * a refund; `IsRunNow` or no flag runs it at once; asking for both is a contradiction (400). Recording a payment is a
+ * single write with nothing left to do later, so it cannot be queued (400).
+ */
+export const runModeOf = (request: SaveRequestPaymentT, operation: 'record' | 'refund'): RunMode => {
+  const queue = request.IsQueue === true || request.IsSaveAutoQueue === true;
+  const flag = request.IsQueue === true ? '/IsQueue' : '/IsSaveAutoQueue';
+  if (queue && request.IsRunNow === true) throw invalid('/IsRunNow', `contradicts ${flag.slice(1)}: choose one`);
+  if (queue && operation === 'record') {
+    throw invalid(flag, 'a payment is recorded at once; only refunds can be queued');
+  }
+  return queue ? 'queued' : 'inline';
+};
+
+const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** `PaymentDateTime_utc` is an ISO 8601 date-time with an offset, kept as the UTC instant it names. */
+const paymentTime = (value: string | undefined, now: string, errors: FieldError[]): string => {
+  if (value === undefined || value === '') return now;
+  const time = isoDateTime.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(time)) {
+    errors.push({ pointer: '/Object/PaymentDateTime_utc', detail: 'must be an ISO 8601 date-time with an offset' });
+    return now;
+  }
+  return new Date(time).toISOString();
+};
+
+/** Money fields of a payment besides Amount: each is checked against the currency's decimals like Amount. */
+const otherMoneyFields = ['Fee', 'AmountTendered', 'ChangeGiven', 'CashOut', 'AppliedAmount', 'MerchantFeeAmount', 'SurchargeAmount'] as const;
+
+/** Fields that would describe refunds: a new payment has none, so anything but the default value is refused. */
+const refundClaims = (input: PaymentT): FieldError[] => {
+  const errors: FieldError[] = [];
+  const use = 'record refunds with POST /Payment/{id}/refund';
+  if (input.IsRefund === true) errors.push({ pointer: '/Object/IsRefund', detail: `must be false: ${use}` });
+  if (input.OriginalPaymentID) errors.push({ pointer: '/Object/OriginalPaymentID', detail: `must be 0: ${use}` });
+  if (input.IsRefunded === true) errors.push({ pointer: '/Object/IsRefunded', detail: 'must be false: a new payment has no refunds' });
+  if (input.RefundedAmount) errors.push({ pointer: '/Object/RefundedAmount', detail: 'must be 0: a new payment has no refunds' });
+  if (input.Refunds && input.Refunds.length > 0) errors.push({ pointer: '/Object/Refunds', detail: 'must be empty: a new payment has no refunds' });
+  return errors;
+};
+
+const statusOf = (input: PaymentT, errors: FieldError[]): string => {
+  const status = input.Status ?? (input.IsPaid === false ? 'Pending' : 'Paid');
+  if (!(paymentStatuses as readonly string[]).includes(status)) {
+    errors.push({ pointer: '/Object/Status', detail: `must be one of ${paymentStatuses.join(', ')} (refunds have their own operation)` });
+  } else if (input.IsPaid !== undefined && input.IsPaid !== (status === 'Paid')) {
+    errors.push({ pointer: '/Object/IsPaid', detail: `contradicts Status ${status}` });
+  }
+  return status;
+};
+
+const guidOf = (input: PaymentT, generated: string, errors: FieldError[]): string => {
+  const text = input.GUIDstring === '' ? undefined : input.GUIDstring;
+  if (text !== undefined && !/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(text)) {
+    errors.push({ pointer: '/Object/GUIDstring', detail: 'must be a GUID' });
+  } else if (text !== undefined && input.GUID !== undefined && text.toLowerCase() !== input.GUID.toLowerCase()) {
+    errors.push({ pointer: '/Object/GUIDstring', detail: 'differs from GUID' });
+  }
+  return (input.GUID ?? text ?? generated).toLowerCase();
+};
+
+/**
+ * A new payment from a `paymentPost` body: the client's fields, with the server's own (ID, GUID, RefNumber, Version,
+ * audit, refund state) set, the card reduced to what may be stored and the payment service token dropped. Every
+ * problem of the body is reported at once (400).
+ */
+export const prepareNewPayment = (input: PaymentT | undefined, context: NewRecordContext): PaymentRecord => {
+  if (!input) throw invalid('/Object', 'is required: the payment to record');
+  const errors: FieldError[] = [];
+  if (input.ID) errors.push({ pointer: '/Object/ID', detail: 'must be 0 or absent: payments are never edited, they are corrected by refunds' });
+  errors.push(...refundClaims(input));
+
+  const currency = input.Currency ?? defaultCurrency;
+  const knownCurrency = minorUnitsOf(currency) !== undefined;
+  if (!knownCurrency) errors.push({ pointer: '/Object/Currency', detail: 'must be an ISO 4217 currency code such as AUD (the default)' });
+  let amountMinor: number | undefined;
+  if (input.Amount === undefined) errors.push({ pointer: '/Object/Amount', detail: 'is required' });
+  else if (!(input.Amount > 0)) errors.push({ pointer: '/Object/Amount', detail: 'must be greater than 0' });
+  else if (knownCurrency) amountMinor = minorOrErrors(input.Amount, currency, '/Object/Amount', errors);
+  if (knownCurrency) {
+    for (const field of otherMoneyFields) {
+      const value = input[field];
+      if (value !== undefined) minorOrErrors(value, currency, `/Object/${field}`, errors);
+    }
+  }
+  if (input.ExchangeRate !== undefined && !(input.ExchangeRate > 0)) {
+    errors.push({ pointer: '/Object/ExchangeRate', detail: 'must be greater than 0' });
+  }
+  errors.push(...cardDataErrors(input.CreditCard, input.CreditCardLastFour, '/Object'));
+  const status = statusOf(input, errors);
+  const guid = guidOf(input, context.guid, errors);
+  const paidAt = paymentTime(input.PaymentDateTime_utc, context.now, errors);
+  if (errors.length > 0) throw new ValidationFailed(errors);
+
+  const {
+    ID: _id,
+    RowNumber: _row,
+    Version: _version,
+    Token: _token,
+    Amount: _amount,
+    AmountString: _amountString,
+    FeeString: _fee,
+    AmountTenderedString: _tendered,
+    ChangeGivenString: _change,
+    DateTimeString: _dateTime,
+    DateString: _date,
+    Balance: _balance,
+    BalanceString: _balanceString,
+    RefundedAmount: _refunded,
+    RefundedAmountString: _refundedString,
+    IsRefunded: _isRefunded,
+    IsPaid: _isPaid,
+    Refunds: _refunds,
+    OriginalPaymentID: _original,
+    CreatedDateTime_utc: _created,
+    CreatedByUserID: _createdBy,
+    ModifiedDateTime_utc: _modified,
+    ModifiedByUserID: _modifiedBy,
+    CreditCard,
+    CreditCardLastFour,
+    ...clientFields
+  } = input;
+  const card = cardForStorage(CreditCard, CreditCardLastFour);
+  const record: PaymentRecord = {
+    fields: {
+      ...clientFields,
+      ID: context.id,
+      GUID: guid,
+      GUIDstring: guid,
+      RefNumber: input.RefNumber || paymentReference(context.id),
+      Version: 1,
+      Currency: currency,
+      Status: status,
+      IsActive: input.IsActive ?? true,
+      IsRefund: false,
+      PaymentDateTime_utc: paidAt,
+      ...(card.card ? { CreditCard: card.card } : {}),
+      ...(card.lastFour ? { CreditCardLastFour: card.lastFour } : {}),
+      CreatedDateTime_utc: context.now,
+      CreatedByUserID: context.userId,
+      ModifiedDateTime_utc: context.now,
+      ModifiedByUserID: context.userId,
+    },
+    amountMinor: amountMinor as number,
+    refundedMinor: 0,
+    refundCount: 0,
+  };
+  if (Buffer.byteLength(JSON.stringify(record), 'utf8') > maxStoredPaymentBytes) {
+    throw invalid('/Object', `is too large to store: a payment may take at most ${maxStoredPaymentBytes} bytes as JSON`);
+  }
+  return record;
+};
+
+/** The refund's details a body may carry in `Object`: anything else is refused rather than silently dropped. */
+const refundDetailFields = new Set(['Amount', 'Currency', 'Description', 'Method', 'RefNumber']);
+
+/** What a refund asks for, checked against nothing but itself: done once, before an ID is spent on it. */
+export interface RefundRequest {
+  /** Undefined: the whole remaining balance. */
+  readonly amount: number | undefined;
+  readonly currency: string | undefined;
+  readonly description: string | undefined;
+  readonly method: string | undefined;
+  readonly refNumber: string | undefined;
+}
+
+/** Reads a refund body's `Object` (400 for anything but the refund's own details, a CVV above all). */
+export const readRefundRequest = (details: PaymentT | undefined): RefundRequest => {
+  const errors: FieldError[] = [];
+  if (details) {
+    errors.push(...cardDataErrors(details.CreditCard, undefined, '/Object'));
+    for (const field of Object.keys(details)) {
+      if (!refundDetailFields.has(field) && field !== 'CreditCard') {
+        errors.push({ pointer: `/Object/${field}`, detail: 'is not a refund detail (Amount, Currency, Description, Method, RefNumber)' });
+      }
+    }
+    if (details.CreditCard && details.CreditCard.CardVerificationNumber === undefined) {
+      errors.push({ pointer: '/Object/CreditCard', detail: 'is not a refund detail: a refund goes back to the payment\'s own card' });
+    }
+    if (details.Amount !== undefined && !(details.Amount > 0)) errors.push({ pointer: '/Object/Amount', detail: 'must be greater than 0' });
+    if (details.Currency !== undefined && minorUnitsOf(details.Currency) === undefined) {
+      errors.push({ pointer: '/Object/Currency', detail: 'must be an ISO 4217 currency code' });
+    }
+  }
+  if (errors.length > 0) throw new ValidationFailed(errors);
+  return {
+    amount: details?.Amount,
+    currency: details?.Currency,
+    description: details?.Description,
+    method: details?.Method,
+    refNumber: details?.RefNumber || undefined,
+  };
+};
+
+/** Why a payment cannot be refunded at all (409), or undefined when it can. */
+export const refusalToRefund = (original: PaymentRecord): string | undefined => {
+  const { fields } = original;
+  if (fields.IsRefund) return `Payment ${fields.ID} is itself a refund; refund the original payment ${fields.OriginalPaymentID ?? ''}`.trim() + '.';
+  if (!fields.IsActive) return `Payment ${fields.ID} is inactive and cannot be refunded.`;
+  if (fields.Status !== 'Paid') return `Payment ${fields.ID} is ${fields.Status}, not Paid, and cannot be refunded.`;
+  if (original.refundCount >= maxRefundsPerPayment) return `Payment ${fields.ID} has been refunded ${maxRefundsPerPayment} times, the most a payment can be.`;
+  return undefined;
+};
+
+/** The refundable balance of a payment, in minor units. */
+export const refundableMinor = (original: PaymentRecord): number => original.amountMinor - original.refundedMinor;
+
+/**
+ * The amount a refund takes from `original`, in minor units, or the error it earns: 400 for a bad amount or another
+ * currency, 409 when the payment cannot be refunded or the amount exceeds what is left (with the refundable amount).
+ */
+export const refundAmountMinor = (original: PaymentRecord, request: RefundRequest): number => {
+  const refusal = refusalToRefund(original);
+  if (refusal) throw new Conflict(refusal);
+  const currency = original.fields.Currency;
+  if (request.currency !== undefined && request.currency !== currency) {
+    throw invalid('/Object/Currency', `must be the payment's own currency, ${currency}`);
+  }
+  const left = refundableMinor(original);
+  let minor = left;
+  if (request.amount !== undefined) {
+    const errors: FieldError[] = [];
+    const parsed = minorOrErrors(request.amount, currency, '/Object/Amount', errors);
+    if (parsed === undefined) throw new ValidationFailed(errors);
+    minor = parsed;
+  }
+  if (left === 0) throw new RefundExceedsBalance(0, currency);
+  if (minor > left) throw new RefundExceedsBalance(fromMinorUnits(left, currency), currency);
+  return minor;
+};
+
+/** Fields a refund takes over from the payment it refunds: who paid, how, and in what money. */
+const inheritedFields = [
+  'Currency',
+  'ExchangeRate',
+  'MethodID',
+  'Method',
+  'PaymentType',
+  'TransactionTypeDatTypeID',
+  'CreditCardLastFour',
+  'CustomerID',
+  'CustomerGUIDstring',
+  'CustomerName',
+  'CustomerRefNumber',
+  'AccountCustomerID',
+  'AccountCustomerName',
+  'AccountCustomerRefNumber',
+  'SupplierID',
+  'SupplierGUIDstring',
+  'SupplierName',
+  'SupplierRefNumber',
+  'PaymentService',
+] as const satisfies readonly (keyof StoredPaymentFields)[];
+
+const logCodes = { Queued: 'REFUND_QUEUED', Refunded: 'REFUNDED', Failed: 'REFUND_FAILED' } as const satisfies Record<RefundStatus, string>;
+
+/** One PaymentLogs entry of a refund: what happened, when and at whose request (0: the service's queue consumer). */
+export const refundLogEntry = (
+  id: number,
+  status: RefundStatus,
+  message: string,
+  now: string,
+  userId: number,
+): PaymentLog => ({
+  ID: id,
+  Code: logCodes[status],
+  Message: message,
+  LogDateTime_utc: now,
+  LogDateTime_offset: 0,
+  PaymentStatus: status,
+  UserID: userId,
+});
+
+/** The new refund record: its own ID, GUID and RefNumber, the original's currency and rate, Refunded or Queued. */
+export const buildRefund = (
+  original: PaymentRecord,
+  request: RefundRequest,
+  amountMinor: number,
+  mode: RunMode,
+  context: NewRecordContext,
+): PaymentRecord => {
+  const status: RefundStatus = mode === 'queued' ? 'Queued' : 'Refunded';
+  const inherited: Record<string, unknown> = {};
+  for (const field of inheritedFields) if (original.fields[field] !== undefined) inherited[field] = original.fields[field];
+  const amount = formatAmount(amountMinor, original.fields.Currency);
+  const message =
+    mode === 'queued'
+      ? `Refund of ${amount} of payment ${original.fields.RefNumber} queued; the amount is reserved.`
+      : `Refunded ${amount} of payment ${original.fields.RefNumber}.`;
+  return {
+    fields: {
+      ...(inherited as Partial<StoredPaymentFields>),
+      ID: context.id,
+      GUID: context.guid,
+      GUIDstring: context.guid,
+      RefNumber: request.refNumber ?? paymentReference(context.id),
+      Version: 1,
+      Currency: original.fields.Currency,
+      Status: status,
+      IsActive: true,
+      IsRefund: true,
+      OriginalPaymentID: original.fields.ID,
+      Description: request.description ?? `Refund of payment ${original.fields.RefNumber}`,
+      ...(request.method !== undefined ? { Method: request.method } : {}),
+      TransactionType: 'Refund',
+      PaymentDateTime_utc: context.now,
+      PaymentUserID: context.userId,
+      PaymentLogs: [refundLogEntry(1, status, message, context.now, context.userId)],
+      CreatedDateTime_utc: context.now,
+      CreatedByUserID: context.userId,
+      ModifiedDateTime_utc: context.now,
+      ModifiedByUserID: context.userId,
+    },
+    amountMinor,
+    refundedMinor: 0,
+    refundCount: 0,
+  };
+};
+
+/** A queued refund, completed or given up by the payments queue's consumer: its next state and log entry. */
+export const settleRefund = (
+  refund: PaymentRecord,
+  outcome: { readonly status: 'Refunded' } | { readonly status: 'Failed'; readonly errorMessage: string },
+  now: string,
+): PaymentRecord => {
+  const logs = refund.fields.PaymentLogs ?? [];
+  const amount = formatAmount(refund.amountMinor, refund.fields.Currency);
+  const message =
+    outcome.status === 'Refunded'
+      ? `Refunded ${amount} (queued refund completed).`
+      : `Refund of ${amount} failed; the reserved amount is released. ${outcome.errorMessage}`;
+  return {
+    ...refund,
+    fields: {
+      ...refund.fields,
+      Status: outcome.status,
+      ...(outcome.status === 'Failed' ? { ErrorMessage: outcome.errorMessage } : {}),
+      Version: refund.fields.Version + 1,
+      PaymentLogs: [...logs, refundLogEntry(logs.length + 1, outcome.status, message, now, 0)],
+      ModifiedDateTime_utc: now,
+      ModifiedByUserID: 0,
+    },
+  };
+};
+
+const paymentFieldOrder = Object.keys(paymentSchema.shape);
+
+const dateFormat = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' });
+const timeFormat = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', hour: 'numeric', minute: '2-digit', hour12: true });
+const plainSpaces = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
+
+/**
+ * The payment as answers show it: money back from minor units, the derived fields (Balance, IsRefunded, IsPaid,
+ * display strings, Refunds) computed, the card without its token. A refund's Balance is 0: it cannot be refunded.
+ */
+export const paymentView = (record: PaymentRecord, refunds: readonly PaymentRefund[] = []): PaymentT => {
+  const { fields } = record;
+  const currency = fields.Currency;
+  const money = (minor: number) => fromMinorUnits(minor, currency);
+  const shown = (value: number | undefined) => (value === undefined ? undefined : formatAmount(toMinorUnits(value, currency), currency));
+  const balanceMinor = fields.IsRefund ? 0 : record.amountMinor - record.refundedMinor;
+  const paidAt = fields.PaymentDateTime_utc ? Date.parse(fields.PaymentDateTime_utc) : Number.NaN;
+  const local = Number.isNaN(paidAt) ? undefined : new Date(paidAt + (fields.PaymentDateTime_offset ?? 0) * 60_000);
+  const card = cardForAnswer(fields.CreditCard);
+  const { CreditCard: _card, ...rest } = fields;
+  const view: Record<string, unknown> = {
+    ...rest,
+    ...(card ? { CreditCard: card } : {}),
+    Amount: money(record.amountMinor),
+    AmountString: formatAmount(record.amountMinor, currency),
+    RefundedAmount: money(record.refundedMinor),
+    RefundedAmountString: formatAmount(record.refundedMinor, currency),
+    Balance: money(balanceMinor),
+    BalanceString: formatAmount(balanceMinor, currency),
+    IsRefunded: !fields.IsRefund && record.refundedMinor === record.amountMinor,
+    IsPaid: fields.Status === (fields.IsRefund ? 'Refunded' : 'Paid'),
+    FeeString: shown(fields.Fee),
+    AmountTenderedString: shown(fields.AmountTendered),
+    ChangeGivenString: shown(fields.ChangeGiven),
+    ...(local ? { DateString: plainSpaces(dateFormat.format(local)), DateTimeString: plainSpaces(`${dateFormat.format(local)} ${timeFormat.format(local)}`) } : {}),
+    ...(fields.IsRefund ? {} : { Refunds: [...refunds] }),
+  };
+  // Members in the schema's order (stored items come back in no particular order), so every answer, JSON or XML,
+  // lists a payment's fields the same way.
+  const ordered: Record<string, unknown> = {};
+  for (const key of paymentFieldOrder) if (view[key] !== undefined) ordered[key] = view[key];
+  return ordered as PaymentT;
+};
+
+/** A refund as its payment lists it. */
+export const refundLink = (refund: PaymentRecord): PaymentRefund => ({
+  ID: refund.fields.ID,
+  Amount: fromMinorUnits(refund.amountMinor, refund.fields.Currency),
+  Status: refund.fields.Status,
+  RefNumber: refund.fields.RefNumber,
+});
+

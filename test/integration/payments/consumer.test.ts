@@ -1,0 +1,119 @@
+// Integration: queued refunds through the real pieces: the refund service's publisher puts the refund on a queue of
+// the local SQS server, the emulated event source mapping hands it to the consumer, and the refund is completed
+// once (a duplicate message changes nothing). A refund whose completion keeps failing is marked Failed on its last
+// receive (ErrorMessage, a PaymentLogs entry, its reserved amount released) and then lands in the DLQ. The queue
+// pairs are this test's own, with a 1 s visibility timeout (the real 181 s would take a quarter of an hour).
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { ReceiveMessageCommand, SendMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Handler } from 'aws-lambda';
+import { createRefundConsumer } from '../../../functions/payment/consume-refunds';
+import { startEventSourceMapping, type RunningEventSourceMapping } from '../../../infra/local/event-source-mapping';
+import { ensureQueues, type QueueDefinition } from '../../../infra/local/provision';
+import { paymentsQueue } from '../../../shared/events/queues';
+import { logger } from '../../../shared/observability/logger';
+import { createRefundPublisher } from '../../../shared/payments/queue';
+import { createPaymentService } from '../../../shared/payments/service';
+import { eventually } from '../../support/document-events';
+import { localSqsClient } from '../../support/local-endpoints';
+import { freshPrincipal, openPayments } from './support';
+
+logger.setLogLevel('SILENT');
+const { repository } = openPayments();
+let sqs: SQSClient;
+const mappings: RunningEventSourceMapping[] = [];
+
+beforeAll(() => {
+  sqs = localSqsClient();
+});
+afterAll(async () => {
+  for (const mapping of mappings) await mapping.stop();
+  sqs.destroy();
+});
+
+/** A queue pair of this test, the service publishing to it, and a mapping that runs `consumer` on it. */
+const queueWith = async (consumerOf: (service: ReturnType<typeof createPaymentService>) => Handler) => {
+  const name = `pay-${randomUUID().slice(0, 8)}`;
+  const definition: QueueDefinition = {
+    ...paymentsQueue,
+    localQueueName: name,
+    visibilityTimeoutSeconds: 1,
+    deadLetterQueue: { ...paymentsQueue.deadLetterQueue, localQueueName: `${name}-dlq` },
+  };
+  const queue = await ensureQueues(sqs, definition);
+  const service = createPaymentService({ repository, publish: createRefundPublisher(queue.queueUrl, sqs) });
+  const seen: string[] = [];
+  const consumer = consumerOf(service);
+  const mapping = startEventSourceMapping({
+    sqs,
+    queueUrl: queue.queueUrl,
+    queueArn: queue.queueArn,
+    loadHandler: async () => async (event: { Records: { attributes: { ApproximateReceiveCount: string } }[] }, context: unknown) => {
+      seen.push(...event.Records.map((record) => record.attributes.ApproximateReceiveCount));
+      return (consumer as (e: unknown, c: unknown) => Promise<unknown>)(event, context);
+    },
+    functionName: paymentsQueue.consumer.name,
+    functionTimeoutMs: 5000,
+    ...definition.eventSource,
+    pollWaitSeconds: 0,
+    log: () => undefined,
+  });
+  mappings.push(mapping);
+  return { queue, service, seen };
+};
+
+it('completes a queued refund once, and a duplicate message changes nothing', async () => {
+  const { queue, service } = await queueWith((real) => createRefundConsumer(real));
+  const principal = freshPrincipal();
+  await service.record(principal, { Object: { Amount: 10 } });
+  const { queued } = await service.refund(principal, 1, { IsQueue: true, Object: { Amount: 2.5 } });
+  expect(queued).toBe(true);
+  const done = await eventually(
+    async () => {
+      const refund = await service.get(principal, 2);
+      return refund.Status === 'Refunded' ? refund : undefined;
+    },
+    'the refund completed',
+    { timeoutMs: 15_000, intervalMs: 100 },
+  );
+  expect(done).toMatchObject({ Version: 2, IsPaid: true });
+  await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: JSON.stringify({ tenantId: principal.tenantId, refundId: 2 }) }));
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  expect(await service.get(principal, 2)).toMatchObject({ Status: 'Refunded', Version: 2 });
+  expect(await service.get(principal, 1)).toMatchObject({ RefundedAmount: 2.5, Balance: 7.5, Refunds: [{ ID: 2, Status: 'Refunded' }] });
+});
+
+it('marks a refund that keeps failing Failed on its last receive, releases its amount, and sends it to the DLQ', async () => {
+  const { queue, service, seen } = await queueWith((real) =>
+    createRefundConsumer({
+      completeQueuedRefund: async () => {
+        throw Object.assign(new Error('the payment service is down'), { name: 'ServiceUnavailableException' });
+      },
+      failQueuedRefund: real.failQueuedRefund,
+    }),
+  );
+  const principal = freshPrincipal();
+  await service.record(principal, { Object: { Amount: 10 } });
+  await service.refund(principal, 1, { IsQueue: true, Object: { Amount: 10 } });
+  expect((await service.get(principal, 1)).IsRefunded).toBe(true);
+
+  const deadLetter = await eventually<Message>(
+    async () => {
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.deadLetterQueueUrl, WaitTimeSeconds: 1 }));
+      return Messages?.[0];
+    },
+    'the refund in the dead-letter queue',
+    { timeoutMs: 20_000, intervalMs: 0 },
+  );
+  expect(JSON.parse(deadLetter.Body ?? '')).toEqual({ tenantId: principal.tenantId, refundId: 2 });
+  expect(seen).toEqual(['1', '2', '3', '4', '5']);
+  const failed = await service.get(principal, 2);
+  expect(failed).toMatchObject({ Status: 'Failed', IsPaid: false, ErrorMessage: expect.stringContaining('could not be completed') });
+  expect(failed.PaymentLogs?.map((log) => [log.Code, log.PaymentStatus])).toEqual([
+    ['REFUND_QUEUED', 'Queued'],
+    ['REFUND_FAILED', 'Failed'],
+  ]);
+  expect(await service.get(principal, 1)).toMatchObject({ RefundedAmount: 0, Balance: 10, IsRefunded: false, Refunds: [{ ID: 2, Status: 'Failed' }] });
+  // The amount is refundable again.
+  expect((await service.refund(principal, 1, { Object: { Amount: 10 } })).payment.Status).toBe('Refunded');
+});

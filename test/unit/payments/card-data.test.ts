@@ -1,0 +1,101 @@
+// Unit tests of the card data rules: CVV refused wherever it appears, card numbers checked (12-19 digits, Luhn) and
+// stored only masked, the token never shown.
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { cardDataErrors, cardForAnswer, cardForStorage, maskCardNumber, passesLuhn } from '../../../shared/payments/card-data';
+
+describe('card numbers', () => {
+  it.each([
+    ['4111111111111111', '411111******1111'],
+    ['378282246310005', '378282*****0005'],
+    ['6011000990139424', '601100******9424'],
+    ['411111111117', '411111**1117'],
+    ['6011000990139424124', '601100*********4124'],
+  ])('masks %s as %s', (number, masked) => {
+    expect(maskCardNumber(number)).toBe(masked);
+  });
+
+  it('never keeps more than the first six and the last four digits (property)', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9]{12,19}$/), (number) => {
+        const masked = maskCardNumber(number);
+        expect(masked).toHaveLength(number.length);
+        expect(masked.replace(/\*/g, '')).toBe(`${number.slice(0, 6)}${number.slice(-4)}`);
+        expect(masked.slice(6, -4)).toMatch(/^\*+$/);
+      }),
+    );
+  });
+
+  it('checks the Luhn digit', () => {
+    expect(['4111111111111111', '378282246310005', '5555555555554444', '411111111117', '6011000990139424124'].every(passesLuhn)).toBe(true);
+    expect(['4111111111111112', '378282246310006', '411111111111'].some(passesLuhn)).toBe(false);
+  });
+});
+
+describe('cardDataErrors', () => {
+  it('refuses a CVV whatever else the card holds, without repeating it', () => {
+    const errors = cardDataErrors({ CardVerificationNumber: '123' }, undefined, '/Object');
+    expect(errors).toEqual([
+      {
+        pointer: '/Object/CreditCard/CardVerificationNumber',
+        detail: 'must not be sent: a card verification number may not be kept after authorisation (PCI DSS 3.3.1)',
+      },
+    ]);
+    expect(JSON.stringify(errors)).not.toContain('123');
+  });
+
+  it('refuses card numbers that are not 12 to 19 digits or fail the Luhn check', () => {
+    expect(cardDataErrors({ CardNumber: '41111111111' }, undefined, '/Object')).toEqual([
+      { pointer: '/Object/CreditCard/CardNumber', detail: 'must be 12 to 19 digits' },
+    ]);
+    expect(cardDataErrors({ CardNumber: '4111111111111112' }, undefined, '/Object')).toEqual([
+      { pointer: '/Object/CreditCard/CardNumber', detail: 'is not a card number (its check digit is wrong)' },
+    ]);
+    expect(cardDataErrors({ CardNumber: '4111111111111111' }, '1111', '/Object')).toEqual([]);
+  });
+
+  it('checks CreditCardLastFour against the number', () => {
+    expect(cardDataErrors({ CardNumber: '4111111111111111' }, '4444', '/Object')).toEqual([
+      { pointer: '/Object/CreditCardLastFour', detail: 'does not match the card number' },
+    ]);
+    expect(cardDataErrors(undefined, '12a4', '/Object')).toEqual([
+      { pointer: '/Object/CreditCardLastFour', detail: 'must be the last 4 digits of the card number' },
+    ]);
+    expect(cardDataErrors(undefined, '4444', '/Object')).toEqual([]);
+  });
+});
+
+describe('stored and shown cards', () => {
+  const card = {
+    CardType: 'Visa',
+    CardNumber: '4111111111111111',
+    CardHolderName: 'A CUSTOMER',
+    ExpiryMMYY: '0829',
+    FriendlyName: 'Work card',
+    CardToken: 'ctok_9c1d',
+  };
+
+  it('stores the number masked, with its last four, and keeps the token and expiry', () => {
+    expect(cardForStorage(card, undefined)).toEqual({
+      card: { ...card, CardNumber: '411111******1111' },
+      lastFour: '1111',
+    });
+  });
+
+  it("keeps the client's last four when no number is sent", () => {
+    expect(cardForStorage({ CardType: 'Visa' }, '4242')).toEqual({ card: { CardType: 'Visa' }, lastFour: '4242' });
+    expect(cardForStorage(undefined, '4242')).toEqual({ card: undefined, lastFour: '4242' });
+  });
+
+  it('shows the stored card without its token', () => {
+    const stored = cardForStorage(card, undefined).card;
+    expect(cardForAnswer(stored)).toEqual({
+      CardType: 'Visa',
+      CardNumber: '411111******1111',
+      CardHolderName: 'A CUSTOMER',
+      ExpiryMMYY: '0829',
+      FriendlyName: 'Work card',
+    });
+    expect(cardForAnswer({ CardToken: 'ctok_only' })).toBeUndefined();
+  });
+});
