@@ -15,18 +15,19 @@ const notImplemented = (operationId: string) => ({
   ErrorCode: 501,
 });
 
-const refund = (options: Parameters<typeof apiEvent>[0] = {}) =>
-  apiEvent({ method: 'POST', resource: '/Payment/{id}/refund', pathParameters: { id: '12' }, ...options });
+// The refund of the original example is implemented now (issue 7): a delivery-receipt read stands in for it.
+const getReceipt = (options: Parameters<typeof apiEvent>[0] = {}) =>
+  apiEvent({ method: 'GET', resource: '/v2/DeliveryReceipt/{id}', pathParameters: { id: '12' }, ...options });
 
 describe('not-implemented function', () => {
-  it('answers 501 for paymentPostRefund after authentication', async () => {
-    const response = await invoke(handler, refund());
+  it('answers 501 for deliveryReceiptGetV2 after authentication', async () => {
+    const response = await invoke(handler, getReceipt());
 
-    expect(response).toEqual({ statusCode: 501, headers: problemHeaders('json'), body: notImplemented('paymentPostRefund') });
+    expect(response).toEqual({ statusCode: 501, headers: problemHeaders('json'), body: notImplemented('deliveryReceiptGetV2') });
   });
 
   it('answers the 501 as problem+xml to an XML client', async () => {
-    const response = await invoke(handler, refund({ headers: { Accept: 'text/xml' } }));
+    const response = await invoke(handler, getReceipt({ headers: { Accept: 'text/xml' } }));
 
     expect(response).toEqual({
       statusCode: 501,
@@ -34,20 +35,20 @@ describe('not-implemented function', () => {
       body:
         '<?xml version="1.0" encoding="utf-8"?><problem xmlns="urn:ietf:rfc:7807">' +
         `<type>${problemType('not-implemented')}</type><title>Not Implemented</title><status>501</status>` +
-        `<detail>Operation paymentPostRefund is declared but not implemented yet.</detail><instance>${requestId}</instance>` +
-        '<IsSuccess>false</IsSuccess><Messages><i>Operation paymentPostRefund is declared but not implemented yet.</i></Messages>' +
+        `<detail>Operation deliveryReceiptGetV2 is declared but not implemented yet.</detail><instance>${requestId}</instance>` +
+        '<IsSuccess>false</IsSuccess><Messages><i>Operation deliveryReceiptGetV2 is declared but not implemented yet.</i></Messages>' +
         '<ErrorCode>501</ErrorCode></problem>',
     });
   });
 
   it('answers 401 rather than 501 without an authorizer context', async () => {
-    const response = await invoke(handler, refund({ authorizer: null }));
+    const response = await invoke(handler, getReceipt({ authorizer: null }));
 
     expect(response.statusCode).toBe(401);
   });
 
   it('validates the path before answering 501', async () => {
-    const response = await invoke(handler, refund({ pathParameters: { id: '0' } }));
+    const response = await invoke(handler, getReceipt({ pathParameters: { id: '0' } }));
 
     expect(response).toEqual({
       statusCode: 400,
