@@ -7,10 +7,13 @@ import { webhookSecretGeneration } from '../../infra/stacks/data-stack';
 import type { OperationFunction } from '../../infra/constructs/operation-function';
 import {
   actionsOf,
+  expectedQueueProperties,
   exportedValue,
   logicalIdOf,
+  queuePoliciesOf,
   resourcesOf,
   resourcesOfType,
+  sqsConsumeActions,
   statementsOfRole,
   synthesize,
   type CfnResource,
@@ -22,13 +25,7 @@ const { deadLetterQueue, eventSource, consumer } = documentEventsQueue;
 
 /** What the sendDocumentEvents grant (shared/operations/grants.ts) and an SQS event source grant. */
 const sendActions = ['sqs:SendMessage'];
-const consumeActions = [
-  'sqs:ChangeMessageVisibility',
-  'sqs:DeleteMessage',
-  'sqs:GetQueueAttributes',
-  'sqs:GetQueueUrl',
-  'sqs:ReceiveMessage',
-];
+const consumeActions = sqsConsumeActions;
 const secretReadActions = ['secretsmanager:GetSecretValue'];
 
 const webhookOperation = operations.find((operation) => operation.grants?.includes('sendDocumentEvents'));
@@ -73,17 +70,7 @@ describe('document events (dev)', () => {
 
     it('creates the standard queue from queues.ts, dead-lettering after maxReceiveCount receives', () => {
       const properties = dataResource(queueId()).Properties!;
-      expect(properties).toEqual({
-        QueueName: `${synthesized.dataStack.stackName}-${documentEventsQueue.logicalName}`,
-        VisibilityTimeout: documentEventsQueue.visibilityTimeoutSeconds,
-        MessageRetentionPeriod: documentEventsQueue.retentionPeriodSeconds,
-        MaximumMessageSize: documentEventsQueue.maximumMessageBytes,
-        SqsManagedSseEnabled: true,
-        RedrivePolicy: {
-          deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterQueueId(), 'Arn'] },
-          maxReceiveCount: deadLetterQueue.maxReceiveCount,
-        },
-      });
+      expect(properties).toEqual(expectedQueueProperties(synthesized.dataStack.stackName, documentEventsQueue, deadLetterQueueId()));
       // Not FIFO: the consumer restores order itself.
       expect(properties.FifoQueue).toBeUndefined();
     });
@@ -113,9 +100,7 @@ describe('document events (dev)', () => {
       ['queue', () => queueId()],
       ['dead-letter queue', () => deadLetterQueueId()],
     ])('refuses any request to the %s that does not use TLS, and grants nothing in a resource policy', (_, idOf) => {
-      const policies = resourcesOfType(synthesized.dataJson, 'AWS::SQS::QueuePolicy').filter(
-        ([, policy]) => JSON.stringify(policy.Properties!.Queues) === JSON.stringify([{ Ref: idOf() }]),
-      );
+      const policies = queuePoliciesOf(synthesized.dataJson, idOf());
       expect(policies).toHaveLength(1);
       expect((policies[0]![1].Properties!.PolicyDocument as { Statement: unknown[] }).Statement).toEqual([
         {

@@ -7,10 +7,13 @@ import type { OperationFunction } from '../../infra/constructs/operation-functio
 import { paymentsQueueUrlVariable } from '../../shared/payments/queue';
 import {
   actionsOf,
+  expectedQueueProperties,
   exportedValue,
   logicalIdOf,
+  queuePoliciesOf,
   resourcesOf,
   resourcesOfType,
+  sqsConsumeActions,
   statementsOfRole,
   synthesize,
   type CfnResource,
@@ -20,7 +23,7 @@ import {
 const { deadLetterQueue, eventSource, consumer } = paymentsQueue;
 /** The sendPayments grant (shared/operations/grants.ts): SendMessage only. */
 const sendActions = ['sqs:SendMessage'];
-const consumeActions = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
+const consumeActions = sqsConsumeActions;
 
 describe('payments (dev)', () => {
   let synthesized: Synthesized;
@@ -44,17 +47,7 @@ describe('payments (dev)', () => {
     );
 
   it('creates the queue from queues.ts (SSE-SQS, dead-lettering after maxReceiveCount) and a DLQ only it may use', () => {
-    expect(dataResource(queueId()).Properties).toEqual({
-      QueueName: `${synthesized.dataStack.stackName}-${paymentsQueue.logicalName}`,
-      VisibilityTimeout: paymentsQueue.visibilityTimeoutSeconds,
-      MessageRetentionPeriod: paymentsQueue.retentionPeriodSeconds,
-      MaximumMessageSize: paymentsQueue.maximumMessageBytes,
-      SqsManagedSseEnabled: true,
-      RedrivePolicy: {
-        deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterQueueId(), 'Arn'] },
-        maxReceiveCount: deadLetterQueue.maxReceiveCount,
-      },
-    });
+    expect(dataResource(queueId()).Properties).toEqual(expectedQueueProperties(synthesized.dataStack.stackName, paymentsQueue, deadLetterQueueId()));
     expect(paymentsQueue.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * consumer.timeoutSeconds);
     const dlq = dataResource(deadLetterQueueId()).Properties!;
     expect(dlq.MessageRetentionPeriod).toBe(deadLetterQueue.retentionPeriodSeconds);
@@ -68,9 +61,7 @@ describe('payments (dev)', () => {
     ['queue', () => queueId()],
     ['dead-letter queue', () => deadLetterQueueId()],
   ])('refuses any request to the %s without TLS', (_, idOf) => {
-    const policies = resourcesOfType(synthesized.dataJson, 'AWS::SQS::QueuePolicy').filter(
-      ([, policy]) => JSON.stringify(policy.Properties!.Queues) === JSON.stringify([{ Ref: idOf() }]),
-    );
+    const policies = queuePoliciesOf(synthesized.dataJson, idOf());
     expect(policies).toHaveLength(1);
     expect(JSON.stringify(policies[0]![1].Properties!.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
   });

@@ -96,3 +96,40 @@ export const exportedValue = (synthesized: Synthesized, imported: unknown): unkn
   if (!output) throw new Error(`The data stack exports no ${name}`);
   return output.Value;
 };
+
+/** What an SQS event source mapping grants its consumer on the queue (CDK's `SqsEventSource`). */
+export const sqsConsumeActions = [
+  'sqs:ChangeMessageVisibility',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+  'sqs:GetQueueUrl',
+  'sqs:ReceiveMessage',
+];
+
+/** The shape of a queue definition of shared/events/queues.ts that the data stack creates. */
+interface QueueDefinition {
+  readonly logicalName: string;
+  readonly visibilityTimeoutSeconds: number;
+  readonly retentionPeriodSeconds: number;
+  readonly maximumMessageBytes: number;
+  readonly deadLetterQueue: { readonly maxReceiveCount: number };
+}
+
+/** The CloudFormation properties the data stack gives a queue of queues.ts: SSE-SQS, dead-lettering to its DLQ. */
+export const expectedQueueProperties = (stackName: string, queue: QueueDefinition, deadLetterQueueId: string) => ({
+  QueueName: `${stackName}-${queue.logicalName}`,
+  VisibilityTimeout: queue.visibilityTimeoutSeconds,
+  MessageRetentionPeriod: queue.retentionPeriodSeconds,
+  MaximumMessageSize: queue.maximumMessageBytes,
+  SqsManagedSseEnabled: true,
+  RedrivePolicy: {
+    deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterQueueId, 'Arn'] },
+    maxReceiveCount: queue.deadLetterQueue.maxReceiveCount,
+  },
+});
+
+/** The resource policies of the data stack that name exactly this queue. */
+export const queuePoliciesOf = (template: CfnTemplate, queueLogicalId: string): Array<[string, CfnResource]> =>
+  resourcesOfType(template, 'AWS::SQS::QueuePolicy').filter(
+    ([, policy]) => JSON.stringify(policy.Properties!.Queues) === JSON.stringify([{ Ref: queueLogicalId }]),
+  );
