@@ -1,7 +1,8 @@
-// Local tooling: `npm run redrive` moves every message of the document-events DLQ back to its queue on a running
+// Local tooling: `npm run redrive` moves every message of a queue's DLQ (document events by default, any queue of
+// shared/events/queues.ts with --queue) back to its queue on a running
 // local stack, the local counterpart of `aws sqs start-message-move-task` (infra/README.md). Each message is sent to
 // the queue before it is deleted from the DLQ, so a failure half-way duplicates at worst (the consumer applies an
-// event once) and never loses one.
+// event once, the task runs record a run once) and never loses one.
 import {
   DeleteMessageCommand,
   GetQueueUrlCommand,
@@ -10,11 +11,15 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { parseArgs } from 'node:util';
-import { documentEventsQueue } from '../../shared/events/queues';
+import { documentEventsQueue, queueDefinitions, type QueueDefinition } from '../../shared/events/queues';
 import { localCredentials, localRegion } from './local-aws';
 
-const usage = `usage: npm run redrive -- [--sqs-endpoint URL] [--max N]
+/** The queues by logical name: a user-given name is looked up in a Map, never in a plain object. */
+const queuesByName = new Map<string, QueueDefinition>(queueDefinitions.map((definition) => [definition.logicalName, definition]));
 
+const usage = `usage: npm run redrive -- [--queue NAME] [--sqs-endpoint URL] [--max N]
+
+  --queue         The queue whose DLQ to redrive: ${[...queuesByName.keys()].join(', ')} (default: ${documentEventsQueue.logicalName})
   --sqs-endpoint  The local SQS server (default: $AWS_ENDPOINT_URL_SQS or http://127.0.0.1:9324, npm start's port)
   --max           Move at most N messages (default: all)`;
 
@@ -25,7 +30,9 @@ const fail = (message: string): never => {
 
 const { values } = (() => {
   try {
-    return parseArgs({ options: { 'sqs-endpoint': { type: 'string' }, max: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    return parseArgs({
+      options: { queue: { type: 'string' }, 'sqs-endpoint': { type: 'string' }, max: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (error) {
     return fail((error as Error).message);
   }
@@ -35,6 +42,7 @@ if (values.help) {
   process.exit(0);
 }
 
+const definition = queuesByName.get(values.queue ?? documentEventsQueue.logicalName) ?? fail(`unknown queue ${values.queue}`);
 const endpoint = values['sqs-endpoint'] ?? process.env.AWS_ENDPOINT_URL_SQS ?? 'http://127.0.0.1:9324';
 const max = values.max === undefined ? Number.POSITIVE_INFINITY : Number(values.max);
 if (!(max > 0)) fail('--max must be a positive number');
@@ -49,8 +57,8 @@ const queueUrl = async (name: string) => {
   }
 };
 
-const source = await queueUrl(documentEventsQueue.deadLetterQueue.localQueueName);
-const destination = await queueUrl(documentEventsQueue.localQueueName);
+const source = await queueUrl(definition.deadLetterQueue.localQueueName);
+const destination = await queueUrl(definition.localQueueName);
 
 let moved = 0;
 while (moved < max) {
@@ -76,5 +84,5 @@ while (moved < max) {
     moved += 1;
   }
 }
-process.stdout.write(`moved ${moved} message${moved === 1 ? '' : 's'} from ${documentEventsQueue.deadLetterQueue.localQueueName} to ${documentEventsQueue.localQueueName}\n`);
+process.stdout.write(`moved ${moved} message${moved === 1 ? '' : 's'} from ${definition.deadLetterQueue.localQueueName} to ${definition.localQueueName}\n`);
 sqs.destroy();
