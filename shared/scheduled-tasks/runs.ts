@@ -5,6 +5,7 @@
 // queue"); `planRun` decides, pure, and `createRunRecorder` writes and publishes.
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { TableContext } from '../data/client';
 import { withOptimisticRetry } from '../data/retry';
 import { transact, transactionActions } from '../data/transaction';
@@ -253,6 +254,13 @@ const taskUpdate = (table: TableContext, firing: TaskFiring, read: StoredTaskSta
     },
   };
 };
+
+/** Sends due runs to the work queue, one message each (JSON of DueWork). */
+export const createWorkPublisher =
+  (queueUrl: string, client: SQSClient = new SQSClient({})) =>
+  async (work: DueWork): Promise<void> => {
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(work) }));
+  };
 
 /** How a firing ended. */
 export type RunOutcome =
