@@ -5,7 +5,7 @@
 // with the attribute names of contract C4 (as the save stores them).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CreateQueueCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient, type TableContext } from '../../../shared/data/client';
@@ -16,10 +16,10 @@ import {
   latestRuns,
   RunPublicationInProgress,
   type DueWork,
-  type StoredTaskState,
   type TaskFiring,
 } from '../../../shared/scheduled-tasks/runs';
 import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
+import { quarterHourlyTask, takeMessages } from '../../support/task-runs';
 import { freshTenantId } from '../../support/tenant-items';
 
 const { tableName } = requireLocalEndpoints();
@@ -38,21 +38,8 @@ afterAll(() => {
 });
 
 const at = (iso: string) => new Date(iso);
-/** Every 15 minutes from 09:00 UTC. */
-const quarterHourly = {
-  Version: 3,
-  IsEnabled: true,
-  IsActive: true,
-  IsRecurringSchedule: true,
-  Interval: 15,
-  IntervalType: 1,
-  RecurrenceType: 0,
-  TimeOfDay: '2026-03-02T09:00:00Z',
-  TaskTypeID: 7,
-  NextRunDateTime_utc: '2026-03-02T09:00:00.000Z',
-  Status: 'Scheduled',
-  Name: 'Nightly export',
-} satisfies StoredTaskState & Record<string, unknown>;
+/** Every 15 minutes from 09:00 UTC, version 3. */
+const quarterHourly = { ...quarterHourlyTask, Name: 'Nightly export' };
 
 /** A task of a fresh tenant, stored as the save stores it. */
 const seedTask = async (fields: Record<string, unknown> = quarterHourly) => {
@@ -74,15 +61,7 @@ const partition = async (tenantId: number, taskId: number) =>
 const workQueue = async () => {
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `task-work-${randomUUID().slice(0, 8)}` }));
   const queueUrl = QueueUrl as string;
-  const drain = async (): Promise<DueWork[]> => {
-    const bodies: DueWork[] = [];
-    for (;;) {
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
-      if (Messages.length === 0) return bodies;
-      bodies.push(...Messages.map((message) => JSON.parse(message.Body ?? '') as DueWork));
-      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })) }));
-    }
-  };
+  const drain = () => takeMessages<DueWork>(sqs, queueUrl);
   return { queueUrl, drain, publishWork: createWorkPublisher(queueUrl, sqs) };
 };
 
