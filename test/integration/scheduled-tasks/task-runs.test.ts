@@ -15,9 +15,9 @@ import {
   createWorkPublisher,
   latestRuns,
   RunPublicationInProgress,
-  type DueWork,
   type TaskFiring,
 } from '../../../shared/scheduled-tasks/runs';
+import type { TaskWorkMessage } from '../../../shared/scheduled-tasks/messages';
 import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
 import { quarterHourlyTask, takeMessages } from '../../support/task-runs';
 import { freshTenantId } from '../../support/tenant-items';
@@ -61,12 +61,12 @@ const partition = async (tenantId: number, taskId: number) =>
 const workQueue = async () => {
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `task-work-${randomUUID().slice(0, 8)}` }));
   const queueUrl = QueueUrl as string;
-  const drain = () => takeMessages<DueWork>(sqs, queueUrl);
+  const drain = () => takeMessages<TaskWorkMessage>(sqs, queueUrl);
   return { queueUrl, drain, publishWork: createWorkPublisher(queueUrl, sqs) };
 };
 
 /** A recorder whose clock the test sets. */
-const recorderAt = (clock: { now: Date }, publishWork: (work: DueWork) => Promise<void>) => createRunRecorder({ table, publishWork, now: () => clock.now });
+const recorderAt = (clock: { now: Date }, publishWork: (work: TaskWorkMessage) => Promise<void>) => createRunRecorder({ table, publishWork, now: () => clock.now });
 
 const firing = (task: { tenantId: number; taskId: number }, scheduledTime: string, version = 3): TaskFiring => ({
   ...task,
