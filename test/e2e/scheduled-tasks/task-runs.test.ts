@@ -3,37 +3,24 @@
 // one work message on the local work queue; a duplicate changes nothing. The stack's log never shows the task's
 // sealed secrets.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { beforeAll, expect, it } from '@jest/globals';
+import { GetQueueUrlCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient, type TableContext } from '../../../shared/data/client';
 import { taskRunsQueue, taskWorkQueue } from '../../../shared/events/queues';
 import { runKey, taskKey, taskPartition } from '../../../shared/scheduled-tasks/keys';
 import type { TaskRunMessage, TaskWorkMessage } from '../../../shared/scheduled-tasks/messages';
 import { eventually } from '../../support/document-events';
 import { readStackLog } from '../../support/document-events-http';
-import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
-import { dailyTask, takeMessages } from '../../support/task-runs';
+import { dailyTask, localTaskStack, takeMessages } from '../../support/task-runs';
 import { freshTenantId } from '../../support/tenant-items';
 
-const { tableName } = requireLocalEndpoints();
-let raw: DynamoDBClient;
-let table: TableContext;
-let sqs: SQSClient;
+const { tableName, table, sqs } = localTaskStack();
 let runsQueueUrl: string;
 let workQueueUrl: string;
 
 beforeAll(async () => {
-  raw = localDynamoDbClient();
-  table = { client: createDocumentClient(raw), tableName };
-  sqs = localSqsClient();
   runsQueueUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: taskRunsQueue.localQueueName }))).QueueUrl as string;
   workQueueUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: taskWorkQueue.localQueueName }))).QueueUrl as string;
-});
-afterAll(() => {
-  raw.destroy();
-  sqs.destroy();
 });
 
 const partition = async (tenantId: number, taskId: number) =>

@@ -3,39 +3,23 @@
 // not a TaskRunMessage, or whose run another delivery is still publishing, is reported alone in the partial batch
 // response; its batch-mates are recorded and published.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { expect, it } from '@jest/globals';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { createTaskRunsConsumer } from '../../../functions/scheduled-task/record-runs';
-import { createDocumentClient, type TableContext } from '../../../shared/data/client';
 import { logger } from '../../../shared/observability/logger';
 import { taskKey } from '../../../shared/scheduled-tasks/keys';
 import type { TaskRunMessage, TaskWorkMessage } from '../../../shared/scheduled-tasks/messages';
 import { createRunRecorder, createWorkPublisher, latestRuns } from '../../../shared/scheduled-tasks/runs';
 import { eventually } from '../../support/document-events';
 import { lambdaContext } from '../../support/lambda-events';
-import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
-import { quarterHourlyTask, takeMessages } from '../../support/task-runs';
+import { localTaskStack, quarterHourlyTask, takeMessages } from '../../support/task-runs';
 import { freshTenantId } from '../../support/tenant-items';
 
-const { tableName } = requireLocalEndpoints();
+const { tableName, table, sqs } = localTaskStack();
 // The consumer logs one line per record (and an error per unreadable one): expected here, noise in the report.
 logger.setLogLevel('SILENT');
-let raw: DynamoDBClient;
-let table: TableContext;
-let sqs: SQSClient;
-
-beforeAll(() => {
-  raw = localDynamoDbClient();
-  table = { client: createDocumentClient(raw), tableName };
-  sqs = localSqsClient();
-});
-afterAll(() => {
-  raw.destroy();
-  sqs.destroy();
-});
 
 const record = (body: string, receiveCount = 1): SQSRecord => ({
   messageId: randomUUID(),

@@ -4,11 +4,10 @@
 // between the write and the send is published by the redelivery once its lease runs out. Task items are seeded
 // with the attribute names of contract C4 (as the save stores them).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from '@jest/globals';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient, type TableContext } from '../../../shared/data/client';
+import type { TableContext } from '../../../shared/data/client';
 import { runKey, taskKey, taskPartition } from '../../../shared/scheduled-tasks/keys';
 import {
   createRunRecorder,
@@ -18,24 +17,10 @@ import {
   type TaskFiring,
 } from '../../../shared/scheduled-tasks/runs';
 import type { TaskWorkMessage } from '../../../shared/scheduled-tasks/messages';
-import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
-import { quarterHourlyTask, takeMessages } from '../../support/task-runs';
+import { localTaskStack, quarterHourlyTask, takeMessages } from '../../support/task-runs';
 import { freshTenantId } from '../../support/tenant-items';
 
-const { tableName } = requireLocalEndpoints();
-let raw: DynamoDBClient;
-let table: TableContext;
-let sqs: SQSClient;
-
-beforeAll(() => {
-  raw = localDynamoDbClient();
-  table = { client: createDocumentClient(raw), tableName };
-  sqs = localSqsClient();
-});
-afterAll(() => {
-  raw.destroy();
-  sqs.destroy();
-});
+const { tableName, table, sqs } = localTaskStack();
 
 const at = (iso: string) => new Date(iso);
 /** Every 15 minutes from 09:00 UTC, version 3. */
