@@ -1,11 +1,7 @@
 // Test support: task runs. A task item as the save stores it (contract C4's attribute names), and the work messages
-// on a work queue, taken off it (another test's messages are put back at once); the local stack's clients.
+// on a work queue, taken off it (another test's messages are put back at once). No jest import: the bench uses it.
 import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll } from '@jest/globals';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient, type TableContext } from '../../shared/data/client';
 import type { StoredTaskState } from '../../shared/scheduled-tasks/runs';
-import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from './local-endpoints';
 
 /** Every 15 minutes from 09:00 UTC on 2 March 2026, version 3, task type 7. */
 export const quarterHourlyTask = {
@@ -57,16 +53,4 @@ export const takeMessages = async <T>(sqs: SQSClient, queueUrl: string, mine: (b
     taken.push(...ours.map(({ body }) => body));
     await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries(ours) }));
   }
-};
-
-/** The local stack's table and SQS server for one test file (after the loopback check); closed in its afterAll. */
-export const localTaskStack = (): { readonly tableName: string; readonly table: TableContext; readonly sqs: SQSClient } => {
-  const { tableName } = requireLocalEndpoints();
-  const raw: DynamoDBClient = localDynamoDbClient();
-  const sqs = localSqsClient();
-  afterAll(() => {
-    raw.destroy();
-    sqs.destroy();
-  });
-  return { tableName, table: { client: createDocumentClient(raw), tableName }, sqs };
 };

@@ -11,7 +11,8 @@ import { runKey, taskKey, taskPartition } from '../../../shared/scheduled-tasks/
 import type { TaskRunMessage, TaskWorkMessage } from '../../../shared/scheduled-tasks/messages';
 import { eventually } from '../../support/document-events';
 import { readStackLog } from '../../support/document-events-http';
-import { dailyTask, localTaskStack, takeMessages } from '../../support/task-runs';
+import { dailyTask, takeMessages } from '../../support/task-runs';
+import { localTaskStack } from '../../support/task-runs-stack';
 import { freshTenantId } from '../../support/tenant-items';
 
 const { tableName, table, sqs } = localTaskStack();

@@ -14,7 +14,8 @@ import type { TaskRunMessage, TaskWorkMessage } from '../../../shared/scheduled-
 import { createRunRecorder, createWorkPublisher, latestRuns } from '../../../shared/scheduled-tasks/runs';
 import { eventually } from '../../support/document-events';
 import { lambdaContext } from '../../support/lambda-events';
-import { localTaskStack, quarterHourlyTask, takeMessages } from '../../support/task-runs';
+import { quarterHourlyTask, takeMessages } from '../../support/task-runs';
+import { localTaskStack } from '../../support/task-runs-stack';
 import { freshTenantId } from '../../support/tenant-items';
 
 const { tableName, table, sqs } = localTaskStack();

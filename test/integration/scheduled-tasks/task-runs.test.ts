@@ -17,7 +17,8 @@ import {
   type TaskFiring,
 } from '../../../shared/scheduled-tasks/runs';
 import type { TaskWorkMessage } from '../../../shared/scheduled-tasks/messages';
-import { localTaskStack, quarterHourlyTask, takeMessages } from '../../support/task-runs';
+import { quarterHourlyTask, takeMessages } from '../../support/task-runs';
+import { localTaskStack } from '../../support/task-runs-stack';
 import { freshTenantId } from '../../support/tenant-items';
 
 const { tableName, table, sqs } = localTaskStack();
