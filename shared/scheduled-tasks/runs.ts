@@ -271,6 +271,9 @@ export interface RunRecorderOptions {
    * crash always finds it expired.
    */
   readonly publishLeaseMs?: number;
+  /** How long a duplicate waits for its twin's publication before it fails and comes back later (default 750 ms). */
+  readonly publicationWaitMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 const publicRun = ({ ScheduledDateTime_utc, RecordedDateTime_utc, Outcome, Reason }: TaskRun): TaskRun => ({
@@ -281,7 +284,16 @@ const publicRun = ({ ScheduledDateTime_utc, RecordedDateTime_utc, Outcome, Reaso
 });
 
 /** Records firings exactly once and publishes each recorded `Run` at least once. */
-export const createRunRecorder = ({ table, publishWork, now = () => new Date(), publishLeaseMs = consumerTimeoutSeconds * 1000 }: RunRecorderOptions) => {
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export const createRunRecorder = ({
+  table,
+  publishWork,
+  now = () => new Date(),
+  publishLeaseMs = consumerTimeoutSeconds * 1000,
+  publicationWaitMs = 750,
+  sleep = sleepFor,
+}: RunRecorderOptions) => {
   const dueWork = (firing: TaskFiring, run: Pick<StoredRun, 'Version' | 'TaskTypeID'>): TaskWorkMessage => ({
     tenantId: firing.tenantId,
     taskId: firing.taskId,
@@ -313,12 +325,19 @@ export const createRunRecorder = ({ table, publishWork, now = () => new Date(), 
    * lease and publish.
    */
   const resumeDuplicate = async (firing: TaskFiring, leaseId: string): Promise<RunOutcome> => {
-    const stored = await readRun(table, firing);
-    if (!stored) throw new VersionConflict();
-    const run = publicRun(stored);
-    if (stored.Outcome !== 'Run' || stored.PublishedDateTime_utc !== undefined) return { outcome: 'Duplicate', run, published: false };
+    // A twin delivered at the same moment publishes within milliseconds: wait for it a little (50, 100, 200, 400 ms)
+    // rather than fail and come back after a whole visibility timeout.
+    let stored: StoredRun | undefined;
+    for (let waitMs = 50, waited = 0; ; waited += waitMs, waitMs *= 2) {
+      stored = await readRun(table, firing);
+      if (!stored) throw new VersionConflict();
+      if (stored.Outcome !== 'Run' || stored.PublishedDateTime_utc !== undefined) return { outcome: 'Duplicate', run: publicRun(stored), published: false };
+      const leased = stored.PublishLeaseId !== leaseId && stored.PublishLeaseUntil !== undefined && stored.PublishLeaseUntil > now().toISOString();
+      if (!leased) break;
+      if (waited + waitMs > publicationWaitMs) throw new RunPublicationInProgress();
+      await sleep(waitMs);
+    }
     if (stored.PublishLeaseId !== leaseId) {
-      if (stored.PublishLeaseUntil !== undefined && stored.PublishLeaseUntil > now().toISOString()) throw new RunPublicationInProgress();
       try {
         await table.client.send(
           new UpdateCommand({
@@ -335,7 +354,7 @@ export const createRunRecorder = ({ table, publishWork, now = () => new Date(), 
       }
     }
     await publish(firing, stored);
-    return { outcome: 'Duplicate', run, published: true };
+    return { outcome: 'Duplicate', run: publicRun(stored), published: true };
   };
 
   const record = async (firing: TaskFiring): Promise<RunOutcome> => {

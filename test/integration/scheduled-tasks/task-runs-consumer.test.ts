@@ -72,7 +72,8 @@ it('records and publishes the readable runs of a batch and reports only the reco
   expect(await takeMessages(sqs, workQueueUrl)).toEqual([]);
 });
 
-it('reports a duplicate whose twin is still publishing, and succeeds with it once the twin is done', async () => {
+/** One task (every 15 minutes, version 3), a work queue, and a gate the test opens to let the first send through. */
+const taskWithHeldSend = async () => {
   const tenantId = freshTenantId();
   await table.client.send(new PutCommand({ TableName: tableName, Item: { ...taskKey(tenantId, 1), entity: 'ScheduledTask', ID: 1, ...quarterHourlyTask } }));
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `task-work-${randomUUID().slice(0, 8)}` }));
@@ -81,7 +82,11 @@ it('reports a duplicate whose twin is still publishing, and succeeds with it onc
   const sending = new Promise<void>((resolve) => {
     releaseSend = resolve;
   });
-  const publish = createWorkPublisher(workQueueUrl, sqs);
+  return { tenantId, workQueueUrl, publish: createWorkPublisher(workQueueUrl, sqs), sending, releaseSend: () => releaseSend() };
+};
+
+it('reports a duplicate whose twin is still publishing, and succeeds with it once the twin is done', async () => {
+  const { tenantId, workQueueUrl, publish, sending, releaseSend } = await taskWithHeldSend();
   let sends = 0;
   const recorder = createRunRecorder({
     table,
@@ -107,4 +112,30 @@ it('reports a duplicate whose twin is still publishing, and succeeds with it onc
   expect(await consume({ Records: [record(body, 2)] }, lambdaContext('scheduledTaskRunsConsumer'))).toEqual({ batchItemFailures: [] });
   expect(await takeMessages(sqs, workQueueUrl)).toHaveLength(1);
   expect(sends).toBe(1);
+});
+
+it('lets a duplicate wait for its twin that is publishing: both succeed, one work message, no retry', async () => {
+  const { tenantId, workQueueUrl, publish, sending, releaseSend } = await taskWithHeldSend();
+  let original: Promise<unknown> | undefined;
+  const recorder = createRunRecorder({
+    table,
+    publishWork: async (work) => {
+      await sending;
+      await publish(work);
+    },
+    now: () => new Date('2026-03-02T09:15:05Z'),
+    // The duplicate's first wait: the twin's send goes through meanwhile.
+    sleep: async () => {
+      releaseSend();
+      await original;
+    },
+  });
+  const consume = createTaskRunsConsumer(() => recorder);
+  const body = JSON.stringify({ tenantId, taskId: 1, version: 3, scheduledTime: '2026-03-02T09:15:00Z' } satisfies TaskRunMessage);
+
+  original = consume({ Records: [record(body)] }, lambdaContext('scheduledTaskRunsConsumer'));
+  await eventually(async () => ((await latestRuns(table, tenantId, 1)).length > 0 ? true : undefined), 'the run recorded');
+  expect(await consume({ Records: [record(body)] }, lambdaContext('scheduledTaskRunsConsumer'))).toEqual({ batchItemFailures: [] });
+  expect(await original).toEqual({ batchItemFailures: [] });
+  expect(await takeMessages(sqs, workQueueUrl)).toHaveLength(1);
 });
