@@ -195,10 +195,10 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       log('section 5: consumer');
       const direct = await runConsumerDirect(ctx);
       const throughSqs = await runConsumerThroughSqs(ctx);
-      log('section payments: cold starts, warm refund, capacity of a refund');
-      payments = await runPaymentsSection(ctx, coldStart);
       log('section task runs: the task-runs consumer on 5,000 messages with 10 % duplicates');
       taskRuns = await runTaskRunsSection(ctx);
+      log('section payments: cold starts, warm refund, capacity of a refund');
+      payments = await runPaymentsSection(ctx, coldStart);
 
       const getComparison = locationLatency[0];
       const capacitySame = withoutOthers.rows.every((row, index) => {
