@@ -55,16 +55,29 @@ export interface ScheduleSyncRequest {
   readonly version: number;
 }
 
-export interface ScheduledTaskServiceDependencies {
+export interface ScheduledTaskReaderDependencies {
   readonly repository: ScheduledTaskRepository;
+  /** The task's latest runs, newest first (the task-runs consumer writes them). */
+  readonly latestRuns: (tenantId: number, taskId: number) => Promise<readonly ScheduledTaskRun[]>;
+}
+
+/** Reads a task with its latest runs (the get function needs nothing else: no cipher, no scheduler, no queue). */
+export const createScheduledTaskReader = ({ repository, latestRuns }: ScheduledTaskReaderDependencies) => ({
+  /** The task (404 when it is not the caller's tenant's), its adaptor in public view, and its latest runs. */
+  async get(principal: Principal, id: number): Promise<ScheduledTask> {
+    const [stored, runs] = await Promise.all([repository.get(principal.tenantId, id), latestRuns(principal.tenantId, id)]);
+    if (!stored) throw new NotFound(`Scheduled task ${id} does not exist.`);
+    return taskView(stored.task, stored.adaptor, runs);
+  },
+});
+
+export interface ScheduledTaskServiceDependencies extends ScheduledTaskReaderDependencies {
   /** Seals secret fields; called only when a body carries a secret value. */
   readonly cipher: SecretCipher;
   /** Creates, updates or deletes the task's schedule; throws when the scheduler cannot be reached or refuses. */
   readonly syncSchedule: (task: TaskSchedule, now: Date) => Promise<Exclude<ScheduleState, 'Pending'>>;
   /** Queues a retry of the schedule's sync (the schedule-sync queue, with a delay). */
   readonly requestSync: (request: ScheduleSyncRequest) => Promise<void>;
-  /** The task's latest runs, newest first (the task-runs consumer writes them). */
-  readonly latestRuns: (tenantId: number, taskId: number) => Promise<readonly ScheduledTaskRun[]>;
   readonly clock?: () => Date;
 }
 
@@ -234,12 +247,6 @@ export const createScheduledTaskService = ({
     return { created: !isUpdate, task: taskView({ ...record, ScheduleState: state }, adaptor) };
   };
 
-  /** The task with its latest runs, newest first. */
-  const get = async (principal: Principal, id: number): Promise<ScheduledTask> => {
-    const [stored, runs] = await Promise.all([require(principal.tenantId, id), latestRuns(principal.tenantId, id)]);
-    return taskView(stored.task, stored.adaptor, runs);
-  };
-
   /**
    * The schedule-sync retry (the queue's consumer): a message for a version older than the stored one is stale (the
    * newer save synced, or queued its own retry) and changes nothing; otherwise the schedule is synced again and its
@@ -258,7 +265,7 @@ export const createScheduledTaskService = ({
     return recorded ? 'synced' : 'stale';
   };
 
-  return { save, get, retrySync };
+  return { save, get: createScheduledTaskReader({ repository, latestRuns }).get, retrySync };
 };
 
 export type ScheduledTaskService = ReturnType<typeof createScheduledTaskService>;

@@ -8,6 +8,7 @@ import type * as source from '../../operations/scheduled-tasks';
 const pattern0 = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
 const pattern1 = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
 const pattern2 = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+const pattern3 = /^[1-9][0-9]{0,9}$/;
 
 const nodes: readonly NodePlan[] = [
   /* 0 */ {"type":"object","shape":{"ID":{"node":1,"optin":"optional","optout":"optional"},"Name":{"node":3,"optin":"optional","optout":"optional"},"NameFriendlyName":{"node":3,"optin":"optional","optout":"optional"},"Status":{"node":3,"optin":"optional","optout":"optional"},"TimeOfDay":{"node":5,"optin":"optional","optout":"optional"},"TimeZone":{"node":7,"optin":"optional","optout":"optional"},"CompletedDateTime_utc":{"node":5,"optin":"optional","optout":"optional"},"IsEnabled":{"node":9,"optin":"optional","optout":"optional"},"IsActive":{"node":9,"optin":"optional","optout":"optional"},"IsRecurringSchedule":{"node":9,"optin":"optional","optout":"optional"},"Interval":{"node":1,"optin":"optional","optout":"optional"},"IntervalType":{"node":11,"optin":"optional","optout":"optional"},"RecurrenceType":{"node":13,"optin":"optional","optout":"optional"},"TaskTypeID":{"node":1,"optin":"optional","optout":"optional"},"DocumentID":{"node":1,"optin":"optional","optout":"optional"},"DatTypeID":{"node":1,"optin":"optional","optout":"optional"},"DatTypeFriendlyName":{"node":3,"optin":"optional","optout":"optional"},"WorkflowID":{"node":1,"optin":"optional","optout":"optional"},"IDs":{"node":15,"optin":"optional","optout":"optional"},"Version":{"node":1,"optin":"optional","optout":"optional"},"NextRunDateTime_utc":{"node":5,"optin":"optional","optout":"optional"},"LastRunDateTime_utc":{"node":5,"optin":"optional","optout":"optional"},"ScheduleState":{"node":17,"optin":"optional","optout":"optional"},"Runs":{"node":19,"optin":"optional","optout":"optional"},"CreatedDateTime_utc":{"node":5,"optin":"optional","optout":"optional"},"ModifiedDateTime_utc":{"node":5,"optin":"optional","optout":"optional"},"CreatedByUserID":{"node":1,"optin":"optional","optout":"optional"},"ModifiedByUserID":{"node":1,"optin":"optional","optout":"optional"},"AdaptorDetails":{"node":25,"optin":"optional","optout":"optional"}},"catchall":"never"},
@@ -91,6 +92,12 @@ const nodes: readonly NodePlan[] = [
   /* 78 */ {"type":"array","element":79,"checks":[{"check":"max_length","maximum":500}]},
   /* 79 */ {"type":"object","shape":{"ID":{"node":1,"optin":"optional","optout":"optional"},"TranslatorID":{"node":1,"optin":"optional","optout":"optional"},"AdaptorActionID":{"node":1,"optin":"optional","optout":"optional"},"DatTypeID":{"node":1,"optin":"optional","optout":"optional"},"RefDatTypeID":{"node":1,"optin":"optional","optout":"optional"},"TenantID":{"node":1,"optin":"optional","optout":"optional"},"WebsiteID":{"node":1,"optin":"optional","optout":"optional"},"UserID":{"node":1,"optin":"optional","optout":"optional"},"Action":{"node":3,"optin":"optional","optout":"optional"},"Name":{"node":3,"optin":"optional","optout":"optional"},"Description":{"node":29,"optin":"optional","optout":"optional"},"InstructionsXML":{"node":33,"optin":"optional","optout":"optional"},"TranslationDefinition":{"node":33,"optin":"optional","optout":"optional"},"IsEnabled":{"node":9,"optin":"optional","optout":"optional"},"IsActive":{"node":9,"optin":"optional","optout":"optional"},"Instructions":{"node":37,"optin":"optional","optout":"optional"}},"catchall":"never"},
   /* 80 */ {"type":"object","shape":{"ID":{"node":1,"optin":"optional","optout":"optional"},"Name":{"node":3,"optin":"optional","optout":"optional"},"NameFriendlyName":{"node":3,"optin":"optional","optout":"optional"},"Status":{"node":3,"optin":"optional","optout":"optional"},"TimeOfDay":{"node":5,"optin":"optional","optout":"optional"},"TimeZone":{"node":7,"optin":"optional","optout":"optional"},"CompletedDateTime_utc":{"node":5,"optin":"optional","optout":"optional"},"IsEnabled":{"node":9,"optin":"optional","optout":"optional"},"IsActive":{"node":9,"optin":"optional","optout":"optional"},"IsRecurringSchedule":{"node":9,"optin":"optional","optout":"optional"},"Interval":{"node":1,"optin":"optional","optout":"optional"},"IntervalType":{"node":11,"optin":"optional","optout":"optional"},"RecurrenceType":{"node":13,"optin":"optional","optout":"optional"},"TaskTypeID":{"node":1,"optin":"optional","optout":"optional"},"DocumentID":{"node":1,"optin":"optional","optout":"optional"},"DatTypeID":{"node":1,"optin":"optional","optout":"optional"},"DatTypeFriendlyName":{"node":3,"optin":"optional","optout":"optional"},"WorkflowID":{"node":1,"optin":"optional","optout":"optional"},"IDs":{"node":15,"optin":"optional","optout":"optional"},"Version":{"node":1,"optin":"optional","optout":"optional"},"NextRunDateTime_utc":{"node":5,"optin":"optional","optout":"optional"},"LastRunDateTime_utc":{"node":5,"optin":"optional","optout":"optional"},"ScheduleState":{"node":17,"optin":"optional","optout":"optional"},"Runs":{"node":19,"optin":"optional","optout":"optional"},"CreatedDateTime_utc":{"node":5,"optin":"optional","optout":"optional"},"ModifiedDateTime_utc":{"node":5,"optin":"optional","optout":"optional"},"CreatedByUserID":{"node":1,"optin":"optional","optout":"optional"},"ModifiedByUserID":{"node":1,"optin":"optional","optout":"optional"}},"catchall":"never"},
+  /* 81 */ {"type":"object","shape":{"id":{"node":82}},"catchall":"never"},
+  /* 82 */ {"type":"pipe","in":83,"out":86},
+  /* 83 */ {"type":"pipe","in":84,"out":85},
+  /* 84 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern3,"message":"must be a positive 32-bit integer"}]},
+  /* 85 */ {"type":"transform","fn":"Number"},
+  /* 86 */ {"type":"number","message":"must be a positive 32-bit integer","checks":[{"check":"number_format","format":"int32","message":"must be a positive 32-bit integer"},{"check":"greater_than","value":1,"inclusive":true,"message":"must be a positive 32-bit integer"}]},
 ];
 
 const plan = (root: number): SchemaPlan => ({ nodes, root });
@@ -103,6 +110,18 @@ export const scheduledTaskSave: CompiledOperation<typeof source.scheduledTaskSav
   auth: "bearer",
   media: "standard",
   requestBody: { schema: plan(0), xmlSchema: plan(80), required: true },
+  success: {status: 200,xmlRoot: {name: "ActionResults_ScheduledTask_"}},
 };
 
-export const scheduledTaskOperations = [scheduledTaskSave] as const;
+export const scheduledTaskGet: CompiledOperation<typeof source.scheduledTaskGet> = {
+  compiled: true,
+  operationId: "scheduledTaskGet",
+  method: "GET",
+  path: "/ScheduledTasks/{id}",
+  auth: "bearer",
+  media: "standard",
+  pathParameters: plan(81),
+  success: {status: 200,xmlRoot: {name: "ActionResults_ScheduledTask_"}},
+};
+
+export const scheduledTaskOperations = [scheduledTaskSave, scheduledTaskGet] as const;
