@@ -19,15 +19,17 @@ export const scheduledTaskSave = {
   area: 'scheduled-tasks',
   method: 'POST',
   path: '/ScheduledTasks/',
-  handler: 'functions/not-implemented.ts',
+  handler: 'functions/scheduled-task/save.ts',
   auth: 'bearer',
   media: 'standard',
-  implemented: false,
+  implemented: true,
   requestBody: { schema: ScheduledTask, required: true, xmlSchema: ScheduledTaskXml },
   success: { status: 200, schema: ScheduledTaskAnswer, description: 'The task was updated (201 with Location when created).' },
-  problems: [...bodyProblems, 404, 409, 501],
+  problems: [...bodyProblems, 404, 409],
   /** Read the stored task; the ID sequence and the update and schedule state (UpdateItem); a create (PutItem). */
   tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  /** Sync the task's schedule, seal its credentials (GenerateDataKey only), queue a sync retry (SendMessage only). */
+  grants: ['manageSchedules', 'sealSecrets', 'sendScheduleSync'],
 } as const satisfies Operation;
 
 export const scheduledTaskGet = {

@@ -11,7 +11,9 @@ import { NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldEr
 import { describeError, logger } from '../observability/logger';
 import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '../schemas/scheduled-task';
 import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
+import type { ScheduleSyncMessage } from './messages';
 import type { ScheduledTaskRepository, StoredTask, TaskRecord } from './repository';
+import type { ScheduleState as SyncedState, TaskSchedule } from './schedules';
 import { taskView } from './task-view';
 
 /** `Status` (server-owned). */
@@ -40,20 +42,11 @@ const clientFields = [
 /** The fields that make the schedule: a change to any of them is a new schedule (and is checked against now). */
 const scheduleFields = ['TimeOfDay', 'TimeZone', 'IsRecurringSchedule', 'Interval', 'IntervalType', 'RecurrenceType'] as const;
 
-/** What the scheduler is told: the whole definition is derived from it (contract C1). */
-export interface TaskSchedule {
-  readonly tenantId: number;
-  readonly taskId: number;
-  readonly version: number;
-  readonly recurrence: Recurrence;
-  readonly enabled: boolean;
-}
+/** A retry of a task's schedule sync: the schedule-sync queue's message (contract C2). */
+export type ScheduleSyncRequest = ScheduleSyncMessage;
 
-export interface ScheduleSyncRequest {
-  readonly tenantId: number;
-  readonly taskId: number;
-  readonly version: number;
-}
+/** Brings a task's schedule in line (contract C1, schedules.ts); a port, so tests can make it fail. */
+export type ScheduleSync = (task: TaskSchedule, now: Date) => Promise<SyncedState>;
 
 export interface ScheduledTaskReaderDependencies {
   readonly repository: ScheduledTaskRepository;
@@ -71,11 +64,38 @@ export const createScheduledTaskReader = ({ repository, latestRuns }: ScheduledT
   },
 });
 
+export interface ScheduleSyncRetrierDependencies {
+  readonly repository: ScheduledTaskRepository;
+  readonly syncSchedule: ScheduleSync;
+  readonly clock?: () => Date;
+}
+
+/**
+ * The schedule-sync retry (the schedule-sync queue's consumer): a message for a version older than the stored one is
+ * stale (the newer save synced, or queued its own retry) and changes nothing; otherwise the schedule is synced
+ * again and its state recorded. Throws when the scheduler still fails, so the message returns to the queue (then the
+ * DLQ).
+ */
+export const createScheduleSyncRetrier = ({ repository, syncSchedule, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => ({
+  async retrySync(request: ScheduleSyncRequest): Promise<'synced' | 'stale' | 'gone'> {
+    const stored = await repository.get(request.tenantId, request.taskId);
+    if (!stored) return 'gone';
+    const { task } = stored;
+    if (task.Version > request.version) return 'stale';
+    const state = await syncSchedule(
+      { tenantId: request.tenantId, taskId: task.ID, version: task.Version, recurrence: recurrenceOfTask(task), enabled: isScheduled(task) },
+      clock(),
+    );
+    const recorded = await repository.setScheduleState(request.tenantId, task.ID, task.Version, state);
+    return recorded ? 'synced' : 'stale';
+  },
+});
+
 export interface ScheduledTaskServiceDependencies extends ScheduledTaskReaderDependencies {
   /** Seals secret fields; called only when a body carries a secret value. */
   readonly cipher: SecretCipher;
   /** Creates, updates or deletes the task's schedule; throws when the scheduler cannot be reached or refuses. */
-  readonly syncSchedule: (task: TaskSchedule, now: Date) => Promise<Exclude<ScheduleState, 'Pending'>>;
+  readonly syncSchedule: ScheduleSync;
   /** Queues a retry of the schedule's sync (the schedule-sync queue, with a delay). */
   readonly requestSync: (request: ScheduleSyncRequest) => Promise<void>;
   readonly clock?: () => Date;
@@ -247,25 +267,11 @@ export const createScheduledTaskService = ({
     return { created: !isUpdate, task: taskView({ ...record, ScheduleState: state }, adaptor) };
   };
 
-  /**
-   * The schedule-sync retry (the queue's consumer): a message for a version older than the stored one is stale (the
-   * newer save synced, or queued its own retry) and changes nothing; otherwise the schedule is synced again and its
-   * state recorded. Throws when the scheduler still fails, so the message returns to the queue (then the DLQ).
-   */
-  const retrySync = async (request: ScheduleSyncRequest): Promise<'synced' | 'stale' | 'gone'> => {
-    const stored = await repository.get(request.tenantId, request.taskId);
-    if (!stored) return 'gone';
-    const { task } = stored;
-    if (task.Version > request.version) return 'stale';
-    const state = await syncSchedule(
-      { tenantId: request.tenantId, taskId: task.ID, version: task.Version, recurrence: recurrenceOfTask(task), enabled: isScheduled(task) },
-      clock(),
-    );
-    const recorded = await repository.setScheduleState(request.tenantId, task.ID, task.Version, state);
-    return recorded ? 'synced' : 'stale';
+  return {
+    save,
+    get: createScheduledTaskReader({ repository, latestRuns }).get,
+    retrySync: createScheduleSyncRetrier({ repository, syncSchedule, clock }).retrySync,
   };
-
-  return { save, get: createScheduledTaskReader({ repository, latestRuns }).get, retrySync };
 };
 
 export type ScheduledTaskService = ReturnType<typeof createScheduledTaskService>;

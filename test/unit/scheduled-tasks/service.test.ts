@@ -8,7 +8,8 @@ import { VersionConflict, type ApiError } from '../../../shared/errors';
 import { logger } from '../../../shared/observability/logger';
 import type { ScheduleState } from '../../../shared/schemas/scheduled-task';
 import type { ScheduledTaskRepository, StoredTask } from '../../../shared/scheduled-tasks/repository';
-import { createScheduledTaskService, type ScheduleSyncRequest, type TaskSchedule } from '../../../shared/scheduled-tasks/service';
+import type { TaskSchedule } from '../../../shared/scheduled-tasks/schedules';
+import { createScheduledTaskService, type ScheduleSyncRequest } from '../../../shared/scheduled-tasks/service';
 
 logger.setLogLevel('SILENT');
 
