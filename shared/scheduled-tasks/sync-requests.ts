@@ -8,9 +8,9 @@ import type { ScheduleSyncRequest } from './service';
 export const scheduleSyncDelaySeconds = 30;
 
 export const createScheduleSyncPublisher =
-  (queueUrl: string, client: SQSClient = new SQSClient({})) =>
+  (queueUrl: string, client: SQSClient = new SQSClient({}), delaySeconds = scheduleSyncDelaySeconds) =>
   async ({ tenantId, taskId, version }: ScheduleSyncRequest): Promise<void> => {
     await client.send(
-      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ tenantId, taskId, version }), DelaySeconds: scheduleSyncDelaySeconds }),
+      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ tenantId, taskId, version }), DelaySeconds: delaySeconds }),
     );
   };
