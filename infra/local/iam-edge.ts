@@ -1,4 +1,5 @@
-// Local stack: IAM, as far as the functions can tell. An HTTP proxy in front of DynamoDB Local and the SQS server:
+// Local stack: IAM, as far as the functions can tell. An HTTP proxy in front of DynamoDB Local, the SQS server and
+// the EventBridge Scheduler emulation (scheduler.ts):
 // it reads the SigV4 credential of each request to know which function calls, derives the IAM actions and resources
 // the request needs (each TransactItems entry, each table of a batch, the index of a Query, the queue of a
 // SendMessage) and refuses what that function's grants (shared/operations/grants.ts) do not allow, with the error
@@ -6,13 +7,15 @@
 // Tests, provisioning and tools use the admin key and pass unchecked; any other key is refused.
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { PolicyStatement } from '../../shared/operations/grants';
-import { closeServer, listen, localAccountId, localRegion } from './local-aws';
+import type { PolicyConditions, PolicyStatement } from '../../shared/operations/grants';
+import { schedulerServicePrincipal } from '../../shared/operations/grants';
+import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
 
-/** One action on one resource that a request needs. */
+/** One action on one resource that a request needs, with the request's condition keys (`iam:PassedToService`). */
 export interface RequiredAccess {
   readonly action: string;
   readonly resource: string;
+  readonly context?: Readonly<Record<string, string>>;
 }
 
 /** A function the edge knows by its access key id. */
@@ -97,12 +100,75 @@ export const sqsAccess = (operation: string, body: unknown): RequiredAccess[] =>
   return [{ action, resource: queueArn(name) }];
 };
 
-/** IAM matches action names case-insensitively and resources exactly (the grants hold no wildcard). */
+/**
+ * The EventBridge Scheduler accesses of a REST request (`POST|PUT|GET|DELETE /schedules/{Name}`, `GET /schedules`):
+ * `scheduler:<Operation>` on the schedule's ARN (`schedule/<group>/<name>`, group `default` when none is named),
+ * ListSchedules on `*` (it has no resource-level permission), and for a create or update `iam:PassRole` of the
+ * target's role, passed to scheduler.amazonaws.com. What cannot be attributed needs its action on `*`.
+ */
+export const schedulerAccess = (method: string, url: string, body: unknown): RequiredAccess[] => {
+  const { pathname, searchParams } = new URL(url, 'http://edge');
+  const input = isRecord(body) ? body : {};
+  if (pathname === '/schedules' && method === 'GET') return [{ action: 'scheduler:ListSchedules', resource: '*' }];
+  const match = /^\/schedules\/([^/]+)$/.exec(pathname);
+  const operation = new Map([
+    ['POST', 'CreateSchedule'],
+    ['PUT', 'UpdateSchedule'],
+    ['GET', 'GetSchedule'],
+    ['DELETE', 'DeleteSchedule'],
+  ]).get(method);
+  if (!match || !operation) return [{ action: 'scheduler:Unknown', resource: '*' }];
+  let name: string;
+  try {
+    name = decodeURIComponent(match[1] as string);
+  } catch {
+    return [{ action: `scheduler:${operation}`, resource: '*' }];
+  }
+  const group = (operation === 'CreateSchedule' || operation === 'UpdateSchedule' ? input.GroupName : searchParams.get('groupName')) ?? 'default';
+  const resource = typeof group === 'string' ? `arn:aws:scheduler:${localRegion}:${localAccountId}:schedule/${group}/${name}` : '*';
+  const accesses: RequiredAccess[] = [{ action: `scheduler:${operation}`, resource }];
+  if (operation === 'CreateSchedule' || operation === 'UpdateSchedule') {
+    const roleArn = isRecord(input.Target) && typeof input.Target.RoleArn === 'string' ? input.Target.RoleArn : '*';
+    accesses.push({ action: 'iam:PassRole', resource: roleArn, context: { 'iam:PassedToService': schedulerServicePrincipal } });
+  }
+  return accesses;
+};
+
+/** An IAM resource pattern (`*` any run of characters, `?` one) as a test of a resource. */
+const resourceMatches = (pattern: string, resource: string): boolean => {
+  if (!pattern.includes('*') && !pattern.includes('?')) return pattern === resource;
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${source}$`).test(resource);
+};
+
+/**
+ * The condition operators the grants use, judged against the request's context: StringEquals, StringLike,
+ * ArnLike, ForAllValues:StringEquals (list keys) and Null. An operator or key the edge cannot judge fails the
+ * statement (deny by default), as a condition on a key the request lacks does on AWS.
+ */
+const conditionsHold = (conditions: PolicyConditions | undefined, context: Readonly<Record<string, string>>): boolean =>
+  Object.entries(conditions ?? {}).every(([operator, keys]) =>
+    Object.entries(keys).every(([key, expected]) => {
+      const allowed = typeof expected === 'string' ? [expected] : [...expected];
+      const actual = Object.hasOwn(context, key) ? context[key] : undefined;
+      if (operator === 'Null') return allowed.includes(actual === undefined ? 'true' : 'false');
+      if (actual === undefined) return false;
+      if (operator === 'StringEquals' || operator === 'ForAllValues:StringEquals') return allowed.includes(actual);
+      if (operator === 'StringLike' || operator === 'ArnLike') return allowed.some((pattern) => resourceMatches(pattern, actual));
+      return false;
+    }),
+  );
+
+/**
+ * IAM matches action names case-insensitively; resources exactly, or by a grant's pattern (only the schedules of
+ * one group are granted by pattern); a statement's conditions must hold for the request.
+ */
 export const statementsAllow = (statements: readonly PolicyStatement[], required: RequiredAccess): boolean =>
   statements.some(
     (statement) =>
       statement.actions.some((action) => action.toLowerCase() === required.action.toLowerCase()) &&
-      statement.resources.includes(required.resource),
+      statement.resources.some((resource) => resourceMatches(resource, required.resource)) &&
+      conditionsHold(statement.conditions, required.context ?? {}),
   );
 
 /** `AWS4-HMAC-SHA256 Credential=<key id>/<date>/<region>/<service>/aws4_request, ...` -> key id and service. */
@@ -132,6 +198,14 @@ export const accessDenied = (service: string, functionName: string, required: Re
     `User: ${callerArn(functionName)} is not authorized to perform: ${action} on resource: ${required.resource} ` +
     `because no identity-based policy allows the ${action} action`;
   const requestId = randomUUID();
+  if (service === 'scheduler') {
+    // REST-JSON: the status and the x-amzn-ErrorType header name the error.
+    return {
+      status: 403,
+      headers: { 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId, 'x-amzn-ErrorType': 'AccessDeniedException' },
+      body: JSON.stringify({ Message: message }),
+    };
+  }
   if (service === 'sqs') {
     return {
       status: 400,
@@ -153,9 +227,18 @@ const plainError = (status: number, type: string, message: string): ErrorReply =
 });
 
 /** The accesses of a request to an emulated service, or undefined for a service the edge does not know. */
-const accessOf = (service: string, headers: IncomingMessage['headers'], body: Buffer): RequiredAccess[] | undefined => {
-  const target = String(headers['x-amz-target'] ?? '');
+const accessOf = (service: string, request: IncomingMessage, body: Buffer): RequiredAccess[] | undefined => {
+  const target = String(request.headers['x-amz-target'] ?? '');
   const text = body.toString('utf8');
+  if (service === 'scheduler') {
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? {} : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return schedulerAccess(request.method ?? 'GET', request.url ?? '/', parsed);
+  }
   if (service === 'dynamodb') {
     let parsed: unknown;
     try {
@@ -182,7 +265,7 @@ const accessOf = (service: string, headers: IncomingMessage['headers'], body: Bu
 };
 
 export interface IamEdgeOptions {
-  /** Where each emulated service really listens, by SigV4 service name (`dynamodb`, `sqs`). */
+  /** Where each emulated service really listens, by SigV4 service name (`dynamodb`, `sqs`, `scheduler`). */
   readonly upstreams: ReadonlyMap<string, string>;
   /** Functions by access key id. */
   readonly identities: ReadonlyMap<string, EdgeIdentity>;
@@ -201,23 +284,6 @@ export interface RunningIamEdge {
 
 /** DynamoDB's largest request is far below this; anything bigger is refused before it is buffered. */
 const maxRequestBytes = 32 * 1024 * 1024;
-
-const readBody = (request: IncomingMessage): Promise<Buffer | undefined> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxRequestBytes) {
-        request.destroy();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.once('end', () => resolve(Buffer.concat(chunks)));
-    request.once('error', reject);
-  });
 
 export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamEdge> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -245,7 +311,7 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const body = await readBody(request);
+    const body = await readRequestBody(request, maxRequestBytes);
     if (body === undefined) return reply(response, plainError(413, 'RequestEntityTooLarge', 'Request too large.'));
     const credential = credentialOf(request.headers.authorization);
     if (!credential) return reply(response, plainError(400, 'MissingAuthenticationTokenException', 'Missing Authentication Token'));
@@ -261,7 +327,7 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
     if (!upstream) {
       return reply(response, plainError(501, 'NotImplemented', `The local stack does not emulate ${credential.service}.`));
     }
-    const accesses = accessOf(credential.service, request.headers, body) ?? [];
+    const accesses = accessOf(credential.service, request, body) ?? [];
     const refused = accesses.find((access) => !statementsAllow(identity.statements, access));
     if (refused) {
       log(`[iam-edge] ${identity.functionName} denied ${refused.action} on ${refused.resource}`);

@@ -1,5 +1,5 @@
 // Local stack: the fake account every local server and client agrees on, and small network helpers.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 
 export const localAccountId = '123456789012';
@@ -35,4 +35,22 @@ export const closeServer = (server: Server): Promise<void> =>
   new Promise((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
+  });
+
+/** A request's body, or undefined (and the request destroyed) once it passes `maxBytes`: never buffered past it. */
+export const readRequestBody = (request: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        request.destroy();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.once('end', () => resolve(Buffer.concat(chunks)));
+    request.once('error', reject);
   });

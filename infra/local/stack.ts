@@ -8,13 +8,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import { localDevSecret } from '../../shared/auth/tokens';
 import { tableDefinition } from '../../shared/data/table';
 import { localWebhookSecret } from '../../shared/document-events/secrets';
 import { queueDefinitions, type QueueName } from '../../shared/events/queues';
-import { operations as manifestOperations, type OtherResources } from '../../shared/operations';
+import { operations as manifestOperations, schedulerExecutionStatements, type OtherResources } from '../../shared/operations';
 import { queueConsumers as defaultConsumers, type QueueConsumer } from './consumers';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startEventSourceMapping, type RunningEventSourceMapping } from './event-source-mapping';
@@ -25,6 +25,7 @@ import { startIamEdge, type EdgeIdentity } from './iam-edge';
 import { repoRoot } from './lambda-runtime';
 import { closeServer, findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
 import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision';
+import { startSchedulerEmulation } from './scheduler';
 
 export const defaultDataDir = join(repoRoot, '.local');
 
@@ -40,6 +41,9 @@ export interface LocalStackOptions {
   /** Gateway settings; its functions always run isolated (`invoke` and `resolveModule` of handlers are the stack's). */
   readonly gateway?: Omit<GatewayOptions, 'log' | 'invoke' | 'operations' | 'authorizerModule'>;
   readonly log?: (line: string) => void;
+  /** The scheduler emulation's clock (epoch ms) and how often it fires due schedules (0: never); tests set them. */
+  readonly schedulerClock?: () => number;
+  readonly schedulerTickMs?: number;
 }
 
 export interface LocalStackEndpoints {
@@ -49,8 +53,10 @@ export interface LocalStackEndpoints {
   readonly tableName: string;
   /** Every queue of shared/events/queues.ts and its DLQ, by logical name: `DocumentEvents`, `DocumentEventsDlq`, ... */
   readonly queueUrls: Readonly<Record<string, string>>;
-  /** The IAM edge the functions call DynamoDB and SQS through; tests and tools use the endpoints above. */
+  /** The IAM edge the functions call DynamoDB, SQS and the scheduler through; tests and tools use the endpoints above. */
   readonly iamEdgeEndpoint: string;
+  /** The EventBridge Scheduler emulation (direct, admin): GetSchedule/ListSchedules show the schedules it holds. */
+  readonly schedulerEndpoint: string;
 }
 
 export interface LocalStack extends LocalStackEndpoints {
@@ -63,7 +69,7 @@ export interface LocalStack extends LocalStackEndpoints {
  * serves never see it (function-host.ts gives each exactly its own environment).
  */
 const inProcessEnvironment = (
-  endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint'>,
+  endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint'>,
   secretFieldsLocalKey: string,
 ): Record<string, string> => ({
   TABLE_NAME: endpoints.tableName,
@@ -180,7 +186,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const provisioned = new Map<QueueName, ProvisionedQueue>();
     for (const definition of queueDefinitions) provisioned.set(definition.name, await ensureQueues(sqs, definition));
 
-    const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint'> = {
+    const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint'> = {
       dynamodbEndpoint: dynamodb.endpoint,
       sqsEndpoint,
       tableName: tableDefinition.localTableName,
@@ -200,11 +206,33 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const consumers = options.consumers ?? defaultConsumers;
     const consumedQueues = await Promise.all(consumers.map((consumer) => ensureQueues(sqs, consumer.queue)));
 
+    // EventBridge Scheduler: schedules fire into the local queues, as the execution role (its statements are the
+    // data stack's role's).
+    const taskRuns = provisioned.get('taskRuns')!;
+    const queueUrlByArn = new Map([...provisioned.values()].flatMap((queue) => [
+      [queue.queueArn, queue.queueUrl],
+      [queue.deadLetterQueueArn, queue.deadLetterQueueUrl],
+    ]));
+    const scheduler = await startSchedulerEmulation({
+      groups: [localScheduleGroupName],
+      roles: new Map([[localSchedulerRoleArn, schedulerExecutionStatements({ arn: taskRuns.queueArn, deadLetterQueueArn: taskRuns.deadLetterQueueArn })]]),
+      deliver: async (queueArn, body) => {
+        const queueUrl = queueUrlByArn.get(queueArn);
+        if (!queueUrl) throw new Error(`no local queue ${queueArn}`);
+        await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+      },
+      ...(options.schedulerClock ? { clock: options.schedulerClock } : {}),
+      ...(options.schedulerTickMs !== undefined ? { tickMs: options.schedulerTickMs } : {}),
+      log,
+    });
+    stops.push(() => scheduler.close());
+
     const identities = new Map<string, EdgeIdentity>();
     const edge = await startIamEdge({
       upstreams: new Map([
         ['dynamodb', dynamodb.endpoint],
         ['sqs', sqsEndpoint],
+        ['scheduler', scheduler.endpoint],
       ]),
       identities,
       adminAccessKeyId: localCredentials.accessKeyId,
@@ -258,7 +286,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       stops.push(() => mapping.stop());
     });
 
-    return { ...endpoints, baseUrl: gateway.baseUrl, iamEdgeEndpoint: edge.endpoint, stop };
+    return { ...endpoints, baseUrl: gateway.baseUrl, iamEdgeEndpoint: edge.endpoint, schedulerEndpoint: scheduler.endpoint, stop };
   } catch (error) {
     await stop();
     throw error;

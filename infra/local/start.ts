@@ -105,7 +105,8 @@ Local stack ready (${parsed['in-memory'] ? 'in memory' : `data in ${relative(rep
   OpenAPI      ${stack.baseUrl}/openapi.json
   DynamoDB     ${stack.dynamodbEndpoint}  table ${stack.tableName}
   SQS          ${stack.sqsEndpoint}${queues}
-  IAM edge     ${stack.iamEdgeEndpoint}  (the functions' DynamoDB and SQS endpoint: enforces their grants)
+  Scheduler    ${stack.schedulerEndpoint}  (EventBridge Scheduler emulation: fires task schedules into the task-runs queue)
+  IAM edge     ${stack.iamEdgeEndpoint}  (the functions' DynamoDB, SQS and Scheduler endpoint: enforces their grants)
 
 Get a token:   npm run --silent token -- --tenant 1
 Try it:        curl -H "Authorization: Bearer $(npm run --silent token -- --tenant 1)" ${stack.baseUrl}/TenantLocation/GetAll
@@ -121,6 +122,7 @@ if (readyJson) {
       tableName: stack.tableName,
       queueUrls: stack.queueUrls,
       iamEdgeEndpoint: stack.iamEdgeEndpoint,
+      schedulerEndpoint: stack.schedulerEndpoint,
       pid: process.pid,
     })}\n`,
   );

@@ -12,7 +12,7 @@ import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/data/table';
 import { queueDefinitions, type QueueDefinition, type QueueName } from '../../shared/events/queues';
-import { schedulerServicePrincipal, secretFieldsKeyConditions } from '../../shared/operations/grants';
+import { schedulerExecutionStatements, schedulerServicePrincipal, secretFieldsKeyConditions } from '../../shared/operations/grants';
 
 export interface DataStackProps extends StackProps {
   readonly removalPolicy: RemovalPolicy;
@@ -234,13 +234,9 @@ export class DataStack extends Stack {
       description: 'Assumed by EventBridge Scheduler: sends task runs to the task-runs queue (dead letters to its DLQ)',
       assumedBy: new ServicePrincipal(schedulerServicePrincipal, { conditions: { StringEquals: { 'aws:SourceAccount': this.account } } }),
     });
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['sqs:SendMessage'],
-        resources: [taskRuns.queue.queueArn, taskRuns.deadLetterQueue.queueArn],
-      }),
-    );
+    for (const statement of schedulerExecutionStatements({ arn: taskRuns.queue.queueArn, deadLetterQueueArn: taskRuns.deadLetterQueue.queueArn })) {
+      role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: [...statement.actions], resources: [...statement.resources] }));
+    }
     return role;
   }
 

@@ -117,6 +117,14 @@ export const schedulerEnvironment = {
   endpoint: 'AWS_ENDPOINT_URL_SCHEDULER',
 } as const;
 
+/**
+ * What a task schedule's execution role may do: send the run to the task-runs queue, and a dead-letter event to its
+ * DLQ when delivery keeps failing. The data stack's role and the local scheduler emulation hold exactly these.
+ */
+export const schedulerExecutionStatements = (taskRuns: Pick<QueueResource, 'arn' | 'deadLetterQueueArn'>): PolicyStatement[] => [
+  { actions: ['sqs:SendMessage'], resources: [taskRuns.arn, taskRuns.deadLetterQueueArn] },
+];
+
 /** The service principal a schedule's execution role is passed to. */
 export const schedulerServicePrincipal = 'scheduler.amazonaws.com';
 

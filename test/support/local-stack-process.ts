@@ -18,6 +18,8 @@ export interface LocalStackReady {
   readonly queueUrls: Readonly<Record<string, string>>;
   /** The IAM edge the stack's functions call DynamoDB and SQS through (tests use the direct endpoints). */
   readonly iamEdgeEndpoint: string;
+  /** The EventBridge Scheduler emulation (tests read its schedules through the SDK). */
+  readonly schedulerEndpoint: string;
   readonly pid: number;
 }
 

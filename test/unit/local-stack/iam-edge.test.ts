@@ -5,6 +5,7 @@ import {
   callerArn,
   credentialOf,
   dynamoDbAccess,
+  schedulerAccess,
   sqsAccess,
   statementsAllow,
 } from '../../../infra/local/iam-edge';
@@ -246,5 +247,44 @@ describe('function environments', () => {
     expect(fleet.identities.get(accessKeyIdOf('providerWebhook'))?.statements).toEqual(
       grantsOf(operationsById.providerWebhook, resources).statements,
     );
+  });
+});
+
+describe('EventBridge Scheduler actions', () => {
+  const schedule = (group: string, name: string) => `arn:aws:scheduler:us-east-1:123456789012:schedule/${group}/${name}`;
+  const role = 'arn:aws:iam::123456789012:role/test-task-scheduler';
+  const passRole = { action: 'iam:PassRole', resource: role, context: { 'iam:PassedToService': 'scheduler.amazonaws.com' } };
+
+  it('derives each operation on the schedule of its group, PassRole of the target role for writes, and ListSchedules on *', () => {
+    expect(schedulerAccess('POST', '/schedules/t1-task2', { GroupName: 'g', Target: { RoleArn: role } })).toEqual([
+      { action: 'scheduler:CreateSchedule', resource: schedule('g', 't1-task2') },
+      passRole,
+    ]);
+    expect(schedulerAccess('PUT', '/schedules/t1-task2', { Target: { RoleArn: role } })[0]).toEqual({ action: 'scheduler:UpdateSchedule', resource: schedule('default', 't1-task2') });
+    expect(schedulerAccess('GET', '/schedules/t1-task2?groupName=g', undefined)).toEqual([{ action: 'scheduler:GetSchedule', resource: schedule('g', 't1-task2') }]);
+    expect(schedulerAccess('DELETE', '/schedules/t1-task2?groupName=g&clientToken=x', undefined)).toEqual([{ action: 'scheduler:DeleteSchedule', resource: schedule('g', 't1-task2') }]);
+    expect(schedulerAccess('GET', '/schedules?ScheduleGroup=g', undefined)).toEqual([{ action: 'scheduler:ListSchedules', resource: '*' }]);
+    expect(schedulerAccess('POST', '/schedules/x', { GroupName: 'g' })[1]).toEqual({ ...passRole, resource: '*' });
+    expect(schedulerAccess('PATCH', '/schedules/x', {})).toEqual([{ action: 'scheduler:Unknown', resource: '*' }]);
+  });
+
+  it('matches the grant\'s schedule pattern and the PassRole condition, and nothing else', () => {
+    const statements = grantsOf({ tableAccess: [], grants: ['manageSchedules'] }, resources).statements;
+    expect(statementsAllow(statements, { action: 'scheduler:CreateSchedule', resource: schedule('test-tasks', 't1-task2') })).toBe(true);
+    expect(statementsAllow(statements, { action: 'scheduler:CreateSchedule', resource: schedule('other', 't1-task2') })).toBe(false);
+    expect(statementsAllow(statements, { action: 'scheduler:CreateSchedule', resource: 'arn:aws:scheduler:us-east-1:123456789012:schedule/test-tasks' })).toBe(false);
+    expect(statementsAllow(statements, { action: 'scheduler:ListSchedules', resource: '*' })).toBe(false);
+    expect(statementsAllow(statements, passRole)).toBe(true);
+    expect(statementsAllow(statements, { ...passRole, context: { 'iam:PassedToService': 'lambda.amazonaws.com' } })).toBe(false);
+    expect(statementsAllow(statements, { action: 'iam:PassRole', resource: role })).toBe(false);
+  });
+
+  it('judges the secret-fields key conditions on the encryption context', () => {
+    const statements = grantsOf({ tableAccess: [], grants: ['sealSecrets'] }, resources).statements;
+    const key = resources.secretFieldsKey.arn;
+    const context = { 'kms:EncryptionContextKeys': 'tenant', 'kms:EncryptionContext:tenant': '1', 'kms:EncryptionContext:task': '2', 'kms:EncryptionContext:field': 'f' };
+    expect(statementsAllow(statements, { action: 'kms:GenerateDataKey', resource: key, context })).toBe(true);
+    expect(statementsAllow(statements, { action: 'kms:GenerateDataKey', resource: key, context: { 'kms:EncryptionContextKeys': 'tenant' } })).toBe(false);
+    expect(statementsAllow(statements, { action: 'kms:Decrypt', resource: key, context })).toBe(false);
   });
 });

@@ -1,0 +1,461 @@
+// Local stack: EventBridge Scheduler, as far as the functions and tests can tell. An HTTP server that speaks the
+// Scheduler API the AWS SDK uses (REST-JSON: CreateSchedule, UpdateSchedule, GetSchedule, DeleteSchedule,
+// ListSchedules), keeps schedules in memory, and at each due time delivers the schedule's Input (context attributes
+// replaced) to its SQS target, as the schedule's execution role: the role's statements must allow it, as on AWS.
+// Firing times come from shared/scheduled-tasks/expressions.ts. The clock is injected: `fireDue()` delivers every
+// firing due by the clock's now (the stack calls it every second; tests advance their clock and call it). Functions
+// reach it through the IAM edge (iam-edge.ts), which enforces their manageSchedules grant.
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { PolicyStatement } from '../../shared/operations/grants';
+import {
+  expressionZone,
+  InvalidScheduleExpression,
+  nextFiring,
+  parseScheduleExpression,
+  type FiringSchedule,
+} from '../../shared/scheduled-tasks/expressions';
+import { statementsAllow } from './iam-edge';
+import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
+
+/** A schedule as the API describes it (GetSchedule's members; dates as Date). */
+export interface EmulatedSchedule {
+  readonly Arn: string;
+  readonly Name: string;
+  readonly GroupName: string;
+  readonly ScheduleExpression: string;
+  readonly ScheduleExpressionTimezone?: string;
+  readonly StartDate?: Date;
+  readonly EndDate?: Date;
+  readonly Description?: string;
+  readonly State: 'ENABLED' | 'DISABLED';
+  readonly KmsKeyArn?: string;
+  readonly ActionAfterCompletion: 'NONE' | 'DELETE';
+  readonly FlexibleTimeWindow: { readonly Mode: 'OFF' | 'FLEXIBLE'; readonly MaximumWindowInMinutes?: number };
+  readonly Target: {
+    readonly Arn: string;
+    readonly RoleArn: string;
+    readonly Input?: string;
+    readonly RetryPolicy: { readonly MaximumEventAgeInSeconds: number; readonly MaximumRetryAttempts: number };
+    readonly DeadLetterConfig?: { readonly Arn: string };
+    readonly [other: string]: unknown;
+  };
+  readonly CreationDate: Date;
+  readonly LastModificationDate: Date;
+}
+
+interface Entry {
+  schedule: EmulatedSchedule;
+  firing: FiringSchedule;
+  /** The next firing not yet delivered, or undefined when the schedule fires no more. */
+  next: number | undefined;
+}
+
+/** A firing whose delivery failed: retried on each fireDue() until the retry policy gives up, then dead-lettered. */
+interface Retry {
+  readonly schedule: EmulatedSchedule;
+  readonly scheduledTime: number;
+  readonly executionId: string;
+  attempts: number;
+}
+
+/** Where a firing goes: an SQS queue by ARN (the stack sends to its local queue). */
+export type Deliver = (queueArn: string, body: string) => Promise<void>;
+
+export interface SchedulerEmulationOptions {
+  /** The schedule groups that exist besides `default` (the stage's group). */
+  readonly groups: readonly string[];
+  /** Execution roles by ARN, with their statements: a firing is delivered only where its role allows SendMessage. */
+  readonly roles: ReadonlyMap<string, readonly PolicyStatement[]>;
+  readonly deliver: Deliver;
+  /** Epoch milliseconds now; Date.now by default. Tests pass a clock they advance. */
+  readonly clock?: () => number;
+  /** Calls fireDue() this often (ms); 0 for never (tests call it). Default 1000. */
+  readonly tickMs?: number;
+  readonly port?: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface RunningScheduler {
+  /** `http://127.0.0.1:<port>`: the upstream of the IAM edge's `scheduler` service. */
+  readonly endpoint: string;
+  /** Delivers every firing due by the clock's now (and retries failed ones); resolves to the number delivered. */
+  fireDue(): Promise<number>;
+  /** The schedules held, for tests and tools (the API's GetSchedule/ListSchedules show the same). */
+  schedules(): EmulatedSchedule[];
+  close(): Promise<void>;
+}
+
+const defaultGroup = 'default';
+const namePattern = /^[0-9a-zA-Z-_.]{1,64}$/;
+/** The scheduler's bound on a target's Input. */
+const maxInputLength = 8192;
+const maxBodyBytes = 64 * 1024;
+/** Firings of one schedule delivered by one fireDue() at most: a clock jumped far ahead catches up over several. */
+const maxFiringsPerCall = 1000;
+/** The API's defaults when a target names no retry policy. */
+const defaultRetryPolicy = { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 };
+
+/** An error the API answers, REST-JSON style: the status, `x-amzn-ErrorType`, and `{ "Message": ... }`. */
+class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+const invalid = (message: string) => new ApiError(400, 'ValidationException', message);
+const notFound = (message: string) => new ApiError(404, 'ResourceNotFoundException', message);
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const optionalString = (input: Record<string, unknown>, key: string, max: number): string | undefined => {
+  const value = input[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || value.length > max) throw invalid(`${key} must be a string of at most ${max} characters.`);
+  return value;
+};
+
+/** A REST-JSON timestamp: epoch seconds (the SDK's default), or an ISO string. */
+const optionalDate = (input: Record<string, unknown>, key: string): Date | undefined => {
+  const value = input[key];
+  if (value === undefined || value === null) return undefined;
+  const date = typeof value === 'number' ? new Date(value * 1000) : typeof value === 'string' ? new Date(value) : new Date(NaN);
+  if (Number.isNaN(date.getTime())) throw invalid(`${key} must be a timestamp.`);
+  return date;
+};
+
+const integerIn = (value: unknown, key: string, min: number, max: number): number => {
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) throw invalid(`${key} must be an integer from ${min} to ${max}.`);
+  return value as number;
+};
+
+/** A ClientToken's request, by a digest of everything but the token. */
+const digestOf = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+
+/** `<aws.scheduler.*>` context attributes in an Input, as the scheduler replaces them. */
+const withContext = (input: string, attributes: Readonly<Record<string, string>>): string =>
+  input.replace(/<aws\.scheduler\.(scheduled-time|schedule-arn|execution-id|attempt-number)>/g, (placeholder, name: string) => attributes[name] ?? placeholder);
+
+const isoSeconds = (instant: number): string => new Date(instant).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const epochSeconds = (date: Date | undefined): number | undefined => (date === undefined ? undefined : date.getTime() / 1000);
+
+export const startSchedulerEmulation = async (options: SchedulerEmulationOptions): Promise<RunningScheduler> => {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const clock = options.clock ?? Date.now;
+  const groups = new Set([defaultGroup, ...options.groups]);
+  /** By `<group>/<name>`. */
+  const entries = new Map<string, Entry>();
+  const retries: Retry[] = [];
+  /** ClientToken -> the digest of the request it was used with (Create/Update/Delete idempotency). */
+  const tokens = new Map<string, string>();
+  const keyOf = (group: string, name: string) => `${group}/${name}`;
+  const arnOf = (group: string, name: string) => `arn:aws:scheduler:${localRegion}:${localAccountId}:schedule/${group}/${name}`;
+
+  /** Reads and checks a CreateSchedule/UpdateSchedule body against the API's rules. */
+  const readDefinition = (name: string, input: Record<string, unknown>, now: number, previous?: EmulatedSchedule): { schedule: EmulatedSchedule; firing: FiringSchedule } => {
+    if (!namePattern.test(name)) throw invalid('Name must be 1 to 64 letters, digits, -, _ or . characters.');
+    const group = optionalString(input, 'GroupName', 64) ?? defaultGroup;
+    if (!namePattern.test(group)) throw invalid('GroupName must be 1 to 64 letters, digits, -, _ or . characters.');
+    if (!groups.has(group)) throw notFound(`Schedule group ${group} does not exist.`);
+    const expressionText = optionalString(input, 'ScheduleExpression', 256);
+    if (!expressionText) throw invalid('ScheduleExpression is required.');
+    const timeZone = optionalString(input, 'ScheduleExpressionTimezone', 50);
+    let expression: FiringSchedule['expression'];
+    let zone: FiringSchedule['zone'];
+    try {
+      expression = parseScheduleExpression(expressionText);
+      zone = expressionZone(timeZone);
+    } catch (error) {
+      if (error instanceof InvalidScheduleExpression) throw invalid(`Invalid Schedule Expression ${expressionText}: ${error.message}`);
+      throw error;
+    }
+    const startDate = optionalDate(input, 'StartDate');
+    const endDate = optionalDate(input, 'EndDate');
+    if (startDate && startDate.getTime() < now - 5 * 60_000) throw invalid('The StartDate you specify cannot be earlier than 5 minutes ago.');
+    if (endDate && endDate.getTime() <= now) throw invalid('The EndDate you specify cannot be earlier than the current time.');
+    if (startDate && endDate && endDate <= startDate) throw invalid('The EndDate you specify must be after the StartDate.');
+    const state = input.State ?? 'ENABLED';
+    if (state !== 'ENABLED' && state !== 'DISABLED') throw invalid('State must be ENABLED or DISABLED.');
+    const after = input.ActionAfterCompletion ?? 'NONE';
+    if (after !== 'NONE' && after !== 'DELETE') throw invalid('ActionAfterCompletion must be NONE or DELETE.');
+    const window = input.FlexibleTimeWindow;
+    if (!isRecord(window) || (window.Mode !== 'OFF' && window.Mode !== 'FLEXIBLE')) throw invalid('FlexibleTimeWindow with Mode OFF or FLEXIBLE is required.');
+    if (window.Mode === 'FLEXIBLE') integerIn(window.MaximumWindowInMinutes, 'FlexibleTimeWindow.MaximumWindowInMinutes', 1, 1440);
+    const target = input.Target;
+    if (!isRecord(target)) throw invalid('Target is required.');
+    const targetArn = optionalString(target, 'Arn', 1600);
+    const roleArn = optionalString(target, 'RoleArn', 1600);
+    if (!targetArn || !roleArn) throw invalid('Target.Arn and Target.RoleArn are required.');
+    const targetInput = optionalString(target, 'Input', maxInputLength);
+    const retry = target.RetryPolicy === undefined || target.RetryPolicy === null ? defaultRetryPolicy : target.RetryPolicy;
+    if (!isRecord(retry)) throw invalid('Target.RetryPolicy must be an object.');
+    const retryPolicy = {
+      MaximumEventAgeInSeconds: integerIn(retry.MaximumEventAgeInSeconds ?? defaultRetryPolicy.MaximumEventAgeInSeconds, 'RetryPolicy.MaximumEventAgeInSeconds', 60, 86_400),
+      MaximumRetryAttempts: integerIn(retry.MaximumRetryAttempts ?? defaultRetryPolicy.MaximumRetryAttempts, 'RetryPolicy.MaximumRetryAttempts', 0, 185),
+    };
+    const deadLetter = target.DeadLetterConfig;
+    if (deadLetter !== undefined && deadLetter !== null && (!isRecord(deadLetter) || typeof deadLetter.Arn !== 'string')) {
+      throw invalid('Target.DeadLetterConfig.Arn must be a queue ARN.');
+    }
+    const description = optionalString(input, 'Description', 512);
+    const kmsKeyArn = optionalString(input, 'KmsKeyArn', 2048);
+    const schedule: EmulatedSchedule = {
+      Arn: arnOf(group, name),
+      Name: name,
+      GroupName: group,
+      ScheduleExpression: expressionText,
+      ...(timeZone !== undefined ? { ScheduleExpressionTimezone: timeZone } : {}),
+      ...(startDate ? { StartDate: startDate } : {}),
+      ...(endDate ? { EndDate: endDate } : {}),
+      ...(description !== undefined ? { Description: description } : {}),
+      State: state,
+      ...(kmsKeyArn !== undefined ? { KmsKeyArn: kmsKeyArn } : {}),
+      ActionAfterCompletion: after,
+      FlexibleTimeWindow: { ...(window as EmulatedSchedule['FlexibleTimeWindow']) },
+      Target: {
+        ...target,
+        Arn: targetArn,
+        RoleArn: roleArn,
+        ...(targetInput !== undefined ? { Input: targetInput } : {}),
+        RetryPolicy: retryPolicy,
+        ...(isRecord(deadLetter) ? { DeadLetterConfig: { Arn: deadLetter.Arn as string } } : {}),
+      },
+      CreationDate: previous?.CreationDate ?? new Date(now),
+      LastModificationDate: new Date(now),
+    };
+    const firing: FiringSchedule = {
+      expression,
+      zone,
+      ...(startDate ? { startDate: startDate.getTime() } : {}),
+      ...(endDate ? { endDate: endDate.getTime() } : {}),
+      anchor: now,
+    };
+    return { schedule, firing };
+  };
+
+  /**
+   * The ClientToken rule: a token already used for the same request answers as before (true); used for another
+   * request, a ConflictException. A token is remembered once its request succeeded (`remember`).
+   */
+  const replayed = (token: unknown, request: unknown): boolean => {
+    if (token === undefined || token === null) return false;
+    if (typeof token !== 'string' || !/^[a-zA-Z0-9-_]{1,64}$/.test(token)) throw invalid('ClientToken must be 1 to 64 letters, digits, - or _.');
+    const seen = tokens.get(token);
+    if (seen === undefined) return false;
+    if (seen !== digestOf(request)) throw new ApiError(409, 'ConflictException', 'The ClientToken was already used with a different request.');
+    return true;
+  };
+  const remember = (token: unknown, request: unknown) => {
+    if (typeof token === 'string') tokens.set(token, digestOf(request));
+  };
+
+  const put = (name: string, body: unknown, create: boolean): { ScheduleArn: string } => {
+    if (!isRecord(body)) throw invalid('The request body must be a JSON object.');
+    const { ClientToken: token, ...request } = body;
+    const now = clock();
+    const group = typeof request.GroupName === 'string' ? request.GroupName : defaultGroup;
+    const key = keyOf(group, name);
+    const existing = entries.get(key);
+    const idempotent = { operation: create ? 'create' : 'update', name, request };
+    if (replayed(token, idempotent)) return { ScheduleArn: arnOf(group, name) };
+    if (create && existing) throw new ApiError(409, 'ConflictException', `Schedule ${name} already exists.`);
+    if (!create && !existing) throw notFound(`Schedule ${name} does not exist.`);
+    const { schedule, firing } = readDefinition(name, request, now, existing?.schedule);
+    entries.set(key, { schedule, firing, next: nextFiring(firing, now - 1) });
+    remember(token, idempotent);
+    return { ScheduleArn: schedule.Arn };
+  };
+
+  const describe = (schedule: EmulatedSchedule): Record<string, unknown> => ({
+    ...schedule,
+    StartDate: epochSeconds(schedule.StartDate),
+    EndDate: epochSeconds(schedule.EndDate),
+    CreationDate: epochSeconds(schedule.CreationDate),
+    LastModificationDate: epochSeconds(schedule.LastModificationDate),
+  });
+
+  const get = (name: string, group: string): Entry => {
+    const entry = entries.get(keyOf(group, name));
+    if (!entry) throw notFound(`Schedule ${name} does not exist.`);
+    return entry;
+  };
+
+  const list = (query: URLSearchParams): Record<string, unknown> => {
+    const maxText = query.get('MaxResults');
+    const max = maxText === null ? 100 : integerIn(Number(maxText), 'MaxResults', 1, 100);
+    const offsetText = query.get('NextToken');
+    const offset = offsetText === null ? 0 : Number(offsetText);
+    if (!Number.isInteger(offset) || offset < 0) throw invalid('NextToken is not valid.');
+    const group = query.get('ScheduleGroup');
+    const prefix = query.get('NamePrefix') ?? '';
+    const state = query.get('State');
+    const matching = [...entries.values()]
+      .map((entry) => entry.schedule)
+      .filter((schedule) => (group === null || schedule.GroupName === group) && schedule.Name.startsWith(prefix) && (state === null || schedule.State === state))
+      .sort((a, b) => a.Arn.localeCompare(b.Arn));
+    const page = matching.slice(offset, offset + max);
+    return {
+      Schedules: page.map((schedule) => ({
+        Arn: schedule.Arn,
+        Name: schedule.Name,
+        GroupName: schedule.GroupName,
+        State: schedule.State,
+        CreationDate: epochSeconds(schedule.CreationDate),
+        LastModificationDate: epochSeconds(schedule.LastModificationDate),
+        Target: { Arn: schedule.Target.Arn },
+      })),
+      ...(offset + max < matching.length ? { NextToken: String(offset + max) } : {}),
+    };
+  };
+
+  const route = (method: string, url: URL, body: unknown): unknown => {
+    if (url.pathname === '/schedules' && method === 'GET') return list(url.searchParams);
+    const match = /^\/schedules\/([^/]+)$/.exec(url.pathname);
+    if (!match) throw new ApiError(404, 'UnknownOperationException', 'The local scheduler emulation does not implement this operation.');
+    const name = decodeURIComponent(match[1] as string);
+    const group = url.searchParams.get('groupName') ?? defaultGroup;
+    if (method === 'POST') return put(name, body, true);
+    if (method === 'PUT') return put(name, body, false);
+    if (method === 'GET') return describe(get(name, group).schedule);
+    if (method === 'DELETE') {
+      const token = url.searchParams.get('clientToken') ?? undefined;
+      const idempotent = { operation: 'delete', name, group };
+      if (replayed(token, idempotent)) return {};
+      get(name, group);
+      entries.delete(keyOf(group, name));
+      remember(token, idempotent);
+      return {};
+    }
+    throw new ApiError(404, 'UnknownOperationException', 'The local scheduler emulation does not implement this operation.');
+  };
+
+  const respond = (response: ServerResponse, status: number, payload: unknown, errorType?: string) => {
+    const text = JSON.stringify(payload);
+    response.writeHead(status, {
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(text)),
+      'x-amzn-RequestId': digestOf([Date.now(), Math.random()]).slice(0, 32),
+      ...(errorType ? { 'x-amzn-ErrorType': errorType } : {}),
+    });
+    response.end(text);
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const text = (await readRequestBody(request, maxBodyBytes))?.toString('utf8');
+    if (text === undefined) return respond(response, 413, { Message: 'Request too large.' }, 'ValidationException');
+    try {
+      let body: unknown = {};
+      if (text !== '') {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          throw invalid('The request body is not JSON.');
+        }
+      }
+      const url = new URL(request.url ?? '/', 'http://scheduler');
+      respond(response, 200, route(request.method ?? 'GET', url, body));
+    } catch (error) {
+      if (error instanceof ApiError) return respond(response, error.status, { Message: error.message }, error.type);
+      if (error instanceof URIError) return respond(response, 400, { Message: 'The schedule name is not valid.' }, 'ValidationException');
+      throw error;
+    }
+  };
+
+  /** Sends one firing as its role; throws when the role may not, or the queue refuses. */
+  const send = async (schedule: EmulatedSchedule, queueArn: string, body: string) => {
+    const statements = options.roles.get(schedule.Target.RoleArn);
+    if (!statements || !statementsAllow(statements, { action: 'sqs:SendMessage', resource: queueArn })) {
+      throw new Error(`${schedule.Target.RoleArn} may not sqs:SendMessage to ${queueArn}`);
+    }
+    await options.deliver(queueArn, body);
+  };
+
+  const bodyOf = (schedule: EmulatedSchedule, scheduledTime: number, executionId: string, attempt: number) =>
+    withContext(schedule.Target.Input ?? '{}', {
+      'scheduled-time': isoSeconds(scheduledTime),
+      'schedule-arn': schedule.Arn,
+      'execution-id': executionId,
+      'attempt-number': String(attempt),
+    });
+
+  const attempt = async (retry: Retry, now: number): Promise<'delivered' | 'failed' | 'dead'> => {
+    retry.attempts += 1;
+    const { schedule, scheduledTime, executionId } = retry;
+    try {
+      await send(schedule, schedule.Target.Arn, bodyOf(schedule, scheduledTime, executionId, retry.attempts));
+      return 'delivered';
+    } catch (error) {
+      const policy = schedule.Target.RetryPolicy;
+      const expired = now - scheduledTime > policy.MaximumEventAgeInSeconds * 1000 || retry.attempts > policy.MaximumRetryAttempts;
+      log(`[scheduler] ${schedule.Name}: delivery of ${isoSeconds(scheduledTime)} failed (attempt ${retry.attempts}): ${String(error)}`);
+      if (!expired) return 'failed';
+      const deadLetterArn = schedule.Target.DeadLetterConfig?.Arn;
+      if (deadLetterArn) {
+        await send(schedule, deadLetterArn, bodyOf(schedule, scheduledTime, executionId, retry.attempts)).catch((dlqError: unknown) =>
+          log(`[scheduler] ${schedule.Name}: dead-lettering failed, firing dropped: ${String(dlqError)}`),
+        );
+      }
+      return 'dead';
+    }
+  };
+
+  let firing = false;
+  const fireDue = async (): Promise<number> => {
+    // One call at a time: a slow delivery must not let the timer deliver a firing twice.
+    if (firing) return 0;
+    firing = true;
+    let delivered = 0;
+    try {
+      const now = clock();
+      for (const retry of retries.splice(0)) {
+        const outcome = await attempt(retry, now);
+        if (outcome === 'delivered') delivered += 1;
+        else if (outcome === 'failed') retries.push(retry);
+      }
+      for (const [key, entry] of [...entries]) {
+        for (let count = 0; entry.schedule.State === 'ENABLED' && entry.next !== undefined && entry.next <= now && count < maxFiringsPerCall; count += 1) {
+          const retry: Retry = { schedule: entry.schedule, scheduledTime: entry.next, executionId: digestOf([entry.schedule.Arn, entry.next]).slice(0, 32), attempts: 0 };
+          entry.next = nextFiring(entry.firing, entry.next);
+          const outcome = await attempt(retry, now);
+          if (outcome === 'delivered') delivered += 1;
+          else if (outcome === 'failed') retries.push(retry);
+        }
+        // Completed (an at() that fired, a schedule past its EndDate): DELETE removes it, NONE keeps it, silent.
+        if (entry.next === undefined && entry.schedule.ActionAfterCompletion === 'DELETE' && entries.get(key) === entry) entries.delete(key);
+      }
+    } finally {
+      firing = false;
+    }
+    return delivered;
+  };
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      log(`[scheduler] unexpected failure: ${String(error)}`);
+      if (!response.headersSent) respond(response, 500, { Message: 'The local scheduler emulation failed.' }, 'InternalServerException');
+      else response.destroy();
+    });
+  });
+  const port = await listen(server, options.port ?? 0, '127.0.0.1');
+  const tickMs = options.tickMs ?? 1000;
+  const timer =
+    tickMs > 0
+      ? setInterval(() => {
+          fireDue().catch((error: unknown) => log(`[scheduler] firing failed: ${String(error)}`));
+        }, tickMs)
+      : undefined;
+  timer?.unref();
+
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    fireDue,
+    schedules: () => [...entries.values()].map((entry) => entry.schedule),
+    close: async () => {
+      if (timer) clearInterval(timer);
+      await closeServer(server);
+    },
+  };
+};
