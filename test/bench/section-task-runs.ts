@@ -96,7 +96,8 @@ export const runTaskRunsSection = async (ctx: BenchContext): Promise<TaskRunsSec
     let drained: Awaited<ReturnType<typeof drainThroughMapping>>;
     let capacity: CapacityTotals;
     try {
-      drained = await drainThroughMapping({ sqs, queue: runsQueue, containers, functionName: consumer.name, timeoutMs: consumer.timeoutSeconds * 1000, eventSource, log });
+      // 5,000 messages take minutes on a loaded 2-core machine: a generous deadline, only against a hang.
+      drained = await drainThroughMapping({ sqs, queue: runsQueue, containers, functionName: consumer.name, timeoutMs: consumer.timeoutSeconds * 1000, eventSource, drainTimeoutMs: 900_000, log });
     } finally {
       capacity = meter.stop();
     }
@@ -129,7 +130,11 @@ export const runTaskRunsSection = async (ctx: BenchContext): Promise<TaskRunsSec
       else if (Items.length > 1) doubled += 1;
       else recorded += 1;
     });
-    const work = await takeMessages<TaskWorkMessage>(sqs, workQueue.queueUrl);
+    // Long polls until one finds nothing: a short receive of the SQS server may come back empty with messages left.
+    const work: TaskWorkMessage[] = [];
+    for (let taken = await takeMessages<TaskWorkMessage>(sqs, workQueue.queueUrl, () => true, 1); taken.length > 0; taken = await takeMessages<TaskWorkMessage>(sqs, workQueue.queueUrl, () => true, 1)) {
+      work.push(...taken);
+    }
     const distinctWork = new Set(work.map((message) => message.runKey)).size;
     const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: runsQueue.deadLetterQueueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
     const deadLetters = Number(Attributes?.ApproximateNumberOfMessages ?? 0);
