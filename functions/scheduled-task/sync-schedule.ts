@@ -1,6 +1,46 @@
-// Placeholder of the schedule-sync queue consumer (shared/events/queues.ts names this module): it is built on wip/sched-api, whose
-// file replaces this one at merge. Until then the module exists so that synth (which bundles every entry) and the
-// local stack load; every invocation fails, so the queue keeps its messages and redrives them to its DLQ.
-export const handler = async (): Promise<never> => {
-  throw new Error('built on wip/sched-api');
+// Entry: the schedule-sync queue's consumer. Each message (ScheduleSyncMessage, queued by a save whose scheduler call
+// failed) brings that task's schedule in line with the stored task and records its ScheduleState; a message older
+// than the stored version changes nothing. A record that fails (the scheduler is still down) is reported in the
+// partial batch response and comes back after the visibility timeout; after its last receive it goes to the DLQ.
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { describeError, logger } from '../../shared/observability/logger';
+import { scheduleSyncRetrier } from '../../shared/scheduled-tasks/sync-retrier';
+import { parseScheduleSyncMessage, type ScheduleSyncMessage } from '../../shared/scheduled-tasks/messages';
+import type { ScheduleSyncRequest } from '../../shared/scheduled-tasks/service';
+
+export type ScheduleSyncRetry = (request: ScheduleSyncRequest) => Promise<'synced' | 'stale' | 'gone'>;
+
+const readMessage = (record: SQSRecord): ScheduleSyncMessage => {
+  try {
+    return parseScheduleSyncMessage(record.body);
+  } catch (error) {
+    // Not a message a save wrote: it can never succeed, so it goes to the DLQ after its receives.
+    logger.error('unreadable schedule-sync message', { messageId: record.messageId, ...describeError(error) });
+    throw new Error('unreadable schedule-sync message');
+  }
 };
+
+/** The consumer over any retry (the real one; tests pass one whose scheduler fails). */
+export const createScheduleSyncConsumer = (retrySync: ScheduleSyncRetry) => {
+  const applyRecord = async (record: SQSRecord): Promise<void> => {
+    const message = readMessage(record);
+    const receiveCount = Number(record.attributes.ApproximateReceiveCount);
+    try {
+      const outcome = await retrySync(message);
+      logger.info('schedule sync retried', { messageId: record.messageId, taskId: message.taskId, version: message.version, outcome, receiveCount });
+    } catch (error) {
+      logger.warn('schedule sync still failing; the message returns to the queue', { taskId: message.taskId, version: message.version, receiveCount, ...describeError(error) });
+      throw error;
+    }
+  };
+
+  return async (event: SQSEvent, context: Context) => {
+    logger.addContext(context);
+    // A processor per invocation, so overlapping invocations in one process never mix their failure reports.
+    const processor = new BatchProcessor(EventType.SQS);
+    return processPartialResponse(event, applyRecord, processor, { context, throwOnFullBatchFailure: false });
+  };
+};
+
+export const handler = createScheduleSyncConsumer((request) => scheduleSyncRetrier().retrySync(request));

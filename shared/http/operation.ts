@@ -24,6 +24,7 @@ import { isCompiledOperation, type CompiledOperation } from '../validation/compi
 import { compileOperation } from '../validation/compile-operation';
 import type { SchemaPlan } from '../validation/plan';
 import { coerceToPlan } from './codecs/coerce';
+import { assertDepthWithin } from './codecs/depth';
 import { parseForm } from './codecs/form';
 import { parseXml, serializeXml } from './codecs/xml';
 import { requestIdHeader, securityHeaders } from './headers';
@@ -212,8 +213,11 @@ const contentTypeOf = (event: APIGatewayProxyEvent): string | undefined => {
 const decoders: Record<BodyFormat, (text: string) => unknown> = {
   json: (text) => {
     try {
-      return JSON.parse(text) as unknown;
-    } catch {
+      const decoded = JSON.parse(text) as unknown;
+      assertDepthWithin(decoded);
+      return decoded;
+    } catch (error) {
+      if (error instanceof ValidationFailed) throw error;
       throw new MalformedBody('The body is not valid JSON.');
     }
   },

@@ -1,19 +1,54 @@
-// Operations manifest: scheduled tasks.
+// Operations manifest: scheduled tasks (issue 8). The save stores the task, seals its credentials and brings its
+// EventBridge Scheduler schedule in line; the get (beyond the spec) reads it back with its latest runs.
+import { ActionResults } from '../schemas/envelopes';
 import { ScheduledTask, ScheduledTaskXml } from '../schemas/scheduled-task';
-import { bodyProblems, pendingTableAccess, type Operation } from './operation';
+import { bodyProblems, idPath, type Operation } from './operation';
+
+const ScheduledTaskAnswer = ActionResults(ScheduledTask);
+
 export const scheduledTaskSave = {
   operationId: 'scheduledTaskSave',
   summary: 'Save a scheduled task',
+  description:
+    '`ID` 0 or absent creates (201 with a Location header); a positive `ID` updates (200; 404 when it is not the ' +
+    "tenant's), merging: an absent field keeps its stored value, an empty one clears it. A stale `Version` answers 409. " +
+    'Credentials in `AdaptorDetails.TokenDetails` and secret-looking `Instructions[].Value` are encrypted at rest and ' +
+    'never returned (`Has<Field>: true`). After the task is stored its schedule is created, updated or deleted on ' +
+    'EventBridge Scheduler; when the scheduler fails the task is still saved, with `ScheduleState: "Pending"`, and a ' +
+    'retry brings the schedule in line. Server-owned fields (Status, run times, ScheduleState, Runs, audit) are ignored.',
   area: 'scheduled-tasks',
   method: 'POST',
   path: '/ScheduledTasks/',
-  handler: 'functions/not-implemented.ts',
+  handler: 'functions/scheduled-task/save.ts',
   auth: 'bearer',
   media: 'standard',
-  implemented: false,
+  implemented: true,
   requestBody: { schema: ScheduledTask, required: true, xmlSchema: ScheduledTaskXml },
-  problems: [...bodyProblems, 404, 409, 501],
-  tableAccess: pendingTableAccess,
+  success: { status: 200, schema: ScheduledTaskAnswer, description: 'The task was updated (201 with Location when created).' },
+  problems: [...bodyProblems, 404, 409],
+  /** Read the stored task; the ID sequence and the update and schedule state (UpdateItem); a create (PutItem). */
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  /** Sync the task's schedule, seal its credentials (GenerateDataKey only), queue a sync retry (SendMessage only). */
+  grants: ['manageSchedules', 'sealSecrets', 'sendScheduleSync'],
 } as const satisfies Operation;
 
-export const scheduledTaskOperations = [scheduledTaskSave] as const;
+export const scheduledTaskGet = {
+  operationId: 'scheduledTaskGet',
+  summary: 'Get a scheduled task with its latest runs',
+  description:
+    'Beyond the spec: the task (strongly consistent), its next and last run, the state of its schedule, and its ' +
+    "latest 20 runs newest first. Credentials are never returned (`Has<Field>: true`). Another tenant's task: 404.",
+  area: 'scheduled-tasks',
+  method: 'GET',
+  path: '/ScheduledTasks/{id}',
+  handler: 'functions/scheduled-task/get.ts',
+  auth: 'bearer',
+  media: 'standard',
+  implemented: true,
+  pathParameters: idPath,
+  success: { status: 200, schema: ScheduledTaskAnswer, description: 'The task with its latest runs.' },
+  problems: [400, 401, 404, 406],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
+} as const satisfies Operation;
+
+export const scheduledTaskOperations = [scheduledTaskSave, scheduledTaskGet] as const;

@@ -1,7 +1,10 @@
 // Schemas: ScheduledTask (body of the scheduled-task save) with its optional AdaptorDetails, and ScheduledTaskXml,
 // the XML form, which lists the same fields without AdaptorDetails (spec note 2). Credentials in TokenDetails are
-// flagged `x-sensitive`; inventory class groups nest recursively.
+// flagged `x-sensitive`; inventory class groups nest recursively (bounded by the body depth limit, shared/http).
+// Beyond the spec: Version, TimeZone, the server-owned answer fields (next and last run, schedule state, latest
+// runs, audit) and the flags that say a secret is stored (`Has<Field>`, `HasValue`); shared/scheduled-tasks/README.md.
 import { z } from 'zod';
+import { latestRunsShown } from '../scheduled-tasks/keys';
 import { sensitive } from './annotations';
 import {
   bool,
@@ -22,6 +25,11 @@ import {
 } from './common';
 import { SyncLogDateTime } from './sync-log';
 
+/** A flag only answers set (a secret is stored): accepted in a request, so a fetched task can be sent back, and ignored. */
+function answerOnly(description: string) {
+  return bool().optional().meta({ description: `${description} Answer only: ignored in a request.` });
+}
+
 export const Instruction = shape('Instruction', {
   KeyName: text().optional(),
   FriendlyName: text().optional(),
@@ -31,6 +39,7 @@ export const Instruction = shape('Instruction', {
   ValueType: int32().optional(),
   IsTriggerReconfigure: bool().optional(),
   IsReadOnly: bool().optional(),
+  HasValue: answerOnly('True in an answer when the instruction is secret (its KeyName looks like one) and a value is stored.'),
 });
 export type Instruction = z.infer<typeof Instruction>;
 
@@ -64,7 +73,7 @@ export const TokenDetails = shape('TokenDetails', {
   Provider: text().optional(),
   OrgID: text().optional(),
   OrgName: text().optional(),
-  Username: text().optional(),
+  Username: credential('User name of the connection: a credential like the others.'),
   UserAgent: longText().optional(),
   TokenKey: credential('OAuth token (access token or key) of the connection.'),
   TokenSecret: credential('OAuth token secret of the connection.'),
@@ -76,6 +85,13 @@ export const TokenDetails = shape('TokenDetails', {
   SessionExpiresAt: dateTime().optional(),
   HasExpired: bool().optional(),
   HasSessionExpired: bool().optional(),
+  HasTokenKey: answerOnly('True in an answer when TokenKey is stored.'),
+  HasTokenSecret: answerOnly('True in an answer when TokenSecret is stored.'),
+  HasConsumerKey: answerOnly('True in an answer when ConsumerKey is stored.'),
+  HasConsumerSecret: answerOnly('True in an answer when ConsumerSecret is stored.'),
+  HasSession: answerOnly('True in an answer when Session is stored.'),
+  HasVerifier: answerOnly('True in an answer when Verifier is stored.'),
+  HasUsername: answerOnly('True in an answer when Username is stored.'),
 });
 export type TokenDetails = z.infer<typeof TokenDetails>;
 
@@ -285,27 +301,114 @@ export const AdaptorDetails = shape('AdaptorDetails', {
 });
 export type AdaptorDetails = z.infer<typeof AdaptorDetails>;
 
+/** `IntervalType`: the unit of Interval (recurrence.ts). 0 (None) only on a one-off task: typed clients send 0 for unset. */
+export const intervalTypeNames = ['None', 'Minute', 'Hour', 'Day', 'Week', 'Month'] as const;
+/** `RecurrenceType` (recurrence.ts): what a recurring task's runs keep constant. */
+export const recurrenceTypeNames = ['Auto', 'ElapsedTime', 'LocalTime'] as const;
+
+/**
+ * An integer enumeration whose members have names: the values are the array's indexes. OpenAPI gets `enum` and the
+ * names as `x-enum-varnames` (openapi-generator) and `x-enumNames` (NSwag, the platform's .NET clients), with one
+ * line per member in `x-enum-descriptions`. Validated as an int range, so XML and form values coerce like any int.
+ */
+const namedIntEnum = (names: readonly string[], descriptions: readonly string[], description: string) =>
+  int32()
+    .min(0)
+    .max(names.length - 1)
+    .optional()
+    .meta({
+      description,
+      enum: names.map((_, value) => value),
+      'x-enum-varnames': [...names],
+      'x-enumNames': [...names],
+      'x-enum-descriptions': [...descriptions],
+    });
+
+export const ScheduleStates = ['Enabled', 'Disabled', 'Pending'] as const;
+export type ScheduleState = (typeof ScheduleStates)[number];
+
+/** One recorded run of a task (written by the task-runs consumer, shown newest first). */
+export const ScheduledTaskRun = shape(
+  'ScheduledTaskRun',
+  {
+    ScheduledDateTime_utc: dateTime(),
+    RecordedDateTime_utc: dateTime(),
+    Outcome: z.enum(['Run', 'Skipped']),
+    Reason: z.enum(['Misfire', 'StaleVersion', 'Disabled']).optional(),
+  },
+  'A run of the task: when it was due, when it was recorded, and whether it ran or was skipped (and why).',
+);
+export type ScheduledTaskRun = z.infer<typeof ScheduledTaskRun>;
+
 /** Every field of ScheduledTask except AdaptorDetails: the XML form carries exactly these. */
 const scheduledTaskFields = {
   ID: id().optional(),
   Name: text().optional(),
   NameFriendlyName: text().optional(),
-  Status: text().optional(),
+  Status: text()
+    .optional()
+    .meta({ description: 'Server-owned: Scheduled, Completed (a one-off task that ran) or Disabled. Ignored in a request.' }),
   TimeOfDay: dateTime().optional(),
-  CompletedDateTime_utc: dateTime().optional(),
+  TimeZone: text(64)
+    .optional()
+    .meta({
+      description:
+        'Beyond the spec: an IANA time zone (Australia/Sydney) whose local time the runs keep. Without it, the offset of TimeOfDay is a fixed offset.',
+    }),
+  CompletedDateTime_utc: dateTime()
+    .optional()
+    .meta({ description: "Server-owned: when a one-off task's run was recorded. Ignored in a request." }),
   IsEnabled: bool().optional(),
   IsActive: bool().optional(),
   IsRecurringSchedule: bool().optional(),
   /** Number of IntervalType units between runs: never negative. */
   Interval: count().optional(),
-  IntervalType: int32().optional(),
-  RecurrenceType: int32().optional(),
+  IntervalType: namedIntEnum(
+    intervalTypeNames,
+    ['No interval (a one-off task only)', 'Minutes', 'Hours', 'Days', 'Weeks', 'Months'],
+    'The unit of Interval: 1 minute, 2 hour, 3 day, 4 week, 5 month (0: none, a one-off task only).',
+  ),
+  RecurrenceType: namedIntEnum(
+    recurrenceTypeNames,
+    [
+      'Elapsed time for minute and hour intervals, local time for day, week and month intervals (the default)',
+      'Runs exactly Interval units of elapsed time apart (minute, hour, day, week)',
+      "Runs at TimeOfDay's local time on every Interval-th day, week or month, across DST changes",
+    ],
+    'What the runs keep constant: 0 Auto (default), 1 ElapsedTime, 2 LocalTime.',
+  ),
   TaskTypeID: id().optional(),
   DocumentID: id().optional(),
   DatTypeID: id().optional(),
   DatTypeFriendlyName: text().optional(),
   WorkflowID: id().optional(),
   IDs: listOf(id()).optional(),
+  Version: z.int32().min(0).optional().meta({
+    description:
+      'Version of the task this update is based on (0 or absent: none named). When given and stale, Save answers 409. Every write adds one.',
+  }),
+  NextRunDateTime_utc: dateTime()
+    .optional()
+    .meta({ description: 'Server-owned: the next run, computed from the schedule (absent when none is left). Ignored in a request.' }),
+  LastRunDateTime_utc: dateTime()
+    .optional()
+    .meta({ description: 'Server-owned: the scheduled time of the last recorded run. Ignored in a request.' }),
+  ScheduleState: z
+    .enum(ScheduleStates)
+    .optional()
+    .meta({
+      description:
+        'Server-owned: Enabled (the schedule exists), Disabled (no schedule: disabled, inactive or no run left) or Pending (the scheduler could not be reached; a retry brings it in line). Ignored in a request.',
+    }),
+  Runs: z
+    .array(ScheduledTaskRun)
+    .max(latestRunsShown)
+    .optional()
+    .meta({ description: `Server-owned: the latest ${latestRunsShown} runs, newest first (Get only). Ignored in a request.` }),
+  CreatedDateTime_utc: dateTime().optional(),
+  ModifiedDateTime_utc: dateTime().optional(),
+  CreatedByUserID: id().optional(),
+  ModifiedByUserID: id().optional(),
 };
 
 export const ScheduledTask = shape(

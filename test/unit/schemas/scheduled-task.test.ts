@@ -26,6 +26,7 @@ const instruction: Instruction = {
   ValueType: 1,
   IsTriggerReconfigure: false,
   IsReadOnly: false,
+  HasValue: true,
 };
 
 const inventoryClass: DefaultInventoryClass = {
@@ -215,6 +216,13 @@ const adaptorDetails: AdaptorDetails = {
     SessionExpiresAt: '2026-03-02T00:00:00+10:00',
     HasExpired: false,
     HasSessionExpired: false,
+    HasTokenKey: true,
+    HasTokenSecret: true,
+    HasConsumerKey: true,
+    HasConsumerSecret: true,
+    HasSession: true,
+    HasVerifier: true,
+    HasUsername: true,
   },
   Actions: [
     {
@@ -279,6 +287,16 @@ const xmlTask: ScheduledTaskXml = {
   DatTypeFriendlyName: 'Invoice',
   WorkflowID: 0,
   IDs: [1, 2, 3],
+  TimeZone: 'Australia/Brisbane',
+  Version: 3,
+  NextRunDateTime_utc: '2026-03-01T16:00:00Z',
+  LastRunDateTime_utc: '2026-02-28T16:00:00Z',
+  ScheduleState: 'Enabled',
+  Runs: [{ ScheduledDateTime_utc: '2026-02-28T16:00:00Z', RecordedDateTime_utc: '2026-02-28T16:00:01Z', Outcome: 'Skipped', Reason: 'Misfire' }],
+  CreatedDateTime_utc: '2026-02-01T00:00:00Z',
+  ModifiedDateTime_utc: '2026-02-02T00:00:00Z',
+  CreatedByUserID: 42,
+  ModifiedByUserID: 42,
 };
 
 const task: ScheduledTask = { ...xmlTask, AdaptorDetails: adaptorDetails };
@@ -477,14 +495,34 @@ describe('ScheduledTask as JSON Schema', () => {
         'InventoryClassGroupType',
         'PrimaryOperationalCustomer',
         'ScheduledTask',
+        'ScheduledTaskRun',
         'SyncLogDateTime',
         'TokenDetails',
         'Translator',
         'TranslatorAction',
       ].sort(),
     );
-    expect(Object.keys(xml.$defs ?? {})).toEqual(['ScheduledTaskXml']);
+    expect(Object.keys(xml.$defs ?? {}).sort()).toEqual(['ScheduledTaskRun', 'ScheduledTaskXml']);
     expect(json.$defs?.ScheduledTask?.properties?.TimeOfDay).toMatchObject({ type: 'string', format: 'date-time' });
+  });
+
+  it('makes IntervalType and RecurrenceType integer enumerations with named members', () => {
+    const json = z.toJSONSchema(ScheduledTask, { target: 'draft-2020-12' });
+    const properties = json.$defs?.ScheduledTask?.properties ?? {};
+    expect(properties.IntervalType).toMatchObject({
+      type: 'integer',
+      enum: [0, 1, 2, 3, 4, 5],
+      'x-enum-varnames': ['None', 'Minute', 'Hour', 'Day', 'Week', 'Month'],
+    });
+    expect(properties.RecurrenceType).toMatchObject({ type: 'integer', enum: [0, 1, 2], 'x-enum-varnames': ['Auto', 'ElapsedTime', 'LocalTime'] });
+    expect(issuePaths(ScheduledTask, { IntervalType: 6, RecurrenceType: 3 })).toEqual(['IntervalType', 'RecurrenceType']);
+    expect(issuePaths(ScheduledTask, { IntervalType: -1, ScheduleState: 'Running' })).toEqual(['IntervalType', 'ScheduleState']);
+  });
+
+  it('bounds the runs an answer lists to 20', () => {
+    const run = { ScheduledDateTime_utc: '2026-02-28T16:00:00Z', RecordedDateTime_utc: '2026-02-28T16:00:01Z', Outcome: 'Run' };
+    expect(ScheduledTask.safeParse({ Runs: Array(20).fill(run) }).success).toBe(true);
+    expect(issuePaths(ScheduledTask, { Runs: Array(21).fill(run) })).toEqual(['Runs']);
   });
 
   it('flags every credential of TokenDetails x-sensitive, and nothing else', () => {
@@ -494,6 +532,7 @@ describe('ScheduledTask as JSON Schema', () => {
       'TokenDetails.Session',
       'TokenDetails.TokenKey',
       'TokenDetails.TokenSecret',
+      'TokenDetails.Username',
       'TokenDetails.Verifier',
     ]);
     expect(isSensitive(TokenDetails.shape.TokenSecret)).toBe(true);

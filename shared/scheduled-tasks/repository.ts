@@ -1,0 +1,179 @@
+// Data layer: scheduled tasks in the single table, on the data kit. A task is the item `TASK` of its own partition
+// (keys.ts); its runs are written beside it by the task-runs consumer (runs.ts). The task item holds the task's own
+// fields (attribute names are the schema's: the runs consumer reads and writes Version, NextRunDateTime_utc,
+// LastRunDateTime_utc, Status and CompletedDateTime_utc by these names), the adaptor's details without any secret
+// value (`AdaptorDetails`) and the sealed secrets (`AdaptorSecrets`, AWS Encryption SDK messages, never plaintext).
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { TableContext } from '../data/client';
+import { defineCodec } from '../data/codec';
+import { nextValue } from '../data/sequence';
+import { VersionConflict } from '../errors';
+import type { SealedSecret, StoredAdaptorDetails } from '../crypto/secret-fields';
+import type { AdaptorDetails, ScheduleState, ScheduledTask } from '../schemas/scheduled-task';
+import { taskKey, taskSequence } from './keys';
+
+/** A task as stored: its own fields (no adaptor details, no runs) and, when it has one, its adaptor in stored form. */
+export interface StoredTask {
+  readonly task: TaskRecord;
+  readonly adaptor?: StoredAdaptorDetails;
+}
+
+/** The task's own fields as the table holds them; ID, TenantID-free (the partition names the tenant), Version set. */
+export type TaskRecord = Omit<ScheduledTask, 'AdaptorDetails' | 'Runs'> & { readonly ID: number; readonly Version: number };
+
+/** Every own field of the task item, in one list (the schema's names). */
+export const taskFields = [
+  'ID',
+  'Name',
+  'NameFriendlyName',
+  'Status',
+  'TimeOfDay',
+  'TimeZone',
+  'CompletedDateTime_utc',
+  'IsEnabled',
+  'IsActive',
+  'IsRecurringSchedule',
+  'Interval',
+  'IntervalType',
+  'RecurrenceType',
+  'TaskTypeID',
+  'DocumentID',
+  'DatTypeID',
+  'DatTypeFriendlyName',
+  'WorkflowID',
+  'IDs',
+  'Version',
+  'NextRunDateTime_utc',
+  'LastRunDateTime_utc',
+  'ScheduleState',
+  'CreatedDateTime_utc',
+  'ModifiedDateTime_utc',
+  'CreatedByUserID',
+  'ModifiedByUserID',
+] as const satisfies readonly (keyof TaskRecord)[];
+
+/**
+ * Attributes a save never writes: the task-runs consumer owns them between saves (it records the last run under the
+ * condition that Version is the one its message names). A save's update leaves them as they are, so a run recorded
+ * between the save's read and its write is never undone; a save that changes the schedule clears them explicitly.
+ */
+const runOwned = new Set<string>(['LastRunDateTime_utc']);
+
+const adaptorAttribute = 'AdaptorDetails';
+const secretsAttribute = 'AdaptorSecrets';
+
+interface TaskItemSource {
+  readonly tenantId: number;
+  readonly stored: StoredTask;
+}
+
+const tasks = defineCodec<TaskItemSource & Record<string, unknown>, (typeof taskFields)[number]>({
+  entity: 'ScheduledTask',
+  fields: taskFields,
+  key: (source) => taskKey(source.tenantId, source.stored.task.ID),
+  internal: (source) =>
+    source.stored.adaptor
+      ? { [adaptorAttribute]: source.stored.adaptor.Details, [secretsAttribute]: source.stored.adaptor.Secrets }
+      : {},
+});
+
+/** The item of a task (exported for the tests and the bench, which look at what is really stored). */
+export const toTaskItem = (tenantId: number, stored: StoredTask): Record<string, unknown> =>
+  tasks.toItem({ ...(stored.task as Record<string, unknown>), tenantId, stored });
+
+const fromTaskItem = (item: Readonly<Record<string, unknown>>): StoredTask => {
+  const task = tasks.fromItem(item) as unknown as TaskRecord;
+  const details = item[adaptorAttribute] as AdaptorDetails | undefined;
+  if (!details) return { task };
+  return { task, adaptor: { Details: details, Secrets: (item[secretsAttribute] as SealedSecret[] | undefined) ?? [] } };
+};
+
+const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException || (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
+
+export const createScheduledTaskRepository = (table: TableContext) => {
+  const { client, tableName } = table;
+  return {
+    /** The next task ID of the tenant's sequence (taken before sealing: the ID is part of each secret's context). */
+    nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, taskSequence, 'scheduled task ID'),
+
+    /** The task, strongly consistent, or undefined (another tenant's task is in another partition: never found). */
+    async get(tenantId: number, id: number): Promise<StoredTask | undefined> {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: taskKey(tenantId, id), ConsistentRead: true }));
+      return Item ? fromTaskItem(Item) : undefined;
+    },
+
+    /**
+     * Writes a save: a create puts the item if none exists; an update sets every attribute of `next` and removes the
+     * own fields `next` no longer has, if the stored Version is `expectedVersion` (else VersionConflict). The run-owned
+     * attributes are left alone unless `clearRunState` (the schedule changed, so the last run belongs to another one).
+     */
+    async write(tenantId: number, next: StoredTask, expectedVersion: number | undefined, clearRunState = false): Promise<void> {
+      const item = toTaskItem(tenantId, next);
+      try {
+        if (expectedVersion === undefined) {
+          await client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+          return;
+        }
+        const names: Record<string, string> = { '#version': 'Version' };
+        const values: Record<string, unknown> = { ':expected': expectedVersion };
+        const set: string[] = [];
+        const remove: string[] = [];
+        const name = (attribute: string) => {
+          const alias = `#a${Object.keys(names).length}`;
+          names[alias] = attribute;
+          return alias;
+        };
+        for (const [attribute, value] of Object.entries(item)) {
+          if (attribute === 'pk' || attribute === 'sk' || (runOwned.has(attribute) && !clearRunState)) continue;
+          const alias = name(attribute);
+          values[`:${alias.slice(1)}`] = value;
+          set.push(`${alias} = :${alias.slice(1)}`);
+        }
+        const removable = [...taskFields, adaptorAttribute, secretsAttribute] as string[];
+        for (const attribute of removable) {
+          if (Object.hasOwn(item, attribute) || (runOwned.has(attribute) && !clearRunState)) continue;
+          remove.push(name(attribute));
+        }
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: taskKey(tenantId, next.task.ID),
+            UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+            ConditionExpression: '#version = :expected',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) throw new VersionConflict();
+        throw error;
+      }
+    },
+
+    /**
+     * Records the state of the task's schedule if the task still has `version` (a newer save records its own). The
+     * Version is not raised: the state is the server's bookkeeping, not an edit. Returns false when a newer save won.
+     */
+    async setScheduleState(tenantId: number, id: number, version: number, state: ScheduleState): Promise<boolean> {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: taskKey(tenantId, id),
+            UpdateExpression: 'SET #state = :state',
+            ConditionExpression: '#version = :version',
+            ExpressionAttributeNames: { '#state': 'ScheduleState', '#version': 'Version' },
+            ExpressionAttributeValues: { ':state': state, ':version': version },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+  };
+};
+
+export type ScheduledTaskRepository = ReturnType<typeof createScheduledTaskRepository>;

@@ -1,0 +1,427 @@
+// Scheduled tasks: the runs of a task, recorded exactly once and published at least once. A firing of a task's
+// schedule (a TaskRunMessage) becomes at most one run item, keyed by task and scheduled time and put only if new,
+// in the same transaction as the task's LastRun/NextRun (conditional on the firing's Version); a recorded run is
+// then published to the work queue, and its item remembers when. The rules are in README.md ("Runs and the work
+// queue"); `planRun` decides, pure, and `createRunRecorder` writes and publishes.
+import { randomUUID } from 'node:crypto';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { TableContext } from '../data/client';
+import { withOptimisticRetry } from '../data/retry';
+import { transact, transactionActions } from '../data/transaction';
+import { VersionConflict } from '../errors';
+import { consumerTimeoutSeconds } from '../events/queues';
+import { isMisfire, isRunTime, nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
+import { latestRunsShown, runKey, runSortKeyPrefix, taskKey, taskPartition } from './keys';
+import type { TaskWorkMessage } from './messages';
+
+/** One run as a task's answer lists it (C4). */
+export interface TaskRun {
+  readonly ScheduledDateTime_utc: string;
+  readonly RecordedDateTime_utc: string;
+  readonly Outcome: 'Run' | 'Skipped';
+  readonly Reason?: 'Misfire' | 'StaleVersion' | 'Disabled';
+}
+
+/** A firing of a task's schedule: a TaskRunMessage (messages.ts) with its scheduled time read as an instant. */
+export interface TaskFiring {
+  readonly tenantId: number;
+  readonly taskId: number;
+  /** The task's `Version` when its schedule was written. */
+  readonly version: number;
+  /** `<aws.scheduler.scheduled-time>`: when the firing was due. */
+  readonly scheduledTime: Date;
+}
+
+/** The task item's attributes the runs read (C4: sched-api stores them under these names). */
+export interface StoredTaskState {
+  readonly Version: number;
+  readonly IsEnabled?: boolean;
+  readonly IsActive?: boolean;
+  readonly IsRecurringSchedule?: boolean;
+  readonly Interval?: number;
+  readonly IntervalType?: number;
+  readonly RecurrenceType?: number;
+  readonly TimeOfDay?: string;
+  readonly TimeZone?: string;
+  readonly TaskTypeID?: number;
+  readonly LastRunDateTime_utc?: string;
+  readonly NextRunDateTime_utc?: string;
+  readonly Status?: string;
+}
+
+/** What the task item gets with a run: every attribute the runs write (and nothing else of the task). */
+export interface TaskAdvance {
+  readonly LastRunDateTime_utc?: string;
+  /** `undefined`: no run remains (a one-off task's run, or the 2199 horizon): the attribute is removed. */
+  readonly NextRunDateTime_utc: string | undefined;
+  readonly completed?: { readonly Status: 'Completed'; readonly CompletedDateTime_utc: string };
+}
+
+/** What one firing comes to. */
+export type RunPlan =
+  | { readonly kind: 'ignore'; readonly why: 'NoTask' | 'NotARun' }
+  | {
+      readonly kind: 'record';
+      readonly run: Pick<TaskRun, 'Outcome' | 'Reason'>;
+      /** The task's new LastRun/NextRun (written only if its Version is still the firing's). */
+      readonly advance?: TaskAdvance;
+      /** Whether the run goes to the work queue (only a run that is `Run`). */
+      readonly publish: boolean;
+    };
+
+/** The message names a Version the task never had: a bug or a forged message, kept in the DLQ for a look. */
+export class UnknownTaskVersion extends Error {
+  override readonly name = 'UnknownTaskVersion';
+  constructor() {
+    super('The firing names a task Version newer than the stored one');
+  }
+}
+
+/** The stored task's schedule fields no longer make a schedule: never written by a save, so a bug; kept in the DLQ. */
+export class UnreadableTaskSchedule extends Error {
+  override readonly name = 'UnreadableTaskSchedule';
+  constructor() {
+    super('The stored task has no valid schedule');
+  }
+}
+
+/** Another delivery of this run holds its publication lease: retry later (it is published by then, or its lease ran out). */
+export class RunPublicationInProgress extends Error {
+  override readonly name = 'RunPublicationInProgress';
+  constructor() {
+    super('Another delivery is publishing this run');
+  }
+}
+
+const later = (a: string | undefined, b: string | undefined): string | undefined => (a === undefined ? b : b === undefined || a > b ? a : b);
+
+/** The next run to store: none when none remains (it is removed), else never earlier than the stored one (runs arrive in any order). */
+const laterRun = (stored: string | undefined, next: string | undefined): string | undefined => (next === undefined ? undefined : later(stored, next));
+
+const recurrenceOfTask = (task: StoredTaskState): Recurrence => {
+  const outcome = readRecurrence(task);
+  if (!outcome.recurrence) throw new UnreadableTaskSchedule();
+  return outcome.recurrence;
+};
+
+/**
+ * The rules, in order (README.md, "Runs and the work queue"):
+ * 1. No task item: nothing is recorded (there is no task to record it on).
+ * 2. A Version newer than the stored one: UnknownTaskVersion. An older one: a stale schedule, `Skipped`
+ *    (StaleVersion), the task untouched, never published.
+ * 3. A firing that is not one of the task's runs (a local-time schedule with Interval > 1 fires every period):
+ *    nothing is recorded.
+ * 4. A disabled or inactive task: `Skipped` (Disabled), the task untouched.
+ * 5. A run older than one interval (its next run is already due): `Skipped` (Misfire), NextRun advanced past now.
+ * 6. Otherwise `Run`: LastRun and NextRun advance (never backwards), a one-off task is `Completed`, and it is published.
+ */
+export const planRun = (task: StoredTaskState | undefined, firing: TaskFiring, now: Date): RunPlan => {
+  if (!task) return { kind: 'ignore', why: 'NoTask' };
+  if (firing.version > task.Version) throw new UnknownTaskVersion();
+  if (firing.version < task.Version) return { kind: 'record', run: { Outcome: 'Skipped', Reason: 'StaleVersion' }, publish: false };
+  const recurrence = recurrenceOfTask(task);
+  if (!isRunTime(recurrence, firing.scheduledTime)) return { kind: 'ignore', why: 'NotARun' };
+  if (task.IsEnabled === false || task.IsActive === false) {
+    return { kind: 'record', run: { Outcome: 'Skipped', Reason: 'Disabled' }, publish: false };
+  }
+  const next = (after: Date) => nextRunAfter(recurrence, after)?.toISOString();
+  if (isMisfire(recurrence, firing.scheduledTime, now)) {
+    return {
+      kind: 'record',
+      run: { Outcome: 'Skipped', Reason: 'Misfire' },
+      advance: { NextRunDateTime_utc: laterRun(task.NextRunDateTime_utc, next(now)) },
+      publish: false,
+    };
+  }
+  const scheduled = firing.scheduledTime.toISOString();
+  const nextRun = next(firing.scheduledTime);
+  return {
+    kind: 'record',
+    run: { Outcome: 'Run' },
+    advance: {
+      LastRunDateTime_utc: later(task.LastRunDateTime_utc, scheduled),
+      NextRunDateTime_utc: laterRun(task.NextRunDateTime_utc, nextRun),
+      ...(recurrence.kind === 'once' ? { completed: { Status: 'Completed', CompletedDateTime_utc: now.toISOString() } } : {}),
+    },
+    publish: true,
+  };
+};
+
+export type RunRecorder = ReturnType<typeof createRunRecorder>;
+
+/** A run's identity for workers: `<tenant>:<task>:<scheduled time, UTC ISO 8601>`, the same on every publication. */
+export const workRunKey = (firing: Pick<TaskFiring, 'tenantId' | 'taskId' | 'scheduledTime'>): string =>
+  `${firing.tenantId}:${firing.taskId}:${firing.scheduledTime.toISOString()}`;
+
+const runEntity = 'TaskRun';
+
+/** The run item's attributes besides its key (publication bookkeeping included). */
+interface StoredRun extends TaskRun {
+  readonly Version: number;
+  readonly TaskTypeID?: number;
+  readonly PublishLeaseId?: string;
+  readonly PublishLeaseUntil?: string;
+  readonly PublishedDateTime_utc?: string;
+}
+
+const taskAttributes = [
+  'Version',
+  'IsEnabled',
+  'IsActive',
+  'IsRecurringSchedule',
+  'Interval',
+  'IntervalType',
+  'RecurrenceType',
+  'TimeOfDay',
+  'TimeZone',
+  'TaskTypeID',
+  'LastRunDateTime_utc',
+  'NextRunDateTime_utc',
+  'Status',
+] as const;
+
+/** Reads only the schedule attributes (never the sealed secrets), strongly consistent. */
+const readTaskState = async (table: TableContext, tenantId: number, taskId: number): Promise<StoredTaskState | undefined> => {
+  const { Item } = await table.client.send(
+    new GetCommand({
+      TableName: table.tableName,
+      Key: taskKey(tenantId, taskId),
+      ConsistentRead: true,
+      ProjectionExpression: taskAttributes.map((_, index) => `#a${index}`).join(', '),
+      ExpressionAttributeNames: Object.fromEntries(taskAttributes.map((name, index) => [`#a${index}`, name])),
+    }),
+  );
+  return Item as StoredTaskState | undefined;
+};
+
+const readRun = async (table: TableContext, firing: TaskFiring): Promise<StoredRun | undefined> => {
+  const { Item } = await table.client.send(
+    new GetCommand({ TableName: table.tableName, Key: runKey(firing.tenantId, firing.taskId, firing.scheduledTime), ConsistentRead: true }),
+  );
+  return Item as StoredRun | undefined;
+};
+
+/** The task Update of a run: the advance, conditional on the firing's Version and on the LastRun/NextRun it read. */
+const taskUpdate = (table: TableContext, firing: TaskFiring, read: StoredTaskState, advance: TaskAdvance) => {
+  const names: Record<string, string> = { '#version': 'Version', '#last': 'LastRunDateTime_utc', '#next': 'NextRunDateTime_utc' };
+  const values: Record<string, unknown> = { ':version': firing.version };
+  const set: string[] = [];
+  const remove: string[] = [];
+  if (advance.LastRunDateTime_utc !== undefined) {
+    set.push('#last = :last');
+    values[':last'] = advance.LastRunDateTime_utc;
+  }
+  if (advance.NextRunDateTime_utc !== undefined) {
+    set.push('#next = :next');
+    values[':next'] = advance.NextRunDateTime_utc;
+  } else {
+    remove.push('#next');
+  }
+  if (advance.completed) {
+    names['#status'] = 'Status';
+    names['#completed'] = 'CompletedDateTime_utc';
+    set.push('#status = :status', '#completed = :completed');
+    values[':status'] = advance.completed.Status;
+    values[':completed'] = advance.completed.CompletedDateTime_utc;
+  }
+  // Optimistic on what was read: a concurrent run of the same task moved LastRun/NextRun, so decide again.
+  const unchanged = (name: string, value: string | undefined, placeholder: string) => {
+    if (value === undefined) return `attribute_not_exists(${name})`;
+    values[placeholder] = value;
+    return `${name} = ${placeholder}`;
+  };
+  return {
+    Update: {
+      TableName: table.tableName,
+      Key: taskKey(firing.tenantId, firing.taskId),
+      UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
+      ConditionExpression: [
+        '#version = :version',
+        unchanged('#last', read.LastRunDateTime_utc, ':readLast'),
+        unchanged('#next', read.NextRunDateTime_utc, ':readNext'),
+      ].join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+};
+
+/** Sends due runs to the work queue, one message each (JSON of TaskWorkMessage). */
+export const createWorkPublisher =
+  (queueUrl: string, client: SQSClient = new SQSClient({})) =>
+  async (work: TaskWorkMessage): Promise<void> => {
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(work) }));
+  };
+
+/** How a firing ended. */
+export type RunOutcome =
+  | { readonly outcome: 'Ignored'; readonly why: 'NoTask' | 'NotARun' }
+  | { readonly outcome: 'Recorded'; readonly run: TaskRun; readonly published: boolean }
+  | { readonly outcome: 'Duplicate'; readonly run: TaskRun; readonly published: boolean };
+
+export interface RunRecorderOptions {
+  readonly table: TableContext;
+  /** Sends one due run to the work queue; throws when the queue did not take it. */
+  readonly publishWork: (work: TaskWorkMessage) => Promise<void>;
+  readonly now?: () => Date;
+  /**
+   * How long a delivery that recorded a run holds the right to publish it: the consumer's timeout, after which
+   * the invocation holding it is surely gone. Shorter than the queue's visibility timeout, so a redelivery after a
+   * crash always finds it expired.
+   */
+  readonly publishLeaseMs?: number;
+  /** How long a duplicate waits for its twin's publication before it fails and comes back later (default 750 ms). */
+  readonly publicationWaitMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+const publicRun = ({ ScheduledDateTime_utc, RecordedDateTime_utc, Outcome, Reason }: TaskRun): TaskRun => ({
+  ScheduledDateTime_utc,
+  RecordedDateTime_utc,
+  Outcome,
+  ...(Reason !== undefined ? { Reason } : {}),
+});
+
+/** Records firings exactly once and publishes each recorded `Run` at least once. */
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export const createRunRecorder = ({
+  table,
+  publishWork,
+  now = () => new Date(),
+  publishLeaseMs = consumerTimeoutSeconds * 1000,
+  publicationWaitMs = 750,
+  sleep = sleepFor,
+}: RunRecorderOptions) => {
+  const dueWork = (firing: TaskFiring, run: Pick<StoredRun, 'Version' | 'TaskTypeID'>): TaskWorkMessage => ({
+    tenantId: firing.tenantId,
+    taskId: firing.taskId,
+    taskTypeId: run.TaskTypeID ?? 0,
+    version: run.Version,
+    scheduledTime: firing.scheduledTime.toISOString(),
+    runKey: workRunKey(firing),
+  });
+
+  /** Publishes, then notes it on the run item, so a later duplicate stops there. */
+  const publish = async (firing: TaskFiring, run: Pick<StoredRun, 'Version' | 'TaskTypeID'>): Promise<void> => {
+    await publishWork(dueWork(firing, run));
+    await table.client.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: runKey(firing.tenantId, firing.taskId, firing.scheduledTime),
+        UpdateExpression: 'SET PublishedDateTime_utc = :now REMOVE PublishLeaseId, PublishLeaseUntil',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': now().toISOString() },
+      }),
+    );
+  };
+
+  const leaseUntil = () => new Date(now().getTime() + publishLeaseMs).toISOString();
+
+  /**
+   * A run that is already recorded: published, or not a `Run`, means nothing to do. Otherwise the delivery that
+   * recorded it died between the write and the send (or is still sending): once its lease has run out, take the
+   * lease and publish.
+   */
+  const resumeDuplicate = async (firing: TaskFiring, leaseId: string): Promise<RunOutcome> => {
+    // A twin delivered at the same moment publishes within milliseconds: wait for it a little (50, 100, 200, 400 ms)
+    // rather than fail and come back after a whole visibility timeout.
+    let stored: StoredRun | undefined;
+    for (let waitMs = 50, waited = 0; ; waited += waitMs, waitMs *= 2) {
+      stored = await readRun(table, firing);
+      if (!stored) throw new VersionConflict();
+      if (stored.Outcome !== 'Run' || stored.PublishedDateTime_utc !== undefined) return { outcome: 'Duplicate', run: publicRun(stored), published: false };
+      const leased = stored.PublishLeaseId !== leaseId && stored.PublishLeaseUntil !== undefined && stored.PublishLeaseUntil > now().toISOString();
+      if (!leased) break;
+      if (waited + waitMs > publicationWaitMs) throw new RunPublicationInProgress();
+      await sleep(waitMs);
+    }
+    if (stored.PublishLeaseId !== leaseId) {
+      try {
+        await table.client.send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: runKey(firing.tenantId, firing.taskId, firing.scheduledTime),
+            UpdateExpression: 'SET PublishLeaseId = :mine, PublishLeaseUntil = :until',
+            ConditionExpression: 'attribute_not_exists(PublishedDateTime_utc) AND PublishLeaseId = :theirs',
+            ExpressionAttributeValues: { ':mine': leaseId, ':until': leaseUntil(), ':theirs': stored.PublishLeaseId },
+          }),
+        );
+      } catch (error) {
+        if ((error as Error).name === 'ConditionalCheckFailedException') throw new RunPublicationInProgress();
+        throw error;
+      }
+    }
+    await publish(firing, stored);
+    return { outcome: 'Duplicate', run: publicRun(stored), published: true };
+  };
+
+  const record = async (firing: TaskFiring): Promise<RunOutcome> => {
+    // One lease id per delivery: an SDK retry of our own write finds it ours and goes on publishing.
+    const leaseId = randomUUID();
+    return withOptimisticRetry(async () => {
+      const task = await readTaskState(table, firing.tenantId, firing.taskId);
+      const recordedAt = now();
+      const plan = planRun(task, firing, recordedAt);
+      if (plan.kind === 'ignore') return { outcome: 'Ignored', why: plan.why };
+      const run: TaskRun = {
+        ScheduledDateTime_utc: firing.scheduledTime.toISOString(),
+        RecordedDateTime_utc: recordedAt.toISOString(),
+        ...plan.run,
+      };
+      const stored: StoredRun = {
+        ...run,
+        Version: firing.version,
+        ...(task?.TaskTypeID !== undefined ? { TaskTypeID: task.TaskTypeID } : {}),
+        ...(plan.publish ? { PublishLeaseId: leaseId, PublishLeaseUntil: leaseUntil() } : {}),
+      };
+      const { actions, add } = transactionActions<'run' | 'task'>();
+      add('run', {
+        Put: {
+          TableName: table.tableName,
+          Item: { ...runKey(firing.tenantId, firing.taskId, firing.scheduledTime), entity: runEntity, ...stored },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      });
+      if (plan.advance && task) add('task', taskUpdate(table, firing, task, plan.advance));
+      try {
+        await transact(table, actions, { errors: { run: () => new RunAlreadyRecorded() } });
+      } catch (error) {
+        if (error instanceof RunAlreadyRecorded) return resumeDuplicate(firing, leaseId);
+        throw error;
+      }
+      if (plan.publish) await publish(firing, stored);
+      return { outcome: 'Recorded', run, published: plan.publish };
+    });
+  };
+
+  return { record };
+};
+
+/** The run item exists: this firing was delivered before. */
+class RunAlreadyRecorded extends Error {
+  override readonly name = 'RunAlreadyRecorded';
+}
+
+/** A task's newest runs, newest first (C4; strongly consistent: one partition of the table). */
+export const latestRuns = async (table: TableContext, tenantId: number, taskId: number, limit = latestRunsShown): Promise<TaskRun[]> => {
+  const { Items = [] } = await table.client.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :runs)',
+      ExpressionAttributeValues: { ':pk': taskPartition(tenantId, taskId), ':runs': runSortKeyPrefix },
+      ProjectionExpression: '#scheduled, #recorded, #outcome, #reason',
+      ExpressionAttributeNames: {
+        '#scheduled': 'ScheduledDateTime_utc',
+        '#recorded': 'RecordedDateTime_utc',
+        '#outcome': 'Outcome',
+        '#reason': 'Reason',
+      },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      Limit: limit,
+    }),
+  );
+  return Items.map((item) => publicRun(item as TaskRun));
+};

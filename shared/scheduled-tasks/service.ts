@@ -1,0 +1,277 @@
+// Domain: the rules of scheduled tasks (issue 8). Called by the functions with a validated request and the caller's
+// principal; talks to storage through the repository, to EventBridge Scheduler through `syncSchedule` and to the
+// schedule-sync queue through `requestSync` (ports, so unit tests inject them and a clock). Throws named errors;
+// never builds a response. The rules are written down in README.md next to this file.
+import type { Principal } from '../auth/principal';
+import { extractSecrets, sealAdaptorDetails, type StoredAdaptorDetails } from '../crypto/secret-fields';
+import type { SecretCipher } from '../crypto/envelope';
+import { withOptimisticRetry } from '../data/retry';
+import { nextVersion } from '../data/versioned';
+import { NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '../errors';
+import { describeError, logger } from '../observability/logger';
+import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '../schemas/scheduled-task';
+import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
+import type { ScheduleSyncMessage } from './messages';
+import type { ScheduledTaskRepository, StoredTask, TaskRecord } from './repository';
+import type { ScheduleState as SyncedState, TaskSchedule } from './schedules';
+import { taskView } from './task-view';
+
+/** `Status` (server-owned). */
+export const TaskStatus = { Scheduled: 'Scheduled', Completed: 'Completed', Disabled: 'Disabled' } as const;
+
+/** Fields a client writes; everything else is the server's (ID on create, Version, Status, run state, audit). */
+const clientFields = [
+  'Name',
+  'NameFriendlyName',
+  'TimeOfDay',
+  'TimeZone',
+  'IsEnabled',
+  'IsActive',
+  'IsRecurringSchedule',
+  'Interval',
+  'IntervalType',
+  'RecurrenceType',
+  'TaskTypeID',
+  'DocumentID',
+  'DatTypeID',
+  'DatTypeFriendlyName',
+  'WorkflowID',
+  'IDs',
+] as const satisfies readonly (keyof TaskRecord)[];
+
+/** The fields that make the schedule: a change to any of them is a new schedule (and is checked against now). */
+const scheduleFields = ['TimeOfDay', 'TimeZone', 'IsRecurringSchedule', 'Interval', 'IntervalType', 'RecurrenceType'] as const;
+
+/** A retry of a task's schedule sync: the schedule-sync queue's message (contract C2). */
+export type ScheduleSyncRequest = ScheduleSyncMessage;
+
+/** Brings a task's schedule in line (contract C1, schedules.ts); a port, so tests can make it fail. */
+export type ScheduleSync = (task: TaskSchedule, now: Date) => Promise<SyncedState>;
+
+export interface ScheduledTaskReaderDependencies {
+  readonly repository: ScheduledTaskRepository;
+  /** The task's latest runs, newest first (the task-runs consumer writes them). */
+  readonly latestRuns: (tenantId: number, taskId: number) => Promise<readonly ScheduledTaskRun[]>;
+}
+
+/** Reads a task with its latest runs (the get function needs nothing else: no cipher, no scheduler, no queue). */
+export const createScheduledTaskReader = ({ repository, latestRuns }: ScheduledTaskReaderDependencies) => ({
+  /** The task (404 when it is not the caller's tenant's), its adaptor in public view, and its latest runs. */
+  async get(principal: Principal, id: number): Promise<ScheduledTask> {
+    const [stored, runs] = await Promise.all([repository.get(principal.tenantId, id), latestRuns(principal.tenantId, id)]);
+    if (!stored) throw new NotFound(`Scheduled task ${id} does not exist.`);
+    return taskView(stored.task, stored.adaptor, runs);
+  },
+});
+
+export interface ScheduleSyncRetrierDependencies {
+  readonly repository: ScheduledTaskRepository;
+  readonly syncSchedule: ScheduleSync;
+  readonly clock?: () => Date;
+}
+
+/**
+ * The schedule-sync retry (the schedule-sync queue's consumer): a message for a version older than the stored one is
+ * stale (the newer save synced, or queued its own retry) and changes nothing; otherwise the schedule is synced
+ * again and its state recorded. Throws when the scheduler still fails, so the message returns to the queue (then the
+ * DLQ).
+ */
+export const createScheduleSyncRetrier = ({ repository, syncSchedule, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => ({
+  async retrySync(request: ScheduleSyncRequest): Promise<'synced' | 'stale' | 'gone'> {
+    const stored = await repository.get(request.tenantId, request.taskId);
+    if (!stored) return 'gone';
+    const { task } = stored;
+    if (task.Version > request.version) return 'stale';
+    const state = await syncSchedule(
+      { tenantId: request.tenantId, taskId: task.ID, version: task.Version, recurrence: recurrenceOfTask(task), enabled: isScheduled(task) },
+      clock(),
+    );
+    const recorded = await repository.setScheduleState(request.tenantId, task.ID, task.Version, state);
+    return recorded ? 'synced' : 'stale';
+  },
+});
+
+export interface ScheduledTaskServiceDependencies extends ScheduledTaskReaderDependencies {
+  /** Seals secret fields; called only when a body carries a secret value. */
+  readonly cipher: SecretCipher;
+  /** Creates, updates or deletes the task's schedule; throws when the scheduler cannot be reached or refuses. */
+  readonly syncSchedule: ScheduleSync;
+  /** Queues a retry of the schedule's sync (the schedule-sync queue, with a delay). */
+  readonly requestSync: (request: ScheduleSyncRequest) => Promise<void>;
+  readonly clock?: () => Date;
+}
+
+export interface SaveOutcome {
+  readonly created: boolean;
+  readonly task: ScheduledTask;
+}
+
+/** Absent keeps the stored value; an explicitly empty value (`""`, `[]`) clears it; anything else replaces it. */
+const mergeClientFields = (previous: TaskRecord | undefined, input: ScheduledTaskXml): Partial<TaskRecord> => {
+  const merged: Record<string, unknown> = {};
+  for (const field of clientFields) {
+    const value = input[field] !== undefined ? input[field] : previous?.[field];
+    const empty = value === '' || (Array.isArray(value) && value.length === 0);
+    if (value !== undefined && !empty) merged[field] = value;
+  }
+  return merged as Partial<TaskRecord>;
+};
+
+const sameSchedule = (previous: TaskRecord | undefined, next: Partial<TaskRecord>) =>
+  previous !== undefined && scheduleFields.every((field) => previous[field] === next[field]);
+
+/** The recurrence of a stored task (its fields were valid when saved: a failure here is a bug, not a 400). */
+export const recurrenceOfTask = (task: TaskRecord): Recurrence => {
+  const outcome = readRecurrence(task);
+  if (outcome.errors) throw new Error(`Stored task ${task.ID} has no valid schedule`);
+  return outcome.recurrence;
+};
+
+/** The task's schedule exists only while it is enabled and active (contract C1: `enabled`). */
+export const isScheduled = (task: TaskRecord) => task.IsEnabled !== false && task.IsActive !== false;
+
+/**
+ * Answer-only flags a client may send back from a fetched task (`Has<Field>`, `HasValue`): dropped before the merge,
+ * so a stored flag can never claim a secret that is not there.
+ */
+const withoutAnswerFlags = (details: AdaptorDetails): AdaptorDetails => {
+  const copy = structuredClone(details);
+  const token = copy.TokenDetails as Record<string, unknown> | undefined;
+  if (token) for (const name of Object.keys(token)) if (/^Has(TokenKey|TokenSecret|ConsumerKey|ConsumerSecret|Session|Verifier|Username)$/.test(name)) delete token[name];
+  const lists = [
+    copy.Instructions,
+    ...(copy.TranslatorDetails ?? []).map((translator) => translator.Instructions),
+    ...(copy.Actions ?? []).flatMap((action) => [action.Instructions, ...(action.TranslatorActionDetails ?? []).map((inner) => inner.Instructions)]),
+  ];
+  for (const list of lists) for (const instruction of list ?? []) delete instruction.HasValue;
+  return copy;
+};
+
+export const createScheduledTaskService = ({
+  repository,
+  cipher,
+  syncSchedule,
+  requestSync,
+  latestRuns,
+  clock = () => new Date(),
+}: ScheduledTaskServiceDependencies) => {
+  const require = async (tenantId: number, id: number): Promise<StoredTask> => {
+    const stored = await repository.get(tenantId, id);
+    if (!stored) throw new NotFound(`Scheduled task ${id} does not exist.`);
+    return stored;
+  };
+
+  /** Every rule of a save's merged fields at once: the schedule (recurrence.ts), a name and a task type. */
+  const check = (fields: Partial<TaskRecord>, previous: TaskRecord | undefined, now: Date): Recurrence => {
+    const errors: FieldError[] = [];
+    if (!fields.Name?.trim()) errors.push({ pointer: '/Name', detail: 'is required' });
+    if (!fields.TaskTypeID) errors.push({ pointer: '/TaskTypeID', detail: 'is required: the workers of this task type run it' });
+    // A changed schedule must have a run ahead; an unchanged one (a completed one-off task) is kept as it is.
+    const outcome = readRecurrence(fields, sameSchedule(previous, fields) ? undefined : now);
+    if (outcome.errors) errors.push(...outcome.errors);
+    if (errors.length > 0 || !outcome.recurrence) throw new ValidationFailed(errors);
+    return outcome.recurrence;
+  };
+
+  /** The task as it will be stored, and its recurrence. */
+  const compose = (
+    principal: Principal,
+    id: number,
+    input: ScheduledTaskXml,
+    previous: TaskRecord | undefined,
+    now: Date,
+  ): { record: TaskRecord; recurrence: Recurrence; scheduleChanged: boolean } => {
+    const fields = mergeClientFields(previous, input);
+    const recurrence = check(fields, previous, now);
+    const scheduleChanged = !sameSchedule(previous, fields);
+    const enabled = fields.IsEnabled ?? true;
+    const active = fields.IsActive ?? true;
+    // A one-off task that ran stays Completed until its schedule changes (then it is scheduled again).
+    const completedAt = scheduleChanged ? undefined : previous?.CompletedDateTime_utc;
+    const status = !enabled || !active ? TaskStatus.Disabled : completedAt ? TaskStatus.Completed : TaskStatus.Scheduled;
+    const next = status === TaskStatus.Scheduled ? nextRunAfter(recurrence, new Date(now.getTime() - 1)) : undefined;
+    const timestamp = now.toISOString();
+    const record: TaskRecord = {
+      ...fields,
+      ID: id,
+      IsEnabled: enabled,
+      IsActive: active,
+      Status: status,
+      ...(completedAt ? { CompletedDateTime_utc: completedAt } : {}),
+      ...(next ? { NextRunDateTime_utc: next.toISOString() } : {}),
+      ...(!scheduleChanged && previous?.LastRunDateTime_utc ? { LastRunDateTime_utc: previous.LastRunDateTime_utc } : {}),
+      // What the sync below is expected to leave; corrected after it when the scheduler says otherwise or fails.
+      ScheduleState: next ? 'Enabled' : 'Disabled',
+      Version: nextVersion(previous),
+      CreatedDateTime_utc: previous?.CreatedDateTime_utc ?? timestamp,
+      CreatedByUserID: previous?.CreatedByUserID ?? principal.userId,
+      ModifiedDateTime_utc: timestamp,
+      ModifiedByUserID: principal.userId,
+    };
+    return { record, recurrence, scheduleChanged };
+  };
+
+  /**
+   * Brings the scheduler in line with a committed task. A scheduler that fails leaves the task `Pending` (if no newer
+   * save has come since) with a retry on the schedule-sync queue: the caller still gets its stored task.
+   */
+  const synchronise = async (tenantId: number, record: TaskRecord, recurrence: Recurrence, now: Date): Promise<ScheduleState> => {
+    const request = { tenantId, taskId: record.ID, version: record.Version };
+    let state: ScheduleState;
+    try {
+      state = await syncSchedule({ ...request, recurrence, enabled: isScheduled(record) }, now);
+    } catch (error) {
+      logger.warn('schedule sync failed; the task is Pending and a retry is queued', { taskId: record.ID, version: record.Version, ...describeError(error) });
+      state = 'Pending';
+      try {
+        await requestSync(request);
+      } catch (queueError) {
+        // Both the scheduler and the queue are down: the task stays Pending; the next save or a redrive repairs it.
+        logger.error('schedule sync retry could not be queued', { taskId: record.ID, version: record.Version, ...describeError(queueError) });
+      }
+    }
+    if (state !== record.ScheduleState) await repository.setScheduleState(tenantId, record.ID, record.Version, state);
+    return state;
+  };
+
+  const save = async (principal: Principal, input: ScheduledTask | ScheduledTaskXml): Promise<SaveOutcome> => {
+    const tenantId = principal.tenantId;
+    const isUpdate = Boolean(input.ID);
+    const incomingDetails = 'AdaptorDetails' in input && input.AdaptorDetails ? withoutAnswerFlags(input.AdaptorDetails) : undefined;
+    // Checked in full before anything is taken or written, so a refused save changes nothing, not even the sequence.
+    const secretErrors = incomingDetails ? extractSecrets(incomingDetails).errors : [];
+    if (secretErrors.length > 0) throw new ValidationFailed(secretErrors);
+    if (!isUpdate) compose(principal, 0, input, undefined, clock());
+    const id = isUpdate ? (input.ID as number) : await repository.nextId(tenantId);
+    const expected = input.Version ? input.Version : undefined;
+
+    const { record, recurrence, adaptor } = await withOptimisticRetry(async () => {
+      const previous = isUpdate ? await require(tenantId, id) : undefined;
+      if (previous && expected !== undefined && expected !== previous.task.Version) throw new StaleVersion();
+      const now = clock();
+      const composed = compose(principal, id, input, previous?.task, now);
+      // Sealed with the task's ID in each secret's context; secrets the body does not mention keep their ciphertext.
+      const sealed: StoredAdaptorDetails | undefined = await sealAdaptorDetails({ incoming: incomingDetails, stored: previous?.adaptor, owner: { tenantId, taskId: id }, cipher });
+      const next: StoredTask = { task: composed.record, ...(sealed ? { adaptor: sealed } : {}) };
+      try {
+        await repository.write(tenantId, next, previous?.task.Version, composed.scheduleChanged);
+      } catch (error) {
+        // The client named the version it edited: someone saved first, so its edit is stale (409), not retried.
+        if (error instanceof VersionConflict && expected !== undefined) throw new StaleVersion();
+        throw error;
+      }
+      return { record: composed.record, recurrence: composed.recurrence, adaptor: sealed };
+    });
+
+    const state = await synchronise(tenantId, record, recurrence, clock());
+    return { created: !isUpdate, task: taskView({ ...record, ScheduleState: state }, adaptor) };
+  };
+
+  return {
+    save,
+    get: createScheduledTaskReader({ repository, latestRuns }).get,
+    retrySync: createScheduleSyncRetrier({ repository, syncSchedule, clock }).retrySync,
+  };
+};
+
+export type ScheduledTaskService = ReturnType<typeof createScheduledTaskService>;

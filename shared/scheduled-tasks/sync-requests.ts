@@ -1,0 +1,16 @@
+// Messaging: asks for a retry of a task's schedule sync. The save sends it when the scheduler failed; the message
+// (`{"tenantId":1,"taskId":5,"version":3}`, the schedule-sync queue's ScheduleSyncMessage) waits out a delay, so a
+// scheduler that is briefly down has time to come back, then the sync consumer brings the schedule in line.
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { ScheduleSyncRequest } from './service';
+
+/** The first retry waits this long; later ones wait the queue's visibility timeout (its consumer's backoff). */
+export const scheduleSyncDelaySeconds = 30;
+
+export const createScheduleSyncPublisher =
+  (queueUrl: string, client: SQSClient = new SQSClient({}), delaySeconds = scheduleSyncDelaySeconds) =>
+  async ({ tenantId, taskId, version }: ScheduleSyncRequest): Promise<void> => {
+    await client.send(
+      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ tenantId, taskId, version }), DelaySeconds: delaySeconds }),
+    );
+  };

@@ -1,0 +1,81 @@
+// End to end: hostile and invalid scheduled-task saves. Each is a 400 problem with errors[] pointing at the field,
+// never a 5xx, and changes nothing: the tenant has no item at all afterwards (no task, not even a taken ID).
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { api, tokenFor } from '../../support/http';
+import { reservedKeyProblem, validationProblem } from '../../support/responses';
+import { freshTenantId } from '../../support/tenant-items';
+import { openTable, quarterHourly, saveTask } from './support';
+
+const tenant = freshTenantId();
+const table = openTable();
+let token: string;
+
+beforeAll(async () => {
+  token = await tokenFor({ tenant });
+});
+afterAll(() => table.close());
+
+const postRaw = (body: string, type = 'application/json', as = token) => api('/ScheduledTasks/', { method: 'POST', token: as, body, headers: { 'Content-Type': type } });
+
+const deep = (cycles: number) => {
+  let inventoryClass: Record<string, unknown> = { Name: 'leaf' };
+  for (let level = 0; level < cycles; level += 1) inventoryClass = { InventoryClassGroup: { InventoryClasses: [inventoryClass] } };
+  return { ...quarterHourly, AdaptorDetails: { DefaultInventoryClass: inventoryClass } };
+};
+
+describe('refused saves', () => {
+  it.each([
+    ['Interval 0 (more than one run a minute)', { ...quarterHourly, Interval: 0 }, [{ pointer: '/Interval', detail: 'must be at least 1: a task runs at most once a minute' }]],
+    ['a fractional Interval', { ...quarterHourly, Interval: 0.5 }, [{ pointer: '/Interval', detail: expect.any(String) }]],
+    ['an unknown IntervalType', { ...quarterHourly, IntervalType: 6 }, [{ pointer: '/IntervalType', detail: expect.any(String) }]],
+    ['an unknown RecurrenceType', { ...quarterHourly, RecurrenceType: 9 }, [{ pointer: '/RecurrenceType', detail: expect.any(String) }]],
+    ['an unknown zone', { ...quarterHourly, TimeZone: 'Mars/Olympus_Mons' }, [{ pointer: '/TimeZone', detail: 'must be an IANA time zone name, e.g. Australia/Sydney (case-sensitive)' }]],
+    ['an offset as a zone', { ...quarterHourly, TimeZone: '+10:00' }, [{ pointer: '/TimeZone', detail: expect.any(String) }]],
+    ['a zone in the wrong case', { ...quarterHourly, TimeZone: 'australia/sydney' }, [{ pointer: '/TimeZone', detail: expect.any(String) }]],
+    ['a one-off task in the past', { Name: 'Once', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2020-01-01T00:00:00Z' }, [{ pointer: '/TimeOfDay', detail: 'must be in the future for a one-off task' }]],
+    ['a TimeOfDay without an offset', { ...quarterHourly, TimeOfDay: '2026-01-01T00:00:00' }, [{ pointer: '/TimeOfDay', detail: expect.any(String) }]],
+    ['no name and no task type', { ...quarterHourly, Name: '', TaskTypeID: undefined }, [{ pointer: '/Name', detail: 'is required' }, { pointer: '/TaskTypeID', detail: expect.any(String) }]],
+    ['a list over 500 items', { ...quarterHourly, IDs: Array.from({ length: 501 }, (_, index) => index) }, [{ pointer: '/IDs', detail: expect.any(String) }]],
+    ['over 20 runs sent back', { ...quarterHourly, Runs: Array(21).fill({ ScheduledDateTime_utc: '2026-01-01T00:00:00Z', RecordedDateTime_utc: '2026-01-01T00:00:00Z', Outcome: 'Run' }) }, [{ pointer: '/Runs', detail: expect.any(String) }]],
+    ['a ScheduleState that is not one', { ...quarterHourly, ScheduleState: 'Running' }, [{ pointer: '/ScheduleState', detail: expect.any(String) }]],
+    ['a secret named twice', { ...quarterHourly, AdaptorDetails: { Instructions: [{ KeyName: 'ApiKey', Value: 'a' }, { KeyName: 'ApiKey', Value: 'b' }] } }, [{ pointer: '/AdaptorDetails/Instructions/1/KeyName', detail: expect.any(String) }]],
+    ['an unknown field', { ...quarterHourly, name: 'lower-case' }, [{ pointer: '/name', detail: expect.any(String) }]],
+  ])('refuses %s with 400 and errors[]', async (_case, body, errors) => {
+    const response = await saveTask(token, body as Parameters<typeof saveTask>[1]);
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual(validationProblem(errors, expect.any(String) as unknown as string));
+  });
+
+  it('refuses __proto__, constructor and prototype keys at any depth, in JSON and forms', async () => {
+    expect((await postRaw('{"Name":"x","__proto__":{"IsEnabled":false}}')).json).toEqual(reservedKeyProblem('/__proto__'));
+    expect((await postRaw('{"Name":"x","AdaptorDetails":{"TokenDetails":{"constructor":"x"}}}')).json).toEqual(reservedKeyProblem('/AdaptorDetails/TokenDetails/constructor'));
+    expect((await postRaw('Name=x&AdaptorDetails[prototype]=1', 'application/x-www-form-urlencoded')).status).toBe(400);
+    expect((await postRaw('<ScheduledTaskXml><Name>x</Name><__proto__>1</__proto__></ScheduledTaskXml>', 'application/xml')).status).toBe(400);
+  });
+
+  it('refuses AdaptorDetails in the XML form (ScheduledTaskXml has none)', async () => {
+    const response = await postRaw('<ScheduledTaskXml><Name>x</Name><AdaptorDetails><Name>a</Name></AdaptorDetails></ScheduledTaskXml>', 'text/xml');
+    expect(response.status).toBe(400);
+  });
+
+  it('refuses deep recursion of inventory class groups with 400 (the body depth bound), never a 500', async () => {
+    expect((await postRaw(JSON.stringify(deep(10)))).status).toBe(400);
+    // Nine cycles (31 levels) are within the bound (saved for another tenant: this one must stay empty).
+    expect((await postRaw(JSON.stringify(deep(9)), 'application/json', await tokenFor({ tenant: freshTenantId() }))).status).toBe(201);
+    const levels = 20_000;
+    const huge = `{"AdaptorDetails":{"DefaultInventoryClass":${'{"InventoryClassGroup":{"InventoryClasses":['.repeat(levels)}{}${']}}'.repeat(levels)}}}`;
+    const response = await postRaw(huge);
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ detail: 'The body nests deeper than 32 levels.' });
+  });
+
+  it('refuses a body over 1 MiB (413) and a non-object body (400)', async () => {
+    expect((await postRaw(JSON.stringify({ ...quarterHourly, Name: 'x'.repeat(1024 * 1024) }))).status).toBe(413);
+    expect((await postRaw('[1,2]')).status).toBe(400);
+    expect((await postRaw('{"Name":')).status).toBe(400);
+  });
+
+  it('left nothing behind: the tenant has no item, not even a taken ID', async () => {
+    expect(await table.tenantItems(tenant)).toEqual([]);
+  });
+});

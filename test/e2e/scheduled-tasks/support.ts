@@ -1,0 +1,76 @@
+// Test support for the scheduled-task end-to-end tests: saves and reads in any media type, the answer schema to
+// read XML back, every stored item of a tenant's tasks (to prove a refused save changed nothing), and a schedule
+// time safely in the future of the test run.
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ActionResults } from '../../../shared/schemas/envelopes';
+import { ScheduledTask } from '../../../shared/schemas/scheduled-task';
+import { encodeBody, type RequestMediaType } from '../../support/bodies';
+import { api, type ApiResponse } from '../../support/http';
+import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
+
+export const answerSchema = ActionResults(ScheduledTask);
+
+export interface TaskAnswer {
+  readonly Value: ScheduledTask;
+  readonly IsSuccess: boolean;
+  readonly Messages: string[];
+}
+
+type Body = Parameters<typeof encodeBody>[1];
+
+export interface SendOptions {
+  readonly type?: RequestMediaType;
+  readonly accept?: string;
+}
+
+export const saveTask = (token: string, body: Body, { type = 'application/json', accept }: SendOptions = {}): Promise<ApiResponse<TaskAnswer>> => {
+  const encoded = encodeBody(type, body, 'ScheduledTaskXml');
+  return api<TaskAnswer>('/ScheduledTasks/', { method: 'POST', token, body: encoded.body, headers: { ...encoded.headers, ...(accept ? { Accept: accept } : {}) } });
+};
+
+export const getTask = (token: string, id: number | string, accept?: string): Promise<ApiResponse<TaskAnswer>> =>
+  api<TaskAnswer>(`/ScheduledTasks/${id}`, { token, ...(accept ? { headers: { Accept: accept } } : {}) });
+
+/** A whole minute a day ahead of now (a one-off task's time must be in the future). */
+export const tomorrow = (): string => {
+  const time = new Date(Date.now() + 24 * 60 * 60 * 1000);
+  time.setUTCSeconds(0, 0);
+  return time.toISOString().replace('.000Z', 'Z');
+};
+
+/** Every 15 minutes from a fixed past instant (the grid), in UTC. */
+export const quarterHourly = { Name: 'Export', TaskTypeID: 7, IsRecurringSchedule: true, Interval: 15, IntervalType: 1, TimeOfDay: '2026-01-01T00:00:00Z' };
+
+/** The local table, read directly (test-only Scans of the local stack's table). */
+export const openTable = () => {
+  const raw = localDynamoDbClient();
+  const client = DynamoDBDocumentClient.from(raw);
+  const { tableName } = requireLocalEndpoints();
+  const scan = async (filter?: { expression: string; values: Record<string, unknown> }) => {
+    const items: Record<string, unknown>[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new ScanCommand({
+          TableName: tableName,
+          ExclusiveStartKey,
+          ConsistentRead: true,
+          ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeValues: filter.values } : {}),
+        }),
+      );
+      items.push(...((page.Items ?? []) as Record<string, unknown>[]));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items;
+  };
+  return {
+    /** Every item of the whole table (every tenant's). */
+    everyItem: () => scan(),
+    /** Every item of one tenant: its partition (the ID sequence) and its tasks' partitions, sorted by key. */
+    tenantItems: async (tenantId: number) =>
+      (await scan({ expression: 'pk = :tenant OR begins_with(pk, :tasks)', values: { ':tenant': `T#${tenantId}`, ':tasks': `T#${tenantId}#` } })).sort((a, b) =>
+        `${String(a.pk)} ${String(a.sk)}`.localeCompare(`${String(b.pk)} ${String(b.sk)}`),
+      ),
+    close: () => raw.destroy(),
+  };
+};

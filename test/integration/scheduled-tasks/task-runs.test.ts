@@ -1,0 +1,277 @@
+// Integration: the run recorder against DynamoDB Local and the SQS server, with an injected clock. A run is
+// recorded once and published once, whatever the duplicates (sequential or concurrent); stale versions, misfires
+// and disabled tasks are recorded Skipped and never published; a one-off task completes; a delivery that dies
+// between the write and the send is published by the redelivery once its lease runs out. Task items are seeded
+// with the attribute names of contract C4 (as the save stores them).
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { TableContext } from '../../../shared/data/client';
+import { runKey, taskKey, taskPartition } from '../../../shared/scheduled-tasks/keys';
+import {
+  createRunRecorder,
+  createWorkPublisher,
+  latestRuns,
+  RunPublicationInProgress,
+  type TaskFiring,
+} from '../../../shared/scheduled-tasks/runs';
+import type { TaskWorkMessage } from '../../../shared/scheduled-tasks/messages';
+import { quarterHourlyTask, takeMessages } from '../../support/task-runs';
+import { localTaskStack } from '../../support/task-runs-stack';
+import { freshTenantId } from '../../support/tenant-items';
+
+const { tableName, table, sqs } = localTaskStack();
+
+const at = (iso: string) => new Date(iso);
+/** Every 15 minutes from 09:00 UTC, version 3. */
+const quarterHourly = { ...quarterHourlyTask, Name: 'Nightly export' };
+
+/** A task of a fresh tenant, stored as the save stores it. */
+const seedTask = async (fields: Record<string, unknown> = quarterHourly) => {
+  const tenantId = freshTenantId();
+  const taskId = 5;
+  await table.client.send(new PutCommand({ TableName: tableName, Item: { ...taskKey(tenantId, taskId), entity: 'ScheduledTask', ID: taskId, ...fields } }));
+  return { tenantId, taskId };
+};
+const readTask = async (tenantId: number, taskId: number) =>
+  (await table.client.send(new GetCommand({ TableName: tableName, Key: taskKey(tenantId, taskId), ConsistentRead: true }))).Item;
+const partition = async (tenantId: number, taskId: number) =>
+  (
+    await table.client.send(
+      new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': taskPartition(tenantId, taskId) }, ConsistentRead: true }),
+    )
+  ).Items ?? [];
+
+/** A work queue of this test, and every message on it so far (received and deleted). */
+const workQueue = async () => {
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `task-work-${randomUUID().slice(0, 8)}` }));
+  const queueUrl = QueueUrl as string;
+  const drain = () => takeMessages<TaskWorkMessage>(sqs, queueUrl);
+  return { queueUrl, drain, publishWork: createWorkPublisher(queueUrl, sqs) };
+};
+
+/** A recorder whose clock the test sets. */
+const recorderAt = (clock: { now: Date }, publishWork: (work: TaskWorkMessage) => Promise<void>) => createRunRecorder({ table, publishWork, now: () => clock.now });
+
+const firing = (task: { tenantId: number; taskId: number }, scheduledTime: string, version = 3): TaskFiring => ({
+  ...task,
+  version,
+  scheduledTime: at(scheduledTime),
+});
+
+describe('a run', () => {
+  it('is recorded once, advances the task and publishes one work message; a duplicate changes nothing', async () => {
+    const task = await seedTask();
+    const queue = await workQueue();
+    const clock = { now: at('2026-03-02T09:15:01Z') };
+    const recorder = recorderAt(clock, queue.publishWork);
+
+    expect(await recorder.record(firing(task, '2026-03-02T09:15:00Z'))).toEqual({
+      outcome: 'Recorded',
+      run: { ScheduledDateTime_utc: '2026-03-02T09:15:00.000Z', RecordedDateTime_utc: '2026-03-02T09:15:01.000Z', Outcome: 'Run' },
+      published: true,
+    });
+    expect(await readTask(task.tenantId, task.taskId)).toEqual({
+      ...taskKey(task.tenantId, task.taskId),
+      entity: 'ScheduledTask',
+      ID: task.taskId,
+      ...quarterHourly,
+      LastRunDateTime_utc: '2026-03-02T09:15:00.000Z',
+      NextRunDateTime_utc: '2026-03-02T09:30:00.000Z',
+    });
+    const run = (await table.client.send(new GetCommand({ TableName: tableName, Key: runKey(task.tenantId, task.taskId, at('2026-03-02T09:15:00Z')) }))).Item;
+    expect(run).toEqual({
+      ...runKey(task.tenantId, task.taskId, at('2026-03-02T09:15:00Z')),
+      entity: 'TaskRun',
+      ScheduledDateTime_utc: '2026-03-02T09:15:00.000Z',
+      RecordedDateTime_utc: '2026-03-02T09:15:01.000Z',
+      Outcome: 'Run',
+      Version: 3,
+      TaskTypeID: 7,
+      PublishedDateTime_utc: '2026-03-02T09:15:01.000Z',
+    });
+    expect(await queue.drain()).toEqual([
+      { tenantId: task.tenantId, taskId: 5, taskTypeId: 7, version: 3, scheduledTime: '2026-03-02T09:15:00.000Z', runKey: `${task.tenantId}:5:2026-03-02T09:15:00.000Z` },
+    ]);
+
+    const before = await partition(task.tenantId, task.taskId);
+    clock.now = at('2026-03-02T09:16:00Z');
+    expect(await recorder.record(firing(task, '2026-03-02T09:15:00Z'))).toMatchObject({ outcome: 'Duplicate', published: false });
+    expect(await partition(task.tenantId, task.taskId)).toEqual(before);
+    expect(await queue.drain()).toEqual([]);
+  });
+
+  it('is recorded and published once when ten deliveries of it arrive at once', async () => {
+    const task = await seedTask();
+    const queue = await workQueue();
+    const clock = { now: at('2026-03-02T09:15:01Z') };
+    const recorder = recorderAt(clock, queue.publishWork);
+
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => recorder.record(firing(task, '2026-03-02T09:15:00Z'))));
+    const fulfilled = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.outcome] : []));
+    const rejected = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+    expect(fulfilled.filter((outcome) => outcome === 'Recorded')).toHaveLength(1);
+    // The others found it recorded: done, or (while the first was still sending) to be retried later.
+    for (const reason of rejected) expect(reason).toBeInstanceOf(RunPublicationInProgress);
+    expect((await partition(task.tenantId, task.taskId)).filter((item) => item.entity === 'TaskRun')).toHaveLength(1);
+    expect(await queue.drain()).toHaveLength(1);
+    // The retries of those that were told to come back later change nothing.
+    for (const _ of rejected) expect(await recorder.record(firing(task, '2026-03-02T09:15:00Z'))).toMatchObject({ outcome: 'Duplicate', published: false });
+    expect(await queue.drain()).toEqual([]);
+  });
+
+  it('records concurrent runs of one task each once, and LastRun/NextRun end at the latest', async () => {
+    const task = await seedTask();
+    const queue = await workQueue();
+    const clock = { now: at('2026-03-02T10:14:00Z') };
+    const recorder = recorderAt(clock, queue.publishWork);
+    // At 10:14, 09:30 and 09:45 are misfires (their next run is already due); 10:00 is late but still runs.
+    const times = ['2026-03-02T09:30:00Z', '2026-03-02T09:45:00Z', '2026-03-02T10:00:00Z'];
+    const outcomes = await Promise.all(times.map((time) => recorder.record(firing(task, time))));
+    expect(outcomes.map((outcome) => (outcome.outcome === 'Recorded' ? [outcome.run.Outcome, outcome.run.Reason] : outcome.outcome))).toEqual([
+      ['Skipped', 'Misfire'],
+      ['Skipped', 'Misfire'],
+      ['Run', undefined],
+    ]);
+    expect(await readTask(task.tenantId, task.taskId)).toMatchObject({ LastRunDateTime_utc: '2026-03-02T10:00:00.000Z', NextRunDateTime_utc: '2026-03-02T10:15:00.000Z', Version: 3 });
+    expect((await queue.drain()).map((work) => work.scheduledTime)).toEqual(['2026-03-02T10:00:00.000Z']);
+  });
+
+  it('completes a one-off task: Status Completed, CompletedDateTime_utc set, NextRun removed', async () => {
+    const task = await seedTask({ Version: 1, IsEnabled: true, IsActive: true, IsRecurringSchedule: false, TimeOfDay: '2026-03-02T09:00:00+10:00', TaskTypeID: 2, NextRunDateTime_utc: '2026-03-01T23:00:00.000Z', Status: 'Scheduled' });
+    const queue = await workQueue();
+    const recorder = recorderAt({ now: at('2026-03-01T23:00:02Z') }, queue.publishWork);
+    expect(await recorder.record(firing(task, '2026-03-01T23:00:00Z', 1))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Run' } });
+    const stored = await readTask(task.tenantId, task.taskId);
+    expect(stored).toMatchObject({ Status: 'Completed', CompletedDateTime_utc: '2026-03-01T23:00:02.000Z', LastRunDateTime_utc: '2026-03-01T23:00:00.000Z', Version: 1 });
+    expect(stored).not.toHaveProperty('NextRunDateTime_utc');
+    expect(await queue.drain()).toMatchObject([{ taskTypeId: 2, version: 1 }]);
+  });
+});
+
+describe('skipped and ignored firings', () => {
+  it('records a stale version Skipped (StaleVersion), leaves the task untouched and publishes nothing', async () => {
+    const task = await seedTask();
+    const queue = await workQueue();
+    const before = await readTask(task.tenantId, task.taskId);
+    const recorder = recorderAt({ now: at('2026-03-02T09:15:01Z') }, queue.publishWork);
+    expect(await recorder.record(firing(task, '2026-03-02T09:15:00Z', 2))).toMatchObject({
+      outcome: 'Recorded',
+      run: { Outcome: 'Skipped', Reason: 'StaleVersion' },
+      published: false,
+    });
+    expect(await readTask(task.tenantId, task.taskId)).toEqual(before);
+    expect(await queue.drain()).toEqual([]);
+  });
+
+  it('records a misfire Skipped (Misfire) and advances NextRun past now, without LastRun or a message', async () => {
+    const task = await seedTask();
+    const queue = await workQueue();
+    const recorder = recorderAt({ now: at('2026-03-02T11:01:00Z') }, queue.publishWork);
+    expect(await recorder.record(firing(task, '2026-03-02T09:15:00Z'))).toMatchObject({ run: { Outcome: 'Skipped', Reason: 'Misfire' }, published: false });
+    const stored = await readTask(task.tenantId, task.taskId);
+    expect(stored).toMatchObject({ NextRunDateTime_utc: '2026-03-02T11:15:00.000Z' });
+    expect(stored).not.toHaveProperty('LastRunDateTime_utc');
+    expect(await queue.drain()).toEqual([]);
+  });
+
+  it('records a run of a disabled task Skipped (Disabled), task untouched', async () => {
+    const task = await seedTask({ ...quarterHourly, IsEnabled: false });
+    const queue = await workQueue();
+    const before = await readTask(task.tenantId, task.taskId);
+    const recorder = recorderAt({ now: at('2026-03-02T09:15:01Z') }, queue.publishWork);
+    expect(await recorder.record(firing(task, '2026-03-02T09:15:00Z'))).toMatchObject({ run: { Outcome: 'Skipped', Reason: 'Disabled' } });
+    expect(await readTask(task.tenantId, task.taskId)).toEqual(before);
+    expect(await queue.drain()).toEqual([]);
+  });
+
+  it('records nothing for a firing that is not a run, or of a task that does not exist', async () => {
+    const task = await seedTask();
+    const queue = await workQueue();
+    const recorder = recorderAt({ now: at('2026-03-02T09:16:01Z') }, queue.publishWork);
+    const before = await partition(task.tenantId, task.taskId);
+    expect(await recorder.record(firing(task, '2026-03-02T09:16:00Z'))).toEqual({ outcome: 'Ignored', why: 'NotARun' });
+    expect(await recorder.record(firing({ tenantId: task.tenantId, taskId: 6 }, '2026-03-02T09:15:00Z'))).toEqual({ outcome: 'Ignored', why: 'NoTask' });
+    expect(await partition(task.tenantId, task.taskId)).toEqual(before);
+    expect(await partition(task.tenantId, 6)).toEqual([]);
+    expect(await queue.drain()).toEqual([]);
+  });
+
+  it('treats a save that lands between the read and the write as a newer Version: the firing becomes stale', async () => {
+    const task = await seedTask();
+    const queue = await workQueue();
+    let saved = false;
+    // The save commits just before the run's transaction is sent, once.
+    const racing: TableContext = {
+      tableName,
+      client: {
+        send: async (command: unknown) => {
+          if (command instanceof TransactWriteCommand && !saved) {
+            saved = true;
+            await table.client.send(
+              new UpdateCommand({ TableName: tableName, Key: taskKey(task.tenantId, task.taskId), UpdateExpression: 'SET Version = :v', ExpressionAttributeValues: { ':v': 4 } }),
+            );
+          }
+          return table.client.send(command as never);
+        },
+      } as unknown as DynamoDBDocumentClient,
+    };
+    const recorder = createRunRecorder({ table: racing, publishWork: queue.publishWork, now: () => at('2026-03-02T09:15:01Z') });
+    expect(await recorder.record(firing(task, '2026-03-02T09:15:00Z'))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Skipped', Reason: 'StaleVersion' } });
+    expect(saved).toBe(true);
+    const stored = await readTask(task.tenantId, task.taskId);
+    expect(stored).toMatchObject({ Version: 4, NextRunDateTime_utc: '2026-03-02T09:00:00.000Z' });
+    expect(stored).not.toHaveProperty('LastRunDateTime_utc');
+    expect(await queue.drain()).toEqual([]);
+  });
+});
+
+describe('a delivery that dies between the write and the send', () => {
+  it('leaves the run recorded and unpublished; the redelivery publishes it once the lease ran out, then duplicates stop', async () => {
+    const task = await seedTask();
+    const queue = await workQueue();
+    const clock = { now: at('2026-03-02T09:15:01Z') };
+    const dying = recorderAt(clock, async () => {
+      throw Object.assign(new Error('the process died'), { name: 'Crash' });
+    });
+    await expect(dying.record(firing(task, '2026-03-02T09:15:00Z'))).rejects.toMatchObject({ name: 'Crash' });
+    const runItem = async () =>
+      (await table.client.send(new GetCommand({ TableName: tableName, Key: runKey(task.tenantId, task.taskId, at('2026-03-02T09:15:00Z')), ConsistentRead: true }))).Item;
+    expect(await runItem()).toMatchObject({ Outcome: 'Run', PublishLeaseUntil: '2026-03-02T09:15:31.000Z' });
+    expect(await runItem()).not.toHaveProperty('PublishedDateTime_utc');
+    expect(await readTask(task.tenantId, task.taskId)).toMatchObject({ LastRunDateTime_utc: '2026-03-02T09:15:00.000Z' });
+
+    const recorder = recorderAt(clock, queue.publishWork);
+    // Within the lease the dead delivery might still be sending: come back later.
+    clock.now = at('2026-03-02T09:15:20Z');
+    await expect(recorder.record(firing(task, '2026-03-02T09:15:00Z'))).rejects.toBeInstanceOf(RunPublicationInProgress);
+    expect(await queue.drain()).toEqual([]);
+    // The redelivery comes after the visibility timeout (181 s), long after the lease (30 s).
+    clock.now = at('2026-03-02T09:18:02Z');
+    expect(await recorder.record(firing(task, '2026-03-02T09:15:00Z'))).toMatchObject({ outcome: 'Duplicate', published: true, run: { Outcome: 'Run' } });
+    expect(await queue.drain()).toMatchObject([{ scheduledTime: '2026-03-02T09:15:00.000Z', taskTypeId: 7, version: 3 }]);
+    expect(await runItem()).toMatchObject({ PublishedDateTime_utc: '2026-03-02T09:18:02.000Z' });
+    expect(await runItem()).not.toHaveProperty('PublishLeaseId');
+
+    expect(await recorder.record(firing(task, '2026-03-02T09:15:00Z'))).toMatchObject({ outcome: 'Duplicate', published: false });
+    expect(await queue.drain()).toEqual([]);
+    // Recorded once: the task's fields were written by the first delivery only.
+    expect(await readTask(task.tenantId, task.taskId)).toMatchObject({ LastRunDateTime_utc: '2026-03-02T09:15:00.000Z', NextRunDateTime_utc: '2026-03-02T09:30:00.000Z' });
+  });
+});
+
+it('lists the newest 20 runs, newest first, with only their public fields', async () => {
+  const task = await seedTask();
+  const times = Array.from({ length: 25 }, (_, i) => new Date(Date.parse('2026-03-02T09:00:00Z') + i * 15 * 60_000));
+  // Runs recorded as they came, on time.
+  for (const time of times) {
+    await createRunRecorder({ table, publishWork: async () => undefined, now: () => new Date(time.getTime() + 1000) }).record({ ...task, version: 3, scheduledTime: time });
+  }
+  const runs = await latestRuns(table, task.tenantId, task.taskId);
+  expect(runs).toHaveLength(20);
+  expect(runs[0]).toEqual({ ScheduledDateTime_utc: '2026-03-02T15:00:00.000Z', RecordedDateTime_utc: '2026-03-02T15:00:01.000Z', Outcome: 'Run' });
+  expect(runs.map((run) => run.ScheduledDateTime_utc)).toEqual(times.slice(5).reverse().map((time) => time.toISOString()));
+  expect(await latestRuns(table, task.tenantId, task.taskId, 3)).toHaveLength(3);
+  expect(await latestRuns(table, task.tenantId, 99)).toEqual([]);
+});

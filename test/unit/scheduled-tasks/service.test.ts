@@ -1,0 +1,301 @@
+// Unit tests of the scheduled-task service's rules with an injected clock, an in-memory repository, a scheduler
+// that can be made to fail and a recorded sync queue: create and update, the merge, Status and NextRun, stale
+// versions, 404s, refusals that change nothing, secrets sealed and never shown, and the Pending path.
+import { randomBytes } from 'node:crypto';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { localSecretCipher } from '../../../shared/crypto/envelope';
+import { VersionConflict, type ApiError } from '../../../shared/errors';
+import { logger } from '../../../shared/observability/logger';
+import type { ScheduleState } from '../../../shared/schemas/scheduled-task';
+import type { ScheduledTaskRepository, StoredTask } from '../../../shared/scheduled-tasks/repository';
+import type { TaskSchedule } from '../../../shared/scheduled-tasks/schedules';
+import { createScheduledTaskService, type ScheduleSyncRequest } from '../../../shared/scheduled-tasks/service';
+
+logger.setLogLevel('SILENT');
+
+const principal = { tenantId: 7, websiteId: 1, userId: 3 };
+const other = { tenantId: 8, websiteId: 1, userId: 4 };
+const cipher = localSecretCipher(randomBytes(32));
+
+/** The repository's contract in memory: versioned writes, run-owned LastRun kept, state conditional on Version. */
+const memoryRepository = () => {
+  const items = new Map<string, StoredTask>();
+  const sequences = new Map<number, number>();
+  const key = (tenantId: number, id: number) => `${tenantId}/${id}`;
+  const repository: ScheduledTaskRepository = {
+    nextId: async (tenantId) => {
+      const value = (sequences.get(tenantId) ?? 0) + 1;
+      sequences.set(tenantId, value);
+      return value;
+    },
+    get: async (tenantId, id) => structuredClone(items.get(key(tenantId, id))),
+    write: async (tenantId, next, expectedVersion, clearRunState = false) => {
+      const stored = items.get(key(tenantId, next.task.ID));
+      if ((stored?.task.Version ?? undefined) !== expectedVersion) throw new VersionConflict();
+      const lastRun = clearRunState ? undefined : stored?.task.LastRunDateTime_utc;
+      const { LastRunDateTime_utc: _ignored, ...task } = next.task;
+      items.set(key(tenantId, next.task.ID), structuredClone({ ...next, task: { ...task, ...(lastRun ? { LastRunDateTime_utc: lastRun } : {}) } }));
+    },
+    setScheduleState: async (tenantId, id, version, state) => {
+      const stored = items.get(key(tenantId, id));
+      if (!stored || stored.task.Version !== version) return false;
+      items.set(key(tenantId, id), { ...stored, task: { ...stored.task, ScheduleState: state } });
+      return true;
+    },
+  };
+  return { repository, items, sequences };
+};
+
+let now = new Date('2026-03-01T00:00:00Z');
+let store: ReturnType<typeof memoryRepository>;
+let synced: TaskSchedule[];
+let queued: ScheduleSyncRequest[];
+let schedulerFails: boolean;
+
+const service = () =>
+  createScheduledTaskService({
+    repository: store.repository,
+    cipher,
+    syncSchedule: async (task: TaskSchedule): Promise<Exclude<ScheduleState, 'Pending'>> => {
+      if (schedulerFails) throw Object.assign(new Error('scheduler unreachable'), { name: 'ScheduleSyncFailed' });
+      synced.push(task);
+      return task.enabled && task.recurrence.kind !== 'once' ? 'Enabled' : task.enabled && task.recurrence.start > now.getTime() ? 'Enabled' : 'Disabled';
+    },
+    requestSync: async (request) => {
+      queued.push(request);
+    },
+    latestRuns: async () => [{ ScheduledDateTime_utc: '2026-03-01T09:00:00.000Z', RecordedDateTime_utc: '2026-03-01T09:00:01.000Z', Outcome: 'Run' }],
+    clock: () => now,
+  });
+
+const hourly = { Name: 'Export', TaskTypeID: 6, IsRecurringSchedule: true, Interval: 1, IntervalType: 2, TimeOfDay: '2026-03-01T09:00:00+10:00' };
+
+const refusal = async (promise: Promise<unknown>) => {
+  const error = (await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )) as ApiError | undefined;
+  if (!error) throw new Error('expected a refusal');
+  return { status: error.status, errors: error.errors };
+};
+
+beforeEach(() => {
+  now = new Date('2026-03-01T00:00:00Z');
+  store = memoryRepository();
+  synced = [];
+  queued = [];
+  schedulerFails = false;
+});
+
+describe('scheduled-task save: create', () => {
+  it('creates with the next ID, Version 1, Status Scheduled, the next run and the schedule Enabled', async () => {
+    const { created, task } = await service().save(principal, hourly);
+    expect(created).toBe(true);
+    expect(task).toEqual({
+      ...hourly,
+      ID: 1,
+      IsEnabled: true,
+      IsActive: true,
+      Status: 'Scheduled',
+      NextRunDateTime_utc: '2026-03-01T00:00:00.000Z',
+      ScheduleState: 'Enabled',
+      Version: 1,
+      CreatedDateTime_utc: now.toISOString(),
+      ModifiedDateTime_utc: now.toISOString(),
+      CreatedByUserID: 3,
+      ModifiedByUserID: 3,
+    });
+    expect(synced).toEqual([{ tenantId: 7, taskId: 1, version: 1, recurrence: expect.objectContaining({ kind: 'elapsed' }), enabled: true }]);
+  });
+
+  it('ignores server-owned fields in the body (Status, run state, audit, ScheduleState, Runs)', async () => {
+    const { task } = await service().save(principal, {
+      ...hourly,
+      Status: 'Completed',
+      CompletedDateTime_utc: '2026-01-01T00:00:00Z',
+      LastRunDateTime_utc: '2026-01-01T00:00:00Z',
+      NextRunDateTime_utc: '2030-01-01T00:00:00Z',
+      ScheduleState: 'Disabled',
+      Runs: [],
+      CreatedByUserID: 99,
+      CreatedDateTime_utc: '2020-01-01T00:00:00Z',
+    });
+    expect(task).toMatchObject({ Status: 'Scheduled', ScheduleState: 'Enabled', CreatedByUserID: 3, NextRunDateTime_utc: '2026-03-01T00:00:00.000Z' });
+    expect(task).not.toHaveProperty('CompletedDateTime_utc');
+    expect(task).not.toHaveProperty('LastRunDateTime_utc');
+    expect(task).not.toHaveProperty('Runs');
+  });
+
+  it.each([
+    ['no name and no task type', { ...hourly, Name: ' ', TaskTypeID: 0 }, ['/Name', '/TaskTypeID']],
+    ['Interval 0 (more than one run a minute)', { ...hourly, Interval: 0 }, ['/Interval']],
+    ['a recurring task without an interval type', { ...hourly, IntervalType: 0 }, ['/IntervalType']],
+    ['an unknown zone', { ...hourly, TimeZone: 'Mars/Olympus_Mons' }, ['/TimeZone']],
+    ['an offset for a zone', { ...hourly, TimeZone: '+10:00' }, ['/TimeZone']],
+    ['a one-off task in the past', { Name: 'Once', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2026-02-28T00:00:00Z' }, ['/TimeOfDay']],
+    ['local time for an hourly task', { ...hourly, RecurrenceType: 2 }, ['/RecurrenceType']],
+    ['no TimeOfDay', { ...hourly, TimeOfDay: undefined }, ['/TimeOfDay']],
+  ])('refuses %s with 400 and errors[], and takes no ID, writes nothing, schedules nothing', async (_case, body, pointers) => {
+    const { status, errors } = await refusal(service().save(principal, body));
+    expect(status).toBe(400);
+    expect(errors?.map((error) => ('pointer' in error ? error.pointer : error.parameter))).toEqual(pointers);
+    expect(store.items.size).toBe(0);
+    expect(store.sequences.size).toBe(0);
+    expect(synced).toEqual([]);
+  });
+
+  it('refuses one secret named twice before anything is taken or written', async () => {
+    const body = { ...hourly, AdaptorDetails: { Instructions: [{ KeyName: 'ApiKey', Value: 'a' }, { KeyName: 'ApiKey', Value: 'b' }] } };
+    expect(await refusal(service().save(principal, body))).toMatchObject({ status: 400, errors: [{ pointer: '/AdaptorDetails/Instructions/1/KeyName' }] });
+    expect(store.sequences.size).toBe(0);
+  });
+});
+
+describe('scheduled-task save: update', () => {
+  it('merges: absent keeps, "" clears, a value replaces; Version + 1; 200', async () => {
+    await service().save(principal, { ...hourly, NameFriendlyName: 'Nightly export', DatTypeFriendlyName: 'Invoice', IDs: [1, 2] });
+    now = new Date('2026-03-01T00:30:00Z');
+    const { created, task } = await service().save(principal, { ID: 1, Name: 'Export v2', NameFriendlyName: '', IDs: [] });
+    expect(created).toBe(false);
+    expect(task).toMatchObject({ ID: 1, Name: 'Export v2', DatTypeFriendlyName: 'Invoice', Version: 2, Interval: 1, CreatedDateTime_utc: '2026-03-01T00:00:00.000Z', ModifiedDateTime_utc: '2026-03-01T00:30:00.000Z' });
+    expect(task).not.toHaveProperty('NameFriendlyName');
+    expect(task).not.toHaveProperty('IDs');
+    expect(synced.map((call) => call.version)).toEqual([1, 2]);
+  });
+
+  it('answers 409 for a stale Version and writes nothing', async () => {
+    await service().save(principal, hourly);
+    await service().save(principal, { ID: 1, Name: 'Second', Version: 1 });
+    expect(await refusal(service().save(principal, { ID: 1, Name: 'Third', Version: 1 }))).toMatchObject({ status: 409 });
+    expect(store.items.get('7/1')?.task).toMatchObject({ Name: 'Second', Version: 2 });
+    expect(synced).toHaveLength(2);
+  });
+
+  it("answers 404 for another tenant's task, and for a task that does not exist, without taking anything", async () => {
+    await service().save(principal, hourly);
+    expect(await refusal(service().save(other, { ...hourly, ID: 1 }))).toMatchObject({ status: 404 });
+    expect(await refusal(service().get(other, 1))).toMatchObject({ status: 404 });
+    expect(await refusal(service().save(principal, { ...hourly, ID: 2 }))).toMatchObject({ status: 404 });
+    expect(store.items.size).toBe(1);
+  });
+
+  it('disables: Status Disabled, no next run, the scheduler told enabled=false', async () => {
+    await service().save(principal, hourly);
+    const { task } = await service().save(principal, { ID: 1, IsEnabled: false });
+    expect(task).toMatchObject({ Status: 'Disabled', ScheduleState: 'Disabled' });
+    expect(task).not.toHaveProperty('NextRunDateTime_utc');
+    expect(synced.at(-1)).toMatchObject({ enabled: false, version: 2 });
+    const inactive = await service().save(principal, { ID: 1, IsEnabled: true, IsActive: false });
+    expect(inactive.task).toMatchObject({ Status: 'Disabled', IsEnabled: true, IsActive: false });
+  });
+
+  it('keeps a completed one-off task Completed when its schedule is unchanged, and schedules it again when it changes', async () => {
+    await service().save(principal, { Name: 'Once', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2026-03-01T01:00:00Z' });
+    // The runs consumer records the run (C4): Status Completed, CompletedDateTime_utc, LastRun, no NextRun.
+    const stored = store.items.get('7/1') as StoredTask;
+    const { NextRunDateTime_utc: _next, ...rest } = stored.task;
+    store.items.set('7/1', { ...stored, task: { ...rest, Status: 'Completed', CompletedDateTime_utc: '2026-03-01T01:00:02.000Z', LastRunDateTime_utc: '2026-03-01T01:00:00.000Z' } });
+    now = new Date('2026-03-02T00:00:00Z');
+    const renamed = await service().save(principal, { ID: 1, Name: 'Once, renamed' });
+    expect(renamed.task).toMatchObject({ Status: 'Completed', CompletedDateTime_utc: '2026-03-01T01:00:02.000Z', LastRunDateTime_utc: '2026-03-01T01:00:00.000Z', ScheduleState: 'Disabled' });
+    expect(renamed.task).not.toHaveProperty('NextRunDateTime_utc');
+    const again = await service().save(principal, { ID: 1, TimeOfDay: '2026-03-03T00:00:00Z' });
+    expect(again.task).toMatchObject({ Status: 'Scheduled', NextRunDateTime_utc: '2026-03-03T00:00:00.000Z', ScheduleState: 'Enabled' });
+    expect(again.task).not.toHaveProperty('CompletedDateTime_utc');
+    expect(again.task).not.toHaveProperty('LastRunDateTime_utc');
+    // Moving a one-off task into the past is refused: a changed schedule must have a run ahead.
+    expect(await refusal(service().save(principal, { ID: 1, TimeOfDay: '2026-03-01T00:00:00Z' }))).toMatchObject({ status: 400 });
+  });
+
+  it('computes the next run in the task zone across a DST change (daily 09:00 Sydney)', async () => {
+    now = new Date('2026-04-04T12:00:00Z'); // Sydney leaves DST on 5 April 2026 at 03:00 local
+    const { task } = await service().save(principal, { Name: 'Daily', TaskTypeID: 2, IsRecurringSchedule: true, Interval: 1, IntervalType: 3, TimeOfDay: '2026-03-01T09:00:00+11:00', TimeZone: 'Australia/Sydney' });
+    expect(task.NextRunDateTime_utc).toBe('2026-04-04T23:00:00.000Z'); // 09:00 AEST (+10:00) on 5 April
+  });
+});
+
+describe('scheduled-task secrets', () => {
+  const details = {
+    Name: 'Ledger',
+    TokenDetails: { Provider: 'Xero', TokenSecret: 'ts-very-secret-1', Username: 'ledger-user@example.com' },
+    Instructions: [{ KeyName: 'ApiPassword', Value: 'pw-horse-battery' }, { KeyName: 'BatchSize', Value: '50' }],
+  };
+
+  it('stores ciphertext only, shows Has<Field> flags, keeps omitted secrets and clears "" ones', async () => {
+    const { task } = await service().save(principal, { ...hourly, AdaptorDetails: details });
+    expect(task.AdaptorDetails).toEqual({
+      Name: 'Ledger',
+      TokenDetails: { Provider: 'Xero', HasTokenSecret: true, HasUsername: true },
+      Instructions: [{ KeyName: 'ApiPassword', HasValue: true }, { KeyName: 'BatchSize', Value: '50' }],
+    });
+    const stored = JSON.stringify(store.items.get('7/1'));
+    for (const secret of ['ts-very-secret-1', 'ledger-user@example.com', 'pw-horse-battery']) expect(stored).not.toContain(secret);
+
+    // A fetched task sent back (flags included) keeps every secret; "" clears one.
+    const fetched = await service().get(principal, 1);
+    const { task: kept } = await service().save(principal, { ...fetched, Runs: undefined, AdaptorDetails: { ...fetched.AdaptorDetails, TokenDetails: { ...fetched.AdaptorDetails?.TokenDetails, Username: '' } } });
+    expect(kept.AdaptorDetails?.TokenDetails).toEqual({ Provider: 'Xero', HasTokenSecret: true });
+    expect(kept.AdaptorDetails?.Instructions?.[0]).toEqual({ KeyName: 'ApiPassword', HasValue: true });
+    expect(store.items.get('7/1')?.adaptor?.Secrets.map((secret) => secret.Field)).toEqual(['Instructions/ApiPassword/Value', 'TokenDetails/TokenSecret']);
+  });
+
+  it('does not let a client-sent Has<Field> flag claim a secret that is not stored', async () => {
+    const { task } = await service().save(principal, { ...hourly, AdaptorDetails: { TokenDetails: { Provider: 'Xero', HasTokenKey: true }, Instructions: [{ KeyName: 'Token', HasValue: true }] } });
+    expect(task.AdaptorDetails).toEqual({ TokenDetails: { Provider: 'Xero' }, Instructions: [{ KeyName: 'Token' }] });
+  });
+});
+
+describe('schedule sync', () => {
+  it('answers Pending when the scheduler fails, records it on the task and queues a retry; the task is stored', async () => {
+    schedulerFails = true;
+    const { created, task } = await service().save(principal, hourly);
+    expect(created).toBe(true);
+    expect(task).toMatchObject({ ID: 1, Version: 1, ScheduleState: 'Pending' });
+    expect(store.items.get('7/1')?.task.ScheduleState).toBe('Pending');
+    expect(queued).toEqual([{ tenantId: 7, taskId: 1, version: 1 }]);
+  });
+
+  it('the retry syncs the stored version and records its state; a message of an older version changes nothing', async () => {
+    schedulerFails = true;
+    await service().save(principal, hourly);
+    schedulerFails = false;
+    expect(await service().retrySync({ tenantId: 7, taskId: 1, version: 1 })).toBe('synced');
+    expect(store.items.get('7/1')?.task.ScheduleState).toBe('Enabled');
+    await service().save(principal, { ID: 1, Name: 'Renamed' });
+    synced = [];
+    expect(await service().retrySync({ tenantId: 7, taskId: 1, version: 1 })).toBe('stale');
+    expect(synced).toEqual([]);
+    expect(await service().retrySync({ tenantId: 7, taskId: 99, version: 1 })).toBe('gone');
+  });
+
+  it('the retry throws while the scheduler still fails, so the message goes back to the queue', async () => {
+    schedulerFails = true;
+    await service().save(principal, hourly);
+    await expect(service().retrySync({ tenantId: 7, taskId: 1, version: 1 })).rejects.toThrow('scheduler unreachable');
+    expect(store.items.get('7/1')?.task.ScheduleState).toBe('Pending');
+  });
+
+  it('still answers (Pending) when the sync queue is down too', async () => {
+    schedulerFails = true;
+    const failing = createScheduledTaskService({
+      repository: store.repository,
+      cipher,
+      syncSchedule: async () => {
+        throw new Error('down');
+      },
+      requestSync: async () => {
+        throw new Error('queue down');
+      },
+      latestRuns: async () => [],
+      clock: () => now,
+    });
+    expect((await failing.save(principal, hourly)).task.ScheduleState).toBe('Pending');
+  });
+});
+
+describe('scheduled-task get', () => {
+  it('answers the task with its latest runs and the public view of its adaptor', async () => {
+    await service().save(principal, hourly);
+    expect(await service().get(principal, 1)).toMatchObject({ ID: 1, Runs: [{ Outcome: 'Run' }] });
+  });
+});
