@@ -14,7 +14,7 @@ import { localDevSecret } from '../../shared/auth/tokens';
 import { tableDefinition } from '../../shared/data/table';
 import { localWebhookSecret } from '../../shared/document-events/secrets';
 import { queueDefinitions, type QueueName } from '../../shared/events/queues';
-import { operations as manifestOperations, schedulerExecutionStatements, type OtherResources } from '../../shared/operations';
+import { operations as manifestOperations, schedulerEnvironment, schedulerExecutionStatements, type OtherResources } from '../../shared/operations';
 import { queueConsumers as defaultConsumers, type QueueConsumer } from './consumers';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startEventSourceMapping, type RunningEventSourceMapping } from './event-source-mapping';
@@ -226,6 +226,15 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       log,
     });
     stops.push(() => scheduler.close());
+    // In-process handlers (the benchmark) manage schedules directly, with the admin key, like the rest of this
+    // process's environment.
+    Object.assign(process.env, {
+      [schedulerEnvironment.groupName]: localScheduleGroupName,
+      [schedulerEnvironment.targetQueueArn]: taskRuns.queueArn,
+      [schedulerEnvironment.deadLetterQueueArn]: taskRuns.deadLetterQueueArn,
+      [schedulerEnvironment.executionRoleArn]: localSchedulerRoleArn,
+      [schedulerEnvironment.endpoint]: scheduler.endpoint,
+    });
 
     const identities = new Map<string, EdgeIdentity>();
     const edge = await startIamEdge({

@@ -13,6 +13,7 @@ import { VersionConflict } from '../errors';
 import { consumerTimeoutSeconds } from '../events/queues';
 import { isMisfire, isRunTime, nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import { latestRunsShown, runKey, runSortKeyPrefix, taskKey, taskPartition } from './keys';
+import type { TaskWorkMessage } from './messages';
 
 /** One run as a task's answer lists it (C4). */
 export interface TaskRun {
@@ -22,7 +23,7 @@ export interface TaskRun {
   readonly Reason?: 'Misfire' | 'StaleVersion' | 'Disabled';
 }
 
-/** A firing of a task's schedule: what a TaskRunMessage says. */
+/** A firing of a task's schedule: a TaskRunMessage (messages.ts) with its scheduled time read as an instant. */
 export interface TaskFiring {
   readonly tenantId: number;
   readonly taskId: number;
@@ -30,17 +31,6 @@ export interface TaskFiring {
   readonly version: number;
   /** `<aws.scheduler.scheduled-time>`: when the firing was due. */
   readonly scheduledTime: Date;
-}
-
-/** The due work a recorded run publishes (the work queue's TaskWorkMessage). */
-export interface DueWork {
-  readonly tenantId: number;
-  readonly taskId: number;
-  readonly taskTypeId: number;
-  readonly version: number;
-  readonly scheduledTime: string;
-  /** The run's identity, the same on every publication of it: workers deduplicate by it. */
-  readonly runKey: string;
 }
 
 /** The task item's attributes the runs read (C4: sched-api stores them under these names). */
@@ -158,6 +148,8 @@ export const planRun = (task: StoredTaskState | undefined, firing: TaskFiring, n
   };
 };
 
+export type RunRecorder = ReturnType<typeof createRunRecorder>;
+
 /** A run's identity for workers: `<tenant>:<task>:<scheduled time, UTC ISO 8601>`, the same on every publication. */
 export const workRunKey = (firing: Pick<TaskFiring, 'tenantId' | 'taskId' | 'scheduledTime'>): string =>
   `${firing.tenantId}:${firing.taskId}:${firing.scheduledTime.toISOString()}`;
@@ -255,10 +247,10 @@ const taskUpdate = (table: TableContext, firing: TaskFiring, read: StoredTaskSta
   };
 };
 
-/** Sends due runs to the work queue, one message each (JSON of DueWork). */
+/** Sends due runs to the work queue, one message each (JSON of TaskWorkMessage). */
 export const createWorkPublisher =
   (queueUrl: string, client: SQSClient = new SQSClient({})) =>
-  async (work: DueWork): Promise<void> => {
+  async (work: TaskWorkMessage): Promise<void> => {
     await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(work) }));
   };
 
@@ -271,7 +263,7 @@ export type RunOutcome =
 export interface RunRecorderOptions {
   readonly table: TableContext;
   /** Sends one due run to the work queue; throws when the queue did not take it. */
-  readonly publishWork: (work: DueWork) => Promise<void>;
+  readonly publishWork: (work: TaskWorkMessage) => Promise<void>;
   readonly now?: () => Date;
   /**
    * How long a delivery that recorded a run holds the right to publish it: the consumer's timeout, after which
@@ -279,6 +271,9 @@ export interface RunRecorderOptions {
    * crash always finds it expired.
    */
   readonly publishLeaseMs?: number;
+  /** How long a duplicate waits for its twin's publication before it fails and comes back later (default 750 ms). */
+  readonly publicationWaitMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 const publicRun = ({ ScheduledDateTime_utc, RecordedDateTime_utc, Outcome, Reason }: TaskRun): TaskRun => ({
@@ -289,8 +284,17 @@ const publicRun = ({ ScheduledDateTime_utc, RecordedDateTime_utc, Outcome, Reaso
 });
 
 /** Records firings exactly once and publishes each recorded `Run` at least once. */
-export const createRunRecorder = ({ table, publishWork, now = () => new Date(), publishLeaseMs = consumerTimeoutSeconds * 1000 }: RunRecorderOptions) => {
-  const dueWork = (firing: TaskFiring, run: Pick<StoredRun, 'Version' | 'TaskTypeID'>): DueWork => ({
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export const createRunRecorder = ({
+  table,
+  publishWork,
+  now = () => new Date(),
+  publishLeaseMs = consumerTimeoutSeconds * 1000,
+  publicationWaitMs = 750,
+  sleep = sleepFor,
+}: RunRecorderOptions) => {
+  const dueWork = (firing: TaskFiring, run: Pick<StoredRun, 'Version' | 'TaskTypeID'>): TaskWorkMessage => ({
     tenantId: firing.tenantId,
     taskId: firing.taskId,
     taskTypeId: run.TaskTypeID ?? 0,
@@ -321,12 +325,19 @@ export const createRunRecorder = ({ table, publishWork, now = () => new Date(), 
    * lease and publish.
    */
   const resumeDuplicate = async (firing: TaskFiring, leaseId: string): Promise<RunOutcome> => {
-    const stored = await readRun(table, firing);
-    if (!stored) throw new VersionConflict();
-    const run = publicRun(stored);
-    if (stored.Outcome !== 'Run' || stored.PublishedDateTime_utc !== undefined) return { outcome: 'Duplicate', run, published: false };
+    // A twin delivered at the same moment publishes within milliseconds: wait for it a little (50, 100, 200, 400 ms)
+    // rather than fail and come back after a whole visibility timeout.
+    let stored: StoredRun | undefined;
+    for (let waitMs = 50, waited = 0; ; waited += waitMs, waitMs *= 2) {
+      stored = await readRun(table, firing);
+      if (!stored) throw new VersionConflict();
+      if (stored.Outcome !== 'Run' || stored.PublishedDateTime_utc !== undefined) return { outcome: 'Duplicate', run: publicRun(stored), published: false };
+      const leased = stored.PublishLeaseId !== leaseId && stored.PublishLeaseUntil !== undefined && stored.PublishLeaseUntil > now().toISOString();
+      if (!leased) break;
+      if (waited + waitMs > publicationWaitMs) throw new RunPublicationInProgress();
+      await sleep(waitMs);
+    }
     if (stored.PublishLeaseId !== leaseId) {
-      if (stored.PublishLeaseUntil !== undefined && stored.PublishLeaseUntil > now().toISOString()) throw new RunPublicationInProgress();
       try {
         await table.client.send(
           new UpdateCommand({
@@ -343,7 +354,7 @@ export const createRunRecorder = ({ table, publishWork, now = () => new Date(), 
       }
     }
     await publish(firing, stored);
-    return { outcome: 'Duplicate', run, published: true };
+    return { outcome: 'Duplicate', run: publicRun(stored), published: true };
   };
 
   const record = async (firing: TaskFiring): Promise<RunOutcome> => {

@@ -27,6 +27,7 @@ import { coldDocumentId, runColdSection } from './section-cold';
 import { runConsumerDirect, runConsumerThroughSqs } from './section-consumer';
 import { renderPaymentsSection, runPaymentsSection, seedColdPayment, type PaymentsSection } from './section-payments';
 import { prepareScheduledTasks, renderScheduledTasksSection, runScheduledTasksSection, type ScheduledTasksSection } from './section-scheduled-tasks';
+import { renderTaskRunsSection, runTaskRunsSection, type TaskRunsSection } from './section-task-runs';
 import { getTarget, runLocationLatency, runWebhookLatency, webhookTarget } from './section-warm';
 import { batchWriteAll, copyLocations, range, seedThroughService, syntheticLocation, tenantItems } from './seed';
 import { ratio } from './stats';
@@ -181,6 +182,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     let report: BenchReport;
     let payments: PaymentsSection | undefined;
     let scheduledTasks: ScheduledTasksSection | undefined;
+    let taskRuns: TaskRunsSection | undefined;
     if (coldOnly) {
       report = { startedAt: startedAt.toISOString(), totalSeconds: (performance.now() - started) / 1000, mode: options.quick ? 'quick' : 'full', machine, coldStart, targets: coldTargets };
     } else {
@@ -196,6 +198,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       log('section 5: consumer');
       const direct = await runConsumerDirect(ctx);
       const throughSqs = await runConsumerThroughSqs(ctx);
+      log('section task runs: the task-runs consumer on 5,000 messages with 10 % duplicates');
+      taskRuns = await runTaskRunsSection(ctx);
       log('section payments: cold starts, warm refund, capacity of a refund');
       payments = await runPaymentsSection(ctx, coldStart);
       log('section scheduled tasks: cold starts, warm save, capacity of a save');
@@ -234,6 +238,12 @@ export const main = async (argv: readonly string[]): Promise<number> => {
             verdict: capacitySame ? 'PASS' : 'FAIL',
           },
           {
+            name: 'Task runs: none lost or doubled, one work message each',
+            value: `${taskRuns.check.recorded}/${taskRuns.distinctRuns} runs, ${taskRuns.check.workMessages} work messages; ${Math.round(taskRuns.messagesPerSecond)} messages/s (${ratio(taskRuns.ratio)} raw PutItem/s)`,
+            target: 'all runs once',
+            verdict: taskRuns.check.ok ? 'PASS' : 'FAIL',
+          },
+          {
             name: 'Consumer: in-order state, no event lost',
             value: `direct ${direct.check.ok ? 'ok' : 'FAILED'}, through SQS ${throughSqs.check.ok ? 'ok' : 'FAILED'}`,
             target: 'all documents',
@@ -244,11 +254,12 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     }
     await cleanup();
     const reportFile = join(repositoryRoot, '.local', 'bench-report.json');
-    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, scheduledTasks }, null, 2)}\n`);
+    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, scheduledTasks, taskRuns }, null, 2)}\n`);
     const text =
       renderReport({ ...report, totalSeconds: (performance.now() - started) / 1000 }) +
       (payments ? `\n${renderPaymentsSection(payments)}` : '') +
-      (scheduledTasks ? `\n${renderScheduledTasksSection(scheduledTasks)}` : '');
+      (scheduledTasks ? `\n${renderScheduledTasksSection(scheduledTasks)}` : '') +
+      (taskRuns ? `\n${renderTaskRunsSection(taskRuns)}` : '');
     await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
     log(`report written to ${reportFile}; total ${((performance.now() - started) / 1000).toFixed(0)} s`);
     return 0;

@@ -44,15 +44,78 @@ const consumer = documentEventsQueue.consumer;
  * `count` containers: separate instances of the consumer module (the module URL with a query), so each has its
  * own Powertools BatchProcessor, whose batch state is per instance, as in one Lambda execution environment.
  */
-const loadContainers = async (count: number): Promise<Handler[]> => {
-  const url = pathToFileURL(resolve(repositoryRoot, consumer.handler)).href;
+export const loadContainers = async (count: number, handlerPath: string = consumer.handler): Promise<Handler[]> => {
+  const url = pathToFileURL(resolve(repositoryRoot, handlerPath)).href;
   return Promise.all(
     Array.from({ length: count }, async (_, index) => {
       const loaded = (await import(`${url}?container=${index}`)) as { handler?: Handler };
-      if (typeof loaded.handler !== 'function') throw new Error(`${consumer.handler} exports no handler`);
+      if (typeof loaded.handler !== 'function') throw new Error(`${handlerPath} exports no handler`);
       return loaded.handler;
     }),
   );
+};
+
+export interface MappingDrain {
+  readonly sqs: SQSClient;
+  readonly queue: { readonly queueUrl: string; readonly queueArn: string };
+  readonly containers: readonly Handler[];
+  readonly functionName: string;
+  readonly timeoutMs: number;
+  readonly eventSource: { readonly batchSize: number; readonly maxBatchingWindowSeconds: number; readonly maximumConcurrency: number; readonly reportBatchItemFailures: boolean };
+  readonly drainTimeoutMs?: number;
+  log(line: string): void;
+}
+
+/**
+ * Runs the local event source mapping on a queue with the given containers until the queue is empty (visible and
+ * in flight), then stops it. Lambda runs one invocation per execution environment: each invocation takes an idle
+ * container and gives it back. Counts invocations and the records they were given (deliveries, retries included).
+ */
+export const drainThroughMapping = async ({ sqs, queue, containers, functionName, timeoutMs, eventSource: source, drainTimeoutMs = 180_000, log }: MappingDrain) => {
+  const idle = [...containers];
+  let invocations = 0;
+  let deliveries = 0;
+  const dispatcher = async (event: SQSEvent, context: Context) => {
+    const container = idle.pop();
+    if (!container) throw new Error('more concurrent invocations than maximumConcurrency');
+    invocations += 1;
+    deliveries += event.Records.length;
+    try {
+      return await (container as (event: SQSEvent, context: Context) => Promise<unknown>)(event, context);
+    } finally {
+      idle.push(container);
+    }
+  };
+  const depth = async () => {
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queue.queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    return Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  };
+  const started = performance.now();
+  const mapping = startEventSourceMapping({
+    sqs,
+    queueUrl: queue.queueUrl,
+    queueArn: queue.queueArn,
+    loadHandler: async () => dispatcher as Handler,
+    functionName,
+    functionTimeoutMs: timeoutMs,
+    ...source,
+    log: (line) => log(`  ${line}`),
+  });
+  try {
+    const deadline = Date.now() + drainTimeoutMs;
+    while ((await depth()) > 0) {
+      if (Date.now() > deadline) throw new Error(`the event source mapping did not drain the queue within ${drainTimeoutMs / 1000} s`);
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, 20));
+    }
+    return { invocations, deliveries, wallMs: performance.now() - started };
+  } finally {
+    await mapping.stop();
+  }
 };
 
 const figuresOf = (
@@ -147,54 +210,15 @@ export const runConsumerThroughSqs = async (ctx: BenchContext): Promise<Consumer
     log(`consumer (through SQS): ${bodies.length.toLocaleString('en')} messages queued; starting the event source mapping`);
 
     const containers = await loadContainers(eventSource.maximumConcurrency);
-    const idle = [...containers];
-    let invocations = 0;
-    // Lambda runs one invocation per execution environment: take an idle container, give it back afterwards.
-    const dispatcher = async (event: SQSEvent, context: Context) => {
-      const container = idle.pop();
-      if (!container) throw new Error('more concurrent invocations than maximumConcurrency');
-      invocations += 1;
-      try {
-        return await (container as (event: SQSEvent, context: Context) => Promise<unknown>)(event, context);
-      } finally {
-        idle.push(container);
-      }
-    };
-    const depth = async () => {
-      const { Attributes } = await sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: queue.queueUrl,
-          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-        }),
-      );
-      return Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
-    };
-
     meter.start();
-    const started = performance.now();
-    const mapping = startEventSourceMapping({
-      sqs,
-      queueUrl: queue.queueUrl,
-      queueArn: queue.queueArn,
-      loadHandler: async () => dispatcher as Handler,
-      functionName: consumer.name,
-      functionTimeoutMs: consumer.timeoutSeconds * 1000,
-      ...eventSource,
-      log: (line) => log(`  ${line}`),
-    });
-    let wallMs: number;
+    let drained: Awaited<ReturnType<typeof drainThroughMapping>>;
     let capacity: CapacityTotals;
     try {
-      const deadline = Date.now() + 180_000;
-      while ((await depth()) > 0) {
-        if (Date.now() > deadline) throw new Error('the event source mapping did not drain the queue within 180 s');
-        await new Promise((resolvePromise) => setTimeout(resolvePromise, 20));
-      }
-      wallMs = performance.now() - started;
+      drained = await drainThroughMapping({ sqs, queue, containers, functionName: consumer.name, timeoutMs: consumer.timeoutSeconds * 1000, eventSource, log });
     } finally {
       capacity = meter.stop();
-      await mapping.stop();
     }
+    const { invocations, wallMs } = drained;
     const { Attributes } = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: queue.deadLetterQueueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
     );

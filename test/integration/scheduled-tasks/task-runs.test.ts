@@ -4,55 +4,28 @@
 // between the write and the send is published by the redelivery once its lease runs out. Task items are seeded
 // with the attribute names of contract C4 (as the save stores them).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CreateQueueCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from '@jest/globals';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient, type TableContext } from '../../../shared/data/client';
+import type { TableContext } from '../../../shared/data/client';
 import { runKey, taskKey, taskPartition } from '../../../shared/scheduled-tasks/keys';
 import {
   createRunRecorder,
   createWorkPublisher,
   latestRuns,
   RunPublicationInProgress,
-  type DueWork,
-  type StoredTaskState,
   type TaskFiring,
 } from '../../../shared/scheduled-tasks/runs';
-import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
+import type { TaskWorkMessage } from '../../../shared/scheduled-tasks/messages';
+import { quarterHourlyTask, takeMessages } from '../../support/task-runs';
+import { localTaskStack } from '../../support/task-runs-stack';
 import { freshTenantId } from '../../support/tenant-items';
 
-const { tableName } = requireLocalEndpoints();
-let raw: DynamoDBClient;
-let table: TableContext;
-let sqs: SQSClient;
-
-beforeAll(() => {
-  raw = localDynamoDbClient();
-  table = { client: createDocumentClient(raw), tableName };
-  sqs = localSqsClient();
-});
-afterAll(() => {
-  raw.destroy();
-  sqs.destroy();
-});
+const { tableName, table, sqs } = localTaskStack();
 
 const at = (iso: string) => new Date(iso);
-/** Every 15 minutes from 09:00 UTC. */
-const quarterHourly = {
-  Version: 3,
-  IsEnabled: true,
-  IsActive: true,
-  IsRecurringSchedule: true,
-  Interval: 15,
-  IntervalType: 1,
-  RecurrenceType: 0,
-  TimeOfDay: '2026-03-02T09:00:00Z',
-  TaskTypeID: 7,
-  NextRunDateTime_utc: '2026-03-02T09:00:00.000Z',
-  Status: 'Scheduled',
-  Name: 'Nightly export',
-} satisfies StoredTaskState & Record<string, unknown>;
+/** Every 15 minutes from 09:00 UTC, version 3. */
+const quarterHourly = { ...quarterHourlyTask, Name: 'Nightly export' };
 
 /** A task of a fresh tenant, stored as the save stores it. */
 const seedTask = async (fields: Record<string, unknown> = quarterHourly) => {
@@ -74,20 +47,12 @@ const partition = async (tenantId: number, taskId: number) =>
 const workQueue = async () => {
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `task-work-${randomUUID().slice(0, 8)}` }));
   const queueUrl = QueueUrl as string;
-  const drain = async (): Promise<DueWork[]> => {
-    const bodies: DueWork[] = [];
-    for (;;) {
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
-      if (Messages.length === 0) return bodies;
-      bodies.push(...Messages.map((message) => JSON.parse(message.Body ?? '') as DueWork));
-      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })) }));
-    }
-  };
+  const drain = () => takeMessages<TaskWorkMessage>(sqs, queueUrl);
   return { queueUrl, drain, publishWork: createWorkPublisher(queueUrl, sqs) };
 };
 
 /** A recorder whose clock the test sets. */
-const recorderAt = (clock: { now: Date }, publishWork: (work: DueWork) => Promise<void>) => createRunRecorder({ table, publishWork, now: () => clock.now });
+const recorderAt = (clock: { now: Date }, publishWork: (work: TaskWorkMessage) => Promise<void>) => createRunRecorder({ table, publishWork, now: () => clock.now });
 
 const firing = (task: { tenantId: number; taskId: number }, scheduledTime: string, version = 3): TaskFiring => ({
   ...task,

@@ -2,21 +2,12 @@
 // stale versions, firings that are not runs, disabled tasks, misfires, one-off completion, and LastRun/NextRun that
 // never move backwards.
 import { describe, expect, it } from '@jest/globals';
+import { quarterHourlyTask } from '../../support/task-runs';
 import { planRun, UnknownTaskVersion, UnreadableTaskSchedule, workRunKey, type StoredTaskState, type TaskFiring } from '../../../shared/scheduled-tasks/runs';
 
 const at = (iso: string) => new Date(iso);
 /** Every 15 minutes from 09:00 UTC, version 3. */
-const quarterHourly: StoredTaskState = {
-  Version: 3,
-  IsEnabled: true,
-  IsActive: true,
-  IsRecurringSchedule: true,
-  Interval: 15,
-  IntervalType: 1,
-  TimeOfDay: '2026-03-02T09:00:00Z',
-  TaskTypeID: 7,
-  NextRunDateTime_utc: '2026-03-02T09:00:00.000Z',
-};
+const quarterHourly: StoredTaskState = quarterHourlyTask;
 const firing = (scheduledTime: string, version = 3): TaskFiring => ({ tenantId: 1, taskId: 5, version, scheduledTime: at(scheduledTime) });
 
 describe('a run', () => {
