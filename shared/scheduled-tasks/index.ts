@@ -2,7 +2,7 @@
 // process. The save seals (sealSecrets), syncs the schedule (manageSchedules) and queues retries (sendScheduleSync).
 // The get (reader.ts) and the schedule-sync consumer (sync-retrier.ts) have their own wiring, so their bundles load
 // neither the Encryption SDK nor what they have no grant for.
-import { secretCipher } from '../crypto/envelope';
+import type { SecretCipher } from '../crypto/envelope';
 import { defaultTable, requireEnv } from '../data/client';
 import { scheduleSyncQueue } from '../events/queues';
 import { createScheduledTaskRepository } from './repository';
@@ -13,11 +13,26 @@ import { createScheduleSyncPublisher } from './sync-requests';
 
 let service: ScheduledTaskService | undefined;
 
+/**
+ * The cipher, loaded on first use: the AWS Encryption SDK (with its KMS client and big-number library: about 40 % of
+ * the save's bundle) is evaluated only by a save that seals a credential. A save without one (most saves) never
+ * needs it, so its cold start does not pay for it (test/bench/section-scheduled-tasks.ts measures both).
+ */
+let cipher: Promise<SecretCipher> | undefined;
+const loadCipher = (): Promise<SecretCipher> => (cipher ??= import('../crypto/envelope').then((envelope) => envelope.secretCipher()));
+
 export const scheduledTaskService = (): ScheduledTaskService => {
+  // The key's setting is checked at start-up all the same (its grant, sealSecrets, sets one of the two): a function
+  // without it fails fast instead of answering 500 to the first save with a credential.
+  if (!process.env.SECRET_FIELDS_KEY_ARN && !process.env.SECRET_FIELDS_LOCAL_KEY) {
+    throw new Error('Environment variable SECRET_FIELDS_KEY_ARN (AWS) or SECRET_FIELDS_LOCAL_KEY (local stack) must be set');
+  }
   service ??= createScheduledTaskService({
     repository: createScheduledTaskRepository(defaultTable()),
-    // The cipher reads its key (KMS ARN or local key) on first use: a save without secrets never needs it.
-    cipher: { seal: (plaintext, context) => secretCipher().seal(plaintext, context), open: (sealed, context) => secretCipher().open(sealed, context) },
+    cipher: {
+      seal: async (plaintext, context) => (await loadCipher()).seal(plaintext, context),
+      open: async (sealed, context) => (await loadCipher()).open(sealed, context),
+    },
     syncSchedule,
     requestSync: createScheduleSyncPublisher(requireEnv(scheduleSyncQueue.urlVariable)),
     latestRuns: (tenantId, taskId) => latestRuns(defaultTable(), tenantId, taskId),

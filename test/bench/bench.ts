@@ -26,6 +26,7 @@ import { runCapacityPhase } from './section-capacity';
 import { coldDocumentId, runColdSection } from './section-cold';
 import { runConsumerDirect, runConsumerThroughSqs } from './section-consumer';
 import { renderPaymentsSection, runPaymentsSection, seedColdPayment, type PaymentsSection } from './section-payments';
+import { prepareScheduledTasks, renderScheduledTasksSection, runScheduledTasksSection, type ScheduledTasksSection } from './section-scheduled-tasks';
 import { renderTaskRunsSection, runTaskRunsSection, type TaskRunsSection } from './section-task-runs';
 import { getTarget, runLocationLatency, runWebhookLatency, webhookTarget } from './section-warm';
 import { batchWriteAll, copyLocations, range, seedThroughService, syntheticLocation, tenantItems } from './seed';
@@ -41,6 +42,7 @@ const seedTenants = async (ctx: BenchContext, coldOnly = false) => {
   if (!coldOnly) await seedReadTenants(ctx);
   await seedColdDocument(ctx);
   await seedColdPayment(ctx);
+  await prepareScheduledTasks(ctx, ctx.tenants.cold);
 };
 
 /** The tenants sections 2 and 3 read and write. */
@@ -179,6 +181,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     const machine = { node: process.versions.node, cpus: cpus().length, platform: `${process.platform}/${process.arch}`, loadAverageAtStart, loadAverageAtEnd: loadavg() };
     let report: BenchReport;
     let payments: PaymentsSection | undefined;
+    let scheduledTasks: ScheduledTasksSection | undefined;
     let taskRuns: TaskRunsSection | undefined;
     if (coldOnly) {
       report = { startedAt: startedAt.toISOString(), totalSeconds: (performance.now() - started) / 1000, mode: options.quick ? 'quick' : 'full', machine, coldStart, targets: coldTargets };
@@ -199,6 +202,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       taskRuns = await runTaskRunsSection(ctx);
       log('section payments: cold starts, warm refund, capacity of a refund');
       payments = await runPaymentsSection(ctx, coldStart);
+      log('section scheduled tasks: cold starts, warm save, capacity of a save');
+      scheduledTasks = await runScheduledTasksSection(ctx, coldStart);
 
       const getComparison = locationLatency[0];
       const capacitySame = withoutOthers.rows.every((row, index) => {
@@ -249,9 +254,12 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     }
     await cleanup();
     const reportFile = join(repositoryRoot, '.local', 'bench-report.json');
-    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, taskRuns }, null, 2)}\n`);
+    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, scheduledTasks, taskRuns }, null, 2)}\n`);
     const text =
-      renderReport({ ...report, totalSeconds: (performance.now() - started) / 1000 }) + (payments ? `\n${renderPaymentsSection(payments)}` : '') + (taskRuns ? `\n${renderTaskRunsSection(taskRuns)}` : '');
+      renderReport({ ...report, totalSeconds: (performance.now() - started) / 1000 }) +
+      (payments ? `\n${renderPaymentsSection(payments)}` : '') +
+      (scheduledTasks ? `\n${renderScheduledTasksSection(scheduledTasks)}` : '') +
+      (taskRuns ? `\n${renderTaskRunsSection(taskRuns)}` : '');
     await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
     log(`report written to ${reportFile}; total ${((performance.now() - started) / 1000).toFixed(0)} s`);
     return 0;

@@ -15,6 +15,7 @@ import { authorizerEvent, benchQueueArn, proxyEvent, queuedMessage, signedWebhoo
 import { locationInput } from './seed';
 import { median, seededRandom, shuffle } from './stats';
 import { paymentColdEnvironment, paymentColdRequests } from './section-payments';
+import { scheduledTaskColdEnvironment, scheduledTaskColdRequests } from './section-scheduled-tasks';
 
 /** Lambda's target runtime is nodejs24.x; this machine runs the bench on its own Node. */
 export const runTarget = `node${process.versions.node.split('.')[0]}`;
@@ -131,6 +132,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     tenantLocationSearch: () => ({ principal, body: json({ MaxResults: 50 }) }),
     tenantLocationDelete: () => ({ principal, pathParameters: { id: String(ctx.options.smallTenantLocations) } }),
     ...paymentColdRequests(principal),
+    ...scheduledTaskColdRequests(principal),
   };
   const functions: ColdFunction[] = [
     ...operations.map((operation) =>
@@ -213,6 +215,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     TABLE_NAME: stack.tableName,
     DOCUMENT_EVENTS_QUEUE_URL: stack.queueUrls[documentEventsQueue.logicalName] ?? '',
     ...paymentColdEnvironment(stack.queueUrls),
+    ...scheduledTaskColdEnvironment(),
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     AWS_DEFAULT_REGION: process.env.AWS_REGION ?? 'us-east-1',
     AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',

@@ -13,7 +13,8 @@ import { sequenceKey } from '../../../shared/data/sequence';
 import { taskKey, taskSequence } from '../../../shared/scheduled-tasks/keys';
 import { createScheduledTaskRepository } from '../../../shared/scheduled-tasks/repository';
 import { createRunRecorder, latestRuns } from '../../../shared/scheduled-tasks/runs';
-import type { TaskSchedule } from '../../../shared/scheduled-tasks/schedules';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { syncScheduleWith, type TaskSchedule } from '../../../shared/scheduled-tasks/schedules';
 import { createScheduledTaskService } from '../../../shared/scheduled-tasks/service';
 import { createScheduleSyncPublisher } from '../../../shared/scheduled-tasks/sync-requests';
 import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
@@ -190,5 +191,36 @@ describe('scheduled-task service on DynamoDB Local', () => {
     expect(await service().retrySync({ tenantId: principal.tenantId, taskId: 1, version: 1 })).toBe('synced');
     expect(await storedTask(principal.tenantId, 1)).toMatchObject({ Version: 1, ScheduleState: 'Enabled' });
     expect(scheduler.calls.at(-1)).toMatchObject({ tenantId: principal.tenantId, taskId: 1, version: 1, enabled: true });
+  });
+
+  it('with the real scheduler client and nothing listening at its endpoint: Pending, stored, retry queued', async () => {
+    const principal = principalOf();
+    const unreachable = new SchedulerClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:9', maxAttempts: 1, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      const real = createScheduledTaskService({
+        repository: createScheduledTaskRepository(table),
+        cipher,
+        syncSchedule: (task, now) =>
+          syncScheduleWith(
+            { client: unreachable, settings: { groupName: 'tasks', targetQueueArn: 'arn:aws:sqs:us-east-1:000000000000:task-runs', deadLetterQueueArn: 'arn:aws:sqs:us-east-1:000000000000:task-runs-dlq', executionRoleArn: 'arn:aws:iam::000000000000:role/scheduler' } },
+            task,
+            now,
+          ),
+        requestSync: createScheduleSyncPublisher(queueUrl, sqs, 0),
+        latestRuns: (tenantId, taskId) => latestRuns(table, tenantId, taskId),
+        clock: () => clock.now,
+      });
+      const { created, task } = await real.save(principal, quarterHourly);
+      expect({ created, state: task.ScheduleState }).toEqual({ created: true, state: 'Pending' });
+      expect(await storedTask(principal.tenantId, 1)).toMatchObject({ Version: 1, ScheduleState: 'Pending' });
+      const bodies: unknown[] = [];
+      for (let attempt = 0; attempt < 20 && !bodies.some((body) => JSON.stringify(body).includes(`"tenantId":${principal.tenantId}`)); attempt += 1) {
+        const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+        bodies.push(...Messages.map((message) => JSON.parse(message.Body ?? '{}') as unknown));
+      }
+      expect(bodies).toContainEqual({ tenantId: principal.tenantId, taskId: 1, version: 1 });
+    } finally {
+      unreachable.destroy();
+    }
   });
 });
