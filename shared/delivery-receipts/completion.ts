@@ -10,7 +10,7 @@ import { ConcurrentModification, NotFound, ServiceUnavailable, VersionConflict }
 import { describeError, logger } from '../observability/logger';
 import { completionMessageOf, defaultCompletionPublisher, type CompletionMessage, type CompletionPublisher } from './completion-message';
 import { getRawItem, plainItem, queryRawItems, type RawItem } from './exact-items';
-import { completionKey, headerKey, lineKey, lineSortKeyPrefix, movementKey, receiptPartition, stockOnHandKey } from './keys';
+import { completionKey, headerKey, headerSortKey, lineKey, lineSortKeyPrefix, movementKey, receiptPartition, stockOnHandKey } from './keys';
 import { statusView, type Actor } from './lifecycle';
 import type { StoredLine } from './lines';
 import { chunkAt, planCompletion, type CompletionChunk, type CompletionPlan, type TransactionAction } from './stock-effects';
@@ -143,14 +143,16 @@ interface ReceiptState {
   readonly lines: StoredLine[];
 }
 
-const readLines = async (table: TableContext, tenantId: number, receiptId: number): Promise<StoredLine[]> => {
-  const items = await queryRawItems(table, receiptPartition(tenantId, receiptId), lineSortKeyPrefix);
-  return items.map((item) => plainItem(item) as unknown as StoredLine);
-};
-
-const readHeader = async (table: TableContext, tenantId: number, receiptId: number): Promise<Record<string, unknown> | undefined> => {
-  const item = await getRawItem(table, headerKey(tenantId, receiptId));
-  return item && plainItem(item);
+/**
+ * The header and every line in one strongly consistent Query: the sort keys from `HEADER` to the last `LINE#` (the
+ * completion item sorts before, movements after).
+ */
+const readReceipt = async (table: TableContext, tenantId: number, receiptId: number): Promise<ReceiptState | undefined> => {
+  const items = await queryRawItems(table, receiptPartition(tenantId, receiptId), { from: headerSortKey, to: `${lineSortKeyPrefix}~` });
+  const [first, ...rest] = items.map((item) => plainItem(item));
+  if (!first || first.sk !== headerSortKey) return undefined;
+  const lines = rest.filter((item) => String(item.sk).startsWith(lineSortKeyPrefix));
+  return { header: first, lines: lines as unknown as StoredLine[] };
 };
 
 /** Maps a lineId (the line's ID) to the sequence number its items are keyed by. */
@@ -178,11 +180,6 @@ const requireCompletable = (state: ReceiptState | undefined, expectedVersion: nu
   if (!state) throw new NotFound('The delivery receipt does not exist.');
   if (state.header.Version !== expectedVersion || state.header.Status !== 'InProgress') throw new VersionConflict();
   return state;
-};
-
-const readReceipt = async (table: TableContext, tenantId: number, receiptId: number): Promise<ReceiptState | undefined> => {
-  const header = await readHeader(table, tenantId, receiptId);
-  return header && { header, lines: await readLines(table, tenantId, receiptId) };
 };
 
 /** Stored with the completion: who asked and where the stock goes, so every later plan is the same plan. */

@@ -68,13 +68,22 @@ export const getRawItem = async (table: TableContext, key: ItemKey): Promise<Raw
   return output.Item;
 };
 
-/** Every item of a partition whose sort key starts with `prefix`, strongly consistent, in sort-key order. */
+/** The sort keys a Query takes: those starting with a prefix, or those between two keys (both included). */
+export type SortKeyRange = { readonly prefix: string } | { readonly from: string; readonly to: string };
+
+const sortKeyCondition = (range: SortKeyRange): { condition: string; values: RawItem } =>
+  'prefix' in range
+    ? { condition: 'begins_with(sk, :prefix)', values: { ':prefix': { S: range.prefix } } }
+    : { condition: 'sk BETWEEN :from AND :to', values: { ':from': { S: range.from }, ':to': { S: range.to } } };
+
+/** Every item of a partition whose sort key is in `range`, strongly consistent, in sort-key order. */
 export const queryRawItems = async (
   table: TableContext,
   partition: string,
-  prefix: string,
+  range: SortKeyRange,
   projection?: Pick<QueryCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'>,
 ): Promise<RawItem[]> => {
+  const { condition, values } = sortKeyCondition(range);
   const items: RawItem[] = [];
   let ExclusiveStartKey: RawItem | undefined;
   do {
@@ -82,8 +91,8 @@ export const queryRawItems = async (
       table,
       new QueryCommand({
         TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': { S: partition }, ':prefix': { S: prefix } },
+        KeyConditionExpression: `pk = :pk AND ${condition}`,
+        ExpressionAttributeValues: { ':pk': { S: partition }, ...values },
         ConsistentRead: true,
         ExclusiveStartKey,
         ...projection,

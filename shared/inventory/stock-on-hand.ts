@@ -34,7 +34,7 @@ const unitsOf = (text: string, scale: number): bigint => {
 
 /** The stock of an item in every warehouse of the tenant, or undefined when none was ever recorded. */
 export const readItemStock = async (table: TableContext, tenantId: number, inventoryId: number): Promise<ItemStock | undefined> => {
-  const items = await queryRawItems(table, stockOnHandPartition(tenantId, inventoryId), warehousePrefix, {
+  const items = await queryRawItems(table, stockOnHandPartition(tenantId, inventoryId), { prefix: warehousePrefix }, {
     ProjectionExpression: 'WarehouseID, TotalSOH',
   });
   if (items.length === 0) return undefined;
