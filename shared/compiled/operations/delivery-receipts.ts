@@ -136,6 +136,7 @@ export const deliveryReceiptSearchV2: CompiledOperation<typeof source.deliveryRe
   auth: "bearer",
   media: "standard",
   requestBody: { schema: plan(71), required: false },
+  success: {status: 200,xmlRoot: {name: "PagedActionResults_DeliveryReceiptT_"}},
 };
 
 export const deliveryReceiptOperations = [deliveryReceiptAddInventory, deliveryReceiptGetV2, deliveryReceiptSaveV2, deliveryReceiptSearchV2] as const;
