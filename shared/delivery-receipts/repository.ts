@@ -14,6 +14,7 @@ import type { DeliveryReceiptT } from '../schemas/delivery-receipt';
 import { lineFieldOrder, receiptFieldOrder } from '../schemas/receipt-fields';
 import type { StoredLine } from './lines';
 import { headerKey, headerSortKey, lineKey, lineSortKeyPrefix, receiptPartition, receiptSequence } from './keys';
+import { searchIndexAttributes, searchTextAttribute } from './search-keys';
 import { chunkRequestToken } from './stock-effects';
 
 /** A receipt's header as stored: every field but Lines, with its identity, tenancy and Version always present. */
@@ -63,6 +64,16 @@ const headers = defineCodec<ReceiptHeader, keyof ReceiptHeader>({
   entity: headerEntity,
   fields: headerFields,
   key: (header) => headerKey(header.TenantID, header.ID),
+  // Contract C6: every header write carries the keys of the search indexes (lines never do: the indexes stay sparse).
+  internal: (header) =>
+    searchIndexAttributes(header.TenantID, {
+      ID: header.ID,
+      RefNumber: header.RefNumber,
+      DeliveryDate: header.DeliveryDate,
+      CreatedDateTime_utc: header.CreatedDateTime_utc,
+      Status: header.Status,
+      SupplierName: header.SupplierName,
+    }),
 });
 
 const lineCodec = (tenantId: number, receiptId: number) =>
@@ -135,7 +146,7 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
 
   const headerItem = (write: ReceiptWrite) => {
     const preserved = Object.fromEntries(
-      Object.entries(write.previous?.internal ?? {}).filter(([name]) => !name.startsWith('gsi')),
+      Object.entries(write.previous?.internal ?? {}).filter(([name]) => !name.startsWith('gsi') && name !== searchTextAttribute),
     );
     return { ...preserved, ...headers.toItem(write.header), [lastLineAttribute]: write.lastLineNumber };
   };
