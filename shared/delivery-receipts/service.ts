@@ -75,6 +75,19 @@ export interface SavedReceipt extends ReceiptView {
   readonly completing: boolean;
 }
 
+/**
+ * A header item must fit DynamoDB's 400 KB item limit with room for its keys and index attributes (and completion's
+ * 400 KB reserve for it holds): its JSON is capped, as a payment's is. A body can reach it only through Attachments
+ * and PurchaseOrders (lines are items of their own).
+ */
+export const maxStoredHeaderBytes = 350_000;
+
+const assertStorable = (header: ReceiptHeader): void => {
+  if (Buffer.byteLength(JSON.stringify(header), 'utf8') > maxStoredHeaderBytes) {
+    throw new ValidationFailed([{ pointer: '/Value', detail: `is too large to store: a receipt without its lines may take at most ${maxStoredHeaderBytes} bytes as JSON` }]);
+  }
+};
+
 /** `DR-` and digits: the server's own numbering, which a client may not choose for another receipt. */
 const serverNumbering = /^dr-\d+$/;
 
@@ -181,6 +194,7 @@ export const createReceiptService = ({
     const transition = requestedTransition(undefined, value.Status);
     const lines = mergeLines({ stored: [], body: value.Lines ?? [], lastLineNumber: 0, policy, newGuid });
     const refNumber = await refNumberFor(tenantId, undefined, value.RefNumber, undefined);
+    assertStorable(buildHeader({ fields: mergeHeaderFields({}, value), id: 1, guid: '', tenantId, version: 1, refNumber: refNumber ?? '', actor, created: true, lines: [] }));
     const id = await repository.nextId(tenantId);
     const draft = buildHeader({
       fields: mergeHeaderFields({}, value),
@@ -240,6 +254,7 @@ export const createReceiptService = ({
         lines: lines.lines,
       });
       const header = completing ? draft : applyTransition(draft, transition, actor);
+      assertStorable(header);
       try {
         await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, previous: stored, puts, deletes: lines.removed });
       } catch (error) {

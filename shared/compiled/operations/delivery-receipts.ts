@@ -106,6 +106,7 @@ export const deliveryReceiptAddInventory: CompiledOperation<typeof source.delive
   media: "standard",
   pathParameters: plan(0),
   requestBody: { schema: plan(6), required: true },
+  success: {status: 200,xmlRoot: {name: "ActionResults_DeliveryReceiptT_"}},
 };
 
 export const deliveryReceiptGetV2: CompiledOperation<typeof source.deliveryReceiptGetV2> = {
@@ -116,6 +117,7 @@ export const deliveryReceiptGetV2: CompiledOperation<typeof source.deliveryRecei
   auth: "bearer",
   media: "standard",
   pathParameters: plan(0),
+  success: {status: 200,xmlRoot: {name: "DeliveryReceiptEditResponse"}},
 };
 
 export const deliveryReceiptSaveV2: CompiledOperation<typeof source.deliveryReceiptSaveV2> = {
@@ -126,6 +128,7 @@ export const deliveryReceiptSaveV2: CompiledOperation<typeof source.deliveryRece
   auth: "bearer",
   media: "standard",
   requestBody: { schema: plan(16), required: true },
+  success: {status: 200,xmlRoot: {name: "ActionResults_DeliveryReceiptT_"}},
 };
 
 export const deliveryReceiptSearchV2: CompiledOperation<typeof source.deliveryReceiptSearchV2> = {
