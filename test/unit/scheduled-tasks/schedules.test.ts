@@ -54,7 +54,7 @@ const scripted = (answers: Record<string, Answer[]>) => {
   } as unknown as SchedulerClient;
   return { client, sent };
 };
-const notFound = () => new ResourceNotFoundException({ message: 'Schedule does not exist.', $metadata: { httpStatusCode: 404 } });
+const notFound = () => new ResourceNotFoundException({ message: 'Schedule does not exist.', Message: 'x', $metadata: { httpStatusCode: 404 } });
 
 describe('the schedule request', () => {
   it('targets the task-runs queue with the role, the task run Input, no flexible window, retries and the DLQ', () => {
@@ -117,7 +117,7 @@ describe('syncing', () => {
     expect(present.sent.map((request) => request.name)).toEqual([GetScheduleCommand.name, UpdateScheduleCommand.name]);
     expect(present.sent[1]!.input).toMatchObject({ ...scheduleRequestOf(daily, settings, now), ClientToken: expect.stringMatching(/^u-4-9-v2-/) });
 
-    const raced = scripted({ GetScheduleCommand: [notFound()], CreateScheduleCommand: [new ConflictException({ message: 'exists', $metadata: { httpStatusCode: 409 } })] });
+    const raced = scripted({ GetScheduleCommand: [notFound()], CreateScheduleCommand: [new ConflictException({ message: 'exists', Message: 'x', $metadata: { httpStatusCode: 409 } })] });
     await expect(syncScheduleWith({ client: raced.client, settings }, daily, now)).resolves.toBe('Enabled');
     expect(raced.sent.map((request) => request.name)).toEqual([GetScheduleCommand.name, CreateScheduleCommand.name, UpdateScheduleCommand.name]);
   });
@@ -148,9 +148,9 @@ describe('syncing', () => {
   });
 
   it.each([
-    ['throttling', new ThrottlingException({ message: 'slow down', $metadata: { httpStatusCode: 429 } }), true],
+    ['throttling', new ThrottlingException({ message: 'slow down', Message: 'x', $metadata: { httpStatusCode: 429 } }), true],
     ['a network failure', Object.assign(new Error('connect ECONNREFUSED'), { name: 'Error' }), true],
-    ['a refusal', new ValidationException({ message: 'bad', $metadata: { httpStatusCode: 400 } }), false],
+    ['a refusal', new ValidationException({ message: 'bad', Message: 'x', $metadata: { httpStatusCode: 400 } }), false],
     ['access denied', Object.assign(new Error('denied'), { name: 'AccessDeniedException', $metadata: { httpStatusCode: 403 } }), false],
   ])('classifies %s as ScheduleSyncFailed (retryable: %s)', async (_, error, retryable) => {
     const { client } = scripted({ GetScheduleCommand: [error] });
