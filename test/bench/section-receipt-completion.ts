@@ -20,8 +20,8 @@ const sizes = [
 
 /** Stock of item 1 in the cold tenant, so the stock-on-hand cold start answers 200 with a body. */
 export const seedColdStock = async (ctx: BenchContext): Promise<void> => {
-  await seedReceipt(ctx.rawTable, { tenantId: tenants.cold, receiptId: 900_001, lines: [{ InventoryID: 1, QuantityReceived: 12.5 }] });
-  await completeReceipt(ctx.rawTable, { tenantId: tenants.cold, receiptId: 900_001, expectedVersion: 3, actor: { userId: 1 }, now: new Date() }, { publish: async () => undefined });
+  const { receiptId, version } = await seedReceipt(ctx.rawTable, { tenantId: tenants.cold, lines: [{ InventoryID: 1, QuantityReceived: 12.5 }] });
+  await completeReceipt(ctx.rawTable, { tenantId: tenants.cold, receiptId, expectedVersion: version, actor: { userId: 1 }, now: new Date() }, { publish: async () => undefined });
 };
 
 export interface CompletionRow {
@@ -47,17 +47,16 @@ export const runReceiptCompletionSection = async (ctx: BenchContext, coldStart: 
   const { functionTable, rawTable, meter, log } = ctx;
   const rows: CompletionRow[] = [];
   for (const [index, size] of sizes.entries()) {
-    const receiptId = index + 1;
     // Each receipt has items of its own, so its stock must be exactly its own received quantities.
-    const lines = manyLines(size.lines, size.items, 10_000 * receiptId);
-    await seedReceipt(rawTable, { tenantId: tenants.completion, receiptId, lines });
+    const lines = manyLines(size.lines, size.items, 10_000 * (index + 1));
+    const { receiptId, version } = await seedReceipt(rawTable, { tenantId: tenants.completion, lines });
     log(`receipt completion: ${size.lines} lines over ${size.items} items`);
     const sent: CompletionMessage[] = [];
     const started = performance.now();
     const { value, capacity } = await meter.measure(async () => {
       const { status } = await completeReceipt(
         functionTable,
-        { tenantId: tenants.completion, receiptId, expectedVersion: 3, actor: { userId: 1 }, now: new Date() },
+        { tenantId: tenants.completion, receiptId, expectedVersion: version, actor: { userId: 1 }, now: new Date() },
         { publish: async (message) => void sent.push(message) },
       );
       let chunks = status === 'Complete' ? 1 : 0;

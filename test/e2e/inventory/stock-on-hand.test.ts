@@ -10,7 +10,7 @@ import { api, tokenFor } from '../../support/http';
 import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
 import { parseXmlAs, problem, problemHeaders, successHeaders, validationProblem, viewOf } from '../../support/responses';
 import { freshTenantId } from '../../support/tenant-items';
-import { seedReceipt } from '../../integration/delivery-receipts/completion-support';
+import { seededVersion, seedReceipt } from '../../integration/delivery-receipts/completion-support';
 
 const raw = localDynamoDbClient();
 const table: TableContext = { client: createDocumentClient(raw), tableName: requireLocalEndpoints().tableName };
@@ -32,7 +32,7 @@ beforeAll(async () => {
   ];
   for (const receipt of receipts) {
     await seedReceipt(table, { tenantId, ...receipt });
-    await completeReceipt(table, { tenantId, receiptId: receipt.receiptId, expectedVersion: 3, actor: { userId: 1 }, now: new Date() });
+    await completeReceipt(table, { tenantId, receiptId: receipt.receiptId, expectedVersion: seededVersion, actor: { userId: 1 }, now: new Date() });
   }
 });
 

@@ -1,11 +1,11 @@
-// Test support for completion tests: receipts seeded as items in the keys.ts layout with the schema's field names
-// (as dr-api's repository stores them), the exact stock a receipt should put on hand, and what the table holds.
-import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+// Test support for completion tests: receipts created through the delivery-receipt service (InProgress, not yet
+// completed), the exact stock a receipt should put on hand, and what the table holds.
 import { queryAll, type TableContext } from '../../../shared/data/client';
 import { completeReceipt, type CompletionMessage } from '../../../shared/delivery-receipts/completion';
 import { formatUnits, quantityScale, toUnits } from '../../../shared/delivery-receipts/decimal';
-import { headerKey, lineKey, receiptPartition } from '../../../shared/delivery-receipts/keys';
+import { receiptPartition } from '../../../shared/delivery-receipts/keys';
+import { createReceiptRepository } from '../../../shared/delivery-receipts/repository';
+import { createReceiptService } from '../../../shared/delivery-receipts/service';
 import { readItemStock } from '../../../shared/inventory/stock-on-hand';
 
 export interface SeedLine {
@@ -20,49 +20,36 @@ export interface SeedLine {
 
 export interface SeedReceipt {
   readonly tenantId: number;
-  readonly receiptId: number;
+  /** The ID the tenant's sequence must give it (1, 2, 3, ... in a fresh tenant): checked, so tests can name it. */
+  readonly receiptId?: number;
   readonly lines: readonly SeedLine[];
   readonly warehouseId?: number;
-  readonly version?: number;
-  readonly status?: string;
+  /** InProgress (to complete), or Cancelled (InProgress, then cancelled by a second save). */
+  readonly status?: 'InProgress' | 'Cancelled';
 }
 
-const writeAll = async ({ client, tableName }: TableContext, items: readonly Record<string, unknown>[]) => {
-  for (let start = 0; start < items.length; start += 25) {
-    let requests: Record<string, unknown>[] | undefined = items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
-    while (requests && requests.length > 0) {
-      const output = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests as never } }));
-      requests = output.UnprocessedItems?.[tableName] as Record<string, unknown>[] | undefined;
-    }
-  }
-};
+/** The Version of a receipt Save has just created: what completion expects of a seeded InProgress receipt. */
+export const seededVersion = 1;
 
-/** Writes an InProgress receipt (Version 3 unless told) with its lines, numbered 1, 2, 3, ... */
-export const seedReceipt = async (table: TableContext, { tenantId, receiptId, lines, warehouseId = 7, version = 3, status = 'InProgress' }: SeedReceipt) => {
-  const header = {
-    ...headerKey(tenantId, receiptId),
-    entity: 'DeliveryReceipt',
-    ID: receiptId,
-    GUID: randomUUID(),
-    RefNumber: `DR-${String(receiptId).padStart(6, '0')}`,
-    Status: status,
-    Version: version,
-    ...(warehouseId ? { WarehouseID: warehouseId } : {}),
-    LineCount: lines.length,
-    TotalLines: lines.length,
-    SupplierName: 'Acme Supplies',
-  };
-  const items = lines.map((line, index) => ({
-    ...lineKey(tenantId, receiptId, index + 1),
-    entity: 'DeliveryLine',
-    ID: index + 1,
-    SequenceNumber: index + 1,
-    GUID: randomUUID(),
-    IsActive: true,
-    Description: `Line ${index + 1} of receipt ${receiptId}`,
-    ...line,
-  }));
-  await writeAll(table, [header, ...items]);
+/**
+ * Creates a receipt through the real delivery-receipt service (dr-api's repository: the stored layout is its own),
+ * InProgress at `warehouseId` (none when 0), with its lines numbered 1, 2, 3, ... Never completes it.
+ */
+export const seedReceipt = async (table: TableContext, { tenantId, receiptId, lines, warehouseId = 7, status = 'InProgress' }: SeedReceipt) => {
+  const service = createReceiptService({
+    repository: createReceiptRepository(table),
+    complete: async () => {
+      throw new Error('seeding never completes a receipt');
+    },
+  });
+  const principal = { tenantId, websiteId: 1, userId: completionActor.userId };
+  const { receipt } = await service.save(principal, {
+    Value: { Status: 'InProgress', SupplierName: 'Acme Supplies', ...(warehouseId ? { WarehouseID: warehouseId } : {}), Lines: lines as SeedLine[] },
+  });
+  if (receiptId !== undefined && receipt.ID !== receiptId) throw new Error(`seeded receipt ${receipt.ID}, expected ${receiptId}`);
+  if (receipt.Version !== seededVersion) throw new Error(`seeded receipt at Version ${receipt.Version}, expected ${seededVersion}`);
+  if (status === 'Cancelled') await service.save(principal, { Value: { ID: receipt.ID, Version: receipt.Version, Status: 'Cancelled' } });
+  return { receiptId: receipt.ID as number, version: seededVersion };
 };
 
 /** Every item of a receipt's partition, by sort key (document client: for assertions on non-exact fields). */
@@ -128,7 +115,7 @@ export const seedAndComplete = async (table: TableContext, tenantId: number, lin
   const sent: CompletionMessage[] = [];
   const { status } = await completeReceipt(
     table,
-    { tenantId, receiptId, expectedVersion: 3, actor: completionActor, now: completionNow },
+    { tenantId, receiptId, expectedVersion: seededVersion, actor: completionActor, now: completionNow },
     { publish: async (message) => void sent.push(message) },
   );
   return { status, sent, message: sent[0] as CompletionMessage };

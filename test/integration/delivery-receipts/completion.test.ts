@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { completeReceipt, continueCompletion, type CompletionMessage } from '../../../shared/delivery-receipts/completion';
 import { logger } from '../../../shared/observability/logger';
 import { failureOf, freshTenantId, openLocalTable } from '../data/support';
-import { completionActor, completionNow, expectedStock, inventoryIdsOf, manyLines, receiptItems, seedAndComplete, seedReceipt, stockOf, type SeedLine } from './completion-support';
+import { completionActor, completionNow, expectedStock, inventoryIdsOf, manyLines, receiptItems, seedAndComplete, seededVersion, seedReceipt, stockOf, type SeedLine } from './completion-support';
 
 logger.setLogLevel('SILENT');
 const table = openLocalTable();
@@ -19,7 +19,7 @@ const capture = () => {
   return { sent, dependencies: { publish: async (message: CompletionMessage) => void sent.push(message) } };
 };
 
-const complete = (tenantId: number, receiptId: number, dependencies = capture().dependencies, expectedVersion = 3) =>
+const complete = (tenantId: number, receiptId: number, dependencies = capture().dependencies, expectedVersion = seededVersion) =>
   completeReceipt(table, { tenantId, receiptId, expectedVersion, actor, now }, dependencies);
 
 const itemsOf = inventoryIdsOf;
@@ -59,7 +59,7 @@ describe('one transaction', () => {
       Status: 'Complete',
       FriendlyStatus: 'Complete',
       IsReadOnly: true,
-      Version: 4,
+      Version: seededVersion + 1,
       CompletedByUserID: 42,
       CompletedDateTime_utc: now.toISOString(),
     });
@@ -93,11 +93,11 @@ describe('one transaction', () => {
   it('refuses a moved Version, a receipt no longer InProgress and a missing WarehouseID, changing nothing', async () => {
     const tenantId = freshTenantId();
     await seedReceipt(table, { tenantId, receiptId: 1, lines });
-    await seedReceipt(table, { tenantId, receiptId: 2, lines, status: 'Complete' });
+    await seedReceipt(table, { tenantId, receiptId: 2, lines, status: 'Cancelled' });
     await seedReceipt(table, { tenantId, receiptId: 3, lines, warehouseId: 0 });
     const before = await Promise.all([1, 2, 3].map((id) => receiptItems(table, tenantId, id)));
 
-    expect(await failureOf(complete(tenantId, 1, undefined, 2))).toMatchObject({ name: 'VersionConflict', status: 409 });
+    expect(await failureOf(complete(tenantId, 1, undefined, seededVersion + 1))).toMatchObject({ name: 'VersionConflict', status: 409 });
     expect(await failureOf(complete(tenantId, 2))).toMatchObject({ name: 'VersionConflict', status: 409 });
     expect(await failureOf(complete(tenantId, 3))).toMatchObject({ name: 'ValidationFailed', status: 400 });
     expect(await failureOf(complete(tenantId, 9))).toMatchObject({ name: 'NotFound', status: 404 });
@@ -131,14 +131,14 @@ describe('chunks through the queue', () => {
     const lines = manyLines(count, items);
     const message = await start(tenantId, lines);
     const completing = await receiptItems(table, tenantId, 1);
-    expect(completing.header).toMatchObject({ Status: 'Completing', IsReadOnly: true, Version: 4, CompletionID: message.completionId });
+    expect(completing.header).toMatchObject({ Status: 'Completing', IsReadOnly: true, Version: seededVersion + 1, CompletionID: message.completionId });
     expect(completing.completion).toMatchObject({ CompletionID: message.completionId, CompletionCursor: 0, ChunkCount: chunks });
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(new Map());
 
     await expect(continueCompletion(table, message)).resolves.toEqual({ outcome: 'completed', chunksRun: chunks });
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
     const done = await receiptItems(table, tenantId, 1);
-    expect(done.header).toMatchObject({ Status: 'Complete', Version: 5, CompletedByUserID: 42, CompletedDateTime_utc: now.toISOString() });
+    expect(done.header).toMatchObject({ Status: 'Complete', Version: seededVersion + 2, CompletedByUserID: 42, CompletedDateTime_utc: now.toISOString() });
     expect(done.completion).toMatchObject({ CompletionCursor: chunks });
     expect(done.lines.every((line) => line.IsStockAdjustmentComplete === true)).toBe(true);
     expect(done.movements).toHaveLength(count);
@@ -168,7 +168,7 @@ describe('chunks through the queue', () => {
     expect(passes.some((pass) => pass.status === 'fulfilled')).toBe(true);
     expect((await receiptItems(table, tenantId, 1)).movements).toHaveLength(1000);
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
-    expect((await receiptItems(table, tenantId, 1)).header).toMatchObject({ Status: 'Complete', Version: 5 });
+    expect((await receiptItems(table, tenantId, 1)).header).toMatchObject({ Status: 'Complete', Version: seededVersion + 2 });
   }, 120_000);
 
   it('hands the rest to a new message when out of time, and the new message resumes at the cursor', async () => {
