@@ -103,8 +103,8 @@ export const renderReceiptCompletionSection = (section: ReceiptCompletionSection
       ]),
     ),
     'Wall time runs from completeReceipt to Complete, the consumer called directly (no queue delay). WCU (Local) is what\n' +
-      'DynamoDB Local reports, which undercounts transactions; WCU (rules) is DynamoDB\'s price: 2 per transactional write\n' +
-      'of an item under 1 KB (every item here).',
+      'DynamoDB Local reports, which undercounts transactions; WCU (rules) is an estimate of DynamoDB\'s price: 2 per\n' +
+      'transactional write of an item under 1 KB (stock, movement and line items are; a header may take 2).',
     '',
     renderTable(
       ['Function', 'Cold ms p50', 'Baseline ms', 'Ratio', `<=${section.coldTarget}x`, 'Response'],
