@@ -18,8 +18,8 @@ export const tableDefinition = {
   /** Attribute that DynamoDB TTL deletes expired items by (unix seconds). */
   timeToLiveAttribute: 'expiresAt',
   // Generic and sparse: an item carries gsiNpk/gsiNsk only when it belongs to that index's access pattern. Each
-  // area names its patterns in its keys module (`export const activeLocationsByName = gsi1`). Three are declared
-  // before any data exists, because adding an index to a live table is a migration (one index per stack update).
+  // area names its patterns in its keys module (`export const activeLocationsByName = gsi1`). They are declared before
+  // any data exists, because adding an index to a live table is a migration (one index per stack update).
   globalSecondaryIndexes: [
     {
       indexName: 'gsi1',
@@ -31,13 +31,25 @@ export const tableDefinition = {
       indexName: 'gsi2',
       partitionKey: 'gsi2pk',
       sortKey: 'gsi2sk',
-      serves: 'no pattern yet: free for the next tenant-wide listing (e.g. delivery receipts by status and date)',
+      serves: "a tenant's delivery-receipt headers by DeliveryDate, write-sharded in 4 (Search sorted by DeliveryDate, date range as key condition)",
     },
     {
       indexName: 'gsi3',
       partitionKey: 'gsi3pk',
       sortKey: 'gsi3sk',
-      serves: 'no pattern yet: free for the next tenant-wide listing (e.g. delivery receipts by reference)',
+      serves: "a tenant's delivery-receipt headers by CreatedDateTime_utc, write-sharded in 4 (Search sorted by CreatedDateTime_utc)",
+    },
+    {
+      indexName: 'gsi4',
+      partitionKey: 'gsi4pk',
+      sortKey: 'gsi4sk',
+      serves: "a tenant's delivery-receipt headers by normalised RefNumber, write-sharded in 4 (Search sorted by RefNumber)",
+    },
+    {
+      indexName: 'gsi5',
+      partitionKey: 'gsi5pk',
+      sortKey: 'gsi5sk',
+      serves: "a tenant's delivery-receipt headers by ID, write-sharded in 4 (Search sorted by ID)",
     },
   ] as const satisfies readonly IndexDefinition[],
 } as const;

@@ -272,6 +272,8 @@ export const receiptCompletionsQueue = {
       'dynamodb:UpdateItem',
       'dynamodb:ConditionCheckItem',
     ] as readonly TableAction[],
+    /** A pass out of time hands the remaining chunks to a fresh message on this queue (functions/delivery-receipt/complete.ts). */
+    grants: ['sendReceiptCompletions'],
   },
 } as const satisfies ConsumedQueueDefinition;
 

@@ -44,6 +44,10 @@ export interface SearchControls {
 /** A checked request: how to order the matching rows and which of them to answer. */
 export interface SearchPlan<Row> {
   readonly compare: Comparator<Row>;
+  /** The sort field, as the search declares it (a search that reads an index in this order picks it by name). */
+  readonly sortField: string;
+  /** False when SortAsc is false. */
+  readonly ascending: boolean;
   /** Rows to skip: the LastRowNumber sent. */
   readonly start: number;
   readonly maxResults: number;
@@ -61,7 +65,7 @@ export const defineSearch = <Row>(definition: SearchDefinition<Row>) => {
   const applied = new Set<string>([...commonSearchFields, ...definition.supports]);
   const notApplied = definition.filterFields.filter((field) => !applied.has(field));
   // Looked up by a name the client chose: a Map, so `__proto__` or `constructor` is just an unknown name.
-  const sorts = new Map(definition.sortFields.map(([name, comparator]) => [name.toLowerCase(), comparator]));
+  const sorts = new Map(definition.sortFields.map((sort) => [sort[0].toLowerCase(), sort]));
   const [defaultSort] = definition.sortFields;
   if (!defaultSort) throw new Error(`Search of ${definition.subject} has no sort field`);
   const sortNames = listInWords(definition.sortFields.map(([name]) => name));
@@ -78,8 +82,8 @@ export const defineSearch = <Row>(definition: SearchDefinition<Row>) => {
     ];
 
     const requestedSort = filter.SortField?.trim();
-    const sortBy = requestedSort ? sorts.get(requestedSort.toLowerCase()) : defaultSort[1];
-    if (!sortBy) errors.push({ pointer: '/SortField', detail: `must be ${sortNames}` });
+    const sort = requestedSort ? sorts.get(requestedSort.toLowerCase()) : defaultSort;
+    if (!sort) errors.push({ pointer: '/SortField', detail: `must be ${sortNames}` });
 
     const start = filter.LastRowNumber ?? 0;
     if (!Number.isSafeInteger(start) || start < 0) errors.push({ pointer: '/LastRowNumber', detail: 'must be a whole number, 0 or more' });
@@ -87,12 +91,15 @@ export const defineSearch = <Row>(definition: SearchDefinition<Row>) => {
     if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > maxSearchResults) {
       errors.push({ pointer: '/MaxResults', detail: `must be a whole number from 1 to ${maxSearchResults}` });
     }
-    if (errors.length > 0 || !sortBy) throw new ValidationFailed(errors);
+    if (errors.length > 0 || !sort) throw new ValidationFailed(errors);
 
     const direction = filter.SortAsc === false ? -1 : 1;
     const { tieBreak } = definition;
+    const [sortField, sortBy] = sort;
     return {
       compare: (a, b) => direction * (sortBy(a, b) || tieBreak(a, b)),
+      sortField,
+      ascending: direction === 1,
       start,
       maxResults,
       countOnly: filter.GetCountOnly ?? false,

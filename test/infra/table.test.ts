@@ -73,12 +73,14 @@ describe('table (dev, the default stage)', () => {
     });
   });
 
-  it('declares three generic, sparse indexes (gsi1..gsi3 over gsiNpk/gsiNsk), never named after one access pattern', () => {
+  it('declares five generic, sparse indexes (gsi1..gsi5 over gsiNpk/gsiNsk), never named after one access pattern', () => {
     const indexes = tableOf(synthesized).Properties!.GlobalSecondaryIndexes as { IndexName: string; KeySchema: { AttributeName: string }[] }[];
     expect(indexes.map((index) => [index.IndexName, ...index.KeySchema.map((key) => key.AttributeName)])).toEqual([
       ['gsi1', 'gsi1pk', 'gsi1sk'],
       ['gsi2', 'gsi2pk', 'gsi2sk'],
       ['gsi3', 'gsi3pk', 'gsi3sk'],
+      ['gsi4', 'gsi4pk', 'gsi4sk'],
+      ['gsi5', 'gsi5pk', 'gsi5sk'],
     ]);
   });
 
