@@ -346,7 +346,10 @@ export const createDeliveryReceiptSearch = ({ table, clock = () => new Date() }:
     );
     const taken: Taken[] = [];
     let skipped = 0;
-    const fillAll = () => Promise.all(readers.map((reader) => reader.fill(Math.ceil((skip - skipped + take - taken.length + 1) / searchShardCount) + 1)));
+    // Each shard is asked for its share of the rows still needed, plus a fifth for rows a filter drops, so a page
+    // is usually one Query per shard; a shard that runs dry is asked again (reads only grow with what is needed).
+    const fillAll = () =>
+      Promise.all(readers.map((reader) => reader.fill(Math.ceil((1.2 * (skip - skipped + take - taken.length + 1)) / searchShardCount) + 1)));
     for (;;) {
       await fillAll();
       if (taken.length >= take) break;
