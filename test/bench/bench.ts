@@ -26,6 +26,7 @@ import { runCapacityPhase } from './section-capacity';
 import { coldDocumentId, runColdSection } from './section-cold';
 import { runConsumerDirect, runConsumerThroughSqs } from './section-consumer';
 import { renderPaymentsSection, runPaymentsSection, seedColdPayment, type PaymentsSection } from './section-payments';
+import { renderReceiptSearchSection, runReceiptSearchSection, type ReceiptSearchSection } from './section-receipt-search';
 import { getTarget, runLocationLatency, runWebhookLatency, webhookTarget } from './section-warm';
 import { batchWriteAll, copyLocations, range, seedThroughService, syntheticLocation, tenantItems } from './seed';
 import { ratio } from './stats';
@@ -178,6 +179,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     const machine = { node: process.versions.node, cpus: cpus().length, platform: `${process.platform}/${process.arch}`, loadAverageAtStart, loadAverageAtEnd: loadavg() };
     let report: BenchReport;
     let payments: PaymentsSection | undefined;
+    let receiptSearch: ReceiptSearchSection | undefined;
     if (coldOnly) {
       report = { startedAt: startedAt.toISOString(), totalSeconds: (performance.now() - started) / 1000, mode: options.quick ? 'quick' : 'full', machine, coldStart, targets: coldTargets };
     } else {
@@ -195,6 +197,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       const throughSqs = await runConsumerThroughSqs(ctx);
       log('section payments: cold starts, warm refund, capacity of a refund');
       payments = await runPaymentsSection(ctx, coldStart);
+      log('section receipt search: RCU of page 1 and page 5, 20 and 20,000 receipts');
+      receiptSearch = await runReceiptSearchSection(ctx, coldStart);
 
       const getComparison = locationLatency[0];
       const capacitySame = withoutOthers.rows.every((row, index) => {
@@ -239,9 +243,11 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     }
     await cleanup();
     const reportFile = join(repositoryRoot, '.local', 'bench-report.json');
-    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments }, null, 2)}\n`);
+    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, receiptSearch }, null, 2)}\n`);
     const text =
-      renderReport({ ...report, totalSeconds: (performance.now() - started) / 1000 }) + (payments ? `\n${renderPaymentsSection(payments)}` : '');
+      renderReport({ ...report, totalSeconds: (performance.now() - started) / 1000 }) +
+      (payments ? `\n${renderPaymentsSection(payments)}` : '') +
+      (receiptSearch ? `\n${renderReceiptSearchSection(receiptSearch)}` : '');
     await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
     log(`report written to ${reportFile}; total ${((performance.now() - started) / 1000).toFixed(0)} s`);
     return 0;
