@@ -438,6 +438,11 @@ export const createDeliveryReceiptSearch = ({ table, clock = () => new Date() }:
     const criteria = searchCriteria(filter);
     const { tenantId } = principal;
     const includeLines = filter.IsGetBasicInfo === false;
+    const range = dateRange(criteria);
+    // StartDate after EndDate matches nothing (and a key condition's BETWEEN refuses a reversed range): read nothing.
+    if (range?.high !== undefined && compareSortKeys(range.low, range.high) >= 0) {
+      return pagedActionResults([], { MoreToGet: false, LastRowNumber: 0, TotalRecordCount: 0 });
+    }
 
     if (criteria.ids) {
       // Read by key: the cost is the IDs', whatever the tenant holds; the mechanism orders and pages them in memory.

@@ -187,6 +187,12 @@ describe('delivery-receipt Search: filters', () => {
     expect(ids(byRef)).toEqual(only(predicate, 'RefNumber'));
   });
 
+  it('matches nothing, and reads nothing, when StartDate is after EndDate', async () => {
+    const { value, capacity } = await meter.measure(() => search({ StartDate: '2026-03-05T00:00:00Z', EndDate: '2026-03-04T23:59:59Z' }));
+    expect(value).toMatchObject({ MoreToGet: false, LastRowNumber: 0, Count: 0, TotalRecordCount: 0, Value: [] });
+    expect(capacity.requests).toBe(0);
+  });
+
   it('reads IDs by key, in the requested order, with the other filters applied', async () => {
     const { value: page, capacity } = await meter.measure(() => search({ IDs: [9, 3, 4, 999, 3, 10], SortField: 'ID', SortAsc: false, StatusStrings: ['Draft', 'InProgress', 'Cancelled'] }));
     expect(ids(page)).toEqual([10, 4, 3]);
