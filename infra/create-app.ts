@@ -29,10 +29,12 @@ export const createApp = (props: AppProps = {}): BusinessPlatformApp => {
 
   const dataStack = new DataStack(app, dataStackName, {
     ...(env ? { env } : {}),
-    description: 'Business platform API: stateful resources (DynamoDB table, document-events queues, webhook secret)',
+    description: 'Business platform API: stateful resources (DynamoDB table, queues, webhook secret, secret-fields key, task schedules)',
     tags,
     removalPolicy: config.removalPolicy,
     deletionProtection: config.deletionProtection,
+    stage: config.stage,
+    functionRoleNamePrefix: apiStackName,
     terminationProtection: config.deletionProtection,
   });
 
@@ -41,11 +43,11 @@ export const createApp = (props: AppProps = {}): BusinessPlatformApp => {
     description: 'Business platform API: functions, REST API, WAF and alarms',
     tags,
     table: dataStack.table,
-    documentEventsQueue: dataStack.documentEventsQueue,
-    documentEventsDeadLetterQueue: dataStack.documentEventsDeadLetterQueue,
-    paymentsQueue: dataStack.paymentsQueue,
-    paymentsDeadLetterQueue: dataStack.paymentsDeadLetterQueue,
+    queues: dataStack.queues,
     webhookSecret: dataStack.webhookSecret,
+    secretFieldsKey: dataStack.secretFieldsKey,
+    scheduleGroupName: dataStack.scheduleGroupName,
+    schedulerRole: dataStack.schedulerRole,
     auth: config.auth,
     logRemovalPolicy: config.removalPolicy,
     ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),

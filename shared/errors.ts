@@ -203,3 +203,10 @@ export class VersionConflict extends ConcurrentModification {
     super(detail);
   }
 }
+
+/** A reference number another record of the tenant holds (409, pointing at the field). */
+export class ReferenceTaken extends ApiError {
+  constructor(detail: string, pointer: string) {
+    super(problemKinds.conflict, detail, { errors: [{ pointer, detail: 'already in use' }] });
+  }
+}

@@ -1,29 +1,71 @@
 // Infra: the one place a function gets a resource other than the table. Each grant's statements and environment
-// variable come together from shared/operations/grants.ts (the definitions the local stack enforces too), so the
-// two can never drift; the manifest's `grants` choose which ones an operation gets.
+// variables come together from shared/operations/grants.ts (the definitions the local stack enforces too), so the
+// two can never drift; the manifest's `grants` (or a queue consumer's) choose which ones a function gets.
+import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { resourceGrants, type ResourceGrant } from '../../shared/operations';
+import type { Construct } from 'constructs';
+import { queueDefinitions, type QueueName } from '../../shared/events/queues';
+import { resourceGrants, type OtherResources, type QueueResource, type ResourceGrant } from '../../shared/operations';
 import type { OperationFunction } from './operation-function';
 
 export type OperationGrant = ResourceGrant;
 
-/** Everything a manifest grant may refer to. */
+/** Everything a grant may refer to, as CDK constructs. */
 export interface OperationResources {
-  readonly documentEventsQueue: IQueue;
-  readonly paymentsQueue: IQueue;
+  readonly queues: { readonly [name in QueueName]: { readonly queue: IQueue; readonly deadLetterQueue: IQueue } };
   readonly webhookSecret: ISecret;
+  readonly secretFieldsKey: IKey;
+  readonly scheduleGroupName: string;
+  readonly schedulerRole: IRole;
 }
+
+/** The ARN pattern of the schedules of one group: `arn:<partition>:scheduler:<region>:<account>:schedule/<group>/*`. */
+export const schedulesArnOf = (scope: Construct, groupName: string): string =>
+  Stack.of(scope).formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${groupName}/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+
+/** The names and ARNs (CloudFormation tokens) the grant definitions take. */
+export const grantResourcesOf = (scope: Construct, resources: OperationResources): OtherResources => ({
+  queues: Object.fromEntries(
+    queueDefinitions.map((definition) => {
+      const { queue, deadLetterQueue } = resources.queues[definition.name];
+      const resource: QueueResource = { url: queue.queueUrl, arn: queue.queueArn, deadLetterQueueArn: deadLetterQueue.queueArn };
+      return [definition.name, resource];
+    }),
+  ) as OtherResources['queues'],
+  webhookSecret: { arn: resources.webhookSecret.secretArn },
+  secretFieldsKey: { arn: resources.secretFieldsKey.keyArn },
+  scheduler: {
+    groupName: resources.scheduleGroupName,
+    schedulesArn: schedulesArnOf(scope, resources.scheduleGroupName),
+    executionRoleArn: resources.schedulerRole.roleArn,
+  },
+});
 
 export const grantOperationResources = (
   operationFunction: OperationFunction,
   grants: readonly OperationGrant[],
-  resources: OperationResources,
+  resources: OtherResources,
 ): void => {
-  const arns = {
-    documentEventsQueue: { url: resources.documentEventsQueue.queueUrl, arn: resources.documentEventsQueue.queueArn },
-    paymentsQueue: { url: resources.paymentsQueue.queueUrl, arn: resources.paymentsQueue.queueArn },
-    webhookSecret: { arn: resources.webhookSecret.secretArn },
-  };
-  for (const grant of new Set(grants)) operationFunction.grant(resourceGrants[grant](arns));
+  for (const grant of new Set(grants)) {
+    operationFunction.grant(resourceGrants[grant](resources));
+    if (grant === 'manageSchedules') acknowledgeScheduleWildcard(operationFunction, resources.scheduler.groupName);
+  }
+};
+
+/**
+ * A task's schedule is created at run time (one per task, named `t<tenant>-task<id>`), so the schedule actions can
+ * only name the group's schedules by pattern. Acknowledged on this function's role and for this exact pattern only:
+ * any other wildcard is still reported.
+ */
+const acknowledgeScheduleWildcard = (operationFunction: OperationFunction, groupName: string): void => {
+  Validations.of(operationFunction.role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${groupName}/*]`,
+    reason:
+      'Schedules are created at run time, one per scheduled task, so their ARNs cannot be listed: the grant names ' +
+      'the schedules of this stage\'s schedule group only (schedule/<group>/*), with CreateSchedule, UpdateSchedule, ' +
+      'DeleteSchedule and GetSchedule and no group, list or tag action.',
+  });
 };

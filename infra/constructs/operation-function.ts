@@ -80,7 +80,12 @@ export class OperationFunction extends Construct {
   grant(granted: Granted): void {
     for (const statement of granted.statements) {
       this.role.addToPrincipalPolicy(
-        new PolicyStatement({ effect: Effect.ALLOW, actions: [...statement.actions], resources: [...statement.resources] }),
+        new PolicyStatement({
+          effect: Effect.ALLOW,
+          actions: [...statement.actions],
+          resources: [...statement.resources],
+          ...(statement.conditions ? { conditions: Object.fromEntries(Object.entries(statement.conditions).map(([operator, keys]) => [operator, { ...keys }])) } : {}),
+        }),
       );
     }
     for (const [name, value] of Object.entries(granted.environment)) this.function.addEnvironment(name, value);

@@ -13,15 +13,18 @@ import { Construct } from 'constructs';
 
 export const alarmNamespace = 'BusinessPlatformApi';
 
-/** A queue drained by a Lambda consumer, with its dead-letter queue. */
+/** A queue with its dead-letter queue, and its Lambda consumer when this API drains it. */
 export interface ConsumedQueue {
   /** Prefix of the alarm ids (`documentEvents` -> `documentEventsDeadLetters`, ...). */
   readonly name: string;
   readonly queue: IQueue;
   readonly deadLetterQueue: IQueue;
-  /** The function of the event source mapping: its Errors alarm sits with the queue's. */
-  readonly consumerName: string;
-  readonly consumer: IFunction;
+  /**
+   * The function of the event source mapping: its Errors alarm sits with the queue's. Absent for a queue that others
+   * consume (the task-work queue): its dead letters and waiting messages are alarmed all the same.
+   */
+  readonly consumerName?: string;
+  readonly consumer?: IFunction;
   /**
    * Age of the oldest message above which the consumer is considered stuck or starved. 15 minutes by default:
    * normal events wait about a second (the batching window), a throttled or failing consumer lets them pile up.
@@ -34,8 +37,8 @@ export interface ServiceAlarmsProps {
   /** Operation functions by operationId: an invocation error (crash, timeout, init failure) is never expected. */
   readonly functions: ReadonlyMap<string, IFunction>;
   readonly authorizerLogGroup: ILogGroup;
-  /** Queues with a Lambda consumer: dead letters, message age and consumer errors are alarmed. */
-  readonly consumedQueues?: readonly ConsumedQueue[];
+  /** Every queue: dead letters and message age are alarmed, and the consumer's errors where it has one. */
+  readonly queues?: readonly ConsumedQueue[];
   /** Share of requests answered 5XX, over five minutes, above which the API alarm fires (0.01 = 1 %). */
   readonly serverErrorRateThreshold?: number;
   readonly alarmEmail?: string;
@@ -97,7 +100,8 @@ export class ServiceAlarms extends Construct {
       );
     }
 
-    for (const consumed of props.consumedQueues ?? []) {
+    for (const consumed of props.queues ?? []) {
+      const consumerName = consumed.consumerName ?? 'its consumer';
       // Any dead letter is an event that was never applied. SQS publishes a queue's metrics only while it counts as
       // active (up to six hours after it last held messages or was accessed), so an untouched DLQ can go silent:
       // missing data keeps the alarm where it is (IGNORE) rather than reporting OK while messages still sit there.
@@ -105,17 +109,20 @@ export class ServiceAlarms extends Construct {
         `${consumed.name}DeadLetters`,
         consumed.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period }),
         0,
-        `${consumed.name}: messages in the dead-letter queue (failed ${consumed.consumerName} repeatedly). ` +
+        `${consumed.name}: messages in the dead-letter queue (failed ${consumerName} repeatedly). ` +
           'Read the consumer logs, fix, then redrive (infra/README.md).',
         TreatMissingData.IGNORE,
       );
+      // A queue others drain (task work) is theirs to watch for age: its workers are not part of this API, and an
+      // age alarm would fire for as long as no worker is deployed. Its dead letters are still ours to see.
+      if (!consumed.consumer || !consumed.consumerName) continue;
       const maximumMessageAge = consumed.maximumMessageAge ?? Duration.minutes(15);
       add(
         `${consumed.name}OldestMessageAge`,
         consumed.queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period }),
         maximumMessageAge.toSeconds(),
         `${consumed.name}: the oldest message has waited over ${maximumMessageAge.toHumanString()} ` +
-          `(${consumed.consumerName} stopped, throttled or failing).`,
+          `(${consumerName} stopped, throttled or failing).`,
       );
       // Failed records are reported as batch item failures, not thrown; Errors counts crashes, timeouts and
       // init failures of the whole invocation.

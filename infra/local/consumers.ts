@@ -1,7 +1,8 @@
 // Local stack: which function consumes which queue, i.e. the event source mappings the local stack runs. Read
-// from the shared queue definitions, whose `consumer` names the handler module, as the CDK stack reads them.
-import { documentEventsQueue, paymentsQueue } from '../../shared/events/queues';
-import type { TableAction } from '../../shared/operations';
+// from the shared queue definitions, whose `consumer` names the handler module and its grants, as the CDK stack
+// reads them.
+import { consumedQueueDefinitions } from '../../shared/events/queues';
+import type { ResourceGrant, TableAction } from '../../shared/operations';
 import type { QueueDefinition } from './provision';
 
 export interface QueueConsumer {
@@ -12,30 +13,15 @@ export interface QueueConsumer {
   readonly timeoutSeconds: number;
   /** The consumer's table actions (its queue rights come with the event source mapping, not the function). */
   readonly tableAccess: readonly TableAction[];
+  /** Its other resource grants (the task-runs consumer sends task work), as on AWS. */
+  readonly grants?: readonly ResourceGrant[];
 }
 
-/** A queue definition that names its consumer. */
-interface ConsumedQueueDefinition extends QueueDefinition {
-  readonly consumer?: {
-    readonly name: string;
-    readonly handler: string;
-    readonly timeoutSeconds: number;
-    readonly tableAccess: readonly TableAction[];
-  };
-}
-
-const queueDefinitions: readonly ConsumedQueueDefinition[] = [documentEventsQueue, paymentsQueue];
-
-export const queueConsumers: readonly QueueConsumer[] = queueDefinitions.flatMap((queue) =>
-  queue.consumer
-    ? [
-        {
-          queue,
-          handler: queue.consumer.handler,
-          functionName: queue.consumer.name,
-          timeoutSeconds: queue.consumer.timeoutSeconds,
-          tableAccess: queue.consumer.tableAccess,
-        },
-      ]
-    : [],
-);
+export const queueConsumers: readonly QueueConsumer[] = consumedQueueDefinitions.map((queue) => ({
+  queue,
+  handler: queue.consumer.handler,
+  functionName: queue.consumer.name,
+  timeoutSeconds: queue.consumer.timeoutSeconds,
+  tableAccess: queue.consumer.tableAccess,
+  ...(queue.consumer.grants ? { grants: queue.consumer.grants } : {}),
+}));

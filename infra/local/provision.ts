@@ -31,8 +31,8 @@ export interface TableDefinition {
   readonly globalSecondaryIndexes: readonly IndexDefinition[];
 }
 
-/** The shape of shared/events/queues.ts's `documentEventsQueue`, so tests can provision faster variants of it. */
-export interface QueueDefinition {
+/** What provisioning needs of a queue of shared/events/queues.ts (tests provision faster variants of them). */
+export interface QueueSettings {
   readonly localQueueName: string;
   readonly visibilityTimeoutSeconds: number;
   readonly retentionPeriodSeconds: number;
@@ -42,6 +42,10 @@ export interface QueueDefinition {
     readonly maxReceiveCount: number;
     readonly retentionPeriodSeconds: number;
   };
+}
+
+/** The shape of a consumed queue of shared/events/queues.ts: its settings and its event source mapping's. */
+export interface QueueDefinition extends QueueSettings {
   readonly eventSource: {
     readonly batchSize: number;
     readonly maxBatchingWindowSeconds: number;
@@ -119,12 +123,12 @@ export const ensureTable = async (dynamodb: DynamoDBClient, definition: TableDef
   }
 };
 
-export const deadLetterQueueInput = (definition: QueueDefinition): CreateQueueCommandInput => ({
+export const deadLetterQueueInput = (definition: QueueSettings): CreateQueueCommandInput => ({
   QueueName: definition.deadLetterQueue.localQueueName,
   Attributes: { MessageRetentionPeriod: String(definition.deadLetterQueue.retentionPeriodSeconds) },
 });
 
-export const queueInput = (definition: QueueDefinition, deadLetterQueueArn: string): CreateQueueCommandInput => ({
+export const queueInput = (definition: QueueSettings, deadLetterQueueArn: string): CreateQueueCommandInput => ({
   QueueName: definition.localQueueName,
   Attributes: {
     VisibilityTimeout: String(definition.visibilityTimeoutSeconds),
@@ -161,7 +165,7 @@ const ensureQueue = async (sqs: SQSClient, input: CreateQueueCommandInput): Prom
 };
 
 /** Creates the dead-letter queue, then the queue that redrives to it. */
-export const ensureQueues = async (sqs: SQSClient, definition: QueueDefinition): Promise<ProvisionedQueue> => {
+export const ensureQueues = async (sqs: SQSClient, definition: QueueSettings): Promise<ProvisionedQueue> => {
   const deadLetter = await ensureQueue(sqs, deadLetterQueueInput(definition));
   const queue = await ensureQueue(sqs, queueInput(definition, deadLetter.arn));
   return { queueUrl: queue.url, queueArn: queue.arn, deadLetterQueueUrl: deadLetter.url, deadLetterQueueArn: deadLetter.arn };

@@ -3,6 +3,8 @@
 // event source mappings invoke the same handler modules the CDK stack bundles, each function isolated in a process
 // of its own with only what its grants give it, and every AWS call of a function passes the IAM edge, which
 // refuses what its grants do not allow.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -11,8 +13,8 @@ import { createSqsServer } from 'local-aws-sqs';
 import { localDevSecret } from '../../shared/auth/tokens';
 import { tableDefinition } from '../../shared/data/table';
 import { localWebhookSecret } from '../../shared/document-events/secrets';
-import { documentEventsQueue, paymentsQueue, paymentsQueueUrlVariable } from '../../shared/events/queues';
-import { operations as manifestOperations } from '../../shared/operations';
+import { queueDefinitions, type QueueName } from '../../shared/events/queues';
+import { operations as manifestOperations, type OtherResources } from '../../shared/operations';
 import { queueConsumers as defaultConsumers, type QueueConsumer } from './consumers';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startEventSourceMapping, type RunningEventSourceMapping } from './event-source-mapping';
@@ -22,7 +24,7 @@ import { authorizerFunctionName, authorizerModulePath, startGateway, type Gatewa
 import { startIamEdge, type EdgeIdentity } from './iam-edge';
 import { repoRoot } from './lambda-runtime';
 import { closeServer, findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
-import { ensureQueues, ensureTable } from './provision';
+import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision';
 
 export const defaultDataDir = join(repoRoot, '.local');
 
@@ -45,7 +47,7 @@ export interface LocalStackEndpoints {
   readonly dynamodbEndpoint: string;
   readonly sqsEndpoint: string;
   readonly tableName: string;
-  /** By logical name: `DocumentEvents`, `DocumentEventsDlq`. */
+  /** Every queue of shared/events/queues.ts and its DLQ, by logical name: `DocumentEvents`, `DocumentEventsDlq`, ... */
   readonly queueUrls: Readonly<Record<string, string>>;
   /** The IAM edge the functions call DynamoDB and SQS through; tests and tools use the endpoints above. */
   readonly iamEdgeEndpoint: string;
@@ -60,10 +62,13 @@ export interface LocalStack extends LocalStackEndpoints {
  * could be given. Only code that runs handlers in this process (the benchmark) reads it; the functions the stack
  * serves never see it (function-host.ts gives each exactly its own environment).
  */
-const inProcessEnvironment = (endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint'>): Record<string, string> => ({
+const inProcessEnvironment = (
+  endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint'>,
+  secretFieldsLocalKey: string,
+): Record<string, string> => ({
   TABLE_NAME: endpoints.tableName,
-  DOCUMENT_EVENTS_QUEUE_URL: endpoints.queueUrls[documentEventsQueue.logicalName] ?? '',
-  [paymentsQueueUrlVariable]: endpoints.queueUrls[paymentsQueue.logicalName] ?? '',
+  ...Object.fromEntries(queueDefinitions.map((definition) => [definition.urlVariable, endpoints.queueUrls[definition.logicalName] ?? ''])),
+  SECRET_FIELDS_LOCAL_KEY: secretFieldsLocalKey,
   AWS_REGION: localRegion,
   AWS_DEFAULT_REGION: localRegion,
   // Fake credentials in-process, so nothing here can reach a real AWS account by accident.
@@ -87,7 +92,12 @@ const declaredFunctions = (consumers: readonly QueueConsumer[]): DeclaredFunctio
     ...(operation.grants ? { grants: operation.grants } : {}),
   })),
   { functionName: authorizerFunctionName, handler: authorizerModulePath, tableAccess: [], settings: localAuthorizerSettings() },
-  ...consumers.map((consumer) => ({ functionName: consumer.functionName, handler: consumer.handler, tableAccess: consumer.tableAccess })),
+  ...consumers.map((consumer) => ({
+    functionName: consumer.functionName,
+    handler: consumer.handler,
+    tableAccess: consumer.tableAccess,
+    ...(consumer.grants ? { grants: consumer.grants } : {}),
+  })),
 ];
 
 /** The same queue URL on the IAM edge's host: the SQS server knows a queue by the URL's path only. */
@@ -98,6 +108,33 @@ const viaEdge = (queueUrl: string, edgeEndpoint: string): string => {
 
 /** The local stand-in of the webhook signing secret (no Secrets Manager locally: its values reach the function). */
 const localWebhookSecretArn = `arn:aws:secretsmanager:${localRegion}:${localAccountId}:secret:local-webhook-signing-secret`;
+
+/** The local stand-in of the secret-fields KMS key: its ARN names it in grants; its raw key reaches the functions. */
+const localSecretFieldsKeyArn = `arn:aws:kms:${localRegion}:${localAccountId}:key/00000000-0000-4000-8000-000000000001`;
+
+/** The local stage's schedule group and the execution role its schedules name. */
+export const localScheduleGroupName = 'business-platform-local-tasks';
+export const localSchedulerRoleArn = `arn:aws:iam::${localAccountId}:role/business-platform-local-task-scheduler`;
+
+/**
+ * The raw AES-256 key of secret fields locally (base64): `SECRET_FIELDS_LOCAL_KEY` when set; otherwise one made
+ * on the first start and kept beside the data (`<dataDir>/secret-fields.key`), so stored ciphertexts stay readable
+ * across restarts; with --in-memory (no data kept) a new one per start.
+ */
+const secretFieldsLocalKey = (dataDir: string | undefined): string => {
+  const configured = process.env.SECRET_FIELDS_LOCAL_KEY;
+  if (configured) return configured;
+  if (dataDir === undefined) return randomBytes(32).toString('base64');
+  const file = join(dataDir, 'secret-fields.key');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    mkdirSync(dataDir, { recursive: true });
+    const key = randomBytes(32).toString('base64');
+    writeFileSync(file, `${key}\n`, { mode: 0o600 });
+    return key;
+  }
+};
 
 export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -140,21 +177,25 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       sqs.destroy();
     });
     await ensureTable(dynamodbClient, tableDefinition, tableDefinition.localTableName);
-    const documentEvents = await ensureQueues(sqs, documentEventsQueue);
-    const payments = await ensureQueues(sqs, paymentsQueue);
+    const provisioned = new Map<QueueName, ProvisionedQueue>();
+    for (const definition of queueDefinitions) provisioned.set(definition.name, await ensureQueues(sqs, definition));
 
     const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint'> = {
       dynamodbEndpoint: dynamodb.endpoint,
       sqsEndpoint,
       tableName: tableDefinition.localTableName,
-      queueUrls: {
-        [documentEventsQueue.logicalName]: documentEvents.queueUrl,
-        [documentEventsQueue.deadLetterQueue.logicalName]: documentEvents.deadLetterQueueUrl,
-        [paymentsQueue.logicalName]: payments.queueUrl,
-        [paymentsQueue.deadLetterQueue.logicalName]: payments.deadLetterQueueUrl,
-      },
+      queueUrls: Object.fromEntries(
+        queueDefinitions.flatMap((definition) => {
+          const queue = provisioned.get(definition.name)!;
+          return [
+            [definition.logicalName, queue.queueUrl],
+            [definition.deadLetterQueue.logicalName, queue.deadLetterQueueUrl],
+          ];
+        }),
+      ),
     };
-    Object.assign(process.env, inProcessEnvironment(endpoints));
+    const secretFieldsKey = secretFieldsLocalKey(options.inMemory ? undefined : dataDir);
+    Object.assign(process.env, inProcessEnvironment(endpoints, secretFieldsKey));
 
     const consumers = options.consumers ?? defaultConsumers;
     const consumedQueues = await Promise.all(consumers.map((consumer) => ensureQueues(sqs, consumer.queue)));
@@ -170,14 +211,28 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       log,
     });
     stops.push(() => edge.close());
+    const grantResources: OtherResources = {
+      // The SQS client sends to the host of the queue URL (not its endpoint setting): the function's URL names the edge.
+      queues: Object.fromEntries(
+        queueDefinitions.map((definition) => {
+          const queue = provisioned.get(definition.name)!;
+          return [definition.name, { url: viaEdge(queue.queueUrl, edge.endpoint), arn: queue.queueArn, deadLetterQueueArn: queue.deadLetterQueueArn }];
+        }),
+      ) as OtherResources['queues'],
+      webhookSecret: { arn: localWebhookSecretArn, localValues: process.env.WEBHOOK_SECRETS ?? localWebhookSecret },
+      secretFieldsKey: { arn: localSecretFieldsKeyArn, localKey: secretFieldsKey },
+      scheduler: {
+        groupName: localScheduleGroupName,
+        schedulesArn: `arn:aws:scheduler:${localRegion}:${localAccountId}:schedule/${localScheduleGroupName}/*`,
+        executionRoleArn: localSchedulerRoleArn,
+        endpoint: edge.endpoint,
+      },
+    };
     const fleet = localFunctionFleet(
       declaredFunctions(consumers),
       {
         table: { name: endpoints.tableName, arn: `arn:aws:dynamodb:${localRegion}:${localAccountId}:table/${endpoints.tableName}` },
-        // The SQS client sends to the host of the queue URL (not its endpoint setting): the function's URL names the edge.
-        documentEventsQueue: { url: viaEdge(documentEvents.queueUrl, edge.endpoint), arn: documentEvents.queueArn },
-        paymentsQueue: { url: viaEdge(payments.queueUrl, edge.endpoint), arn: payments.queueArn },
-        webhookSecret: { arn: localWebhookSecretArn, localValues: process.env.WEBHOOK_SECRETS ?? localWebhookSecret },
+        ...grantResources,
       },
       edge.endpoint,
     );

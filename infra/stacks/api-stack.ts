@@ -11,19 +11,18 @@ import {
   type StackProps,
 } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import {
-  documentEventsQueue as documentEventsQueueDefinition,
-  paymentsQueue as paymentsQueueDefinition,
-} from '../../shared/events/queues';
-import { operations, type Operation } from '../../shared/operations';
+import { consumedQueueDefinitions, queueDefinitions, type ConsumedQueueDefinition, type QueueName } from '../../shared/events/queues';
+import { operations, type Operation, type OtherResources } from '../../shared/operations';
 import type { AuthContext } from '../app-config';
 import { ApiFirewall } from '../constructs/api-firewall';
-import { grantOperationResources } from '../constructs/grant-operation-resources';
+import { grantOperationResources, grantResourcesOf } from '../constructs/grant-operation-resources';
 import { grantTableAccess } from '../constructs/grant-table-access';
 import { OperationFunction } from '../constructs/operation-function';
 import { OperationsApi } from '../constructs/operations-api';
@@ -31,11 +30,13 @@ import { ServiceAlarms } from '../constructs/service-alarms';
 
 export interface ApiStackProps extends StackProps {
   readonly table: ITable;
-  readonly documentEventsQueue: IQueue;
-  readonly documentEventsDeadLetterQueue: IQueue;
-  readonly paymentsQueue: IQueue;
-  readonly paymentsDeadLetterQueue: IQueue;
+  /** Every queue of shared/events/queues.ts with its DLQ, by name. */
+  readonly queues: { readonly [name in QueueName]: { readonly queue: IQueue; readonly deadLetterQueue: IQueue } };
   readonly webhookSecret: ISecret;
+  readonly secretFieldsKey: IKey;
+  /** The stage's schedule group (name) and the role its schedules send with. */
+  readonly scheduleGroupName: string;
+  readonly schedulerRole: IRole;
   readonly auth: AuthContext;
   readonly logRemovalPolicy: RemovalPolicy;
   readonly alarmEmail?: string;
@@ -52,10 +53,8 @@ const constructIdOf = (operationId: string): string => operationId.charAt(0).toU
 export class ApiStack extends Stack {
   readonly operationFunctions: ReadonlyMap<string, OperationFunction>;
   readonly authorizerFunction: OperationFunction;
-  /** The document-events queue's consumer (shared/events/queues.ts `consumer`): no route, an SQS event source. */
-  readonly documentEventsConsumer: OperationFunction;
-  /** The payments queue's consumer: completes queued refunds. */
-  readonly paymentsConsumer: OperationFunction;
+  /** Each consumed queue's consumer (shared/events/queues.ts `consumer`), by function name: no route, an SQS event source. */
+  readonly queueConsumers: ReadonlyMap<string, OperationFunction>;
   readonly operationsApi: OperationsApi;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
@@ -84,6 +83,7 @@ export class ApiStack extends Stack {
     });
     this.authorizerFunction = authorizerFunction;
 
+    const grantResources: OtherResources = grantResourcesOf(this, props);
     const operationFunctions = new Map<string, OperationFunction>();
     for (const operation of manifest) {
       const operationFunction = new OperationFunction(this, constructIdOf(operation.operationId), {
@@ -92,26 +92,16 @@ export class ApiStack extends Stack {
         logRemovalPolicy: props.logRemovalPolicy,
       });
       grantTableAccess(operationFunction, props.table, operation);
-      grantOperationResources(operationFunction, operation.grants ?? [], {
-        documentEventsQueue: props.documentEventsQueue,
-        paymentsQueue: props.paymentsQueue,
-        webhookSecret: props.webhookSecret,
-      });
+      grantOperationResources(operationFunction, operation.grants ?? [], grantResources);
       operationFunctions.set(operation.operationId, operationFunction);
     }
     this.operationFunctions = operationFunctions;
 
-    this.documentEventsConsumer = this.createQueueConsumer(
-      documentEventsQueueDefinition,
-      props.documentEventsQueue,
-      'SQS document-events consumer: applies each provider event to the document state, exactly once',
-      props,
-    );
-    this.paymentsConsumer = this.createQueueConsumer(
-      paymentsQueueDefinition,
-      props.paymentsQueue,
-      'SQS payments consumer: completes queued refunds; marks one Failed and releases its amount on its last receive',
-      props,
+    this.queueConsumers = new Map(
+      consumedQueueDefinitions.map((definition) => [
+        definition.consumer.name,
+        this.createQueueConsumer(definition, props.queues[definition.name as QueueName].queue, grantResources, props),
+      ]),
     );
 
     const functions = new Map<string, IFunction>(
@@ -136,22 +126,14 @@ export class ApiStack extends Stack {
       api: this.operationsApi.api,
       functions,
       authorizerLogGroup: authorizerFunction.logGroup,
-      consumedQueues: [
-        {
-          name: 'documentEvents',
-          queue: props.documentEventsQueue,
-          deadLetterQueue: props.documentEventsDeadLetterQueue,
-          consumerName: documentEventsQueueDefinition.consumer.name,
-          consumer: this.documentEventsConsumer.function,
-        },
-        {
-          name: 'payments',
-          queue: props.paymentsQueue,
-          deadLetterQueue: props.paymentsDeadLetterQueue,
-          consumerName: paymentsQueueDefinition.consumer.name,
-          consumer: this.paymentsConsumer.function,
-        },
-      ],
+      queues: queueDefinitions.map((definition) => ({
+        name: definition.name,
+        queue: props.queues[definition.name].queue,
+        deadLetterQueue: props.queues[definition.name].deadLetterQueue,
+        ...('consumer' in definition
+          ? { consumerName: definition.consumer.name, consumer: this.consumer(definition.consumer.name).function }
+          : {}),
+      })),
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     });
 
@@ -165,25 +147,34 @@ export class ApiStack extends Stack {
     });
   }
 
+  /** The consumer function of a queue of queues.ts, by its name (`documentEventsConsumer`). */
+  consumer(name: string): OperationFunction {
+    const found = this.queueConsumers.get(name);
+    if (!found) throw new Error(`No queue consumer ${name}`);
+    return found;
+  }
+
   /**
    * The consumer of a queue of shared/events/queues.ts: built like every other function, granted its manifest-style
-   * table actions, and invoked by an SQS event source mapping configured from the queue's definition.
+   * table actions and resource grants, and invoked by an SQS event source mapping configured from the queue's
+   * definition.
    */
   private createQueueConsumer(
-    definition: typeof documentEventsQueueDefinition | typeof paymentsQueueDefinition,
+    definition: ConsumedQueueDefinition,
     queue: IQueue,
-    description: string,
+    grantResources: OtherResources,
     props: ApiStackProps,
   ): OperationFunction {
     const { consumer, eventSource } = definition;
     const consumerFunction = new OperationFunction(this, constructIdOf(consumer.name), {
       handlerModule: consumer.handler,
-      description,
+      description: consumer.description,
       timeout: Duration.seconds(consumer.timeoutSeconds),
       invokedBy: 'queue',
       logRemovalPolicy: props.logRemovalPolicy,
     });
     grantTableAccess(consumerFunction, props.table, consumer);
+    grantOperationResources(consumerFunction, consumer.grants ?? [], grantResources);
     // Also grants the consume actions (ReceiveMessage, DeleteMessage, ChangeMessageVisibility, GetQueueAttributes,
     // GetQueueUrl) on this queue's ARN. Partial batch responses: one bad record is retried alone, not its batch.
     consumerFunction.function.addEventSource(

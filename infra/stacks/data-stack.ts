@@ -1,21 +1,56 @@
-// Infra, stateful: the resources that hold data (the single table, the document-events queues and the webhook's
-// signing secret). They live in their own stack so that deploying new code, which only touches the API stack, can
-// never replace or drop them, and so that a redeploy never generates a new signing secret.
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+// Infra, stateful: the resources that hold data (the single table, every queue of shared/events/queues.ts with its
+// DLQ, the webhook's signing secret, the key of secret fields, and the schedule group with the role its schedules
+// send with). They live in their own stack so that deploying new code, which only touches the API stack, can never
+// replace or drop them, and so that a redeploy never generates a new signing secret or a new key.
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { AccountRootPrincipal, Effect, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/data/table';
-import { documentEventsQueue, paymentsQueue } from '../../shared/events/queues';
-
-/** A queue definition of shared/events/queues.ts: each gets a queue and a DLQ made the same way. */
-type QueueDefinition = typeof documentEventsQueue | typeof paymentsQueue;
+import { queueDefinitions, type QueueDefinition, type QueueName } from '../../shared/events/queues';
+import { schedulerServicePrincipal, secretFieldsKeyConditions } from '../../shared/operations/grants';
 
 export interface DataStackProps extends StackProps {
   readonly removalPolicy: RemovalPolicy;
   readonly deletionProtection: boolean;
+  /** The deploy stage: names the schedule group (one per stage). */
+  readonly stage: string;
+  /** Name prefix of the function roles (the API stack's name): the key policy lets only them use the key. */
+  readonly functionRoleNamePrefix: string;
 }
+
+/** A queue of queues.ts as deployed: the queue and its dead-letter queue. */
+export interface DeployedQueue {
+  readonly definition: QueueDefinition;
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+}
+
+/** The schedule group of a stage: every task's schedule lives in it, and the functions' rights end at it. */
+export const scheduleGroupNameOf = (stage: string): string => `business-platform-${stage}-tasks`;
+
+/** The key administration actions (CDK's own list for a key's administrators, plus on-demand rotation): no use of the key. */
+export const keyAdministrationActions = [
+  'kms:CancelKeyDeletion',
+  'kms:Create*',
+  'kms:Delete*',
+  'kms:Describe*',
+  'kms:Disable*',
+  'kms:Enable*',
+  'kms:Get*',
+  'kms:List*',
+  'kms:Put*',
+  'kms:Revoke*',
+  'kms:RotateKeyOnDemand',
+  'kms:ScheduleKeyDeletion',
+  'kms:TagResource',
+  'kms:UntagResource',
+  'kms:Update*',
+];
 
 /**
  * What the webhook's generated secret looks like: `{"current":"<48 letters and digits>"}`. Never change it on a
@@ -30,16 +65,17 @@ export const webhookSecretGeneration = {
 
 export class DataStack extends Stack {
   readonly table: ITable;
-  /** The webhook sends verified events here; the consumer applies them to the table. */
-  readonly documentEventsQueue: Queue;
-  /** Events the consumer failed maxReceiveCount times; alarmed, kept 14 days, redriven by hand. */
-  readonly documentEventsDeadLetterQueue: Queue;
-  /** Queued refunds wait here for the payments consumer. */
-  readonly paymentsQueue: Queue;
-  /** Queued refunds that kept failing (each already marked Failed, its reservation released); alarmed. */
-  readonly paymentsDeadLetterQueue: Queue;
+  /** Every queue of shared/events/queues.ts with its dead-letter queue, by name. */
+  readonly queues: { readonly [name in QueueName]: DeployedQueue };
   /** The HMAC key(s) shared with the document-analysis provider. */
   readonly webhookSecret: Secret;
+  /** The KMS key that wraps the data keys of secret fields (scheduled tasks' adaptor credentials). */
+  readonly secretFieldsKey: Key;
+  /** The stage's schedule group. */
+  readonly scheduleGroup: CfnScheduleGroup;
+  readonly scheduleGroupName: string;
+  /** The role every task schedule sends to the task-runs queue with. */
+  readonly schedulerRole: Role;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
@@ -68,13 +104,15 @@ export class DataStack extends Stack {
     }
     this.table = table;
 
-    const queues = this.createQueues(documentEventsQueue, props.removalPolicy);
-    this.documentEventsQueue = queues.queue;
-    this.documentEventsDeadLetterQueue = queues.deadLetterQueue;
-    const payments = this.createQueues(paymentsQueue, props.removalPolicy);
-    this.paymentsQueue = payments.queue;
-    this.paymentsDeadLetterQueue = payments.deadLetterQueue;
+    this.queues = Object.fromEntries(
+      queueDefinitions.map((definition) => [definition.name, { definition, ...this.createQueues(definition, props.removalPolicy) }]),
+    ) as { [name in QueueName]: DeployedQueue };
     this.webhookSecret = this.createWebhookSecret(props.removalPolicy);
+    this.secretFieldsKey = this.createSecretFieldsKey(props);
+    this.scheduleGroupName = scheduleGroupNameOf(props.stage);
+    this.scheduleGroup = new CfnScheduleGroup(this, 'TaskScheduleGroup', { name: this.scheduleGroupName });
+    this.scheduleGroup.applyRemovalPolicy(props.removalPolicy);
+    this.schedulerRole = this.createSchedulerRole(this.queues.taskRuns);
 
     new CfnOutput(this, 'WebhookSecretArn', {
       description: 'Signing secret shared with the document-analysis provider (read and rotate: infra/README.md)',
@@ -86,7 +124,7 @@ export class DataStack extends Stack {
     const { deadLetterQueue, consumer } = definition;
     // AWS's rule for Lambda event sources: a message must stay invisible long enough for Lambda to retry a
     // throttled batch. queues.ts derives it that way; refuse a future edit that breaks it.
-    if (definition.visibilityTimeoutSeconds < 6 * consumer.timeoutSeconds) {
+    if (consumer && definition.visibilityTimeoutSeconds < 6 * consumer.timeoutSeconds) {
       throw new Error(`${definition.logicalName}: visibilityTimeoutSeconds must be at least 6 x consumer.timeoutSeconds`);
     }
 
@@ -135,6 +173,75 @@ export class DataStack extends Stack {
       value: deadLetters.queueArn,
     });
     return { queue, deadLetterQueue: deadLetters };
+  }
+
+  /**
+   * The key of secret fields: symmetric, rotated yearly by KMS. Its policy is the only one it has (CDK's default
+   * key policy is replaced): the account administers it, and only the API stack's function roles may use it, for
+   * GenerateDataKey and Decrypt only, and only with the secret-fields encryption context (tenant, task, field).
+   * Those uses are delegated to IAM (principal: the account), so a role also needs its own sealSecrets or
+   * openSecrets grant, which repeats the same conditions.
+   */
+  private createSecretFieldsKey(props: DataStackProps): Key {
+    const account = new AccountRootPrincipal();
+    return new Key(this, 'SecretFieldsKey', {
+      description: 'Wraps the data keys of scheduled-task secret fields (adaptor credentials): envelope encryption',
+      enableKeyRotation: true,
+      removalPolicy: props.removalPolicy,
+      // A deleted key makes every stored credential unreadable: the longest waiting period to undo a deletion.
+      pendingWindow: Duration.days(30),
+      policy: new PolicyDocument({
+        statements: [
+          new PolicyStatement({
+            sid: 'KeyAdministration',
+            effect: Effect.ALLOW,
+            principals: [account],
+            actions: keyAdministrationActions,
+            resources: ['*'],
+          }),
+          new PolicyStatement({
+            sid: 'SecretFieldsDataKeys',
+            effect: Effect.ALLOW,
+            principals: [account],
+            actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+            resources: ['*'],
+            conditions: {
+              ...Object.fromEntries(Object.entries(secretFieldsKeyConditions).map(([operator, keys]) => [operator, { ...keys }])),
+              ArnLike: {
+                'aws:PrincipalArn': this.formatArn({
+                  service: 'iam',
+                  region: '',
+                  resource: 'role',
+                  resourceName: `${props.functionRoleNamePrefix}-*`,
+                  arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+                }),
+              },
+            },
+          }),
+        ],
+      }),
+    });
+  }
+
+  /**
+   * The execution role of every task schedule. EventBridge Scheduler assumes it (only on behalf of this account:
+   * aws:SourceAccount) to send the run message to the task-runs queue, and a dead-letter event to that queue's DLQ
+   * when delivery keeps failing; it can do nothing else. It lives here, not in the API stack, because every stored
+   * schedule names its ARN: a replaced role would orphan them all.
+   */
+  private createSchedulerRole(taskRuns: { queue: Queue; deadLetterQueue: Queue }): Role {
+    const role = new Role(this, 'TaskSchedulerRole', {
+      description: 'Assumed by EventBridge Scheduler: sends task runs to the task-runs queue (dead letters to its DLQ)',
+      assumedBy: new ServicePrincipal(schedulerServicePrincipal, { conditions: { StringEquals: { 'aws:SourceAccount': this.account } } }),
+    });
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['sqs:SendMessage'],
+        resources: [taskRuns.queue.queueArn, taskRuns.deadLetterQueue.queueArn],
+      }),
+    );
+    return role;
   }
 
   private createWebhookSecret(removalPolicy: RemovalPolicy): Secret {

@@ -4,10 +4,10 @@
 import type { Principal } from '../auth/principal';
 import { InvalidTransition, ReadOnlyRecord, ValidationFailed } from '../errors';
 import type { DeliveryLine, DeliveryReceiptT } from '../schemas/delivery-receipt';
+import { receiptFieldOrder, receiptStatuses, type ReceiptStatus } from '../schemas/receipt-fields';
 import { changedLinePointers, type StoredLine } from './lines';
 
-export const receiptStatuses = ['Draft', 'InProgress', 'Completing', 'Complete', 'Cancelled'] as const;
-export type ReceiptStatus = (typeof receiptStatuses)[number];
+export { receiptStatuses, type ReceiptStatus };
 
 interface StatusRules {
   readonly friendly: string;
@@ -79,26 +79,30 @@ export const requestedTransition = (stored: ReceiptStatus | undefined, requested
   return { from, to };
 };
 
-/** Header fields a client writes. Everything else (ID, GUID, tenancy, derived counts, audit) is the server's. */
-export const clientHeaderFields = [
-  'RefNumber',
-  'PurchaseOrderID',
-  'SupplierID',
-  'SupplierName',
-  'SupplierDeliveryNoteGUID',
-  'StockReplenishmentID',
-  'PurchaseInvoiceID',
-  'PickSlipID',
-  'DeliveryNoteID',
-  'WarehouseID',
-  'DeliveryDate',
-  'NoteFromSupplier',
-  'InternalNote',
-  'ExpectedItemsCount',
-  'IsActive',
-  'Attachments',
-  'PurchaseOrders',
+/** Header fields the server owns: identity, tenancy, status, derived counts, Version, and the audit stamps below. */
+const serverHeaderFields = [
+  'ID',
+  'GUID',
+  'GUIDstring',
+  'Status',
+  'FriendlyStatus',
+  'TenantID',
+  'LineCount',
+  'TotalLines',
+  'Version',
+  'IsReadOnly',
+  'Lines',
 ] as const satisfies readonly (keyof DeliveryReceiptT)[];
+/** Who and when of each step (`CreatedByUserID`, `StartedDateTime_utc`, ...): always the server's. */
+type AuditStamp = `${'Created' | 'Started' | 'Completed' | 'Modified'}${'ByUserID' | 'ByUserName' | 'DateTime_utc' | 'DateTime_offset'}`;
+const auditStamp = /^(Created|Started|Completed|Modified)(ByUserID|ByUserName|DateTime_utc|DateTime_offset)$/;
+type ClientHeaderField = Exclude<(typeof receiptFieldOrder)[number], (typeof serverHeaderFields)[number] | AuditStamp>;
+const serverOwned: ReadonlySet<string> = new Set(serverHeaderFields);
+
+/** Header fields a client writes (in DeliveryReceiptT's order). Everything else is the server's. */
+export const clientHeaderFields: readonly ClientHeaderField[] = receiptFieldOrder.filter(
+  (field): field is ClientHeaderField => !serverOwned.has(field) && !auditStamp.test(field),
+);
 
 /** What a read-only receipt still accepts: the Odoo and Business Central habit of notes and files after posting. */
 export const fieldsWritableWhenReadOnly: ReadonlySet<string> = new Set(['InternalNote', 'Attachments']);

@@ -4,10 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationFailed, type FieldError } from '../errors';
 import type { DeliveryLine, InventoryLine } from '../schemas/delivery-receipt';
+import { lineFieldOrder, maxLinesPerReceipt } from '../schemas/receipt-fields';
 import { formatUnits, halfUnitAt, priceScale, quantityScale, rescale, toUnits, unitsToNumber } from './decimal';
 
 /** The issue's bound: a receipt holds at most 1,000 lines (active and deactivated: each is an item to read). */
-export const maxLinesPerReceipt = 1_000;
+export { maxLinesPerReceipt };
 
 /** A line as stored: the server has given it its identity, its place and its active flag. */
 export type StoredLine = DeliveryLine & {
@@ -46,37 +47,27 @@ export const linePolicy = (overReceiptTolerancePercent: number): LinePolicy => {
   return { overReceiptTolerancePercent };
 };
 
-/** Line fields a client writes. The rest (identity, sequence, derived and receiving stamps) is the server's. */
-export const clientLineFields = [
-  'InventoryID',
-  'InventoryCode',
-  'InventoryGUIDstring',
-  'InventoryType',
-  'Barcode',
-  'EAN',
-  'SKU',
-  'ShortDescription',
-  'Description',
-  'UoM',
-  'UoMDescription',
-  'CostPriceEx',
-  'QuantityOrdered',
-  'QuantityReceived',
-  'QuantityFaulty',
-  'QuantityOutOfDate',
-  'QuantityIncorrect',
-  'ReceiveWarehouseLocationID',
-  'ReceiveInventoryBatchID',
-  'ReceiveComment',
-  'Comment',
-  'AssetID',
-  'PurchaseOrderLineID',
-  'StockReplenishmentLineID',
-  'IsActive',
-  'IsAssetItem',
+/** Line fields the server owns: identity, sequence, the derived quantity and the receiving stamps. */
+const serverLineFields = [
+  'ID',
+  'GUID',
+  'GUIDstring',
+  'SequenceNumber',
+  'QuantityToBeReceived',
+  'ReceivedByUserID',
+  'ReceivedByUserName',
+  'ReceivedDateTime_utc',
+  'ReceivedDateTime_offset',
+  'IsStockAdjustmentComplete',
 ] as const satisfies readonly (keyof DeliveryLine)[];
+type ClientLineField = Exclude<(typeof lineFieldOrder)[number], (typeof serverLineFields)[number]>;
+const serverOwnedLine: ReadonlySet<string> = new Set(serverLineFields);
 
-type ClientLineField = (typeof clientLineFields)[number];
+/** Line fields a client writes (in DeliveryLine's order). The rest is the server's. */
+export const clientLineFields: readonly ClientLineField[] = lineFieldOrder.filter(
+  (field): field is ClientLineField => !serverOwnedLine.has(field),
+);
+
 
 export const quantityFields = [
   'QuantityOrdered',
@@ -94,16 +85,18 @@ export const quantityUnits = (line: DeliveryLine, field: (typeof quantityFields)
   toUnits(line[field] ?? 0, quantityScale) ?? 0n;
 
 /** Save's merge convention, as for every record: an absent field keeps its stored value and `""` clears it. */
-const mergeClientFields = (stored: DeliveryLine, sent: DeliveryLine): DeliveryLine => {
-  const merged: Record<string, unknown> = { ...stored };
-  for (const field of clientLineFields) {
-    const value = sent[field];
+export const mergeSentFields = <T extends object>(stored: T, sent: Partial<T>, fields: readonly (keyof T & string)[]): T => {
+  const merged: Record<string, unknown> = { ...(stored as Record<string, unknown>) };
+  for (const field of fields) {
+    const value: unknown = sent[field];
     if (value === undefined) continue;
     if (value === '') delete merged[field];
     else merged[field] = value;
   }
-  return merged as DeliveryLine;
+  return merged as T;
 };
+
+const mergeClientFields = (stored: DeliveryLine, sent: DeliveryLine): DeliveryLine => mergeSentFields(stored, sent, clientLineFields);
 
 const pickClientFields = (sent: DeliveryLine): DeliveryLine => mergeClientFields({}, sent);
 

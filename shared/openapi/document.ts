@@ -42,6 +42,7 @@ const tags: Readonly<Record<Area, string>> = {
   payments: 'Refund of a payment.',
   'scheduled-tasks': 'Scheduled tasks: name, recurrence, interval, time of day, adaptor details.',
   'delivery-receipts': 'Delivery receipts (v2): add inventory lines, get, save, search.',
+  inventory: 'Stock on hand of inventory items, as completed delivery receipts put it.',
   'tenant-locations': "The tenant's locations: get, list, find by name, default address, save, search, delete.",
 };
 

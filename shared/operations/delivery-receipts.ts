@@ -1,54 +1,99 @@
 // Operations manifest: delivery receipts (v2).
-import { ActionRequestDeliveryReceiptT, ActionRequestSupplierTransAddInventoryRequest } from '../schemas/delivery-receipt';
+import {
+  ActionRequestDeliveryReceiptT,
+  ActionRequestSupplierTransAddInventoryRequest,
+  DeliveryReceiptEditResponse,
+  DeliveryReceiptT,
+} from '../schemas/delivery-receipt';
 import { DeliveryReceiptSearchResult } from '../schemas/delivery-receipt-search';
+import { ActionResults } from '../schemas/envelopes';
 import { SearchFilter } from '../schemas/search-filter';
 import { receiptSortIndexes } from '../delivery-receipts/search-keys';
 import type { IndexName } from '../data/table';
-import { bodyProblems, idPath, pendingTableAccess, type Operation } from './operation';
+import { bodyProblems, idPath, type Operation } from './operation';
+
+/** The receipt in the platform's envelope, as save and add inventory answer it. */
+const SavedReceipt = ActionResults(DeliveryReceiptT);
+
+/** Every receipt operation reads the receipt's partition with one strongly consistent Query. */
+const receiptReadAccess = ['dynamodb:Query'] as const;
+
 export const deliveryReceiptAddInventory = {
   operationId: 'deliveryReceiptAddInventory',
   summary: 'Add inventory lines to a delivery receipt',
+  description:
+    'Each InventoryList entry adds a line (Quantity -> QuantityOrdered, AdjustedQuantityReceived -> QuantityReceived, ' +
+    'BuyPriceEx -> CostPriceEx), or updates the line of an InventoryID already on the receipt, so the same request ' +
+    'twice changes nothing the second time; IsActive false deactivates it. LineTotal, when sent, must equal ' +
+    'Quantity x (BuyPriceEx + BuyPriceTax) within half a minor unit of the currency (400 otherwise). A receipt holds ' +
+    'at most 1,000 lines (400). A read-only receipt (Complete, Cancelled, Completing) answers 409.',
   area: 'delivery-receipts',
   method: 'POST',
   path: '/v2/DeliveryReceipt/{id}/inventory',
-  handler: 'functions/not-implemented.ts',
+  handler: 'functions/delivery-receipt/add-inventory.ts',
   auth: 'bearer',
   media: 'standard',
-  implemented: false,
+  implemented: true,
   pathParameters: idPath,
   requestBody: { schema: ActionRequestSupplierTransAddInventoryRequest, required: true },
-  problems: [...bodyProblems, 404, 409, 501],
-  tableAccess: pendingTableAccess,
+  // Besides the read: header and lines (PutItem), a multi-transaction write's lease and guard (UpdateItem, ConditionCheckItem).
+  success: { status: 200, schema: SavedReceipt, description: 'The receipt with its lines.' },
+  problems: [...bodyProblems, 404, 409],
+  tableAccess: [...receiptReadAccess, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
 } as const satisfies Operation;
 
 export const deliveryReceiptGetV2 = {
   operationId: 'deliveryReceiptGetV2',
   summary: 'Get a delivery receipt',
+  description:
+    'The header and every active line in SequenceNumber order, read strongly consistent; beside Value, ' +
+    'AllowedStatuses lists the statuses a Save may request now (beyond the spec). Another tenant\'s receipt answers 404.',
   area: 'delivery-receipts',
   method: 'GET',
   path: '/v2/DeliveryReceipt/{id}',
-  handler: 'functions/not-implemented.ts',
+  handler: 'functions/delivery-receipt/get.ts',
   auth: 'bearer',
   media: 'standard',
-  implemented: false,
+  implemented: true,
   pathParameters: idPath,
-  problems: [400, 401, 404, 406, 501],
-  tableAccess: pendingTableAccess,
+  success: { status: 200, schema: DeliveryReceiptEditResponse, description: 'The receipt with its active lines.' },
+  problems: [400, 401, 404, 406, 409],
+  tableAccess: receiptReadAccess,
 } as const satisfies Operation;
 
 export const deliveryReceiptSaveV2 = {
   operationId: 'deliveryReceiptSaveV2',
   summary: 'Create or update a delivery receipt',
+  description:
+    'ID 0 or absent creates (201, Location header); a positive ID updates (200; 404 when it is not the tenant\'s). ' +
+    'Send back the Version you read: a stale one answers 409. Lines in the body replace the receipt\'s lines (matched ' +
+    'by ID or GUID). Status requests a transition: Draft -> InProgress -> Complete, Draft or InProgress -> Cancelled; ' +
+    'anything else answers 409 naming the allowed ones. Completing puts the received stock on hand exactly once: in ' +
+    'one transaction (200, Complete) or, for a large receipt, through the receipt-completions queue (202, Completing). ' +
+    'A Complete or Cancelled receipt is read-only except InternalNote and Attachments.',
   area: 'delivery-receipts',
   method: 'POST',
   path: '/v2/DeliveryReceipt/',
-  handler: 'functions/not-implemented.ts',
+  handler: 'functions/delivery-receipt/save.ts',
   auth: 'bearer',
   media: 'standard',
-  implemented: false,
+  implemented: true,
   requestBody: { schema: ActionRequestDeliveryReceiptT, required: true },
-  problems: [...bodyProblems, 404, 409, 501],
-  tableAccess: pendingTableAccess,
+  // Besides the read: the ID sequence and a multi-transaction save's lease (UpdateItem), header, lines and RefNumber
+  // claims (PutItem, DeleteItem), the claim's owner (GetItem), each chunk's guard on the header (ConditionCheckItem);
+  // completion (completion.ts, contract C5) uses the same actions.
+  success: { status: 200, schema: SavedReceipt, description: 'The saved receipt (201 when created, 202 when its completion continues through the queue).' },
+  problems: [...bodyProblems, 404, 409],
+  tableAccess: [
+    ...receiptReadAccess,
+    'dynamodb:GetItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:ConditionCheckItem',
+  ],
+  // A completion too large for one transaction continues through the receipt-completions queue (contract C5).
+  grants: ['sendReceiptCompletions'],
 } as const satisfies Operation;
 
 export const deliveryReceiptSearchV2 = {

@@ -4,7 +4,7 @@
 // statements, infra/local/) both derive from this module, so a function locally holds exactly the rights and the
 // settings its deployed role and configuration give it.
 import { tableDefinition, type IndexName, type TableAction } from '../data/table';
-import { paymentsQueueUrlVariable } from '../events/queues';
+import { queueDefinitions, type QueueName } from '../events/queues';
 
 /** The service name every function logs under (Powertools), on AWS and locally. */
 export const serviceName = 'business-platform-api';
@@ -15,11 +15,19 @@ export const commonFunctionEnvironment = (logLevel: string = 'INFO'): Record<str
   LOG_LEVEL: logLevel,
 });
 
-/** One Allow statement of an identity policy. Actions and resources are exact: no wildcard anywhere. */
+/**
+ * One Allow statement of an identity policy. Actions are exact (no wildcard). Resources are exact ARNs, except the
+ * schedules of one schedule group (`.../schedule/<group>/*`): schedules are created at run time, one per task, so
+ * their ARNs cannot be listed. Conditions are IAM condition blocks (`{ StringEquals: { 'iam:PassedToService': ... } }`).
+ */
 export interface PolicyStatement {
   readonly actions: readonly string[];
   readonly resources: readonly string[];
+  readonly conditions?: PolicyConditions;
 }
+
+/** `{ <operator>: { <condition key>: value or values } }`, as in an IAM policy document. */
+export type PolicyConditions = Readonly<Record<string, Readonly<Record<string, string | readonly string[]>>>>;
 
 /**
  * Names and ARNs of the resources grants refer to: CloudFormation tokens in the CDK app, concrete values locally.
@@ -34,11 +42,35 @@ export interface TableResource {
   readonly arn: string;
 }
 
+/** A queue as grants see it: where senders send (its URL) and what IAM names (its ARN and its DLQ's). */
+export interface QueueResource {
+  readonly url: string;
+  readonly arn: string;
+  readonly deadLetterQueueArn: string;
+}
+
 /** The resources of the grants other than the table's. */
 export interface OtherResources {
-  readonly documentEventsQueue: { readonly url: string; readonly arn: string };
-  readonly paymentsQueue: { readonly url: string; readonly arn: string };
+  /** Every queue of shared/events/queues.ts, by name. */
+  readonly queues: { readonly [name in QueueName]: QueueResource };
   readonly webhookSecret: { readonly arn: string; readonly localValues?: string };
+  /**
+   * The KMS key of secret fields (shared/crypto/). Locally there is no KMS: `localKey` (base64 of 32 bytes) reaches
+   * the function instead, and the same envelope code runs with a raw AES keyring.
+   */
+  readonly secretFieldsKey: { readonly arn: string; readonly localKey?: string };
+  /** EventBridge Scheduler: the stage's schedule group and the role schedules send with. */
+  readonly scheduler: SchedulerResource;
+}
+
+export interface SchedulerResource {
+  readonly groupName: string;
+  /** The ARN pattern of the group's schedules: `arn:<partition>:scheduler:<region>:<account>:schedule/<group>/*`. */
+  readonly schedulesArn: string;
+  /** The execution role every schedule's target names (sqs:SendMessage on the task-runs queue and its DLQ). */
+  readonly executionRoleArn: string;
+  /** Locally, the endpoint of the scheduler emulation (through the IAM edge); on AWS the SDK's default. */
+  readonly endpoint?: string;
 }
 
 /** What a function grant produces: its statements and its environment. */
@@ -64,7 +96,45 @@ export interface TableGrant {
 }
 
 /** The grants a function holds besides the table: each name is one entry of `resourceGrants`. */
-export type ResourceGrant = 'sendDocumentEvents' | 'sendPayments' | 'readWebhookSecret';
+export type ResourceGrant =
+  | 'sendDocumentEvents'
+  | 'sendPayments'
+  | 'readWebhookSecret'
+  | 'sendTaskWork'
+  | 'sendScheduleSync'
+  | 'sendReceiptCompletions'
+  | 'manageSchedules'
+  | 'sealSecrets'
+  | 'openSecrets';
+
+/** The environment variables of the manageSchedules grant (read by shared/scheduled-tasks/schedules.ts). */
+export const schedulerEnvironment = {
+  groupName: 'SCHEDULE_GROUP_NAME',
+  targetQueueArn: 'SCHEDULE_TARGET_QUEUE_ARN',
+  deadLetterQueueArn: 'SCHEDULE_DEAD_LETTER_QUEUE_ARN',
+  executionRoleArn: 'SCHEDULE_ROLE_ARN',
+  /** The AWS SDK's service-specific endpoint variable: set locally only. */
+  endpoint: 'AWS_ENDPOINT_URL_SCHEDULER',
+} as const;
+
+/** The service principal a schedule's execution role is passed to. */
+export const schedulerServicePrincipal = 'scheduler.amazonaws.com';
+
+/** The schedule actions a function managing schedules needs; nothing lists, tags or touches groups. */
+export const scheduleActions = ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule', 'scheduler:UpdateSchedule'] as const;
+
+/** The encryption-context keys every secret-field data key carries (shared/crypto/secret-fields.ts). */
+export const secretFieldsContextKeys = ['tenant', 'task', 'field'] as const;
+
+/**
+ * The conditions every use of the secret-fields key carries: the request's encryption context has exactly the
+ * keys tenant, task and field (ForAllValues alone would accept an empty context, hence the Null checks).
+ */
+export const secretFieldsKeyConditions: PolicyConditions = {
+  'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...secretFieldsContextKeys] },
+  Null: Object.fromEntries(secretFieldsContextKeys.map((key) => [`kms:EncryptionContext:${key}`, 'false'])),
+};
+
 
 /** Of the table actions, those DynamoDB authorises against an index ARN when the request names an index. */
 export const indexActions: ReadonlySet<TableAction> = new Set<TableAction>(['dynamodb:Query']);
@@ -91,18 +161,33 @@ export const tableGrant = (grant: TableGrant, table: TableResource): Granted => 
   };
 };
 
+/** SendMessage only on one queue of queues.ts, with its URL: the sender never looks the queue up or reads it. */
+const sendTo =
+  (name: QueueName): GrantDefinition =>
+  ({ queues }) => {
+    const definition = queueDefinitions.find((queue) => queue.name === name)!;
+    return {
+      statements: [{ actions: ['sqs:SendMessage'], resources: [queues[name].arn] }],
+      environment: { [definition.urlVariable]: queues[name].url },
+    };
+  };
+
+/** The secret-fields key's variable: its ARN on AWS, locally the raw key itself (no KMS locally). */
+const secretFieldsKeyEnvironment = (key: OtherResources['secretFieldsKey']): Record<string, string> =>
+  key.localKey === undefined ? { SECRET_FIELDS_KEY_ARN: key.arn } : { SECRET_FIELDS_LOCAL_KEY: key.localKey };
+
 /** One entry per grant name: adding a name to `ResourceGrant` without its definition here fails to compile. */
 export const resourceGrants: { readonly [grant in ResourceGrant]: GrantDefinition } = {
-  /** Send to the document-events queue. SendMessage only: the webhook has the URL and never looks the queue up. */
-  /** Send queued refunds to the payments queue (the refund function). SendMessage only, like the webhook's. */
-  sendPayments: ({ paymentsQueue }) => ({
-    statements: [{ actions: ['sqs:SendMessage'], resources: [paymentsQueue.arn] }],
-    environment: { [paymentsQueueUrlVariable]: paymentsQueue.url },
-  }),
-  sendDocumentEvents: ({ documentEventsQueue }) => ({
-    statements: [{ actions: ['sqs:SendMessage'], resources: [documentEventsQueue.arn] }],
-    environment: { DOCUMENT_EVENTS_QUEUE_URL: documentEventsQueue.url },
-  }),
+  /** Send to the document-events queue (the webhook). */
+  sendDocumentEvents: sendTo('documentEvents'),
+  /** Send queued refunds to the payments queue (the refund function). */
+  sendPayments: sendTo('payments'),
+  /** Publish due task work (the task-runs consumer). */
+  sendTaskWork: sendTo('taskWork'),
+  /** Ask for a schedule to be brought in line later (the save, when the scheduler call failed). */
+  sendScheduleSync: sendTo('scheduleSync'),
+  /** Hand a large receipt completion to its consumer (the receipt save). */
+  sendReceiptCompletions: sendTo('receiptCompletions'),
   /** Read the webhook signing secret's value (GetSecretValue only: nothing describes it). */
   readWebhookSecret: ({ webhookSecret }) => ({
     statements: [{ actions: ['secretsmanager:GetSecretValue'], resources: [webhookSecret.arn] }],
@@ -110,6 +195,37 @@ export const resourceGrants: { readonly [grant in ResourceGrant]: GrantDefinitio
     environment: Object.fromEntries([
       webhookSecret.localValues === undefined ? ['WEBHOOK_SECRET_ARN', webhookSecret.arn] : ['WEBHOOK_SECRETS', webhookSecret.localValues],
     ]),
+  }),
+  /**
+   * Create, read, replace and delete the schedules of the stage's group (and nothing else: no group, no list, no
+   * tags), and pass the schedules' execution role to EventBridge Scheduler only.
+   */
+  manageSchedules: ({ scheduler, queues }) => ({
+    statements: [
+      { actions: [...scheduleActions], resources: [scheduler.schedulesArn] },
+      {
+        actions: ['iam:PassRole'],
+        resources: [scheduler.executionRoleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': schedulerServicePrincipal } },
+      },
+    ],
+    environment: {
+      [schedulerEnvironment.groupName]: scheduler.groupName,
+      [schedulerEnvironment.targetQueueArn]: queues.taskRuns.arn,
+      [schedulerEnvironment.deadLetterQueueArn]: queues.taskRuns.deadLetterQueueArn,
+      [schedulerEnvironment.executionRoleArn]: scheduler.executionRoleArn,
+      ...(scheduler.endpoint !== undefined ? { [schedulerEnvironment.endpoint]: scheduler.endpoint } : {}),
+    },
+  }),
+  /** Seal secret fields: a data key from KMS under the secret-fields encryption context (GenerateDataKey only). */
+  sealSecrets: ({ secretFieldsKey }) => ({
+    statements: [{ actions: ['kms:GenerateDataKey'], resources: [secretFieldsKey.arn], conditions: secretFieldsKeyConditions }],
+    environment: secretFieldsKeyEnvironment(secretFieldsKey),
+  }),
+  /** Open secret fields: decrypt a data key under the same context (Decrypt only). */
+  openSecrets: ({ secretFieldsKey }) => ({
+    statements: [{ actions: ['kms:Decrypt'], resources: [secretFieldsKey.arn], conditions: secretFieldsKeyConditions }],
+    environment: secretFieldsKeyEnvironment(secretFieldsKey),
   }),
 };
 

@@ -3,6 +3,7 @@
 // Functions import only their own area's module, so a function builds only the schemas it uses.
 import { deliveryReceiptOperations } from './delivery-receipts';
 import { documentEventOperations } from './document-events';
+import { inventoryOperations } from './inventory';
 import type { Operation } from './operation';
 import { paymentOperations } from './payments';
 import { scheduledTaskOperations } from './scheduled-tasks';
@@ -16,6 +17,7 @@ export const operationList = [
   ...paymentOperations,
   ...scheduledTaskOperations,
   ...deliveryReceiptOperations,
+  ...inventoryOperations,
   ...tenantLocationOperations,
 ] as const satisfies readonly Operation[];
 

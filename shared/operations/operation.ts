@@ -10,7 +10,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export type { TableAction };
 
-export type Area = 'document-events' | 'payments' | 'scheduled-tasks' | 'delivery-receipts' | 'tenant-locations';
+export type Area = 'document-events' | 'payments' | 'scheduled-tasks' | 'delivery-receipts' | 'inventory' | 'tenant-locations';
 
 export interface Operation {
   readonly operationId: string;

@@ -21,6 +21,8 @@ import {
   url,
   utcOffset,
 } from './common';
+import { EditResponse } from './envelopes';
+import { maxLinesPerReceipt, receiptStatuses } from './receipt-fields';
 import { SyncLog } from './sync-log';
 
 export const Attachment = shape('Attachment', {
@@ -252,14 +254,38 @@ export const DeliveryReceiptT = shape('DeliveryReceiptT', {
   ModifiedByUserName: text().optional(),
   ModifiedDateTime_utc: text().optional(),
   ModifiedDateTime_offset: utcOffset().optional(),
+  Version: z.int32().min(1).optional().meta({
+    description:
+      'Optimistic concurrency token (beyond the spec): 1 on create, one more per write. Send back the Version you read; ' +
+      'when it is stale, Save answers 409 and changes nothing.',
+  }),
   IsReadOnly: bool().optional(),
   IsActive: bool().optional(),
   Attachments: listOf(Attachment).optional(),
   Warehouse: Warehouse.optional(),
-  Lines: listOf(DeliveryLine).optional(),
+  Lines: z
+    .array(DeliveryLine)
+    .max(maxLinesPerReceipt)
+    .optional()
+    .meta({ description: `The receipt's lines, at most ${maxLinesPerReceipt.toLocaleString('en')} (a receipt's bound, above the 500 of other lists).` }),
   PurchaseOrders: listOf(PurchaseOrderSummary).optional(),
 });
 export type DeliveryReceiptT = z.infer<typeof DeliveryReceiptT>;
+
+/**
+ * `DeliveryReceiptEditResponse`: `EditResponse<DeliveryReceiptT>` with `AllowedStatuses` beside `Value`, the
+ * transitions a Save may request now (empty when the receipt is read-only).
+ */
+export const DeliveryReceiptEditResponse = EditResponse(DeliveryReceiptT, {
+  id: 'DeliveryReceiptEditResponse',
+  extras: {
+    AllowedStatuses: z
+      .array(z.enum(receiptStatuses))
+      .max(receiptStatuses.length)
+      .meta({ description: 'Beyond the spec: the statuses a Save may request now (empty when the receipt is read-only).' }),
+  },
+});
+export type DeliveryReceiptEditResponse = z.infer<typeof DeliveryReceiptEditResponse>;
 
 /** A line of the add-inventory request. */
 export const InventoryLine = shape('InventoryLine', {

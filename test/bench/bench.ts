@@ -27,6 +27,7 @@ import { coldDocumentId, runColdSection } from './section-cold';
 import { runConsumerDirect, runConsumerThroughSqs } from './section-consumer';
 import { renderPaymentsSection, runPaymentsSection, seedColdPayment, type PaymentsSection } from './section-payments';
 import { renderReceiptSearchSection, runReceiptSearchSection, type ReceiptSearchSection } from './section-receipt-search';
+import { renderReceiptCompletionSection, runReceiptCompletionSection, seedColdStock, type ReceiptCompletionSection } from './section-receipt-completion';
 import { getTarget, runLocationLatency, runWebhookLatency, webhookTarget } from './section-warm';
 import { batchWriteAll, copyLocations, range, seedThroughService, syntheticLocation, tenantItems } from './seed';
 import { ratio } from './stats';
@@ -41,6 +42,7 @@ const seedTenants = async (ctx: BenchContext, coldOnly = false) => {
   if (!coldOnly) await seedReadTenants(ctx);
   await seedColdDocument(ctx);
   await seedColdPayment(ctx);
+  await seedColdStock(ctx);
 };
 
 /** The tenants sections 2 and 3 read and write. */
@@ -180,6 +182,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     let report: BenchReport;
     let payments: PaymentsSection | undefined;
     let receiptSearch: ReceiptSearchSection | undefined;
+    let receiptCompletion: ReceiptCompletionSection | undefined;
     if (coldOnly) {
       report = { startedAt: startedAt.toISOString(), totalSeconds: (performance.now() - started) / 1000, mode: options.quick ? 'quick' : 'full', machine, coldStart, targets: coldTargets };
     } else {
@@ -199,6 +202,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       payments = await runPaymentsSection(ctx, coldStart);
       log('section receipt search: RCU of page 1 and page 5, 20 and 20,000 receipts');
       receiptSearch = await runReceiptSearchSection(ctx, coldStart);
+      log('section receipt completion: 10, 100 and 1,000 lines; stock-on-hand cold start');
+      receiptCompletion = await runReceiptCompletionSection(ctx, coldStart);
 
       const getComparison = locationLatency[0];
       const capacitySame = withoutOthers.rows.every((row, index) => {
@@ -243,10 +248,11 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     }
     await cleanup();
     const reportFile = join(repositoryRoot, '.local', 'bench-report.json');
-    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, receiptSearch }, null, 2)}\n`);
+    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, receiptCompletion, receiptSearch }, null, 2)}\n`);
     const text =
       renderReport({ ...report, totalSeconds: (performance.now() - started) / 1000 }) +
       (payments ? `\n${renderPaymentsSection(payments)}` : '') +
+      (receiptCompletion ? `\n${renderReceiptCompletionSection(receiptCompletion)}` : '') +
       (receiptSearch ? `\n${renderReceiptSearchSection(receiptSearch)}` : '');
     await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
     log(`report written to ${reportFile}; total ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -1,4 +1,5 @@
 // Infra tests: every failure signal has an alarm, and every alarm notifies the topic (which only accepts TLS).
+import { consumedQueueDefinitions, queueDefinitions } from '../../shared/events/queues';
 import { operations } from '../../shared/operations';
 import { logicalIdOf, resourcesOfType, synthesize, type CfnTemplate, type Synthesized } from './synthesize';
 
@@ -14,8 +15,9 @@ afterAll(() => synthesized.cleanUp());
 const alarms = () => resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties as Record<string, any>);
 
 describe('alarms', () => {
-  it('has one alarm per operation function, one for the API 5XX rate, one for authorizer failures and three for each consumed queue (document events, payments)', () => {
-    expect(alarms()).toHaveLength(operations.length + 2 + 3 * 2);
+  it('has one alarm per operation function, one for the API 5XX rate, one for authorizer failures, three for each consumed queue and one (dead letters) for each queue others consume', () => {
+    const unconsumed = queueDefinitions.length - consumedQueueDefinitions.length;
+    expect(alarms()).toHaveLength(operations.length + 2 + 3 * consumedQueueDefinitions.length + unconsumed);
   });
 
   it('alarms when more than 1 % of requests answer 5XX over five minutes', () => {

@@ -37,8 +37,8 @@ describe('document events (dev)', () => {
   });
   afterAll(() => synthesized.cleanUp());
 
-  const queueId = () => logicalIdOf(synthesized.dataStack.documentEventsQueue);
-  const deadLetterQueueId = () => logicalIdOf(synthesized.dataStack.documentEventsDeadLetterQueue);
+  const queueId = () => logicalIdOf(synthesized.dataStack.queues.documentEvents.queue);
+  const deadLetterQueueId = () => logicalIdOf(synthesized.dataStack.queues.documentEvents.deadLetterQueue);
   const secretId = () => logicalIdOf(synthesized.dataStack.webhookSecret);
   const tableId = () => logicalIdOf(synthesized.dataStack.table);
   const dataResource = (logicalId: string): CfnResource => synthesized.dataJson.Resources[logicalId]!;
@@ -61,7 +61,7 @@ describe('document events (dev)', () => {
       .sort((a, b) => a.actions[0]!.localeCompare(b.actions[0]!));
 
   const webhook = () => synthesized.apiStack.operationFunctions.get(webhookOperation!.operationId)!;
-  const documentEventsConsumer = () => synthesized.apiStack.documentEventsConsumer;
+  const documentEventsConsumer = () => synthesized.apiStack.consumer(documentEventsQueue.consumer.name);
 
   describe('queue and dead-letter queue', () => {
     it('the webhook operation asks for both document-events grants in the manifest', () => {
@@ -219,9 +219,12 @@ describe('document events (dev)', () => {
       '%s gets queue and secret rights and variables exactly as its manifest grants say',
       (operationId, operation) => {
         const operationFunction = synthesized.apiStack.operationFunctions.get(operationId)!;
-        // Rights on this area's queue and secret (the payments queue's are test/infra/payments.test.ts's).
+        // Rights on this area's queue and secret (the other queues' are their areas' tests', e.g. payments.test.ts).
+        const otherQueueIds = Object.values(synthesized.dataStack.queues)
+          .filter((deployed) => deployed.definition.name !== documentEventsQueue.name)
+          .flatMap((deployed) => [logicalIdOf(deployed.queue), logicalIdOf(deployed.deadLetterQueue)]);
         const actions = grantsOf(operationFunction)
-          .filter((statement) => !JSON.stringify(statement.Resource).includes(logicalIdOf(synthesized.dataStack.paymentsQueue)))
+          .filter((statement) => !otherQueueIds.some((queueId) => JSON.stringify(statement.Resource).includes(queueId)))
           .flatMap(actionsOf);
         const variables = apiProperties(operationFunction.function).Environment.Variables as Record<string, unknown>;
         const sends = operation.grants?.includes('sendDocumentEvents') ?? false;
@@ -296,7 +299,8 @@ describe('document events (prod)', () => {
   afterAll(() => synthesized.cleanUp());
 
   it('retains the queues and the signing secret, so neither a destroy nor a replacement loses them', () => {
-    const { documentEventsQueue: queue, documentEventsDeadLetterQueue, webhookSecret } = synthesized.dataStack;
+    const { queue, deadLetterQueue: documentEventsDeadLetterQueue } = synthesized.dataStack.queues.documentEvents;
+    const { webhookSecret } = synthesized.dataStack;
     for (const construct of [queue, documentEventsDeadLetterQueue, webhookSecret]) {
       const resource = synthesized.dataJson.Resources[logicalIdOf(construct)]!;
       expect(resource.DeletionPolicy).toBe('Retain');

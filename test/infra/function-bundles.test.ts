@@ -4,11 +4,11 @@
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { functionBundling, repositoryRoot } from '../../infra/constructs/operation-function';
-import { documentEventsQueue } from '../../shared/events/queues';
+import { consumedQueueDefinitions } from '../../shared/events/queues';
 import { operations } from '../../shared/operations';
 import { esbuildOptionsFor } from '../bench/bundles';
 
-const modules = [...new Set([...operations.map((operation) => operation.handler), 'functions/authorizer.ts', documentEventsQueue.consumer.handler])];
+const modules = [...new Set([...operations.map((operation) => operation.handler), 'functions/authorizer.ts', ...consumedQueueDefinitions.map((definition) => definition.consumer.handler)])];
 
 /** For each input under node_modules/zod, the chain of repository modules that imports it. */
 const zodChains = async (module: string): Promise<string[]> => {

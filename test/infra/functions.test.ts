@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { operations } from '../../shared/operations';
 import { repositoryRoot } from '../../infra/constructs/operation-function';
 import type { OperationFunction } from '../../infra/constructs/operation-function';
-import { documentEventsQueue, paymentsQueue } from '../../shared/events/queues';
+import { consumedQueueDefinitions } from '../../shared/events/queues';
 import {
   actionsOf,
   logicalIdOf,
@@ -33,7 +33,7 @@ const functionProperties = (operationFunction: OperationFunction): Record<string
 const statementsOf = (operationFunction: OperationFunction): PolicyStatement[] =>
   statementsOfRole(template, logicalIdOf(operationFunction.role));
 
-const consumers = [documentEventsQueue.consumer, paymentsQueue.consumer];
+const consumers = consumedQueueDefinitions.map((definition) => definition.consumer);
 const consumerNamed = (name: string) => consumers.find((consumer) => consumer.name === name);
 
 /** Every function by name, known before the synth so each gets its own test. */
@@ -43,17 +43,15 @@ const functionNamed = (name: string): OperationFunction => {
   const found =
     name === 'authorizer'
       ? synthesized.apiStack.authorizerFunction
-      : name === documentEventsQueue.consumer.name
-        ? synthesized.apiStack.documentEventsConsumer
-        : name === paymentsQueue.consumer.name
-          ? synthesized.apiStack.paymentsConsumer
-          : synthesized.apiStack.operationFunctions.get(name);
+      : consumerNamed(name)
+        ? synthesized.apiStack.consumer(name)
+        : synthesized.apiStack.operationFunctions.get(name);
   if (!found) throw new Error(`No function ${name}`);
   return found;
 };
 
 describe('functions', () => {
-  it('has one function per manifest operation, plus the authorizer and the two queue consumers', () => {
+  it('has one function per manifest operation, plus the authorizer and one per consumed queue', () => {
     synthesized.api.resourceCountIs('AWS::Lambda::Function', operations.length + 1 + consumers.length);
     expect([...synthesized.apiStack.operationFunctions.keys()].sort()).toEqual(
       operations.map((operation) => operation.operationId).sort(),

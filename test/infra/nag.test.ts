@@ -107,11 +107,13 @@ describe.each([
   });
 
   it('acknowledges only these rules', () => {
+    const scheduleGroup = synthesized.dataStack.scheduleGroupName;
     expect([...new Set(acknowledgements.map((acknowledgement) => acknowledgement.id))].sort()).toEqual([
       'AwsSolutions-APIG2',
       'AwsSolutions-APIG4',
       'AwsSolutions-COG4',
       'AwsSolutions-IAM5[Resource::*]',
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${scheduleGroup}/*]`,
       'AwsSolutions-SMG4',
     ]);
   });

@@ -32,8 +32,8 @@ describe('payments (dev)', () => {
   });
   afterAll(() => synthesized.cleanUp());
 
-  const queueId = () => logicalIdOf(synthesized.dataStack.paymentsQueue);
-  const deadLetterQueueId = () => logicalIdOf(synthesized.dataStack.paymentsDeadLetterQueue);
+  const queueId = () => logicalIdOf(synthesized.dataStack.queues.payments.queue);
+  const deadLetterQueueId = () => logicalIdOf(synthesized.dataStack.queues.payments.deadLetterQueue);
   const tableId = () => logicalIdOf(synthesized.dataStack.table);
   const dataResource = (logicalId: string): CfnResource => synthesized.dataJson.Resources[logicalId]!;
   const functionProperties = (fn: OperationFunction) => synthesized.apiJson.Resources[logicalIdOf(fn.function)]!.Properties as Record<string, any>;
@@ -72,7 +72,7 @@ describe('payments (dev)', () => {
   });
 
   it('invokes the consumer from the queue with the settings of queues.ts and partial batch responses', () => {
-    const consumerId = logicalIdOf(synthesized.apiStack.paymentsConsumer.function);
+    const consumerId = logicalIdOf(synthesized.apiStack.consumer(consumer.name).function);
     const mappings = resourcesOfType(synthesized.apiJson, 'AWS::Lambda::EventSourceMapping').filter(
       ([, mapping]) => JSON.stringify(mapping.Properties?.FunctionName) === JSON.stringify({ Ref: consumerId }),
     );
@@ -85,11 +85,11 @@ describe('payments (dev)', () => {
       ScalingConfig: { MaximumConcurrency: eventSource.maximumConcurrency },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    expect(functionProperties(synthesized.apiStack.paymentsConsumer).Timeout).toBe(consumer.timeoutSeconds);
+    expect(functionProperties(synthesized.apiStack.consumer(consumer.name)).Timeout).toBe(consumer.timeoutSeconds);
   });
 
   it('grants the consumer exactly its queues.ts table actions and the consume actions on its queue', () => {
-    const statements = statementsOfRole(synthesized.apiJson, logicalIdOf(synthesized.apiStack.paymentsConsumer.role)).filter(
+    const statements = statementsOfRole(synthesized.apiJson, logicalIdOf(synthesized.apiStack.consumer(consumer.name).role)).filter(
       (statement) => !actionsOf(statement).some((action) => action.startsWith('logs:') || action.startsWith('xray:')),
     );
     const described = statements
@@ -99,7 +99,7 @@ describe('payments (dev)', () => {
       { actions: [...consumer.tableAccess].sort(), resources: [{ 'Fn::GetAtt': [tableId(), 'Arn'] }] },
       { actions: consumeActions, resources: [{ 'Fn::GetAtt': [queueId(), 'Arn'] }] },
     ]);
-    expect(functionProperties(synthesized.apiStack.paymentsConsumer).Environment.Variables).not.toHaveProperty(paymentsQueueUrlVariable);
+    expect(functionProperties(synthesized.apiStack.consumer(consumer.name)).Environment.Variables).not.toHaveProperty(paymentsQueueUrlVariable);
   });
 
   it.each(operations.map((operation) => [operation.operationId, operation] as const))(

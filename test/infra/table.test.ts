@@ -1,6 +1,7 @@
 // Infra tests: the data stack creates the single table exactly as shared/data/table.ts declares it, and keeps it
 // (retain, deletion protection) only where the data is real.
 import { tableDefinition } from '../../shared/data/table';
+import { queueDefinitions } from '../../shared/events/queues';
 import { resourcesOfType, synthesize, type CfnResource, type Synthesized } from './synthesize';
 
 const tableOf = (synthesized: Synthesized): CfnResource => {
@@ -16,21 +17,30 @@ describe('table (dev, the default stage)', () => {
   });
   afterAll(() => synthesized.cleanUp());
 
-  it('is in the data stack with the other stateful resources (queues, secret), and the API stack holds none', () => {
+  it('is in the data stack with the other stateful resources (queues, secret, key, schedules), and the API stack holds none', () => {
+    const perQueue = (type: string) => queueDefinitions.flatMap(() => [type, type]);
     expect(Object.values(synthesized.dataJson.Resources).map((resource) => resource.Type).sort()).toEqual([
       'AWS::DynamoDB::Table',
-      // Document events and payments: each a queue and its DLQ, each with a TLS-only policy.
-      'AWS::SQS::Queue',
-      'AWS::SQS::Queue',
-      'AWS::SQS::Queue',
-      'AWS::SQS::Queue',
-      'AWS::SQS::QueuePolicy',
-      'AWS::SQS::QueuePolicy',
-      'AWS::SQS::QueuePolicy',
-      'AWS::SQS::QueuePolicy',
+      // The task schedules' execution role and its policy (sends to the task-runs queue), lives with the schedules.
+      'AWS::IAM::Policy',
+      'AWS::IAM::Role',
+      // The secret-fields key.
+      'AWS::KMS::Key',
+      // Every queue of queues.ts and its DLQ, each with a TLS-only policy.
+      ...perQueue('AWS::SQS::Queue'),
+      ...perQueue('AWS::SQS::QueuePolicy'),
+      'AWS::Scheduler::ScheduleGroup',
       'AWS::SecretsManager::Secret',
     ]);
-    for (const type of ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::SQS::QueuePolicy', 'AWS::SecretsManager::Secret']) {
+    for (const type of [
+      'AWS::DynamoDB::Table',
+      'AWS::SQS::Queue',
+      'AWS::SQS::QueuePolicy',
+      'AWS::SecretsManager::Secret',
+      'AWS::KMS::Key',
+      'AWS::Scheduler::ScheduleGroup',
+      'AWS::Scheduler::Schedule',
+    ]) {
       synthesized.api.resourceCountIs(type, 0);
     }
   });

@@ -1,6 +1,7 @@
 // Test support: jest globalSetup of the integration and e2e projects. Starts the local stack once per run as a
 // child process and hands its endpoints to every test through process.env (workers inherit it).
 import { localDevSecret } from '../../shared/auth/tokens';
+import { queueDefinitions } from '../../shared/events/queues';
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { runLogFile, spawnLocalStack, type LocalStackProcess } from './local-stack-process';
@@ -25,8 +26,14 @@ export default async function globalSetup(): Promise<void> {
     AWS_ENDPOINT_URL_DYNAMODB: ready.dynamodbEndpoint,
     AWS_ENDPOINT_URL_SQS: ready.sqsEndpoint,
     TABLE_NAME: ready.tableName,
-    DOCUMENT_EVENTS_QUEUE_URL: ready.queueUrls.DocumentEvents,
-    DOCUMENT_EVENTS_DLQ_URL: ready.queueUrls.DocumentEventsDlq,
+    // Every queue's URL under its sender variable (DOCUMENT_EVENTS_QUEUE_URL, TASK_WORK_QUEUE_URL, ...), its DLQ's
+    // under the same name with DLQ (DOCUMENT_EVENTS_DLQ_URL, ...).
+    ...Object.fromEntries(
+      queueDefinitions.flatMap((definition) => [
+        [definition.urlVariable, ready.queueUrls[definition.logicalName]],
+        [definition.urlVariable.replace(/_QUEUE_URL$/, '_DLQ_URL'), ready.queueUrls[definition.deadLetterQueue.logicalName]],
+      ]),
+    ),
     AWS_REGION: 'us-east-1',
     AWS_DEFAULT_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',

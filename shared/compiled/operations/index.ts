@@ -3,9 +3,10 @@
 
 import { deliveryReceiptOperations } from './delivery-receipts';
 import { documentEventOperations } from './document-events';
+import { inventoryOperations } from './inventory';
 import { paymentOperations } from './payments';
 import { scheduledTaskOperations } from './scheduled-tasks';
 import { tenantLocationOperations } from './tenant-locations';
 
 /** Every operation in compiled form (the function that answers 501 finds its operation here). */
-export const compiledOperations = [...deliveryReceiptOperations, ...documentEventOperations, ...paymentOperations, ...scheduledTaskOperations, ...tenantLocationOperations] as const;
+export const compiledOperations = [...deliveryReceiptOperations, ...documentEventOperations, ...inventoryOperations, ...paymentOperations, ...scheduledTaskOperations, ...tenantLocationOperations] as const;

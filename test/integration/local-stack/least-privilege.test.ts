@@ -15,6 +15,7 @@ import { operationsById, type Operation } from '../../../shared/operations';
 import { locationKey } from '../../../shared/tenant-locations/keys';
 import { requireLocalEndpoints } from '../../support/local-endpoints';
 import { freshTenantId, openTenantTable, type TenantTable } from '../../support/tenant-items';
+import { testGrantResources } from '../../support/grant-resources';
 
 // Each function's first invocation is its cold start: a process that loads its module graph.
 jest.setTimeout(90_000);
@@ -75,13 +76,17 @@ beforeAll(async () => {
   });
   const fleet = localFunctionFleet(
     declared,
-    {
+    testGrantResources({
       table: { name: endpoints.tableName, arn: tableArn },
-      documentEventsQueue: { url: `${edge.endpoint}${new URL(endpoints.documentEventsQueueUrl).pathname}`, arn: queueArn },
-      // No function under test sends refunds; the payments queue only has to be named.
-      paymentsQueue: { url: `${edge.endpoint}/123456789012/payments`, arn: 'arn:aws:sqs:us-east-1:123456789012:payments' },
-      webhookSecret: { arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:test', localValues: 'whsec_least_privilege_test_0001' },
-    },
+      // No function under test sends to the other queues; they only have to be named.
+      queueHost: edge.endpoint,
+      queues: {
+        documentEvents: { url: `${edge.endpoint}${new URL(endpoints.documentEventsQueueUrl).pathname}`, arn: queueArn, deadLetterQueueArn: `${queueArn}-dlq` },
+      },
+      overrides: {
+        webhookSecret: { arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:test', localValues: 'whsec_least_privilege_test_0001' },
+      },
+    }),
     edge.endpoint,
   );
   for (const [key, identity] of fleet.identities) identities.set(key, identity);

@@ -12,6 +12,7 @@ import { accessKeyIdOf, localFunctionFleet } from '../../../infra/local/function
 import { grantsOf, tableGrant, type GrantResources } from '../../../shared/operations/grants';
 import { operationsById } from '../../../shared/operations';
 import { documentEventsQueue } from '../../../shared/events/queues';
+import { testGrantResources } from '../../support/grant-resources';
 
 const table = 'arn:aws:dynamodb:us-east-1:123456789012:table/business-platform';
 const queue = 'arn:aws:sqs:us-east-1:123456789012:document-events';
@@ -156,12 +157,18 @@ describe('judging a request', () => {
   });
 });
 
-const resources: GrantResources = {
+const resources: GrantResources = testGrantResources({
   table: { name: 'business-platform', arn: table },
-  documentEventsQueue: { url: 'http://edge/123456789012/document-events', arn: queue },
-  paymentsQueue: { url: 'http://edge/123456789012/payments', arn: 'arn:aws:sqs:us-east-1:123456789012:payments' },
-  webhookSecret: { arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:s', localValues: 'whsec_local_values_0123456789' },
-};
+  queueHost: 'http://edge',
+  queues: {
+    documentEvents: { url: 'http://edge/123456789012/document-events', arn: queue, deadLetterQueueArn: `${queue}-dlq` },
+    payments: { url: 'http://edge/123456789012/payments', arn: 'arn:aws:sqs:us-east-1:123456789012:payments', deadLetterQueueArn: 'arn:aws:sqs:us-east-1:123456789012:payments-dlq' },
+  },
+  overrides: {
+    webhookSecret: { arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:s', localValues: 'whsec_local_values_0123456789' },
+  },
+});
+const documentEventsQueueUrl = resources.queues.documentEvents.url;
 
 describe('grants', () => {
   it('grants the table actions on the table, Query on each named index, and TABLE_NAME', () => {
@@ -189,10 +196,10 @@ describe('grants', () => {
         { actions: ['sqs:SendMessage'], resources: [queue] },
         { actions: ['secretsmanager:GetSecretValue'], resources: [resources.webhookSecret.arn] },
       ],
-      environment: { DOCUMENT_EVENTS_QUEUE_URL: resources.documentEventsQueue.url, WEBHOOK_SECRETS: 'whsec_local_values_0123456789' },
+      environment: { DOCUMENT_EVENTS_QUEUE_URL: documentEventsQueueUrl, WEBHOOK_SECRETS: 'whsec_local_values_0123456789' },
     });
     const onAws = grantsOf(operationsById.providerWebhook, { ...resources, webhookSecret: { arn: resources.webhookSecret.arn } });
-    expect(onAws.environment).toEqual({ DOCUMENT_EVENTS_QUEUE_URL: resources.documentEventsQueue.url, WEBHOOK_SECRET_ARN: resources.webhookSecret.arn });
+    expect(onAws.environment).toEqual({ DOCUMENT_EVENTS_QUEUE_URL: documentEventsQueueUrl, WEBHOOK_SECRET_ARN: resources.webhookSecret.arn });
   });
 
   it('lets tenantLocationDelete write the transactional Put that its soft delete is', () => {
@@ -219,7 +226,7 @@ describe('function environments', () => {
     expect(environmentOf('documentAnalyserGetDocument')).not.toHaveProperty('DOCUMENT_EVENTS_QUEUE_URL');
     expect(environmentOf('documentAnalyserGetDocument')).not.toHaveProperty('WEBHOOK_SECRETS');
     expect(environmentOf('providerWebhook')).not.toHaveProperty('TABLE_NAME');
-    expect(environmentOf('providerWebhook')).toMatchObject({ DOCUMENT_EVENTS_QUEUE_URL: resources.documentEventsQueue.url });
+    expect(environmentOf('providerWebhook')).toMatchObject({ DOCUMENT_EVENTS_QUEUE_URL: documentEventsQueueUrl });
   });
 
   it('points every AWS endpoint of every function at the IAM edge', () => {

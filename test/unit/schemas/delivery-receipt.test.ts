@@ -8,10 +8,12 @@ import {
   ActionRequestDeliveryReceiptT,
   ActionRequestSupplierTransAddInventoryRequest,
   Contact,
+  DeliveryLine,
+  DeliveryReceiptT,
   User,
-  type DeliveryReceiptT,
   type InventoryLine,
 } from '../../../shared/schemas/delivery-receipt';
+import { lineFieldOrder, maxLinesPerReceipt, receiptFieldOrder } from '../../../shared/schemas/receipt-fields';
 import { flaggedFields, issuePaths, issuesOf, repeat, unsetFields, variant } from './support';
 
 const address: Address = {
@@ -85,6 +87,7 @@ const receipt: DeliveryReceiptT = {
   ModifiedByUserName: 'sam',
   ModifiedDateTime_utc: '2026-03-01T23:20:00Z',
   ModifiedDateTime_offset: 600,
+  Version: 3,
   IsReadOnly: false,
   IsActive: true,
   Attachments: [
@@ -386,9 +389,19 @@ describe('ActionRequestDeliveryReceiptT', () => {
     );
   });
 
-  it('refuses lists over the item bound', () => {
-    const over = variant(saveRequest, (r) => (r.Value.Lines = Array.from({ length: limits.arrayItems + 1 }, () => ({}))));
+  it('refuses lists over the item bound, and Lines over the receipt bound of 1,000 (issue 9)', () => {
+    const attachments = variant(saveRequest, (r) => (r.Value.Attachments = Array.from({ length: limits.arrayItems + 1 }, () => ({}))));
+    expect(issuesOf(ActionRequestDeliveryReceiptT, attachments)).toEqual([{ path: ['Value', 'Attachments'], code: 'too_big' }]);
+    const full = variant(saveRequest, (r) => (r.Value.Lines = Array.from({ length: maxLinesPerReceipt }, () => ({}))));
+    expect(ActionRequestDeliveryReceiptT.safeParse(full).success).toBe(true);
+    const over = variant(saveRequest, (r) => (r.Value.Lines = Array.from({ length: maxLinesPerReceipt + 1 }, () => ({}))));
     expect(issuesOf(ActionRequestDeliveryReceiptT, over)).toEqual([{ path: ['Value', 'Lines'], code: 'too_big' }]);
+  });
+
+  it('lists its fields in the order the domain stores and shows them (receipt-fields.ts)', () => {
+    const notStored = new Set(['BSID', 'RowNumber', 'Warehouse']);
+    expect(receiptFieldOrder).toEqual(Object.keys(DeliveryReceiptT.shape).filter((field) => !notStored.has(field)));
+    expect(lineFieldOrder).toEqual(Object.keys(DeliveryLine.shape));
   });
 });
 

@@ -1,0 +1,13 @@
+// Entry: POST /v2/DeliveryReceipt/: creates (201 + Location) or updates (200) a receipt; a completion that continues
+// through the queue answers 202 with the receipt in Completing.
+import { httpOperation, respond } from '../../shared/http/operation';
+import { deliveryReceiptSaveV2 } from '../../shared/compiled/operations/delivery-receipts';
+import { receiptService } from '../../shared/delivery-receipts';
+import { savedAnswer } from '../../shared/delivery-receipts/answers';
+
+const receipts = receiptService();
+
+export const handler = httpOperation(deliveryReceiptSaveV2).handler(async ({ principal, body }) => {
+  const answer = savedAnswer(await receipts.save(principal, body));
+  return respond(answer.status, answer.body, answer.headers);
+});

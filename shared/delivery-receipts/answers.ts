@@ -1,0 +1,29 @@
+// Domain to HTTP: the answers of the delivery-receipt operations in the platform's envelopes.
+import { apiBasePath } from '../operations/routes';
+import { actionResults, editResponse } from '../schemas/envelope-bodies';
+import type { ReceiptView, SavedReceipt } from './service';
+
+/** The URL of a receipt: the Location of a created one. */
+export const receiptLocation = (id: number): string => `${apiBasePath}/v2/DeliveryReceipt/${id}`;
+
+export interface ReceiptAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+}
+
+/**
+ * `ActionResults<DeliveryReceiptT>`: 201 with a Location for a create, 202 when completion continues through the
+ * queue (the receipt is Completing), 200 otherwise.
+ */
+export const savedAnswer = ({ receipt, created, completing }: SavedReceipt): ReceiptAnswer => ({
+  status: created ? 201 : completing ? 202 : 200,
+  body: actionResults(receipt),
+  headers: created ? { Location: receiptLocation(receipt.ID as number) } : {},
+});
+
+/** `DeliveryReceiptEditResponse`: `AllowedStatuses` beside `Value`. */
+export const readAnswer = ({ receipt, allowed }: ReceiptView) => editResponse(receipt, { AllowedStatuses: [...allowed] });
+
+/** `ActionResults<DeliveryReceiptT>` of add inventory: the receipt with its lines. */
+export const inventoryAnswer = ({ receipt }: ReceiptView) => actionResults(receipt);

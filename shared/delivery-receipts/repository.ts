@@ -1,0 +1,325 @@
+// Data layer: delivery receipts in the single table, on the data kit. A receipt is its own partition (keys.ts): the
+// header and one item per line. A read is one strongly consistent Query of the header and its lines; a save writes
+// the header (Version condition), only the lines that changed, and the RefNumber claim, in one transaction when it
+// fits (100 actions), else in chunks under a save lease on the header (see README.md, "Saves larger than one
+// transaction"). Completion's items (movements, the completion cursor) are shared/delivery-receipts/completion.ts's.
+import { randomUUID } from 'node:crypto';
+import { queryAll, type TableContext } from '../data/client';
+import { claimChanges, defineClaim } from '../data/claims';
+import { defineCodec } from '../data/codec';
+import { nextValue } from '../data/sequence';
+import { chunkActions, maxTransactionActions, transact, transactionActions, type TransactionItem } from '../data/transaction';
+import { ConcurrentModification, ReferenceTaken, VersionConflict } from '../errors';
+import type { DeliveryReceiptT } from '../schemas/delivery-receipt';
+import { lineFieldOrder, receiptFieldOrder } from '../schemas/receipt-fields';
+import type { StoredLine } from './lines';
+import { headerKey, headerSortKey, lineKey, lineSortKeyPrefix, receiptPartition, receiptSequence } from './keys';
+import { searchIndexAttributes, searchTextAttribute } from './search-keys';
+import { chunkRequestToken } from './stock-effects';
+
+/** A receipt's header as stored: every field but Lines, with its identity, tenancy and Version always present. */
+export type ReceiptHeader = Omit<DeliveryReceiptT, 'Lines'> & {
+  readonly ID: number;
+  readonly GUID: string;
+  readonly TenantID: number;
+  readonly Version: number;
+  readonly RefNumber: string;
+  readonly Status: string;
+  readonly CreatedDateTime_utc: string;
+};
+
+type HeaderField = Exclude<(typeof receiptFieldOrder)[number], 'Lines'>;
+const headerFields = receiptFieldOrder.filter((field): field is HeaderField => field !== 'Lines');
+
+type LineField = Exclude<(typeof lineFieldOrder)[number], 'QuantityToBeReceived'>;
+const lineFields = lineFieldOrder.filter((field): field is LineField => field !== 'QuantityToBeReceived');
+
+/** The members of `record` named in `order`, in that order (own members only; nothing else). */
+export const inFieldOrder = <T extends object>(record: T, order: readonly string[]): T => {
+  const ordered: Record<string, unknown> = {};
+  for (const field of order) {
+    if (Object.hasOwn(record, field) && (record as Record<string, unknown>)[field] !== undefined) ordered[field] = (record as Record<string, unknown>)[field];
+  }
+  return ordered as T;
+};
+
+export const headerEntity = 'DeliveryReceipt';
+export const lineEntity = 'DeliveryReceiptLine';
+
+/** The highest line number the receipt ever gave (so a removed line's number is never given again). */
+const lastLineAttribute = 'LastLineNumber';
+/** The lease of a save that spans several transactions: `{ id, expiresAt }` (see README.md). */
+const leaseAttribute = 'SaveLease';
+
+/**
+ * How long a multi-transaction save holds its lease: three times an API function's 10 s timeout, so a lease
+ * outlives any save that is still running, and a crashed one blocks the receipt for at most this long.
+ */
+export const saveLeaseMilliseconds = 30_000;
+
+/** A RefNumber is unique in its tenant, case-insensitively: one claim item per reference. */
+export const refNumberClaim = defineClaim({ prefix: 'DRREF', entity: 'DeliveryReceiptRef', ownerAttribute: 'DeliveryReceiptID' });
+
+const headers = defineCodec<ReceiptHeader, keyof ReceiptHeader>({
+  entity: headerEntity,
+  fields: headerFields,
+  key: (header) => headerKey(header.TenantID, header.ID),
+  // Contract C6: every header write carries the keys of the search indexes (lines never do: the indexes stay sparse).
+  internal: (header) =>
+    searchIndexAttributes(header.TenantID, {
+      ID: header.ID,
+      RefNumber: header.RefNumber,
+      DeliveryDate: header.DeliveryDate,
+      CreatedDateTime_utc: header.CreatedDateTime_utc,
+      Status: header.Status,
+      SupplierName: header.SupplierName,
+    }),
+});
+
+const lineCodec = (tenantId: number, receiptId: number) =>
+  defineCodec<StoredLine, keyof StoredLine>({
+    entity: lineEntity,
+    fields: lineFields,
+    key: (line) => lineKey(tenantId, receiptId, line.SequenceNumber),
+  });
+
+/** A receipt as stored: its header, every stored line (active or not) and what only the data layer reads. */
+export interface StoredReceipt {
+  readonly header: ReceiptHeader;
+  readonly lines: StoredLine[];
+  /** The highest line number given so far (never below a stored line's ID). */
+  readonly lastLineNumber: number;
+  /** Attributes of the header item that are not receipt fields (completion state, index keys, ...), kept as they are. */
+  readonly internal: Readonly<Record<string, unknown>>;
+}
+
+export interface ReceiptWrite {
+  readonly tenantId: number;
+  /** The header to store, carrying its new Version (1 for a create). */
+  readonly header: ReceiptHeader;
+  readonly lastLineNumber: number;
+  /** The receipt as read; absent for a create. The write is conditional on its Version. */
+  readonly previous?: StoredReceipt;
+  /** Lines to put (new or changed) and to delete (removed): nothing else of the partition is written. */
+  readonly puts: readonly StoredLine[];
+  readonly deletes: readonly StoredLine[];
+}
+
+/** Another save of the receipt spans several transactions and holds its lease: read again shortly. */
+export class SaveInProgress extends ConcurrentModification {
+  constructor() {
+    super('The receipt is being saved by another request; retry shortly.');
+  }
+}
+
+/** The RefNumber is another receipt's (409, at the field). */
+export class RefNumberTaken extends ReferenceTaken {
+  constructor(refNumber: string) {
+    super(`Another delivery receipt of this tenant has the RefNumber ${refNumber}.`, '/Value/RefNumber');
+  }
+}
+
+type Role = 'header' | 'line' | 'claim' | 'claim-release' | 'lease';
+
+interface Lease {
+  readonly id: string;
+  readonly expiresAt: number;
+}
+
+const leaseOf = (item: Readonly<Record<string, unknown>>): Lease | undefined => {
+  const lease = item[leaseAttribute] as Partial<Lease> | undefined;
+  return typeof lease?.id === 'string' && typeof lease.expiresAt === 'number' ? { id: lease.id, expiresAt: lease.expiresAt } : undefined;
+};
+
+const storedFieldNames = new Set<string>(headerFields);
+const keyAttributes = new Set(['pk', 'sk', 'entity', lastLineAttribute, leaseAttribute]);
+
+export const createReceiptRepository = (table: TableContext, clock: () => Date = () => new Date()) => {
+  const { client, tableName } = table;
+
+  /** Header writes succeed only when no other save holds a live lease on it. */
+  const noLiveLease = (now: number) => ({
+    condition: '(attribute_not_exists(#lease) OR #lease.expiresAt < :now)',
+    names: { '#lease': leaseAttribute },
+    values: { ':now': now },
+  });
+
+  const headerItem = (write: ReceiptWrite) => {
+    const preserved = Object.fromEntries(
+      Object.entries(write.previous?.internal ?? {}).filter(([name]) => !name.startsWith('gsi') && name !== searchTextAttribute),
+    );
+    return { ...preserved, ...headers.toItem(write.header), [lastLineAttribute]: write.lastLineNumber };
+  };
+
+  const lineActions = (write: ReceiptWrite, add: (role: Role, item: TransactionItem) => void) => {
+    const codec = lineCodec(write.tenantId, write.header.ID);
+    // Deletes first: a save stopped between chunks never holds more lines than before or after it.
+    for (const line of write.deletes) add('line', { Delete: { TableName: tableName, Key: lineKey(write.tenantId, write.header.ID, line.SequenceNumber) } });
+    for (const line of write.puts) add('line', { Put: { TableName: tableName, Item: codec.toItem(line) } });
+  };
+
+  const claimActions = (write: ReceiptWrite, add: (role: Role, item: TransactionItem) => void) => {
+    const changes = claimChanges(refNumberClaim, tableName, write.tenantId, write.header.ID, write.previous?.header.RefNumber, write.header.RefNumber);
+    if (changes.release) add('claim-release', changes.release);
+    if (changes.claim) add('claim', changes.claim);
+  };
+
+  /** The header put that makes a save visible: conditional on the Version read (or on nothing stored yet). */
+  const headerPut = (write: ReceiptWrite, now: number, leaseId?: string): TransactionItem => {
+    const expected = write.previous?.header.Version;
+    if (expected === undefined) {
+      return { Put: { TableName: tableName, Item: headerItem(write), ConditionExpression: 'attribute_not_exists(pk)' } };
+    }
+    if (leaseId !== undefined) {
+      return {
+        Put: {
+          TableName: tableName,
+          Item: headerItem(write),
+          ConditionExpression: '#lease.id = :lease',
+          ExpressionAttributeNames: { '#lease': leaseAttribute },
+          ExpressionAttributeValues: { ':lease': leaseId },
+        },
+      };
+    }
+    const free = noLiveLease(now);
+    return {
+      Put: {
+        TableName: tableName,
+        Item: headerItem(write),
+        ConditionExpression: `#version = :expected AND ${free.condition}`,
+        ExpressionAttributeNames: { '#version': 'Version', ...free.names },
+        ExpressionAttributeValues: { ':expected': expected, ...free.values },
+      },
+    };
+  };
+
+  const errors = (write: ReceiptWrite) => ({
+    header: () => (write.previous ? new VersionConflict() : new Error(`delivery receipt ID ${write.header.ID} is already used`)),
+    claim: () => new RefNumberTaken(write.header.RefNumber),
+    'claim-release': () => new ConcurrentModification(),
+    lease: () => new VersionConflict(),
+  });
+
+  /**
+   * A save too large for one transaction. A create writes its lines first (no header yet: Get answers 404 and no
+   * one can save the receipt), then the header with its RefNumber claim. An update first takes a lease on the header
+   * (its Version condition, and the new Version, so every concurrent save and completion fails from then on), writes
+   * the line chunks, each conditional on the lease, then puts the header, which releases it.
+   */
+  const writeInChunks = async (write: ReceiptWrite, now: number) => {
+    const leaseId = randomUUID();
+    const header = headerKey(write.tenantId, write.header.ID);
+    const guard: TransactionItem = write.previous
+      ? {
+          ConditionCheck: {
+            TableName: tableName,
+            Key: header,
+            ConditionExpression: '#lease.id = :lease',
+            ExpressionAttributeNames: { '#lease': leaseAttribute },
+            ExpressionAttributeValues: { ':lease': leaseId },
+          },
+        }
+      : { ConditionCheck: { TableName: tableName, Key: header, ConditionExpression: 'attribute_not_exists(pk)' } };
+    if (write.previous) {
+      const free = noLiveLease(now);
+      await transact(
+        table,
+        [
+          {
+            role: 'lease' as Role,
+            item: {
+              Update: {
+                TableName: tableName,
+                Key: header,
+                UpdateExpression: 'SET #lease = :leased, #version = :next',
+                ConditionExpression: `#version = :expected AND ${free.condition}`,
+                ExpressionAttributeNames: { '#version': 'Version', ...free.names },
+                ExpressionAttributeValues: {
+                  ':leased': { id: leaseId, expiresAt: now + saveLeaseMilliseconds },
+                  ':next': write.header.Version,
+                  ':expected': write.previous.header.Version,
+                  ...free.values,
+                },
+              },
+            },
+          },
+        ],
+        { errors: errors(write) },
+      );
+    }
+    const lines = transactionActions<Role>();
+    lineActions(write, lines.add);
+    const chunks = chunkActions(lines.actions, maxTransactionActions - 1);
+    for (const [index, chunk] of chunks.entries()) {
+      await transact(table, [{ role: 'header' as Role, item: guard }, ...chunk], {
+        errors: { ...errors(write), header: () => new SaveInProgress() },
+        clientRequestToken: chunkRequestToken(leaseId, index),
+      });
+    }
+    const last = transactionActions<Role>();
+    claimActions(write, last.add);
+    last.add('header', headerPut(write, now, write.previous ? leaseId : undefined));
+    await transact(table, last.actions, { errors: errors(write) });
+  };
+
+  return {
+    /** The next receipt ID of the tenant; its default RefNumber is `DR-` and the ID in six digits. */
+    nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, receiptSequence, 'delivery receipt ID'),
+
+    /**
+     * The header and every line of a receipt: one strongly consistent Query of its partition, from `HEADER` to the
+     * last `LINE#` (movements and the completion item sort outside that range). Undefined when it does not exist.
+     * A receipt under another save's live lease throws SaveInProgress (its lines may be half written).
+     */
+    async read(tenantId: number, receiptId: number): Promise<StoredReceipt | undefined> {
+      const items = await queryAll(client, {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': receiptPartition(tenantId, receiptId), ':from': headerSortKey, ':to': `${lineSortKeyPrefix}~` },
+        ConsistentRead: true,
+      });
+      const headerItemRead = items.find((item) => item.sk === headerSortKey && item.entity === headerEntity);
+      if (!headerItemRead) return undefined;
+      const lease = leaseOf(headerItemRead);
+      if (lease && lease.expiresAt >= clock().getTime()) throw new SaveInProgress();
+      const codec = lineCodec(tenantId, receiptId);
+      const lines = items.filter((item) => item.entity === lineEntity).map((item) => codec.fromItem(item) as StoredLine);
+      const internal = Object.fromEntries(
+        Object.entries(headerItemRead).filter(([name]) => !storedFieldNames.has(name) && !keyAttributes.has(name)),
+      );
+      const counter = Number(headerItemRead[lastLineAttribute] ?? 0);
+      return {
+        header: headers.fromItem(headerItemRead) as ReceiptHeader,
+        lines,
+        lastLineNumber: Math.max(counter, ...lines.map((line) => line.ID)),
+        internal,
+      };
+    },
+
+    /** Who holds a RefNumber now (strongly consistent). */
+    refNumberOwner: async (tenantId: number, refNumber: string): Promise<number | undefined> => {
+      const owner = await refNumberClaim.owner(table, tenantId, refNumber);
+      return typeof owner === 'number' ? owner : undefined;
+    },
+
+    /**
+     * Writes a save: the RefNumber claim (and release), the removed and changed lines and the header, atomically
+     * when they fit one transaction, else in chunks (writeInChunks). A Version that moved is VersionConflict (a
+     * live lease too), a RefNumber another receipt holds RefNumberTaken.
+     */
+    async write(write: ReceiptWrite): Promise<void> {
+      const now = clock().getTime();
+      const { actions, add } = transactionActions<Role>();
+      claimActions(write, add);
+      lineActions(write, add);
+      add('header', headerPut(write, now));
+      if (actions.length <= maxTransactionActions) {
+        await transact(table, actions, { errors: errors(write) });
+        return;
+      }
+      await writeInChunks(write, now);
+    },
+  };
+};
+
+export type ReceiptRepository = ReturnType<typeof createReceiptRepository>;

@@ -1,0 +1,324 @@
+// Domain: delivery receipts (v2): save, get and add inventory. Called by the functions with a validated request and
+// the caller's principal; applies the pure rules of lifecycle.ts and lines.ts, talks to storage only through the
+// repository and hands a requested completion to completion.ts. Every rule is checked before the first write, so a
+// refused request changes nothing. Throws named errors; never builds a response.
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/principal';
+import { normaliseClaimValue } from '../data/claims';
+import { withOptimisticRetry } from '../data/retry';
+import { NotFound, ReadOnlyRecord, StaleVersion, TenancyMismatch, ValidationFailed, VersionConflict } from '../errors';
+import type { ActionRequestDeliveryReceiptT, ActionRequestSupplierTransAddInventoryRequest, DeliveryReceiptT } from '../schemas/delivery-receipt';
+import { defaultRefNumber } from './keys';
+import {
+  actorOf,
+  allowedStatuses,
+  assertCompletable,
+  assertEditable,
+  clientHeaderFields,
+  friendlyStatus,
+  isReadOnly,
+  requestedTransition,
+  applyTransition,
+  sameValue,
+  statusOf,
+  statusView,
+  type Actor,
+  type ReceiptStatus,
+} from './lifecycle';
+import {
+  activeLines,
+  applyInventoryList,
+  defaultCurrency,
+  defaultLinePolicy,
+  lineCounts,
+  mergeLines,
+  mergeSentFields,
+  withDerivedFields,
+  type Currency,
+  type LineMergeResult,
+  type LinePolicy,
+  type StoredLine,
+} from './lines';
+import { lineFieldOrder, receiptFieldOrder } from '../schemas/receipt-fields';
+import { inFieldOrder, RefNumberTaken, type ReceiptHeader, type ReceiptRepository, type StoredReceipt } from './repository';
+import { stockEffects } from './stock-effects';
+
+/** What the service asks of completion (shared/delivery-receipts/completion.ts, bound to the function's table). */
+export type CompleteReceipt = (request: {
+  readonly tenantId: number;
+  readonly receiptId: number;
+  readonly expectedVersion: number;
+  readonly actor: { readonly userId: number };
+  readonly now: Date;
+}) => Promise<{ readonly status: 'Complete' | 'Completing' }>;
+
+export interface ReceiptServiceDependencies {
+  readonly repository: ReceiptRepository;
+  readonly complete: CompleteReceipt;
+  /** The over-receipt tolerance (the stack's setting; see README.md). */
+  readonly policy?: LinePolicy;
+  readonly currency?: Currency;
+  readonly clock?: () => Date;
+  readonly newGuid?: () => string;
+}
+
+/** A receipt as answers show it: the header, its counts and its active lines in SequenceNumber order. */
+export interface ReceiptView {
+  readonly receipt: DeliveryReceiptT;
+  /** The statuses a save may request now (Get's AllowedStatuses). */
+  readonly allowed: readonly ReceiptStatus[];
+}
+
+export interface SavedReceipt extends ReceiptView {
+  readonly created: boolean;
+  /** True when completion continues through the queue (the receipt is Completing): 202. */
+  readonly completing: boolean;
+}
+
+/**
+ * A header item must fit DynamoDB's 400 KB item limit with room for its keys and index attributes (and completion's
+ * 400 KB reserve for it holds): its JSON is capped, as a payment's is. A body can reach it only through Attachments
+ * and PurchaseOrders (lines are items of their own).
+ */
+export const maxStoredHeaderBytes = 350_000;
+
+const assertStorable = (header: ReceiptHeader): void => {
+  if (Buffer.byteLength(JSON.stringify(header), 'utf8') > maxStoredHeaderBytes) {
+    throw new ValidationFailed([{ pointer: '/Value', detail: `is too large to store: a receipt without its lines may take at most ${maxStoredHeaderBytes} bytes as JSON` }]);
+  }
+};
+
+/** `DR-` and digits: the server's own numbering, which a client may not choose for another receipt. */
+const serverNumbering = /^dr-\d+$/;
+
+/** Receipt fields as answers show them: the stored header with its status fields, counts and active lines. */
+export const receiptView = (header: ReceiptHeader, lines: readonly StoredLine[]): ReceiptView => {
+  const status = statusOf(header);
+  const shown = activeLines(lines).map((line) => inFieldOrder(withDerivedFields(line), lineFieldOrder));
+  return {
+    receipt: inFieldOrder({ ...header, ...statusView(status), ...lineCounts(lines), Lines: shown }, receiptFieldOrder),
+    allowed: allowedStatuses(status),
+  };
+};
+
+/** Save's merge convention for the header: an absent field keeps its stored value, `""` clears it. */
+const mergeHeaderFields = (stored: Partial<DeliveryReceiptT>, sent: DeliveryReceiptT): Partial<DeliveryReceiptT> =>
+  mergeSentFields(stored, sent, clientHeaderFields);
+
+/** The stored form of a line (QuantityToBeReceived is derived on read), to tell a changed line from an unchanged one. */
+const storable = ({ QuantityToBeReceived: _derived, ...line }: StoredLine): StoredLine => line as StoredLine;
+
+/** Lines to write: new and changed ones only. */
+const changedLines = (before: readonly StoredLine[], after: readonly StoredLine[]): StoredLine[] => {
+  const stored = new Map(before.map((line) => [line.ID, storable(line)]));
+  return after.map(storable).filter((line) => {
+    const previous = stored.get(line.ID);
+    return previous === undefined || !sameValue(previous, line);
+  });
+};
+
+interface HeaderInput {
+  /** The stored header (an update) or nothing (a create), overlaid with the body's client fields. */
+  readonly fields: Partial<DeliveryReceiptT>;
+  readonly id: number;
+  readonly guid: string;
+  readonly tenantId: number;
+  readonly version: number;
+  readonly refNumber: string;
+  readonly actor: Actor;
+  readonly created: boolean;
+  readonly lines: readonly StoredLine[];
+}
+
+/** The header a save stores: the merged fields with its identity, Version, counts and audit stamps. */
+const buildHeader = ({ fields, id, guid, tenantId, version, refNumber, actor, created, lines }: HeaderInput): ReceiptHeader => {
+  const status = statusOf(fields);
+  return {
+    ...fields,
+    ID: id,
+    GUID: guid,
+    GUIDstring: guid,
+    TenantID: tenantId,
+    Version: version,
+    RefNumber: refNumber,
+    ...statusView(status),
+    IsActive: fields.IsActive ?? true,
+    ...lineCounts(lines),
+    ...(created ? { CreatedByUserID: actor.userId } : {}),
+    CreatedDateTime_utc: created ? actor.at : (fields.CreatedDateTime_utc as string),
+    ModifiedByUserID: actor.userId,
+    ModifiedDateTime_utc: actor.at,
+  };
+};
+
+export const createReceiptService = ({
+  repository,
+  complete,
+  policy = defaultLinePolicy,
+  currency = defaultCurrency,
+  clock = () => new Date(),
+  newGuid = randomUUID,
+}: ReceiptServiceDependencies) => {
+  /** The receipt as stored (strongly consistent); waits out another request's multi-transaction save. */
+  const require = async (tenantId: number, id: number): Promise<StoredReceipt> => {
+    const receipt = await withOptimisticRetry(() => repository.read(tenantId, id));
+    if (!receipt) throw new NotFound(`Delivery receipt ${id} does not exist.`);
+    return receipt;
+  };
+
+  /**
+   * The RefNumber a save asks for: the one sent (trimmed), the stored one when none is sent, undefined for the
+   * default (`DR-<id>`, also what `""` gives back). `DR-` and digits is the server's numbering: a client may send
+   * back its receipt's own default or stored value, never choose another, so a default can never be taken. A value
+   * another receipt holds is refused (409) before anything is written (the claim in the write settles a race).
+   */
+  const refNumberFor = async (tenantId: number, id: number | undefined, sent: string | undefined, stored: string | undefined) => {
+    if (sent === undefined) return stored;
+    const trimmed = sent.trim();
+    if (trimmed === '') return undefined;
+    const normal = normaliseClaimValue(trimmed);
+    const own =
+      id !== undefined && (normal === normaliseClaimValue(defaultRefNumber(id)) || (stored !== undefined && normal === normaliseClaimValue(stored)));
+    if (serverNumbering.test(normal) && !own) {
+      throw new ValidationFailed([{ pointer: '/Value/RefNumber', detail: 'DR- followed by digits is reserved for the numbers the server gives' }]);
+    }
+    const owner = await repository.refNumberOwner(tenantId, trimmed);
+    if (owner !== undefined && owner !== id) throw new RefNumberTaken(trimmed);
+    return trimmed;
+  };
+
+  /** A create: every rule checked before an ID is taken, so a refused body leaves no gap. */
+  const create = async (principal: Principal, value: DeliveryReceiptT): Promise<SavedReceipt> => {
+    const { tenantId } = principal;
+    const actor = actorOf(principal, clock);
+    const transition = requestedTransition(undefined, value.Status);
+    const lines = mergeLines({ stored: [], body: value.Lines ?? [], lastLineNumber: 0, policy, newGuid });
+    const refNumber = await refNumberFor(tenantId, undefined, value.RefNumber, undefined);
+    assertStorable(buildHeader({ fields: mergeHeaderFields({}, value), id: 1, guid: '', tenantId, version: 1, refNumber: refNumber ?? '', actor, created: true, lines: [] }));
+    const id = await repository.nextId(tenantId);
+    const draft = buildHeader({
+      fields: mergeHeaderFields({}, value),
+      id,
+      guid: newGuid().toLowerCase(),
+      tenantId,
+      version: 1,
+      refNumber: refNumber ?? defaultRefNumber(id),
+      actor,
+      created: true,
+      lines: lines.lines,
+    });
+    const header = applyTransition(draft, transition, actor);
+    await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, puts: lines.lines, deletes: [] });
+    return { ...receiptView(header, lines.lines), created: true, completing: false };
+  };
+
+  /**
+   * An update, under the optimistic-retry policy (a body without Version that lost a race decides again from a new
+   * read; one with a stale Version is 409). A requested completion first commits the body's changes with the
+   * receipt still InProgress, then hands over to completion (contract C5).
+   */
+  const update = async (principal: Principal, value: DeliveryReceiptT & { readonly ID: number }): Promise<SavedReceipt> => {
+    const { tenantId } = principal;
+    const id = value.ID;
+    const actor = actorOf(principal, clock);
+    const written = await withOptimisticRetry(async () => {
+      const stored = await require(tenantId, id);
+      if (value.Version !== undefined && value.Version !== stored.header.Version) throw new StaleVersion();
+      const status = statusOf(stored.header);
+      const transition = requestedTransition(status, value.Status);
+      assertEditable(status, stored.header, stored.lines, value);
+      const lines: LineMergeResult =
+        value.Lines !== undefined && !isReadOnly(status)
+          ? mergeLines({ stored: stored.lines, body: value.Lines, lastLineNumber: stored.lastLineNumber, policy, newGuid })
+          : { lines: stored.lines, removed: [], lastLineNumber: stored.lastLineNumber, ...lineCounts(stored.lines) };
+      const fields = mergeHeaderFields(stored.header, value);
+      const completing = transition.to === 'Complete' && transition.from !== 'Complete';
+      if (completing) {
+        assertCompletable(fields);
+        stockEffects(lines.lines, fields.WarehouseID as number);
+      }
+      const refNumber = (await refNumberFor(tenantId, id, value.RefNumber, stored.header.RefNumber)) ?? defaultRefNumber(id);
+      const puts = changedLines(stored.lines, lines.lines);
+      const unchanged = puts.length === 0 && lines.removed.length === 0 && sameValue({ ...fields, RefNumber: refNumber }, stored.header);
+      // Completion of an unchanged receipt: nothing to commit first, completion expects the stored Version.
+      if (completing && unchanged) return { header: stored.header, lines: stored.lines, completing };
+      const draft = buildHeader({
+        fields: { ...fields, ...statusView(status) },
+        id,
+        guid: stored.header.GUID,
+        tenantId,
+        version: stored.header.Version + 1,
+        refNumber,
+        actor,
+        created: false,
+        lines: lines.lines,
+      });
+      const header = completing ? draft : applyTransition(draft, transition, actor);
+      assertStorable(header);
+      try {
+        await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, previous: stored, puts, deletes: lines.removed });
+      } catch (error) {
+        if (error instanceof VersionConflict && value.Version !== undefined) throw new StaleVersion();
+        throw error;
+      }
+      return { header, lines: lines.lines, completing };
+    });
+    if (!written.completing) return { ...receiptView(written.header, written.lines), created: false, completing: false };
+    const { status } = await complete({ tenantId, receiptId: id, expectedVersion: written.header.Version, actor: { userId: actor.userId }, now: clock() });
+    const after = await require(tenantId, id);
+    return { ...receiptView(after.header, after.lines), created: false, completing: status === 'Completing' };
+  };
+
+  return {
+    /** POST /v2/DeliveryReceipt/: ID 0 or absent creates (201), a positive ID updates the tenant's receipt. */
+    save(principal: Principal, request: ActionRequestDeliveryReceiptT): Promise<SavedReceipt> {
+      const value = request.Value;
+      if (value.TenantID && value.TenantID !== principal.tenantId) throw new TenancyMismatch('Value/TenantID');
+      return value.ID ? update(principal, { ...value, ID: value.ID }) : create(principal, value);
+    },
+
+    /** GET /v2/DeliveryReceipt/{id}: the header and its active lines; any other tenant's receipt is 404. */
+    async get(principal: Principal, id: number): Promise<ReceiptView> {
+      const stored = await require(principal.tenantId, id);
+      return receiptView(stored.header, stored.lines);
+    },
+
+    /**
+     * POST /v2/DeliveryReceipt/{id}/inventory: adds or updates one line per InventoryID. A request that changes no
+     * line writes nothing (the same request twice changes nothing the second time).
+     */
+    async addInventory(principal: Principal, id: number, request: ActionRequestSupplierTransAddInventoryRequest): Promise<ReceiptView> {
+      const { tenantId } = principal;
+      const actor = actorOf(principal, clock);
+      const written = await withOptimisticRetry(async () => {
+        const stored = await require(tenantId, id);
+        const status = statusOf(stored.header);
+        if (isReadOnly(status)) {
+          throw new ReadOnlyRecord(`The receipt is ${friendlyStatus(status)} and read-only: no line may be added or changed.`, ['/Value/InventoryList']);
+        }
+        const lines = applyInventoryList({
+          stored: stored.lines,
+          list: request.Value.InventoryList,
+          lastLineNumber: stored.lastLineNumber,
+          policy,
+          currency,
+          newGuid,
+        });
+        const puts = changedLines(stored.lines, lines.lines);
+        if (puts.length === 0) return stored;
+        const header: ReceiptHeader = {
+          ...stored.header,
+          Version: stored.header.Version + 1,
+          ...lineCounts(lines.lines),
+          ModifiedByUserID: actor.userId,
+          ModifiedDateTime_utc: actor.at,
+        };
+        await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, previous: stored, puts, deletes: [] });
+        return { header, lines: lines.lines };
+      });
+      return receiptView(written.header, written.lines);
+    },
+  };
+};
+
+export type ReceiptService = ReturnType<typeof createReceiptService>;

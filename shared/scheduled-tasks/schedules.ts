@@ -1,0 +1,232 @@
+// Scheduled tasks: a task's one EventBridge Scheduler schedule (contract C1). The table is the source of truth; this
+// module only brings the schedule in line with a stored task: created or replaced (UpdateSchedule replaces the whole
+// definition) while the task is enabled, active and has a run left, deleted otherwise. Its definition comes from
+// recurrence.ts (`scheduleFor`), its target is the task-runs queue with the scheduler's execution role, and its
+// Input is the task's TaskRunMessage (messages.ts). Configuration comes from the `manageSchedules` grant's
+// environment (shared/operations/grants.ts); locally the same SDK client reaches the scheduler emulation.
+import { createHash } from 'node:crypto';
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  GetScheduleCommand,
+  ResourceNotFoundException,
+  SchedulerClient,
+  UpdateScheduleCommand,
+  type CreateScheduleCommandInput,
+  type GetScheduleCommandOutput,
+} from '@aws-sdk/client-scheduler';
+import { schedulerEnvironment } from '../operations/grants';
+import { scheduleFor, type Recurrence } from './recurrence';
+import { taskRunInput } from './messages';
+
+/** What the scheduler is told about a task (contract C1). `enabled` = IsEnabled && IsActive. */
+export interface TaskSchedule {
+  readonly tenantId: number;
+  readonly taskId: number;
+  readonly version: number;
+  readonly recurrence: Recurrence;
+  readonly enabled: boolean;
+}
+
+/** The schedule's state after a sync: `Disabled` means the task has no schedule (deleted, or never created). */
+export type ScheduleState = 'Enabled' | 'Disabled';
+
+/**
+ * The scheduler could not be reached, or refused the request. `retryable` tells an outage or throttling (the sync
+ * may succeed later) from a refusal (access, validation: it will not, without a fix). The message never carries
+ * the task's data; the SDK error is the `cause`.
+ */
+export class ScheduleSyncFailed extends Error {
+  readonly retryable: boolean;
+  constructor(reason: string, options: { retryable: boolean; cause?: unknown }) {
+    super(`The task's schedule could not be synchronised: ${reason}.`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ScheduleSyncFailed';
+    this.retryable = options.retryable;
+  }
+}
+
+/** Where schedules go and what they send with, from the manageSchedules grant's environment. */
+export interface SchedulerSettings {
+  readonly groupName: string;
+  readonly targetQueueArn: string;
+  readonly deadLetterQueueArn: string;
+  readonly executionRoleArn: string;
+}
+
+/**
+ * Delivery retries of a firing before it goes to the DLQ: for up to a day (a one-off task's only run must survive
+ * an SQS incident; the runs consumer skips a recurring run older than one interval as a misfire anyway), with the
+ * scheduler's maximum number of attempts in that day.
+ */
+export const scheduleRetryPolicy = { MaximumEventAgeInSeconds: 24 * 60 * 60, MaximumRetryAttempts: 185 } as const;
+
+/** `t<tenant>-task<id>`: one schedule per task, unique within the stage's group. */
+export const scheduleNameOf = (tenantId: number, taskId: number): string => `t${tenantId}-task${taskId}`;
+
+/**
+ * The ClientToken of a request: the operation, the task, its version and a digest of the request. A retried
+ * request (the SDK's, or the sync's) is the same request and is applied once; a later sync of the same version
+ * whose definition moved (a rate()'s StartDate follows `now`) is a new request, not a token reused with other
+ * parameters. At most 64 characters of [A-Za-z0-9-_], as the API requires.
+ */
+export const clientTokenOf = (operation: 'create' | 'update' | 'delete', task: Pick<TaskSchedule, 'tenantId' | 'taskId' | 'version'>, request: unknown): string => {
+  const digest = createHash('sha256').update(JSON.stringify(request)).digest('hex').slice(0, 12);
+  return `${operation[0]}-${task.tenantId}-${task.taskId}-v${task.version}-${digest}`;
+};
+
+/** The whole schedule request for an enabled task at `now`, or undefined when the task has no run left. */
+export const scheduleRequestOf = (
+  task: TaskSchedule,
+  settings: SchedulerSettings,
+  now: Date,
+): Omit<CreateScheduleCommandInput, 'ClientToken'> | undefined => {
+  if (!task.enabled) return undefined;
+  const definition = scheduleFor(task.recurrence, now);
+  if (!definition) return undefined;
+  return {
+    Name: scheduleNameOf(task.tenantId, task.taskId),
+    GroupName: settings.groupName,
+    Description: `Scheduled task ${task.taskId} of tenant ${task.tenantId}, version ${task.version}`,
+    ScheduleExpression: definition.ScheduleExpression,
+    ScheduleExpressionTimezone: definition.ScheduleExpressionTimezone,
+    ...(definition.StartDate ? { StartDate: definition.StartDate } : {}),
+    ...(definition.ActionAfterCompletion ? { ActionAfterCompletion: definition.ActionAfterCompletion } : {}),
+    State: 'ENABLED',
+    // Runs are due at their minute: no flexible window.
+    FlexibleTimeWindow: { Mode: 'OFF' },
+    Target: {
+      Arn: settings.targetQueueArn,
+      RoleArn: settings.executionRoleArn,
+      Input: taskRunInput(task),
+      RetryPolicy: { ...scheduleRetryPolicy },
+      DeadLetterConfig: { Arn: settings.deadLetterQueueArn },
+    },
+  };
+};
+
+/** The task version a stored schedule sends (its Input's `version`), or undefined when it is not one of ours. */
+const versionOf = (schedule: GetScheduleCommandOutput): number | undefined => {
+  try {
+    const input: unknown = JSON.parse(schedule.Target?.Input ?? '');
+    const version = (input as { version?: unknown } | null)?.version;
+    return typeof version === 'number' && Number.isSafeInteger(version) ? version : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Whether the stored schedule already is the request (a repeated sync writes nothing). StartDate may have moved on. */
+const sameSchedule = (stored: GetScheduleCommandOutput, request: Omit<CreateScheduleCommandInput, 'ClientToken'>): boolean =>
+  stored.State === 'ENABLED' &&
+  stored.ScheduleExpression === request.ScheduleExpression &&
+  stored.ScheduleExpressionTimezone === request.ScheduleExpressionTimezone &&
+  (stored.ActionAfterCompletion ?? 'NONE') === (request.ActionAfterCompletion ?? 'NONE') &&
+  stored.FlexibleTimeWindow?.Mode === 'OFF' &&
+  stored.Target?.Arn === request.Target?.Arn &&
+  stored.Target?.RoleArn === request.Target?.RoleArn &&
+  stored.Target?.Input === request.Target?.Input &&
+  stored.Target?.DeadLetterConfig?.Arn === request.Target?.DeadLetterConfig?.Arn &&
+  stored.Target?.RetryPolicy?.MaximumEventAgeInSeconds === request.Target?.RetryPolicy?.MaximumEventAgeInSeconds &&
+  stored.Target?.RetryPolicy?.MaximumRetryAttempts === request.Target?.RetryPolicy?.MaximumRetryAttempts;
+
+/** Errors that say "try again later": throttling, quotas, the service's own failures, the network. */
+const retryableErrors = new Set(['ThrottlingException', 'ServiceQuotaExceededException', 'InternalServerException', 'TimeoutError']);
+
+const failure = (error: unknown): ScheduleSyncFailed => {
+  if (error instanceof ScheduleSyncFailed) return error;
+  const name = error instanceof Error ? error.name : 'unknown';
+  const status = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+  // No HTTP status: the request never got an answer (connection refused or reset, DNS, timeout).
+  const retryable = retryableErrors.has(name) || status === undefined || status >= 500;
+  return new ScheduleSyncFailed(retryable ? `the scheduler is unavailable (${name})` : `the scheduler refused the request (${name})`, {
+    retryable,
+    cause: error,
+  });
+};
+
+export interface ScheduleSyncDependencies {
+  readonly client: SchedulerClient;
+  readonly settings: SchedulerSettings;
+}
+
+/**
+ * Creates, replaces or deletes the task's schedule so that it matches the task, and says which state it is in. A
+ * schedule that already sends a newer version of the task is left alone (a slower sync of an older save must not
+ * undo a newer one); the newer save's sync owns it.
+ */
+export const syncScheduleWith = async ({ client, settings }: ScheduleSyncDependencies, task: TaskSchedule, now: Date): Promise<ScheduleState> => {
+  const name = scheduleNameOf(task.tenantId, task.taskId);
+  try {
+    const stored = await client
+      .send(new GetScheduleCommand({ Name: name, GroupName: settings.groupName }))
+      .catch((error: unknown) => {
+        if (error instanceof ResourceNotFoundException) return undefined;
+        throw error;
+      });
+    const storedVersion = stored && versionOf(stored);
+    if (stored && storedVersion !== undefined && storedVersion > task.version) return stored.State === 'ENABLED' ? 'Enabled' : 'Disabled';
+
+    const request = scheduleRequestOf(task, settings, now);
+    if (!request) {
+      if (stored) {
+        const deletion = { Name: name, GroupName: settings.groupName };
+        await client
+          .send(new DeleteScheduleCommand({ ...deletion, ClientToken: clientTokenOf('delete', task, deletion) }))
+          .catch((error: unknown) => {
+            // Gone already (an at() schedule deletes itself after it fires): the state we want.
+            if (!(error instanceof ResourceNotFoundException)) throw error;
+          });
+      }
+      return 'Disabled';
+    }
+    if (stored && sameSchedule(stored, request)) return 'Enabled';
+
+    const create = () => client.send(new CreateScheduleCommand({ ...request, ClientToken: clientTokenOf('create', task, request) }));
+    const update = () => client.send(new UpdateScheduleCommand({ ...request, ClientToken: clientTokenOf('update', task, request) }));
+    if (stored) {
+      // Deleted since it was read (an at() that fired): create it again.
+      await update().catch((error: unknown) => (error instanceof ResourceNotFoundException ? create() : Promise.reject(error)));
+    } else {
+      // Created since it was read (a concurrent sync): replace it.
+      await create().catch((error: unknown) => (error instanceof ConflictException ? update() : Promise.reject(error)));
+    }
+    return 'Enabled';
+  } catch (error) {
+    throw failure(error);
+  }
+};
+
+/** The settings of the manageSchedules grant; ScheduleSyncFailed (not retryable) when the function lacks the grant. */
+export const schedulerSettingsFromEnvironment = (env: Readonly<Record<string, string | undefined>> = process.env): SchedulerSettings => {
+  const read = (variable: string): string => {
+    const value = env[variable];
+    if (!value) throw new ScheduleSyncFailed(`${variable} is not set (the function lacks the manageSchedules grant)`, { retryable: false });
+    return value;
+  };
+  return {
+    groupName: read(schedulerEnvironment.groupName),
+    targetQueueArn: read(schedulerEnvironment.targetQueueArn),
+    deadLetterQueueArn: read(schedulerEnvironment.deadLetterQueueArn),
+    executionRoleArn: read(schedulerEnvironment.executionRoleArn),
+  };
+};
+
+let defaultDependencies: ScheduleSyncDependencies | undefined;
+
+/**
+ * Contract C1: brings the task's schedule in line, with the process's client (created on first use; locally its
+ * endpoint is AWS_ENDPOINT_URL_SCHEDULER, set by the grant). A save waits for it, so requests are bounded: two
+ * attempts, a second to connect and three to answer.
+ */
+export const syncSchedule = (task: TaskSchedule, now: Date): Promise<ScheduleState> => {
+  try {
+    defaultDependencies ??= {
+      settings: schedulerSettingsFromEnvironment(),
+      client: new SchedulerClient({ maxAttempts: 2, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 } }),
+    };
+  } catch (error) {
+    return Promise.reject(failure(error));
+  }
+  return syncScheduleWith(defaultDependencies, task, now);
+};

@@ -1,0 +1,213 @@
+// Integration: completing delivery receipts against DynamoDB Local. Receipts of 10, 100 and 1,000 lines put exactly
+// the received quantities on hand (lines of one item grouped; faulty, out-of-date, incorrect and deactivated lines
+// never count), once: duplicate and late messages, concurrent passes and a pass cut short change nothing more. A
+// refused completion (stale Version, no WarehouseID, a queue that cannot take the message) changes nothing.
+import { describe, expect, it } from '@jest/globals';
+import { completeReceipt, continueCompletion, type CompletionMessage } from '../../../shared/delivery-receipts/completion';
+import { logger } from '../../../shared/observability/logger';
+import { failureOf, freshTenantId, openLocalTable } from '../data/support';
+import { completionActor, completionNow, expectedStock, inventoryIdsOf, manyLines, receiptItems, seedAndComplete, seedReceipt, stockOf, type SeedLine } from './completion-support';
+
+logger.setLogLevel('SILENT');
+const table = openLocalTable();
+const now = completionNow;
+const actor = completionActor;
+
+/** A publisher that keeps what it was given, as the queue would. */
+const capture = () => {
+  const sent: CompletionMessage[] = [];
+  return { sent, dependencies: { publish: async (message: CompletionMessage) => void sent.push(message) } };
+};
+
+const complete = (tenantId: number, receiptId: number, dependencies = capture().dependencies, expectedVersion = 3) =>
+  completeReceipt(table, { tenantId, receiptId, expectedVersion, actor, now }, dependencies);
+
+const itemsOf = inventoryIdsOf;
+
+describe('one transaction', () => {
+  const lines: SeedLine[] = [
+    { InventoryID: 1, QuantityOrdered: 10, QuantityReceived: 2.5, QuantityFaulty: 1, QuantityOutOfDate: 0.5, QuantityIncorrect: 0.25 },
+    { InventoryID: 2, QuantityReceived: 0.1 },
+    { InventoryID: 1, QuantityReceived: 0.00001 },
+    { InventoryID: 2, QuantityReceived: 0.2 },
+    { InventoryID: 3, QuantityReceived: 0, QuantityFaulty: 4 },
+    { InventoryID: 4, QuantityReceived: 9, IsActive: false },
+    { InventoryID: 5, QuantityReceived: 1234567.12345 },
+    { InventoryID: 2, QuantityReceived: 0.3 },
+    { InventoryID: 6, QuantityReceived: 1, QuantityIncorrect: 1 },
+    { InventoryID: 1, QuantityReceived: 1 },
+  ];
+
+  it('completes a 10-line receipt at once: stock exact, lines stamped, one movement per receiving line', async () => {
+    const tenantId = freshTenantId();
+    await seedReceipt(table, { tenantId, receiptId: 1, lines });
+    const { sent, dependencies } = capture();
+    await expect(complete(tenantId, 1, dependencies)).resolves.toEqual({ status: 'Complete' });
+    expect(sent).toEqual([]);
+
+    expect(await stockOf(table, tenantId, [1, 2, 3, 4, 5, 6])).toEqual(
+      new Map([
+        [1, '3.50001'],
+        [2, '0.6'],
+        [5, '1234567.12345'],
+        [6, '1'],
+      ]),
+    );
+    expect(await stockOf(table, tenantId, [1, 2, 3, 4, 5, 6])).toEqual(expectedStock(lines));
+    const stored = await receiptItems(table, tenantId, 1);
+    expect(stored.header).toMatchObject({
+      Status: 'Complete',
+      FriendlyStatus: 'Complete',
+      IsReadOnly: true,
+      Version: 4,
+      CompletedByUserID: 42,
+      CompletedDateTime_utc: now.toISOString(),
+    });
+    expect(stored.completion).toBeUndefined();
+    const received = stored.lines.filter((line) => line.IsStockAdjustmentComplete === true).map((line) => line.ID);
+    expect(received).toEqual([1, 2, 3, 4, 7, 8, 9, 10]);
+    expect(stored.lines.find((line) => line.ID === 1)).toMatchObject({ ReceivedByUserID: 42, ReceivedDateTime_utc: now.toISOString() });
+    expect(stored.movements.map((movement) => [movement.LineID, movement.InventoryID, movement.Quantity, movement.WarehouseID])).toEqual([
+      [1, 1, 2.5, 7],
+      [2, 2, 0.1, 7],
+      [3, 1, 0.00001, 7],
+      [4, 2, 0.2, 7],
+      [7, 5, 1234567.12345, 7],
+      [8, 2, 0.3, 7],
+      [9, 6, 1, 7],
+      [10, 1, 1, 7],
+    ]);
+  });
+
+  it('adds to stock already on hand, exactly, across receipts', async () => {
+    const tenantId = freshTenantId();
+    const second: SeedLine[] = [{ InventoryID: 2, QuantityReceived: 0.7 }, { InventoryID: 1, QuantityReceived: 99999.99999 }];
+    await seedReceipt(table, { tenantId, receiptId: 1, lines });
+    await seedReceipt(table, { tenantId, receiptId: 2, lines: second });
+    await complete(tenantId, 1);
+    await complete(tenantId, 2);
+    expect(await stockOf(table, tenantId, [1, 2, 3, 4, 5, 6])).toEqual(expectedStock(lines, second));
+    expect((await stockOf(table, tenantId, [1, 2])).get(2)).toBe('1.3');
+  });
+
+  it('refuses a moved Version, a receipt no longer InProgress and a missing WarehouseID, changing nothing', async () => {
+    const tenantId = freshTenantId();
+    await seedReceipt(table, { tenantId, receiptId: 1, lines });
+    await seedReceipt(table, { tenantId, receiptId: 2, lines, status: 'Complete' });
+    await seedReceipt(table, { tenantId, receiptId: 3, lines, warehouseId: 0 });
+    const before = await Promise.all([1, 2, 3].map((id) => receiptItems(table, tenantId, id)));
+
+    expect(await failureOf(complete(tenantId, 1, undefined, 2))).toMatchObject({ name: 'VersionConflict', status: 409 });
+    expect(await failureOf(complete(tenantId, 2))).toMatchObject({ name: 'VersionConflict', status: 409 });
+    expect(await failureOf(complete(tenantId, 3))).toMatchObject({ name: 'ValidationFailed', status: 400 });
+    expect(await failureOf(complete(tenantId, 9))).toMatchObject({ name: 'NotFound', status: 404 });
+
+    expect(await Promise.all([1, 2, 3].map((id) => receiptItems(table, tenantId, id)))).toEqual(before);
+    expect(await stockOf(table, tenantId, [1, 2, 3, 4, 5, 6])).toEqual(new Map());
+  });
+
+  it('lets only one of two concurrent completions of the same version through', async () => {
+    const tenantId = freshTenantId();
+    await seedReceipt(table, { tenantId, receiptId: 1, lines });
+    const outcomes = await Promise.allSettled([complete(tenantId, 1), complete(tenantId, 1)]);
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    expect(await stockOf(table, tenantId, [1, 2, 3, 4, 5, 6])).toEqual(expectedStock(lines));
+  });
+});
+
+describe('chunks through the queue', () => {
+  /** Seeds a receipt of `lines` and starts its chunked completion; returns its message. */
+  const start = async (tenantId: number, lines: readonly SeedLine[]) => {
+    const { status, sent, message } = await seedAndComplete(table, tenantId, lines);
+    expect({ status, sent: sent.length }).toEqual({ status: 'Completing', sent: 1 });
+    return message;
+  };
+
+  it.each([
+    [100, 100, 4],
+    [1000, 250, 24],
+  ])('completes a %i-line receipt of %i items in %i chunks, stock exact', async (count, items, chunks) => {
+    const tenantId = freshTenantId();
+    const lines = manyLines(count, items);
+    const message = await start(tenantId, lines);
+    const completing = await receiptItems(table, tenantId, 1);
+    expect(completing.header).toMatchObject({ Status: 'Completing', IsReadOnly: true, Version: 4, CompletionID: message.completionId });
+    expect(completing.completion).toMatchObject({ CompletionID: message.completionId, CompletionCursor: 0, ChunkCount: chunks });
+    expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(new Map());
+
+    await expect(continueCompletion(table, message)).resolves.toEqual({ outcome: 'completed', chunksRun: chunks });
+    expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
+    const done = await receiptItems(table, tenantId, 1);
+    expect(done.header).toMatchObject({ Status: 'Complete', Version: 5, CompletedByUserID: 42, CompletedDateTime_utc: now.toISOString() });
+    expect(done.completion).toMatchObject({ CompletionCursor: chunks });
+    expect(done.lines.every((line) => line.IsStockAdjustmentComplete === true)).toBe(true);
+    expect(done.movements).toHaveLength(count);
+  }, 120_000);
+
+  it('changes nothing on a duplicate message, a late one, or a message of another completion', async () => {
+    const tenantId = freshTenantId();
+    const lines = manyLines(100, 100);
+    const message = await start(tenantId, lines);
+    await continueCompletion(table, message);
+    const after = await receiptItems(table, tenantId, 1);
+
+    await expect(continueCompletion(table, message)).resolves.toEqual({ outcome: 'completed', chunksRun: 0 });
+    await expect(continueCompletion(table, { ...message, completionId: '00000000-0000-4000-8000-000000000000' })).resolves.toEqual({ outcome: 'stale' });
+    await expect(continueCompletion(table, { ...message, receiptId: 2 })).resolves.toEqual({ outcome: 'stale' });
+    expect(await receiptItems(table, tenantId, 1)).toEqual(after);
+    expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
+  });
+
+  it('runs each chunk once when duplicate deliveries race each other', async () => {
+    const tenantId = freshTenantId();
+    const lines = manyLines(1000, 250);
+    const message = await start(tenantId, lines);
+    const passes = await Promise.allSettled([1, 2, 3].map(() => continueCompletion(table, message)));
+    // A pass that lost a race on a chunk and found the cursor unmoved fails (the message is redelivered): run one more.
+    await continueCompletion(table, message);
+    expect(passes.some((pass) => pass.status === 'fulfilled')).toBe(true);
+    expect((await receiptItems(table, tenantId, 1)).movements).toHaveLength(1000);
+    expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
+    expect((await receiptItems(table, tenantId, 1)).header).toMatchObject({ Status: 'Complete', Version: 5 });
+  }, 120_000);
+
+  it('hands the rest to a new message when out of time, and the new message resumes at the cursor', async () => {
+    const tenantId = freshTenantId();
+    const lines = manyLines(1000, 250);
+    const message = await start(tenantId, lines);
+    const { sent, dependencies } = capture();
+    let budget = 5;
+    await expect(continueCompletion(table, message, { mayRunChunk: () => (budget -= 1) >= 0 }, dependencies)).resolves.toEqual({
+      outcome: 'continued',
+      chunksRun: 5,
+      cursor: 5,
+    });
+    expect(sent).toEqual([message]);
+    expect((await receiptItems(table, tenantId, 1)).header).toMatchObject({ Status: 'Completing' });
+    await expect(continueCompletion(table, sent[0] as CompletionMessage)).resolves.toEqual({ outcome: 'completed', chunksRun: 19 });
+    expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
+  }, 120_000);
+
+  it('undoes Completing when the queue cannot take the message: 503, receipt InProgress at its version, no stock', async () => {
+    const tenantId = freshTenantId();
+    const lines = manyLines(100, 100);
+    await seedReceipt(table, { tenantId, receiptId: 1, lines });
+    const before = await receiptItems(table, tenantId, 1);
+    const failing = {
+      publish: async () => {
+        throw Object.assign(new Error('queue unreachable'), { name: 'QueueDoesNotExist' });
+      },
+    };
+    expect(await failureOf(complete(tenantId, 1, failing))).toMatchObject({ name: 'ServiceUnavailable', status: 503 });
+    const after = await receiptItems(table, tenantId, 1);
+    expect(after).toEqual({ ...before, header: { ...before.header, FriendlyStatus: 'In progress', IsReadOnly: false } });
+    // The receipt can be completed again, from the same version.
+    const message = (await (async () => {
+      const { sent, dependencies } = capture();
+      await complete(tenantId, 1, dependencies);
+      return sent[0];
+    })()) as CompletionMessage;
+    await continueCompletion(table, message);
+    expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
+  }, 60_000);
+});
