@@ -1,9 +1,14 @@
 // Test support: stored delivery receipts for the Search tests and the bench, written as items in the layout of
-// shared/delivery-receipts/keys.ts with the index attributes of search-keys.ts (contract C6), as a header write
-// leaves them. BatchWriteItem, so 20,000 receipts take seconds.
+// shared/delivery-receipts/keys.ts with the index attributes of search-keys.ts (contract C6), as the receipt
+// repository's save leaves them (its header fields, status fields and Version, entity names): BatchWriteItem, so
+// 20,000 receipts take seconds where 20,000 saves would take minutes. The Search integration test also saves
+// receipts through the real service and finds them the same way.
 import type { TableContext } from '../../shared/data/client';
 import { headerKey, lineKey } from '../../shared/delivery-receipts/keys';
+import { statusView } from '../../shared/delivery-receipts/lifecycle';
+import { headerEntity, lineEntity } from '../../shared/delivery-receipts/repository';
 import { searchIndexAttributes } from '../../shared/delivery-receipts/search-keys';
+import type { ReceiptStatus } from '../../shared/schemas/receipt-fields';
 import type { DeliveryLine, DeliveryReceiptT } from '../../shared/schemas/delivery-receipt';
 import { batchWriteAll } from '../bench/seed';
 
@@ -19,11 +24,13 @@ const statuses = ['Draft', 'InProgress', 'Complete', 'Cancelled', 'InProgress', 
  */
 export const storedReceipt = (tenantId: number, id: number, overrides: Partial<DeliveryReceiptT> = {}): StoredReceipt => {
   const supplier = id % suppliers.length;
+  const guid = `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`;
   return {
     ID: id,
-    GUID: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`,
+    GUID: guid,
+    GUIDstring: guid,
     RefNumber: id % 11 === 0 ? `po-${String(id).padStart(5, '0')}` : `DR-${String(id).padStart(6, '0')}`,
-    Status: statuses[id % statuses.length] as string,
+    ...statusView((overrides.Status ?? statuses[id % statuses.length]) as ReceiptStatus),
     TenantID: tenantId,
     SupplierID: 100 + supplier,
     SupplierName: suppliers[supplier] as string,
@@ -31,16 +38,17 @@ export const storedReceipt = (tenantId: number, id: number, overrides: Partial<D
     CreatedByUserID: 3,
     CreatedDateTime_utc: new Date(Date.UTC(2026, 1, 1) + id * 60_000).toISOString(),
     LineCount: 0,
+    TotalLines: 0,
+    Version: 1,
     IsActive: true,
     ...overrides,
   } as StoredReceipt;
 };
 
-/** The stored header item: keys, the receipt's fields, Version and the index attributes. */
+/** The stored header item: keys, the receipt's fields and the index attributes. */
 export const headerItem = (tenantId: number, receipt: StoredReceipt): Record<string, unknown> => ({
   ...receipt,
-  Version: 1,
-  entity: 'DeliveryReceipt',
+  entity: headerEntity,
   ...searchIndexAttributes(tenantId, receipt),
   ...headerKey(tenantId, receipt.ID),
 });
@@ -48,7 +56,7 @@ export const headerItem = (tenantId: number, receipt: StoredReceipt): Record<str
 /** A stored line of a receipt (its own partition; lines never carry index attributes). */
 export const lineItem = (tenantId: number, receiptId: number, line: DeliveryLine & { SequenceNumber: number }): Record<string, unknown> => ({
   ...line,
-  entity: 'DeliveryLine',
+  entity: lineEntity,
   ...lineKey(tenantId, receiptId, line.SequenceNumber),
 });
 

@@ -107,6 +107,27 @@ describe('paging', () => {
   });
 });
 
+describe('receipts saved through the API', () => {
+  test('are found as Get shows them (without lines, or with them when IsGetBasicInfo is false), in JSON and XML', async () => {
+    const ownTenant = freshTenantId();
+    const own = await tokenFor({ tenant: ownTenant });
+    const saved = await api('/v2/DeliveryReceipt/', {
+      token: own,
+      body: { Value: { SupplierName: 'Quay & Sons', DeliveryDate: '2026-06-01', Lines: [{ InventoryID: 5, QuantityOrdered: 3 }, { InventoryID: 6, QuantityOrdered: 1.25 }] } },
+    });
+    expect(saved.status).toBe(201);
+    const id = (saved.json as { Value: { ID: number } }).Value.ID;
+    const got = await api(`/v2/DeliveryReceipt/${id}`, { token: own });
+    const { Lines: lines, ...header } = (got.json as { Value: StoredReceipt }).Value;
+
+    const basic = await search({ SearchString: 'QUAY' }, {}, own);
+    expect(basic.json).toEqual({ MoreToGet: false, LastRowNumber: 1, Count: 1, TotalRecordCount: 1, Value: [{ ...header, RowNumber: 1 }], IsSuccess: true, Messages: [] });
+    const full = await search({ SearchString: 'QUAY', IsGetBasicInfo: false }, { Accept: 'application/xml' }, own);
+    expect(parseXmlAs(DeliveryReceiptSearchResult, full.text).Value).toEqual([{ ...header, RowNumber: 1, Lines: lines }]);
+    expect(full.text.match(/<Lines>/g)).toHaveLength(2);
+  });
+});
+
 describe('tenancy', () => {
   test("another tenant's search, with the same filter and row number, sees only its own receipts", async () => {
     const mine = await search({ SortField: 'ID', MaxResults: 5, IncludeDeleted: true });

@@ -14,6 +14,7 @@ import { batchWriteAll } from '../../bench/seed';
 import { lineItem, receiptsOf, seedReceipts, type StoredReceipt } from '../../support/delivery-receipt-search-seed';
 import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
 import { freshTenantId } from '../../support/tenant-items';
+import { freshPrincipal, openReceipts } from './support';
 
 const { tableName } = requireLocalEndpoints();
 const raw = localDynamoDbClient();
@@ -87,6 +88,35 @@ describe('delivery-receipt Search: the answer', () => {
       [4, []],
     ]);
     expect((await search({ IDs: [2] })).Value[0]).not.toHaveProperty('Lines');
+  });
+});
+
+describe('delivery-receipt Search: receipts written by the receipt service', () => {
+  const { service } = openReceipts();
+
+  it('finds what Save stored, as Get shows it, through every index; a completed receipt shows its new status', async () => {
+    const principal = freshPrincipal();
+    const saved = await service.save(principal, {
+      Value: { SupplierName: 'Ｈarbour Traders', DeliveryDate: '2026-05-04', WarehouseID: 3, Lines: [{ InventoryID: 7, QuantityOrdered: 4, QuantityReceived: 1.5 }] },
+    });
+    const other = await service.save(principal, { Value: { RefNumber: 'PO-77', Status: 'InProgress' } });
+    const id = saved.receipt.ID as number;
+    const { receipt: shown } = await service.get(principal, id);
+    const { Lines: lines, ...header } = shown;
+
+    for (const SortField of ['DeliveryDate', 'CreatedDateTime_utc', 'RefNumber', 'ID']) {
+      const page = await receiptSearch.search(principal, { SortField, SearchString: 'harbour' });
+      expect(page.Value).toStrictEqual([{ ...header, RowNumber: 1 }]);
+    }
+    expect((await receiptSearch.search(principal, { IDs: [id], IsGetBasicInfo: false })).Value).toStrictEqual([{ ...header, RowNumber: 1, Lines: lines }]);
+    expect(ids(await receiptSearch.search(principal, { SortField: 'RefNumber' }))).toEqual([id, other.receipt.ID]);
+
+    // Draft -> InProgress -> Complete: completion moves the status; Search shows it as Get does.
+    const started = await service.save(principal, { Value: { ID: id, Version: shown.Version, Status: 'InProgress' } });
+    const completed = await service.save(principal, { Value: { ID: id, Version: started.receipt.Version, Status: 'Complete' } });
+    const { Lines: _lines, ...completedHeader } = (await service.get(principal, id)).receipt;
+    expect(completed.receipt.Status).toBe('Complete');
+    expect((await receiptSearch.search(principal, { Status: ['Complete'] })).Value).toStrictEqual([{ ...completedHeader, RowNumber: 1 }]);
   });
 });
 
