@@ -246,7 +246,7 @@ export const queryHashOf = (tenantId: number, plan: SearchPlan<ReceiptHit>, crit
 /** A row's fields in DeliveryReceiptT's order, as Get shows a receipt (RowNumber where the schema has it). */
 const rowFieldOrder = receiptFieldOrder.flatMap((field) => (field === 'GUIDstring' ? [field, 'RowNumber'] : field === 'Lines' ? [] : [field]));
 
-/** Reads one page; stateful per request. */
+/** One shard of the index, read in order for one request: what it buffered, where it continues, where it stands. */
 class ShardReader {
   readonly buffer: Record<string, unknown>[] = [];
   private next: Record<string, unknown> | undefined;
