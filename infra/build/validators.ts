@@ -21,7 +21,6 @@ export const runtimeSchemas: Readonly<Record<string, readonly string[]>> = {
   'shared/document-events/message.ts': ['QueuedDocumentEvent'],
   'shared/schemas/tenant-location.ts': ['TenantLocation'],
   'shared/schemas/search-filter.ts': ['TenantLocationFilter', 'SearchFilter'],
-  'shared/schemas/delivery-receipt.ts': ['DeliveryReceiptT', 'DeliveryLine'],
   'shared/schemas/payment.ts': ['PaymentT'],
   'shared/payments/message.ts': ['QueuedRefund'],
 };

@@ -9,19 +9,20 @@ import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, type QueryComman
 import type { Principal } from '../auth/principal';
 import { defaultTable, queryAll, type TableContext } from '../data/client';
 import { normaliseClaimValue } from '../data/claims';
-import { fieldsOf } from '../data/codec';
 import { composeKey, padNumber, tenantKey, type ItemKey } from '../data/partition';
 import { tableDefinition } from '../data/table';
 import { ValidationFailed, type FieldError } from '../errors';
-import { DeliveryLine as lineSchema, DeliveryReceiptT as receiptSchema } from '../compiled/schemas/delivery-receipt';
 import { SearchFilter as searchFilterSchema } from '../compiled/schemas/search-filter';
 import type { DeliveryLine, DeliveryReceiptT } from '../schemas/delivery-receipt';
 import type { DeliveryReceiptSearchResult } from '../schemas/delivery-receipt-search';
 import { pagedActionResults } from '../schemas/envelope-bodies';
 import type { SearchFilter } from '../schemas/search-filter';
 import { defineSearch, type SearchPlan } from '../search/search';
+import { lineFieldOrder, receiptFieldOrder } from '../schemas/receipt-fields';
 import { headerKey, lineSortKeyPrefix, receiptPartition } from './keys';
-import { parseStatus, receiptStatuses, type ReceiptStatus } from './lifecycle';
+import { parseStatus, receiptStatuses, statusOf, statusView, type ReceiptStatus } from './lifecycle';
+import { activeLines, withDerivedFields, type StoredLine } from './lines';
+import { inFieldOrder } from './repository';
 import {
   compareSortKeys,
   receiptSortFields,
@@ -242,15 +243,10 @@ export const queryHashOf = (tenantId: number, plan: SearchPlan<ReceiptHit>, crit
     .digest('base64url')
     .slice(0, 32);
 
-const receiptFields = fieldsOf<DeliveryReceiptT>(receiptSchema).filter((field) => field !== 'Lines' && field !== 'RowNumber');
-const lineFields = fieldsOf<DeliveryLine>(lineSchema);
-const pick = <T>(item: Readonly<Record<string, unknown>>, fields: readonly string[]): T => {
-  const picked: Record<string, unknown> = {};
-  for (const field of fields) if (Object.hasOwn(item, field) && item[field] !== undefined) picked[field] = item[field];
-  return picked as T;
-};
+/** A row's fields in DeliveryReceiptT's order, as Get shows a receipt (RowNumber where the schema has it). */
+const rowFieldOrder = receiptFieldOrder.flatMap((field) => (field === 'GUIDstring' ? [field, 'RowNumber'] : field === 'Lines' ? [] : [field]));
 
-/** Reads one page; stateful per request. */
+/** One shard of the index, read in order for one request: what it buffered, where it continues, where it stands. */
 class ShardReader {
   readonly buffer: Record<string, unknown>[] = [];
   private next: Record<string, unknown> | undefined;
@@ -346,7 +342,10 @@ export const createDeliveryReceiptSearch = ({ table, clock = () => new Date() }:
     );
     const taken: Taken[] = [];
     let skipped = 0;
-    const fillAll = () => Promise.all(readers.map((reader) => reader.fill(Math.ceil((skip - skipped + take - taken.length + 1) / searchShardCount) + 1)));
+    // Each shard is asked for its share of the rows still needed, plus a fifth for rows a filter drops, so a page
+    // is usually one Query per shard; a shard that runs dry is asked again (reads only grow with what is needed).
+    const fillAll = () =>
+      Promise.all(readers.map((reader) => reader.fill(Math.ceil((1.2 * (skip - skipped + take - taken.length + 1)) / searchShardCount) + 1)));
     for (;;) {
       await fillAll();
       if (taken.length >= take) break;
@@ -398,14 +397,17 @@ export const createDeliveryReceiptSearch = ({ table, clock = () => new Date() }:
   };
 
   /** The receipt's active lines, in SequenceNumber order. */
-  const activeLines = async (tenantId: number, receiptId: number): Promise<DeliveryLine[]> => {
+  const shownLines = async (tenantId: number, receiptId: number): Promise<DeliveryLine[]> => {
     const items = await queryAll(client, {
       TableName: tableName,
       KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :line)',
       ExpressionAttributeNames: { '#pk': tableDefinition.partitionKey, '#sk': tableDefinition.sortKey },
       ExpressionAttributeValues: { ':pk': receiptPartition(tenantId, receiptId), ':line': lineSortKeyPrefix },
     });
-    return items.filter((item) => item.IsActive !== false).map((item) => pick<DeliveryLine>(item, lineFields));
+    // As Get shows them (service.ts receiptView): active lines, SequenceNumber order, QuantityToBeReceived derived.
+    return activeLines(items.map((item) => inFieldOrder(item, lineFieldOrder) as StoredLine)).map(
+      (line) => inFieldOrder(withDerivedFields(line), lineFieldOrder) as DeliveryLine,
+    );
   };
 
   /** Adds each receipt's lines, in order, until the page's lines pass the budget: the page then ends early. */
@@ -414,7 +416,7 @@ export const createDeliveryReceiptSearch = ({ table, clock = () => new Date() }:
     let bytes = 0;
     for (let offset = 0; offset < receipts.length && bytes <= pageLinesBudgetBytes; offset += 8) {
       const batch = receipts.slice(offset, offset + 8);
-      const lines = await Promise.all(batch.map((receipt) => activeLines(tenantId, receipt.ID as number)));
+      const lines = await Promise.all(batch.map((receipt) => shownLines(tenantId, receipt.ID as number)));
       for (const [position, receipt] of batch.entries()) {
         const receiptLines = lines[position] as DeliveryLine[];
         bytes += Buffer.byteLength(JSON.stringify(receiptLines));
@@ -425,16 +427,20 @@ export const createDeliveryReceiptSearch = ({ table, clock = () => new Date() }:
     return answered;
   };
 
-  const toReceipt = (item: Readonly<Record<string, unknown>>, rowNumber: number): DeliveryReceiptT => ({
-    ...pick<DeliveryReceiptT>(item, receiptFields),
-    RowNumber: rowNumber,
-  });
+  /** The header's own fields with the status fields of its stored Status (completion moves Status alone). */
+  const toReceipt = (item: Readonly<Record<string, unknown>>, rowNumber: number): DeliveryReceiptT =>
+    inFieldOrder({ ...item, ...statusView(statusOf(item as DeliveryReceiptT)), RowNumber: rowNumber } as DeliveryReceiptT, rowFieldOrder);
 
   const search = async (principal: Principal, filter: SearchFilter): Promise<DeliveryReceiptSearchResult> => {
     const plan = deliveryReceiptSearch.plan(filter);
     const criteria = searchCriteria(filter);
     const { tenantId } = principal;
     const includeLines = filter.IsGetBasicInfo === false;
+    const range = dateRange(criteria);
+    // StartDate after EndDate matches nothing (and a key condition's BETWEEN refuses a reversed range): read nothing.
+    if (range?.high !== undefined && compareSortKeys(range.low, range.high) >= 0) {
+      return pagedActionResults([], { MoreToGet: false, LastRowNumber: 0, TotalRecordCount: 0 });
+    }
 
     if (criteria.ids) {
       // Read by key: the cost is the IDs', whatever the tenant holds; the mechanism orders and pages them in memory.

@@ -28,6 +28,7 @@ import { runConsumerDirect, runConsumerThroughSqs } from './section-consumer';
 import { renderPaymentsSection, runPaymentsSection, seedColdPayment, type PaymentsSection } from './section-payments';
 import { prepareScheduledTasks, renderScheduledTasksSection, runScheduledTasksSection, type ScheduledTasksSection } from './section-scheduled-tasks';
 import { renderTaskRunsSection, runTaskRunsSection, type TaskRunsSection } from './section-task-runs';
+import { renderReceiptSearchSection, runReceiptSearchSection, type ReceiptSearchSection } from './section-receipt-search';
 import { renderReceiptCompletionSection, runReceiptCompletionSection, seedColdStock, type ReceiptCompletionSection } from './section-receipt-completion';
 import { getTarget, runLocationLatency, runWebhookLatency, webhookTarget } from './section-warm';
 import { batchWriteAll, copyLocations, range, seedThroughService, syntheticLocation, tenantItems } from './seed';
@@ -185,6 +186,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     let payments: PaymentsSection | undefined;
     let scheduledTasks: ScheduledTasksSection | undefined;
     let taskRuns: TaskRunsSection | undefined;
+    let receiptSearch: ReceiptSearchSection | undefined;
     let receiptCompletion: ReceiptCompletionSection | undefined;
     if (coldOnly) {
       report = { startedAt: startedAt.toISOString(), totalSeconds: (performance.now() - started) / 1000, mode: options.quick ? 'quick' : 'full', machine, coldStart, targets: coldTargets };
@@ -207,6 +209,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       payments = await runPaymentsSection(ctx, coldStart);
       log('section scheduled tasks: cold starts, warm save, capacity of a save');
       scheduledTasks = await runScheduledTasksSection(ctx, coldStart);
+      log('section receipt search: RCU of page 1 and page 5, 20 and 20,000 receipts');
+      receiptSearch = await runReceiptSearchSection(ctx, coldStart);
       log('section receipt completion: 10, 100 and 1,000 lines; stock-on-hand cold start');
       receiptCompletion = await runReceiptCompletionSection(ctx, coldStart);
 
@@ -259,13 +263,14 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     }
     await cleanup();
     const reportFile = join(repositoryRoot, '.local', 'bench-report.json');
-    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, scheduledTasks, taskRuns, receiptCompletion }, null, 2)}\n`);
+    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, scheduledTasks, taskRuns, receiptCompletion, receiptSearch }, null, 2)}\n`);
     const text =
       renderReport({ ...report, totalSeconds: (performance.now() - started) / 1000 }) +
       (payments ? `\n${renderPaymentsSection(payments)}` : '') +
       (scheduledTasks ? `\n${renderScheduledTasksSection(scheduledTasks)}` : '') +
       (taskRuns ? `\n${renderTaskRunsSection(taskRuns)}` : '') +
-      (receiptCompletion ? `\n${renderReceiptCompletionSection(receiptCompletion)}` : '');
+      (receiptCompletion ? `\n${renderReceiptCompletionSection(receiptCompletion)}` : '') +
+      (receiptSearch ? `\n${renderReceiptSearchSection(receiptSearch)}` : '');
     await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
     log(`report written to ${reportFile}; total ${((performance.now() - started) / 1000).toFixed(0)} s`);
     return 0;
