@@ -4,7 +4,6 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { parseXml } from '../../../shared/http/codecs/xml';
-import { toXml } from '../../support/bodies';
 import { api, apiBaseUrl, tokenFor, type ApiResponse } from '../../support/http';
 import {
   gatewayProblemHeaders,
@@ -77,46 +76,10 @@ describe('routing', () => {
   });
 });
 
-describe('declared operations that are not implemented yet: 501 through the normal stack', () => {
-  const notImplemented = (operationId: string) => ({
-    status: 501,
-    headers: problemHeaders(),
-    body: problem({
-      status: 501,
-      title: 'Not Implemented',
-      type: problemType('not-implemented'),
-      detail: `Operation ${operationId} is declared but not implemented yet.`,
-    }),
-  });
-
-  test.each([
-    ['POST', '/ScheduledTasks/', { Name: 'Nightly export', IsEnabled: true }, 'scheduledTaskSave'],
-    ['POST', '/ScheduledTasks', {}, 'scheduledTaskSave'],
-  ])('%s %s with a valid token and body', async (method, path, body, operationId) => {
-    expect(viewOf(await api(path, { method, token, ...(body === undefined ? {} : { body }) }))).toEqual(notImplemented(operationId));
-  });
-
-  test('the same request in XML and as a form; a client preferring XML gets problem+xml', async () => {
-    // (The payment refund, then the delivery-receipt search served as the example here until issues 7 and 9
-    // implemented them.)
-    const xml = await api('/ScheduledTasks/', {
-      method: 'POST',
-      token,
-      body: toXml('ScheduledTask', { Name: 'Nightly export', IsEnabled: true }),
-      headers: { 'Content-Type': 'text/xml', Accept: 'text/xml' },
-    });
-    expect(viewOf(xml)).toEqual({ ...notImplemented('scheduledTaskSave'), headers: problemHeaders('xml'), body: expect.any(String) });
-    expect(problemFromXml(xml.text)).toEqual({ ...notImplemented('scheduledTaskSave').body, instance: xml.headers.get('x-request-id') });
-
-    const form = await api('/ScheduledTasks/', {
-      method: 'POST',
-      token,
-      body: 'Name=Nightly+export&IsEnabled=true',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    });
-    expect(viewOf(form)).toEqual(notImplemented('scheduledTaskSave'));
-  });
-
+describe('the normal stack around every operation', () => {
+  // Until issues 7, 8 and 9 landed, this block also showed that declared-but-unimplemented operations answered 501
+  // through the whole stack. Every operation of the spec is implemented now; functions/not-implemented.ts keeps its
+  // unit tests (test/unit/http/not-implemented.test.ts) for operations declared ahead of their issue.
   test('authentication, negotiation and validation still come first', async () => {
     const unauthorized = await api('/Payment/5/refund', { body: { IsQueue: true } });
     expect(viewOf(unauthorized)).toEqual({
@@ -169,7 +132,6 @@ describe('every response carries a fresh X-Request-Id and the security headers',
     ['406 from a function', () => api('/TenantLocation/GetAll', { token, headers: { Accept: 'image/png' } }), 406],
     ['413 from a function', () => api('/TenantLocation/Save', { token, body: { Name: 'x'.repeat(1024 * 1024 + 1) } }), 413],
     ['415 from a function', () => api('/TenantLocation/Save', { token, body: 'Name', headers: { 'Content-Type': 'text/plain' } }), 415],
-    ['501 from a function', () => api('/ScheduledTasks/', { token, body: {} }), 501],
     ['200 OpenAPI (served by the local gateway itself)', () => api('/openapi.json'), 200, gatewaySecurityHeaders],
   ];
 
