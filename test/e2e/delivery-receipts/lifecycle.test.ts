@@ -28,7 +28,7 @@ const stockOf = async (inventoryId: number) => {
   return response.status === 404 ? [] : response.json.Value.StockOnHand;
 };
 
-const save = async (value: object, status = 200) => {
+const save = async (value: Parameters<typeof saveReceipt>[1], status = 200) => {
   const response = await saveReceipt(token, value);
   expect(viewOf(response)).toMatchObject({ status });
   return response.json.Value;
