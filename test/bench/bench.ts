@@ -26,6 +26,7 @@ import { runCapacityPhase } from './section-capacity';
 import { coldDocumentId, runColdSection } from './section-cold';
 import { runConsumerDirect, runConsumerThroughSqs } from './section-consumer';
 import { renderPaymentsSection, runPaymentsSection, seedColdPayment, type PaymentsSection } from './section-payments';
+import { renderDeliveryReceiptsSection, runDeliveryReceiptsSection, seedColdReceipt, type DeliveryReceiptsSection } from './section-delivery-receipts';
 import { renderReceiptCompletionSection, runReceiptCompletionSection, seedColdStock, type ReceiptCompletionSection } from './section-receipt-completion';
 import { getTarget, runLocationLatency, runWebhookLatency, webhookTarget } from './section-warm';
 import { batchWriteAll, copyLocations, range, seedThroughService, syntheticLocation, tenantItems } from './seed';
@@ -42,6 +43,7 @@ const seedTenants = async (ctx: BenchContext, coldOnly = false) => {
   await seedColdDocument(ctx);
   await seedColdPayment(ctx);
   await seedColdStock(ctx);
+  await seedColdReceipt(ctx);
 };
 
 /** The tenants sections 2 and 3 read and write. */
@@ -181,6 +183,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     let report: BenchReport;
     let payments: PaymentsSection | undefined;
     let receiptCompletion: ReceiptCompletionSection | undefined;
+    let deliveryReceipts: DeliveryReceiptsSection | undefined;
     if (coldOnly) {
       report = { startedAt: startedAt.toISOString(), totalSeconds: (performance.now() - started) / 1000, mode: options.quick ? 'quick' : 'full', machine, coldStart, targets: coldTargets };
     } else {
@@ -200,6 +203,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       payments = await runPaymentsSection(ctx, coldStart);
       log('section receipt completion: 10, 100 and 1,000 lines; stock-on-hand cold start');
       receiptCompletion = await runReceiptCompletionSection(ctx, coldStart);
+      log('section delivery receipts: cold starts of save, get, add inventory; warm Get of a 100-line receipt');
+      deliveryReceipts = await runDeliveryReceiptsSection(ctx, coldStart);
 
       const getComparison = locationLatency[0];
       const capacitySame = withoutOthers.rows.every((row, index) => {
@@ -244,11 +249,12 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     }
     await cleanup();
     const reportFile = join(repositoryRoot, '.local', 'bench-report.json');
-    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, receiptCompletion }, null, 2)}\n`);
+    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, receiptCompletion, deliveryReceipts }, null, 2)}\n`);
     const text =
       renderReport({ ...report, totalSeconds: (performance.now() - started) / 1000 }) +
       (payments ? `\n${renderPaymentsSection(payments)}` : '') +
-      (receiptCompletion ? `\n${renderReceiptCompletionSection(receiptCompletion)}` : '');
+      (receiptCompletion ? `\n${renderReceiptCompletionSection(receiptCompletion)}` : '') +
+      (deliveryReceipts ? `\n${renderDeliveryReceiptsSection(deliveryReceipts)}` : '');
     await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
     log(`report written to ${reportFile}; total ${((performance.now() - started) / 1000).toFixed(0)} s`);
     return 0;

@@ -15,6 +15,7 @@ import { authorizerEvent, benchQueueArn, proxyEvent, queuedMessage, signedWebhoo
 import { locationInput } from './seed';
 import { median, seededRandom, shuffle } from './stats';
 import { paymentColdEnvironment, paymentColdRequests } from './section-payments';
+import { receiptColdRequests } from './section-delivery-receipts';
 
 /** Lambda's target runtime is nodejs24.x; this machine runs the bench on its own Node. */
 export const runTarget = `node${process.versions.node.split('.')[0]}`;
@@ -131,6 +132,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     tenantLocationSearch: () => ({ principal, body: json({ MaxResults: 50 }) }),
     tenantLocationDelete: () => ({ principal, pathParameters: { id: String(ctx.options.smallTenantLocations) } }),
     ...paymentColdRequests(principal),
+    ...receiptColdRequests(principal),
   };
   const functions: ColdFunction[] = [
     ...operations.map((operation) =>
