@@ -13,7 +13,7 @@ import { principalOf, type BenchContext } from './context';
 import type { HttpRequest } from './events';
 import type { ColdSection } from './section-cold';
 import { compare, httpCall, interleave, type Comparison } from './section-warm';
-import { ms, ratio, renderTable, units } from './stats';
+import { coldRowsOf, ms, ratio, renderColdRows, renderTable, units, type ColdRow } from './stats';
 
 const tenants = { cold: 9100, get: 9601 } as const;
 const getLines = 100;
@@ -59,7 +59,7 @@ export const seedColdReceipt = async (ctx: BenchContext): Promise<void> => {
 };
 
 export interface DeliveryReceiptsSection {
-  readonly cold: readonly { name: string; medianMs: number; baselineMedianMs: number; ratio: number; verdict: string; response: string }[];
+  readonly cold: readonly ColdRow[];
   readonly coldTarget: number;
   readonly get: Comparison;
   readonly getCapacity: CapacityTotals;
@@ -102,9 +102,7 @@ export const runDeliveryReceiptsSection = async (ctx: BenchContext, coldStart: C
   const getCapacity = (await ctx.meter.measure(async () => (await getOnce())())).capacity;
   const rawCapacity = (await attachCapacityMeter(rawTable.client).measure(async () => (await rawOnce())())).capacity;
 
-  const cold = coldStart.functions
-    .filter((fn) => receiptOperationIds.has(fn.name))
-    .map((fn) => ({ name: fn.name, medianMs: fn.medianMs, baselineMedianMs: fn.baselineMedianMs, ratio: fn.ratio, verdict: fn.verdict, response: fn.response }));
+  const cold = coldRowsOf(coldStart.functions, (name) => receiptOperationIds.has(name));
   return { cold, coldTarget: coldStart.target, get, getCapacity, rawCapacity, bodyBytes };
 };
 
@@ -113,10 +111,7 @@ export const renderDeliveryReceiptsSection = (section: DeliveryReceiptsSection):
   const { get } = section;
   return [
     `\n${title}\n${'='.repeat(title.length)}`,
-    renderTable(
-      ['Function', 'Cold ms p50', 'Baseline ms', 'Ratio', `<=${section.coldTarget}x`, 'Response'],
-      section.cold.map((fn) => [fn.name, ms(fn.medianMs, 0), ms(fn.baselineMedianMs, 0), ratio(fn.ratio), fn.verdict, fn.response]),
-    ),
+    renderColdRows(section.cold, section.coldTarget),
     '',
     renderTable(
       ['Warm (in process)', 'n', 'p50 ms', 'p99 ms', 'Raw call', 'raw p50', 'raw p99', 'p50 ratio', `<=${receiptGetTarget}x`],
