@@ -90,31 +90,31 @@ describe('declared operations that are not implemented yet: 501 through the norm
   });
 
   test.each([
-    ['PUT', '/v2/DeliveryReceipt/', { SearchString: 'dock', MaxResults: 10 }, 'deliveryReceiptSearchV2'],
-    ['PUT', '/v2/DeliveryReceipt', {}, 'deliveryReceiptSearchV2'],
-    ['GET', '/v2/DeliveryReceipt/5', undefined, 'deliveryReceiptGetV2'],
+    ['POST', '/ScheduledTasks/', { Name: 'Nightly export' }, 'scheduledTaskSave'],
+    ['POST', '/ScheduledTasks', { Name: 'Nightly export', IsActive: true }, 'scheduledTaskSave'],
   ])('%s %s with a valid token and body', async (method, path, body, operationId) => {
     expect(viewOf(await api(path, { method, token, ...(body === undefined ? {} : { body }) }))).toEqual(notImplemented(operationId));
   });
 
   test('the same request in XML and as a form; a client preferring XML gets problem+xml', async () => {
-    // (The payment refund served as the example here until issue 7 implemented it.)
-    const xml = await api('/v2/DeliveryReceipt/', {
-      method: 'PUT',
+    // (The payment refund, then the delivery-receipt search, served as the example here until issues 7 and 9
+    // implemented them.)
+    const xml = await api('/ScheduledTasks/', {
+      method: 'POST',
       token,
-      body: toXml('SearchFilter', { SearchString: 'dock', MaxResults: 10 }),
+      body: toXml('ScheduledTask', { Name: 'Nightly export', IsActive: true }),
       headers: { 'Content-Type': 'text/xml', Accept: 'text/xml' },
     });
-    expect(viewOf(xml)).toEqual({ ...notImplemented('deliveryReceiptSearchV2'), headers: problemHeaders('xml'), body: expect.any(String) });
-    expect(problemFromXml(xml.text)).toEqual({ ...notImplemented('deliveryReceiptSearchV2').body, instance: xml.headers.get('x-request-id') });
+    expect(viewOf(xml)).toEqual({ ...notImplemented('scheduledTaskSave'), headers: problemHeaders('xml'), body: expect.any(String) });
+    expect(problemFromXml(xml.text)).toEqual({ ...notImplemented('scheduledTaskSave').body, instance: xml.headers.get('x-request-id') });
 
-    const form = await api('/v2/DeliveryReceipt/', {
-      method: 'PUT',
+    const form = await api('/ScheduledTasks/', {
+      method: 'POST',
       token,
-      body: 'SearchString=dock&IDs=1&IDs=2',
+      body: 'Name=Nightly+export&IsActive=true',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     });
-    expect(viewOf(form)).toEqual(notImplemented('deliveryReceiptSearchV2'));
+    expect(viewOf(form)).toEqual(notImplemented('scheduledTaskSave'));
   });
 
   test('authentication, negotiation and validation still come first', async () => {
@@ -169,7 +169,7 @@ describe('every response carries a fresh X-Request-Id and the security headers',
     ['406 from a function', () => api('/TenantLocation/GetAll', { token, headers: { Accept: 'image/png' } }), 406],
     ['413 from a function', () => api('/TenantLocation/Save', { token, body: { Name: 'x'.repeat(1024 * 1024 + 1) } }), 413],
     ['415 from a function', () => api('/TenantLocation/Save', { token, body: 'Name', headers: { 'Content-Type': 'text/plain' } }), 415],
-    ['501 from a function', () => api('/v2/DeliveryReceipt/5', { token }), 501],
+    ['501 from a function', () => api('/ScheduledTasks/', { token, body: { Name: 'Nightly export' } }), 501],
     ['200 OpenAPI (served by the local gateway itself)', () => api('/openapi.json'), 200, gatewaySecurityHeaders],
   ];
 
