@@ -2,10 +2,10 @@
 // through the queue answers 202 with the receipt in Completing.
 import { httpOperation, respond } from '../../shared/http/operation';
 import { deliveryReceiptSaveV2 } from '../../shared/compiled/operations/delivery-receipts';
-import { receiptService } from '../../shared/delivery-receipts';
+import { completingReceiptService } from '../../shared/delivery-receipts/with-completion';
 import { savedAnswer } from '../../shared/delivery-receipts/answers';
 
-const receipts = receiptService();
+const receipts = completingReceiptService();
 
 export const handler = httpOperation(deliveryReceiptSaveV2).handler(async ({ principal, body }) => {
   const answer = savedAnswer(await receipts.save(principal, body));

@@ -1,35 +1,32 @@
 // Domain: exact decimal arithmetic for quantities and prices. A value is a bigint count of 10^-scale units, so
-// sums, products and comparisons are exact; binary floats are only the transport of the JSON number.
+// sums, products and comparisons are exact; binary floats are only the transport of the JSON number. Parsing is
+// money's (shared/money/amount.ts: one exact decimal parser for amounts and quantities); what is here is the
+// arithmetic at a fixed scale that quantities need and currency amounts do not.
+import { parseDecimal, type ExactDecimal } from '../money/amount';
 
 /** Decimal places a quantity or a unit price may carry (Business Central's default precision for both). */
 export const quantityScale = 5;
 export const priceScale = 5;
-
-const decimalPattern = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/i;
 
 const pow10 = (exponent: number): bigint => 10n ** BigInt(exponent);
 
 /**
  * The value of `value` in units of 10^-scale, or undefined when it has more than `scale` decimal places or is not
  * finite. A JSON number reaches us as a double; `String` gives its shortest round-trip form, which is the decimal
- * the client wrote whenever that decimal has at most 15 significant digits (all the schema's bounds allow).
+ * the client wrote whenever that decimal has at most 15 significant digits (all the schema's bounds allow). The
+ * text is read by money's exact parser (shared/money/amount.ts), the one decimal parser of the service.
  */
 export const toUnits = (value: number, scale: number): bigint | undefined => {
   if (!Number.isFinite(value)) return undefined;
-  const match = decimalPattern.exec(String(value));
-  if (!match) return undefined;
-  const [, sign, whole = '', fraction = '', exponent = '0'] = match;
-  const digits = BigInt(whole + fraction);
-  const shift = Number(exponent) - fraction.length + scale;
-  let units: bigint;
-  if (shift >= 0) {
-    units = digits * pow10(shift);
-  } else {
-    const divisor = pow10(-shift);
-    if (digits % divisor !== 0n) return undefined;
-    units = digits / divisor;
+  let decimal: ExactDecimal;
+  try {
+    decimal = parseDecimal(String(value));
+  } catch {
+    return undefined;
   }
-  return sign === '-' ? -units : units;
+  if (decimal.scale > scale) return undefined;
+  const units = decimal.coefficient * pow10(scale - decimal.scale);
+  return decimal.negative ? -units : units;
 };
 
 /** The canonical decimal text of units at a scale: no exponent, no trailing zeros, never `-0`. */

@@ -52,6 +52,7 @@ const tags: Readonly<Record<Area, string>> = {
  */
 const alternativeSuccess: Readonly<Record<string, { readonly status: number; readonly description: string }>> = {
   tenantLocationSave: { status: 201, description: 'The location was created; Location is its URL.' },
+  deliveryReceiptSaveV2: { status: 201, description: 'The receipt was created; Location is its URL.' },
 };
 
 /** Statuses API Gateway itself may answer before, or instead of, the operation's function (gateway-responses.ts). */

@@ -29,6 +29,7 @@ import { renderPaymentsSection, runPaymentsSection, seedColdPayment, type Paymen
 import { prepareScheduledTasks, renderScheduledTasksSection, runScheduledTasksSection, type ScheduledTasksSection } from './section-scheduled-tasks';
 import { renderTaskRunsSection, runTaskRunsSection, type TaskRunsSection } from './section-task-runs';
 import { renderReceiptSearchSection, runReceiptSearchSection, type ReceiptSearchSection } from './section-receipt-search';
+import { renderDeliveryReceiptsSection, runDeliveryReceiptsSection, seedColdReceipt, type DeliveryReceiptsSection } from './section-delivery-receipts';
 import { renderReceiptCompletionSection, runReceiptCompletionSection, seedColdStock, type ReceiptCompletionSection } from './section-receipt-completion';
 import { getTarget, runLocationLatency, runWebhookLatency, webhookTarget } from './section-warm';
 import { batchWriteAll, copyLocations, range, seedThroughService, syntheticLocation, tenantItems } from './seed';
@@ -46,6 +47,7 @@ const seedTenants = async (ctx: BenchContext, coldOnly = false) => {
   await seedColdPayment(ctx);
   await prepareScheduledTasks(ctx, ctx.tenants.cold);
   await seedColdStock(ctx);
+  await seedColdReceipt(ctx);
 };
 
 /** The tenants sections 2 and 3 read and write. */
@@ -188,6 +190,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     let taskRuns: TaskRunsSection | undefined;
     let receiptSearch: ReceiptSearchSection | undefined;
     let receiptCompletion: ReceiptCompletionSection | undefined;
+    let deliveryReceipts: DeliveryReceiptsSection | undefined;
     if (coldOnly) {
       report = { startedAt: startedAt.toISOString(), totalSeconds: (performance.now() - started) / 1000, mode: options.quick ? 'quick' : 'full', machine, coldStart, targets: coldTargets };
     } else {
@@ -213,6 +216,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       receiptSearch = await runReceiptSearchSection(ctx, coldStart);
       log('section receipt completion: 10, 100 and 1,000 lines; stock-on-hand cold start');
       receiptCompletion = await runReceiptCompletionSection(ctx, coldStart);
+      log('section delivery receipts: cold starts of save, get, add inventory; warm Get of a 100-line receipt');
+      deliveryReceipts = await runDeliveryReceiptsSection(ctx, coldStart);
 
       const getComparison = locationLatency[0];
       const capacitySame = withoutOthers.rows.every((row, index) => {
@@ -263,14 +268,15 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     }
     await cleanup();
     const reportFile = join(repositoryRoot, '.local', 'bench-report.json');
-    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, scheduledTasks, taskRuns, receiptCompletion, receiptSearch }, null, 2)}\n`);
+    writeFileSync(reportFile, `${JSON.stringify({ ...report, payments, scheduledTasks, taskRuns, receiptCompletion, receiptSearch, deliveryReceipts }, null, 2)}\n`);
     const text =
       renderReport({ ...report, totalSeconds: (performance.now() - started) / 1000 }) +
       (payments ? `\n${renderPaymentsSection(payments)}` : '') +
       (scheduledTasks ? `\n${renderScheduledTasksSection(scheduledTasks)}` : '') +
       (taskRuns ? `\n${renderTaskRunsSection(taskRuns)}` : '') +
       (receiptCompletion ? `\n${renderReceiptCompletionSection(receiptCompletion)}` : '') +
-      (receiptSearch ? `\n${renderReceiptSearchSection(receiptSearch)}` : '');
+      (receiptSearch ? `\n${renderReceiptSearchSection(receiptSearch)}` : '') +
+      (deliveryReceipts ? `\n${renderDeliveryReceiptsSection(deliveryReceipts)}` : '');
     await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
     log(`report written to ${reportFile}; total ${((performance.now() - started) / 1000).toFixed(0)} s`);
     return 0;

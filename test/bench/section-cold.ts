@@ -16,6 +16,7 @@ import { locationInput } from './seed';
 import { median, seededRandom, shuffle } from './stats';
 import { paymentColdEnvironment, paymentColdRequests } from './section-payments';
 import { scheduledTaskColdEnvironment, scheduledTaskColdRequests } from './section-scheduled-tasks';
+import { receiptColdRequests } from './section-delivery-receipts';
 
 /** Lambda's target runtime is nodejs24.x; this machine runs the bench on its own Node. */
 export const runTarget = `node${process.versions.node.split('.')[0]}`;
@@ -133,6 +134,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     tenantLocationDelete: () => ({ principal, pathParameters: { id: String(ctx.options.smallTenantLocations) } }),
     ...paymentColdRequests(principal),
     ...scheduledTaskColdRequests(principal),
+    ...receiptColdRequests(principal),
   };
   const functions: ColdFunction[] = [
     ...operations.map((operation) =>

@@ -16,7 +16,7 @@ import { principalOf, type BenchContext } from './context';
 import { lambdaContext, proxyEvent, type HttpRequest } from './events';
 import type { ColdSection } from './section-cold';
 import { interleave, type Comparison } from './section-warm';
-import { ms, ratio, renderTable, summarise, units } from './stats';
+import { coldRowsOf, ms, ratio, renderColdRows, renderTable, summarise, units, type ColdRow } from './stats';
 
 const tenants = { cold: 9100, warm: 9401, raw: 9402, capacity: 9403 } as const;
 /** A payment large enough for every warm refund of 0.01 of a full run. */
@@ -41,7 +41,7 @@ export const seedColdPayment = async (ctx: BenchContext): Promise<void> => {
 };
 
 export interface PaymentsSection {
-  readonly cold: readonly { name: string; medianMs: number; baselineMedianMs: number; ratio: number; verdict: string; response: string }[];
+  readonly cold: readonly ColdRow[];
   readonly coldTarget: number;
   readonly refund: Comparison;
   readonly refundCapacity: CapacityTotals;
@@ -126,9 +126,7 @@ export const runPaymentsSection = async (ctx: BenchContext, coldStart: ColdSecti
   const rawMeter = attachCapacityMeter(rawTable.client);
   const rawCapacity = (await rawMeter.measure(async () => (await rawOnce())())).capacity;
 
-  const cold = coldStart.functions
-    .filter((fn) => fn.name.startsWith('payment'))
-    .map((fn) => ({ name: fn.name, medianMs: fn.medianMs, baselineMedianMs: fn.baselineMedianMs, ratio: fn.ratio, verdict: fn.verdict, response: fn.response }));
+  const cold = coldRowsOf(coldStart.functions, (name) => name.startsWith('payment'));
   return { cold, coldTarget: coldStart.target, refund, refundCapacity, rawCapacity };
 };
 
@@ -145,10 +143,7 @@ export const renderPaymentsSection = (section: PaymentsSection): string => {
   ];
   return [
     `\n${title}\n${'='.repeat(title.length)}`,
-    renderTable(
-      ['Function', 'Cold ms p50', 'Baseline ms', 'Ratio', `<=${section.coldTarget}x`, 'Response'],
-      section.cold.map((fn) => [fn.name, ms(fn.medianMs, 0), ms(fn.baselineMedianMs, 0), ratio(fn.ratio), fn.verdict, fn.response]),
-    ),
+    renderColdRows(section.cold, section.coldTarget),
     '',
     renderTable(
       ['Warm (in process)', 'n', 'p50 ms', 'p99 ms', 'Raw call', 'raw p50', 'raw p99', 'p50 ratio'],

@@ -66,7 +66,7 @@ export const interleave = async (
   return { handler: handlerSamples, raw: rawSamples };
 };
 
-const compare = (name: string, rawLabel: string, series: { handler: number[]; raw: number[] }, target?: number, note?: string): Comparison => {
+export const compare = (name: string, rawLabel: string, series: { handler: number[]; raw: number[] }, target?: number, note?: string): Comparison => {
   const handler = summarise(series.handler);
   const raw = summarise(series.raw);
   const ratioP50 = handler.p50 / raw.p50;
@@ -83,7 +83,7 @@ const compare = (name: string, rawLabel: string, series: { handler: number[]; ra
 };
 
 /** Calls an HTTP handler with a fresh event and context and insists on the expected status. */
-const httpCall =
+export const httpCall =
   (handler: Handler, operation: Operation, request: () => HttpRequest, expectedStatus: number): Timed =>
   async () => {
     const event: APIGatewayProxyEvent = await proxyEvent(operation, request());

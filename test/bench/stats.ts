@@ -83,3 +83,26 @@ export const renderTable = (headers: readonly string[], rows: readonly (readonly
       .trimEnd();
   return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 };
+
+/** One function's cold start as an area section reports it (from section 1's figures). */
+export interface ColdRow {
+  readonly name: string;
+  readonly medianMs: number;
+  readonly baselineMedianMs: number;
+  readonly ratio: number;
+  readonly verdict: string;
+  readonly response: string;
+}
+
+/** The cold-start figures of the functions an area section reports, picked from section 1's by name. */
+export const coldRowsOf = (functions: readonly ColdRow[], keep: (name: string) => boolean): ColdRow[] =>
+  functions
+    .filter((fn) => keep(fn.name))
+    .map(({ name, medianMs, baselineMedianMs, ratio: value, verdict, response }) => ({ name, medianMs, baselineMedianMs, ratio: value, verdict, response }));
+
+/** The table of those cold starts against the baseline and the target. */
+export const renderColdRows = (rows: readonly ColdRow[], target: number): string =>
+  renderTable(
+    ['Function', 'Cold ms p50', 'Baseline ms', 'Ratio', `<=${target}x`, 'Response'],
+    rows.map((fn) => [fn.name, ms(fn.medianMs, 0), ms(fn.baselineMedianMs, 0), ratio(fn.ratio), fn.verdict, fn.response]),
+  );

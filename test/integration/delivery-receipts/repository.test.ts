@@ -137,12 +137,13 @@ describe('RefNumber', () => {
     const { receipt } = await service.save(owner, { Value: {} });
     const stranger = freshPrincipal();
     const id = receipt.ID as number;
-    for (const pending of [
-      service.get(stranger, id),
-      service.save(stranger, { Value: { ID: id, InternalNote: 'x' } }),
-      service.addInventory(stranger, id, { Value: { InventoryList: [{ InventoryID: 1 }] } }),
+    // Each call starts only when awaited, so no refusal is left unobserved meanwhile.
+    for (const call of [
+      () => service.get(stranger, id),
+      () => service.save(stranger, { Value: { ID: id, InternalNote: 'x' } }),
+      () => service.addInventory(stranger, id, { Value: { InventoryList: [{ InventoryID: 1 }] } }),
     ]) {
-      expect(await failureOf(pending)).toMatchObject({ name: 'NotFound', status: 404 });
+      expect(await failureOf(call())).toMatchObject({ name: 'NotFound', status: 404 });
     }
   });
 });
