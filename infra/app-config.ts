@@ -2,6 +2,7 @@
 // checked before any construct is created, so a typo fails the synth instead of producing a half-right stack.
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
+import { readStackSettings, type StackSetting } from '../shared/operations/settings';
 
 export type DeployStage = 'dev' | 'prod';
 
@@ -20,6 +21,8 @@ export interface AppConfig {
   readonly auth: AuthContext;
   /** Optional e-mail subscribed to the alarm topic. */
   readonly alarmEmail?: string;
+  /** Stack settings (shared/operations/settings.ts) from context, checked; defaults where none is given. */
+  readonly settings: Readonly<Record<StackSetting, string>>;
 }
 
 const stages: readonly DeployStage[] = ['dev', 'prod'];
@@ -63,5 +66,6 @@ export const readAppConfig = (node: Node): AppConfig => {
       ...(audience !== undefined ? { audience } : {}),
     },
     ...(alarmEmail ? { alarmEmail } : {}),
+    settings: readStackSettings((definition) => optionalString(node, definition.contextKey)),
   };
 };

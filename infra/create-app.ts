@@ -49,6 +49,7 @@ export const createApp = (props: AppProps = {}): BusinessPlatformApp => {
     scheduleGroupName: dataStack.scheduleGroupName,
     schedulerRole: dataStack.schedulerRole,
     auth: config.auth,
+    settings: config.settings,
     logRemovalPolicy: config.removalPolicy,
     ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
   });

@@ -26,6 +26,7 @@ import { repoRoot } from './lambda-runtime';
 import { closeServer, findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
 import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision';
 import { startSchedulerEmulation } from './scheduler';
+import { readStackSettings, settingsEnvironment } from '../../shared/operations/settings';
 
 export const defaultDataDir = join(repoRoot, '.local');
 
@@ -89,22 +90,27 @@ const inProcessEnvironment = (
 });
 
 /** Every function the stack serves, as declared: the manifest's operations, the authorizer, the queue consumers. */
-const declaredFunctions = (consumers: readonly QueueConsumer[]): DeclaredFunction[] => [
-  ...manifestOperations.map((operation) => ({
-    functionName: operation.operationId,
-    handler: operation.handler,
-    tableAccess: operation.tableAccess,
-    ...(operation.tableIndexes ? { tableIndexes: operation.tableIndexes } : {}),
-    ...(operation.grants ? { grants: operation.grants } : {}),
-  })),
-  { functionName: authorizerFunctionName, handler: authorizerModulePath, tableAccess: [], settings: localAuthorizerSettings() },
-  ...consumers.map((consumer) => ({
-    functionName: consumer.functionName,
-    handler: consumer.handler,
-    tableAccess: consumer.tableAccess,
-    ...(consumer.grants ? { grants: consumer.grants } : {}),
-  })),
-];
+const declaredFunctions = (consumers: readonly QueueConsumer[]): DeclaredFunction[] => {
+  // Stack settings locally come from the environment of `npm start` (checked as the CDK app checks its context).
+  const localStackSettings = readStackSettings((definition) => process.env[definition.variable]);
+  return [
+    ...manifestOperations.map((operation) => ({
+      functionName: operation.operationId,
+      handler: operation.handler,
+      tableAccess: operation.tableAccess,
+      ...(operation.tableIndexes ? { tableIndexes: operation.tableIndexes } : {}),
+      ...(operation.grants ? { grants: operation.grants } : {}),
+      settings: settingsEnvironment(operation.stackSettings, localStackSettings),
+    })),
+    { functionName: authorizerFunctionName, handler: authorizerModulePath, tableAccess: [], settings: localAuthorizerSettings() },
+    ...consumers.map((consumer) => ({
+      functionName: consumer.functionName,
+      handler: consumer.handler,
+      tableAccess: consumer.tableAccess,
+      ...(consumer.grants ? { grants: consumer.grants } : {}),
+    })),
+  ];
+};
 
 /** The same queue URL on the IAM edge's host: the SQS server knows a queue by the URL's path only. */
 const viaEdge = (queueUrl: string, edgeEndpoint: string): string => {

@@ -20,6 +20,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { consumedQueueDefinitions, queueDefinitions, type ConsumedQueueDefinition, type QueueName } from '../../shared/events/queues';
 import { operations, type Operation, type OtherResources } from '../../shared/operations';
+import { readStackSettings, settingsEnvironment, type StackSetting } from '../../shared/operations/settings';
 import type { AuthContext } from '../app-config';
 import { ApiFirewall } from '../constructs/api-firewall';
 import { grantOperationResources, grantResourcesOf } from '../constructs/grant-operation-resources';
@@ -40,6 +41,8 @@ export interface ApiStackProps extends StackProps {
   readonly auth: AuthContext;
   readonly logRemovalPolicy: RemovalPolicy;
   readonly alarmEmail?: string;
+  /** Stack settings from context (shared/operations/settings.ts); each function gets those its entry names. */
+  readonly settings?: Readonly<Record<StackSetting, string>>;
   /** Defaults to the whole manifest; tests may pass a subset. */
   readonly operations?: readonly Operation[];
   readonly throttlingRateLimit?: number;
@@ -89,6 +92,7 @@ export class ApiStack extends Stack {
       const operationFunction = new OperationFunction(this, constructIdOf(operation.operationId), {
         handlerModule: operation.handler,
         description: `${operation.method} ${operation.path}: ${operation.summary}`.slice(0, 256),
+        environment: settingsEnvironment(operation.stackSettings, props.settings ?? readStackSettings(() => undefined)),
         logRemovalPolicy: props.logRemovalPolicy,
       });
       grantTableAccess(operationFunction, props.table, operation);

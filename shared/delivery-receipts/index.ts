@@ -3,12 +3,13 @@
 // Save, which completes, uses `with-completion.ts`. The over-receipt tolerance is the stack's setting, read once at
 // start-up (a bad value fails the cold start).
 import { defaultTable, type TableContext } from '../data/client';
+import { stackSettings } from '../operations/settings';
 import { linePolicy } from './lines';
 import { createReceiptRepository } from './repository';
 import { createReceiptService, type CompleteReceipt, type ReceiptService } from './service';
 
-/** The stack's over-receipt tolerance in percent (0 to 1,000, two decimals); 0 when unset. */
-export const toleranceVariable = 'RECEIPT_OVER_RECEIPT_TOLERANCE_PERCENT';
+/** The stack's over-receipt tolerance in percent (0 to 1,000, two decimals; shared/operations/settings.ts); 0 when unset. */
+export const toleranceVariable = stackSettings.overReceiptTolerance.variable;
 
 /** The service of a function, over its table, with the completion it may run. */
 export const wireReceiptService = (table: TableContext, complete: CompleteReceipt, env: NodeJS.ProcessEnv = process.env): ReceiptService => {

@@ -40,6 +40,7 @@ export const deliveryReceiptAddInventory = {
   success: { status: 200, schema: SavedReceipt, description: 'The receipt with its lines.' },
   problems: [...bodyProblems, 404, 409],
   tableAccess: [...receiptReadAccess, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  stackSettings: ['overReceiptTolerance'],
 } as const satisfies Operation;
 
 export const deliveryReceiptGetV2 = {
@@ -94,6 +95,7 @@ export const deliveryReceiptSaveV2 = {
   ],
   // A completion too large for one transaction continues through the receipt-completions queue (contract C5).
   grants: ['sendReceiptCompletions'],
+  stackSettings: ['overReceiptTolerance'],
 } as const satisfies Operation;
 
 export const deliveryReceiptSearchV2 = {

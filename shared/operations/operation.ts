@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { pathId } from '../schemas/common';
 import type { IndexName, TableAction } from '../data/table';
 import type { ResourceGrant } from './grants';
+import type { StackSetting } from './settings';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -49,6 +50,8 @@ export interface Operation {
   readonly tableIndexes?: readonly IndexName[];
   /** Other resources the function uses, each granted with the least privilege it needs (grants.ts). */
   readonly grants?: readonly ResourceGrant[];
+  /** Stack settings the function reads (settings.ts): CDK context on AWS, the environment of `npm start` locally. */
+  readonly stackSettings?: readonly StackSetting[];
   /** Request bodies above this many bytes are refused with 413 (default: limits.requestBodyBytes). */
   readonly maxBodyBytes?: number;
 }

@@ -2,13 +2,20 @@
 // authorizer's issuer settings are either baked in from context or left to stack parameters.
 import { App } from 'aws-cdk-lib';
 import { readAppConfig } from '../../infra/app-config';
-import { synthesize, type Synthesized } from './synthesize';
+import { operations } from '../../shared/operations';
+import { stackSettings } from '../../shared/operations/settings';
+import { logicalIdOf, resourcesOfType, synthesize, type Synthesized } from './synthesize';
 
 const configFor = (context: Record<string, unknown>) => readAppConfig(new App({ context }).node);
 
 describe('app config', () => {
   it('defaults to dev: disposable data, no deletion protection', () => {
     expect(configFor({})).toMatchObject({ stage: 'dev', removalPolicy: 'destroy', deletionProtection: false, auth: {} });
+  });
+
+  it('gives every stack setting its default when context names none', () => {
+    expect(configFor({}).settings).toEqual({ overReceiptTolerance: '0' });
+    expect(configFor({ overReceiptTolerancePercent: '2.5' }).settings).toEqual({ overReceiptTolerance: '2.5' });
   });
 
   it('protects data in prod', () => {
@@ -22,6 +29,11 @@ describe('app config', () => {
     [{ authIssuer: 42 }, /authIssuer must be a string/],
     [{ authIssuer: '' }, /authIssuer must not be empty/],
     [{ authJwksUrl: '' }, /authJwksUrl must be an https:\/\/ URL/],
+    [{ overReceiptTolerancePercent: '-1' }, /overReceiptTolerancePercent \(RECEIPT_OVER_RECEIPT_TOLERANCE_PERCENT\) must be a percentage/],
+    [{ overReceiptTolerancePercent: '1000.01' }, /overReceiptTolerancePercent .* must be a percentage/],
+    [{ overReceiptTolerancePercent: '2.125' }, /overReceiptTolerancePercent .* must be a percentage/],
+    [{ overReceiptTolerancePercent: '5%' }, /overReceiptTolerancePercent .* must be a percentage/],
+    [{ overReceiptTolerancePercent: 5 }, /overReceiptTolerancePercent must be a string/],
   ])('refuses %j', (context, message) => {
     expect(() => configFor(context)).toThrow(message);
   });
@@ -53,5 +65,28 @@ describe('authorizer settings from context', () => {
         },
       },
     });
+  });
+});
+
+describe('stack settings from context reach exactly the functions whose manifest entry names them', () => {
+  let synthesized: Synthesized;
+  beforeAll(() => {
+    synthesized = synthesize({ overReceiptTolerancePercent: '2.5' });
+  });
+  afterAll(() => synthesized.cleanUp());
+
+  it('sets the over-receipt tolerance on delivery-receipt save and add inventory only', () => {
+    const variable = stackSettings.overReceiptTolerance.variable;
+    const withSetting = resourcesOfType(synthesized.apiJson, 'AWS::Lambda::Function')
+      .filter(([, resource]) => {
+        const variables = (resource.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables ?? {};
+        return Object.hasOwn(variables, variable);
+      })
+      .map(([logicalId, resource]) => [logicalId, (resource.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables[variable]]);
+    const expected = operations
+      .filter((operation) => operation.stackSettings?.includes('overReceiptTolerance'))
+      .map((operation) => [logicalIdOf(synthesized.apiStack.operationFunctions.get(operation.operationId)!.function), '2.5']);
+    expect(expected.map(([id]) => id)).toHaveLength(2);
+    expect(withSetting.sort()).toEqual(expected.sort());
   });
 });
