@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { functionBundling, repositoryRoot } from '../../infra/constructs/operation-function';
 import { localWebhookSecret } from '../../shared/document-events/secrets';
-import { documentEventsQueue } from '../../shared/events/queues';
+import { consumedQueueDefinitions, documentEventsQueue, queueDefinitions } from '../../shared/events/queues';
 import { operations, operationsById, type Operation } from '../../shared/operations';
 import { buildBundle, type BuiltBundle } from './bundles';
 import { coldStart, type ColdSample } from './cold-start';
@@ -17,6 +17,14 @@ import { median, seededRandom, shuffle } from './stats';
 import { paymentColdEnvironment, paymentColdRequests } from './section-payments';
 import { scheduledTaskColdEnvironment, scheduledTaskColdRequests } from './section-scheduled-tasks';
 import { receiptColdRequests } from './section-delivery-receipts';
+
+/** A cold-start message per consumed queue (besides document events), for a record that does not exist. */
+const coldConsumerMessages = new Map<string, (tenantId: number, run: number) => unknown>([
+  ['payments', (tenantId, run) => ({ tenantId, refundId: 900_000 + run })],
+  ['taskRuns', (tenantId, run) => ({ tenantId, taskId: 900_000 + run, version: 1, scheduledTime: new Date(Date.UTC(2026, 0, 1, 0, run)).toISOString() })],
+  ['scheduleSync', (tenantId, run) => ({ tenantId, taskId: 900_000 + run, version: 1 })],
+  ['receiptCompletions', (tenantId, run) => ({ tenantId, receiptId: 900_000 + run, completionId: `00000000-0000-4000-8000-${String(run).padStart(12, '0')}` })],
+]);
 
 /** Lambda's target runtime is nodejs24.x; this machine runs the bench on its own Node. */
 export const runTarget = `node${process.versions.node.split('.')[0]}`;
@@ -167,6 +175,21 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
         return sqsEvent([JSON.stringify(message)], benchQueueArn(documentEventsQueue.localQueueName));
       },
     },
+    // Every other consumer, first call on a well-formed message naming a record the cold tenant does not have (each
+    // looks it up and finds nothing to do): the cold path of parsing, the clients and one read.
+    ...consumedQueueDefinitions
+      .filter((definition) => definition.name !== documentEventsQueue.name)
+      .map((definition) => {
+        const message = coldConsumerMessages.get(definition.name);
+        if (!message) throw new Error(`section 1 has no cold-start message for the ${definition.name} consumer`);
+        return {
+          name: definition.consumer.name,
+          kind: 'consumer' as const,
+          module: definition.consumer.handler,
+          timeoutMs: definition.consumer.timeoutSeconds * 1000,
+          event: async (run: number) => sqsEvent([JSON.stringify(message(principal.tenantId, run))], benchQueueArn(definition.localQueueName)),
+        };
+      }),
     {
       name: 'reference: zod manifest',
       kind: 'reference',
@@ -215,7 +238,8 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     TABLE_NAME: stack.tableName,
-    DOCUMENT_EVENTS_QUEUE_URL: stack.queueUrls[documentEventsQueue.logicalName] ?? '',
+    // Every queue's URL, as the grants give them (only the consumers' own grants are used by each).
+    ...Object.fromEntries(queueDefinitions.map((definition) => [definition.urlVariable, stack.queueUrls[definition.logicalName] ?? ''])),
     ...paymentColdEnvironment(stack.queueUrls),
     ...scheduledTaskColdEnvironment(),
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
