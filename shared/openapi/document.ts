@@ -46,15 +46,6 @@ const tags: Readonly<Record<Area, string>> = {
   'tenant-locations': "The tenant's locations: get, list, find by name, default address, save, search, delete.",
 };
 
-/**
- * Answers the manifest's single `success` cannot express. Save answers 200 when it updates and 201 when it
- * creates (its manifest description says so); the 201 carries a Location header.
- */
-const alternativeSuccess: Readonly<Record<string, { readonly status: number; readonly description: string }>> = {
-  tenantLocationSave: { status: 201, description: 'The location was created; Location is its URL.' },
-  deliveryReceiptSaveV2: { status: 201, description: 'The receipt was created; Location is its URL.' },
-};
-
 /** Statuses API Gateway itself may answer before, or instead of, the operation's function (gateway-responses.ts). */
 const gatewayStatuses = (operation: Operation): number[] => [
   ...(operation.auth === 'bearer' ? [401] : []), // the authorizer refuses the token: UNAUTHORIZED
@@ -196,19 +187,19 @@ const responsesOf = (
   const requestId = { [headerNames.requestId]: headerRef(headerNames.requestId) };
   if (operation.success) {
     const body = content(responseMediaTypes[operation.media], catalog.ref(operation.success.schema, 'output'));
+    const locationHeader = { [headerNames.location]: headerRef(headerNames.location) };
     responses[String(operation.success.status)] = {
       description: operation.success.description,
-      headers: requestId,
+      // A 201 names what it created (RFC 9110 section 15.3.2).
+      headers: { ...requestId, ...(operation.success.status === 201 ? locationHeader : {}) },
       content: body,
     };
-    const alternative = alternativeSuccess[operation.operationId];
-    if (alternative) {
+    // The manifest's other success statuses (201 on create, 202 when queued): the same body.
+    for (const alternative of operation.success.also ?? []) {
+      const location = alternative.status === 201 || alternative.location === true;
       responses[String(alternative.status)] = {
         description: alternative.description,
-        headers: {
-          ...requestId,
-          ...(alternative.status === 201 ? { [headerNames.location]: headerRef(headerNames.location) } : {}),
-        },
+        headers: { ...requestId, ...(location ? locationHeader : {}) },
         content: body,
       };
     }

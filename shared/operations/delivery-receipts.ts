@@ -83,7 +83,10 @@ export const deliveryReceiptSaveV2 = {
   // Besides the read: the ID sequence and a multi-transaction save's lease (UpdateItem), header, lines and RefNumber
   // claims (PutItem, DeleteItem), the claim's owner (GetItem), each chunk's guard on the header (ConditionCheckItem);
   // completion (completion.ts, contract C5) uses the same actions.
-  success: { status: 200, schema: SavedReceipt, description: 'The saved receipt (201 when created, 202 when its completion continues through the queue).' },
+  success: { status: 200, schema: SavedReceipt, description: 'The saved receipt (201 when created, 202 when its completion continues through the queue).' , also: [
+      { status: 201, description: 'The receipt was created; Location is its URL.' },
+      { status: 202, description: 'The receipt is Completing: its completion continues through the queue (read it until Complete).' },
+    ] },
   problems: [...bodyProblems, 404, 409],
   tableAccess: [
     ...receiptReadAccess,

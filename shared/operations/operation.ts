@@ -38,7 +38,16 @@ export interface Operation {
     /** The schema of the XML form when it differs (the spec's XML ScheduledTask omits AdaptorDetails). */
     readonly xmlSchema?: z.ZodType;
   };
-  readonly success?: { readonly status: number; readonly schema: z.ZodType; readonly description: string };
+  readonly success?: {
+    readonly status: number;
+    readonly schema: z.ZodType;
+    readonly description: string;
+    /**
+     * Other success statuses with the same body (201 when a save creates, 202 when work continues in a queue); a 201
+     * always carries a Location, a 202 when `location` says so.
+     */
+    readonly also?: readonly { readonly status: 201 | 202; readonly description: string; readonly location?: true }[];
+  };
   /** Statuses besides the gateway's own that this operation can answer, each with a problem body. */
   readonly problems: readonly number[];
   /**

@@ -66,7 +66,7 @@ export const paymentPostRefund = {
   implemented: true,
   pathParameters: idPath,
   requestBody: { schema: SaveRequestPaymentT, required: false },
-  success: { status: 201, schema: SavedPayment, description: 'The refund was made; Location is its URL.' },
+  success: { status: 201, schema: SavedPayment, description: 'The refund was made; Location is its URL.' , also: [{ status: 202, description: 'The refund waits in the payments queue (IsQueue); Location is its URL.', location: true }] },
   problems: [...bodyProblems, 404, 409, 422, 503],
   tableAccess: paymentWriteAccess,
   grants: ['sendPayments'],

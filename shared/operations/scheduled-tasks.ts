@@ -24,7 +24,7 @@ export const scheduledTaskSave = {
   media: 'standard',
   implemented: true,
   requestBody: { schema: ScheduledTask, required: true, xmlSchema: ScheduledTaskXml },
-  success: { status: 200, schema: ScheduledTaskAnswer, description: 'The task was updated (201 with Location when created).' },
+  success: { status: 200, schema: ScheduledTaskAnswer, description: 'The task was updated (201 with Location when created).' , also: [{ status: 201, description: 'The task was created; Location is its URL.' }] },
   problems: [...bodyProblems, 404, 409],
   /** Read the stored task; the ID sequence and the update and schedule state (UpdateItem); a create (PutItem). */
   tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],

@@ -106,7 +106,7 @@ export const tenantLocationSave = {
   media: 'standard',
   implemented: true,
   requestBody: { schema: TenantLocationInfo, required: true },
-  success: { status: 200, schema: TenantLocation, description: 'The saved location (201 when created).' },
+  success: { status: 200, schema: TenantLocation, description: 'The saved location (201 when created).' , also: [{ status: 201, description: 'The location was created; Location is its URL.' }] },
   problems: [...bodyProblems, 404, 409],
   tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
 } as const satisfies Operation;

@@ -123,6 +123,39 @@ describe('the OpenAPI document of the service', () => {
     expect(await validationErrors(document)).toBe('');
   });
 
+  it("documents every success status an operation answers, with the same body, and Location where the answer sends it", () => {
+    const successes = documentOperations(document).flatMap(({ path, method, operation: declared }) =>
+      Object.keys(declared?.responses ?? {})
+        .filter((status) => status.startsWith('2'))
+        .map((status) => {
+          const response = at(json, 'paths', path, method, 'responses', status) as JsonObject;
+          const headers = Object.keys((response.headers as JsonObject | undefined) ?? {});
+          return `${declared?.operationId} ${status}${headers.includes('Location') ? ' Location' : ''}`;
+        }),
+    );
+    // The saves answer 200 on update and 201 with a Location on create; receipt save 202 while Completing; a refund
+    // 201, or 202 when queued, both naming the refund.
+    expect(successes.filter((entry) => /Save|Refund|paymentPost/.test(entry)).sort()).toEqual(
+      [
+        'deliveryReceiptSaveV2 200',
+        'deliveryReceiptSaveV2 201 Location',
+        'deliveryReceiptSaveV2 202',
+        'paymentPost 201 Location',
+        'paymentPostRefund 201 Location',
+        'paymentPostRefund 202 Location',
+        'scheduledTaskSave 200',
+        'scheduledTaskSave 201 Location',
+        'tenantLocationSave 200',
+        'tenantLocationSave 201 Location',
+      ].sort(),
+    );
+    for (const { path, method, operation: declared } of documentOperations(document)) {
+      const statuses = Object.keys(declared?.responses ?? {}).filter((status) => status.startsWith('2'));
+      const bodies = new Set(statuses.map((status) => JSON.stringify(at(json, 'paths', path, method, 'responses', status, 'content'))));
+      expect([declared?.operationId, bodies.size]).toEqual([declared?.operationId, Math.min(1, statuses.length)]);
+    }
+  });
+
   it('declares every manifest operation exactly once, at its method and path under a server ending in /api', () => {
     const declared = documentOperations(document).map(({ path, method, operation: declaredOperation }) => ({
       operationId: declaredOperation?.operationId,
