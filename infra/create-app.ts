@@ -1,6 +1,6 @@
 // Infra: assembles the CDK app (data stack, API stack, cdk-nag). infra/app.ts runs it for the CLI; the infra tests
 // call it with their own context, so what they assert is exactly what `cdk synth` produces.
-import { App, Validations, type AppProps } from 'aws-cdk-lib';
+import { App, Validations, type AppProps, type Environment } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { readAppConfig, type AppConfig } from './app-config';
 import { ApiStack } from './stacks/api-stack';
@@ -17,14 +17,26 @@ export interface BusinessPlatformApp {
   readonly apiStack: ApiStack;
 }
 
-export const createApp = (props: AppProps = {}): BusinessPlatformApp => {
+/**
+ * The environment the CLI gives the app: `cdk` always sets CDK_DEFAULT_REGION (from AWS_REGION or the profile,
+ * else us-east-1) and CDK_DEFAULT_ACCOUNT when it finds credentials, so the stacks it synthesizes have a concrete
+ * region. Unset (environment-agnostic) only when the app runs outside the CLI with neither variable.
+ */
+export const cliEnvironment = (variables: NodeJS.ProcessEnv = process.env): Environment | undefined => {
+  const account = variables.CDK_DEFAULT_ACCOUNT;
+  const region = variables.CDK_DEFAULT_REGION;
+  return account || region ? { ...(account ? { account } : {}), ...(region ? { region } : {}) } : undefined;
+};
+
+export interface CreateAppOptions extends AppProps {
+  /** The stacks' environment; the CLI's (cliEnvironment()) when not given. Tests pass one explicitly. */
+  readonly env?: Environment;
+}
+
+export const createApp = ({ env = cliEnvironment(), ...props }: CreateAppOptions = {}): BusinessPlatformApp => {
   const app = new App(props);
   const config = readAppConfig(app.node);
 
-  // Account and region from the CLI's credentials; unset (environment-agnostic) when synthesizing offline.
-  const account = process.env.CDK_DEFAULT_ACCOUNT;
-  const region = process.env.CDK_DEFAULT_REGION;
-  const env = account || region ? { ...(account ? { account } : {}), ...(region ? { region } : {}) } : undefined;
   const tags = { service: 'business-platform-api', stage: config.stage };
 
   const dataStack = new DataStack(app, dataStackName, {

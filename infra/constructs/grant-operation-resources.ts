@@ -7,6 +7,9 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+// cdk-nag's own rendering of a resource in a finding id (`<AWS::Region>` for a token, the literal for a concrete
+// region): an acknowledgement built with it matches the finding whatever the account, region and partition.
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import { queueDefinitions, type QueueName } from '../../shared/events/queues';
 import { resourceGrants, type OtherResources, type QueueResource, type ResourceGrant } from '../../shared/operations';
 import type { OperationFunction } from './operation-function';
@@ -51,7 +54,7 @@ export const grantOperationResources = (
 ): void => {
   for (const grant of new Set(grants)) {
     operationFunction.grant(resourceGrants[grant](resources));
-    if (grant === 'manageSchedules') acknowledgeScheduleWildcard(operationFunction, resources.scheduler.groupName);
+    if (grant === 'manageSchedules') acknowledgeScheduleWildcard(operationFunction, resources.scheduler.schedulesArn);
   }
 };
 
@@ -60,9 +63,13 @@ export const grantOperationResources = (
  * only name the group's schedules by pattern. Acknowledged on this function's role and for this exact pattern only:
  * any other wildcard is still reported.
  */
-const acknowledgeScheduleWildcard = (operationFunction: OperationFunction, groupName: string): void => {
+const acknowledgeScheduleWildcard = (operationFunction: OperationFunction, schedulesArn: string): void => {
+  // The finding names the ARN as the policy resolves it: `arn:aws:scheduler:ap-southeast-2:123456789012:...` when
+  // the CLI gives the stack a concrete environment, `arn:<AWS::Partition>:scheduler:<AWS::Region>:...` when it has
+  // none. Rendering the same ARN the same way cdk-nag does keeps the two equal in every environment.
+  const resource = flattenCfnReference(Stack.of(operationFunction).resolve(schedulesArn));
   Validations.of(operationFunction.role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${groupName}/*]`,
+    id: `AwsSolutions-IAM5[Resource::${resource}]`,
     reason:
       'Schedules are created at run time, one per scheduled task, so their ARNs cannot be listed: the grant names ' +
       'the schedules of this stage\'s schedule group only (schedule/<group>/*), with CreateSchedule, UpdateSchedule, ' +

@@ -145,6 +145,14 @@ export class ApiStack extends Stack {
       description: 'Base URL of the API ({base_url}), ending in /api/',
       value: this.operationsApi.api.url,
     });
+    // The address to give the document-analysis provider: the webhook operations of the manifest (one today), so
+    // the output can never name a path the API does not route.
+    for (const webhook of operations.filter((operation) => operation.auth === 'webhook-signature')) {
+      new CfnOutput(this, 'WebhookUrl', {
+        description: `URL the document-analysis provider posts signed events to (${webhook.operationId})`,
+        value: this.operationsApi.api.urlForPath(webhook.path),
+      });
+    }
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'Subscribe on-call tooling here',
       value: alarms.topic.topicArn,

@@ -1,9 +1,9 @@
 // Infra tests: synthesizes the real app (infra/create-app.ts) with bundling skipped, so the templates are what
 // `cdk synth` writes minus the esbuild step, and each test file costs one synth of a few seconds.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Stack, type CfnElement } from 'aws-cdk-lib';
+import { Stack, type CfnElement, type Environment } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { apiStackName, createApp, dataStackName, type BusinessPlatformApp } from '../../infra/create-app';
@@ -30,12 +30,32 @@ export interface CfnTemplate {
   readonly Outputs?: Record<string, Record<string, unknown>>;
 }
 
-export const synthesize = (context: Record<string, unknown> = {}): Synthesized => {
+/**
+ * The environments a synth must pass in: none (a library consumer's `createApp()`), and the concrete ones the `cdk`
+ * CLI gives (it always sets a region), in each partition an acknowledgement or an ARN could spell differently.
+ */
+export const synthEnvironments: ReadonlyArray<readonly [string, Environment | undefined]> = [
+  ['no environment', undefined],
+  ['ap-southeast-2, account 123456789012', { account: '123456789012', region: 'ap-southeast-2' }],
+  ['us-east-1, no account (the CLI without credentials)', { region: 'us-east-1' }],
+  ['cn-north-1 (aws-cn partition)', { account: '123456789012', region: 'cn-north-1' }],
+  ['us-gov-west-1 (aws-us-gov partition)', { account: '123456789012', region: 'us-gov-west-1' }],
+];
+
+/**
+ * The context of cdk.json (feature flags such as enablePartitionLiterals), which the CLI gives every synth: without it
+ * a test would synthesize another template than `cdk synth` does.
+ */
+export const cdkJsonContext = (): Record<string, unknown> =>
+  (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> }).context;
+
+export const synthesize = (context: Record<string, unknown> = {}, env?: Environment): Synthesized => {
   const outdir = mkdtempSync(join(tmpdir(), 'infra-test-'));
   const built = createApp({
+    ...(env ? { env } : {}),
     outdir,
     // An empty list of stacks to bundle: NodejsFunction skips esbuild and the asset gets a placeholder hash.
-    context: { 'aws:cdk:bundling-stacks': [], ...context },
+    context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...context },
   });
   // The app's own synth, so the cdk-nag validation plugin runs exactly as under the CLI (it throws on findings).
   const assembly = built.app.synth();

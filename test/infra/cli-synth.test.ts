@@ -1,0 +1,128 @@
+// Infra tests: the path a user takes. The project's own `cdk` binary synthesizes the app as `cdk deploy` would
+// (cdk.json's app and context, esbuild bundling, cdk-nag as a validation plugin), offline: no credentials, no
+// profile, no instance metadata. The CLI always gives the stacks a concrete region (AWS_REGION, the profile, else
+// us-east-1), which is exactly what the in-process tests used to miss.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { apiStackName, dataStackName } from '../../infra/create-app';
+import { operations } from '../../shared/operations';
+import type { CfnTemplate } from './synthesize';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const cdkBin = join(repoRoot, 'node_modules/aws-cdk/bin/cdk');
+
+/** The deploy context of README.md's "Deploying" section, as a user types it. */
+const readmeDeployContext = [
+  '-c', 'stage=prod',
+  '-c', 'authIssuer=https://issuer.example.com/',
+  '-c', 'authJwksUrl=https://issuer.example.com/.well-known/jwks.json',
+  '-c', 'authAudience=business-platform-api',
+  '-c', 'alarmEmail=oncall@example.com',
+];
+
+interface CliRun {
+  readonly status: number | null;
+  readonly output: string;
+  readonly outdir: string;
+  template(stack: string): CfnTemplate;
+}
+
+/** A synth bundles every function with esbuild: about 20 s on an idle 2-core machine, minutes on a busy one. */
+const synthTimeoutMs = 600_000;
+
+const runs: string[] = [];
+afterAll(() => {
+  for (const outdir of runs) rmSync(outdir, { recursive: true, force: true });
+});
+
+/**
+ * `cdk synth --all` with nothing of the caller's AWS setup: HOME is an empty folder (no ~/.aws), the AWS variables are
+ * removed, instance metadata is off, then `aws` adds what the case sets (AWS_REGION, CDK_DEFAULT_ACCOUNT...).
+ */
+const cdkSynth = (args: readonly string[], aws: Record<string, string>): CliRun => {
+  const outdir = mkdtempSync(join(tmpdir(), 'cli-synth-'));
+  runs.push(outdir);
+  const home = join(outdir, 'home');
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(AWS_|CDK_)/.test(name) && name !== 'NODE_OPTIONS'),
+  );
+  Object.assign(env, {
+    HOME: home,
+    AWS_CONFIG_FILE: join(home, 'no-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(home, 'no-credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+    CDK_DISABLE_CLI_TELEMETRY: 'true',
+    CDK_DISABLE_VERSION_CHECK: 'true',
+    ...aws,
+  });
+  const cdkOut = join(outdir, 'cdk.out');
+  const result = spawnSync(process.execPath, [cdkBin, 'synth', '--all', '--no-notices', '-q', '-o', cdkOut, ...args], {
+    cwd: repoRoot,
+    env,
+    encoding: 'utf8',
+    timeout: synthTimeoutMs,
+  });
+  const output = `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? String(result.error) : ''}`;
+  return {
+    status: result.status,
+    output,
+    outdir: cdkOut,
+    template: (stack) => JSON.parse(readFileSync(join(cdkOut, `${stack}.template.json`), 'utf8')) as CfnTemplate,
+  };
+};
+
+const expectClean = (run: CliRun) => {
+  // On failure, the CLI's own words (cdk-nag findings, context errors) are the message.
+  if (run.status !== 0) throw new Error(`cdk synth exited ${run.status}:\n${run.output}`);
+  expect(run.output).not.toMatch(/Synthesis finished with errors|\bERROR\b/);
+};
+
+/** Every schedule ARN a function's policy names, as the template writes it. */
+const scheduleArns = (template: CfnTemplate): string[] =>
+  Object.values(template.Resources)
+    .filter((resource) => resource.Type === 'AWS::IAM::Policy')
+    .flatMap((policy) => JSON.stringify(policy.Properties).match(/arn:[^"]*:scheduler:[^"]*:schedule\/[^"]*/g) ?? []);
+
+describe.each([
+  ['dev', ['-c', 'stage=dev']],
+  ['prod, with the README deploy context', readmeDeployContext],
+])('the cdk CLI synthesizes %s', (_, args) => {
+  // A CDK_DEFAULT_REGION set by hand is overridden by the CLI with AWS_REGION's: the stacks are built for the latter.
+  it('with a concrete account and region (AWS_REGION=ap-southeast-2, CDK_DEFAULT_ACCOUNT=123456789012)', () => {
+    const run = cdkSynth(args, { AWS_REGION: 'ap-southeast-2', CDK_DEFAULT_ACCOUNT: '123456789012', CDK_DEFAULT_REGION: 'us-west-2' });
+    expectClean(run);
+    const api = run.template(apiStackName);
+    // The region and account the CLI chose are the ones the stacks were built for.
+    expect(scheduleArns(api).length).toBeGreaterThan(0);
+    for (const arn of scheduleArns(api)) expect(arn).toMatch(/^arn:aws:scheduler:ap-southeast-2:123456789012:schedule\//);
+    // The outputs the README tells a user to read after a deploy.
+    expect(Object.keys(api.Outputs ?? {})).toEqual(expect.arrayContaining(['ApiBaseUrl', 'WebhookUrl', 'AlarmTopicArn']));
+    expect(Object.keys(run.template(dataStackName).Outputs ?? {})).toContain('WebhookSecretArn');
+    // Every bundled function points at an asset the assembly holds (what `cdk deploy` would upload).
+    const manifest = JSON.parse(readFileSync(join(run.outdir, `${apiStackName}.assets.json`), 'utf8')) as { files: Record<string, unknown> };
+    expect(Object.keys(manifest.files).length).toBeGreaterThan(operations.length);
+  }, synthTimeoutMs);
+});
+
+describe('the cdk CLI with no AWS configuration at all', () => {
+  it('synthesizes both stacks for us-east-1, the region the CLI falls back to', () => {
+    const run = cdkSynth(['-c', 'stage=dev'], {});
+    expectClean(run);
+    for (const arn of scheduleArns(run.template(apiStackName))) expect(arn).toMatch(/^arn:aws:scheduler:us-east-1:/);
+  }, synthTimeoutMs);
+});
+
+describe('the cdk CLI refuses a deploy context that would deploy a broken stack', () => {
+  it.each([
+    ['an unknown stage', ['-c', 'stage=staging'], /stage must be one of dev, prod/],
+    ['a JWKS URL over plain HTTP', ['-c', 'authJwksUrl=http://issuer.example.com/jwks.json'], /authJwksUrl must be an https:\/\/ URL/],
+    ['an alarm e-mail that is not one', ['-c', 'alarmEmail=oncall'], /alarmEmail must be an e-mail address/],
+  ])('%s', (_, args, message) => {
+    const run = cdkSynth(args, { AWS_REGION: 'ap-southeast-2' });
+    expect(run.status).not.toBe(0);
+    expect(run.output).toMatch(message);
+  });
+});
