@@ -14,14 +14,23 @@ import type { CfnTemplate } from './synthesize';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cdkBin = join(repoRoot, 'node_modules/aws-cdk/bin/cdk');
 
-/** The deploy context of README.md's "Deploying" section, as a user types it. */
-const readmeDeployContext = [
-  '-c', 'stage=prod',
-  '-c', 'authIssuer=https://issuer.example.com/',
-  '-c', 'authJwksUrl=https://issuer.example.com/.well-known/jwks.json',
-  '-c', 'authAudience=business-platform-api',
-  '-c', 'alarmEmail=oncall@example.com',
-];
+/**
+ * The context of README.md's deploy command (step 4 of "Deploying"), read from the README itself so the test checks
+ * what a user copies: every `-c key=value` of the `npm run cdk -- deploy --all` command and its continuation lines.
+ */
+const readmeDeployContext = (): string[] => {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const start = readme.indexOf('npm run cdk -- deploy --all');
+  if (start < 0) throw new Error('README.md has no `npm run cdk -- deploy --all` command');
+  const lines: string[] = [];
+  for (const line of readme.slice(start).split('\n')) {
+    lines.push(line);
+    if (!line.trimEnd().endsWith('\\')) break;
+  }
+  const context = [...lines.join(' ').matchAll(/-c\s+(\S+=\S+)/g)].flatMap((match) => ['-c', match[1]!]);
+  expect(context).toEqual(expect.arrayContaining(['-c', 'stage=prod']));
+  return context;
+};
 
 interface CliRun {
   readonly status: number | null;
@@ -88,10 +97,11 @@ const scheduleArns = (template: CfnTemplate): string[] =>
 
 describe.each([
   ['dev', ['-c', 'stage=dev']],
-  ['prod, with the README deploy context', readmeDeployContext],
-])('the cdk CLI synthesizes %s', (_, args) => {
+  ['prod, with the README deploy context', 'readme'],
+] as const)('the cdk CLI synthesizes %s', (_, stageArgs) => {
   // A CDK_DEFAULT_REGION set by hand is overridden by the CLI with AWS_REGION's: the stacks are built for the latter.
   it('with a concrete account and region (AWS_REGION=ap-southeast-2, CDK_DEFAULT_ACCOUNT=123456789012)', () => {
+    const args = stageArgs === 'readme' ? readmeDeployContext() : [...stageArgs];
     const run = cdkSynth(args, { AWS_REGION: 'ap-southeast-2', CDK_DEFAULT_ACCOUNT: '123456789012', CDK_DEFAULT_REGION: 'us-west-2' });
     expectClean(run);
     const api = run.template(apiStackName);
