@@ -81,4 +81,38 @@ export interface BenchContext {
   log(line: string): void;
 }
 
+/**
+ * Every tenant the bench writes, in one place: each section owns its tenants, so no section's seeding can take an ID
+ * (a receipt number, a task ID) that another section's data already holds. `cold` is shared on purpose: every cold
+ * start reads one tenant. (Two sections once both used 9501, and a receipt seeded through the service then collided
+ * with the search section's receipts, stopping the full run.)
+ */
+export const benchTenantIds = {
+  cold: 9100,
+  small: 9201,
+  large: 9202,
+  smallWrites: 9301,
+  largeWrites: 9302,
+  paymentsWarm: 9401,
+  paymentsRaw: 9402,
+  paymentsCapacity: 9403,
+  taskRuns: 9500,
+  receiptSearchSmall: 9501,
+  receiptSearchLarge: 9502,
+  scheduledTasksWarm: 9511,
+  scheduledTasksCapacity: 9512,
+  receiptCompletion: 9521,
+  receiptGet: 9601,
+  firstOther: 20_001,
+} as const;
+
+{
+  const seen = new Map<number, string>();
+  for (const [name, id] of Object.entries(benchTenantIds)) {
+    const owner = seen.get(id);
+    if (owner) throw new Error(`bench tenants ${owner} and ${name} share tenant ${id}`);
+    seen.set(id, name);
+  }
+}
+
 export const principalOf = (tenantId: number): Principal => ({ tenantId, websiteId: 1, userId: 1, organisationId: `org_${tenantId}` });

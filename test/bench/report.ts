@@ -131,16 +131,17 @@ const checkLines = (run: ConsumerFigures): string[] => [
   ...run.check.mismatches.map((line) => `    mismatch: ${line}`),
 ];
 
-export const renderReport = (report: BenchReport): string => {
-  const { coldStart: cold } = report;
-  const lines: string[] = [];
-  lines.push(
-    `Benchmark report (${report.mode} run, ${report.startedAt}, ${report.totalSeconds.toFixed(0)} s; Node ${report.machine.node}, ` +
-      `${report.machine.cpus} CPUs, load ${report.machine.loadAverageAtStart.map((value) => value.toFixed(2)).join(' ')} at start, ` +
-      `${report.machine.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' ')} at end)`,
-  );
-  lines.push('Every ratio compares two figures measured in this run; absolute numbers are this machine\'s, not Lambda\'s.');
+/** The run's first lines: what ran where, printed before any section. */
+export const renderHeader = (report: Pick<BenchReport, 'mode' | 'startedAt' | 'machine'>): string =>
+  [
+    `Benchmark report (${report.mode} run, ${report.startedAt}; Node ${report.machine.node}, ${report.machine.cpus} CPUs, ` +
+      `load ${report.machine.loadAverageAtStart.map((value) => value.toFixed(2)).join(' ')} at start)`,
+    'Every ratio compares two figures measured in this run; absolute numbers are this machine\'s, not Lambda\'s.',
+    'Each section prints its tables as soon as it ends; a failed section is reported as FAILED and the others still run.',
+  ].join('\n');
 
+export const renderColdSection = (cold: ColdSection): string => {
+  const lines: string[] = [];
   lines.push(heading('1. Bundle size and cold start (fresh node process: import the bundle, serve the first event)'));
   lines.push(
     `Bundles: infra/constructs/operation-function.ts functionBundling (ESM, minified, target ${cold.lambdaTarget}); sizes are of that ` +
@@ -181,42 +182,60 @@ export const renderReport = (report: BenchReport): string => {
       ]),
     ),
   );
-
-  const { others } = report;
-  if (others) {
-    lines.push(heading('2. Warm latency: TenantLocation Get and Search against raw DynamoDB calls (interleaved)'));
-    lines.push(comparisonTable(others.locationLatency));
-    for (const entry of others.locationLatency) if (entry.note) lines.push(`  ${entry.name}: ${entry.note}`);
-
-    lines.push(heading('3. Consumed capacity per operation (ReturnConsumedCapacity TOTAL, per request)'));
-    lines.push(capacityTable(others.capacity));
-    lines.push(
-      '  Units as DynamoDB Local reports them (its model of DynamoDB\'s rules: 4 KB read units, halved for eventually consistent reads,\n' +
-        '  1 KB write units plus index writes, transactions doubled; approximate, see test/bench/README.md). Saves write to a copy of each\n' +
-        '  tenant, so both phases read identical tenants.',
-    );
-
-    lines.push(heading('4. Webhook: verify + validate + enqueue, against a raw SendMessage of the same size (interleaved)'));
-    lines.push(comparisonTable([others.webhook.comparison]));
-    lines.push(`  Message size: ${others.webhook.messageBytes} bytes. ${others.webhook.comparison.note ?? ''}`);
-
-    lines.push(heading('5. Document-events consumer'));
-    const { direct, throughSqs } = others.consumer;
-    lines.push(
-      `batchSize ${direct.batchSize}, maximumConcurrency ${direct.maximumConcurrency} (shared/events/queues.ts); events/s counts every delivered message, duplicates included.`,
-    );
-    lines.push(consumerTable([direct, throughSqs]));
-    lines.push('Check (state = distinct events applied in order with shared/document-events/state.ts applyEvent; history = every distinct event once):');
-    lines.push(...checkLines(direct), ...checkLines(throughSqs));
-    lines.push(
-      `  Direct run: ${direct.invocations} invocations, ${direct.cancelledTransactions} cancelled transactions (duplicates and state races, retried by the repository; ` +
-        `the SDK reports no capacity for them). Through SQS: ${throughSqs.invocations} invocations, ${throughSqs.deadLetters} dead letters.`,
-    );
-  } else {
-    lines.push('\n(--cold-only: sections 2 to 5 not run)');
-  }
-
-  lines.push(heading('Targets'));
-  lines.push(renderTable(['Target', 'Measured', 'Limit', 'Verdict'], report.targets.map((target) => [target.name, target.value, target.target, target.verdict])));
   return lines.join('\n');
 };
+
+export const renderLatencySection = (locationLatency: readonly Comparison[]): string =>
+  [
+    heading('2. Warm latency: TenantLocation Get and Search against raw DynamoDB calls (interleaved)'),
+    comparisonTable(locationLatency),
+    ...locationLatency.filter((entry) => entry.note).map((entry) => `  ${entry.name}: ${entry.note}`),
+  ].join('\n');
+
+export const renderCapacitySection = (capacity: readonly CapacityPhase[]): string =>
+  [
+    heading('3. Consumed capacity per operation (ReturnConsumedCapacity TOTAL, per request)'),
+    capacityTable(capacity),
+    '  Units as DynamoDB Local reports them (its model of DynamoDB\'s rules: 4 KB read units, halved for eventually consistent reads,\n' +
+      '  1 KB write units plus index writes, transactions doubled; approximate, see test/bench/README.md). Saves write to a copy of each\n' +
+      '  tenant, so both phases read identical tenants.',
+  ].join('\n');
+
+export const renderWebhookSection = (webhook: { readonly comparison: Comparison; readonly messageBytes: number }): string =>
+  [
+    heading('4. Webhook: verify + validate + enqueue, against a raw SendMessage of the same size (interleaved)'),
+    comparisonTable([webhook.comparison]),
+    `  Message size: ${webhook.messageBytes} bytes. ${webhook.comparison.note ?? ''}`,
+  ].join('\n');
+
+export const renderConsumerSection = ({ direct, throughSqs }: { readonly direct: ConsumerFigures; readonly throughSqs: ConsumerFigures & { readonly deadLetters: number } }): string =>
+  [
+    heading('5. Document-events consumer'),
+    `batchSize ${direct.batchSize}, maximumConcurrency ${direct.maximumConcurrency} (shared/events/queues.ts); events/s counts every delivered message, duplicates included.`,
+    consumerTable([direct, throughSqs]),
+    'Check (state = distinct events applied in order with shared/document-events/state.ts applyEvent; history = every distinct event once):',
+    ...checkLines(direct),
+    ...checkLines(throughSqs),
+    `  Direct run: ${direct.invocations} invocations, ${direct.cancelledTransactions} cancelled transactions (duplicates and state races, retried by the repository; ` +
+      `the SDK reports no capacity for them). Through SQS: ${throughSqs.invocations} invocations, ${throughSqs.deadLetters} dead letters.`,
+  ].join('\n');
+
+export interface SectionOutcome {
+  readonly name: string;
+  readonly status: 'ok' | 'FAILED' | 'skipped';
+  readonly seconds: number;
+  readonly detail?: string;
+}
+
+/** The closing tables: every target measured, and how each section ended. */
+export const renderSummary = (report: Pick<BenchReport, 'targets' | 'totalSeconds' | 'machine'>, sections: readonly SectionOutcome[]): string =>
+  [
+    heading('Targets'),
+    renderTable(['Target', 'Measured', 'Limit', 'Verdict'], report.targets.map((target) => [target.name, target.value, target.target, target.verdict])),
+    heading('Sections'),
+    renderTable(
+      ['Section', 'Result', 'Seconds', 'Detail'],
+      sections.map((section) => [section.name, section.status, section.seconds.toFixed(0), section.detail ?? '']),
+    ),
+    `Total ${report.totalSeconds.toFixed(0)} s; load ${report.machine.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' ')} at end.`,
+  ].join('\n');

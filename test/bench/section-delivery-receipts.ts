@@ -9,13 +9,13 @@ import { createReceiptRepository } from '../../shared/delivery-receipts/reposito
 import { createReceiptService } from '../../shared/delivery-receipts/service';
 import { deliveryReceiptAddInventory, deliveryReceiptGetV2, deliveryReceiptSaveV2 } from '../../shared/operations/delivery-receipts';
 import type { CapacityTotals } from './capacity';
-import { principalOf, type BenchContext } from './context';
+import { benchTenantIds, principalOf, type BenchContext } from './context';
 import type { HttpRequest } from './events';
 import type { ColdSection } from './section-cold';
 import { compare, httpCall, interleave, type Comparison } from './section-warm';
 import { coldRowsOf, ms, ratio, renderColdRows, renderTable, units, type ColdRow } from './stats';
 
-const tenants = { cold: 9100, get: 9601 } as const;
+const tenants = { cold: benchTenantIds.cold, get: benchTenantIds.receiptGet } as const;
 const getLines = 100;
 /** Get p50 against the raw Query of the same partition: the handler parses, authorises, shapes and serialises. */
 export const receiptGetTarget = 1.3;

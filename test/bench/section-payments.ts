@@ -12,13 +12,13 @@ import { createPaymentRepository, refundActions } from '../../shared/payments/re
 import { buildRefund, maxRefundsPerPayment, readRefundRequest, type PaymentRecord } from '../../shared/payments/rules';
 import { createPaymentService } from '../../shared/payments/service';
 import { attachCapacityMeter, type CapacityTotals } from './capacity';
-import { principalOf, type BenchContext } from './context';
+import { benchTenantIds, principalOf, type BenchContext } from './context';
 import { lambdaContext, proxyEvent, type HttpRequest } from './events';
 import type { ColdSection } from './section-cold';
 import { interleave, type Comparison } from './section-warm';
 import { coldRowsOf, ms, ratio, renderColdRows, renderTable, summarise, units, type ColdRow } from './stats';
 
-const tenants = { cold: 9100, warm: 9401, raw: 9402, capacity: 9403 } as const;
+const tenants = { cold: benchTenantIds.cold, warm: benchTenantIds.paymentsWarm, raw: benchTenantIds.paymentsRaw, capacity: benchTenantIds.paymentsCapacity } as const;
 /** A payment large enough for every warm refund of 0.01 of a full run. */
 const bigAmount = 1_000_000;
 

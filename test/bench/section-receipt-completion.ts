@@ -8,10 +8,11 @@ import { inventoryGetDetailedSOHV2 } from '../../shared/operations/inventory';
 import { expectedStock, manyLines, seedReceipt, stockOf } from '../integration/delivery-receipts/completion-support';
 import type { CapacityTotals } from './capacity';
 import type { BenchContext } from './context';
+import { benchTenantIds } from './context';
 import type { ColdSection } from './section-cold';
 import { ms, ratio, renderTable, units } from './stats';
 
-const tenants = { cold: 9100, completion: 9501 } as const;
+const tenants = { cold: benchTenantIds.cold, completion: benchTenantIds.receiptCompletion } as const;
 const sizes = [
   { lines: 10, items: 10 },
   { lines: 100, items: 100 },

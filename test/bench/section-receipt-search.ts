@@ -9,12 +9,12 @@ import type { Principal } from '../../shared/auth/principal';
 import { receiptSortFields } from '../../shared/delivery-receipts/search-keys';
 import { deliveryReceiptSearchV2 } from '../../shared/operations/delivery-receipts';
 import { receiptsOf, seedReceipts } from '../support/delivery-receipt-search-seed';
-import { principalOf, type BenchContext } from './context';
+import { benchTenantIds, principalOf, type BenchContext } from './context';
 import { lambdaContext, proxyEvent } from './events';
 import type { ColdSection } from './section-cold';
 import { ms, ratio, renderTable, units } from './stats';
 
-const tenants = { small: 9501, large: 9502 } as const;
+const tenants = { small: benchTenantIds.receiptSearchSmall, large: benchTenantIds.receiptSearchLarge } as const;
 const pageSize = 50;
 /** The target: page 5 within 2x of page 1. */
 export const receiptSearchPageTarget = 2;

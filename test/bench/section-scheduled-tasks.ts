@@ -18,13 +18,13 @@ import { outputFileName } from './bundles';
 import type { CapacityTotals } from './capacity';
 import { coldStart } from './cold-start';
 import { functionBundling } from '../../infra/constructs/operation-function';
-import { principalOf, type BenchContext } from './context';
+import { benchTenantIds, principalOf, type BenchContext } from './context';
 import { lambdaContext, proxyEvent, type HttpRequest } from './events';
 import { runTarget, type ColdSection } from './section-cold';
 import { interleave, type Comparison } from './section-warm';
 import { median, ms, ratio, renderTable, summarise, units } from './stats';
 
-const tenants = { warm: 9501, capacity: 9502 } as const;
+const tenants = { warm: benchTenantIds.scheduledTasksWarm, capacity: benchTenantIds.scheduledTasksCapacity } as const;
 
 /** A task due every 15 minutes from a past instant; its credentials make the save seal (the cold path with the cipher). */
 const taskBody = (run: number, withSecrets: boolean) => ({

@@ -13,6 +13,7 @@ import type { TaskRunMessage, TaskWorkMessage } from '../../shared/scheduled-tas
 import { dailyTask, takeMessages } from '../support/task-runs';
 import type { CapacityTotals } from './capacity';
 import type { BenchContext } from './context';
+import { benchTenantIds } from './context';
 import { drainThroughMapping, loadContainers } from './section-consumer';
 import { batchWriteAll, inPool, range } from './seed';
 import { ms, ratio, renderTable, seededRandom, shuffle, units } from './stats';
@@ -33,7 +34,7 @@ export interface TaskRunsSection {
   readonly check: { readonly ok: boolean; readonly recorded: number; readonly lost: number; readonly doubled: number; readonly workMessages: number; readonly distinctWork: number; readonly deadLetters: number };
 }
 
-const tenantId = 9500;
+const tenantId = benchTenantIds.taskRuns;
 const eventSource = taskRunsQueue.eventSource;
 const consumer = taskRunsQueue.consumer;
 /**
