@@ -20,6 +20,45 @@ export const findFreePort = (): Promise<number> =>
     });
   });
 
+/** A port the stack was asked to use (not 0) that something else holds: the one line `npm start` prints for it. */
+export class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    readonly what: string,
+    readonly option: string,
+  ) {
+    super(`Port ${port} (${what}) is in use. Choose another with ${option} <n>, or start with --port 0 to pick free ports for everything.`);
+    this.name = 'PortInUseError';
+  }
+}
+
+export interface RequestedPort {
+  readonly port: number;
+  readonly what: string;
+  /** The start.ts option that changes it. */
+  readonly option: string;
+}
+
+/** Whether a TCP port can be bound on the loopback address right now. */
+const canBind = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+
+/**
+ * Fails with a PortInUseError naming the first fixed port (not 0) already held, before anything starts: a server
+ * that finds its port taken half-way through start-up would leave the others running and die on an unhandled
+ * 'error' event.
+ */
+export const ensurePortsFree = async (ports: readonly RequestedPort[]): Promise<void> => {
+  for (const requested of ports) {
+    if (requested.port !== 0 && !(await canBind(requested.port))) throw new PortInUseError(requested.port, requested.what, requested.option);
+  }
+};
+
 /** Starts an HTTP server listening and resolves to the port it got (0 picks a free one). */
 export const listen = (server: Server, port: number, host: string): Promise<number> =>
   new Promise((resolve, reject) => {

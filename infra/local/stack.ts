@@ -23,7 +23,7 @@ import { localAuthorizerSettings, localFunctionFleet, type DeclaredFunction } fr
 import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions } from './gateway';
 import { startIamEdge, type EdgeIdentity } from './iam-edge';
 import { repoRoot } from './lambda-runtime';
-import { closeServer, findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
+import { closeServer, ensurePortsFree, findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
 import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision';
 import { startSchedulerEmulation } from './scheduler';
 import { readStackSettings, settingsEnvironment } from '../../shared/operations/settings';
@@ -154,6 +154,11 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
   const dynamodbPort = options.dynamodbPort ?? (freePorts ? await findFreePort() : 8000);
   const sqsPort = options.sqsPort ?? (freePorts ? 0 : 9324);
   const dataDir = options.dataDir ?? defaultDataDir;
+  await ensurePortsFree([
+    { port: options.port, what: 'the API gateway', option: '--port (or PORT)' },
+    { port: dynamodbPort, what: 'DynamoDB Local', option: '--dynamodb-port' },
+    { port: sqsPort, what: 'the SQS server', option: '--sqs-port' },
+  ]);
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const step of stops.splice(0).reverse()) {

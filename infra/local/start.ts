@@ -3,6 +3,8 @@
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from './lambda-runtime';
+import { watchLaunchers } from './launchers';
+import { PortInUseError } from './local-aws';
 import { defaultDataDir, startLocalStack, type LocalStack } from './stack';
 
 const usage = `Usage: npm start -- [options]
@@ -76,12 +78,10 @@ if (parsed['exit-with-stdin']) {
   process.stdin.on('error', () => void shutdown('stdin closed'));
   process.stdin.resume();
 }
-// Whoever started us (the tsx CLI under `npm start`, a test runner) can die without a word, even by SIGKILL, and
-// then we are re-parented. Go too: the stack never outlives the process that started it.
-const parentPid = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parentPid) void shutdown('parent exited');
-}, 1000).unref();
+// Whoever started us (the tsx CLI under `npm start`, npx and its `sh -c` above tsx, a test runner) can die without
+// a word, even by SIGKILL, and a launcher higher up does not take its children along (npx leaves tsx running).
+// Watch the whole chain of launchers: when any of them is gone, go too. The stack never outlives its launcher.
+watchLaunchers((gone) => void shutdown(`launcher ${gone} exited`));
 
 try {
   stack = await startLocalStack({
@@ -92,7 +92,9 @@ try {
     log,
   });
 } catch (error) {
-  log(`[local-stack] failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  // A busy port is the user's to fix, in one line; anything else is ours, with its stack.
+  if (error instanceof PortInUseError) log(`[local-stack] ${error.message}`);
+  else log(`[local-stack] failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(1);
 }
 

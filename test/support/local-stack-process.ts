@@ -35,9 +35,10 @@ export interface SpawnLocalStackOptions {
    * `node` (default): `node --import tsx infra/local/start.ts`, the stack is the child. `tsx-cli`: through the
    * tsx CLI like `npm start`, which runs the stack as its own child (the stack's pid is then `ready.pid`).
    * `npm-start`: `npm start --` as the README says (npm, its script, the tsx CLI, the stack), without
-   * `--exit-with-stdin`, as a person runs it: `stop()` sends SIGTERM, like Ctrl-C or a service manager.
+   * `--exit-with-stdin`, as a person runs it: `stop()` sends SIGTERM, like Ctrl-C or a service manager. `npx`:
+   * `npx tsx infra/local/start.ts` (npx, its `sh -c`, the tsx CLI, the stack), likewise without `--exit-with-stdin`.
    */
-  readonly launcher?: 'node' | 'tsx-cli' | 'npm-start';
+  readonly launcher?: 'node' | 'tsx-cli' | 'npm-start' | 'npx';
   readonly readyTimeoutMs?: number;
   /** Writes the stack's output to this file, replacing it (default: none). */
   readonly logFile?: string;
@@ -83,7 +84,9 @@ export const spawnLocalStack = async (options: SpawnLocalStackOptions = {}): Pro
   const [command, args] =
     options.launcher === 'npm-start'
       ? ['npm', ['start', '--silent', '--', ...stackOptions]]
-      : [
+      : options.launcher === 'npx'
+        ? ['npx', ['tsx', 'infra/local/start.ts', ...stackOptions]]
+        : [
           process.execPath,
           [
             ...(options.launcher === 'tsx-cli' ? [join(repoRoot, 'node_modules/tsx/dist/cli.mjs')] : ['--import', 'tsx']),
@@ -142,7 +145,7 @@ export const spawnLocalStack = async (options: SpawnLocalStackOptions = {}): Pro
 
   const stop = async (graceMs = 15_000) => {
     if (child.exitCode === null && child.signalCode === null) {
-      if (options.launcher === 'npm-start') child.kill('SIGTERM');
+      if (options.launcher === 'npm-start' || options.launcher === 'npx') child.kill('SIGTERM');
       else child.stdin.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       await exitOf(child);
