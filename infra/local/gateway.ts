@@ -271,7 +271,7 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
     invoke: (event) => invoke({ functionName: authorizerFunctionName, handler: authorizerModule }, event, integrationTimeoutMs),
     cacheTtlMs: options.authorizerCacheTtlMs ?? 300_000,
   });
-  const serveReference = createApiReference({ resolveModule, headers: gatewayHeaders, log });
+  const serveReference = createApiReference({ resolveModule, headers: gatewayHeaders });
 
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const started = Date.now();

@@ -121,7 +121,6 @@ export interface ApiReferenceOptions {
   readonly resolveModule: ModuleResolver;
   /** The headers of a response the gateway makes itself (security headers, request id). */
   readonly headers: (requestId: string) => Record<string, string>;
-  readonly log: (line: string) => void;
 }
 
 /**
