@@ -21,10 +21,11 @@ import {
   type MatchedRoute,
 } from './gateway-event';
 import { closeServer, listen } from './local-aws';
+import { createApiReference } from './reference-page';
 import { importFromRepoRoot, inProcessInvoker, InvocationTimeout, type FunctionInvoker, type ModuleResolver } from './lambda-runtime';
 
 export const authorizerModulePath = 'functions/authorizer.ts';
-export const openApiModulePath = 'shared/openapi/document.ts';
+export { openApiModulePath } from './reference-page';
 /** The authorizer's function name, locally as in the IAM edge's identities. */
 export const authorizerFunctionName = 'authorizer';
 
@@ -270,24 +271,7 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
     invoke: (event) => invoke({ functionName: authorizerFunctionName, handler: authorizerModule }, event, integrationTimeoutMs),
     cacheTtlMs: options.authorizerCacheTtlMs ?? 300_000,
   });
-  let openApiDocument: Promise<string> | undefined;
-
-  const serveOpenApi = async (response: ServerResponse, requestId: string) => {
-    openApiDocument ??= resolveModule(openApiModulePath).then((loaded) => {
-      const build = (loaded as { buildOpenApiDocument?: () => object }).buildOpenApiDocument;
-      if (typeof build !== 'function') throw new Error(`${openApiModulePath} does not export buildOpenApiDocument`);
-      return JSON.stringify(build());
-    });
-    try {
-      const body = await openApiDocument;
-      response.writeHead(200, { 'Content-Type': 'application/json', ...gatewayHeaders(requestId) });
-      response.end(body);
-    } catch (error) {
-      openApiDocument = undefined;
-      log(`[gateway] ${requestId} cannot build the OpenAPI document: ${String(error)}`);
-      sendGatewayResponse(response, 'INTEGRATION_FAILURE', requestId);
-    }
-  };
+  const serveReference = createApiReference({ resolveModule, headers: gatewayHeaders });
 
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const started = Date.now();
@@ -323,10 +307,14 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
     const path = underStage ? rawPath.slice(apiBasePath.length) || '/' : undefined;
     const found = path === undefined ? undefined : route(method, path);
     if (!found) {
-      if (method === 'GET' && path !== undefined && resourceOf(path) === '/openapi.json') {
-        await serveOpenApi(response, requestId);
-        finish('');
-        return;
+      // The OpenAPI document and the reference page (reference-page.ts): local only, no token.
+      if (method === 'GET' && path !== undefined) {
+        try {
+          if (await serveReference(request, response, path, requestId)) return finish('');
+        } catch (error) {
+          log(`[gateway] ${requestId} cannot serve ${rawPath}: ${String(error)}`);
+          return reject('INTEGRATION_FAILURE');
+        }
       }
       // API Gateway answers an unknown path or method with MISSING_AUTHENTICATION_TOKEN.
       reject('MISSING_AUTHENTICATION_TOKEN');

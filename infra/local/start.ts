@@ -105,6 +105,7 @@ say(`
 Local stack ready (${parsed['in-memory'] ? 'in memory' : `data in ${relative(repoRoot, defaultDataDir)}/`})
   API          ${stack.baseUrl}
   OpenAPI      ${stack.baseUrl}/openapi.json
+  Reference    ${stack.baseUrl}/docs  (interactive: Authorize with a token, then try any operation)
   DynamoDB     ${stack.dynamodbEndpoint}  table ${stack.tableName}
   SQS          ${stack.sqsEndpoint}${queues}
   Scheduler    ${stack.schedulerEndpoint}  (EventBridge Scheduler emulation: fires task schedules into the task-runs queue)

@@ -33,6 +33,8 @@ export type { OpenApiDocument } from './types';
 export interface OpenApiDocumentOptions {
   /** First server of the document; the local stack by default. Must end with `/api`. */
   readonly serverUrl?: string;
+  /** Whether that server is a local stack (`x-internal`), as the local gateway serves it; by default, when it is the default URL. */
+  readonly localServer?: boolean;
 }
 
 export const defaultServerUrl = 'http://127.0.0.1:3000/api';
@@ -280,7 +282,7 @@ export const buildOpenApiDocumentFrom = (
       {
         url: serverUrl,
         description: 'Local stack (`npm start`), or the server given to `npm run openapi`.',
-        'x-internal': serverUrl === defaultServerUrl,
+        'x-internal': options.localServer ?? serverUrl === defaultServerUrl,
       },
       {
         url: 'https://{apiId}.execute-api.{region}.amazonaws.com/api',

@@ -2,6 +2,7 @@
 // routes, trailing slashes), declared-but-not-implemented operations, the OpenAPI document, the request id and
 // security headers on every response, and problems in XML for clients that prefer it.
 import { readFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { parseXml } from '../../../shared/http/codecs/xml';
 import { api, apiBaseUrl, tokenFor, type ApiResponse } from '../../support/http';
@@ -103,16 +104,75 @@ describe('the normal stack around every operation', () => {
   });
 });
 
+/** The committed document as the local stack serves it: its first server is the address it was fetched from. */
+const servedFrom = (serverUrl: string) => {
+  const committed = JSON.parse(readFileSync(new URL('../../../shared/openapi/openapi.json', import.meta.url), 'utf8')) as { servers: object[] };
+  const [local, ...others] = committed.servers;
+  return { ...committed, servers: [{ ...local, url: serverUrl }, ...others] };
+};
+
+/** GET /api/openapi.json with a Host header of the test's choosing (fetch cannot set one). */
+const openApiWithHost = (host: string) =>
+  new Promise<{ status: number; document: { servers: { url: string }[] } }>((resolve, reject) => {
+    const base = new URL(apiBaseUrl());
+    const request = httpGet({ hostname: base.hostname, port: base.port, path: `${base.pathname}/openapi.json`, headers: { Host: host } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, document: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+
 describe('the OpenAPI document', () => {
-  test.each(['/openapi.json', '/openapi.json/'])('GET %s serves shared/openapi/openapi.json without a token', async (path) => {
+  test.each(['/openapi.json', '/openapi.json/'])('GET %s serves shared/openapi/openapi.json without a token, naming the address it was fetched from', async (path) => {
     const response = await api(path);
-    const committed = JSON.parse(readFileSync(new URL('../../../shared/openapi/openapi.json', import.meta.url), 'utf8')) as unknown;
     expect(viewOf(response)).toEqual({
       status: 200,
       headers: { 'content-type': 'application/json', ...gatewaySecurityHeaders, 'x-request-id': expect.stringMatching(uuidPattern) },
-      body: committed,
+      body: servedFrom(apiBaseUrl()),
     });
     expect(response.json).toMatchObject({ openapi: '3.1.0' });
+  });
+
+  test('the stack runs on a port of its own, and the document names that port, not the default one', async () => {
+    expect(new URL(apiBaseUrl()).port).not.toBe('3000');
+    expect((await api<{ servers: { url: string }[] }>('/openapi.json')).json.servers[0]?.url).toBe(apiBaseUrl());
+  });
+
+  test.each([
+    ['a name and port', (port: string) => `localhost:${port}`, (port: string) => `http://localhost:${port}/api`],
+    ['a name in upper case, no port', () => 'Docs.Example.TEST', () => 'http://docs.example.test/api'],
+    ['an IPv4 address and port', (port: string) => `127.0.0.1:${port}`, (port: string) => `http://127.0.0.1:${port}/api`],
+    ['a bracketed IPv6 address and port', (port: string) => `[::1]:${port}`, (port: string) => `http://[::1]:${port}/api`],
+  ])('the first server follows a valid Host header: %s', async (_name, host, expected) => {
+    const port = new URL(apiBaseUrl()).port;
+    const { status, document } = await openApiWithHost(host(port));
+    expect(status).toBe(200);
+    expect(document.servers[0]?.url).toBe(expected(port));
+  });
+
+  test.each([
+    ['empty', ''],
+    ['a path', 'evil.example/x'],
+    ['user info', 'user@evil.example'],
+    ['a space', 'evil example'],
+    ['markup', '"><script>alert(1)</script>'],
+    ['a query', 'evil.example?x=1'],
+    ['port 0', 'evil.example:0'],
+    ['a port over 65535', 'evil.example:65536'],
+    ['two ports', 'evil.example:80:80'],
+    ['an empty port', 'evil.example:'],
+    ['a label starting with a hyphen', '-evil.example'],
+    ['an empty label', 'evil..example'],
+    ['an unbracketed IPv6 address', '::1'],
+    ['a bracketed non-address', '[evil.example]'],
+    ['a scheme', 'http://evil.example'],
+    ['a label over 63 characters', `${'a'.repeat(64)}.example`],
+  ])('a Host header that is not host[:port] (%s): the first server is the address the stack listens on', async (_name, host) => {
+    const { status, document } = await openApiWithHost(host);
+    expect(status).toBe(200);
+    expect(document.servers[0]?.url).toBe(apiBaseUrl());
   });
 
   test('only with GET', async () => {
