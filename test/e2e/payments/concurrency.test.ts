@@ -1,14 +1,15 @@
 // End to end: money under concurrency over HTTP against the local stack. Refunds that fit the balance all answer 201,
 // in a burst and from clients sending back to back, with exact totals; the only 409 is refund-exceeds-balance; a
-// payment takes more than 100 refunds and GET /Payment/{id} pages through them (RefundsAfterID, MaxRefunds); the
-// same Idempotency-Key sent many times at once refunds once.
+// payment takes more than 100 refunds and GET /Payment/{id} pages through them (RefundsAfterID, MaxRefunds); queued
+// refunds and the payments consumer follow the same rules; the same Idempotency-Key sent many times at once refunds once.
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { api, tokenFor } from '../../support/http';
 import { problemType, viewOf } from '../../support/responses';
 import { freshTenantId } from '../../support/tenant-items';
 import type { PaymentT } from '../../../shared/schemas/payment';
-import { getPayment, postPayment, postRefund } from './support';
+import { eventually } from '../../support/document-events';
+import { postPayment, postRefund } from './support';
 
 let token: string;
 
@@ -115,6 +116,25 @@ describe('a payment with many refunds', () => {
     const response = await api<{ errors?: { parameter?: string }[] }>(`/Payment/${id}?${query}`, { token });
     expect(viewOf(response).status).toBe(400);
     expect(JSON.stringify(response.json.errors)).toContain(parameter);
+  });
+});
+
+describe('queued refunds under concurrency', () => {
+  it('30 concurrent queued refunds and 30 inline ones all succeed, and the payments consumer completes every queued one', async () => {
+    const id = await newPayment(1000);
+    const send = (queued: boolean) => postRefund(token, id, { ...(queued ? { IsQueue: true } : {}), Object: { Amount: 0.01 } });
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, index) => send(index % 2 === 0)));
+    expect(statusCounts(answers)).toEqual({ 201: 30, 202: 30 });
+    const done = await eventually(
+      async () => {
+        const payment = await read(id);
+        return (payment.Refunds ?? []).every((one) => one.Status === 'Refunded') ? payment : undefined;
+      },
+      'every queued refund completed by the consumer',
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    expect(done).toMatchObject({ RefundedAmount: 0.6, Balance: 999.4, RefundCount: 60 });
+    expect(cents(done.Refunds)).toBe(60);
   });
 });
 

@@ -110,6 +110,17 @@ describe('prepareNewPayment', () => {
     expect(JSON.stringify(record)).not.toContain('4111111111111111');
   });
 
+  it('refuses a RefundCount or MoreRefunds that would claim refunds, and accepts their defaults sent back', () => {
+    expect(pointers(() => prepareNewPayment({ Amount: 1, RefundCount: 3, MoreRefunds: true }, context))).toEqual([
+      '/Object/RefundCount',
+      '/Object/MoreRefunds',
+    ]);
+    const record = prepareNewPayment({ Amount: 1, RefundCount: 0, MoreRefunds: false, Refunds: [] }, context);
+    expect(record.fields).not.toHaveProperty('RefundCount');
+    expect(record.fields).not.toHaveProperty('MoreRefunds');
+    expect(record.refundCount).toBe(0);
+  });
+
   it('answers every problem of the body at once', () => {
     expect(
       pointers(() =>
