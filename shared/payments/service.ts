@@ -52,12 +52,12 @@ export const contentionRetryAfterSeconds = 1;
  * not a conflicting intent (no write carries a Version condition; a balance that no longer covers the refund is
  * decided on the next read as RefundExceedsBalance), so retries that run out answer 503 with Retry-After, never 409.
  */
-const underContention = async <T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<T> => {
+const underContention = async <T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions, outcome: string): Promise<T> => {
   try {
     return await withOptimisticRetry(attempt, options);
   } catch (error) {
     if (!(error instanceof ConcurrentModification)) throw error;
-    throw new ServiceUnavailable('Too many writes to this payment are in flight; nothing was refunded; retry shortly.', contentionRetryAfterSeconds, error);
+    throw new ServiceUnavailable(`Too many writes to this payment are in flight; ${outcome}; retry shortly.`, contentionRetryAfterSeconds, error);
   }
 };
 
@@ -89,7 +89,7 @@ export const createPaymentService = ({
         releaseMinor: outcome.status === 'Failed' ? refund.amountMinor : 0,
       });
       return outcome.status === 'Failed' ? 'failed' : 'completed';
-    }, retry);
+    }, retry, `refund ${message.refundId} is still Queued`);
 
   return {
     /** POST /Payment: records a payment (never queued: it is one write). */
@@ -135,7 +135,7 @@ export const createPaymentService = ({
         const next = buildRefund(original, details, refundAmountMinor(original, details), mode, context);
         await repository.refund(tenantId, { original, refund: next });
         return next;
-      }, retry);
+      }, retry, 'nothing was refunded');
       if (mode === 'queued') {
         const message = { tenantId, refundId: refund.fields.ID };
         try {
