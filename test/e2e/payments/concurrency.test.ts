@@ -111,6 +111,8 @@ describe('a payment with many refunds', () => {
     ['RefundsAfterID=2147483648', 'RefundsAfterID'],
     ['RefundsAfterID=01', 'RefundsAfterID'],
     ['RefundsAfter=3', 'RefundsAfter'],
+    ['MaxRefunds=5&MaxRefunds=6', 'MaxRefunds'],
+    ['RefundsAfterID=1&RefundsAfterID=1', 'RefundsAfterID'],
   ])('refuses the query %s with 400 naming %s', async (query, parameter) => {
     const id = await newPayment(1);
     const response = await api<{ errors?: { parameter?: string }[] }>(`/Payment/${id}?${query}`, { token });
