@@ -1,7 +1,9 @@
 // Entry: the payments queue's consumer. Completes each queued refund (Refunded) on its own; a record that fails is
 // reported in the partial batch response and retried. On its last receive before the DLQ, a refund that still fails
 // is marked Failed (ErrorMessage and a PaymentLogs entry) and its reserved amount released; the message then goes to
-// the DLQ, where a redrive finds the refund settled and leaves it alone.
+// the DLQ, where a redrive finds the refund settled and leaves it alone. Settling follows a refund's rules: the release
+// is an ADD with no Version condition on the payment, and contention is retried inside the service (a record whose
+// retries run out fails, and SQS delivers it again).
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { paymentsQueue } from '../../shared/events/queues';

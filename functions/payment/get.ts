@@ -1,4 +1,5 @@
-// Entry: GET /Payment/{id}: the caller's payment or refund (404 for any other tenant's).
+// Entry: GET /Payment/{id}?RefundsAfterID=&MaxRefunds=: the caller's payment or refund with a page of its refunds (404
+// for any other tenant's).
 import { httpOperation } from '../../shared/http/operation';
 import { paymentGetByID } from '../../shared/compiled/operations/payments';
 import { paymentService } from '../../shared/payments';
@@ -6,4 +7,5 @@ import { readAnswer } from '../../shared/payments/answers';
 
 const payments = paymentService();
 
-export const handler = httpOperation(paymentGetByID).handler(async ({ principal, path }) => readAnswer(await payments.get(principal, path.id)));
+export const handler = httpOperation(paymentGetByID).handler(async ({ principal, path, query }) =>
+  readAnswer(await payments.get(principal, path.id, query)));

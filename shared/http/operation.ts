@@ -251,6 +251,18 @@ const applyTenancy = (body: unknown, principal: Principal, schema: SchemaPlan): 
   return record;
 };
 
+/**
+ * The query parameters of an operation that reads them: each may appear once. A parameter sent twice (`?a=1&a=2`) is
+ * refused (400, naming it) rather than read as whichever came last, which is all `queryStringParameters` keeps.
+ */
+const singleQueryParameters = (event: APIGatewayProxyEvent): Record<string, string | undefined> => {
+  const repeated = Object.entries(event.multiValueQueryStringParameters ?? {})
+    .filter(([, values]) => (values?.length ?? 0) > 1)
+    .map(([parameter]) => ({ parameter, detail: 'appears more than once: send it once' }));
+  if (repeated.length > 0) throw new ValidationFailed(repeated);
+  return event.queryStringParameters ?? {};
+};
+
 /** Authenticates (from the authorizer's context) and parses, coerces and validates path, query and body. */
 const parseRequest = (operation: CompiledOperation): HttpMiddleware => ({
   before: (request) => {
@@ -263,7 +275,7 @@ const parseRequest = (operation: CompiledOperation): HttpMiddleware => ({
     }
 
     const path = operation.pathParameters ? validate(operation.pathParameters, event.pathParameters ?? {}, 'path') : undefined;
-    const query = operation.query ? validate(operation.query, event.queryStringParameters ?? {}, 'query') : undefined;
+    const query = operation.query ? validate(operation.query, singleQueryParameters(event), 'query') : undefined;
 
     // An operation without a body never reads one, so only a body it would read is refused for its coding.
     if (operation.requestBody) refuseContentCoding(event);

@@ -1,7 +1,7 @@
 // Operations manifest: payments. `paymentPost` and `paymentGetByID` are the original platform's (beyond the spec,
 // which has only the refund: a refund needs a payment to refund); the refund is the spec's `paymentPostRefund`.
 import { EditResponse, SynkSaveQueueResponse } from '../schemas/envelopes';
-import { PaymentT, SaveRequestPaymentT } from '../schemas/payment';
+import { PaymentGetQuery, PaymentT, refundsPage, SaveRequestPaymentT } from '../schemas/payment';
 import { bodyProblems, idPath, type Operation } from './operation';
 
 const SavedPayment = SynkSaveQueueResponse(PaymentT);
@@ -33,8 +33,11 @@ export const paymentGetByID = {
   operationId: 'paymentGetByID',
   summary: 'Get a payment or a refund',
   description:
-    "Beyond the spec (the original platform's Payment_GetByID). A payment lists its refunds; a refund names the " +
-    'payment it refunds in OriginalPaymentID. Another tenant\'s payment answers 404.',
+    "Beyond the spec (the original platform's Payment_GetByID). A payment lists its refunds a page at a time, oldest " +
+    `first: \`Refunds\` holds those after \`RefundsAfterID\` (default 0: from the first), at most \`MaxRefunds\` ` +
+    `(1 to ${refundsPage.max}, default ${refundsPage.default}); \`RefundCount\` is how many there are in all and \`MoreRefunds\` ` +
+    'says whether more follow: send the last ID shown as `RefundsAfterID` for the next page. A payment has no limit ' +
+    'on its refunds. A refund names the payment it refunds in OriginalPaymentID. Another tenant\'s payment answers 404.',
   area: 'payments',
   method: 'GET',
   path: '/Payment/{id}',
@@ -43,9 +46,10 @@ export const paymentGetByID = {
   media: 'standard',
   implemented: true,
   pathParameters: idPath,
-  success: { status: 200, schema: EditResponse(PaymentT), description: 'The payment, with its refunds.' },
+  query: PaymentGetQuery,
+  success: { status: 200, schema: EditResponse(PaymentT), description: 'The payment, with a page of its refunds.' },
   problems: [400, 401, 404, 406],
-  tableAccess: ['dynamodb:Query'],
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
 } as const satisfies Operation;
 
 export const paymentPostRefund = {
@@ -55,8 +59,11 @@ export const paymentPostRefund = {
     "Records a refund of the payment as a new payment record (IsRefund, OriginalPaymentID) and raises the payment's " +
     'RefundedAmount in the same transaction. `Object` may carry Amount (default: the whole remaining balance), ' +
     'Currency (must be the payment\'s), Description, Method and RefNumber. `IsQueue` or `IsSaveAutoQueue` reserve the ' +
-    'amount at once and complete the refund through the payments queue (202). More than the refundable balance: ' +
-    '409 with the refundable amount in `RefundableAmount`.',
+    'amount at once and complete the refund through the payments queue (202). A payment takes any number of ' +
+    'refunds, and refunds that fit the balance never conflict, however many run at once. More than the refundable ' +
+    'balance: 409 with the refundable amount in `RefundableAmount` (the only 409 of a refund besides a payment that ' +
+    'cannot be refunded at all and an Idempotency-Key in use). Too many writes to the payment in flight: 503 with ' +
+    'Retry-After.',
   area: 'payments',
   method: 'POST',
   path: '/Payment/{id}/refund',

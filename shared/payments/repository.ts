@@ -1,17 +1,18 @@
 // Data layer: payments in the single table, on the data kit. A recorded payment is one transaction (the record and
 // its GUID claim); a refund is one transaction (the refund record, its link from the payment, and the payment's
-// RefundedAmount raised under the conditions that it stays within Amount and that Version is unchanged); settling a
-// queued refund is one transaction too. Reads are a GetItem or one Query of the payment with its refund links.
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, type TableContext } from '../data/client';
-import { nextValue } from '../data/sequence';
+// refunded amount raised by an ADD under the one condition that it stays within Amount: no Version condition, so
+// refunds that fit the balance never conflict with each other); settling a queued refund is one transaction too.
+// Reads are a GetItem, and a page of a payment's refund links is one Query.
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { TableContext } from '../data/client';
+import { maxSequenceValue, nextValue } from '../data/sequence';
 import { transact, transactionActions } from '../data/transaction';
 import { versionedPut } from '../data/versioned';
 import { ConcurrentModification } from '../errors';
 import { fromMinorUnits } from '../money';
 import type { PaymentRefund } from '../schemas/payment';
-import { paymentGuidClaim, paymentKey, paymentSequence, paymentSortKey, refundLinkKey } from './keys';
-import { PaymentGuidTaken, type PaymentRecord, type StoredPaymentFields } from './rules';
+import { paymentGuidClaim, paymentKey, paymentSequence, refundLinkKey } from './keys';
+import { BalanceMoved, PaymentGuidTaken, type PaymentRecord, type StoredPaymentFields } from './rules';
 
 const paymentEntity = 'Payment';
 const linkEntity = 'PaymentRefundLink';
@@ -57,7 +58,7 @@ const fromLink = (item: Readonly<Record<string, unknown>>): PaymentRefund => ({
 });
 
 export interface RefundWrite {
-  /** The payment as read: the write is conditional on its Version. */
+  /** The payment as read: only its ID and Amount (which never change) go into the write. */
   readonly original: PaymentRecord;
   readonly refund: PaymentRecord;
 }
@@ -70,10 +71,26 @@ export interface SettlementWrite {
   readonly releaseMinor: number;
 }
 
+/** A page of a payment's refunds: those after the refund `afterId` (0: from the first), at most `limit`. */
+export interface RefundPage {
+  readonly afterId: number;
+  readonly limit: number;
+}
+
+export interface PaymentWithRefunds {
+  readonly record: PaymentRecord;
+  /** The page's refunds, oldest (lowest ID) first. */
+  readonly refunds: PaymentRefund[];
+  /** True when refunds lie after the page's last. */
+  readonly more: boolean;
+}
+
 /**
- * The actions of a refund, in order: the payment's refunded amount raised by the refund's, only if it stays within
- * the payment's Amount and the payment's Version is the one read; the refund record; its link from the payment.
- * (Exported for test/bench, which sends the same items as a raw TransactWriteItems.)
+ * The actions of a refund, in order: the payment's refunded amount and refund count raised with ADD, under the one
+ * condition that the refunded amount stays within the payment's Amount (`refundedMinor <= Amount - refund`, integers
+ * of minor units, computed from the Amount, which never changes); the refund record; its link from the payment.
+ * Nothing in it depends on what other refunds did, so two refunds that both fit the balance never conflict: DynamoDB
+ * applies the ADDs one after the other. (Exported for test/bench, which sends the same items as a raw TransactWriteItems.)
  */
 export const refundActions = (tableName: string, tenantId: number, { original, refund }: RefundWrite) => {
   const { actions, add } = transactionActions<'payment' | 'refund' | 'link'>();
@@ -81,16 +98,14 @@ export const refundActions = (tableName: string, tenantId: number, { original, r
     Update: {
       TableName: tableName,
       Key: paymentKey(tenantId, original.fields.ID),
-      UpdateExpression:
-        'SET #version = #version + :one, ModifiedDateTime_utc = :now, ModifiedByUserID = :user ADD refundedMinor :delta, refundCount :one',
-      ConditionExpression: '#version = :expected AND refundedMinor <= :limit',
+      UpdateExpression: 'SET ModifiedDateTime_utc = :now, ModifiedByUserID = :user ADD refundedMinor :delta, refundCount :one, #version :one',
+      ConditionExpression: 'attribute_exists(pk) AND refundedMinor <= :limit',
       ExpressionAttributeNames: { '#version': 'Version' },
       ExpressionAttributeValues: {
         ':one': 1,
         ':now': refund.fields.CreatedDateTime_utc,
         ':user': refund.fields.CreatedByUserID,
         ':delta': refund.amountMinor,
-        ':expected': original.fields.Version,
         ':limit': original.amountMinor - refund.amountMinor,
       },
     },
@@ -102,27 +117,45 @@ export const refundActions = (tableName: string, tenantId: number, { original, r
 
 export const createPaymentRepository = (table: TableContext) => {
   const { client, tableName } = table;
+
+  const get = async (tenantId: number, id: number): Promise<PaymentRecord | undefined> => {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: paymentKey(tenantId, id), ConsistentRead: true }));
+    return Item?.entity === paymentEntity ? fromItem(Item) : undefined;
+  };
+
+  /** The links of a page (at most `limit + 1`: the extra one only says whether there are more). */
+  const refundLinks = async (tenantId: number, id: number, { afterId, limit }: RefundPage): Promise<Record<string, unknown>[]> => {
+    // After the largest ID there can be no refund (and BETWEEN refuses a lower bound above the upper one).
+    if (afterId >= maxSequenceValue) return [];
+    const from = refundLinkKey(tenantId, id, afterId + 1);
+    const to = refundLinkKey(tenantId, id, maxSequenceValue);
+    const { Items = [] } = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': from.pk, ':from': from.sk, ':to': to.sk },
+        ConsistentRead: true,
+        Limit: limit + 1,
+      }),
+    );
+    return Items.filter((item) => item.entity === linkEntity);
+  };
+
   return {
     /** The next payment ID of the tenant (refunds take theirs from the same sequence). */
     nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, paymentSequence, 'payment ID'),
 
-    async get(tenantId: number, id: number): Promise<PaymentRecord | undefined> {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: paymentKey(tenantId, id), ConsistentRead: true }));
-      return Item?.entity === paymentEntity ? fromItem(Item) : undefined;
-    },
+    get,
 
-    /** A payment with its refunds, oldest first: one strongly consistent Query of the record and its links. */
-    async getWithRefunds(tenantId: number, id: number): Promise<{ record: PaymentRecord; refunds: PaymentRefund[] } | undefined> {
-      const sortKey = paymentSortKey(id);
-      const items = await queryAll(client, {
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-        ExpressionAttributeValues: { ':pk': paymentKey(tenantId, id).pk, ':sk': sortKey },
-        ConsistentRead: true,
-      });
-      const recordItem = items.find((item) => item.sk === sortKey && item.entity === paymentEntity);
-      if (!recordItem) return undefined;
-      return { record: fromItem(recordItem), refunds: items.filter((item) => item.entity === linkEntity).map(fromLink) };
+    /**
+     * A payment with one page of its refunds, oldest first: the record (GetItem) and the links after `afterId` (one
+     * Query of at most `limit + 1` small items), both strongly consistent and read at once. The cost follows the
+     * page, never the payment's number of refunds.
+     */
+    async getWithRefunds(tenantId: number, id: number, page: RefundPage): Promise<PaymentWithRefunds | undefined> {
+      const [record, links] = await Promise.all([get(tenantId, id), refundLinks(tenantId, id, page)]);
+      if (!record) return undefined;
+      return { record, refunds: links.slice(0, page.limit).map(fromLink), more: links.length > page.limit };
     },
 
     /** Records a new payment and claims its GUID; a GUID another payment holds answers PaymentGuidTaken (409). */
@@ -135,11 +168,13 @@ export const createPaymentRepository = (table: TableContext) => {
 
     /**
      * Writes a refund: the payment's refunded amount rises by the refund's, only if it stays within the payment's
-     * Amount and the payment's Version is the one read (else ConcurrentModification: read again and decide again).
+     * Amount (else BalanceMoved: other refunds took the balance since it was read; read again and decide again).
+     * Another transaction on the payment in flight at the same moment is ConcurrentModification (retried).
      */
     async refund(tenantId: number, write: RefundWrite): Promise<void> {
       await transact(table, refundActions(tableName, tenantId, write), {
         errors: {
+          payment: () => new BalanceMoved(),
           // The refund's ID comes from the sequence: finding it taken means the data is inconsistent, not a race.
           refund: () => new Error(`payment ID ${write.refund.fields.ID} is already used`),
           link: () => new Error(`refund link ${write.refund.fields.ID} already exists`),
@@ -166,7 +201,7 @@ export const createPaymentRepository = (table: TableContext) => {
           Update: {
             TableName: tableName,
             Key: paymentKey(tenantId, next.fields.OriginalPaymentID as number),
-            UpdateExpression: 'SET #version = #version + :one, ModifiedDateTime_utc = :now, ModifiedByUserID = :user ADD refundedMinor :release',
+            UpdateExpression: 'SET ModifiedDateTime_utc = :now, ModifiedByUserID = :user ADD refundedMinor :release, #version :one',
             ConditionExpression: 'attribute_exists(pk) AND refundedMinor >= :amount',
             ExpressionAttributeNames: { '#version': 'Version' },
             ExpressionAttributeValues: {

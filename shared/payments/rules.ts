@@ -1,6 +1,6 @@
 // Domain: the rules of payments and refunds, pure (no I/O, no clock, no randomness: the service passes ids, times
 // and GUIDs in). Money is computed in integer minor units (shared/money); a rule that fails throws a named error.
-import { ApiError, Conflict, problemKinds, ValidationFailed, type FieldError } from '../errors';
+import { ApiError, ConcurrentModification, Conflict, problemKinds, ValidationFailed, type FieldError } from '../errors';
 import { decimalText, defaultCurrency, formatAmount, fromMinorUnits, InvalidAmount, minorUnitsOf, toMinorUnits } from '../money';
 import { PaymentT as paymentSchema } from '../compiled/schemas/payment';
 import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
@@ -12,14 +12,13 @@ export const paymentStatuses = ['Paid', 'Pending'] as const;
 export const refundStatuses = ['Queued', 'Refunded', 'Failed'] as const;
 export type RefundStatus = (typeof refundStatuses)[number];
 
-/** A payment can be refunded at most this many times, so its `Refunds` list stays readable in one answer. */
-export const maxRefundsPerPayment = 100;
 /** A payment item must fit DynamoDB's 400 KB item limit with room for the server's fields: its JSON is capped. */
 export const maxStoredPaymentBytes = 350_000;
 
 /**
  * A payment as stored: the record's own fields, with money in minor units. `refundedMinor` counts refunds that are
- * completed or queued (a queued refund's amount is reserved); `refundCount` counts every refund, failed ones too.
+ * completed or queued (a queued refund's amount is reserved); `refundCount` counts every refund, failed ones too
+ * (shown as `RefundCount`; it limits nothing).
  * Derived fields (Amount, Balance, IsRefunded, IsPaid, the `*String` fields, Refunds) are never stored.
  */
 export interface PaymentRecord {
@@ -39,6 +38,8 @@ type DerivedField =
   | 'IsRefunded'
   | 'IsPaid'
   | 'Refunds'
+  | 'RefundCount'
+  | 'MoreRefunds'
   | 'FeeString'
   | 'AmountTenderedString'
   | 'ChangeGivenString'
@@ -89,6 +90,13 @@ export class RefundExceedsBalance extends ApiError {
     );
   }
 }
+
+/**
+ * Not a refusal: the payment's refunded amount moved between the read and the write (other refunds took part of the
+ * balance, or a failed queued refund gave some back), so the refund's condition failed. The service reads again and
+ * decides again: a refund that still fits is written, one that no longer does is RefundExceedsBalance (409).
+ */
+export class BalanceMoved extends ConcurrentModification {}
 
 /** 409: another payment of the tenant has this GUID (a GUID names one payment; a resent payment is not recorded twice). */
 export class PaymentGuidTaken extends ApiError {
@@ -152,6 +160,8 @@ const refundClaims = (input: PaymentT): FieldError[] => {
   if (input.OriginalPaymentID) errors.push({ pointer: '/Object/OriginalPaymentID', detail: `must be 0: ${use}` });
   if (input.IsRefunded === true) errors.push({ pointer: '/Object/IsRefunded', detail: 'must be false: a new payment has no refunds' });
   if (input.RefundedAmount) errors.push({ pointer: '/Object/RefundedAmount', detail: 'must be 0: a new payment has no refunds' });
+  if (input.RefundCount) errors.push({ pointer: '/Object/RefundCount', detail: 'must be 0: a new payment has no refunds' });
+  if (input.MoreRefunds === true) errors.push({ pointer: '/Object/MoreRefunds', detail: 'must be false: a new payment has no refunds' });
   if (input.Refunds && input.Refunds.length > 0) errors.push({ pointer: '/Object/Refunds', detail: 'must be empty: a new payment has no refunds' });
   return errors;
 };
@@ -228,6 +238,8 @@ export const prepareNewPayment = (input: PaymentT | undefined, context: NewRecor
     IsRefunded: _isRefunded,
     IsPaid: _isPaid,
     Refunds: _refunds,
+    RefundCount: _refundCount,
+    MoreRefunds: _moreRefunds,
     OriginalPaymentID: _original,
     CreatedDateTime_utc: _created,
     CreatedByUserID: _createdBy,
@@ -315,7 +327,6 @@ export const refusalToRefund = (original: PaymentRecord): string | undefined => 
   if (fields.IsRefund) return `Payment ${fields.ID} is itself a refund; refund the original payment ${fields.OriginalPaymentID ?? ''}`.trim() + '.';
   if (!fields.IsActive) return `Payment ${fields.ID} is inactive and cannot be refunded.`;
   if (fields.Status !== 'Paid') return `Payment ${fields.ID} is ${fields.Status}, not Paid, and cannot be refunded.`;
-  if (original.refundCount >= maxRefundsPerPayment) return `Payment ${fields.ID} has been refunded ${maxRefundsPerPayment} times, the most a payment can be.`;
   return undefined;
 };
 
@@ -466,11 +477,21 @@ const dateFormat = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', day: 'num
 const timeFormat = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', hour: 'numeric', minute: '2-digit', hour12: true });
 const plainSpaces = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
 
+/** A page of a payment's refunds, as `GET /Payment/{id}` shows it with the payment. */
+export interface RefundsShown {
+  readonly refunds: readonly PaymentRefund[];
+  /** True when refunds lie after the page's last one. */
+  readonly more: boolean;
+}
+
+const noRefundsShown: RefundsShown = { refunds: [], more: false };
+
 /**
  * The payment as answers show it: money back from minor units, the derived fields (Balance, IsRefunded, IsPaid,
- * display strings, Refunds) computed, the card without its token. A refund's Balance is 0: it cannot be refunded.
+ * display strings, Refunds, RefundCount, MoreRefunds) computed, the card without its token. A refund's Balance is 0:
+ * it cannot be refunded.
  */
-export const paymentView = (record: PaymentRecord, refunds: readonly PaymentRefund[] = []): PaymentT => {
+export const paymentView = (record: PaymentRecord, page: RefundsShown = noRefundsShown): PaymentT => {
   const { fields } = record;
   const currency = fields.Currency;
   const money = (minor: number) => fromMinorUnits(minor, currency);
@@ -495,7 +516,7 @@ export const paymentView = (record: PaymentRecord, refunds: readonly PaymentRefu
     AmountTenderedString: shown(fields.AmountTendered),
     ChangeGivenString: shown(fields.ChangeGiven),
     ...(local ? { DateString: plainSpaces(dateFormat.format(local)), DateTimeString: plainSpaces(`${dateFormat.format(local)} ${timeFormat.format(local)}`) } : {}),
-    ...(fields.IsRefund ? {} : { Refunds: [...refunds] }),
+    ...(fields.IsRefund ? {} : { Refunds: [...page.refunds], RefundCount: record.refundCount, MoreRefunds: page.more }),
   };
   // Members in the schema's order (stored items come back in no particular order), so every answer, JSON or XML,
   // lists a payment's fields the same way.

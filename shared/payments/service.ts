@@ -3,10 +3,10 @@
 // Throws named errors; never builds a response.
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal';
-import { withOptimisticRetry } from '../data/retry';
-import { NotFound, ServiceUnavailable } from '../errors';
+import { withOptimisticRetry, type RetryOptions } from '../data/retry';
+import { ConcurrentModification, NotFound, ServiceUnavailable } from '../errors';
 import { describeError, logger } from '../observability/logger';
-import type { PaymentT, SaveRequestPaymentT } from '../schemas/payment';
+import { refundsPage, type PaymentGetQuery, type PaymentT, type SaveRequestPaymentT } from '../schemas/payment';
 import type { QueuedRefund } from './message';
 import type { RefundPublisher } from './queue';
 import type { PaymentRepository } from './repository';
@@ -26,6 +26,8 @@ export interface PaymentServiceDependencies {
   readonly publish: RefundPublisher;
   readonly clock?: () => Date;
   readonly newGuid?: () => string;
+  /** The data kit's retry policy unless a test injects its own sleep. */
+  readonly retry?: RetryOptions;
 }
 
 export interface SavedPayment {
@@ -42,7 +44,30 @@ export type SettlementOutcome = 'completed' | 'failed' | 'already-settled';
 export const queuedRefundFailureMessage =
   'The queued refund could not be completed after repeated attempts; its amount is refundable again. Record a new refund to retry.';
 
-export const createPaymentService = ({ repository, publish, clock = () => new Date(), newGuid = randomUUID }: PaymentServiceDependencies) => {
+/** Seconds a client waits before sending again a refund that met too much contention (503). */
+export const contentionRetryAfterSeconds = 1;
+
+/**
+ * Runs a refund's read-decide-write under the data kit's retry policy. Every lost race left in a refund is contention,
+ * not a conflicting intent (no write carries a Version condition; a balance that no longer covers the refund is
+ * decided on the next read as RefundExceedsBalance), so retries that run out answer 503 with Retry-After, never 409.
+ */
+const underContention = async <T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions, outcome: string): Promise<T> => {
+  try {
+    return await withOptimisticRetry(attempt, options);
+  } catch (error) {
+    if (!(error instanceof ConcurrentModification)) throw error;
+    throw new ServiceUnavailable(`Too many writes to this payment are in flight; ${outcome}; retry shortly.`, contentionRetryAfterSeconds, error);
+  }
+};
+
+export const createPaymentService = ({
+  repository,
+  publish,
+  clock = () => new Date(),
+  newGuid = randomUUID,
+  retry = {},
+}: PaymentServiceDependencies) => {
   const now = () => clock().toISOString();
 
   const require = async (tenantId: number, id: number): Promise<PaymentRecord> => {
@@ -53,7 +78,7 @@ export const createPaymentService = ({ repository, publish, clock = () => new Da
 
   /** Settles a queued refund under the optimistic-retry policy; a refund no longer Queued is left as it is. */
   const settle = (message: QueuedRefund, outcome: Parameters<typeof settleRefund>[1]): Promise<SettlementOutcome> =>
-    withOptimisticRetry(async () => {
+    underContention(async () => {
       const refund = await repository.get(message.tenantId, message.refundId);
       if (!refund?.fields.IsRefund) throw new Error(`queued refund ${message.refundId} does not exist`);
       if (refund.fields.Status !== 'Queued') return 'already-settled';
@@ -64,7 +89,7 @@ export const createPaymentService = ({ repository, publish, clock = () => new Da
         releaseMinor: outcome.status === 'Failed' ? refund.amountMinor : 0,
       });
       return outcome.status === 'Failed' ? 'failed' : 'completed';
-    });
+    }, retry, `refund ${message.refundId} is still Queued`);
 
   return {
     /** POST /Payment: records a payment (never queued: it is one write). */
@@ -79,18 +104,24 @@ export const createPaymentService = ({ repository, publish, clock = () => new Da
       return { payment: paymentView(record), queued: false };
     },
 
-    /** GET /Payment/{id}: the tenant's payment (or refund) with its refunds; any other payment is 404. */
-    async get(principal: Principal, id: number): Promise<PaymentT> {
-      const found = await repository.getWithRefunds(principal.tenantId, id);
+    /**
+     * GET /Payment/{id}: the tenant's payment (or refund) with a page of its refunds (after `RefundsAfterID`, at most
+     * `MaxRefunds`), their count and whether more follow; any other payment is 404.
+     */
+    async get(principal: Principal, id: number, query: PaymentGetQuery = {}): Promise<PaymentT> {
+      const page = { afterId: query.RefundsAfterID ?? 0, limit: query.MaxRefunds ?? refundsPage.default };
+      const found = await repository.getWithRefunds(principal.tenantId, id, page);
       if (!found) throw new NotFound(`Payment ${id} does not exist.`);
-      return paymentView(found.record, found.refunds);
+      return paymentView(found.record, found);
     },
 
     /**
-     * POST /Payment/{id}/refund: a new refund record and the payment's refunded amount raised, in one transaction,
-     * retried from a fresh read when another refund of the payment got there first. Queued: the amount is reserved
-     * the same way, and the refund goes to the payments queue; if the queue cannot take it, the reservation is
-     * released and the caller gets 503.
+     * POST /Payment/{id}/refund: a new refund record and the payment's refunded amount raised, in one transaction
+     * whose only condition is that the refund fits the balance. When it no longer fits by the time it is written, the
+     * payment is read again: still fits (a failed refund gave some back) -> written; does not -> 409 with what is left.
+     * Any number of refunds that fit run at once. The refund's ID comes from the tenant's sequence (an atomic ADD: no
+     * two refunds ever get the same one). Queued: the amount is reserved the same way, and the refund goes to the
+     * payments queue; if the queue cannot take it, the reservation is released and the caller gets 503.
      */
     async refund(principal: Principal, paymentId: number, request: SaveRequestPaymentT): Promise<SavedPayment> {
       const mode = runModeOf(request, 'refund');
@@ -99,12 +130,12 @@ export const createPaymentService = ({ repository, publish, clock = () => new Da
       const first = await require(tenantId, paymentId);
       refundAmountMinor(first, details);
       const context = { id: await repository.nextId(tenantId), guid: newGuid(), now: now(), userId: principal.userId };
-      const refund = await withOptimisticRetry(async (attempt) => {
+      const refund = await underContention(async (attempt) => {
         const original = attempt === 1 ? first : await require(tenantId, paymentId);
         const next = buildRefund(original, details, refundAmountMinor(original, details), mode, context);
         await repository.refund(tenantId, { original, refund: next });
         return next;
-      });
+      }, retry, 'nothing was refunded');
       if (mode === 'queued') {
         const message = { tenantId, refundId: refund.fields.ID };
         try {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { personalData, sensitive } from './annotations';
 import {
   bool,
+  count,
   dateTime,
   decimal,
   emailAddress,
@@ -18,6 +19,7 @@ import {
   text,
   utcOffset,
 } from './common';
+import { limits } from './limits';
 import { SyncLog } from './sync-log';
 
 export const BusTrans = shape('BusTrans', {
@@ -267,8 +269,12 @@ export const PaymentT = shape('PaymentT', {
   CreditCard: CreditCard.optional(),
   PaymentLogs: listOf(PaymentLog).optional(),
   InvoicePaymentAllocations: listOf(InvoicePaymentAllocation).optional(),
-  /** Beyond the spec: the refunds of this payment, oldest first. */
+  /** Beyond the spec: a page of the refunds of this payment, oldest first (GET's RefundsAfterID and MaxRefunds). */
   Refunds: listOf(PaymentRefund).optional(),
+  /** Beyond the spec: how many refunds the payment has in all (failed ones included); a payment has no limit. */
+  RefundCount: count().optional(),
+  /** Beyond the spec: true when refunds lie after the last one in Refunds (ask for them with RefundsAfterID). */
+  MoreRefunds: bool().optional(),
 
   // Audit (beyond the spec; server-owned, accepted in a body and ignored)
   CreatedDateTime_utc: dateTime().optional(),
@@ -307,3 +313,34 @@ export const SaveRequestPaymentT = shape(
   ],
 );
 export type SaveRequestPaymentT = z.infer<typeof SaveRequestPaymentT>;
+
+/**
+ * A payment takes any number of refunds (as in Stripe: nothing in the data model needs a limit); GET lists them a
+ * page at a time: `default` per page unless MaxRefunds says otherwise, at most `max` (a list's limit).
+ */
+export const refundsPage = { default: 100, max: limits.arrayItems } as const;
+
+const refundsAfterIdMessage = 'must be 0 or the ID of a refund: a 32-bit integer in plain decimal';
+const maxRefundsMessage = `must be a whole number from 1 to ${refundsPage.max}`;
+
+/**
+ * Query of paymentGetByID: which page of the payment's refunds `Refunds` shows. A cursor, not a row number: refunds
+ * are kept in ID order (the tenant's sequence hands IDs out), so the next page starts after the last ID shown.
+ */
+export const PaymentGetQuery = z.strictObject({
+  RefundsAfterID: z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,9})$/, { error: refundsAfterIdMessage })
+    .transform(Number)
+    .pipe(z.int32({ error: refundsAfterIdMessage }).min(0, { error: refundsAfterIdMessage }))
+    .optional()
+    .meta({ description: 'List the refunds after this refund ID (the last ID of the previous page); 0 or absent: from the first.' }),
+  MaxRefunds: z
+    .string()
+    .regex(/^[1-9][0-9]{0,2}$/, { error: maxRefundsMessage })
+    .transform(Number)
+    .pipe(z.int32({ error: maxRefundsMessage }).min(1, { error: maxRefundsMessage }).max(refundsPage.max, { error: maxRefundsMessage }))
+    .optional()
+    .meta({ description: `At most this many refunds in Refunds: 1 to ${refundsPage.max}, default ${refundsPage.default}.` }),
+});
+export type PaymentGetQuery = z.output<typeof PaymentGetQuery>;

@@ -9,7 +9,7 @@ import { paymentPostRefund } from '../../shared/operations/payments';
 import { paymentsQueue } from '../../shared/events/queues';
 import { paymentsQueueUrlVariable } from '../../shared/payments/queue';
 import { createPaymentRepository, refundActions } from '../../shared/payments/repository';
-import { buildRefund, maxRefundsPerPayment, readRefundRequest, type PaymentRecord } from '../../shared/payments/rules';
+import { buildRefund, readRefundRequest, type PaymentRecord } from '../../shared/payments/rules';
 import { createPaymentService } from '../../shared/payments/service';
 import { attachCapacityMeter, type CapacityTotals } from './capacity';
 import { benchTenantIds, principalOf, type BenchContext } from './context';
@@ -61,40 +61,21 @@ export const runPaymentsSection = async (ctx: BenchContext, coldStart: ColdSecti
   await service.record(raw, { Object: { Amount: bigAmount } });
 
   const handler = (await ctx.loadHandler(paymentPostRefund.handler)) as unknown as HttpHandler;
-  // A payment takes at most maxRefundsPerPayment refunds (409 beyond): each tenant's series moves on to a freshly
-  // recorded payment when its current one is full. Recording happens while the request is prepared, outside the
-  // timed call.
-  const current = new Map<number, { paymentId: number; refunds: number }>();
-  const paymentToRefund = async (principal: Principal): Promise<number> => {
-    let state = current.get(principal.tenantId) ?? { paymentId: 1, refunds: 0 };
-    if (state.refunds === maxRefundsPerPayment) {
-      const { payment } = await service.record(principal, { Object: { Amount: bigAmount } });
-      state = { paymentId: Number(payment.ID), refunds: 0 };
-    }
-    current.set(principal.tenantId, { ...state, refunds: state.refunds + 1 });
-    return state.paymentId;
-  };
+  // Every refund of a series refunds the tenant's payment 1: a payment takes any number of refunds.
   const refundOnce = (principal: Principal) => async () => {
-    const paymentId = await paymentToRefund(principal);
-    const event = await proxyEvent(paymentPostRefund, { principal, pathParameters: { id: String(paymentId) }, body: JSON.stringify({ Object: { Amount: 0.01 } }) });
+    const event = await proxyEvent(paymentPostRefund, { principal, pathParameters: { id: '1' }, body: JSON.stringify({ Object: { Amount: 0.01 } }) });
     return async () => {
       const result = await handler(event, lambdaContext(paymentPostRefund.operationId, 10_000));
       if (result.statusCode !== 201) throw new Error(`refund: expected 201, got ${result.statusCode}: ${result.body.slice(0, 300)}`);
     };
   };
 
-  // The raw series writes the same three items (payment update under its conditions, refund record, link) with
-  // one TransactWriteItems, keeping the payment it read in memory instead of reading it again.
-  let original = (await repository.get(raw.tenantId, 1)) as PaymentRecord;
+  // The raw series writes the same three items (payment update under its condition, refund record, link) with
+  // one TransactWriteItems, without reading the payment again.
+  // Its conditions depend only on the payment's Amount, so the record read once serves every refund of the series.
+  const original = (await repository.get(raw.tenantId, 1)) as PaymentRecord;
   let nextRawId = 1_000;
-  let rawRefunds = 0;
   const rawOnce = async () => {
-    if (rawRefunds === maxRefundsPerPayment) {
-      const { payment } = await service.record(raw, { Object: { Amount: bigAmount } });
-      original = (await repository.get(raw.tenantId, Number(payment.ID))) as PaymentRecord;
-      rawRefunds = 0;
-    }
-    rawRefunds += 1;
     const refund = buildRefund(original, readRefundRequest({ Amount: 0.01 }), 1, 'inline', {
       id: (nextRawId += 1),
       guid: `00000000-0000-4000-8000-${String(nextRawId).padStart(12, '0')}`,
@@ -104,7 +85,6 @@ export const runPaymentsSection = async (ctx: BenchContext, coldStart: ColdSecti
     const input = { TransactItems: refundActions(rawTable.tableName, raw.tenantId, { original, refund }).map((action) => action.item) };
     return async () => {
       await rawTable.client.send(new TransactWriteCommand(input));
-      original = { ...original, refundedMinor: original.refundedMinor + 1, refundCount: original.refundCount + 1, fields: { ...original.fields, Version: original.fields.Version + 1 } };
     };
   };
 

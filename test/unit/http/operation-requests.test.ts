@@ -452,4 +452,19 @@ describe('operation stack: path and query parameters', () => {
       body: validationProblem([{ parameter: 'addressType', detail: 'Invalid input: expected string, received undefined' }]),
     });
   });
+
+  it.each([
+    ['the same value', ['billing', 'billing']],
+    ['two values', ['billing', 'postal']],
+  ])('refuses a query parameter sent twice (%s) with errors[].parameter naming it, before the handler', async (_case, values) => {
+    const { call, seen } = operationWith('tenantLocationGetDefaultAddress');
+    const event = apiEvent({ resource: '/TenantLocation/GetDefaultAddress/{id}', pathParameters: { id: '5' }, query: { addressType: values[1] as string } });
+
+    const response = await call({ ...event, multiValueQueryStringParameters: { addressType: values } });
+
+    expect({ response, handled: seen.length }).toEqual({
+      response: { statusCode: 400, headers: problemHeaders('json'), body: validationProblem([{ parameter: 'addressType', detail: 'appears more than once: send it once' }]) },
+      handled: 0,
+    });
+  });
 });

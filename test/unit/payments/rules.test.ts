@@ -4,7 +4,6 @@ import { describe, expect, it } from '@jest/globals';
 import { Conflict, ValidationFailed, type FieldError } from '../../../shared/errors';
 import {
   buildRefund,
-  maxRefundsPerPayment,
   paymentView,
   prepareNewPayment,
   readRefundRequest,
@@ -109,6 +108,17 @@ describe('prepareNewPayment', () => {
     expect(record.fields.CreditCard).toEqual({ CardNumber: '411111******1111', CardHolderName: 'A CUSTOMER', ExpiryMMYY: '0829', CardToken: 'ctok_1' });
     expect(record.fields.CreditCardLastFour).toBe('1111');
     expect(JSON.stringify(record)).not.toContain('4111111111111111');
+  });
+
+  it('refuses a RefundCount or MoreRefunds that would claim refunds, and accepts their defaults sent back', () => {
+    expect(pointers(() => prepareNewPayment({ Amount: 1, RefundCount: 3, MoreRefunds: true }, context))).toEqual([
+      '/Object/RefundCount',
+      '/Object/MoreRefunds',
+    ]);
+    const record = prepareNewPayment({ Amount: 1, RefundCount: 0, MoreRefunds: false, Refunds: [] }, context);
+    expect(record.fields).not.toHaveProperty('RefundCount');
+    expect(record.fields).not.toHaveProperty('MoreRefunds');
+    expect(record.refundCount).toBe(0);
   });
 
   it('answers every problem of the body at once', () => {
@@ -267,15 +277,16 @@ describe('refundAmountMinor', () => {
     expect(refundAmountMinor(paid(), readRefundRequest({ Amount: 1, Currency: 'AUD' }))).toBe(100);
   });
 
-  it('refuses to refund a refund, an inactive payment, an unpaid one, or one refunded too often (409)', () => {
+  it('refuses to refund a refund, an inactive payment or an unpaid one (409)', () => {
     const refund = buildRefund(paid(), readRefundRequest(undefined), 100, 'inline', { ...context, id: 8 });
-    const cases: PaymentRecord[] = [
-      refund,
-      paid({ Amount: 10, IsActive: false }),
-      paid({ Amount: 10, Status: 'Pending' }),
-      { ...paid(), refundCount: maxRefundsPerPayment },
-    ];
+    const cases: PaymentRecord[] = [refund, paid({ Amount: 10, IsActive: false }), paid({ Amount: 10, Status: 'Pending' })];
     for (const record of cases) expect(() => refundAmountMinor(record, readRefundRequest({ Amount: 1 }))).toThrow(Conflict);
+  });
+
+  it('sets no limit on how often a payment is refunded: only the balance counts', () => {
+    for (const refundCount of [100, 101, 10_000, 2 ** 31 - 1]) {
+      expect(refundAmountMinor({ ...withRefunded(paid({ Amount: 10 }), 999), refundCount }, readRefundRequest({ Amount: 0.01 }))).toBe(1);
+    }
   });
 });
 
@@ -367,7 +378,7 @@ describe('paymentView', () => {
       }),
       25050,
     );
-    const view = paymentView(record, [{ ID: 8, Amount: 250.5, Status: 'Refunded', RefNumber: 'PY-000008' }]);
+    const view = paymentView({ ...record, refundCount: 3 }, { refunds: [{ ID: 8, Amount: 250.5, Status: 'Refunded', RefNumber: 'PY-000008' }], more: true });
     expect(view).toMatchObject({
       Amount: 1100,
       AmountString: '$1,100.00',
@@ -381,6 +392,8 @@ describe('paymentView', () => {
       FeeString: '$0.35',
       DateString: '2 Mar 2026',
       Refunds: [{ ID: 8, Amount: 250.5, Status: 'Refunded', RefNumber: 'PY-000008' }],
+      RefundCount: 3,
+      MoreRefunds: true,
       CreditCard: { CardNumber: '411111******1111' },
     });
     expect(view.DateTimeString).toMatch(/^2 Mar 2026 9:30 am$/i);
@@ -391,5 +404,6 @@ describe('paymentView', () => {
     const refund = buildRefund(paid(), readRefundRequest(undefined), 1000, 'inline', { ...context, id: 8 });
     expect(paymentView(refund)).toMatchObject({ IsRefund: true, OriginalPaymentID: 7, Amount: 10, Balance: 0, IsRefunded: false, IsPaid: true });
     expect(paymentView(refund)).not.toHaveProperty('Refunds');
+    expect(paymentView(refund)).not.toHaveProperty('RefundCount');
   });
 });

@@ -215,6 +215,8 @@ const payment: PaymentT = {
     },
   ],
   Refunds: [{ ID: 1002, Amount: 10, Status: 'Refunded', RefNumber: 'PY-001002' }],
+  RefundCount: 1,
+  MoreRefunds: false,
   CreatedDateTime_utc: '2026-03-01T23:30:00Z',
   CreatedByUserID: 17,
   ModifiedDateTime_utc: '2026-03-01T23:30:00Z',
