@@ -172,7 +172,7 @@ export const requestIdentity = (sourceIp: string, userAgent: string | null): API
   userArn: null,
 });
 
-/** The last value of a header, matched case-insensitively (how API Gateway reads identity sources). */
+/** The last value of a header, matched case-insensitively (the Host and User-Agent of the request context). */
 export const headerValue = (rawHeaders: readonly string[], name: string): string | undefined => {
   let found: string | undefined;
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {

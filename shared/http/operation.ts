@@ -1,8 +1,8 @@
-// HTTP entry: the one middy stack every operation except the webhook runs, built from the operation's manifest
-// entry. Flow: normalise headers -> request id & security headers -> problem responses -> content negotiation ->
-// authentication -> body/path/query parsing and validation -> handler -> response serialisation.
+// HTTP entry: the one middy stack every operation (the webhook too) runs, built from the operation's manifest entry.
+// Flow: case-insensitive headers (a repeated once-only header is refused) -> request id & security headers -> problem
+// responses -> content negotiation -> authentication -> body/path/query parsing and validation -> handler -> response
+// serialisation.
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { principalFromAuthorizerContext, type Principal } from '../auth/principal';
@@ -27,6 +27,7 @@ import { coerceToPlan } from './codecs/coerce';
 import { assertDepthWithin } from './codecs/depth';
 import { parseForm } from './codecs/form';
 import { parseXml, serializeXml } from './codecs/xml';
+import { ambiguousOnceOnlyHeader, eventHeaderLines, normalizedHeaderMaps, RepeatedHeader } from './header-lines';
 import { requestIdHeader, securityHeaders } from './headers';
 import {
   acceptedContentCodings,
@@ -98,6 +99,22 @@ const requestIdOf = (request: HttpRequest): string =>
   request.event.requestContext?.requestId ?? request.context.awsRequestId ?? 'unknown';
 
 const header = (event: APIGatewayProxyEvent, name: string): string | undefined => event.headers?.[name] ?? undefined;
+
+/**
+ * Header names are case-insensitive (RFC 9110 §5.1), but API Gateway keys the event's maps by the names as sent.
+ * Replaces both maps by their case-insensitive form (lower-case names, every line kept: `header-lines.ts`), so no
+ * reader can pick one of `Content-Type` and `content-type`; then refuses (400, naming it) a once-only header that
+ * several lines carry, or whose `headers` and `multiValueHeaders` disagree, before anything reads it.
+ * (@middy/http-header-normalizer kept whichever case form it met last, and so hid the conflict.)
+ */
+const caseInsensitiveHeaders = (): HttpMiddleware => ({
+  before: (request) => {
+    const inspected = eventHeaderLines(request.event);
+    Object.assign(request.event, normalizedHeaderMaps(inspected.lines));
+    const ambiguous = ambiguousOnceOnlyHeader(inspected);
+    if (ambiguous) throw new RepeatedHeader(ambiguous);
+  },
+});
 
 /** Adds the request id and security headers to every response, and writes one access log line. */
 const responseHeaders = (operation: CompiledOperation): HttpMiddleware => {
@@ -301,7 +318,7 @@ export type OperationHandler<O> = (request: OperationRequest<O>) => Promise<unkn
 
 const buildHandler = <O>(operation: CompiledOperation, handle: OperationHandler<O>) =>
   middy<APIGatewayProxyEvent, unknown, Error, Context, Internal>({ timeoutEarlyInMillis: 500 })
-    .use(httpHeaderNormalizer() as HttpMiddleware)
+    .use(caseInsensitiveHeaders())
     .use(responseHeaders(operation))
     .use(problemResponses(operation))
     .use(contentNegotiation(operation))
