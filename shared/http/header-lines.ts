@@ -36,15 +36,24 @@ export class RepeatedHeader extends ApiError {
   readonly header: OnceOnlyHeader;
 
   constructor({ header, lines }: RepeatedHeaderFinding) {
-    super(
-      problemKinds.badRequest,
-      lines > 1
-        ? `The ${header} header appears on ${lines} lines (header names are case-insensitive); send it once.`
-        : `The ${header} header has values that disagree; send it once.`,
-    );
+    super(problemKinds.badRequest, lines > 1 ? repeatedHeaderDetail(header) : `The ${header} header has values that disagree; send it once.`);
     this.header = header;
   }
 }
+
+/** The detail of the refusal, the same from the functions, the local gateway and the web ACL (which cannot count). */
+export const repeatedHeaderDetail = (header: OnceOnlyHeader): string =>
+  `The ${header} header appears on more than one line (header names are case-insensitive); send it once.`;
+
+/**
+ * A regular expression over WAF's HeaderOrder field (the request's header names as sent, joined by `:`, lower-cased
+ * by the rule's text transformation) that matches when two of them are `header`. AWS WAF regular expressions have no
+ * back-references or capturing groups, hence one expression per header.
+ */
+export const headerOrderRepeatPattern = (header: OnceOnlyHeader): string => {
+  const name = header.toLowerCase();
+  return `(?:^|:)${name}:(?:[^:]*:)*${name}(?::|$)`;
+};
 
 const append = (lines: Map<string, string[]>, name: string, values: readonly string[]) => {
   const key = name.toLowerCase();

@@ -32,7 +32,7 @@ const repeated = (header: string) => ({
   body: problem({
     status: 400,
     title: 'Bad Request',
-    detail: `The ${header} header appears on 2 lines (header names are case-insensitive); send it once.`,
+    detail: `The ${header} header appears on more than one line (header names are case-insensitive); send it once.`,
   }),
 });
 

@@ -326,8 +326,8 @@ describe('authorizer', () => {
 });
 
 describe('once-only headers on several lines (issue 14)', () => {
-  const repeatedDetail = (header: string, lines = 2) =>
-    `The ${header} header appears on ${lines} lines (header names are case-insensitive); send it once.`;
+  const repeatedDetail = (header: string) =>
+    `The ${header} header appears on more than one line (header names are case-insensitive); send it once.`;
 
   it.each([
     ['Authorization', 'Bearer allow-200', 'Bearer allow-201'],
@@ -464,7 +464,7 @@ describe('limits and failures', () => {
     // Two Hosts: the once-only header problem, which names the header (issue 14).
     expectRawBadRequest(
       await rawExchange('GET /api/things/1 HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n'),
-      'The Host header appears on 2 lines (header names are case-insensitive); send it once.',
+      'The Host header appears on more than one line (header names are case-insensitive); send it once.',
     );
     const lines = gatewayLog.slice(logged).join('\n');
     expect(lines).toMatch(/no Host header[\s\S]*several Host headers/);

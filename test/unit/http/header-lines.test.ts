@@ -4,7 +4,7 @@
 // 400 problem naming it, before the handler runs. Events are built by hand, as API Gateway could send them.
 import { describe, expect, it } from '@jest/globals';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { onceOnlyHeaders } from '../../../shared/http/header-lines';
+import { headerOrderRepeatPattern, onceOnlyHeaders } from '../../../shared/http/header-lines';
 import { problemOutcome } from '../../support/responses';
 import { apiEvent, operationWith, problemHeaders, requestId, type EventOptions } from './support';
 
@@ -49,7 +49,7 @@ const withMaps = (
 const refused = (header: string, lines: number) => {
   const detail =
     lines > 1
-      ? `The ${header} header appears on ${lines} lines (header names are case-insensitive); send it once.`
+      ? `The ${header} header appears on more than one line (header names are case-insensitive); send it once.`
       : `The ${header} header has values that disagree; send it once.`;
   return {
     statusCode: 400,
@@ -147,5 +147,24 @@ describe('operation stack: header names are case-insensitive', () => {
       member: true,
       prototype: Object.prototype,
     });
+  });
+});
+
+describe("the web ACL's pattern over HeaderOrder (infra/constructs/api-firewall.ts)", () => {
+  // Names that contain a once-only name without being it, so a pattern that matches a part of a name fails.
+  const vocabulary = ['Authorization', 'x-authorization', 'Authorization-Extra', 'content-type', 'Content-Type-X', 'X-Content-Type', 'HOST', 'X-Host', 'Idempotency-Key', 'accept', 'Content-Encoding', 'content-length', 'a'];
+  let seed = 14;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const samples = Array.from({ length: 400 }, () => Array.from({ length: 1 + Math.floor(next() * 7) }, () => vocabulary[Math.floor(next() * vocabulary.length)] as string));
+
+  it.each(onceOnlyHeaders.map((header) => [header]))('matches exactly the header lists that repeat %s, in any case form and position', (header) => {
+    const pattern = new RegExp(headerOrderRepeatPattern(header));
+    for (const names of samples) {
+      const repeats = names.filter((name) => name.toLowerCase() === header.toLowerCase()).length > 1;
+      // WAF's LOWERCASE text transformation, then the names joined by colons.
+      expect({ names, matched: pattern.test(names.join(':').toLowerCase()) }).toEqual({ names, matched: repeats });
+    }
+    // Not vacuous: some samples repeat the header.
+    expect(samples.some((names) => pattern.test(names.join(':').toLowerCase()))).toBe(true);
   });
 });
