@@ -71,6 +71,20 @@ describe.each([
   });
 });
 
+describe('the webhook', () => {
+  it.each([
+    ['Content-Type', 'application/json', 'content-type', 'application/json'],
+    ['Content-Encoding', 'identity', 'CONTENT-ENCODING', 'gzip'],
+  ])('refuses %s on two lines the same way (it has no bearer token, so nothing but the lines decides)', async (first, firstValue, second, secondValue) => {
+    const lines: [string, string][] = [[first, firstValue], [second, secondValue]];
+    if (first !== 'Content-Type') lines.unshift(['Content-Type', 'application/json']);
+
+    const response = await apiLines('/Platform/DocumentAnalyser/Provider/Webhook', { method: 'POST', lines, body: '{"type":"document.uploaded"}' });
+
+    expect(viewOf(response)).toEqual(repeated(first));
+  });
+});
+
 describe('Content-Length on two lines', () => {
   it.each([
     ['the same value', '2', '2'],
