@@ -115,8 +115,12 @@ export const onceOnlyValue = (event: EventHeaders, header: OnceOnlyHeader): stri
   return values[0];
 };
 
-/** Sets a member named by the client as an own property: `__proto__` stays a member, never the prototype. */
-const setOwn = <T>(map: Record<string, T>, name: string, value: T): void => {
+/**
+ * Sets a member named by the client (a header or query parameter name) as an own property, as API Gateway's JSON
+ * event has it: `__proto__` becomes a member rather than a prototype, and `constructor` or `toString` never reach
+ * Object.prototype's. (The local gateway builds its events with it too.)
+ */
+export const setOwn = <T>(map: Record<string, T>, name: string, value: T): void => {
   Object.defineProperty(map, name, { value, writable: true, enumerable: true, configurable: true });
 };
 
