@@ -1,8 +1,14 @@
 // Entry: the API Gateway REQUEST authorizer. Verifies the bearer token and hands the tenancy claims to every
 // function through the authorizer context. API Gateway caches the answer per Authorization header, so the policy
 // allows the whole API (all stages, methods and paths), not only the method that was first called.
+//
+// The cache is keyed by the identity source's value, and API Gateway does not document which line that is when a
+// request carries Authorization on several lines (or in several case forms). So the authorizer verifies a token only
+// when exactly one line carries Authorization, in any case form: then the cache key can only be that value, and an
+// Allow can never be cached under one tenant's token for another tenant's. Anything else is refused (401).
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { toAuthorizerContext } from '../shared/auth/principal';
+import { onceOnlyValue } from '../shared/http/header-lines';
 import { createTokenVerifier, InvalidToken, tokenVerifierConfigFromEnv } from '../shared/auth/tokens';
 import { describeError, logger } from '../shared/observability/logger';
 
@@ -16,7 +22,11 @@ const wholeApiArn = (methodArn: string): string => {
 
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   // API Gateway passes header names as the client spelled them; HTTP header names are case-insensitive.
-  const authorization = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  const authorization = onceOnlyValue(event, 'Authorization');
+  if (authorization === 'ambiguous') {
+    logger.info('token refused', { reason: 'Authorization header on several lines', requestId: event.requestContext?.requestId });
+    throw new Error('Unauthorized');
+  }
   try {
     const principal = await verify(authorization);
     return {

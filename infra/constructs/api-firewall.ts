@@ -1,8 +1,13 @@
 // Infra: the web ACL in front of the API stage. It drops known-bad traffic and floods from one address before
-// they cost a function invocation; authentication and validation stay in the authorizer and the functions.
+// they cost a function invocation, and refuses a once-only header sent on several lines before API Gateway routes the
+// request or runs the authorizer (issue 14); authentication and validation stay in the authorizer and the functions.
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { problemKinds } from '../../shared/errors';
+import { failureOutcome } from '../../shared/http/failure-outcome';
+import { headerOrderRepeatPattern, onceOnlyHeaders, repeatedHeaderDetail, type OnceOnlyHeader } from '../../shared/http/header-lines';
+import { gatewaySecurityHeaders } from '../../shared/http/headers';
 
 export interface ApiFirewallProps {
   readonly stage: Stage;
@@ -38,6 +43,47 @@ const managedRuleGroup = (
   visibilityConfig: visibility(name),
 });
 
+const repeatedHeaderBodyKey = (header: OnceOnlyHeader) => `RepeatedHeader-${header}`;
+
+/**
+ * The problem the functions and the local gateway answer for a repeated once-only header, as a static body: a WAF
+ * response body cannot carry the request id (`instance`), and WAF sets its Content-Type (application/json).
+ */
+const repeatedHeaderBody = (header: OnceOnlyHeader): CfnWebACL.CustomResponseBodyProperty => {
+  const { status, title, type } = problemKinds.badRequest;
+  const detail = repeatedHeaderDetail(header);
+  return { contentType: 'APPLICATION_JSON', content: JSON.stringify({ type, title, status, detail, ...failureOutcome(status, detail) }) };
+};
+
+/**
+ * One rule per once-only header (`shared/http/header-lines.ts`): blocks, with a 400 problem naming the header, a
+ * request whose header names (WAF's HeaderOrder, lower-cased) name it twice. Runs before API Gateway routes or calls
+ * the authorizer, so neither the authorizer nor its cache ever sees an ambiguous Authorization. The functions and
+ * the authorizer refuse the same requests again, should a request reach them (more than 200 headers or 8 KB of
+ * them are not inspected by WAF: CONTINUE inspects what it has).
+ */
+const repeatedHeaderRule = (priority: number, header: OnceOnlyHeader): CfnWebACL.RuleProperty => ({
+  name: `RepeatedHeader-${header}`,
+  priority,
+  action: {
+    block: {
+      customResponse: {
+        responseCode: problemKinds.badRequest.status,
+        customResponseBodyKey: repeatedHeaderBodyKey(header),
+        responseHeaders: Object.entries(gatewaySecurityHeaders).map(([name, value]) => ({ name, value })),
+      },
+    },
+  },
+  statement: {
+    regexMatchStatement: {
+      fieldToMatch: { headerOrder: { oversizeHandling: 'CONTINUE' } },
+      regexString: headerOrderRepeatPattern(header),
+      textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
+    },
+  },
+  visibilityConfig: visibility(`RepeatedHeader${header.replaceAll('-', '')}`),
+});
+
 export class ApiFirewall extends Construct {
   readonly webAcl: CfnWebACL;
 
@@ -48,6 +94,7 @@ export class ApiFirewall extends Construct {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       visibilityConfig: visibility('BusinessPlatformApi'),
+      customResponseBodies: Object.fromEntries(onceOnlyHeaders.map((header) => [repeatedHeaderBodyKey(header), repeatedHeaderBody(header)])),
       rules: [
         {
           name: 'RequestsPerIp',
@@ -70,6 +117,7 @@ export class ApiFirewall extends Construct {
           { name: 'SizeRestrictions_BODY', actionToUse: { count: {} } },
         ]),
         managedRuleGroup(3, 'AWSManagedRulesKnownBadInputsRuleSet'),
+        ...onceOnlyHeaders.map((header, index) => repeatedHeaderRule(4 + index, header)),
       ],
     });
 

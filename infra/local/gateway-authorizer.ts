@@ -2,7 +2,7 @@
 // identity source (the Authorization header) like the stack's authorizer, and evaluates the IAM policy against
 // the request's method ARN.
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { headerValue } from './gateway-event';
+import { rawHeaderLines } from '../../shared/http/header-lines';
 
 export type AuthorizerOutcome =
   | { readonly kind: 'allow'; readonly authorizer: Record<string, unknown> }
@@ -82,8 +82,11 @@ export const createAuthorizer = (options: AuthorizerOptions) => {
   const maxCacheEntries = 1000;
 
   return async (event: APIGatewayRequestAuthorizerEvent, rawHeaders: readonly string[]): Promise<AuthorizerOutcome> => {
-    // The identity source is required: without it API Gateway answers 401 and never calls the function.
-    const identity = headerValue(rawHeaders, 'authorization');
+    // The identity source is required: without it API Gateway answers 401 and never calls the function. The cache
+    // key is the one value the function verifies: the only Authorization line, in any case form. The gateway refuses
+    // a repeated Authorization before this step; should one get here, it is neither verified nor looked up.
+    const lines = rawHeaderLines(rawHeaders).get('authorization') ?? [];
+    const identity = lines.length === 1 ? lines[0] : undefined;
     if (!identity) return { kind: 'unauthorized' };
 
     const cached = cache.get(identity);

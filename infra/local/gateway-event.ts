@@ -2,6 +2,7 @@
 // authorizer, from one incoming HTTP request and the manifest route it matched.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { APIGatewayEventRequestContextWithAuthorizer, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { setOwn } from '../../shared/http/header-lines';
 import { localAccountId, localRegion } from './local-aws';
 
 export const localApiId = 'localapi00';
@@ -53,15 +54,6 @@ export const resourceIdOf = (resource: string): string => createHash('sha256').u
 
 export const methodArn = (method: string, path: string, stage: string): string =>
   `arn:aws:execute-api:${localRegion}:${localAccountId}:${localApiId}/${stage}/${method}/${path.replace(/^\//, '')}`;
-
-/**
- * Sets a member named by the client (a header or query parameter name) as an own property, as API Gateway's JSON
- * event has it: `__proto__` becomes a member rather than a prototype, and `constructor` or `toString` never reach
- * Object.prototype's.
- */
-const setOwn = <T>(map: Record<string, T>, name: string, value: T): void => {
-  Object.defineProperty(map, name, { value, writable: true, enumerable: true, configurable: true });
-};
 
 /** Appends to the list of values of `name`, a list of this map only. */
 const appendOwn = (map: Record<string, string[]>, name: string, value: string): void => {
@@ -172,7 +164,7 @@ export const requestIdentity = (sourceIp: string, userAgent: string | null): API
   userArn: null,
 });
 
-/** The last value of a header, matched case-insensitively (how API Gateway reads identity sources). */
+/** The last value of a header, matched case-insensitively (the Host and User-Agent of the request context). */
 export const headerValue = (rawHeaders: readonly string[], name: string): string | undefined => {
   let found: string | undefined;
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {

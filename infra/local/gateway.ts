@@ -10,7 +10,9 @@ import type { Socket } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { apiBasePath, operations as manifestOperations, resourceOf, stageName, type Operation } from '../../shared/operations';
 import { gatewayProblemTemplate, gatewayResponse, type GatewayResponseType } from '../../shared/http/gateway-responses';
+import { rawHeaderLines, RepeatedHeader, repeatedOnceOnlyHeader } from '../../shared/http/header-lines';
 import { gatewaySecurityHeaders, requestIdHeader } from '../../shared/http/headers';
+import { toProblem } from '../../shared/http/problem';
 import { createAuthorizer } from './gateway-authorizer';
 import {
   buildAuthorizerEvent,
@@ -151,6 +153,21 @@ const sendGatewayResponse = (response: ServerResponse, type: GatewayResponseType
   response.end(body);
 };
 
+/**
+ * A once-only header on several lines, refused before routing and before the authorizer (or its cache): the gateway's
+ * headers with the function stack's own problem naming the header, so the answer is the same whichever refuses it.
+ */
+const sendRepeatedHeaderProblem = (response: ServerResponse, error: RepeatedHeader, requestId: string) => {
+  const body = JSON.stringify(toProblem(error, requestId));
+  response.writeHead(error.status, {
+    'Content-Type': 'application/problem+json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    ...gatewayHeaders(requestId),
+    Connection: 'close',
+  });
+  response.end(body);
+};
+
 /** For requests node:http refuses before they become requests (header section too large, unparsable): raw HTTP. */
 const writeGatewayProblemToSocket = (socket: Socket, type: GatewayResponseType) => {
   const { status, headers, body } = gatewayProblem(type, newRequestIds().requestId);
@@ -166,12 +183,6 @@ const requestLineAndHeaderBytes = (request: IncomingMessage): number => {
     size += Buffer.byteLength(request.rawHeaders[index] as string, 'latin1');
   }
   return size;
-};
-
-const hostHeaderCount = (request: IncomingMessage): number => {
-  let count = 0;
-  for (let index = 0; index < request.rawHeaders.length; index += 2) if ((request.rawHeaders[index] as string).toLowerCase() === 'host') count += 1;
-  return count;
 };
 
 /** Reads the body up to `limit` bytes; past it, stops keeping data (the rest is drained and dropped). */
@@ -294,11 +305,20 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
       request.resume();
       return;
     }
-    // RFC 9112 §3.2: an HTTP/1.1 request without exactly one Host is refused (400). node:http would answer a missing
-    // Host with a bare status line (requireHostHeader is off for that), and lets several through.
-    const hosts = hostHeaderCount(request);
-    if (hosts > 1 || (hosts === 0 && request.httpVersion !== '1.0')) {
-      reject('DEFAULT_4XX', hosts === 0 ? 'no Host header' : 'several Host headers', true);
+    // RFC 9112 §3.2: an HTTP/1.1 request without a Host is refused (400). node:http would answer it with a bare
+    // status line (requireHostHeader is off for that).
+    const lines = rawHeaderLines(request.rawHeaders);
+    if (!lines.has('host') && request.httpVersion !== '1.0') {
+      reject('DEFAULT_4XX', 'no Host header', true);
+      request.resume();
+      return;
+    }
+    // A header that may appear once (Host, Authorization, Content-Type, ...: header-lines.ts) on several lines, in any
+    // case form, is refused here: before routing, before the authorizer runs or its cache is read, before any function.
+    const repeated = repeatedOnceOnlyHeader(lines);
+    if (repeated) {
+      sendRepeatedHeaderProblem(response, new RepeatedHeader(repeated), requestId);
+      finish(repeated.header === 'Host' ? 'several Host headers' : `${repeated.header} header on ${repeated.lines} lines`);
       request.resume();
       return;
     }

@@ -1,8 +1,8 @@
-// HTTP entry: the one middy stack every operation except the webhook runs, built from the operation's manifest
-// entry. Flow: normalise headers -> request id & security headers -> problem responses -> content negotiation ->
-// authentication -> body/path/query parsing and validation -> handler -> response serialisation.
+// HTTP entry: the one middy stack every operation (the webhook too) runs, built from the operation's manifest entry.
+// Flow: case-insensitive headers -> request id & security headers -> problem responses -> a repeated once-only header
+// is refused -> content negotiation -> authentication -> body/path/query parsing and validation -> handler -> response
+// serialisation.
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { principalFromAuthorizerContext, type Principal } from '../auth/principal';
@@ -27,6 +27,7 @@ import { coerceToPlan } from './codecs/coerce';
 import { assertDepthWithin } from './codecs/depth';
 import { parseForm } from './codecs/form';
 import { parseXml, serializeXml } from './codecs/xml';
+import { ambiguousOnceOnlyHeader, eventHeaderLines, normalizedHeaderMaps, RepeatedHeader, type RepeatedHeaderFinding } from './header-lines';
 import { requestIdHeader, securityHeaders } from './headers';
 import {
   acceptedContentCodings,
@@ -86,6 +87,7 @@ const isHttpResult = (value: unknown): value is HttpResult =>
 interface Internal extends Record<string, unknown> {
   responseType?: string;
   startedAt?: number;
+  ambiguousHeader?: RepeatedHeaderFinding | undefined;
 }
 
 /** The validated input of each in-flight event, handed from parseRequest to the handler without touching either. */
@@ -98,6 +100,28 @@ const requestIdOf = (request: HttpRequest): string =>
   request.event.requestContext?.requestId ?? request.context.awsRequestId ?? 'unknown';
 
 const header = (event: APIGatewayProxyEvent, name: string): string | undefined => event.headers?.[name] ?? undefined;
+
+/**
+ * Header names are case-insensitive (RFC 9110 §5.1), but API Gateway keys the event's maps by the names as sent.
+ * Replaces both maps by their case-insensitive form (lower-case names, every line kept: `header-lines.ts`), so no
+ * reader can pick one of `Content-Type` and `content-type`, and notes a once-only header that several lines carry,
+ * or whose `headers` and `multiValueHeaders` disagree, for `refuseAmbiguousHeaders`. (@middy/http-header-normalizer,
+ * used before, kept whichever case form it met last, and so hid the conflict.)
+ */
+const caseInsensitiveHeaders = (): HttpMiddleware => ({
+  before: (request) => {
+    const inspected = eventHeaderLines(request.event);
+    Object.assign(request.event, normalizedHeaderMaps(inspected.lines));
+    request.internal.ambiguousHeader = ambiguousOnceOnlyHeader(inspected);
+  },
+});
+
+/** A once-only header carried ambiguously is refused (400, naming it) before anything reads a header. */
+const refuseAmbiguousHeaders = (): HttpMiddleware => ({
+  before: (request) => {
+    if (request.internal.ambiguousHeader) throw new RepeatedHeader(request.internal.ambiguousHeader);
+  },
+});
 
 /** Adds the request id and security headers to every response, and writes one access log line. */
 const responseHeaders = (operation: CompiledOperation): HttpMiddleware => {
@@ -313,9 +337,10 @@ export type OperationHandler<O> = (request: OperationRequest<O>) => Promise<unkn
 
 const buildHandler = <O>(operation: CompiledOperation, handle: OperationHandler<O>) =>
   middy<APIGatewayProxyEvent, unknown, Error, Context, Internal>({ timeoutEarlyInMillis: 500 })
-    .use(httpHeaderNormalizer() as HttpMiddleware)
+    .use(caseInsensitiveHeaders())
     .use(responseHeaders(operation))
     .use(problemResponses(operation))
+    .use(refuseAmbiguousHeaders())
     .use(contentNegotiation(operation))
     .use(parseRequest(operation))
     .handler(async (event) => {

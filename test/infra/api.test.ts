@@ -2,6 +2,7 @@
 // responses, logs every request without secrets, throttles, and sits behind the web ACL.
 import { Match } from 'aws-cdk-lib/assertions';
 import { gatewayProblemTemplate, gatewayResponses } from '../../shared/http/gateway-responses';
+import { headerOrderRepeatPattern, onceOnlyHeaders, repeatedHeaderDetail } from '../../shared/http/header-lines';
 import { securityHeaders } from '../../shared/http/headers';
 import { gatewayContentSecurityPolicy } from '../../shared/http/headers';
 import { operations, stageName } from '../../shared/operations';
@@ -226,5 +227,38 @@ describe('web ACL', () => {
     const arn = JSON.stringify(association[0]![1].Properties!.ResourceArn);
     expect(arn).toContain(`"${restApiId()}"`);
     expect(arn).toContain(`"${stageId}"`);
+  });
+
+  it('refuses a once-only header on two lines (issue 14) before routing and the authorizer: 400 with the problem naming it', () => {
+    const acls = resourcesOfType(template, 'AWS::WAFv2::WebACL');
+    expect(acls).toHaveLength(1);
+    const properties = acls[0]![1].Properties as Record<string, any>;
+    const rules = properties.Rules as Record<string, any>[];
+    const bodies = properties.CustomResponseBodies as Record<string, { ContentType: string; Content: string }>;
+    for (const header of onceOnlyHeaders) {
+      const rule = rules.find((candidate) => candidate.Name === `RepeatedHeader-${header}`);
+      expect(rule).toMatchObject({
+        Action: { Block: { CustomResponse: { ResponseCode: 400, CustomResponseBodyKey: `RepeatedHeader-${header}` } } },
+        Statement: {
+          RegexMatchStatement: {
+            FieldToMatch: { HeaderOrder: { OversizeHandling: 'CONTINUE' } },
+            RegexString: headerOrderRepeatPattern(header),
+            TextTransformations: [{ Priority: 0, Type: 'LOWERCASE' }],
+          },
+        },
+      });
+      const detail = repeatedHeaderDetail(header);
+      expect(bodies[`RepeatedHeader-${header}`]?.ContentType).toBe('APPLICATION_JSON');
+      expect(JSON.parse(bodies[`RepeatedHeader-${header}`]!.Content)).toEqual({
+        type: 'about:blank',
+        title: 'Bad Request',
+        status: 400,
+        detail,
+        IsSuccess: false,
+        Messages: [detail],
+        ErrorCode: 400,
+      });
+    }
+    expect(new Set(rules.map((rule) => rule.Priority)).size).toBe(rules.length);
   });
 });

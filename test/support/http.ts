@@ -1,5 +1,6 @@
 // Test support: calling the API over HTTP from integration and end-to-end tests. The base URL is the local stack
 // started by global-setup.ts (E2E_BASE_URL); tokens are signed like `npm run token`.
+import { connect } from 'node:net';
 import type { Principal } from '../../shared/auth/principal';
 import { localDevSecret, signDevToken } from '../../shared/auth/tokens';
 
@@ -75,4 +76,48 @@ export const api = async <TBody = unknown>(path: string, request: ApiRequest = {
   const text = await response.text();
   const isJson = /[/+]json\b/i.test(response.headers.get('Content-Type') ?? '');
   return { status: response.status, headers: response.headers, text, json: (isJson && text ? JSON.parse(text) : undefined) as TBody };
+};
+
+export interface RawApiRequest {
+  readonly method?: string;
+  /** Header lines exactly as sent, in order: names keep their case, and a name may repeat (which fetch cannot do). */
+  readonly lines: readonly (readonly [string, string])[];
+  /** Sent as is; `Content-Length` is added unless a line names it (in any case). */
+  readonly body?: string;
+}
+
+/**
+ * Calls `<E2E_BASE_URL><path>` over a raw HTTP/1.1 socket with the header lines given (plus `Host` unless a line
+ * names it, and `Connection: close`), for requests fetch refuses to send: a header on two lines, or in two case forms.
+ * Answers like `api`.
+ */
+export const apiLines = <TBody = unknown>(path: string, request: RawApiRequest): Promise<ApiResponse<TBody>> => {
+  const url = new URL(`${apiBaseUrl()}${path.startsWith('/') ? path : `/${path}`}`);
+  const body = request.body ?? '';
+  const named = (name: string) => request.lines.some(([line]) => line.toLowerCase() === name);
+  const lines = [
+    ...(named('host') ? [] : [['Host', url.host] as const]),
+    ...request.lines,
+    ...(named('content-length') ? [] : [['Content-Length', String(Buffer.byteLength(body))] as const]),
+    ['Connection', 'close'] as const,
+  ];
+  const head = `${request.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
+  return new Promise((resolve, reject) => {
+    // Written, not ended: node:http aborts a request whose client half-closes before the answer. `Connection: close`
+    // makes the server close the socket after answering.
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(head + body));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const split = raw.indexOf('\r\n\r\n');
+      const [statusLine = '', ...headerLines] = raw.slice(0, split).split('\r\n');
+      const headers = new Headers();
+      for (const line of headerLines) headers.append(line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim());
+      const text = raw.slice(split + 4);
+      const isJson = /[/+]json\b/i.test(headers.get('Content-Type') ?? '');
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, text, json: (isJson && text ? JSON.parse(text) : undefined) as TBody });
+    });
+  });
 };

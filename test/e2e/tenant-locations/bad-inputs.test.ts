@@ -251,7 +251,8 @@ describe('size and media types', () => {
     });
   });
 
-  test('two Content-Type lines that disagree: 415, whichever comes last, nothing stored', async () => {
+  // Issue 14: Content-Type is a once-only header; two lines are refused before routing (400 naming it), not a 415.
+  test('two Content-Type lines that disagree: 400 naming the header, whichever comes last, nothing stored', async () => {
     // fetch would join the lines into one value; node:http sends them as two header lines.
     const sendTwoLines = (types: [string, string]) => () =>
       new Promise<ApiResponse>((resolve, reject) => {
@@ -272,9 +273,13 @@ describe('size and media types', () => {
       });
     for (const types of [['application/xml', 'application/json'], ['application/json', 'application/xml']] as [string, string][]) {
       await expectRefusedWithoutChange(sendTwoLines(types), {
-        status: 415,
-        headers: problemHeaders('json', { 'accept-post': acceptPost }),
-        body: problem({ status: 415, title: 'Unsupported Media Type', detail: `Send the body as one of: ${acceptPost}.` }),
+        status: 400,
+        headers: gatewayProblemHeaders(),
+        body: problem({
+          status: 400,
+          title: 'Bad Request',
+          detail: 'The Content-Type header appears on more than one line (header names are case-insensitive); send it once.',
+        }),
       });
     }
   });

@@ -101,9 +101,8 @@ const rawExchange = (text: string) =>
 
 const tooLargeDetail = "The request exceeds the gateway's limits: a 10 MB body, 10,240 bytes of request line and header values.";
 
-/** A raw response that must be the gateway's 400 problem. */
-const expectRawBadRequest = (response: Awaited<ReturnType<typeof rawExchange>>) => {
-  const detail = 'The request was refused by the gateway.';
+/** A raw response that must be the gateway's 400 problem (by default the generic one). */
+const expectRawBadRequest = (response: Awaited<ReturnType<typeof rawExchange>>, detail = 'The request was refused by the gateway.') => {
   expect({ status: response.status, type: response.headers.get('content-type'), body: JSON.parse(response.body) as unknown }).toEqual({
     status: 400,
     type: 'application/problem+json',
@@ -326,6 +325,77 @@ describe('authorizer', () => {
   });
 });
 
+describe('once-only headers on several lines (issue 14)', () => {
+  const repeatedDetail = (header: string) =>
+    `The ${header} header appears on more than one line (header names are case-insensitive); send it once.`;
+
+  it.each([
+    ['Authorization', 'Bearer allow-200', 'Bearer allow-201'],
+    ['Content-Type', 'application/json', 'application/xml'],
+    ['Content-Encoding', 'identity', 'gzip'],
+    ['Idempotency-Key', 'k-1', 'k-2'],
+  ])('refuses %s on two lines in every case form with the 400 problem naming it, before the authorizer and the function', async (name, first, second) => {
+    const logged = gatewayLog.length;
+    const forms: [string, string, string, string][] = [
+      [name, first, name, first],
+      [name, first, name, second],
+      [name, first, name.toLowerCase(), first],
+      [name, first, name.toUpperCase(), second],
+    ];
+    const token = name === 'Authorization' ? '' : 'Authorization: Bearer allow-202\r\n';
+    for (const [firstName, firstValue, secondName, secondValue] of forms) {
+      const head = `POST /api/things/ HTTP/1.1\r\nHost: 127.0.0.1\r\n${token}${firstName}: ${firstValue}\r\n${secondName}: ${secondValue}\r\n`;
+      expectRawBadRequest(await rawExchange(`${head}Content-Length: 2\r\nConnection: close\r\n\r\n{}`), repeatedDetail(name));
+    }
+    // Neither the authorizer (its invocation counter would move) nor a function ran: the log shows only refusals.
+    const lines = gatewayLog.slice(logged);
+    expect(lines).toHaveLength(forms.length);
+    for (const line of lines) expect(line).toContain(`400`);
+  });
+
+  it('refuses them before routing: an unknown path with two Authorization lines is a 400, not a 404', async () => {
+    expectRawBadRequest(
+      await rawExchange('GET /api/nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: x\r\nauthorization: y\r\nConnection: close\r\n\r\n'),
+      repeatedDetail('Authorization'),
+    );
+  });
+
+  it('lets list fields repeat, and passes every line on as API Gateway does: headers the last, multiValueHeaders all, names as sent', async () => {
+    const response = await rawGet('/things/abc', { Authorization: 'Bearer allow-203', Accept: ['application/json', 'text/xml'], 'X-Multi': 'one' });
+    expect(response.status).toBe(200);
+    const { event } = JSON.parse(response.body) as Echo;
+    expect({ headers: event.headers, multiValueHeaders: event.multiValueHeaders }).toMatchObject({
+      headers: { Accept: 'text/xml', 'X-Multi': 'one', Authorization: 'Bearer allow-203' },
+      multiValueHeaders: { Accept: ['application/json', 'text/xml'], 'X-Multi': ['one'] },
+    });
+
+    // Case forms stay apart, as API Gateway keeps them (its header names are case-sensitive).
+    const cased = await rawExchange(
+      'GET /api/things/abc HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer allow-203\r\nX-Tag: a\r\nx-tag: b\r\nX-TAG: c\r\nConnection: close\r\n\r\n',
+    );
+    const casedEvent = (JSON.parse(cased.body) as Echo).event;
+    expect({ headers: casedEvent.headers, multiValueHeaders: casedEvent.multiValueHeaders }).toMatchObject({
+      headers: { 'X-Tag': 'a', 'x-tag': 'b', 'X-TAG': 'c' },
+      multiValueHeaders: { 'X-Tag': ['a'], 'x-tag': ['b'], 'X-TAG': ['c'] },
+    });
+  });
+
+  it('never reads the authorizer cache for a repeated Authorization: token A then A + B, then B alone, are each authorised as themselves', async () => {
+    const invocationFor = async (headers: Record<string, string | string[]>) => {
+      const response = await rawGet('/things/abc', headers);
+      return response.status === 200 ? ((JSON.parse(response.body) as Echo).event.requestContext.authorizer?.invocation as string) : response.status;
+    };
+
+    const a = await invocationFor({ Authorization: 'Bearer allow-300' });
+    expect(await invocationFor({ Authorization: ['Bearer allow-300', 'Bearer allow-301'] })).toBe(400);
+    const b = await invocationFor({ Authorization: 'Bearer allow-301' });
+
+    expect(typeof a).toBe('string');
+    expect(typeof b).toBe('string');
+    expect(b).not.toBe(a);
+  });
+});
+
 describe('limits and failures', () => {
   it('answers 413 for a body over 10 MB sent with Content-Length', async () => {
     const response = await call('/hooks/provider', { method: 'POST', body: Buffer.alloc(10 * 1024 * 1024 + 1, 'a') });
@@ -390,9 +460,12 @@ describe('limits and failures', () => {
 
   it('answers an HTTP/1.1 request without a Host header, or with two, with the 400 problem, before the function', async () => {
     const logged = gatewayLog.length;
-    for (const hosts of ['', 'Host: a\r\nHost: b\r\n']) {
-      expectRawBadRequest(await rawExchange(`GET /api/things/1 HTTP/1.1\r\n${hosts}Connection: close\r\n\r\n`));
-    }
+    expectRawBadRequest(await rawExchange('GET /api/things/1 HTTP/1.1\r\nConnection: close\r\n\r\n'));
+    // Two Hosts: the once-only header problem, which names the header (issue 14).
+    expectRawBadRequest(
+      await rawExchange('GET /api/things/1 HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n'),
+      'The Host header appears on more than one line (header names are case-insensitive); send it once.',
+    );
     const lines = gatewayLog.slice(logged).join('\n');
     expect(lines).toMatch(/no Host header[\s\S]*several Host headers/);
     // HTTP/1.0 has no Host requirement.

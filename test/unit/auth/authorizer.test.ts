@@ -89,3 +89,48 @@ describe('authorizer', () => {
     expect(await decide(await headers())).toEqual({ threw: 'Unauthorized' });
   });
 });
+
+// Issue 14: API Gateway caches the answer under the identity source's value, and does not document which line that is
+// when Authorization comes on several lines. The authorizer verifies only a request where exactly one line carries it,
+// so whatever API Gateway keys its cache by, an Allow is only ever cached under the token that was verified.
+describe('authorizer: Authorization on more than one line', () => {
+  /** What the handler decided for an event with these maps, as API Gateway (or a forger) could build them. */
+  const decideMaps = async (headers: Record<string, string>, multiValueHeaders: Record<string, string[]>) => {
+    try {
+      return await handler({ ...authorizerEvent({}), headers, multiValueHeaders });
+    } catch (error) {
+      return { threw: (error as Error).message };
+    }
+  };
+  const tokens = async () => ({
+    a: `Bearer ${await signDevToken({ tenantId: 1, websiteId: 1, userId: 1 })}`,
+    b: `Bearer ${await signDevToken({ tenantId: 2, websiteId: 1, userId: 1 })}`,
+  });
+
+  it.each([
+    ['the same case twice, two tenants', (a: string, b: string) => [{ Authorization: b }, { Authorization: [a, b] }]],
+    ['the same case twice, the same token', (a: string) => [{ Authorization: a }, { Authorization: [a, a] }]],
+    ['different cases, two tenants', (a: string, b: string) => [{ Authorization: a, authorization: b }, { Authorization: [a], authorization: [b] }]],
+    ['different cases, the same token', (a: string) => [{ Authorization: a, AUTHORIZATION: a }, { Authorization: [a], AUTHORIZATION: [a] }]],
+    ['a repeat in multiValueHeaders only', (a: string, b: string) => [{}, { Authorization: [a, b] }]],
+    ['headers and multiValueHeaders that disagree', (a: string, b: string) => [{ Authorization: a }, { Authorization: [b] }]],
+    ['one case form in each map', (a: string, b: string) => [{ authorization: b }, { Authorization: [a] }]],
+  ] as const)('refuses %s (401) without verifying either', async (_case, build) => {
+    const { a, b } = await tokens();
+    const [headers, multiValueHeaders] = build(a, b) as [Record<string, string>, Record<string, string[]>];
+
+    expect(await decideMaps(headers, multiValueHeaders)).toEqual({ threw: 'Unauthorized' });
+  });
+
+  it('allows the one token of a request that carries Authorization once, in whichever map and case form', async () => {
+    const { b } = await tokens();
+
+    for (const [headers, multiValueHeaders] of [
+      [{ authorization: b }, { authorization: [b] }],
+      [{}, { AUTHORIZATION: [b] }],
+      [{ Authorization: b }, {}],
+    ] as [Record<string, string>, Record<string, string[]>][]) {
+      expect(await decideMaps(headers, multiValueHeaders)).toEqual(expect.objectContaining({ principalId: 'tenant-2/user-1' }));
+    }
+  });
+});

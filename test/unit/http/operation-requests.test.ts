@@ -145,16 +145,23 @@ describe('operation stack: media types of request bodies', () => {
     expect({ response, handled: seen.length }).toEqual({ response: unsupported, handled: 0 });
   });
 
-  it('answers 415 for two Content-Type lines that disagree, whichever comes last; lines that agree are one type', async () => {
+  // Content-Type is a singleton field: two lines are refused (400, header-lines.ts) whether they agree or not, never
+  // read as whichever came last. (Before issue 14, disagreeing lines were a 415 and agreeing ones one type.)
+  it('answers 400 naming Content-Type for two Content-Type lines, whichever comes last and whether or not they agree', async () => {
     const { call, seen } = operationWith('tenantLocationSave');
     const event = saveEvent('{"Name":"Main"}', 'application/json');
     const withLines = (lines: string[]) => ({ ...event, multiValueHeaders: { ...event.multiValueHeaders, 'Content-Type': lines } });
+    const detail = 'The Content-Type header appears on more than one line (header names are case-insensitive); send it once.';
+    const refused = {
+      statusCode: 400,
+      headers: problemHeaders(),
+      body: { type: 'about:blank', title: 'Bad Request', status: 400, detail, instance: requestId, ...problemOutcome(400, detail) },
+    };
 
-    expect(await call(withLines(['application/xml', 'application/json']))).toEqual(unsupported);
-    expect(await call(withLines(['application/json', 'application/json; charset=latin1']))).toEqual(unsupported);
+    expect(await call(withLines(['application/xml', 'application/json']))).toEqual(refused);
+    expect(await call(withLines(['application/json', 'application/json; charset=latin1']))).toEqual(refused);
+    expect(await call(withLines(['application/json', 'Application/JSON']))).toEqual(refused);
     expect(seen.length).toBe(0);
-    expect((await call(withLines(['application/json', 'Application/JSON']))).statusCode).toBe(200);
-    expect(seen.length).toBe(1);
   });
 });
 
@@ -192,13 +199,21 @@ describe('operation stack: content codings of request bodies', () => {
     expect({ response, handled: seen.length }).toEqual({ response: refused(named), handled: 0 });
   });
 
-  it('reads every Content-Encoding line, not only the last', async () => {
+  it('reads every Content-Encoding line, not only the last: two lines are refused (400 naming the header)', async () => {
     const { call, seen } = operationWith('tenantLocationSave');
     const event = saveEvent('{"Name":"Main"}', 'application/json', { headers: { 'Content-Encoding': 'identity' } });
 
     const response = await call({ ...event, multiValueHeaders: { ...event.multiValueHeaders, 'Content-Encoding': ['gzip', 'identity'] } });
 
-    expect({ response, handled: seen.length }).toEqual({ response: refused('"gzip"'), handled: 0 });
+    const detail = 'The Content-Encoding header appears on more than one line (header names are case-insensitive); send it once.';
+    expect({ response, handled: seen.length }).toEqual({
+      response: {
+        statusCode: 400,
+        headers: problemHeaders(),
+        body: { type: 'about:blank', title: 'Bad Request', status: 400, detail, instance: requestId, ...problemOutcome(400, detail) },
+      },
+      handled: 0,
+    });
   });
 
   it('answers the webhook the same way', async () => {
