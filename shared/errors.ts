@@ -100,9 +100,11 @@ export class Unauthorized extends ApiError {
 }
 
 export class TenancyMismatch extends ApiError {
-  constructor(field: string) {
-    super(problemKinds.tenancyMismatch, `${field} does not match the caller's token.`, {
-      errors: [{ pointer: `/${field}`, detail: "differs from the caller's token" }],
+  /** `pointer`: where the field is in the body (a nested record's `/AdaptorDetails/TenantID`); the top level by default. */
+  constructor(field: string, pointer = `/${field}`) {
+    const where = pointer === `/${field}` ? field : `${field} at ${pointer}`;
+    super(problemKinds.tenancyMismatch, `${where} does not match the caller's token.`, {
+      errors: [{ pointer, detail: "differs from the caller's token" }],
     });
   }
 }
