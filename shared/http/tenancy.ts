@@ -1,10 +1,11 @@
 // HTTP entry: the tenancy of a request body, at every depth. A body's `TenantID`, `WebsiteID` and `UserID` are never
 // trusted: wherever a record of the body carries one (the request envelope, and any record inside it: a task's
 // `AdaptorDetails` and its translators and actions, a receipt's `Value`, ...), a value that differs from the token is
-// refused (403 `tenancy-mismatch`, with the field's pointer), and an absent or zero value is filled from the token
-// where the record's schema declares the field. One walk over the body and its schema plan, so every area applies
-// the same rule without code of its own. Runs after coercion (XML and form values are numbers by then) and before
-// validation.
+// refused (403 `tenancy-mismatch`, with the field's pointer), and a zero value is the token's. The envelope (the body's
+// top level) states the request's tenancy, so an absent field there is filled from the token too; an absent field
+// of a nested record stays absent, so a record that never carried one is stored and answered as it was sent. One walk
+// over the body and its schema plan, so every area applies the same rule without code of its own. Runs after
+// coercion (XML and form values are numbers by then) and before validation.
 import type { Principal } from '../auth/principal';
 import { TenancyMismatch } from '../errors';
 import type { NodePlan, SchemaPlan } from '../validation/plan';
@@ -24,9 +25,10 @@ const isPlainRecord = (value: unknown): value is Record<string, unknown> =>
 type Walk = (value: unknown, node: number, pointer: string) => unknown;
 
 /**
- * Applies the tenancy rule to `body` wherever `plan` declares a record: returns the body with absent or zero tenancy
- * fields filled (new objects; the input is not changed), or throws TenancyMismatch for the first field that differs.
- * A value of the wrong type is left to validation (400): only a well-typed, different id is a tenancy breach.
+ * Applies the tenancy rule to `body` wherever `plan` declares a record: returns the body with zero tenancy fields (and
+ * absent ones of the top level) set to the token's (new objects; the input is not changed), or throws
+ * TenancyMismatch for the first field that differs. A value of the wrong type is left to validation (400): only a
+ * well-typed, different id is a tenancy breach.
  */
 export const applyTenancy = (body: unknown, principal: Principal, plan: SchemaPlan): unknown => {
   const node = (index: number): NodePlan | undefined => plan.nodes[index];
@@ -61,7 +63,7 @@ export const applyTenancy = (body: unknown, principal: Principal, plan: SchemaPl
       if (typeof sent !== 'number' && sent !== undefined) continue;
       if (sent !== undefined && sent !== 0 && sent !== principal[claim]) throw new TenancyMismatch(field, `${pointer}/${field}`);
       // Filled only where the record declares the field: a strict record without tenancy fields would refuse it.
-      if (Object.hasOwn(found.shape, field)) record[field] = principal[claim];
+      if (Object.hasOwn(found.shape, field) && (sent !== undefined || pointer === '')) record[field] = principal[claim];
     }
     for (const [key, member] of Object.entries(record)) {
       const field = Object.hasOwn(found.shape, key) ? found.shape[key] : undefined;

@@ -148,7 +148,7 @@ describe('tenancy fields of another tenant below the top level are a 403, in eve
     expect(await everything()).toEqual(before);
   });
 
-  it('fills an absent or zero tenancy field below the top level from the token', async () => {
+  it("takes a zero tenancy field below the top level as the token's", async () => {
     const response = await send('receipt', { Value: { SupplierName: 'Tenancy Co', TenantID: 0 } });
     expect(response.status).toBe(201);
     expect((response.json as { Value: { TenantID?: number } }).Value.TenantID).toBe(tenant);

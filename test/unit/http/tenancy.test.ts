@@ -33,25 +33,25 @@ const mismatchAt = (body: unknown) => {
 };
 
 describe('applyTenancy', () => {
-  it('fills absent and zero tenancy fields of every record the schema declares them in, and leaves others alone', () => {
+  it("sets zero tenancy fields of every record to the token's, fills absent ones at the top level only, and leaves others alone", () => {
     const body = {
-      Child: { Name: 'a' },
-      Children: [{ TenantID: 0 }, { ...own }],
+      Child: { Name: 'a', TenantID: 0 },
+      Children: [{ TenantID: 0 }, { ...own }, {}],
       Maybe: { UserID: 0 },
-      Either: { Name: 'b' },
+      Either: { Name: 'b', WebsiteID: 0 },
       Nested: { Deeper: [[{ WebsiteID: 0 }]] },
       Plain: { Name: 'c' },
     };
     expect(applyTenancy(body, principal, plan)).toEqual({
       ...own,
-      Child: { Name: 'a', ...own },
-      Children: [{ ...own }, { ...own }],
-      Maybe: { ...own },
-      Either: { Name: 'b', ...own },
-      Nested: { Deeper: [[{ ...own }]] },
+      Child: { Name: 'a', TenantID: own.TenantID },
+      Children: [{ TenantID: own.TenantID }, { ...own }, {}],
+      Maybe: { UserID: own.UserID },
+      Either: { Name: 'b', WebsiteID: own.WebsiteID },
+      Nested: { Deeper: [[{ WebsiteID: own.WebsiteID }]] },
       Plain: { Name: 'c' },
     });
-    expect(body.Child).toEqual({ Name: 'a' }); // the input is not changed
+    expect(body.Child).toEqual({ Name: 'a', TenantID: 0 }); // the input is not changed
   });
 
   it.each([
@@ -67,7 +67,7 @@ describe('applyTenancy', () => {
   });
 
   it('leaves a value of the wrong type and null records to validation', () => {
-    expect(applyTenancy({ Child: { TenantID: 'x' }, Maybe: null }, principal, plan)).toEqual({ ...own, Child: { TenantID: 'x', ...{ WebsiteID: 1, UserID: 3 } }, Maybe: null });
+    expect(applyTenancy({ Child: { TenantID: 'x' }, Maybe: null }, principal, plan)).toEqual({ ...own, Child: { TenantID: 'x' }, Maybe: null });
   });
 
   it('finds every record of the manifest that carries a tenancy field, at any depth (scheduled tasks, receipts, payments)', () => {
@@ -117,9 +117,9 @@ describe('operation stack: tenancy below the top level', () => {
     expect({ response, handled: seen.length }).toEqual({ response: forbidden('TenantID', '/Value/TenantID'), handled: 0 });
   });
 
-  it("fills a nested record's tenancy from the token for the handler", async () => {
+  it("hands a nested record's zero tenancy to the handler as the token's, and leaves absent ones absent", async () => {
     const { call, seen } = operationWith('scheduledTaskSave');
     await call(jsonEvent({ method: 'POST', resource: '/ScheduledTasks/', json: { Name: 'a', TaskTypeID: 1, AdaptorDetails: { Name: 'x', TenantID: 0 } } }));
-    expect((seen[0]?.body as { AdaptorDetails: unknown }).AdaptorDetails).toEqual({ Name: 'x', ...own });
+    expect((seen[0]?.body as { AdaptorDetails: unknown }).AdaptorDetails).toEqual({ Name: 'x', TenantID: own.TenantID });
   });
 });
