@@ -24,7 +24,7 @@ const syncLogDates = <T extends z.ZodType>(date: () => T) => ({
   LastModifiedDateTime_utc: date().optional(),
 });
 
-/** SyncLog of payments and delivery receipts: dates are strings, as the spec types them there. */
+/** SyncLog of payments and delivery receipts: dates are strings, as the spec types them there (an ISO date must exist). */
 export const SyncLog = shape('SyncLog', { ...syncLogFields, ...syncLogDates(calendarText) });
 export type SyncLog = z.infer<typeof SyncLog>;
 
