@@ -6,6 +6,9 @@ export type FieldError =
   | { readonly pointer: string; readonly detail: string }
   | { readonly parameter: string; readonly detail: string };
 
+/** One member name as a JSON pointer segment (RFC 6901: `~` as `~0`, `/` as `~1`). */
+export const pointerSegment = (name: string): string => name.replaceAll('~', '~0').replaceAll('/', '~1');
+
 export interface ProblemKind {
   readonly status: number;
   readonly title: string;

@@ -7,7 +7,7 @@
 // over the body and its schema plan, so every area applies the same rule without code of its own. Runs after
 // coercion (XML and form values are numbers by then) and before validation.
 import type { Principal } from '../auth/principal';
-import { TenancyMismatch } from '../errors';
+import { pointerSegment, TenancyMismatch } from '../errors';
 import type { NodePlan, SchemaPlan } from '../validation/plan';
 
 /** The body fields that name a tenancy, and the claim of the token each must equal. */
@@ -16,8 +16,6 @@ export const tenancyClaims = [
   ['WebsiteID', 'websiteId'],
   ['UserID', 'userId'],
 ] as const;
-
-const escapePointer = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 const isPlainRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -67,7 +65,7 @@ export const applyTenancy = (body: unknown, principal: Principal, plan: SchemaPl
     }
     for (const [key, member] of Object.entries(record)) {
       const field = Object.hasOwn(found.shape, key) ? found.shape[key] : undefined;
-      if (field !== undefined && member !== null && typeof member === 'object') record[key] = walk(member, field.node, `${pointer}/${escapePointer(key)}`);
+      if (field !== undefined && member !== null && typeof member === 'object') record[key] = walk(member, field.node, `${pointer}/${pointerSegment(key)}`);
     }
     return record;
   };

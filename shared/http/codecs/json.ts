@@ -4,10 +4,8 @@
 // object member are refused, so JSON is too: a member name that appears twice in one object, at any depth, is a 400
 // naming the second one by its JSON pointer. The check is one linear scan of the text (no recursion, one Set per
 // open object), run after JSON.parse has proved the text well-formed.
-import { MalformedBody, ValidationFailed } from '../../errors';
+import { MalformedBody, pointerSegment, ValidationFailed } from '../../errors';
 import { assertDepthWithin } from './depth';
-
-const escapePointer = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 const quote = 0x22;
 const backslash = 0x5c;
@@ -56,7 +54,7 @@ export const firstDuplicateMember = (text: string): string | undefined => {
       const top = stack[stack.length - 1];
       if (top?.names !== undefined && top.expectName) {
         const name = escaped ? (JSON.parse(text.slice(index, end + 1)) as string) : text.slice(index + 1, end);
-        const pointer = `${top.pointer}/${escapePointer(name)}`;
+        const pointer = `${top.pointer}/${pointerSegment(name)}`;
         if (top.names.has(name)) return pointer;
         top.names.add(name);
         top.expectName = false;
