@@ -6,6 +6,9 @@ export type FieldError =
   | { readonly pointer: string; readonly detail: string }
   | { readonly parameter: string; readonly detail: string };
 
+/** One member name as a JSON pointer segment (RFC 6901: `~` as `~0`, `/` as `~1`). */
+export const pointerSegment = (name: string): string => name.replaceAll('~', '~0').replaceAll('/', '~1');
+
 export interface ProblemKind {
   readonly status: number;
   readonly title: string;
@@ -100,9 +103,11 @@ export class Unauthorized extends ApiError {
 }
 
 export class TenancyMismatch extends ApiError {
-  constructor(field: string) {
-    super(problemKinds.tenancyMismatch, `${field} does not match the caller's token.`, {
-      errors: [{ pointer: `/${field}`, detail: "differs from the caller's token" }],
+  /** `pointer`: where the field is in the body (a nested record's `/AdaptorDetails/TenantID`); the top level by default. */
+  constructor(field: string, pointer = `/${field}`) {
+    const where = pointer === `/${field}` ? field : `${field} at ${pointer}`;
+    super(problemKinds.tenancyMismatch, `${where} does not match the caller's token.`, {
+      errors: [{ pointer, detail: "differs from the caller's token" }],
     });
   }
 }

@@ -2,7 +2,7 @@
 // A save turns incoming details into their stored form (details without secret values, plus one sealed secret per
 // field), keeping or clearing stored secrets by the merge rules; the public view shows only that a secret is set.
 // The rules are written down in shared/scheduled-tasks/README.md.
-import { ValidationFailed, type FieldError } from '../errors';
+import { pointerSegment, ValidationFailed, type FieldError } from '../errors';
 import type { AdaptorDetails, Instruction, TokenDetails } from '../schemas/scheduled-task';
 import type { EncryptionContext, SecretCipher } from './envelope';
 
@@ -68,8 +68,6 @@ const isSecretInstruction = (instruction: Instruction): boolean =>
 
 // ---- Where secrets live in the details -------------------------------------------------------------------------
 
-/** RFC 6901 escaping, so a KeyName with `/` or `~` makes one path segment. */
-const segment = (value: string) => value.replaceAll('~', '~0').replaceAll('/', '~1');
 /** A container (translator, action) is named by its positive ID, else by its position (`#2`). */
 const containerKey = (container: { ID?: number | undefined }, index: number) =>
   container.ID !== undefined && container.ID > 0 ? String(container.ID) : `#${index}`;
@@ -110,7 +108,7 @@ function* instructionLists(details: AdaptorDetails, pointer: string): Generator<
   }
 }
 
-const instructionField = (list: InstructionList, instruction: Instruction) => `${list.field}/${segment(instruction.KeyName as string)}/Value`;
+const instructionField = (list: InstructionList, instruction: Instruction) => `${list.field}/${pointerSegment(instruction.KeyName as string)}/Value`;
 const tokenField = (name: TokenSecretField) => `TokenDetails/${name}`;
 
 /** The `Field` of every secret the details have room for (secret-looking instructions, TokenDetails if present). */

@@ -165,7 +165,8 @@ const sameGuid = (left: string | undefined, right: string | undefined) =>
 
 /**
  * Which stored line each body line names: by `ID` (positive), else by `GUID`; undefined is a new line. A positive
- * ID no line has, an ID and GUID naming different lines, or two body lines naming one stored line is a 400.
+ * ID no line has, an ID and GUID naming different lines, two body lines naming one stored line (by one `ID` or
+ * `GUID`), or two new lines with one `GUID` (case-insensitively: GUIDs are unique within a receipt) is a 400.
  */
 export const matchLines = (
   stored: readonly StoredLine[],
@@ -175,6 +176,7 @@ export const matchLines = (
   const byId = new Map(stored.map((line) => [line.ID, line]));
   const byGuid = new Map(stored.map((line) => [line.GUID.toLowerCase(), line]));
   const claimed = new Map<number, number>();
+  const newGuids = new Map<string, number>();
   const errors: FieldError[] = [];
   const matches = body.map((sent, index) => {
     let match: StoredLine | undefined;
@@ -191,6 +193,12 @@ export const matchLines = (
       const first = claimed.get(match.ID);
       if (first !== undefined) errors.push({ pointer: `${at}/${index}`, detail: `names the same line as ${at}/${first}` });
       else claimed.set(match.ID, index);
+    } else if (!sent.ID && sent.GUID !== undefined) {
+      // A new line's GUID is no stored line's (it would have matched); two new lines must not share one either.
+      const first = newGuids.get(sent.GUID.toLowerCase());
+      if (first !== undefined) {
+        errors.push({ pointer: `${at}/${index}/GUID`, detail: `repeats the GUID of ${at}/${first} (GUIDs are unique within a receipt, whatever their case)` });
+      } else newGuids.set(sent.GUID.toLowerCase(), index);
     }
     return match;
   });

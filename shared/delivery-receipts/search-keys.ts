@@ -7,6 +7,7 @@
 import { normaliseClaimValue } from '../data/claims';
 import { composeKey, padNumber, tenantPartition } from '../data/partition';
 import { globalIndex, type IndexDefinition } from '../data/table';
+import { epochMsOf, readCalendar } from '../schemas/calendar';
 
 /** Shards of each index's partition key per tenant. Changing it re-keys every header (a migration). */
 export const searchShardCount = 4;
@@ -30,26 +31,20 @@ export interface SearchHeader {
   readonly SupplierName?: string | undefined;
 }
 
-const isoDate = /^(\d{4})-(\d{2})-(\d{2})$/;
-const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?$/i;
-
 /**
  * A date or date-time in its sortable form: `YYYY-MM-DD` for a date (which then sorts before every instant of that
  * day), the UTC instant `YYYY-MM-DDTHH:mm:ss.sssZ` for a date-time (no offset: UTC), '' for anything else or none
- * (sorted first ascending, last descending, and outside every date range).
+ * (sorted first ascending, last descending, and outside every date range). Read by the one calendar reader, so a date
+ * that does not exist is none, never the next day.
  */
 export const sortableDate = (value: string | undefined): string => {
   const trimmed = value?.trim();
   if (!trimmed) return '';
-  const date = isoDate.exec(trimmed);
-  if (date) {
-    const parsed = new Date(Date.UTC(Number(date[1]), Number(date[2]) - 1, Number(date[3])));
-    return parsed.toISOString().slice(0, 10) === trimmed ? trimmed : '';
-  }
-  if (!isoDateTime.test(trimmed)) return '';
-  const withZone = /(?:Z|[+-]\d{2}:\d{2})$/i.test(trimmed) ? trimmed : `${trimmed}Z`;
-  const time = Date.parse(withZone);
-  return Number.isFinite(time) ? new Date(time).toISOString() : '';
+  const parsed = readCalendar(trimmed);
+  if (!parsed) return '';
+  if (!parsed.time) return trimmed;
+  const epochMs = epochMsOf(parsed);
+  return Number.isFinite(epochMs) ? new Date(epochMs).toISOString() : '';
 };
 
 /** The text SearchString is matched in (`contains`): RefNumber and SupplierName, NFKC, lower-cased. */

@@ -8,11 +8,9 @@ import type { z } from 'zod';
 import { principalFromAuthorizerContext, type Principal } from '../auth/principal';
 import {
   ApiError,
-  MalformedBody,
   NotAcceptable,
   PayloadTooLarge,
   problemKinds,
-  TenancyMismatch,
   Unauthorized,
   UnsupportedMediaType,
   ValidationFailed,
@@ -24,8 +22,8 @@ import { isCompiledOperation, type CompiledOperation } from '../validation/compi
 import { compileOperation } from '../validation/compile-operation';
 import type { SchemaPlan } from '../validation/plan';
 import { coerceToPlan } from './codecs/coerce';
-import { assertDepthWithin } from './codecs/depth';
 import { parseForm } from './codecs/form';
+import { parseJsonBody } from './codecs/json';
 import { parseXml, serializeXml } from './codecs/xml';
 import { ambiguousOnceOnlyHeader, eventHeaderLines, normalizedHeaderMaps, RepeatedHeader, type RepeatedHeaderFinding } from './header-lines';
 import { requestIdHeader, securityHeaders } from './headers';
@@ -41,6 +39,7 @@ import {
   type BodyFormat,
 } from './media';
 import { problemResponse, toApiError } from './problem';
+import { applyTenancy } from './tenancy';
 import { validate } from './validation';
 
 type BodyOf<O> = O extends { requestBody: { schema: infer S extends z.ZodType; required: infer R } }
@@ -235,44 +234,9 @@ const contentTypeOf = (event: APIGatewayProxyEvent): string | undefined => {
 };
 
 const decoders: Record<BodyFormat, (text: string) => unknown> = {
-  json: (text) => {
-    try {
-      const decoded = JSON.parse(text) as unknown;
-      assertDepthWithin(decoded);
-      return decoded;
-    } catch (error) {
-      if (error instanceof ValidationFailed) throw error;
-      throw new MalformedBody('The body is not valid JSON.');
-    }
-  },
+  json: parseJsonBody,
   xml: parseXml,
   form: parseForm,
-};
-
-const tenancyChecks = [
-  ['TenantID', 'tenantId'],
-  ['WebsiteID', 'websiteId'],
-  ['UserID', 'userId'],
-] as const;
-
-/**
- * The tenancy fields of a body are never trusted: a value that differs from the token is refused (403); an
- * absent or zero value is filled from the token, so the domain always sees the caller's own tenancy.
- */
-const applyTenancy = (body: unknown, principal: Principal, schema: SchemaPlan): unknown => {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  const record = { ...(body as Record<string, unknown>) };
-  const root = schema.nodes[schema.root];
-  const fields = root?.type === 'object' ? root.shape : {};
-  for (const [field, claim] of tenancyChecks) {
-    const value = record[field];
-    // A value of the wrong type is left to validation (400); only a well-typed, different id is a tenancy breach.
-    if (typeof value !== 'number' && value !== undefined) continue;
-    if (value !== undefined && value !== 0 && value !== principal[claim]) throw new TenancyMismatch(field);
-    // Filled only where the body declares the field: a strict body without tenancy fields would refuse it.
-    if (Object.hasOwn(fields, field)) record[field] = principal[claim];
-  }
-  return record;
 };
 
 /**

@@ -3,12 +3,10 @@
 // functions' zod-free form of the zod schema; a zod schema handed in directly is compiled first, so both give the
 // same result.
 import type { z } from 'zod';
-import { ValidationFailed, type FieldError } from '../errors';
+import { pointerSegment, ValidationFailed, type FieldError } from '../errors';
 import { checkPlan } from '../validation/check';
 import { planOf } from '../validation/compile';
 import type { SchemaPlan } from '../validation/plan';
-
-const escapePointer = (segment: PropertyKey) => String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
 
 export type InputLocation = 'body' | 'path' | 'query';
 
@@ -26,7 +24,7 @@ export const toFieldErrors = (error: { readonly issues: readonly IssueLike[] }, 
     const detail = issue.code === 'unrecognized_keys' ? 'is not a known field (names are case-sensitive)' : issue.message;
     return keys.map((path) =>
       location === 'body'
-        ? { pointer: path.map((segment) => `/${escapePointer(segment)}`).join(''), detail }
+        ? { pointer: path.map((segment) => `/${pointerSegment(String(segment))}`).join(''), detail }
         : { parameter: path.map(String).join('.'), detail },
     );
   });

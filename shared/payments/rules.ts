@@ -3,6 +3,7 @@
 import { ApiError, ConcurrentModification, Conflict, problemKinds, ValidationFailed, type FieldError } from '../errors';
 import { decimalText, defaultCurrency, formatAmount, fromMinorUnits, InvalidAmount, minorUnitsOf, toMinorUnits } from '../money';
 import { PaymentT as paymentSchema } from '../compiled/schemas/payment';
+import { epochMsOf, readCalendar, utcInstantOf } from '../schemas/calendar';
 import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
 import { cardDataErrors, cardForAnswer, cardForStorage } from './card-data';
 
@@ -136,17 +137,18 @@ export const runModeOf = (request: SaveRequestPaymentT, operation: 'record' | 'r
   return queue ? 'queued' : 'inline';
 };
 
-const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** `PaymentDateTime_utc` is an ISO 8601 date-time with an offset, kept as the UTC instant it names. */
+/**
+ * `PaymentDateTime_utc` is an ISO 8601 date-time with an offset that exists (the one calendar reader: 30 February
+ * is refused, never rolled forward), kept as the UTC instant it names.
+ */
 const paymentTime = (value: string | undefined, now: string, errors: FieldError[]): string => {
   if (value === undefined || value === '') return now;
-  const time = isoDateTime.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(time)) {
-    errors.push({ pointer: '/Object/PaymentDateTime_utc', detail: 'must be an ISO 8601 date-time with an offset' });
+  const instant = utcInstantOf(value);
+  if (instant === undefined) {
+    errors.push({ pointer: '/Object/PaymentDateTime_utc', detail: 'must be an ISO 8601 date-time with an offset that exists' });
     return now;
   }
-  return new Date(time).toISOString();
+  return instant;
 };
 
 /** Money fields of a payment besides Amount: each is checked against the currency's decimals like Amount. */
@@ -497,8 +499,8 @@ export const paymentView = (record: PaymentRecord, page: RefundsShown = noRefund
   const money = (minor: number) => fromMinorUnits(minor, currency);
   const shown = (value: number | undefined) => (value === undefined ? undefined : formatAmount(toMinorUnits(value, currency), currency));
   const balanceMinor = fields.IsRefund ? 0 : record.amountMinor - record.refundedMinor;
-  const paidAt = fields.PaymentDateTime_utc ? Date.parse(fields.PaymentDateTime_utc) : Number.NaN;
-  const local = Number.isNaN(paidAt) ? undefined : new Date(paidAt + (fields.PaymentDateTime_offset ?? 0) * 60_000);
+  const paidAt = fields.PaymentDateTime_utc ? readCalendar(fields.PaymentDateTime_utc) : undefined;
+  const local = paidAt?.time ? new Date(epochMsOf(paidAt) + (fields.PaymentDateTime_offset ?? 0) * 60_000) : undefined;
   const card = cardForAnswer(fields.CreditCard);
   const { CreditCard: _card, ...rest } = fields;
   const view: Record<string, unknown> = {

@@ -5,6 +5,7 @@
 // - TaskRunMessage: the Input of every task schedule (EventBridge Scheduler, or the local emulation), on taskRunsQueue.
 // - ScheduleSyncMessage: "bring this task's schedule in line", on scheduleSyncQueue (the save's retry path).
 // - TaskWorkMessage: one due run for the workers of its TaskTypeID, on taskWorkQueue.
+import { readCalendar } from '../schemas/calendar';
 
 /** The context attribute EventBridge Scheduler replaces, in a target's Input, with the firing's scheduled time. */
 export const scheduledTimePlaceholder = '<aws.scheduler.scheduled-time>';
@@ -47,7 +48,7 @@ export class InvalidTaskMessage extends Error {
 const maxBodyLength = 2048;
 const maxRunKeyLength = 200;
 /** What the scheduler writes (`2026-03-01T09:00:00Z`), with optional milliseconds (`toISOString()`). */
-const utcInstant = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{3})?Z$/;
+const utcInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -68,14 +69,8 @@ const describe: Record<Field, string> = {
   runKey: `a string of 1 to ${maxRunKeyLength} characters`,
 };
 
-/** Whether `value` is a real UTC instant in the scheduler's form (a February 30th is not). */
-export const isUtcInstant = (value: string): boolean => {
-  const match = utcInstant.exec(value);
-  if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
-};
+/** Whether `value` is a real UTC instant in the scheduler's form (a February 30th is not: the one calendar reader). */
+export const isUtcInstant = (value: string): boolean => utcInstant.test(value) && readCalendar(value) !== undefined;
 
 /** Parses `body` as exactly the members of `shape`, each checked; throws InvalidTaskMessage otherwise. */
 const parseMessage = <T>(kind: string, body: string, shape: Readonly<Record<string, Field>>): T => {

@@ -2,6 +2,7 @@
 // Every shape of the service is built from these, so a bound is chosen once.
 import { z } from 'zod';
 import { matches } from '../validation/portable';
+import { calendarTextPattern, isoDateTimePattern } from './calendar';
 import { limits } from './limits';
 
 export { limits };
@@ -22,10 +23,22 @@ export const documentText = () => text(limits.documentText);
 /** `uuid` of the spec: GUID format (any version, as .NET emits). */
 export const guid = () => z.guid();
 /**
- * `datetime` of the spec: ISO 8601 date-time with offset, at most 35 characters (`2026-01-02T03:04:05.123456789+14:00`:
- * nanoseconds and an offset), so a fraction of endless digits is refused.
+ * `datetime` of the spec: RFC 3339 date-time with offset that exists in the calendar (calendar.ts, the one reader of
+ * dates), at most 35 characters (`2026-01-02T03:04:05.123456789+14:00`: nanoseconds and an offset).
  */
-export const dateTime = () => z.iso.datetime({ offset: true }).max(35);
+export const dateTime = () =>
+  z
+    .stringFormat('date-time', isoDateTimePattern, {
+      error: 'must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00',
+    })
+    .max(35);
+/**
+ * A date field the spec types as `string` (DeliveryDate, AppliedDate, PaymentDateTime_utc, ...): text up to 200
+ * characters, but text written as an ISO date or date-time must name one that exists (`2026-02-30` is refused; `""`
+ * still clears and `1 Mar 2026` is still the client's text). See calendar.ts.
+ */
+export const calendarText = () =>
+  text().regex(calendarTextPattern, { error: 'must be a date that exists: YYYY-MM-DD, optionally with a time (ISO 8601)' });
 export const listOf = <T extends z.ZodType>(item: T) => z.array(item).max(limits.arrayItems);
 
 /**

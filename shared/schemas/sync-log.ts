@@ -2,7 +2,7 @@
 // plain strings (payments, delivery receipts) and as ISO date-times with offset (scheduled tasks). The two variants
 // share every other field and differ only in the type of the five date fields.
 import { z } from 'zod';
-import { dateTime, id, longText, shape, text, utcOffset } from './common';
+import { calendarText, dateTime, id, longText, shape, text, utcOffset } from './common';
 
 const syncLogFields = {
   ID: id().optional(),
@@ -24,8 +24,8 @@ const syncLogDates = <T extends z.ZodType>(date: () => T) => ({
   LastModifiedDateTime_utc: date().optional(),
 });
 
-/** SyncLog of payments and delivery receipts: dates are strings, as the spec types them there. */
-export const SyncLog = shape('SyncLog', { ...syncLogFields, ...syncLogDates(() => text()) });
+/** SyncLog of payments and delivery receipts: dates are strings, as the spec types them there (an ISO date must exist). */
+export const SyncLog = shape('SyncLog', { ...syncLogFields, ...syncLogDates(calendarText) });
 export type SyncLog = z.infer<typeof SyncLog>;
 
 /** SyncLog of scheduled tasks (inventory classes): dates are ISO 8601 date-times with offset. */

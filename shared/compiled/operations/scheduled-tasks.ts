@@ -6,7 +6,7 @@ import type { NodePlan, SchemaPlan } from '../../validation/plan';
 import type * as source from '../../operations/scheduled-tasks';
 
 const pattern0 = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
-const pattern1 = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
+const pattern1 = /^(?:(?:\d\d(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8])))T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 const pattern2 = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 const pattern3 = /^[1-9][0-9]{0,9}$/;
 
@@ -17,7 +17,7 @@ const nodes: readonly NodePlan[] = [
   /* 3 */ {"type":"optional","inner":4},
   /* 4 */ {"type":"string","checks":[{"check":"max_length","maximum":200},{"check":"custom_pattern","pattern":pattern0,"message":"must not contain control characters"}]},
   /* 5 */ {"type":"optional","inner":6},
-  /* 6 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern1},{"check":"max_length","maximum":35}]},
+  /* 6 */ {"type":"string","message":"must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00","checks":[{"check":"string_format","format":"date-time","pattern":pattern1,"message":"must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00"},{"check":"max_length","maximum":35}]},
   /* 7 */ {"type":"optional","inner":8},
   /* 8 */ {"type":"string","checks":[{"check":"max_length","maximum":64},{"check":"custom_pattern","pattern":pattern0,"message":"must not contain control characters"}]},
   /* 9 */ {"type":"optional","inner":10},

@@ -7,7 +7,7 @@ import type * as source from '../../operations/tenant-locations';
 
 const pattern0 = /^[1-9][0-9]{0,9}$/;
 const pattern1 = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
-const pattern2 = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
+const pattern2 = /^(?:(?:\d\d(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8])))T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 const pattern3 = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 
 const nodes: readonly NodePlan[] = [
@@ -28,7 +28,7 @@ const nodes: readonly NodePlan[] = [
   /* 14 */ {"type":"optional","inner":15},
   /* 15 */ {"type":"boolean"},
   /* 16 */ {"type":"optional","inner":17},
-  /* 17 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern2},{"check":"max_length","maximum":35}]},
+  /* 17 */ {"type":"string","message":"must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00","checks":[{"check":"string_format","format":"date-time","pattern":pattern2,"message":"must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00"},{"check":"max_length","maximum":35}]},
   /* 18 */ {"type":"optional","inner":19},
   /* 19 */ {"type":"number","checks":[{"check":"number_format","format":"int32"},{"check":"greater_than","value":0,"inclusive":true}]},
   /* 20 */ {"type":"optional","inner":9},

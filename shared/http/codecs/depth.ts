@@ -2,12 +2,10 @@
 // by their field names (16 segments); a JSON body of 1 MiB could otherwise nest some 20,000 levels deep, and the
 // recursive walks after decoding (coercion, validation) would exhaust the stack: a 500 for a hostile body. The
 // recursive shapes of the spec (inventory class groups <-> classes <-> group types) are bounded by this too.
-import { ValidationFailed } from '../../errors';
+import { pointerSegment, ValidationFailed } from '../../errors';
 
 /** Objects and arrays nest at most this deep (the root object is level 1), as in XML bodies. */
 export const maxBodyDepth = 32;
-
-const escapePointer = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /**
  * Refuses (400, with the JSON pointer of the first member too deep) a value whose objects and arrays nest deeper than
@@ -24,7 +22,7 @@ export const assertDepthWithin = (value: unknown, maxDepth: number = maxBodyDept
       );
     }
     for (const [key, member] of Object.entries(entry.value)) {
-      if (member !== null && typeof member === 'object') pending.push({ value: member, depth: entry.depth + 1, pointer: `${entry.pointer}/${escapePointer(key)}` });
+      if (member !== null && typeof member === 'object') pending.push({ value: member, depth: entry.depth + 1, pointer: `${entry.pointer}/${pointerSegment(key)}` });
     }
   }
 };

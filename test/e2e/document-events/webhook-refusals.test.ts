@@ -183,6 +183,24 @@ describe('a body we cannot read is refused before its signature is looked at', (
   });
 
   it.each([
+    ['type at the top level', '/type', (json: string) => `{"type":"document.processed",${json.slice(1)}`],
+    ['a member of data.object', '/data/object/id', (json: string) => json.replace('"object":{', '"object":{"id":"another-document",')],
+    ['the signature', '/signature', (json: string) => `${json.slice(0, -1)},"signature":"t=1,v1=${'0'.repeat(64)}"}`],
+  ])('a repeated member (%s) is a 400 naming it, even when the last one makes the signature verify', async (_where, pointer, inject) => {
+    // JSON.parse keeps the last member, which is the signed one: without the check this body would be queued.
+    const sent = inject(JSON.stringify(signed(event())));
+
+    expect(await post(sent)).toEqual({
+      status: 400,
+      headers: problemHeaders(),
+      body: validationProblem(
+        [{ pointer, detail: 'repeats a member name of the same object; each member may appear once' }],
+        'The body repeats a member name.',
+      ),
+    });
+  });
+
+  it.each([
     ['at the top level', '/__proto__', (json: string) => `{"__proto__":{"polluted":true},${json.slice(1)}`],
     ['inside data.object', '/data/object/__proto__', (json: string) => json.replace('"object":{', '"object":{"__proto__":{"polluted":true},')],
   ])('a __proto__ key %s is a 400, even when signed', async (_where, pointer, inject) => {

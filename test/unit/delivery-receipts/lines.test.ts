@@ -101,6 +101,40 @@ describe('mergeLines', () => {
     ]);
   });
 
+  it('refuses two new lines with one GUID, whatever its case, and two entries with one ID', () => {
+    const upper = guid(50).toUpperCase();
+    expect(
+      fieldErrors(() =>
+        mergeLines({
+          stored,
+          lastLineNumber: 3,
+          body: [{ GUID: guid(50), InventoryID: 1 }, { GUID: guid(51) }, { GUID: upper, InventoryID: 2 }, { ID: 1 }, { ID: 1, GUID: guid(1).toUpperCase() }],
+        }),
+      ),
+    ).toEqual([
+      { pointer: '/Value/Lines/2/GUID', detail: 'repeats the GUID of /Value/Lines/0 (GUIDs are unique within a receipt, whatever their case)' },
+      { pointer: '/Value/Lines/4', detail: 'names the same line as /Value/Lines/3' },
+    ]);
+  });
+
+  it('gives new lines GUIDs unique within the receipt, whatever the case sent (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 100, max: 110 }), fc.boolean()), { maxLength: 12 }), (sent) => {
+        const body = sent.map(([n, upper]) => ({ GUID: upper ? guid(n).toUpperCase() : guid(n) }));
+        let result: ReturnType<typeof mergeLines> | undefined;
+        try {
+          result = mergeLines({ stored, lastLineNumber: 3, body });
+        } catch (error) {
+          expect(error).toBeInstanceOf(ValidationFailed);
+          expect(new Set(sent.map(([n]) => n)).size).toBeLessThan(sent.length);
+          return;
+        }
+        const all = result.lines.map((each) => each.GUID.toLowerCase());
+        expect(new Set(all).size).toBe(all.length);
+      }),
+    );
+  });
+
   it('checks quantities: >= 0, at most five decimals, and within QuantityOrdered; every error at once', () => {
     expect(
       fieldErrors(() =>
