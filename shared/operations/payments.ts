@@ -1,7 +1,8 @@
 // Operations manifest: payments. `paymentPost` and `paymentGetByID` are the original platform's (beyond the spec,
 // which has only the refund: a refund needs a payment to refund); the refund is the spec's `paymentPostRefund`.
 import { EditResponse, SynkSaveQueueResponse } from '../schemas/envelopes';
-import { PaymentGetQuery, PaymentT, refundsPage, SaveRequestPaymentT } from '../schemas/payment';
+import { refundsPage } from '../schemas/limits';
+import { PaymentGetQuery, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
 import { bodyProblems, idPath, type Operation } from './operation';
 
 const SavedPayment = SynkSaveQueueResponse(PaymentT);

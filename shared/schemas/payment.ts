@@ -20,7 +20,7 @@ import {
   text,
   utcOffset,
 } from './common';
-import { limits } from './limits';
+import { limits, refundsPage } from './limits';
 import { SyncLog } from './sync-log';
 
 export const BusTrans = shape('BusTrans', {
@@ -319,7 +319,6 @@ export type SaveRequestPaymentT = z.infer<typeof SaveRequestPaymentT>;
  * A payment takes any number of refunds (as in Stripe: nothing in the data model needs a limit); GET lists them a
  * page at a time: `default` per page unless MaxRefunds says otherwise, at most `max` (a list's limit).
  */
-export const refundsPage = { default: 100, max: limits.arrayItems } as const;
 
 const refundsAfterIdMessage = 'must be 0 or the ID of a refund: a 32-bit integer in plain decimal';
 const maxRefundsMessage = `must be a whole number from 1 to ${refundsPage.max}`;
