@@ -9,6 +9,7 @@ import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { commonFunctionEnvironment, type Granted } from '../../shared/operations/grants';
+import { esbuildOptionsFor } from '../build/esbuild-options';
 
 /** The repository root: manifest handler paths are relative to it, and esbuild resolves from it. */
 export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -43,9 +44,30 @@ export const functionBundling: BundlingOptions = {
   mainFields: ['module', 'main'],
   banner: esmRequireBanner,
   // Bundle AWS SDK v3 instead of using the runtime's copy: a tree-shaken, minified client loads faster at
-  // cold start than the runtime's full packages, and the version is the one the tests ran against.
-  externalModules: [],
+  // cold start than the runtime's full packages, and the version is the one the tests ran against. Only the
+  // libraries loaded on demand (`#lazy/*`, package.json "imports") stay out: each becomes a chunk of its own.
+  externalModules: ['#lazy/*'],
+  commandHooks: {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    // The chunks of the `#lazy/*` libraries this bundle names, built with the same settings, and the package.json
+    // that maps them (infra/build/lazy-chunks.mjs). Options travel base64-encoded: the banner holds quotes.
+    afterBundling: (_inputDir: string, outputDir: string) => [
+      [
+        shellQuote(process.execPath),
+        shellQuote(join(repositoryRoot, 'infra/build/lazy-chunks.mjs')),
+        shellQuote(outputDir),
+        `base64:${Buffer.from(JSON.stringify(lazyChunkOptions())).toString('base64')}`,
+      ].join(' '),
+    ],
+  },
 };
+
+/** A word for the shell that runs the hook, whatever the path holds. */
+const shellQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/** The esbuild options of this bundling, for the chunks (built on first use: functionBundling is defined above). */
+const lazyChunkOptions = () => esbuildOptionsFor(functionBundling);
 
 export interface OperationFunctionProps {
   /** Module relative to the repository root that exports `handler` (the manifest's `handler`). */

@@ -24,7 +24,7 @@ import type { SchemaPlan } from '../validation/plan';
 import { coerceToPlan } from './codecs/coerce';
 import { parseForm } from './codecs/form';
 import { parseJsonBody } from './codecs/json';
-import { parseXml, serializeXml } from './codecs/xml';
+import { loadXmlParser, parseXml, serializeXml } from './codecs/xml';
 import { ambiguousOnceOnlyHeader, eventHeaderLines, normalizedHeaderMaps, RepeatedHeader, type RepeatedHeaderFinding } from './header-lines';
 import { requestIdHeader, securityHeaders } from './headers';
 import {
@@ -233,9 +233,13 @@ const contentTypeOf = (event: APIGatewayProxyEvent): string | undefined => {
   return lines.size > 1 ? undefined : header(event, 'content-type');
 };
 
-const decoders: Record<BodyFormat, (text: string) => unknown> = {
+const decoders: Record<BodyFormat, (text: string) => unknown | Promise<unknown>> = {
   json: parseJsonBody,
-  xml: parseXml,
+  // The parser library is loaded on the first XML body, never at cold start (codecs/xml.ts).
+  xml: async (text) => {
+    await loadXmlParser();
+    return parseXml(text);
+  },
   form: parseForm,
 };
 
@@ -253,7 +257,7 @@ const singleQueryParameters = (event: APIGatewayProxyEvent): Record<string, stri
 
 /** Authenticates (from the authorizer's context) and parses, coerces and validates path, query and body. */
 const parseRequest = (operation: CompiledOperation): HttpMiddleware => ({
-  before: (request) => {
+  before: async (request) => {
     const { event } = request;
     let principal: Principal | undefined;
     if (operation.auth === 'bearer') {
@@ -271,7 +275,7 @@ const parseRequest = (operation: CompiledOperation): HttpMiddleware => ({
     let body: unknown;
     if (operation.requestBody && rawBody.trim() !== '') {
       const format = bodyFormatOf(operation, contentTypeOf(event));
-      const decoded = decoders[format](rawBody);
+      const decoded = await decoders[format](rawBody);
       if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) {
         throw new ValidationFailed([{ pointer: '', detail: 'the body must be an object' }]);
       }
