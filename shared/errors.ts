@@ -137,6 +137,22 @@ export class PayloadTooLarge extends ApiError {
   }
 }
 
+/**
+ * A record too large for one DynamoDB item (400 KB, attribute names included): 413 with the size and the limit, in the
+ * detail and as extension members, and the attribute that takes the most.
+ */
+export class ItemTooLarge extends ApiError {
+  constructor(bytes: number, limitBytes: number, largestAttribute: string, detail?: string) {
+    super(
+      problemKinds.payloadTooLarge,
+      detail ??
+        `The record would take ${bytes} bytes in storage; at most ${limitBytes} bytes can be stored in one record` +
+          (largestAttribute ? ` (the largest field is ${largestAttribute}).` : '.'),
+      { extensions: { ItemSize: bytes, ItemSizeLimit: limitBytes, ...(largestAttribute ? { LargestField: largestAttribute } : {}) } },
+    );
+  }
+}
+
 export class UnsupportedMediaType extends ApiError {
   constructor(accepted: readonly string[]) {
     super(problemKinds.unsupportedMediaType, `Send the body as one of: ${accepted.join(', ')}.`, {

@@ -4,6 +4,7 @@
 // queued refund is one transaction too. Reads are a GetItem or one Query of the payment with its refund links.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '../data/client';
+import { assertItemFits } from '../data/item-size';
 import { nextValue } from '../data/sequence';
 import { transact, transactionActions } from '../data/transaction';
 import { versionedPut } from '../data/versioned';
@@ -38,6 +39,16 @@ const fromItem = (item: Readonly<Record<string, unknown>>): PaymentRecord => {
     refundCount: Number(item.refundCount),
   };
 };
+
+/** What a refund's update adds to its payment's item (its refunded amount and count grow by a few digits). */
+const refundReserveBytes = 64;
+
+/**
+ * Refuses (413) a payment whose item DynamoDB would refuse. POST /Payment calls it with the largest ID before the
+ * payment takes one; `create` again on the real item (through `transact`).
+ */
+export const assertPaymentFits = (tenantId: number, record: PaymentRecord): void =>
+  assertItemFits(toItem(tenantId, record), { reserveBytes: refundReserveBytes });
 
 const linkItem = (tenantId: number, refund: PaymentRecord) => ({
   ...refundLinkKey(tenantId, refund.fields.OriginalPaymentID as number, refund.fields.ID),
@@ -127,6 +138,7 @@ export const createPaymentRepository = (table: TableContext) => {
 
     /** Records a new payment and claims its GUID; a GUID another payment holds answers PaymentGuidTaken (409). */
     async create(tenantId: number, record: PaymentRecord): Promise<void> {
+      assertPaymentFits(tenantId, record);
       const { actions, add } = transactionActions<'payment' | 'guid'>();
       add('payment', versionedPut(tableName, toItem(tenantId, record), undefined));
       add('guid', paymentGuidClaim.claim(tableName, tenantId, record.fields.GUID, record.fields.ID));

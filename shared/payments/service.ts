@@ -4,12 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal';
 import { withOptimisticRetry } from '../data/retry';
+import { maxSequenceValue } from '../data/sequence';
 import { NotFound, ServiceUnavailable } from '../errors';
 import { describeError, logger } from '../observability/logger';
 import type { PaymentT, SaveRequestPaymentT } from '../schemas/payment';
 import type { QueuedRefund } from './message';
 import type { RefundPublisher } from './queue';
-import type { PaymentRepository } from './repository';
+import { assertPaymentFits, type PaymentRepository } from './repository';
 import {
   buildRefund,
   paymentView,
@@ -71,8 +72,9 @@ export const createPaymentService = ({ repository, publish, clock = () => new Da
     async record(principal: Principal, request: SaveRequestPaymentT): Promise<SavedPayment> {
       runModeOf(request, 'record');
       const context = { guid: newGuid(), now: now(), userId: principal.userId };
-      // Checked before an ID is spent on it, so a refused body leaves no gap in the tenant's IDs.
-      prepareNewPayment(request.Object, { ...context, id: 1 });
+      // Checked before an ID is spent on it, so a refused body leaves no gap in the tenant's IDs: with the largest ID,
+      // the stored item can only be smaller than the one checked.
+      assertPaymentFits(principal.tenantId, prepareNewPayment(request.Object, { ...context, id: maxSequenceValue }));
       const id = await repository.nextId(principal.tenantId);
       const record = prepareNewPayment(request.Object, { ...context, id });
       await repository.create(principal.tenantId, record);

@@ -9,6 +9,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '../data/client';
 import { claimChanges } from '../data/claims';
 import { defineCodec, fieldsOf } from '../data/codec';
+import { assertItemFits } from '../data/item-size';
 import { nextValue } from '../data/sequence';
 import { transact, transactionActions } from '../data/transaction';
 import { versionedPut } from '../data/versioned';
@@ -67,6 +68,9 @@ const locations = defineCodec<TenantLocation, keyof TenantLocation>({
  * is not stored: the tenant's default pointer decides it.
  */
 export const toItem = (location: TenantLocation) => locations.toItem({ ...location, IsDefault: undefined } as unknown as TenantLocation);
+
+/** Refuses (413) a location whose item DynamoDB would refuse (Save checks it before a create takes an ID). */
+export const assertLocationFits = (location: TenantLocation): void => assertItemFits(toItem(location));
 
 /** The one way every read turns an item into a location: IsDefault is "active, and the pointer names it". */
 const fromItem = (item: Record<string, unknown>, defaultId: number | undefined): TenantLocation =>
