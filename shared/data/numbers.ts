@@ -17,7 +17,7 @@ export const dynamoNumber = {
 /** The rule as people read it (schema descriptions, the OpenAPI document, errors). */
 export const storableNumberRule =
   'a number DynamoDB stores exactly as sent: 0, or a magnitude from 1e-130 to 9.999999999999998e125, written with ' +
-  'at most 17 significant digits that a 64-bit float holds exactly (DynamoDB keeps 38)';
+  'digits a 64-bit float holds exactly (at most 17 significant digits, and any 15 are; DynamoDB itself keeps 38)';
 
 /** True when DynamoDB stores `value` (as the document client sends it) without refusing or changing it. */
 export const isStorableNumber = (value: number): boolean => {

@@ -24,6 +24,7 @@ import { isCompiledOperation, type CompiledOperation } from '../validation/compi
 import { compileOperation } from '../validation/compile-operation';
 import type { SchemaPlan } from '../validation/plan';
 import { coerceToPlan } from './codecs/coerce';
+import { assertJsonNumbersStorable } from './codecs/json-numbers';
 import { assertDepthWithin } from './codecs/depth';
 import { parseForm } from './codecs/form';
 import { parseXml, serializeXml } from './codecs/xml';
@@ -215,6 +216,7 @@ const decoders: Record<BodyFormat, (text: string) => unknown> = {
     try {
       const decoded = JSON.parse(text) as unknown;
       assertDepthWithin(decoded);
+      assertJsonNumbersStorable(text);
       return decoded;
     } catch (error) {
       if (error instanceof ValidationFailed) throw error;

@@ -7,11 +7,12 @@ import type * as source from '../../operations/payments';
 
 const pattern0 = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 const pattern1 = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
-const pattern2 = /^([0-9]{12,19}|[0-9]{6}\*{2,9}[0-9]{4})$/;
-const pattern3 = /^(0[1-9]|1[0-2])[0-9]{2}$/;
-const pattern4 = /^[0-9]{3,4}$/;
-const pattern5 = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
-const pattern6 = /^[1-9][0-9]{0,9}$/;
+const pattern2 = /^(?!.*e-(?:13[1-9]|1[4-9]\d|[2-9]\d\d))/;
+const pattern3 = /^([0-9]{12,19}|[0-9]{6}\*{2,9}[0-9]{4})$/;
+const pattern4 = /^(0[1-9]|1[0-2])[0-9]{2}$/;
+const pattern5 = /^[0-9]{3,4}$/;
+const pattern6 = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
+const pattern7 = /^[1-9][0-9]{0,9}$/;
 
 const nodes: readonly NodePlan[] = [
   /* 0 */ {"type":"object","shape":{"Object":{"node":1,"optin":"optional","optout":"optional"},"IsQueue":{"node":15,"optin":"optional","optout":"optional"},"IsSaveAutoQueue":{"node":15,"optin":"optional","optout":"optional"},"IsRunNow":{"node":15,"optin":"optional","optout":"optional"},"TenantID":{"node":3,"optin":"optional","optout":"optional"},"WebsiteID":{"node":3,"optin":"optional","optout":"optional"},"UserID":{"node":3,"optin":"optional","optout":"optional"}},"catchall":"never"},
@@ -26,13 +27,13 @@ const nodes: readonly NodePlan[] = [
   /* 9 */ {"type":"optional","inner":10},
   /* 10 */ {"type":"number","checks":[{"check":"number_format","format":"safeint"},{"check":"greater_than","value":0,"inclusive":true}]},
   /* 11 */ {"type":"optional","inner":12},
-  /* 12 */ {"type":"number","checks":[{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true},{"check":"greater_than","value":0,"inclusive":true}]},
+  /* 12 */ {"type":"number","checks":[{"check":"greater_than","value":-9.999999999999998e+125,"inclusive":true},{"check":"less_than","value":9.999999999999998e+125,"inclusive":true},{"check":"custom_pattern","pattern":pattern2,"message":"must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)"},{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true},{"check":"greater_than","value":0,"inclusive":true}]},
   /* 13 */ {"type":"optional","inner":14},
   /* 14 */ {"type":"string","checks":[{"check":"max_length","maximum":4000},{"check":"custom_pattern","pattern":pattern1,"message":"must not contain control characters"}]},
   /* 15 */ {"type":"optional","inner":16},
   /* 16 */ {"type":"boolean"},
   /* 17 */ {"type":"optional","inner":18},
-  /* 18 */ {"type":"number","checks":[{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true}]},
+  /* 18 */ {"type":"number","checks":[{"check":"greater_than","value":-9.999999999999998e+125,"inclusive":true},{"check":"less_than","value":9.999999999999998e+125,"inclusive":true},{"check":"custom_pattern","pattern":pattern2,"message":"must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)"},{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true}]},
   /* 19 */ {"type":"optional","inner":20},
   /* 20 */ {"type":"number","checks":[{"check":"number_format","format":"int32"},{"check":"greater_than","value":-840,"inclusive":true},{"check":"less_than","value":840,"inclusive":true}]},
   /* 21 */ {"type":"optional","inner":22},
@@ -48,11 +49,11 @@ const nodes: readonly NodePlan[] = [
   /* 31 */ {"type":"optional","inner":32},
   /* 32 */ {"type":"object","shape":{"CardType":{"node":7,"optin":"optional","optout":"optional"},"CardNumber":{"node":33,"optin":"optional","optout":"optional"},"CardHolderName":{"node":7,"optin":"optional","optout":"optional"},"ExpiryMMYY":{"node":35,"optin":"optional","optout":"optional"},"CardVerificationNumber":{"node":37,"optin":"optional","optout":"optional"},"FriendlyName":{"node":7,"optin":"optional","optout":"optional"},"CardToken":{"node":7,"optin":"optional","optout":"optional"}},"catchall":"never"},
   /* 33 */ {"type":"optional","inner":34},
-  /* 34 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern2,"message":"must be 12 to 19 digits"}]},
+  /* 34 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern3,"message":"must be 12 to 19 digits"}]},
   /* 35 */ {"type":"optional","inner":36},
-  /* 36 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern3,"message":"must be MMYY"}]},
+  /* 36 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern4,"message":"must be MMYY"}]},
   /* 37 */ {"type":"optional","inner":38},
-  /* 38 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern4,"message":"must be 3 or 4 digits"}]},
+  /* 38 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern5,"message":"must be 3 or 4 digits"}]},
   /* 39 */ {"type":"optional","inner":40},
   /* 40 */ {"type":"array","element":41,"checks":[{"check":"max_length","maximum":500}]},
   /* 41 */ {"type":"object","shape":{"ID":{"node":3,"optin":"optional","optout":"optional"},"Code":{"node":7,"optin":"optional","optout":"optional"},"Message":{"node":13,"optin":"optional","optout":"optional"},"Description":{"node":13,"optin":"optional","optout":"optional"},"LogDateTime_utc":{"node":7,"optin":"optional","optout":"optional"},"LogDateTime_offset":{"node":19,"optin":"optional","optout":"optional"},"PaymentStatus":{"node":7,"optin":"optional","optout":"optional"},"PaymentStatus3rdParty":{"node":7,"optin":"optional","optout":"optional"},"UserID":{"node":3,"optin":"optional","optout":"optional"}},"catchall":"never"},
@@ -63,11 +64,11 @@ const nodes: readonly NodePlan[] = [
   /* 46 */ {"type":"array","element":47,"checks":[{"check":"max_length","maximum":500}]},
   /* 47 */ {"type":"object","shape":{"ID":{"node":4},"Amount":{"node":18},"Status":{"node":8},"RefNumber":{"node":7,"optin":"optional","optout":"optional"}},"catchall":"never"},
   /* 48 */ {"type":"optional","inner":49},
-  /* 49 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern5},{"check":"max_length","maximum":35}]},
+  /* 49 */ {"type":"string","checks":[{"check":"string_format","format":"datetime","pattern":pattern6},{"check":"max_length","maximum":35}]},
   /* 50 */ {"type":"object","shape":{"id":{"node":51}},"catchall":"never"},
   /* 51 */ {"type":"pipe","in":52,"out":55},
   /* 52 */ {"type":"pipe","in":53,"out":54},
-  /* 53 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern6,"message":"must be a positive 32-bit integer"}]},
+  /* 53 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern7,"message":"must be a positive 32-bit integer"}]},
   /* 54 */ {"type":"transform","fn":"Number"},
   /* 55 */ {"type":"number","message":"must be a positive 32-bit integer","checks":[{"check":"number_format","format":"int32","message":"must be a positive 32-bit integer"},{"check":"greater_than","value":1,"inclusive":true,"message":"must be a positive 32-bit integer"}]},
 ];

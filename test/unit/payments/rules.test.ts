@@ -1,7 +1,8 @@
 // Unit tests of the payment rules (shared/payments/rules.ts): what a recorded payment stores, what a refund may
 // take, the run-mode flags and the answer's derived fields. Pure functions: no fakes needed.
 import { describe, expect, it } from '@jest/globals';
-import { Conflict, ValidationFailed, type FieldError } from '../../../shared/errors';
+import { Conflict, ItemTooLarge, ValidationFailed, type FieldError } from '../../../shared/errors';
+import { assertPaymentFits } from '../../../shared/payments/repository';
 import {
   buildRefund,
   maxRefundsPerPayment,
@@ -175,9 +176,18 @@ describe('prepareNewPayment', () => {
     expect(paid({ Amount: 1, Status: 'Pending' }).fields.Status).toBe('Pending');
   });
 
-  it('refuses a payment too large to store', () => {
+  it('refuses a payment too large to store, through the data kit\'s item-size guard (413 with the size and limit)', () => {
     const big = Array.from({ length: 120 }, () => ({ Summary: 'x'.repeat(4000) }));
-    expect(pointers(() => prepareNewPayment({ Amount: 1, RefBusTrans: big }, context))).toEqual(['/Object']);
+    const record = prepareNewPayment({ Amount: 1, RefBusTrans: big }, context);
+    expect(() => assertPaymentFits(1, record)).toThrow(ItemTooLarge);
+    try {
+      assertPaymentFits(1, record);
+    } catch (error) {
+      expect((error as ItemTooLarge).status).toBe(413);
+      expect((error as ItemTooLarge).extensions).toMatchObject({ ItemSizeLimit: 409_600 - 64, LargestField: 'RefBusTrans' });
+      expect((error as ItemTooLarge).extensions.ItemSize).toBeGreaterThan(480_000);
+    }
+    expect(() => assertPaymentFits(1, prepareNewPayment({ Amount: 1, RefBusTrans: big.slice(0, 90) }, context))).not.toThrow();
   });
 });
 
