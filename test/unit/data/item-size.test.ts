@@ -1,0 +1,85 @@
+// Unit tests of the item size the data kit computes (shared/data/item-size.ts), against the rules and examples of
+// AWS's "DynamoDB item sizes and formats" (CapacityUnitCalculations.html), and of the guard built on it.
+import { describe, expect, it } from '@jest/globals';
+import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import { assertItemFits, itemBytes, maxItemBytes, numberBytes, valueBytes } from '../../../shared/data/item-size';
+import { ItemTooLarge } from '../../../shared/errors';
+
+describe('itemBytes (AWS rules)', () => {
+  it('a string is its name and value in UTF-8 bytes', () => {
+    expect(itemBytes({ Name: 'abc' })).toBe(4 + 3);
+    expect(itemBytes({ 'é': 'ü€' })).toBe(2 + 2 + 3);
+    expect(itemBytes({ s: '😀' })).toBe(1 + 4);
+  });
+
+  it('a number is 1 byte per two significant digits plus 1 (leading and trailing zeros trimmed), plus 1 when negative', () => {
+    expect(numberBytes('1')).toBe(2);
+    expect(numberBytes('12')).toBe(2);
+    expect(numberBytes('123')).toBe(3);
+    expect(numberBytes('1000000')).toBe(2);
+    expect(numberBytes('0.00012')).toBe(2);
+    expect(numberBytes('-12.5')).toBe(4);
+    expect(numberBytes('12345678901234567890123456789012345678')).toBe(20);
+    expect(itemBytes({ Count: 27 })).toBe(5 + 2);
+    expect(valueBytes(new NumberValue('123456789012345678901234567890'))).toBe(16);
+  });
+
+  it('a boolean or null is its name plus 1 byte', () => {
+    expect(itemBytes({ IsActive: true, Gone: null })).toBe(8 + 1 + 4 + 1);
+  });
+
+  it('binary is its raw bytes', () => {
+    expect(itemBytes({ b: new Uint8Array(10) })).toBe(11);
+  });
+
+  it('a list or map is 3 bytes plus its elements, 1 byte each more; an empty one 3 bytes', () => {
+    expect(itemBytes({ L: [] })).toBe(1 + 3);
+    expect(itemBytes({ M: {} })).toBe(1 + 3);
+    // [1, "ab"]: 3 + (2 + 1) + (2 + 1)
+    expect(itemBytes({ L: [1, 'ab'] })).toBe(1 + 9);
+    // { a: true, bb: "x" }: 3 + (1 + 1 + 1) + (2 + 1 + 1)
+    expect(itemBytes({ M: { a: true, bb: 'x' } })).toBe(1 + 10);
+    // nested: { L: [{ k: 'v' }] }: list 3 + (map 3 + (1 + 1 + 1) + 1)
+    expect(itemBytes({ L: [{ k: 'v' }] })).toBe(1 + 3 + 3 + 3 + 1);
+  });
+
+  it('skips undefined members, as the document client removes them', () => {
+    expect(itemBytes({ a: 'x', b: undefined, M: { c: undefined } })).toBe(2 + 1 + 3);
+  });
+
+  it('counts a string set by its members', () => {
+    expect(itemBytes({ SS: new Set(['ab', 'c']) })).toBe(2 + 3);
+  });
+});
+
+describe('assertItemFits', () => {
+  const itemOf = (bytes: number) => ({ pk: 'T#1', sk: 'X', big: 'x'.repeat(bytes - (2 + 3) - (2 + 1) - 3) });
+
+  it('takes an item of exactly 400 KB and refuses one byte more, naming the size, the limit and the largest field', () => {
+    expect(itemBytes(itemOf(maxItemBytes))).toBe(409_600);
+    expect(() => assertItemFits(itemOf(maxItemBytes))).not.toThrow();
+    let thrown: unknown;
+    try {
+      assertItemFits(itemOf(maxItemBytes + 1));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ItemTooLarge);
+    const error = thrown as ItemTooLarge;
+    expect(error.status).toBe(413);
+    expect(error.detail).toBe('The record would take 409601 bytes in storage; at most 409600 bytes can be stored in one record (the largest field is big).');
+    expect(error.extensions).toEqual({ ItemSize: 409_601, ItemSizeLimit: 409_600, LargestField: 'big' });
+  });
+
+  it('keeps the reserve free', () => {
+    expect(() => assertItemFits(itemOf(maxItemBytes - 100), { reserveBytes: 100 })).not.toThrow();
+    expect(() => assertItemFits(itemOf(maxItemBytes - 99), { reserveBytes: 100 })).toThrow(ItemTooLarge);
+  });
+
+  it('refuses a partition key over 2,048 bytes and a sort key over 1,024 (indexes too)', () => {
+    expect(() => assertItemFits({ pk: 'x'.repeat(2048), sk: 'y'.repeat(1024), gsi1pk: 'z'.repeat(2048), gsi1sk: 'w'.repeat(1024) })).not.toThrow();
+    expect(() => assertItemFits({ pk: 'x'.repeat(2049), sk: 'y' })).toThrow(/pk would take 2049 bytes/);
+    expect(() => assertItemFits({ pk: 'x', sk: 'y'.repeat(1025) })).toThrow(ItemTooLarge);
+    expect(() => assertItemFits({ pk: 'x', sk: 'y', gsi3sk: 'é'.repeat(513) })).toThrow(ItemTooLarge);
+  });
+});
