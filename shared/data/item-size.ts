@@ -1,12 +1,13 @@
 // Data layer: the size DynamoDB gives an item, and the guard every write of the data kit passes through, so no area
 // can send DynamoDB an item it would refuse (400 KB) and answer 500. The rules are AWS's ("DynamoDB item sizes and
 // formats", developerguide/CapacityUnitCalculations.html): an item is the sum of its attribute names and values;
-// a string is its UTF-8 bytes; a number 1 byte per two significant digits plus 1 (plus 1 when negative: an upper
-// bound, the docs say "approximately"); binary its raw bytes; a boolean or null 1 byte; a list or map 3 bytes plus
+// a string is its UTF-8 bytes; a number "approximately" 1 byte per two significant digits plus 1 (exactly, as
+// measured on DynamoDB Local: its digits in base-100 pairs aligned on the decimal point, plus 1, plus 1 more when
+// negative, so 1.5 takes 3 bytes as 01|50 and 15 takes 2); binary its raw bytes; a boolean or null 1 byte; a list or map 3 bytes plus
 // each element's size plus 1 byte per element (a map's element counts its name too). Key attributes are limited
 // separately: a partition key value to 2,048 bytes, a sort key value to 1,024 (tables and indexes alike).
 import { ItemTooLarge } from '../errors';
-import { significantDigits } from './numbers';
+import { decimalFormOf } from './numbers';
 
 /** DynamoDB's item size limit: 400 KB, attribute names included. */
 export const maxItemBytes = 400 * 1024;
@@ -16,7 +17,13 @@ export const maxSortKeyBytes = 1024;
 const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /** The size of a number as DynamoDB counts it, from the text the document client sends (`String(value)`). */
-export const numberBytes = (text: string): number => Math.ceil(significantDigits(text) / 2) + 1 + (text.trim().startsWith('-') ? 1 : 0);
+export const numberBytes = (text: string): number => {
+  const form = decimalFormOf(text);
+  if (!form || form.digits === '') return 1;
+  // 0.<digits> x 10^exponent: an odd exponent puts the first digit in a pair of its own (1.5 is 01|50).
+  const pairs = Math.ceil((form.digits.length + Math.abs(form.exponent % 2)) / 2);
+  return pairs + 1 + (form.negative ? 1 : 0);
+};
 
 const isNumberValue = (value: object): value is { value: string } =>
   typeof (value as { value?: unknown }).value === 'string' && value.constructor?.name === 'NumberValue';

@@ -1,7 +1,8 @@
 // Data layer: what a DynamoDB number is, once. DynamoDB stores a number as decimal text of at most 38 significant
 // digits whose magnitude is zero or from 1E-130 to 9.9999999999999999999999999999999999999E+125; anything else is a
 // ValidationException (a 500 if it ever reached the table). The document client sends a JS number as `String(value)`,
-// the shortest decimal text that reads back as the same double. Every numeric schema (shared/schemas/common.ts), the
+// the shortest decimal text that reads back as the same double, and refuses (throws) any number beyond
+// Number.MAX_SAFE_INTEGER in magnitude, so that is the upper bound here. Every numeric schema (shared/schemas/common.ts), the
 // body codecs (a number whose text a double cannot hold exactly is refused) and the item-size guard read this module.
 // Zod-free and import-free, so every bundle can load it.
 
@@ -10,13 +11,16 @@ export const dynamoNumber = {
   maxSignificantDigits: 38,
   /** The smallest non-zero magnitude DynamoDB stores (1E-130). */
   minMagnitude: 1e-130,
-  /** The largest double DynamoDB stores: the next one up is written `1e+126` (DynamoDB's maximum is 9.99...9E+125, 38 nines). */
-  maxMagnitude: 9.999999999999998e125,
+  /**
+   * The largest magnitude the data kit stores: the document client refuses a number beyond MAX_SAFE_INTEGER (it
+   * cannot tell it was meant exactly); DynamoDB itself would take up to 9.99...9E+125 (38 nines). No field needs more.
+   */
+  maxMagnitude: Number.MAX_SAFE_INTEGER,
 } as const;
 
 /** The rule as people read it (schema descriptions, the OpenAPI document, errors). */
 export const storableNumberRule =
-  'a number DynamoDB stores exactly as sent: 0, or a magnitude from 1e-130 to 9.999999999999998e125, written with ' +
+  'a number DynamoDB stores exactly as sent: 0, or a magnitude from 1e-130 to 9007199254740991, written with ' +
   'digits a 64-bit float holds exactly (at most 17 significant digits, and any 15 are; DynamoDB itself keeps 38)';
 
 /** True when DynamoDB stores `value` (as the document client sends it) without refusing or changing it. */

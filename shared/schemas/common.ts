@@ -13,7 +13,7 @@ export const int32 = () => z.int32();
 export const id = () => z.int32().min(0);
 /**
  * A number DynamoDB stores exactly as sent (shared/data/numbers.ts): finite, 0 or a magnitude from 1e-130 to
- * 9.999999999999998e125. Every non-integer number of every schema is built on it (integers are 32-bit or safe
+ * 9007199254740991 (the document client's bound). Every non-integer number of every schema is built on it (integers are 32-bit or safe
  * integers, always storable). The body codecs refuse a number whose text a double does not hold exactly (more digits
  * than a double keeps), and the OpenAPI generator writes the rule into every `number` schema.
  */

@@ -12,14 +12,15 @@ describe('itemBytes (AWS rules)', () => {
     expect(itemBytes({ s: '😀' })).toBe(1 + 4);
   });
 
-  it('a number is 1 byte per two significant digits plus 1 (leading and trailing zeros trimmed), plus 1 when negative', () => {
-    expect(numberBytes('1')).toBe(2);
-    expect(numberBytes('12')).toBe(2);
-    expect(numberBytes('123')).toBe(3);
-    expect(numberBytes('1000000')).toBe(2);
-    expect(numberBytes('0.00012')).toBe(2);
-    expect(numberBytes('-12.5')).toBe(4);
-    expect(numberBytes('12345678901234567890123456789012345678')).toBe(20);
+  it('a number is 1 byte per pair of digits aligned on the decimal point, plus 1, plus 1 when negative (measured on DynamoDB Local)', () => {
+    const measured: [string, number][] = [
+      ['0', 1], ['1', 2], ['12', 2], ['123', 3], ['1234', 3], ['12345', 4], ['123456789', 6], ['100', 2], ['1000000', 2],
+      ['-1', 3], ['-12', 3], ['-123', 4], ['-1234', 4], ['0.5', 2], ['1.25', 3], ['-1.25', 4], ['1.5', 3], ['-2.5', 4],
+      ['12.5', 3], ['10.5', 3], ['9.5', 3], ['99.5', 3], ['0.05', 2], ['0.005', 2], ['0.123', 3], ['101', 3], ['1010', 3],
+      ['1e-130', 2], ['3e-130', 2], ['1.5e-130', 3], ['2.5e-130', 3], ['1.5e-7', 2], ['1.234e-7', 3],
+      ['123456789.123456', 9], ['9007199254740991', 9], ['-9007000000000000', 4],
+    ];
+    expect(measured.map(([text]) => [text, numberBytes(text)])).toEqual(measured);
     expect(itemBytes({ Count: 27 })).toBe(5 + 2);
     expect(valueBytes(new NumberValue('123456789012345678901234567890'))).toBe(16);
   });
