@@ -5,7 +5,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '../data/client';
 import { assertItemFits } from '../data/item-size';
-import { nextValue } from '../data/sequence';
+import { nextValue, withNextValue } from '../data/sequence';
 import { transact, transactionActions } from '../data/transaction';
 import { versionedPut } from '../data/versioned';
 import { ConcurrentModification } from '../errors';
@@ -116,6 +116,9 @@ export const createPaymentRepository = (table: TableContext) => {
   return {
     /** The next payment ID of the tenant (refunds take theirs from the same sequence). */
     nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, paymentSequence, 'payment ID'),
+
+    /** Runs a create with the next ID, given back if the create is refused with nothing written (a GUID taken). */
+    withNextId: <T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T> => withNextValue(table, tenantId, paymentSequence, 'payment ID', create),
 
     async get(tenantId: number, id: number): Promise<PaymentRecord | undefined> {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: paymentKey(tenantId, id), ConsistentRead: true }));

@@ -75,9 +75,11 @@ export const createPaymentService = ({ repository, publish, clock = () => new Da
       // Checked before an ID is spent on it, so a refused body leaves no gap in the tenant's IDs: with the largest ID,
       // the stored item can only be smaller than the one checked.
       assertPaymentFits(principal.tenantId, prepareNewPayment(request.Object, { ...context, id: maxSequenceValue }));
-      const id = await repository.nextId(principal.tenantId);
-      const record = prepareNewPayment(request.Object, { ...context, id });
-      await repository.create(principal.tenantId, record);
+      const record = await repository.withNextId(principal.tenantId, async (id) => {
+        const prepared = prepareNewPayment(request.Object, { ...context, id });
+        await repository.create(principal.tenantId, prepared);
+        return prepared;
+      });
       return { payment: paymentView(record), queued: false };
     },
 

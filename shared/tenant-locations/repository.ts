@@ -10,7 +10,7 @@ import { queryAll, type TableContext } from '../data/client';
 import { claimChanges } from '../data/claims';
 import { defineCodec, fieldsOf } from '../data/codec';
 import { assertItemFits } from '../data/item-size';
-import { nextValue } from '../data/sequence';
+import { nextValue, withNextValue } from '../data/sequence';
 import { transact, transactionActions } from '../data/transaction';
 import { versionedPut } from '../data/versioned';
 import { ConcurrentModification, NameTaken, VersionConflict } from '../errors';
@@ -118,6 +118,9 @@ export const createTenantLocationRepository = (table: TableContext) => {
 
     /** Next ID of the tenant's sequence. A failed save leaves a gap, which IDs may have. */
     nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, locationSequence, 'location ID'),
+
+    /** Runs a create with the next ID, given back if the create is refused with nothing written (a name taken). */
+    withNextId: <T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T> => withNextValue(table, tenantId, locationSequence, 'location ID', create),
 
     async defaultLocationId(tenantId: number): Promise<number | undefined> {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: defaultPointerKey(tenantId), ConsistentRead: true }));

@@ -146,11 +146,8 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     // With the largest ID (the stored item can only be smaller): a location too large to store is refused (413)
     // before it takes an ID.
     if (!isUpdate) assertLocationFits(compose(maxSequenceValue, undefined, now()));
-    // Allocated only once the input is known good; a save that still fails later leaves a gap in the IDs.
-    const id = isUpdate ? (input.ID as number) : await repository.nextId(tenantId);
-
     // Lost races are retried under the one optimistic-retry policy (shared/data/retry.ts), from the read.
-    return withOptimisticRetry(async () => {
+    const saveAs = (id: number) => withOptimisticRetry(async () => {
       const previous = isUpdate ? await require(tenantId, id) : undefined;
       if (previous && input.Version !== undefined && input.Version !== previous.Version) throw new StaleVersion();
       const next = compose(id, previous, now());
@@ -164,6 +161,8 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
       }
       return { created: !isUpdate, location: next };
     });
+    // A create's ID is taken once the input is known good, and given back if the write is refused (a name taken).
+    return isUpdate ? saveAs(input.ID as number) : repository.withNextId(tenantId, saveAs);
   };
 
   const remove = async (principal: Principal, id: number): Promise<TenantLocation> => {

@@ -169,3 +169,19 @@ describe('a refused number leaves the sequences alone', () => {
     expect(next.task.json.Value.ID).toBe((first.task.json.Value.ID as number) + 1);
   });
 });
+
+describe('a create refused by a conflict in its write leaves the sequence alone too', () => {
+  it('a location whose name is taken and a payment whose GUID is taken give their IDs back', async () => {
+    const location = await send(json(locations, { Name: 'Taken' }));
+    const guid = 'f6a5d1e0-8c2b-4c1e-9d3a-1b2c3d4e5f60';
+    const payment = await send(json(payments, { Object: { Amount: 3, GUID: guid } }));
+
+    await refusedUnchanged(json(locations, { Name: ' TAKEN ' }), 409);
+    await refusedUnchanged(json(payments, { Object: { Amount: 3, GUID: guid.toUpperCase() } }), 409);
+    const nextLocation = await send(json(locations, { Name: 'Free' }));
+    const nextPayment = await send(json(payments, { Object: { Amount: 3 } }));
+
+    expect(nextLocation.json?.ID).toBe((location.json?.ID as number) + 1);
+    expect((nextPayment.json?.Object as { ID: number }).ID).toBe((payment.json?.Object as { ID: number }).ID + 1);
+  });
+});
