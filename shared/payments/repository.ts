@@ -44,11 +44,21 @@ const fromItem = (item: Readonly<Record<string, unknown>>): PaymentRecord => {
 const refundReserveBytes = 64;
 
 /**
- * Refuses (413) a payment whose item DynamoDB would refuse. POST /Payment calls it with the largest ID before the
- * payment takes one; `create` again on the real item (through `transact`).
+ * The answer an Idempotency-Key remembers (idempotency.ts) holds the payment as JSON text in one item of its own,
+ * beside the envelope, the headers and Powertools' attributes: room for those.
  */
-export const assertPaymentFits = (tenantId: number, record: PaymentRecord): void =>
+const idempotencyAnswerReserveBytes = 4096;
+
+/**
+ * Refuses (413) a payment whose item DynamoDB would refuse, or whose answer, remembered as JSON text for an
+ * Idempotency-Key, would not fit one item (JSON spends more bytes on names and punctuation than DynamoDB does): either
+ * would fail after the payment is written. POST /Payment calls it with the largest ID before the payment takes one;
+ * `create` again on the real item.
+ */
+export const assertPaymentFits = (tenantId: number, record: PaymentRecord): void => {
   assertItemFits(toItem(tenantId, record), { reserveBytes: refundReserveBytes });
+  assertItemFits({ Object: JSON.stringify(record.fields) }, { reserveBytes: idempotencyAnswerReserveBytes });
+};
 
 const linkItem = (tenantId: number, refund: PaymentRecord) => ({
   ...refundLinkKey(tenantId, refund.fields.OriginalPaymentID as number, refund.fields.ID),

@@ -2,7 +2,8 @@
 // take, the run-mode flags and the answer's derived fields. Pure functions: no fakes needed.
 import { describe, expect, it } from '@jest/globals';
 import { Conflict, ItemTooLarge, ValidationFailed, type FieldError } from '../../../shared/errors';
-import { assertPaymentFits } from '../../../shared/payments/repository';
+import { itemBytes } from '../../../shared/data/item-size';
+import { assertPaymentFits, toItem } from '../../../shared/payments/repository';
 import {
   buildRefund,
   maxRefundsPerPayment,
@@ -188,6 +189,13 @@ describe('prepareNewPayment', () => {
       expect((error as ItemTooLarge).extensions.ItemSize).toBeGreaterThan(480_000);
     }
     expect(() => assertPaymentFits(1, prepareNewPayment({ Amount: 1, RefBusTrans: big.slice(0, 90) }, context))).not.toThrow();
+  });
+
+  it('refuses a payment whose item fits but whose answer, remembered as JSON for an Idempotency-Key, would not', () => {
+    const rows = Array.from({ length: 500 }, () => ({ ID: 1, TotalInc: 1.5, TotalEx: 2.5, Summary: 'x'.repeat(712), RefNumber: 'R', TransactionTypeID: 3, IsActive: true }));
+    const record = prepareNewPayment({ Amount: 1, RefBusTrans: rows }, context);
+    expect(itemBytes(toItem(1, record))).toBeLessThan(409_600 - 64);
+    expect(() => assertPaymentFits(1, record)).toThrow(ItemTooLarge);
   });
 });
 
