@@ -32,6 +32,7 @@ export const problemKinds = {
   guidTaken: { status: 409, title: 'GUID already in use', type: problemType('guid-taken') },
   idempotencyKeyInUse: { status: 409, title: 'Request in progress', type: problemType('idempotency-key-in-use') },
   payloadTooLarge: { status: 413, title: 'Content Too Large', type: 'about:blank' },
+  recordTooLarge: { status: 413, title: 'Record too large to store', type: problemType('record-too-large') },
   unsupportedMediaType: { status: 415, title: 'Unsupported Media Type', type: 'about:blank' },
   idempotencyKeyReused: { status: 422, title: 'Idempotency key reused', type: problemType('idempotency-key-reused') },
   tooManyRequests: { status: 429, title: 'Too Many Requests', type: 'about:blank' },
@@ -144,7 +145,7 @@ export class PayloadTooLarge extends ApiError {
 export class ItemTooLarge extends ApiError {
   constructor(bytes: number, limitBytes: number, largestAttribute: string, detail?: string) {
     super(
-      problemKinds.payloadTooLarge,
+      problemKinds.recordTooLarge,
       detail ??
         `The record would take ${bytes} bytes in storage; at most ${limitBytes} bytes can be stored in one record` +
           (largestAttribute ? ` (the largest field is ${largestAttribute}).` : '.'),

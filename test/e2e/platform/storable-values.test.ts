@@ -128,6 +128,13 @@ describe('records too large for one DynamoDB item are refused with 413, and the 
     const response = await refusedUnchanged(refused, 413);
     const next = await send(fits);
 
+    expect(response.json).toMatchObject({
+      type: 'tag:business-platform.api,2026:problems/record-too-large',
+      title: 'Record too large to store',
+      status: 413,
+      IsSuccess: false,
+      ErrorCode: 413,
+    });
     expect(sizeOf(response)).toMatchObject({ ItemSize: expect.any(Number), ItemSizeLimit: expect.any(Number) });
     expect(sizeOf(response).ItemSize).toBeGreaterThan(sizeOf(response).ItemSizeLimit);
     expect(sizeOf(response).ItemSizeLimit).toBeLessThanOrEqual(409_600);
