@@ -2,8 +2,9 @@
 // digits whose magnitude is zero or from 1E-130 to 9.9999999999999999999999999999999999999E+125; anything else is a
 // ValidationException (a 500 if it ever reached the table). The document client sends a JS number as `String(value)`,
 // the shortest decimal text that reads back as the same double, and refuses (throws) any number beyond
-// Number.MAX_SAFE_INTEGER in magnitude, so that is the upper bound here. Every numeric schema (shared/schemas/common.ts), the
-// body codecs (a number whose text a double cannot hold exactly is refused) and the item-size guard read this module.
+// Number.MAX_SAFE_INTEGER in magnitude, so that is the upper bound here. Every numeric schema
+// (shared/schemas/common.ts), the body codecs (a number whose text a double cannot hold exactly is refused) and the
+// item-size guard read this module.
 // Zod-free and import-free, so every bundle can load it.
 
 export const dynamoNumber = {
@@ -21,7 +22,7 @@ export const dynamoNumber = {
 /** The rule as people read it (schema descriptions, the OpenAPI document, errors). */
 export const storableNumberRule =
   'a number DynamoDB stores exactly as sent: 0, or a magnitude from 1e-130 to 9007199254740991, written with ' +
-  'digits a 64-bit float holds exactly (at most 17 significant digits, and any 15 are; DynamoDB itself keeps 38)';
+  'digits a 64-bit float holds exactly (any number of up to 15 significant digits is; DynamoDB itself keeps 38)';
 
 /** True when DynamoDB stores `value` (as the document client sends it) without refusing or changing it. */
 export const isStorableNumber = (value: number): boolean => {
