@@ -22,6 +22,7 @@ import { isCompiledOperation, type CompiledOperation } from '../validation/compi
 import { compileOperation } from '../validation/compile-operation';
 import type { SchemaPlan } from '../validation/plan';
 import { coerceToPlan } from './codecs/coerce';
+import { assertJsonNumbersStorable } from './codecs/json-numbers';
 import { parseForm } from './codecs/form';
 import { parseJsonBody } from './codecs/json';
 import { loadXmlParser, parseXml, serializeXml } from './codecs/xml';
@@ -234,7 +235,13 @@ const contentTypeOf = (event: APIGatewayProxyEvent): string | undefined => {
 };
 
 const decoders: Record<BodyFormat, (text: string) => unknown | Promise<unknown>> = {
-  json: parseJsonBody,
+  // Well-formed, within the depth bound, no member named twice (codecs/json.ts), then every number storable exactly
+  // as written (codecs/json-numbers.ts).
+  json: (text) => {
+    const decoded = parseJsonBody(text);
+    assertJsonNumbersStorable(text);
+    return decoded;
+  },
   // The parser library is loaded on the first XML body, never at cold start (codecs/xml.ts).
   xml: async (text) => {
     await loadXmlParser();

@@ -7,6 +7,7 @@
 // change the output), convert it twice, once per io, then keep one component per id when both io forms agree and
 // split `<id>` (output) from `<id>Input` (input) when they do not (defaults, coercions, transforms, secrets).
 import { z } from 'zod';
+import { dynamoNumber, storableNumberRule } from '../data/numbers';
 import { maxLengthOfPattern } from './pattern-length';
 import { isJsonObject, type JsonObject, type JsonValue, type SchemaObject } from './types';
 
@@ -137,6 +138,14 @@ const refTarget = (node: JsonValue | undefined): string | undefined => {
   return node.$ref.slice(schemaRefPrefix.length);
 };
 
+/** Magnitudes DynamoDB cannot store: above 0 and below 1e-130, either sign. */
+const storableNumberGap: JsonObject = {
+  exclusiveMinimum: -dynamoNumber.minMagnitude,
+  exclusiveMaximum: dynamoNumber.minMagnitude,
+  not: { const: 0 },
+};
+const storableNumberDescription = `${storableNumberRule.charAt(0).toUpperCase()}${storableNumberRule.slice(1)}; any other number is refused (400).`;
+
 /** `int32` or `int64`: the narrowest format the integer's bounds fit; none when a bound is missing or wider. */
 export const integerFormat = (minimum: JsonValue | undefined, maximum: JsonValue | undefined): string | undefined => {
   if (typeof minimum !== 'number' || typeof maximum !== 'number') return undefined;
@@ -152,10 +161,18 @@ export const integerFormat = (minimum: JsonValue | undefined, maximum: JsonValue
  *   pattern enforces.
  * - XML: a property holding another component keeps the property's element name (the component's own `xml.name`
  *   names only a root element); array members repeat the property's element (unwrapped, OpenAPI's default).
+ * - Every `number` is a DynamoDB-storable number (shared/data/numbers.ts, `storableNumber` in shared/schemas):
+ *   its bounds are zod's; the gap around zero is a `not` (any magnitude below 1e-130 but 0), and the rule
+ *   JSON Schema cannot say (digits a double holds exactly as written) is in its description.
  */
 const decorate = (schema: SchemaObject, io: SchemaIo): void => {
   walkSchema(schema, (node) => {
     if (io === 'input' && node['x-sensitive'] === true) node.writeOnly = true;
+    if (node.type === 'number' && node.not === undefined) {
+      node.not = storableNumberGap;
+      const description = typeof node.description === 'string' ? `${node.description} ` : '';
+      node.description = `${description}${storableNumberDescription}`;
+    }
     if (node.type === 'integer' && node.format === undefined) {
       const format = integerFormat(node.minimum, node.maximum);
       if (format !== undefined) node.format = format;

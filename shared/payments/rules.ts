@@ -13,8 +13,6 @@ export const paymentStatuses = ['Paid', 'Pending'] as const;
 export const refundStatuses = ['Queued', 'Refunded', 'Failed'] as const;
 export type RefundStatus = (typeof refundStatuses)[number];
 
-/** A payment item must fit DynamoDB's 400 KB item limit with room for the server's fields: its JSON is capped. */
-export const maxStoredPaymentBytes = 350_000;
 
 /**
  * A payment as stored: the record's own fields, with money in minor units. `refundedMinor` counts refunds that are
@@ -276,9 +274,6 @@ export const prepareNewPayment = (input: PaymentT | undefined, context: NewRecor
     refundedMinor: 0,
     refundCount: 0,
   };
-  if (Buffer.byteLength(JSON.stringify(record), 'utf8') > maxStoredPaymentBytes) {
-    throw invalid('/Object', `is too large to store: a payment may take at most ${maxStoredPaymentBytes} bytes as JSON`);
-  }
   return record;
 };
 

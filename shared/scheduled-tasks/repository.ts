@@ -7,6 +7,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { TableContext } from '../data/client';
 import { defineCodec } from '../data/codec';
+import { assertItemFits } from '../data/item-size';
 import { nextValue } from '../data/sequence';
 import { VersionConflict } from '../errors';
 import type { SealedSecret, StoredAdaptorDetails } from '../crypto/secret-fields';
@@ -89,6 +90,17 @@ const fromTaskItem = (item: Readonly<Record<string, unknown>>): StoredTask => {
   return { task, adaptor: { Details: details, Secrets: (item[secretsAttribute] as SealedSecret[] | undefined) ?? [] } };
 };
 
+/** What the task-runs consumer and the schedule sync add to a task item between saves (LastRunDateTime_utc, ...). */
+const runStateReserveBytes = 256;
+
+/**
+ * Refuses (413) a task whose item DynamoDB would refuse, with room for the run state written between saves. The
+ * save calls it before the task takes an ID (with the largest ID, so the real one can only be smaller), and write
+ * again on the real item.
+ */
+export const assertTaskFits = (tenantId: number, stored: StoredTask): void =>
+  assertItemFits(toTaskItem(tenantId, stored), { reserveBytes: runStateReserveBytes });
+
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException || (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
 
 export const createScheduledTaskRepository = (table: TableContext) => {
@@ -110,6 +122,7 @@ export const createScheduledTaskRepository = (table: TableContext) => {
      */
     async write(tenantId: number, next: StoredTask, expectedVersion: number | undefined, clearRunState = false): Promise<void> {
       const item = toTaskItem(tenantId, next);
+      assertItemFits(item, { reserveBytes: runStateReserveBytes });
       try {
         if (expectedVersion === undefined) {
           await client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));

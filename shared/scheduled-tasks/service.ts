@@ -6,13 +6,14 @@ import type { Principal } from '../auth/principal';
 import { extractSecrets, sealAdaptorDetails, type StoredAdaptorDetails } from '../crypto/secret-fields';
 import type { SecretCipher } from '../crypto/envelope';
 import { withOptimisticRetry } from '../data/retry';
+import { maxSequenceValue } from '../data/sequence';
 import { nextVersion } from '../data/versioned';
 import { NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '../errors';
 import { describeError, logger } from '../observability/logger';
 import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '../schemas/scheduled-task';
 import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import type { ScheduleSyncMessage } from './messages';
-import type { ScheduledTaskRepository, StoredTask, TaskRecord } from './repository';
+import { assertTaskFits, type ScheduledTaskRepository, type StoredTask, type TaskRecord } from './repository';
 import type { ScheduleState as SyncedState, TaskSchedule } from './schedules';
 import { taskView } from './task-view';
 
@@ -241,7 +242,13 @@ export const createScheduledTaskService = ({
     // Checked in full before anything is taken or written, so a refused save changes nothing, not even the sequence.
     const secretErrors = incomingDetails ? extractSecrets(incomingDetails).errors : [];
     if (secretErrors.length > 0) throw new ValidationFailed(secretErrors);
-    if (!isUpdate) compose(principal, 0, input, undefined, clock());
+    if (!isUpdate) {
+      // Composed and sealed with the largest ID (the real item can only be smaller) to refuse a task too large to
+      // store (413) before an ID is taken.
+      const draft = compose(principal, maxSequenceValue, input, undefined, clock());
+      const sealed = await sealAdaptorDetails({ incoming: incomingDetails, stored: undefined, owner: { tenantId, taskId: maxSequenceValue }, cipher });
+      assertTaskFits(tenantId, { task: draft.record, ...(sealed ? { adaptor: sealed } : {}) });
+    }
     const id = isUpdate ? (input.ID as number) : await repository.nextId(tenantId);
     const expected = input.Version ? input.Version : undefined;
 

@@ -1,7 +1,8 @@
 // Schemas: the primitive types of the spec with the bounds the spec leaves open (listed in shared/README.md).
 // Every shape of the service is built from these, so a bound is chosen once.
 import { z } from 'zod';
-import { matches } from '../validation/portable';
+import { dynamoNumber, notBelowSmallestMagnitude } from '../data/numbers';
+import { matches, numberTextMatches } from '../validation/portable';
 import { calendarTextPattern, isoDateTimePattern } from './calendar';
 import { limits } from './limits';
 
@@ -11,8 +12,20 @@ export { limits };
 export const int32 = () => z.int32();
 /** Ids in bodies: 0 or absent means "none / create"; never negative. */
 export const id = () => z.int32().min(0);
-/** `number` of the spec: finite, bounded decimal. */
-export const decimal = () => z.number().min(-limits.numberMagnitude).max(limits.numberMagnitude);
+/**
+ * A number DynamoDB stores exactly as sent (shared/data/numbers.ts): finite, 0 or a magnitude from 1e-130 to
+ * 9007199254740991 (the document client's bound). Every non-integer number of every schema is built on it (integers are 32-bit or safe
+ * integers, always storable). The body codecs refuse a number whose text a double does not hold exactly (more digits
+ * than a double keeps), and the OpenAPI generator writes the rule into every `number` schema.
+ */
+export const storableNumber = () =>
+  z
+    .number()
+    .min(-dynamoNumber.maxMagnitude)
+    .max(dynamoNumber.maxMagnitude)
+    .refine(numberTextMatches(notBelowSmallestMagnitude), { error: 'must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)' });
+/** `number` of the spec: a storable number of magnitude at most 1e13. */
+export const decimal = () => storableNumber().min(-limits.numberMagnitude).max(limits.numberMagnitude);
 export const bool = () => z.boolean();
 const xmlCharacters = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
 /** Text of at most `max` characters, refusing characters XML 1.0 cannot carry (so every record can be sent as XML). */

@@ -7,14 +7,15 @@ import type * as source from '../../operations/payments';
 
 const pattern0 = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 const pattern1 = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
-const pattern2 = /^(?:(?!\d{4}-\d\d)[\s\S]*|(?:(?:\d\d(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8])))(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?)?)$/;
-const pattern3 = /^([0-9]{12,19}|[0-9]{6}\*{2,9}[0-9]{4})$/;
-const pattern4 = /^(0[1-9]|1[0-2])[0-9]{2}$/;
-const pattern5 = /^[0-9]{3,4}$/;
-const pattern6 = /^(?:(?:\d\d(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8])))T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
-const pattern7 = /^[1-9][0-9]{0,9}$/;
-const pattern8 = /^(0|[1-9][0-9]{0,9})$/;
-const pattern9 = /^[1-9][0-9]{0,2}$/;
+const pattern2 = /^(?!.*e-(?:13[1-9]|1[4-9]\d|[2-9]\d\d))/;
+const pattern3 = /^(?:(?!\d{4}-\d\d)[\s\S]*|(?:(?:\d\d(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8])))(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?)?)$/;
+const pattern4 = /^([0-9]{12,19}|[0-9]{6}\*{2,9}[0-9]{4})$/;
+const pattern5 = /^(0[1-9]|1[0-2])[0-9]{2}$/;
+const pattern6 = /^[0-9]{3,4}$/;
+const pattern7 = /^(?:(?:\d\d(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8])))T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+const pattern8 = /^[1-9][0-9]{0,9}$/;
+const pattern9 = /^(0|[1-9][0-9]{0,9})$/;
+const pattern10 = /^[1-9][0-9]{0,2}$/;
 
 const nodes: readonly NodePlan[] = [
   /* 0 */ {"type":"object","shape":{"Object":{"node":1,"optin":"optional","optout":"optional"},"IsQueue":{"node":15,"optin":"optional","optout":"optional"},"IsSaveAutoQueue":{"node":15,"optin":"optional","optout":"optional"},"IsRunNow":{"node":15,"optin":"optional","optout":"optional"},"TenantID":{"node":3,"optin":"optional","optout":"optional"},"WebsiteID":{"node":3,"optin":"optional","optout":"optional"},"UserID":{"node":3,"optin":"optional","optout":"optional"}},"catchall":"never"},
@@ -29,15 +30,15 @@ const nodes: readonly NodePlan[] = [
   /* 9 */ {"type":"optional","inner":10},
   /* 10 */ {"type":"number","checks":[{"check":"number_format","format":"safeint"},{"check":"greater_than","value":0,"inclusive":true}]},
   /* 11 */ {"type":"optional","inner":12},
-  /* 12 */ {"type":"number","checks":[{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true},{"check":"greater_than","value":0,"inclusive":true}]},
+  /* 12 */ {"type":"number","checks":[{"check":"greater_than","value":-9007199254740991,"inclusive":true},{"check":"less_than","value":9007199254740991,"inclusive":true},{"check":"custom_pattern","pattern":pattern2,"message":"must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)"},{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true},{"check":"greater_than","value":0,"inclusive":true}]},
   /* 13 */ {"type":"optional","inner":14},
   /* 14 */ {"type":"string","checks":[{"check":"max_length","maximum":4000},{"check":"custom_pattern","pattern":pattern1,"message":"must not contain control characters"}]},
   /* 15 */ {"type":"optional","inner":16},
   /* 16 */ {"type":"boolean"},
   /* 17 */ {"type":"optional","inner":18},
-  /* 18 */ {"type":"number","checks":[{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true}]},
+  /* 18 */ {"type":"number","checks":[{"check":"greater_than","value":-9007199254740991,"inclusive":true},{"check":"less_than","value":9007199254740991,"inclusive":true},{"check":"custom_pattern","pattern":pattern2,"message":"must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)"},{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true}]},
   /* 19 */ {"type":"optional","inner":20},
-  /* 20 */ {"type":"string","checks":[{"check":"max_length","maximum":200},{"check":"custom_pattern","pattern":pattern1,"message":"must not contain control characters"},{"check":"string_format","format":"regex","pattern":pattern2,"message":"must be a date that exists: YYYY-MM-DD, optionally with a time (ISO 8601)"}]},
+  /* 20 */ {"type":"string","checks":[{"check":"max_length","maximum":200},{"check":"custom_pattern","pattern":pattern1,"message":"must not contain control characters"},{"check":"string_format","format":"regex","pattern":pattern3,"message":"must be a date that exists: YYYY-MM-DD, optionally with a time (ISO 8601)"}]},
   /* 21 */ {"type":"optional","inner":22},
   /* 22 */ {"type":"number","checks":[{"check":"number_format","format":"int32"},{"check":"greater_than","value":-840,"inclusive":true},{"check":"less_than","value":840,"inclusive":true}]},
   /* 23 */ {"type":"optional","inner":24},
@@ -53,11 +54,11 @@ const nodes: readonly NodePlan[] = [
   /* 33 */ {"type":"optional","inner":34},
   /* 34 */ {"type":"object","shape":{"CardType":{"node":7,"optin":"optional","optout":"optional"},"CardNumber":{"node":35,"optin":"optional","optout":"optional"},"CardHolderName":{"node":7,"optin":"optional","optout":"optional"},"ExpiryMMYY":{"node":37,"optin":"optional","optout":"optional"},"CardVerificationNumber":{"node":39,"optin":"optional","optout":"optional"},"FriendlyName":{"node":7,"optin":"optional","optout":"optional"},"CardToken":{"node":7,"optin":"optional","optout":"optional"}},"catchall":"never"},
   /* 35 */ {"type":"optional","inner":36},
-  /* 36 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern3,"message":"must be 12 to 19 digits"}]},
+  /* 36 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern4,"message":"must be 12 to 19 digits"}]},
   /* 37 */ {"type":"optional","inner":38},
-  /* 38 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern4,"message":"must be MMYY"}]},
+  /* 38 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern5,"message":"must be MMYY"}]},
   /* 39 */ {"type":"optional","inner":40},
-  /* 40 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern5,"message":"must be 3 or 4 digits"}]},
+  /* 40 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern6,"message":"must be 3 or 4 digits"}]},
   /* 41 */ {"type":"optional","inner":42},
   /* 42 */ {"type":"array","element":43,"checks":[{"check":"max_length","maximum":500}]},
   /* 43 */ {"type":"object","shape":{"ID":{"node":3,"optin":"optional","optout":"optional"},"Code":{"node":7,"optin":"optional","optout":"optional"},"Message":{"node":13,"optin":"optional","optout":"optional"},"Description":{"node":13,"optin":"optional","optout":"optional"},"LogDateTime_utc":{"node":19,"optin":"optional","optout":"optional"},"LogDateTime_offset":{"node":21,"optin":"optional","optout":"optional"},"PaymentStatus":{"node":7,"optin":"optional","optout":"optional"},"PaymentStatus3rdParty":{"node":7,"optin":"optional","optout":"optional"},"UserID":{"node":3,"optin":"optional","optout":"optional"}},"catchall":"never"},
@@ -68,23 +69,23 @@ const nodes: readonly NodePlan[] = [
   /* 48 */ {"type":"array","element":49,"checks":[{"check":"max_length","maximum":500}]},
   /* 49 */ {"type":"object","shape":{"ID":{"node":4},"Amount":{"node":18},"Status":{"node":8},"RefNumber":{"node":7,"optin":"optional","optout":"optional"}},"catchall":"never"},
   /* 50 */ {"type":"optional","inner":51},
-  /* 51 */ {"type":"string","message":"must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00","checks":[{"check":"string_format","format":"date-time","pattern":pattern6,"message":"must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00"},{"check":"max_length","maximum":35}]},
+  /* 51 */ {"type":"string","message":"must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00","checks":[{"check":"string_format","format":"date-time","pattern":pattern7,"message":"must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00"},{"check":"max_length","maximum":35}]},
   /* 52 */ {"type":"object","shape":{"id":{"node":53}},"catchall":"never"},
   /* 53 */ {"type":"pipe","in":54,"out":57},
   /* 54 */ {"type":"pipe","in":55,"out":56},
-  /* 55 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern7,"message":"must be a positive 32-bit integer"}]},
+  /* 55 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern8,"message":"must be a positive 32-bit integer"}]},
   /* 56 */ {"type":"transform","fn":"Number"},
   /* 57 */ {"type":"number","message":"must be a positive 32-bit integer","checks":[{"check":"number_format","format":"int32","message":"must be a positive 32-bit integer"},{"check":"greater_than","value":1,"inclusive":true,"message":"must be a positive 32-bit integer"}]},
   /* 58 */ {"type":"object","shape":{"RefundsAfterID":{"node":59,"optin":"optional","optout":"optional"},"MaxRefunds":{"node":64,"optin":"optional","optout":"optional"}},"catchall":"never"},
   /* 59 */ {"type":"optional","inner":60},
   /* 60 */ {"type":"pipe","in":61,"out":63},
   /* 61 */ {"type":"pipe","in":62,"out":56},
-  /* 62 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern8,"message":"must be 0 or the ID of a refund: a 32-bit integer in plain decimal"}]},
+  /* 62 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern9,"message":"must be 0 or the ID of a refund: a 32-bit integer in plain decimal"}]},
   /* 63 */ {"type":"number","message":"must be 0 or the ID of a refund: a 32-bit integer in plain decimal","checks":[{"check":"number_format","format":"int32","message":"must be 0 or the ID of a refund: a 32-bit integer in plain decimal"},{"check":"greater_than","value":0,"inclusive":true,"message":"must be 0 or the ID of a refund: a 32-bit integer in plain decimal"}]},
   /* 64 */ {"type":"optional","inner":65},
   /* 65 */ {"type":"pipe","in":66,"out":68},
   /* 66 */ {"type":"pipe","in":67,"out":56},
-  /* 67 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern9,"message":"must be a whole number from 1 to 500"}]},
+  /* 67 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern10,"message":"must be a whole number from 1 to 500"}]},
   /* 68 */ {"type":"number","message":"must be a whole number from 1 to 500","checks":[{"check":"number_format","format":"int32","message":"must be a whole number from 1 to 500"},{"check":"greater_than","value":1,"inclusive":true,"message":"must be a whole number from 1 to 500"},{"check":"less_than","value":500,"inclusive":true,"message":"must be a whole number from 1 to 500"}]},
 ];
 

@@ -9,6 +9,7 @@ const pattern0 = /^[1-9][0-9]{0,9}$/;
 const pattern1 = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
 const pattern2 = /^(?:(?:\d\d(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8])))T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 const pattern3 = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+const pattern4 = /^(?!.*e-(?:13[1-9]|1[4-9]\d|[2-9]\d\d))/;
 
 const nodes: readonly NodePlan[] = [
   /* 0 */ {"type":"object","shape":{"id":{"node":1}},"catchall":"never"},
@@ -48,9 +49,9 @@ const nodes: readonly NodePlan[] = [
   /* 34 */ {"type":"optional","inner":35},
   /* 35 */ {"type":"string","checks":[{"check":"string_format","format":"guid","pattern":pattern3}]},
   /* 36 */ {"type":"optional","inner":37},
-  /* 37 */ {"type":"number","checks":[{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true},{"check":"greater_than","value":-90,"inclusive":true},{"check":"less_than","value":90,"inclusive":true}]},
+  /* 37 */ {"type":"number","checks":[{"check":"greater_than","value":-9007199254740991,"inclusive":true},{"check":"less_than","value":9007199254740991,"inclusive":true},{"check":"custom_pattern","pattern":pattern4,"message":"must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)"},{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true},{"check":"greater_than","value":-90,"inclusive":true},{"check":"less_than","value":90,"inclusive":true}]},
   /* 38 */ {"type":"optional","inner":39},
-  /* 39 */ {"type":"number","checks":[{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true},{"check":"greater_than","value":-180,"inclusive":true},{"check":"less_than","value":180,"inclusive":true}]},
+  /* 39 */ {"type":"number","checks":[{"check":"greater_than","value":-9007199254740991,"inclusive":true},{"check":"less_than","value":9007199254740991,"inclusive":true},{"check":"custom_pattern","pattern":pattern4,"message":"must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)"},{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true},{"check":"greater_than","value":-180,"inclusive":true},{"check":"less_than","value":180,"inclusive":true}]},
   /* 40 */ {"type":"optional","inner":28},
   /* 41 */ {"type":"optional","inner":42},
   /* 42 */ {"type":"string","checks":[{"check":"max_length","maximum":254},{"check":"custom_pattern","pattern":pattern1,"message":"must not contain control characters"}]},

@@ -3,6 +3,7 @@
 // all formats and the same logical body yields the same validated object. The walk reads either a zod schema
 // (`coerceToSchema`) or its compiled plan (`coerceToPlan`, what the functions' bundles use): one algorithm, two views.
 import type { z } from 'zod';
+import { numberTextProblem } from '../../data/numbers';
 import { ValidationFailed } from '../../errors';
 import type { SchemaPlan } from '../../validation/plan';
 import { forbiddenKeys } from './forbidden-keys';
@@ -120,8 +121,16 @@ const coerceValue = <N>(view: SchemaView<N>, value: unknown, schema: N, mode: Co
     case 'number':
     case 'bigint':
       if (!textual) return value;
-      if ((value as string).trim() === '') return undefined;
-      return numberPattern.test((value as string).trim()) ? Number(value) : value;
+      {
+        const written = (value as string).trim();
+        if (written === '') return undefined;
+        if (!numberPattern.test(written)) return value;
+        const number = Number(written);
+        // A value a double does not hold as written would be stored as another number (shared/data/numbers.ts).
+        const problem = numberTextProblem(written, number);
+        if (problem) throw new ValidationFailed([{ pointer, detail: problem }]);
+        return number;
+      }
     case 'boolean':
       if (!textual) return value;
       switch ((value as string).trim().toLowerCase()) {

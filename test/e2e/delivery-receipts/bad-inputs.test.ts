@@ -49,7 +49,7 @@ const refusedSaves: [string, () => unknown, number][] = [
   ['1,001 lines in the body', () => ({ Value: { Lines: many(1_001, { InventoryID: 1 }) } }), 400],
   ['501 attachments', () => ({ Value: { ID: draft.ID, Attachments: many(501, { Title: 'x' }) } }), 400],
   ['an unknown status', () => ({ Value: { ID: draft.ID, Status: 'Shipped' } }), 400],
-  ['a header too large to store', () => ({ Value: { ID: draft.ID, Attachments: many(100, { Caption: 'x'.repeat(4_000) }) } }), 400],
+  ['a header too large for one DynamoDB item', () => ({ Value: { ID: draft.ID, Attachments: many(110, { Caption: 'x'.repeat(4_000) }) } }), 413],
   ['a reserved reference', () => ({ Value: { ID: draft.ID, RefNumber: 'DR-000999' } }), 400],
   ['a reference another receipt holds', () => ({ Value: { ID: inProgress.ID, RefNumber: 'po-1' } }), 409],
   ['a stale Version', () => ({ Value: { ID: draft.ID, Version: 7, InternalNote: 'x' } }), 409],

@@ -47,7 +47,7 @@ const refusedPayments: [string, unknown, number][] = [
   ['501 RefBusTrans', { Object: { Amount: 1, RefBusTrans: many(501, { ID: 1 }) } }, 400],
   ['501 InvoicePaymentAllocations', { Object: { Amount: 1, InvoicePaymentAllocations: many(501, { ID: 1 }) } }, 400],
   ['501 PaymentLogs', { Object: { Amount: 1, PaymentLogs: many(501, { Code: 'X' }) } }, 400],
-  ['a payment too large to store', { Object: { Amount: 1, RefBusTrans: many(120, { Summary: 'x'.repeat(4000) }) } }, 400],
+  ['a payment too large for one DynamoDB item', { Object: { Amount: 1, RefBusTrans: many(120, { Summary: 'x'.repeat(4000) }) } }, 413],
   ['an unknown field', { Object: { Amount: 1, amount: 2 } }, 400],
   ['a __proto__ key', JSON.parse('{"Object":{"Amount":1,"__proto__":{"IsAdmin":true}}}') as unknown, 400],
   ['a constructor key', { Object: { Amount: 1, CreditCard: { constructor: { prototype: 1 } } } }, 400],

@@ -1,7 +1,9 @@
 // Unit tests of the payment rules (shared/payments/rules.ts): what a recorded payment stores, what a refund may
 // take, the run-mode flags and the answer's derived fields. Pure functions: no fakes needed.
 import { describe, expect, it } from '@jest/globals';
-import { Conflict, ValidationFailed, type FieldError } from '../../../shared/errors';
+import { Conflict, ItemTooLarge, ValidationFailed, type FieldError } from '../../../shared/errors';
+import { itemBytes } from '../../../shared/data/item-size';
+import { assertPaymentFits, toItem } from '../../../shared/payments/repository';
 import {
   buildRefund,
   paymentView,
@@ -185,9 +187,25 @@ describe('prepareNewPayment', () => {
     expect(paid({ Amount: 1, Status: 'Pending' }).fields.Status).toBe('Pending');
   });
 
-  it('refuses a payment too large to store', () => {
+  it('refuses a payment too large to store, through the data kit\'s item-size guard (413 with the size and limit)', () => {
     const big = Array.from({ length: 120 }, () => ({ Summary: 'x'.repeat(4000) }));
-    expect(pointers(() => prepareNewPayment({ Amount: 1, RefBusTrans: big }, context))).toEqual(['/Object']);
+    const record = prepareNewPayment({ Amount: 1, RefBusTrans: big }, context);
+    expect(() => assertPaymentFits(1, record)).toThrow(ItemTooLarge);
+    try {
+      assertPaymentFits(1, record);
+    } catch (error) {
+      expect((error as ItemTooLarge).status).toBe(413);
+      expect((error as ItemTooLarge).extensions).toMatchObject({ ItemSizeLimit: 409_600 - 64, LargestField: 'RefBusTrans' });
+      expect((error as ItemTooLarge).extensions.ItemSize).toBeGreaterThan(480_000);
+    }
+    expect(() => assertPaymentFits(1, prepareNewPayment({ Amount: 1, RefBusTrans: big.slice(0, 90) }, context))).not.toThrow();
+  });
+
+  it('refuses a payment whose item fits but whose answer, remembered as JSON for an Idempotency-Key, would not', () => {
+    const rows = Array.from({ length: 500 }, () => ({ ID: 1, TotalInc: 1.5, TotalEx: 2.5, Summary: 'x'.repeat(712), RefNumber: 'R', TransactionTypeID: 3, IsActive: true }));
+    const record = prepareNewPayment({ Amount: 1, RefBusTrans: rows }, context);
+    expect(itemBytes(toItem(1, record))).toBeLessThan(409_600 - 64);
+    expect(() => assertPaymentFits(1, record)).toThrow(ItemTooLarge);
   });
 });
 
