@@ -71,25 +71,49 @@ export interface ScheduleSyncRetrierDependencies {
 }
 
 /**
- * The schedule-sync retry (the schedule-sync queue's consumer): a message for a version older than the stored one is
- * stale (the newer save synced, or queued its own retry) and changes nothing; otherwise the schedule is synced
- * again and its state recorded. Throws when the scheduler still fails, so the message returns to the queue (then the
- * DLQ).
+ * The state to record after a sync: a completed one-off task has no schedule because its at() schedule deleted itself
+ * after its run (ActionAfterCompletion DELETE), which `Deleted` says; otherwise the scheduler's answer.
  */
-export const createScheduleSyncRetrier = ({ repository, syncSchedule, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => ({
-  async retrySync(request: ScheduleSyncRequest): Promise<'synced' | 'stale' | 'gone'> {
-    const stored = await repository.get(request.tenantId, request.taskId);
-    if (!stored) return 'gone';
-    const { task } = stored;
-    if (task.Version > request.version) return 'stale';
+export const recordedScheduleState = (task: Pick<TaskRecord, 'Status'>, synced: ScheduleState): ScheduleState =>
+  synced === 'Disabled' && task.Status === TaskStatus.Completed ? 'Deleted' : synced;
+
+/**
+ * The schedule-sync retry (the schedule-sync queue's consumer) and the reconciler's step: bring one stored task's
+ * schedule in line and record its state, conditional on the Version read (a newer save records its own; the sync
+ * itself never replaces a schedule of a newer version). Throws when the scheduler still fails.
+ */
+export const createScheduleSyncRetrier = ({ repository, syncSchedule, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => {
+  const syncStored = async (tenantId: number, task: TaskRecord): Promise<'synced' | 'stale'> => {
     const state = await syncSchedule(
-      { tenantId: request.tenantId, taskId: task.ID, version: task.Version, recurrence: recurrenceOfTask(task), enabled: isScheduled(task) },
+      { tenantId, taskId: task.ID, version: task.Version, recurrence: recurrenceOfTask(task), enabled: isScheduled(task) },
       clock(),
     );
-    const recorded = await repository.setScheduleState(request.tenantId, task.ID, task.Version, state);
+    const recorded = await repository.setScheduleState(tenantId, task.ID, task.Version, recordedScheduleState(task, state));
     return recorded ? 'synced' : 'stale';
-  },
-});
+  };
+  return {
+    /**
+     * A retry message: one for a version older than the stored one is stale (the newer save synced, or queued its own
+     * retry) and changes nothing; otherwise the schedule is synced again and its state recorded.
+     */
+    async retrySync(request: ScheduleSyncRequest): Promise<'synced' | 'stale' | 'gone'> {
+      const stored = await repository.get(request.tenantId, request.taskId);
+      if (!stored) return 'gone';
+      if (stored.task.Version > request.version) return 'stale';
+      return syncStored(request.tenantId, stored.task);
+    },
+    /**
+     * A task the reconciler's index lists: read again, strongly consistent (the index may be stale: the task may be
+     * in line already, gone, or of a newer version), and synced only while its item still says it is out of line.
+     */
+    async reconcileTask(tenantId: number, taskId: number): Promise<'synced' | 'stale' | 'gone' | 'inLine'> {
+      const stored = await repository.get(tenantId, taskId);
+      if (!stored) return 'gone';
+      if (!stored.scheduleOutOfLine) return 'inLine';
+      return syncStored(tenantId, stored.task);
+    },
+  };
+};
 
 export interface ScheduledTaskServiceDependencies extends ScheduledTaskReaderDependencies {
   /** Seals secret fields; called only when a body carries a secret value. */
@@ -200,8 +224,9 @@ export const createScheduledTaskService = ({
       ...(completedAt ? { CompletedDateTime_utc: completedAt } : {}),
       ...(next ? { NextRunDateTime_utc: next.toISOString() } : {}),
       ...(!scheduleChanged && previous?.LastRunDateTime_utc ? { LastRunDateTime_utc: previous.LastRunDateTime_utc } : {}),
-      // What the sync below is expected to leave; corrected after it when the scheduler says otherwise or fails.
-      ScheduleState: next ? 'Enabled' : 'Disabled',
+      // What the sync below is expected to leave; corrected after it when the scheduler says otherwise or fails. A
+      // completed one-off task's schedule deleted itself after its run.
+      ScheduleState: status === TaskStatus.Completed ? 'Deleted' : next ? 'Enabled' : 'Disabled',
       Version: nextVersion(previous),
       CreatedDateTime_utc: previous?.CreatedDateTime_utc ?? timestamp,
       CreatedByUserID: previous?.CreatedByUserID ?? principal.userId,
@@ -219,7 +244,7 @@ export const createScheduledTaskService = ({
     const request = { tenantId, taskId: record.ID, version: record.Version };
     let state: ScheduleState;
     try {
-      state = await syncSchedule({ ...request, recurrence, enabled: isScheduled(record) }, now);
+      state = recordedScheduleState(record, await syncSchedule({ ...request, recurrence, enabled: isScheduled(record) }, now));
     } catch (error) {
       logger.warn('schedule sync failed; the task is Pending and a retry is queued', { taskId: record.ID, version: record.Version, ...describeError(error) });
       state = 'Pending';
@@ -230,7 +255,9 @@ export const createScheduledTaskService = ({
         logger.error('schedule sync retry could not be queued', { taskId: record.ID, version: record.Version, ...describeError(queueError) });
       }
     }
-    if (state !== record.ScheduleState) await repository.setScheduleState(tenantId, record.ID, record.Version, state);
+    // Always recorded, even when it is the state written: a state the scheduler confirmed takes the task off the
+    // reconciler's index (a process that dies before this line leaves it there, and the reconciler repairs it).
+    await repository.setScheduleState(tenantId, record.ID, record.Version, state);
     return state;
   };
 
@@ -270,7 +297,7 @@ export const createScheduledTaskService = ({
   return {
     save,
     get: createScheduledTaskReader({ repository, latestRuns }).get,
-    retrySync: createScheduleSyncRetrier({ repository, syncSchedule, clock }).retrySync,
+    ...createScheduleSyncRetrier({ repository, syncSchedule, clock }),
   };
 };
 

@@ -1,12 +1,20 @@
-// Domain wiring: the schedule-sync retry of the schedule-sync consumer (reads the task, syncs its schedule), created once.
+// Domain wiring: the schedule-sync consumer's work, created once: the retry of one task's sync (reads the task, syncs
+// its schedule) and the reconciler's pass over the tasks whose schedule is not known to be in line.
 import { defaultTable } from '../data/client';
+import { createScheduleReconciler, type ScheduleReconciler } from './reconciler';
 import { createScheduledTaskRepository } from './repository';
 import { syncSchedule } from './schedules';
 import { createScheduleSyncRetrier } from './service';
 
 let retrier: ReturnType<typeof createScheduleSyncRetrier> | undefined;
+let reconciler: ScheduleReconciler | undefined;
 
 export const scheduleSyncRetrier = () => {
   retrier ??= createScheduleSyncRetrier({ repository: createScheduledTaskRepository(defaultTable()), syncSchedule });
   return retrier;
+};
+
+export const scheduleReconciler = (): ScheduleReconciler => {
+  reconciler ??= createScheduleReconciler({ table: defaultTable(), reconcileTask: scheduleSyncRetrier().reconcileTask });
+  return reconciler;
 };
