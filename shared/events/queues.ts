@@ -139,7 +139,8 @@ export const paymentsQueueUrlVariable = paymentsQueue.urlVariable;
 /**
  * Scheduled-task runs: the target of every task's EventBridge Scheduler schedule (and of the local scheduler
  * emulation). Each message is a `TaskRunMessage` (shared/scheduled-tasks/messages.ts); the consumer records the run
- * once and publishes the due work. The scheduler sends with its execution role; no function sends here.
+ * once and publishes the due work. The scheduler sends with its execution role; the one function that sends here is
+ * the schedule-sync consumer, for a one-off task whose time passed before its schedule could be written.
  */
 export const taskRunsQueue = {
   name: 'taskRuns',
@@ -233,7 +234,8 @@ export const scheduleSyncQueue = {
     /** Read the task; record its ScheduleState (Update conditional on Version); the reconciler Queries its sparse index. */
     tableAccess: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'] as readonly TableAction[],
     tableIndexes: ['gsi6'] as readonly IndexName[],
-    grants: ['manageSchedules'],
+    /** Schedules; and a one-off task's run whose time passed before its schedule could be written (`sendTaskRuns`). */
+    grants: ['manageSchedules', 'sendTaskRuns'],
   },
 } as const satisfies ConsumedQueueDefinition;
 

@@ -11,7 +11,7 @@ import { NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldEr
 import { describeError, logger } from '../observability/logger';
 import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '../schemas/scheduled-task';
 import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
-import type { ScheduleSyncMessage } from './messages';
+import type { ScheduleSyncMessage, TaskRunMessage } from './messages';
 import type { ScheduledTaskRepository, StoredTask, TaskRecord } from './repository';
 import type { ScheduleState as SyncedState, TaskSchedule } from './schedules';
 import { taskView } from './task-view';
@@ -67,6 +67,11 @@ export const createScheduledTaskReader = ({ repository, latestRuns }: ScheduledT
 export interface ScheduleSyncRetrierDependencies {
   readonly repository: ScheduledTaskRepository;
   readonly syncSchedule: ScheduleSync;
+  /**
+   * Sends a one-off task's run whose time passed before its schedule could be written to the task-runs queue, as its
+   * at() schedule would have (late rather than never). Without it such a task has no run (its state says Disabled).
+   */
+  readonly fireOverdue?: (run: TaskRunMessage) => Promise<void>;
   readonly clock?: () => Date;
 }
 
@@ -82,13 +87,18 @@ export const recordedScheduleState = (task: Pick<TaskRecord, 'Status'>, synced: 
  * schedule in line and record its state, conditional on the Version read (a newer save records its own; the sync
  * itself never replaces a schedule of a newer version). Throws when the scheduler still fails.
  */
-export const createScheduleSyncRetrier = ({ repository, syncSchedule, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => {
+export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdue, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => {
   const syncStored = async (tenantId: number, task: TaskRecord): Promise<'synced' | 'stale'> => {
-    const state = await syncSchedule(
-      { tenantId, taskId: task.ID, version: task.Version, recurrence: recurrenceOfTask(task), enabled: isScheduled(task) },
-      clock(),
-    );
-    const recorded = await repository.setScheduleState(tenantId, task.ID, task.Version, recordedScheduleState(task, state));
+    const recurrence = recurrenceOfTask(task);
+    const now = clock();
+    const state = await syncSchedule({ tenantId, taskId: task.ID, version: task.Version, recurrence, enabled: isScheduled(task) }, now);
+    // A one-off task that has not run and whose time passed before its schedule could be written (a save that died,
+    // a scheduler that was down) gets its run now: the firing its at() would have sent. The runs consumer records a
+    // run once (keyed by its time), so a real firing as well changes nothing.
+    // Its state is then Deleted, as after an at() that fired (the runs consumer writes the same when it records the run).
+    const overdue = fireOverdue && recurrence.kind === 'once' && isScheduled(task) && task.Status === TaskStatus.Scheduled && recurrence.start <= now.getTime();
+    if (overdue) await fireOverdue({ tenantId, taskId: task.ID, version: task.Version, scheduledTime: new Date(recurrence.start).toISOString() });
+    const recorded = await repository.setScheduleState(tenantId, task.ID, task.Version, overdue ? 'Deleted' : recordedScheduleState(task, state));
     return recorded ? 'synced' : 'stale';
   };
   return {

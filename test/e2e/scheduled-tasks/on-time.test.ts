@@ -111,3 +111,27 @@ it('reconciles through the stack: its own schedule exists, and its firing restor
   expect(schedule).toMatchObject({ ScheduleExpression: 'rate(1 hour)', State: 'ENABLED' });
   expect(JSON.parse(schedule?.Target?.Input ?? '{}')).toMatchObject({ tenantId, taskId: id, version: 1 });
 }, 60_000);
+
+it('reconciles a one-off task whose time passed while it was left out of line: its run is fired late, once, never lost', async () => {
+  // A dead save's one-off task, due two minutes ago (asked with seconds), never scheduled.
+  const id = 900_002;
+  const savedAt = new Date(Date.now() - 240_000);
+  const dueAt = new Date(Math.ceil((Date.now() - 120_000) / 60_000) * 60_000);
+  const task = { ID: id, Name: 'Overdue', TaskTypeID: 3, IsRecurringSchedule: false, TimeOfDay: new Date(dueAt.getTime() - 41_000).toISOString(), IsEnabled: true, IsActive: true, Status: 'Scheduled', ScheduleState: 'Enabled' as const, NextRunDateTime_utc: dueAt.toISOString(), Version: 1, ModifiedDateTime_utc: savedAt.toISOString(), CreatedDateTime_utc: savedAt.toISOString() };
+  await createScheduledTaskRepository(table).write(tenantId, { task }, undefined);
+
+  const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: scheduleSyncQueue.localQueueName }));
+  await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify({ reconcile: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') }) }));
+
+  const answer = await eventually(
+    async () => {
+      const got = await getTask(token, id);
+      return got.json.Value.Status === 'Completed' ? got : undefined;
+    },
+    'the overdue task run',
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
+  expect(answer.json.Value.Runs).toEqual([{ ScheduledDateTime_utc: dueAt.toISOString(), RecordedDateTime_utc: expect.any(String), Outcome: 'Run' }]);
+  expect(answer.json.Value).toMatchObject({ ScheduleState: 'Deleted', LastRunDateTime_utc: dueAt.toISOString() });
+  expect(await scheduleNamed(scheduleNameOf(tenantId, id))).toBeUndefined();
+}, 60_000);

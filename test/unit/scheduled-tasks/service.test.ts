@@ -9,7 +9,8 @@ import { logger } from '../../../shared/observability/logger';
 import type { ScheduleState } from '../../../shared/schemas/scheduled-task';
 import type { ScheduledTaskRepository, StoredTask } from '../../../shared/scheduled-tasks/repository';
 import type { TaskSchedule } from '../../../shared/scheduled-tasks/schedules';
-import { createScheduledTaskService, type ScheduleSyncRequest } from '../../../shared/scheduled-tasks/service';
+import type { TaskRunMessage } from '../../../shared/scheduled-tasks/messages';
+import { createScheduledTaskService, createScheduleSyncRetrier, type ScheduleSyncRequest } from '../../../shared/scheduled-tasks/service';
 
 logger.setLogLevel('SILENT');
 
@@ -305,6 +306,41 @@ describe('schedule sync', () => {
     // A save whose sync succeeds takes its task off the index itself.
     await service().save(principal, { ID: 1, Name: 'Renamed' });
     expect(store.items.get('7/1')?.scheduleOutOfLine).toBe(false);
+  });
+
+  it('fires a one-off task whose time passed before its schedule could be written (late, never lost), once; never a completed one', async () => {
+    schedulerFails = true;
+    now = new Date('2026-03-01T23:01:49Z');
+    await service().save(principal, { Name: 'Soon', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2026-03-01T23:02:19Z' });
+    schedulerFails = false;
+    const fired: TaskRunMessage[] = [];
+    const retrier = () =>
+      createScheduleSyncRetrier({
+        repository: store.repository,
+        syncSchedule: async (task) => (task.enabled && task.recurrence.start > now.getTime() ? 'Enabled' : 'Disabled'),
+        fireOverdue: async (run) => {
+          fired.push(run);
+        },
+        clock: () => now,
+      });
+    // Still ahead: scheduled as usual, nothing fired.
+    now = new Date('2026-03-01T23:02:30Z');
+    expect(await retrier().retrySync({ tenantId: 7, taskId: 1, version: 1 })).toBe('synced');
+    expect(fired).toEqual([]);
+    expect(store.items.get('7/1')?.task.ScheduleState).toBe('Enabled');
+    // Its minute passed while it was out of line: its run is fired now, for the time it was due.
+    store.items.set('7/1', { ...(store.items.get('7/1') as StoredTask), scheduleOutOfLine: true });
+    now = new Date('2026-03-01T23:07:00Z');
+    expect(await retrier().reconcileTask(7, 1)).toBe('synced');
+    expect(fired).toEqual([{ tenantId: 7, taskId: 1, version: 1, scheduledTime: '2026-03-01T23:03:00.000Z' }]);
+    expect(store.items.get('7/1')).toMatchObject({ scheduleOutOfLine: false, task: { ScheduleState: 'Deleted' } });
+    // A completed one-off task, or a disabled one, is never fired again.
+    const stored = store.items.get('7/1') as StoredTask;
+    store.items.set('7/1', { ...stored, scheduleOutOfLine: true, task: { ...stored.task, Status: 'Completed' } });
+    expect(await retrier().reconcileTask(7, 1)).toBe('synced');
+    store.items.set('7/1', { ...stored, scheduleOutOfLine: true, task: { ...stored.task, IsEnabled: false, Status: 'Disabled' } });
+    expect(await retrier().reconcileTask(7, 1)).toBe('synced');
+    expect(fired).toHaveLength(1);
   });
 
   it('still answers (Pending) when the sync queue is down too', async () => {
