@@ -3,7 +3,8 @@
 // fires with one-minute precision); the scheduler emulation fires it then, never before the time asked, and once it
 // ran its schedule is gone (ScheduleState Deleted). And the schedule reconciler: its own schedule is in the emulation,
 // and its firing (a message on the schedule-sync queue, handled by the isolated consumer through the IAM edge with
-// its gsi6 grant) restores the schedule of a task whose save died between its commit and its sync.
+// its gsi6 grant) restores the schedule of a task whose save died between its commit and its sync, and fires the run
+// of a one-off task whose time passed meanwhile (its sendTaskRuns grant).
 //
 // The shared test stack runs on the real clock (the emulation's clock can be injected only in a stack started
 // in-process), so the run is awaited by polling (at most about 90 s) and only relative times are asserted.
@@ -43,6 +44,17 @@ const scheduleNamed = async (name: string) => {
   }
 };
 
+/** The task's answer once it is Completed (its run recorded), polled. */
+const completed = (id: number, timeoutMs: number) =>
+  eventually(
+    async () => {
+      const got = await getTask(token, id);
+      return got.json.Value.Status === 'Completed' ? got : undefined;
+    },
+    `task ${id} completed`,
+    { timeoutMs, intervalMs: 250 },
+  );
+
 it('runs a one-off task asked with seconds, less than a minute ahead, at the next whole minute and never before; its schedule is then Deleted', async () => {
   // The next whole minute at least 25 s away, and a time with seconds 1 to 30 s before it (at least 10 s ahead).
   const nowMs = Date.now();
@@ -56,14 +68,7 @@ it('runs a one-off task asked with seconds, less than a minute ahead, at the nex
   const id = saved.json.Value.ID as number;
   expect((await scheduleNamed(scheduleNameOf(tenantId, id)))?.ScheduleExpression).toBe(`at(${runsAt.toISOString().slice(0, 19)})`);
 
-  const answer = await eventually(
-    async () => {
-      const got = await getTask(token, id);
-      return got.json.Value.Status === 'Completed' ? got : undefined;
-    },
-    'the task completed',
-    { timeoutMs: 120_000, intervalMs: 500 },
-  );
+  const answer = await completed(id, 120_000);
   const [run] = answer.json.Value.Runs ?? [];
   expect(run).toMatchObject({ ScheduledDateTime_utc: runsAt.toISOString(), Outcome: 'Run' });
   expect(Date.parse(run?.RecordedDateTime_utc ?? '')).toBeGreaterThanOrEqual(askedMs);
@@ -123,14 +128,7 @@ it('reconciles a one-off task whose time passed while it was left out of line: i
   const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: scheduleSyncQueue.localQueueName }));
   await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify({ reconcile: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') }) }));
 
-  const answer = await eventually(
-    async () => {
-      const got = await getTask(token, id);
-      return got.json.Value.Status === 'Completed' ? got : undefined;
-    },
-    'the overdue task run',
-    { timeoutMs: 30_000, intervalMs: 250 },
-  );
+  const answer = await completed(id, 30_000);
   expect(answer.json.Value.Runs).toEqual([{ ScheduledDateTime_utc: dueAt.toISOString(), RecordedDateTime_utc: expect.any(String), Outcome: 'Run' }]);
   expect(answer.json.Value).toMatchObject({ ScheduleState: 'Deleted', LastRunDateTime_utc: dueAt.toISOString() });
   expect(await scheduleNamed(scheduleNameOf(tenantId, id))).toBeUndefined();
