@@ -83,6 +83,13 @@ export const recordedScheduleState = (task: Pick<TaskRecord, 'Status'>, synced: 
   synced === 'Disabled' && task.Status === TaskStatus.Completed ? 'Deleted' : synced;
 
 /**
+ * A one-off task that has not run, whose time has passed by `now`, so that no at() schedule can be written for it any
+ * more: its run must be sent as the schedule would have (late rather than never).
+ */
+const isOverdueOnce = (task: TaskRecord, recurrence: Recurrence, now: Date): boolean =>
+  recurrence.kind === 'once' && isScheduled(task) && task.Status === TaskStatus.Scheduled && recurrence.start <= now.getTime();
+
+/**
  * The schedule-sync retry (the schedule-sync queue's consumer) and the reconciler's step: bring one stored task's
  * schedule in line and record its state, conditional on the Version read (a newer save records its own; the sync
  * itself never replaces a schedule of a newer version). Throws when the scheduler still fails.
@@ -90,14 +97,14 @@ export const recordedScheduleState = (task: Pick<TaskRecord, 'Status'>, synced: 
 export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdue, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => {
   const syncStored = async (tenantId: number, task: TaskRecord): Promise<'synced' | 'stale'> => {
     const recurrence = recurrenceOfTask(task);
-    const now = clock();
-    const state = await syncSchedule({ tenantId, taskId: task.ID, version: task.Version, recurrence, enabled: isScheduled(task) }, now);
+    const state = await syncSchedule({ tenantId, taskId: task.ID, version: task.Version, recurrence, enabled: isScheduled(task) }, clock());
     // A one-off task that has not run and whose time passed before its schedule could be written (a save that died,
     // a scheduler that was down) gets its run now: the firing its at() would have sent. The runs consumer records a
-    // run once (keyed by its time), so a real firing as well changes nothing.
-    // Its state is then Deleted, as after an at() that fired (the runs consumer writes the same when it records the run).
-    const overdue = fireOverdue && recurrence.kind === 'once' && isScheduled(task) && task.Status === TaskStatus.Scheduled && recurrence.start <= now.getTime();
-    if (overdue) await fireOverdue({ tenantId, taskId: task.ID, version: task.Version, scheduledTime: new Date(recurrence.start).toISOString() });
+    // run once (keyed by its time), so a real firing as well changes nothing. Judged after the sync (an at() written
+    // a moment before its time may reach the scheduler after it). Its state is then Deleted, as after an at() that
+    // fired (the runs consumer writes the same when it records the run).
+    const overdue = fireOverdue !== undefined && isOverdueOnce(task, recurrence, clock());
+    if (overdue) await fireOverdue?.({ tenantId, taskId: task.ID, version: task.Version, scheduledTime: new Date(recurrence.start).toISOString() });
     const recorded = await repository.setScheduleState(tenantId, task.ID, task.Version, overdue ? 'Deleted' : recordedScheduleState(task, state));
     return recorded ? 'synced' : 'stale';
   };
@@ -252,16 +259,22 @@ export const createScheduledTaskService = ({
    */
   const synchronise = async (tenantId: number, record: TaskRecord, recurrence: Recurrence, now: Date): Promise<ScheduleState> => {
     const request = { tenantId, taskId: record.ID, version: record.Version };
-    let state: ScheduleState;
+    let state: ScheduleState | undefined;
     try {
-      state = recordedScheduleState(record, await syncSchedule({ ...request, recurrence, enabled: isScheduled(record) }, now));
+      const synced = recordedScheduleState(record, await syncSchedule({ ...request, recurrence, enabled: isScheduled(record) }, now));
+      // A one-off run that fell due while it was being saved (asked a moment ahead) may have no at() that fires (none
+      // was left to write, or it reached the scheduler after its time): the retry, whose consumer may send task runs,
+      // fires it (once: the runs consumer keys a run by its time, so a real firing as well changes nothing).
+      state = isOverdueOnce(record, recurrence, clock()) ? undefined : synced;
     } catch (error) {
       logger.warn('schedule sync failed; the task is Pending and a retry is queued', { taskId: record.ID, version: record.Version, ...describeError(error) });
+    }
+    if (state === undefined) {
       state = 'Pending';
       try {
         await requestSync(request);
       } catch (queueError) {
-        // Both the scheduler and the queue are down: the task stays Pending; the next save or a redrive repairs it.
+        // Both the scheduler and the queue are down: the task stays Pending, on the reconciler's index.
         logger.error('schedule sync retry could not be queued', { taskId: record.ID, version: record.Version, ...describeError(queueError) });
       }
     }

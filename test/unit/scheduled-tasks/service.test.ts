@@ -343,6 +343,28 @@ describe('schedule sync', () => {
     expect(fired).toHaveLength(1);
   });
 
+  it('queues a retry (Pending) for a one-off task whose run fell due while it was being saved, so its run is fired, not lost', async () => {
+    now = new Date('2026-03-01T23:02:59.950Z');
+    const slow = createScheduledTaskService({
+      repository: store.repository,
+      cipher,
+      // The schedule is written after the run's minute has begun: the scheduler says none is left.
+      syncSchedule: async () => {
+        now = new Date('2026-03-01T23:03:00.020Z');
+        return 'Disabled';
+      },
+      requestSync: async (request) => {
+        queued.push(request);
+      },
+      latestRuns: async () => [],
+      clock: () => now,
+    });
+    const { task } = await slow.save(principal, { Name: 'Just in time', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2026-03-01T23:02:59.990Z' });
+    expect(task).toMatchObject({ Status: 'Scheduled', NextRunDateTime_utc: '2026-03-01T23:03:00.000Z', ScheduleState: 'Pending' });
+    expect(queued).toEqual([{ tenantId: 7, taskId: 1, version: 1 }]);
+    expect(store.items.get('7/1')).toMatchObject({ scheduleOutOfLine: true, task: { ScheduleState: 'Pending' } });
+  });
+
   it('still answers (Pending) when the sync queue is down too', async () => {
     schedulerFails = true;
     const failing = createScheduledTaskService({
