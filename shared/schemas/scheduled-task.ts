@@ -324,7 +324,7 @@ const namedIntEnum = (names: readonly string[], descriptions: readonly string[],
       'x-enum-descriptions': [...descriptions],
     });
 
-export const ScheduleStates = ['Enabled', 'Disabled', 'Pending'] as const;
+export const ScheduleStates = ['Enabled', 'Disabled', 'Pending', 'Deleted'] as const;
 export type ScheduleState = (typeof ScheduleStates)[number];
 
 /** One recorded run of a task (written by the task-runs consumer, shown newest first). */
@@ -389,7 +389,7 @@ const scheduledTaskFields = {
   }),
   NextRunDateTime_utc: dateTime()
     .optional()
-    .meta({ description: 'Server-owned: the next run, computed from the schedule (absent when none is left). Ignored in a request.' }),
+    .meta({ description: 'Server-owned: the next run, computed from the schedule (absent when none is left): the time the task really runs, TimeOfDay rounded up to a whole minute (the scheduler fires with one-minute precision, never before the time asked). Ignored in a request.' }),
   LastRunDateTime_utc: dateTime()
     .optional()
     .meta({ description: 'Server-owned: the scheduled time of the last recorded run. Ignored in a request.' }),
@@ -398,7 +398,7 @@ const scheduledTaskFields = {
     .optional()
     .meta({
       description:
-        'Server-owned: Enabled (the schedule exists), Disabled (no schedule: disabled, inactive or no run left) or Pending (the scheduler could not be reached; a retry brings it in line). Ignored in a request.',
+        'Server-owned: Enabled (the schedule exists), Disabled (no schedule: disabled, inactive or no run left) Pending (the scheduler could not be reached; a retry brings it in line) or Deleted (a one-off task ran and its schedule deleted itself). Ignored in a request.',
     }),
   Runs: z
     .array(ScheduledTaskRun)

@@ -30,7 +30,7 @@ const nodes: readonly NodePlan[] = [
   /* 15 */ {"type":"optional","inner":16},
   /* 16 */ {"type":"array","element":2,"checks":[{"check":"max_length","maximum":500}]},
   /* 17 */ {"type":"optional","inner":18},
-  /* 18 */ {"type":"enum","values":["Enabled","Disabled","Pending"]},
+  /* 18 */ {"type":"enum","values":["Enabled","Disabled","Pending","Deleted"]},
   /* 19 */ {"type":"optional","inner":20},
   /* 20 */ {"type":"array","element":21,"checks":[{"check":"max_length","maximum":20}]},
   /* 21 */ {"type":"object","shape":{"ScheduledDateTime_utc":{"node":6},"RecordedDateTime_utc":{"node":6},"Outcome":{"node":22},"Reason":{"node":23,"optin":"optional","optout":"optional"}},"catchall":"never"},
