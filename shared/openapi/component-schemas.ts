@@ -7,6 +7,7 @@
 // change the output), convert it twice, once per io, then keep one component per id when both io forms agree and
 // split `<id>` (output) from `<id>Input` (input) when they do not (defaults, coercions, transforms, secrets).
 import { z } from 'zod';
+import { portablePattern } from '../validation/portable';
 import { maxLengthOfPattern } from './pattern-length';
 import { isJsonObject, type JsonObject, type JsonValue, type SchemaObject } from './types';
 
@@ -231,8 +232,39 @@ const discoverComponents = (roots: z.core.$ZodRegistry<{ id: string }>): Map<str
   return found;
 };
 
+/**
+ * The patterns of a schema's portable refinements (`.refine(matches(re))`, shared/validation/portable.ts): the
+ * server runs them like any check, so the document states them. zod writes `.regex()` checks itself but knows
+ * nothing of a refinement's pattern.
+ */
+const refinementPatterns = (schema: z.core.$ZodType): string[] =>
+  (schema._zod.def.checks ?? []).flatMap((check) => {
+    const { def } = check._zod;
+    if (def.check !== 'custom') return [];
+    const pattern: unknown = (Reflect.get(def, 'fn') as { [portablePattern]?: unknown } | undefined)?.[portablePattern];
+    return pattern instanceof RegExp ? [pattern.source] : [];
+  });
+
+/** Adds a string's refinement patterns beside its own `pattern` (several patterns: `allOf`, as zod writes them). */
+const withRefinementPatterns = ({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodType; jsonSchema: Record<string, unknown> }) => {
+  const patterns = refinementPatterns(zodSchema);
+  if (patterns.length === 0 || jsonSchema.type !== 'string') return;
+  const all = [...(typeof jsonSchema.pattern === 'string' ? [jsonSchema.pattern] : []), ...patterns];
+  if (all.length === 1) {
+    jsonSchema.pattern = all[0];
+    return;
+  }
+  delete jsonSchema.pattern;
+  const allOf = Array.isArray(jsonSchema.allOf) ? (jsonSchema.allOf as unknown[]) : [];
+  jsonSchema.allOf = [...allOf, ...all.map((pattern) => ({ pattern }))];
+};
+
 const convert = (registry: z.core.$ZodRegistry<{ id: string }>, io: SchemaIo): Forms => {
-  const converted = z.toJSONSchema(registry, { ...conversionParams(io), uri: (id) => `${schemaRefPrefix}${id}` });
+  const converted = z.toJSONSchema(registry, {
+    ...conversionParams(io),
+    uri: (id) => `${schemaRefPrefix}${id}`,
+    override: withRefinementPatterns,
+  });
   const plain: unknown = JSON.parse(JSON.stringify(converted.schemas));
   if (!isJsonObject(plain)) throw new Error('zod returned no schemas');
   const forms: Forms = new Map();

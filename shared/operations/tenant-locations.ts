@@ -97,7 +97,10 @@ export const tenantLocationGetDefaultAddress = {
 export const tenantLocationSave = {
   operationId: 'tenantLocationSave',
   summary: 'Create or update a tenant location',
-  description: 'ID 0 or absent creates (201, Location header); a positive ID updates (200). Names are unique per tenant, case-insensitive.',
+  description:
+    'ID 0 or absent creates (201, Location header); a positive ID updates (200). Name is required and must not be blank ' +
+    '(400); names are unique per tenant, case-insensitive. ParentID must name another location of the tenant, never ' +
+    'the location itself or one of its descendants (400).',
   area: 'tenant-locations',
   method: 'POST',
   path: '/TenantLocation/Save',

@@ -6,10 +6,8 @@ import { PaymentT as paymentSchema } from '../compiled/schemas/payment';
 import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
 import { cardDataErrors, cardForAnswer, cardForStorage } from './card-data';
 
-/** Statuses a recorded payment may have. Only a `Paid` payment can be refunded. */
-export const paymentStatuses = ['Paid', 'Pending'] as const;
-/** Statuses of a refund: `Queued` until the payments queue's consumer completes it (or gives up: `Failed`). */
-export const refundStatuses = ['Queued', 'Refunded', 'Failed'] as const;
+export { paymentStatuses, refundStatuses } from '../schemas/payment';
+import { paymentStatuses, refundStatuses } from '../schemas/payment';
 export type RefundStatus = (typeof refundStatuses)[number];
 
 /** A payment can be refunded at most this many times, so its `Refunds` list stays readable in one answer. */

@@ -13,6 +13,7 @@ import {
   int32,
   listOf,
   longText,
+  nameOf,
   phoneNumber,
   rowNumber,
   shape,
@@ -24,6 +25,9 @@ import {
 import { EditResponse } from './envelopes';
 import { maxLinesPerReceipt, receiptStatuses } from './receipt-fields';
 import { SyncLog } from './sync-log';
+
+/** Quantities and prices of lines: never negative (shared/delivery-receipts/lines.ts counts their decimals). */
+const notNegative = () => decimal().min(0, { error: 'must be 0 or more' });
 
 export const Attachment = shape('Attachment', {
   ID: id().optional(),
@@ -61,12 +65,12 @@ export const DeliveryLine = shape('DeliveryLine', {
   Description: longText().optional(),
   UoM: text().optional(),
   UoMDescription: text().optional(),
-  CostPriceEx: decimal().optional(),
-  QuantityOrdered: decimal().optional(),
-  QuantityReceived: decimal().optional(),
-  QuantityFaulty: decimal().optional(),
-  QuantityOutOfDate: decimal().optional(),
-  QuantityIncorrect: decimal().optional(),
+  CostPriceEx: notNegative().optional(),
+  QuantityOrdered: notNegative().optional(),
+  QuantityReceived: notNegative().optional(),
+  QuantityFaulty: notNegative().optional(),
+  QuantityOutOfDate: notNegative().optional(),
+  QuantityIncorrect: notNegative().optional(),
   QuantityToBeReceived: decimal().optional(),
   ReceiveWarehouseLocationID: id().optional(),
   ReceiveInventoryBatchID: id().optional(),
@@ -220,7 +224,11 @@ export const DeliveryReceiptT = shape('DeliveryReceiptT', {
   BSID: text().optional(),
   RowNumber: rowNumber().optional(),
   RefNumber: text().optional(),
-  Status: text().optional(),
+  Status: nameOf(receiptStatuses, `must be one of ${receiptStatuses.join(', ')}`)
+    .optional()
+    .meta({
+      description: `One of ${receiptStatuses.join(', ')} (case-insensitive, surrounding spaces ignored); answers give the name as listed. In a Save it requests a transition (the operation's description).`,
+    }),
   FriendlyStatus: text().optional(),
   TenantID: id().optional(),
   PurchaseOrderID: id().optional(),
@@ -289,11 +297,11 @@ export type DeliveryReceiptEditResponse = z.infer<typeof DeliveryReceiptEditResp
 
 /** A line of the add-inventory request. */
 export const InventoryLine = shape('InventoryLine', {
-  InventoryID: id().optional(),
-  Quantity: decimal().optional(),
-  AdjustedQuantityReceived: decimal().optional(),
-  BuyPriceEx: decimal().optional(),
-  BuyPriceTax: decimal().optional(),
+  InventoryID: id().min(1, { error: 'is required' }).optional().meta({ description: 'Required (400 without it): the item the line receives.' }),
+  Quantity: notNegative().optional(),
+  AdjustedQuantityReceived: notNegative().optional(),
+  BuyPriceEx: notNegative().optional(),
+  BuyPriceTax: notNegative().optional(),
   LineTotal: decimal().optional(),
   IsActive: bool().optional(),
 });

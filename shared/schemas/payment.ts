@@ -2,6 +2,7 @@
 // Card data is validated strictly and flagged `x-sensitive` so it can be redacted wherever it travels; the card
 // holder's name is `x-personal-data`. Fields beyond the spec (the refund links, audit fields) say so.
 import { z } from 'zod';
+import { currencies } from '../money/currencies';
 import { personalData, sensitive } from './annotations';
 import {
   bool,
@@ -48,6 +49,12 @@ export const BusTrans = shape('BusTrans', {
   IsEarlyClaimShortPayment: bool().optional(),
 });
 export type BusTrans = z.infer<typeof BusTrans>;
+
+const cvvRefused = 'must not be sent: a card verification number may not be kept after authorisation (PCI DSS 3.3.1)';
+
+/** The ISO 4217 codes a payment can be in (shared/money/currencies.ts), in upper case as ISO writes them. */
+export const currencyCode = () =>
+  z.enum([...currencies.keys()] as [string, ...string[]], { error: 'must be an ISO 4217 currency code such as AUD (the default)' });
 
 /** The spec: "These carry card data and must be treated as sensitive." Formats are checked, never rewritten. */
 export const CreditCard = shape('CreditCard', {
@@ -278,6 +285,18 @@ export const PaymentT = shape('PaymentT', {
 });
 export type PaymentT = z.infer<typeof PaymentT>;
 
+/** A card payment recorded at the counter. */
+const recordExample = {
+  Object: {
+    Amount: 120.5,
+    Currency: 'AUD',
+    Method: 'CreditCard',
+    Description: 'Counter sale',
+    CreditCard: { CardType: 'Visa', CardNumber: '4111111111111111', CardHolderName: 'A CUSTOMER', ExpiryMMYY: '0829' },
+  },
+  IsRunNow: true,
+};
+
 /**
  * Body of paymentPost (Object: the payment to record) and paymentPostRefund (Object: the refund's details; the payment
  * is named by the path `id`, so `Object` may be left out).
@@ -293,17 +312,72 @@ export const SaveRequestPaymentT = shape(
   },
   'A payment save/refund request: the payment and how to run it (queued, auto-queued or now).',
   [
-    {
-      Object: {
-        Amount: 120.5,
-        Currency: 'AUD',
-        Method: 'CreditCard',
-        Description: 'Counter sale',
-        CreditCard: { CardType: 'Visa', CardNumber: '4111111111111111', CardHolderName: 'A CUSTOMER', ExpiryMMYY: '0829' },
-      },
-      IsRunNow: true,
-    },
+    recordExample,
     { Object: { Amount: 20, Description: 'Damaged box', RefNumber: 'RF-1001' }, IsQueue: true },
   ],
 );
 export type SaveRequestPaymentT = z.infer<typeof SaveRequestPaymentT>;
+
+/**
+ * A card as a request to record a payment may send it: the digits of the number (never the masked form answers show)
+ * and no card verification number at all, even empty (PCI DSS 3.3.1; no string matches the pattern `(?!)`).
+ */
+export const NewPaymentCard = CreditCard.extend({
+  CardNumber: sensitive(
+    z.string().regex(/^[0-9]{12,19}$/, { error: 'must be 12 to 19 digits' }).optional(),
+    'Primary account number: 12 to 19 digits, no spaces, with a valid Luhn check digit. Stored masked (411111******1111), never whole.',
+  ),
+  CardVerificationNumber: sensitive(
+    z.string().max(4).regex(/(?!)/, { error: cvvRefused }).optional(),
+    'Card verification number (CVV/CVC): never accepted, even empty (PCI DSS 3.3.1: it may not be kept after authorisation).',
+  ),
+}).meta({ id: 'NewPaymentCard', description: 'The card of a payment to record: card data is validated strictly and never returned whole.' });
+
+/** Statuses a recorded payment may have. Only a `Paid` payment can be refunded. */
+export const paymentStatuses = ['Paid', 'Pending'] as const;
+/** Statuses of a refund: `Queued` until the payments queue's consumer completes it (or gives up: `Failed`). */
+export const refundStatuses = ['Queued', 'Refunded', 'Failed'] as const;
+
+const positiveAmount = () => decimal().gt(0, { error: 'must be greater than 0' });
+const refundsUse = 'record refunds with POST /Payment/{id}/refund';
+
+/**
+ * The payment `paymentPost` records: PaymentT with the rules of a new payment that JSON Schema can state, so the
+ * server refuses them here and the OpenAPI document says so. The rules between fields (the currency's decimals, the
+ * Luhn check digit, Status against IsPaid, GUID against GUIDstring, the stored size) stay in shared/payments/rules.ts,
+ * which also re-checks these.
+ */
+export const NewPaymentT = PaymentT.extend({
+  ID: id()
+    .max(0, { error: 'must be 0 or absent: payments are never edited, they are corrected by refunds' })
+    .optional(),
+  Amount: positiveAmount().meta({ description: 'The amount paid, in Currency: greater than 0, with at most the currency\'s decimals.' }),
+  Status: z
+    .enum(paymentStatuses, { error: `must be one of ${paymentStatuses.join(', ')} (refunds have their own operation)` })
+    .optional()
+    .meta({ description: 'Paid (the default) or Pending; must agree with IsPaid when both are sent.' }),
+  Currency: currencyCode().optional().meta({ description: 'ISO 4217 code, upper case; AUD when absent.' }),
+  ExchangeRate: positiveAmount().optional(),
+  CreditCard: NewPaymentCard.optional(),
+  CreditCardLastFour: z.string().regex(/^[0-9]{4}$/, { error: 'must be the last 4 digits of the card number' }).optional(),
+  IsRefund: z.literal(false, { error: `must be false: ${refundsUse}` }).optional(),
+  OriginalPaymentID: id().max(0, { error: `must be 0: ${refundsUse}` }).optional(),
+  IsRefunded: z.literal(false, { error: 'must be false: a new payment has no refunds' }).optional(),
+  RefundedAmount: decimal().min(0).max(0, { error: 'must be 0: a new payment has no refunds' }).optional(),
+  Refunds: z.array(PaymentRefund).max(0, { error: 'must be empty: a new payment has no refunds' }).optional(),
+}).meta({ id: 'NewPaymentT', description: 'A payment to record: PaymentT with the rules of a new payment.' });
+
+/** Body of paymentPost: SaveRequestPaymentT whose `Object`, the payment to record, is required. */
+export const RecordPaymentRequest = shape(
+  'RecordPaymentRequest',
+  {
+    Object: NewPaymentT,
+    IsQueue: z.literal(false, { error: 'a payment is recorded at once; only refunds can be queued' }).optional(),
+    IsSaveAutoQueue: z.literal(false, { error: 'a payment is recorded at once; only refunds can be queued' }).optional(),
+    IsRunNow: bool().optional(),
+    ...tenancyFields,
+  },
+  'The body of paymentPost: SaveRequestPaymentT with the payment to record in `Object` (required). Recording is never queued.',
+  [recordExample],
+);
+export type RecordPaymentRequest = z.infer<typeof RecordPaymentRequest>;

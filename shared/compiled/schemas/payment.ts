@@ -6,7 +6,7 @@ import type { NodePlan } from '../../validation/plan';
 import type * as source from '../../schemas/payment';
 
 const pattern0 = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
-const pattern1 = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
+const pattern1 = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]*$/u;
 const pattern2 = /^([0-9]{12,19}|[0-9]{6}\*{2,9}[0-9]{4})$/;
 const pattern3 = /^(0[1-9]|1[0-2])[0-9]{2}$/;
 const pattern4 = /^[0-9]{3,4}$/;
