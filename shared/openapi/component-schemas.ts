@@ -245,18 +245,18 @@ const refinementPatterns = (schema: z.core.$ZodType): string[] =>
     return pattern instanceof RegExp ? [pattern.source] : [];
   });
 
-/** Adds a string's refinement patterns beside its own `pattern` (several patterns: `allOf`, as zod writes them). */
+/**
+ * Adds a string's refinement patterns to its own: the first pattern is the node's `pattern` (what linters and
+ * generators read), any others go to `allOf` (every one applies).
+ */
 const withRefinementPatterns = ({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodType; jsonSchema: Record<string, unknown> }) => {
   const patterns = refinementPatterns(zodSchema);
   if (patterns.length === 0 || jsonSchema.type !== 'string') return;
-  const all = [...(typeof jsonSchema.pattern === 'string' ? [jsonSchema.pattern] : []), ...patterns];
-  if (all.length === 1) {
-    jsonSchema.pattern = all[0];
-    return;
-  }
-  delete jsonSchema.pattern;
+  const [first, ...rest] = typeof jsonSchema.pattern === 'string' ? [jsonSchema.pattern, ...patterns] : patterns;
+  jsonSchema.pattern = first;
+  if (rest.length === 0) return;
   const allOf = Array.isArray(jsonSchema.allOf) ? (jsonSchema.allOf as unknown[]) : [];
-  jsonSchema.allOf = [...allOf, ...all.map((pattern) => ({ pattern }))];
+  jsonSchema.allOf = [...allOf, ...rest.map((pattern) => ({ pattern }))];
 };
 
 const convert = (registry: z.core.$ZodRegistry<{ id: string }>, io: SchemaIo): Forms => {
