@@ -52,16 +52,16 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /**
  * A name from a fixed list as the server reads it: case-insensitive, surrounding white space trimmed (`\s` is the set
- * `String.prototype.trim` removes). The pattern spells each letter in both cases, so the document states the same rule
- * in any regex dialect; `examples` lists the canonical names.
+ * `String.prototype.trim` removes), at most `max` characters in all. The pattern spells each letter in both cases, so
+ * the document states the same rule in any regex dialect, and bounds the length with a leading lookahead, so an
+ * over-long value earns the one error the pattern gives; `examples` lists the canonical names.
  */
-export const nameOf = (names: readonly string[], error: string) => {
+export const nameOf = (names: readonly string[], error: string, max: number = limits.shortText) => {
   const letters = (name: string) =>
     [...name].map((char) => (char.toLowerCase() !== char.toUpperCase() ? `[${char.toUpperCase()}${char.toLowerCase()}]` : escapeRegExp(char))).join('');
   return z
     .string()
-    .max(limits.shortText)
-    .regex(new RegExp(`^\\s*(?:${names.map(letters).join('|')})\\s*$`), { error })
+    .regex(new RegExp(`^(?=[\\s\\S]{0,${max}}$)\\s*(?:${names.map(letters).join('|')})\\s*$`), { error })
     .meta({ examples: [...names] });
 };
 

@@ -2,11 +2,16 @@
 // server refuse with 400 (test/support/refused-bodies.ts) must be refused by the document's JSON request schema of its
 // operation (JSON Schema 2020-12, ajv), unless the refusing rule is one JSON Schema cannot state (serverOnlyRules,
 // each with its reason). Conversely, every body the server accepts (the suites' fixtures and the document's own
-// examples) must be valid against the document.
+// examples) must be valid against the document. Beyond the corpus, a differential check mutates every accepted body
+// field by field (hostile values, missing members, unknown members) and asks the server's own validator (the plan it
+// runs, shared/validation) and the document the same question: the document never accepts what the validator refuses.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { operations } from '../../shared/operations';
+import { checkPlan } from '../../shared/validation/check';
+import { planOf } from '../../shared/validation/compile';
 import { acceptedBodies, refusedBodies, serverOnlyRules } from '../support/refused-bodies';
 
 interface Document {
@@ -92,5 +97,70 @@ describe('the OpenAPI document accepts what the server accepts', () => {
       });
     }
     expect(invalid).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Differential: the server's validator and the document, on mutations of every accepted body.
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Values a hostile client puts in a field: wrong types, edges of every bound the schemas use, characters XML refuses. */
+const hostileValues: Json[] = [
+  '', ' ', 'x'.repeat(201), 'x'.repeat(4_001), 'a\u0001b', 'aud', 'Shipped', '2026-13-01T00:00:00Z', 'not-a-guid',
+  -1, 0, 0.5, 1.5, 6, 501, 2 ** 31, -(2 ** 31) - 1, 1e14, -1e14, 2 ** 53,
+  true, false, [], [1], ['x'], {}, { Unknown: 1 },
+];
+
+/** Every body one change away from `body`: each member replaced by each hostile value, removed, or joined by an unknown one. */
+const mutations = (body: Json): { readonly at: string; readonly body: Json }[] => {
+  const found: { at: string; body: Json }[] = [];
+  const visit = (value: Json, at: string, replace: (next: Json | undefined) => Json) => {
+    if (Array.isArray(value)) {
+      value.forEach((item, index) =>
+        visit(item, `${at}/${index}`, (next) => replace(value.flatMap((other, position) => (position !== index ? [other] : next === undefined ? [] : [next])))),
+      );
+      return;
+    }
+    if (value === null || typeof value !== 'object') return;
+    found.push({ at: `${at}/Unknown`, body: replace({ ...value, Unknown: 1 }) });
+    for (const key of Object.keys(value)) {
+      const without = (next: Json | undefined): Json => {
+        const copy: { [key: string]: Json } = { ...value };
+        if (next === undefined) delete copy[key];
+        else copy[key] = next;
+        return replace(copy);
+      };
+      found.push({ at: `${at}/${key} (removed)`, body: without(undefined) });
+      for (const hostile of hostileValues) found.push({ at: `${at}/${key} = ${JSON.stringify(hostile).slice(0, 20)}`, body: without(hostile) });
+      visit(value[key] as Json, `${at}/${key}`, without);
+    }
+  };
+  visit(body, '', (next) => next ?? null);
+  return found;
+};
+
+const seeds = (operationId: string): Json[] => {
+  const fixtures = acceptedBodies.filter((entry) => entry.operationId === operationId).map((entry) => entry.body as Json);
+  const ref = (requestSchemas.get(operationId)?.schema as { $ref?: string } | undefined)?.$ref;
+  const examples = ref === undefined ? [] : ((document.components.schemas[ref.split('/').pop() ?? '']?.examples ?? []) as Json[]);
+  return [...fixtures, ...examples];
+};
+
+describe("the OpenAPI document and the server's validator agree on every mutation of an accepted body", () => {
+  const bodied = operations.filter((operation) => operation.requestBody !== undefined && operation.operationId !== 'providerWebhook');
+
+  it.each(bodied.map((operation) => [operation.operationId, operation] as const))('%s', (operationId, operation) => {
+    const plan = planOf(operation.requestBody?.schema as Parameters<typeof planOf>[0]);
+    const validate = validatorOf(operationId);
+    const bodies = seeds(operationId).flatMap((seed) => mutations(seed));
+    expect(bodies.length).toBeGreaterThan(0);
+    const looser = bodies
+      .filter(({ body }) => !checkPlan(plan, body).success && validate(body) === true)
+      .map(({ at }) => at);
+    expect(looser).toEqual([]);
+    // And the converse: the document never refuses a body the validator accepts (the domain may still refuse it).
+    const stricter = bodies.filter(({ body }) => checkPlan(plan, body).success && validate(body) !== true).map(({ at }) => at);
+    expect(stricter).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import type * as source from '../../operations/delivery-receipts';
 const pattern0 = /^[1-9][0-9]{0,9}$/;
 const pattern1 = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 const pattern2 = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]*$/u;
-const pattern3 = /^\s*(?:[Dd][Rr][Aa][Ff][Tt]|[Ii][Nn][Pp][Rr][Oo][Gg][Rr][Ee][Ss][Ss]|[Cc][Oo][Mm][Pp][Ll][Ee][Tt][Ii][Nn][Gg]|[Cc][Oo][Mm][Pp][Ll][Ee][Tt][Ee]|[Cc][Aa][Nn][Cc][Ee][Ll][Ll][Ee][Dd])\s*$/;
+const pattern3 = /^(?=[\s\S]{0,200}$)\s*(?:[Dd][Rr][Aa][Ff][Tt]|[Ii][Nn][Pp][Rr][Oo][Gg][Rr][Ee][Ss][Ss]|[Cc][Oo][Mm][Pp][Ll][Ee][Tt][Ii][Nn][Gg]|[Cc][Oo][Mm][Pp][Ll][Ee][Tt][Ee]|[Cc][Aa][Nn][Cc][Ee][Ll][Ll][Ee][Dd])\s*$/;
 const pattern4 = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
 const pattern5 = /^\s*[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\s*$/;
 
@@ -42,7 +42,7 @@ const nodes: readonly NodePlan[] = [
   /* 26 */ {"type":"optional","inner":27},
   /* 27 */ {"type":"number","checks":[{"check":"number_format","format":"safeint"},{"check":"greater_than","value":0,"inclusive":true}]},
   /* 28 */ {"type":"optional","inner":29},
-  /* 29 */ {"type":"string","checks":[{"check":"max_length","maximum":200},{"check":"string_format","format":"regex","pattern":pattern3,"message":"must be one of Draft, InProgress, Completing, Complete, Cancelled"}]},
+  /* 29 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern3,"message":"must be one of Draft, InProgress, Completing, Complete, Cancelled"}]},
   /* 30 */ {"type":"optional","inner":31},
   /* 31 */ {"type":"string","checks":[{"check":"max_length","maximum":4000},{"check":"custom_pattern","pattern":pattern2,"message":"must not contain control characters"}]},
   /* 32 */ {"type":"optional","inner":33},

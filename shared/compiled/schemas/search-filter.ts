@@ -5,7 +5,7 @@ import { compiledSchema } from '../../validation/compiled';
 import type { NodePlan } from '../../validation/plan';
 import type * as source from '../../schemas/search-filter';
 
-const pattern0 = /^\s*(?:[Dd][Rr][Aa][Ff][Tt]|[Ii][Nn][Pp][Rr][Oo][Gg][Rr][Ee][Ss][Ss]|[Cc][Oo][Mm][Pp][Ll][Ee][Tt][Ii][Nn][Gg]|[Cc][Oo][Mm][Pp][Ll][Ee][Tt][Ee]|[Cc][Aa][Nn][Cc][Ee][Ll][Ll][Ee][Dd])\s*$/;
+const pattern0 = /^(?=[\s\S]{0,200}$)\s*(?:[Dd][Rr][Aa][Ff][Tt]|[Ii][Nn][Pp][Rr][Oo][Gg][Rr][Ee][Ss][Ss]|[Cc][Oo][Mm][Pp][Ll][Ee][Tt][Ii][Nn][Gg]|[Cc][Oo][Mm][Pp][Ll][Ee][Tt][Ee]|[Cc][Aa][Nn][Cc][Ee][Ll][Ll][Ee][Dd])\s*$/;
 const pattern1 = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]*$/u;
 const pattern2 = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
 const pattern3 = /^\s*[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\s*$/;
@@ -17,7 +17,7 @@ const nodes: readonly NodePlan[] = [
   /* 3 */ {"type":"number","checks":[{"check":"number_format","format":"int32"},{"check":"greater_than","value":0,"inclusive":true,"message":"must be 0 (Draft), 1 (InProgress), 2 (Completing), 3 (Complete), 4 (Cancelled)"},{"check":"less_than","value":4,"inclusive":true,"message":"must be 0 (Draft), 1 (InProgress), 2 (Completing), 3 (Complete), 4 (Cancelled)"}]},
   /* 4 */ {"type":"optional","inner":5},
   /* 5 */ {"type":"array","element":6,"checks":[{"check":"max_length","maximum":500}]},
-  /* 6 */ {"type":"string","checks":[{"check":"max_length","maximum":200},{"check":"string_format","format":"regex","pattern":pattern0,"message":"must be one of Draft, InProgress, Completing, Complete, Cancelled"}]},
+  /* 6 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern0,"message":"must be one of Draft, InProgress, Completing, Complete, Cancelled"}]},
   /* 7 */ {"type":"optional","inner":8},
   /* 8 */ {"type":"string","checks":[{"check":"max_length","maximum":200},{"check":"custom_pattern","pattern":pattern1,"message":"must not contain control characters"}]},
   /* 9 */ {"type":"optional","inner":10},
