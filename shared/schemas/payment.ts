@@ -356,6 +356,10 @@ export const NewPaymentT = PaymentT.extend({
     .enum(paymentStatuses, { error: `must be one of ${paymentStatuses.join(', ')} (refunds have their own operation)` })
     .optional()
     .meta({ description: 'Paid (the default) or Pending; must agree with IsPaid when both are sent.' }),
+  GUIDstring: text()
+    .regex(/^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?$/, { error: 'must be a GUID' })
+    .optional()
+    .meta({ description: 'The GUID as text (empty: none); must name the same GUID as GUID when both are sent.' }),
   Currency: currencyCode().optional().meta({ description: 'ISO 4217 code, upper case; AUD when absent.' }),
   ExchangeRate: positiveAmount().optional(),
   CreditCard: NewPaymentCard.optional(),

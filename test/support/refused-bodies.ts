@@ -6,6 +6,7 @@
 export const serverOnlyRules = new Map<string, string>([
   ['currency-decimals', 'Cross-field: how many decimals an amount may have depends on its Currency (0 for JPY, 3 for KWD).'],
   ['luhn', 'A checksum: the Luhn check digit of a card number is arithmetic over its digits, which no pattern states.'],
+  ['payment-flags', 'Cross-field: IsPaid must agree with Status, and GUIDstring name the same GUID as GUID (described in the operation).'],
   ['stored-size', 'Cross-field: the size of the stored record (DynamoDB 400 KB item) sums every field; each field alone is within its bound.'],
   ['run-mode', 'Cross-field: IsRunNow contradicts IsQueue and IsSaveAutoQueue (described in the operation).'],
   ['payment-state', "State: a refund must be in the refunded payment's own currency, which only the stored payment knows."],
@@ -69,6 +70,36 @@ export const refusedPayments = (tenant: number): [string, unknown, number, strin
   ['a constructor key', { Object: { Amount: 1, CreditCard: { constructor: { prototype: 1 } } } }, 400],
   ['another tenant', { TenantID: tenant + 1, Object: { Amount: 1 } }, 403],
 ];
+
+/** [Object, pointer, detail, rule?]: payments prepareNewPayment refuses (test/unit/payments/rules.test.ts). */
+export const refusedPaymentObjects: [object, string, string, string?][] = [
+  [{}, '/Object/Amount', 'is required'],
+  [{ Amount: 0 }, '/Object/Amount', 'must be greater than 0'],
+  [{ Amount: -5 }, '/Object/Amount', 'must be greater than 0'],
+  [{ Amount: 1.5, Currency: 'JPY' }, '/Object/Amount', 'must be a whole number in JPY', 'currency-decimals'],
+  [{ Amount: 1.005 }, '/Object/Amount', 'must have at most 2 decimals in AUD', 'currency-decimals'],
+  [{ Amount: 1.0005, Currency: 'KWD' }, '/Object/Amount', 'must have at most 3 decimals in KWD', 'currency-decimals'],
+  [{ Amount: 1, Currency: 'aud' }, '/Object/Currency', 'must be an ISO 4217 currency code such as AUD (the default)'],
+  [{ Amount: 1, Currency: '__proto__' }, '/Object/Currency', 'must be an ISO 4217 currency code such as AUD (the default)'],
+  [{ Amount: 1, IsPaid: true, Status: 'Pending' }, '/Object/IsPaid', 'contradicts Status Pending', 'payment-flags'],
+];
+
+/** A payment with every problem prepareNewPayment reports (test/unit/payments/rules.test.ts). */
+export const everyProblemAtOnce = {
+  ID: 5,
+  Amount: 1.001,
+  Fee: 0.005,
+  IsRefund: true,
+  OriginalPaymentID: 3,
+  IsRefunded: true,
+  RefundedAmount: 1,
+  Refunds: [{ ID: 1, Amount: 1, Status: 'Refunded' }],
+  CreditCard: { CardVerificationNumber: '123', CardNumber: '4111111111111112' },
+  Status: 'Refunded',
+  ExchangeRate: 0,
+  GUIDstring: 'nope',
+  PaymentDateTime_utc: 'yesterday',
+};
 
 /** Which payment a refund case names: the tenant's paid payment, its refund, a pending or inactive one, none. */
 export type RefundTarget = 'payment' | 'refund' | 'pending' | 'inactive' | 'missing';
@@ -233,6 +264,10 @@ const placeholderReceipts: ReceiptIds = {
 /** Every refused body above, named by operation. */
 export const refusedBodies = (): RefusedBody[] => [
   ...refusedPayments(1).map(([name, body, status, rule]) => ({ operationId: 'paymentPost', name, body, status, rule })),
+  ...refusedPaymentObjects.map(([object, pointer, detail, rule]) => ({ operationId: 'paymentPost', name: `${pointer} ${detail}`, body: { Object: object }, status: 400, rule })),
+  { operationId: 'paymentPost', name: 'every problem at once', body: { Object: everyProblemAtOnce }, status: 400 },
+  { operationId: 'paymentPost', name: 'a GUIDstring that is not a GUID', body: { Object: { Amount: 1, GUIDstring: 'nope' } }, status: 400 },
+  { operationId: 'paymentPost', name: 'a GUIDstring that differs from GUID', body: { Object: { Amount: 1, GUID: '6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f', GUIDstring: '6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e60' } }, status: 400, rule: 'payment-flags' },
   ...refusedRefunds.map(([name, , body, status, rule]) => ({ operationId: 'paymentPostRefund', name, body, status, rule })),
   ...refusedTasks('any').map(([name, body, , rule]) => ({ operationId: 'scheduledTaskSave', name, body, status: 400, rule })),
   ...refusedReceiptSaves(placeholderReceipts).map(([name, body, status, rule]) => ({ operationId: 'deliveryReceiptSaveV2', name, body, status, rule })),
