@@ -7,6 +7,7 @@
 // change the output), convert it twice, once per io, then keep one component per id when both io forms agree and
 // split `<id>` (output) from `<id>Input` (input) when they do not (defaults, coercions, transforms, secrets).
 import { z } from 'zod';
+import { forbiddenKeys } from '../http/codecs/forbidden-keys';
 import { portablePattern } from '../validation/portable';
 import { maxLengthOfPattern } from './pattern-length';
 import { isJsonObject, type JsonObject, type JsonValue, type SchemaObject } from './types';
@@ -148,6 +149,7 @@ export const integerFormat = (minimum: JsonValue | undefined, maximum: JsonValue
 
 /**
  * - `x-sensitive` fields (card data, credentials) are `writeOnly` in request forms: accepted, never returned.
+ * - Open objects of request forms refuse `__proto__`, `constructor` and `prototype` as keys (`propertyNames`).
  * - Integers say `format: int32` when their bounds fit 32 bits, as the spec's `int` does, else `int64`.
  * - A string bounded only by its anchored `pattern` (a GUID, card digits, a hex id) states the `maxLength` the
  *   pattern enforces.
@@ -157,6 +159,11 @@ export const integerFormat = (minimum: JsonValue | undefined, maximum: JsonValue
 const decorate = (schema: SchemaObject, io: SchemaIo): void => {
   walkSchema(schema, (node) => {
     if (io === 'input' && node['x-sensitive'] === true) node.writeOnly = true;
+    // The codecs refuse the prototype's names as keys of every object a request declares (shared/http/codecs); a
+    // strict object refuses them as unknown members already, an open one (the webhook's event) says so here.
+    if (io === 'input' && node.type === 'object' && node.additionalProperties !== false && node.propertyNames === undefined) {
+      node.propertyNames = { not: { enum: [...forbiddenKeys] } };
+    }
     if (node.type === 'integer' && node.format === undefined) {
       const format = integerFormat(node.minimum, node.maximum);
       if (format !== undefined) node.format = format;

@@ -249,6 +249,30 @@ export const refusedLocationBodies: [string, string, unknown, string?][] = [
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
+// The provider webhook (test/e2e/document-events/webhook-refusals.test.ts): events without the fields we read. The
+// signature's value does not matter here: a body refused by validation is refused before its signature is checked.
+
+const webhookEvent = {
+  type: 'document.uploaded',
+  userId: 'u1',
+  organisationId: 'org_1',
+  signature: `t=1767225600,v1=${'0'.repeat(64)}`,
+  data: { object: { id: 'doc-1' } },
+};
+
+/** [case, body]: every one a 400. */
+export const refusedWebhookEvents: [string, unknown][] = [
+  ['without a signature', { ...webhookEvent, signature: undefined }],
+  ['without type', { ...webhookEvent, type: undefined }],
+  ['without userId', { ...webhookEvent, userId: undefined }],
+  ['without organisationId', { ...webhookEvent, organisationId: undefined }],
+  ['without data.object.id', { ...webhookEvent, data: { object: { marker: 1 } } }],
+  ['an organisationId holding "#"', { ...webhookEvent, organisationId: 'org_1#DOC#x' }],
+  ['a __proto__ key at the top level', JSON.parse(`{"__proto__":{"polluted":true},${JSON.stringify(webhookEvent).slice(1)}`) as unknown],
+  ['a __proto__ key inside data.object', JSON.parse(JSON.stringify(webhookEvent).replace('"object":{', '"object":{"__proto__":{"polluted":true},')) as unknown],
+];
+
+// ---------------------------------------------------------------------------------------------------------------
 // The whole corpus, as the contract test reads it.
 
 /** Receipt ids for a corpus read without a stack: the bodies' shapes are what matter, not which receipt they name. */
@@ -273,6 +297,7 @@ export const refusedBodies = (): RefusedBody[] => [
   ...refusedReceiptSaves(placeholderReceipts).map(([name, body, status, rule]) => ({ operationId: 'deliveryReceiptSaveV2', name, body, status, rule })),
   ...refusedInventory.map(([name, , body, status, rule]) => ({ operationId: 'deliveryReceiptAddInventory', name, body, status, rule })),
   ...refusedLocationBodies.map(([operationId, name, body, rule]) => ({ operationId, name, body, status: 400, rule })),
+  ...refusedWebhookEvents.map(([name, body]) => ({ operationId: 'providerWebhook', name, body: JSON.parse(JSON.stringify(body)) as unknown, status: 400 })),
 ];
 
 /** Bodies the server accepts (the suites' fixtures): the document must accept each too. */
@@ -288,6 +313,8 @@ export const acceptedBodies: readonly { readonly operationId: string; readonly n
   { operationId: 'deliveryReceiptAddInventory', name: 'one line', body: { Value: { InventoryList: [{ InventoryID: 7, Quantity: 3, BuyPriceEx: 1.5, LineTotal: 4.5 }] } } },
   { operationId: 'deliveryReceiptSearchV2', name: 'statuses by name in any case', body: { StatusStrings: ['InProgress', 'draft'], Status: [' COMPLETE '], Statuses: [4], SortField: 'DeliveryDate', MaxResults: 3 } },
   { operationId: 'tenantLocationSave', name: 'a location', body: { Name: 'Main Store', IsDefault: true, Address: { City: 'Perth', IsDefaultBilling: true } } },
+  { operationId: 'providerWebhook', name: 'a signed event', body: webhookEvent },
+  { operationId: 'providerWebhook', name: 'an event with members of its own', body: { ...webhookEvent, created: 1767225600, data: { object: { id: 'doc-2', pages: 3 } } } },
   { operationId: 'tenantLocationGetByName', name: 'by name', body: { SearchString: 'main', IsExactMatch: false } },
   { operationId: 'tenantLocationSearch', name: 'a search', body: { SearchString: 'perth', SortField: 'Name', MaxResults: 20 } },
 ];
