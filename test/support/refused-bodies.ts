@@ -273,6 +273,15 @@ export const refusedWebhookEvents: [string, unknown][] = [
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
+// Parameters: path ids every operation with `{id}` refuses, and addressType values GetDefaultAddress refuses.
+
+/** Path ids, as written in the URL: refused with 400 by every operation with an `{id}` (a positive int32 in plain decimal). */
+export const refusedPathIds = ['0', '-1', '1.5', '1e3', '2147483648', 'abc', '%20'] as const;
+
+/** addressType values refused with 400 (tenant-locations bad-inputs). */
+export const refusedAddressTypes = ['Home', '0', '5', 'Bill', '1.0', ' ', 'B'.repeat(21)] as const;
+
+// ---------------------------------------------------------------------------------------------------------------
 // The whole corpus, as the contract test reads it.
 
 /** Receipt ids for a corpus read without a stack: the bodies' shapes are what matter, not which receipt they name. */

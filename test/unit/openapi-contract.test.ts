@@ -12,7 +12,7 @@ import addFormats from 'ajv-formats';
 import { operations } from '../../shared/operations';
 import { checkPlan } from '../../shared/validation/check';
 import { planOf } from '../../shared/validation/compile';
-import { acceptedBodies, refusedBodies, serverOnlyRules } from '../support/refused-bodies';
+import { acceptedBodies, refusedAddressTypes, refusedBodies, refusedPathIds, serverOnlyRules } from '../support/refused-bodies';
 
 interface Document {
   readonly paths: Record<string, Record<string, { operationId?: string; requestBody?: { content: Record<string, { schema: object }> } }>>;
@@ -97,6 +97,53 @@ describe('the OpenAPI document accepts what the server accepts', () => {
       });
     }
     expect(invalid).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parameters: what the URL carries, read as OpenAPI's simple style reads it (an integer is its plain decimal text).
+
+interface Parameter {
+  readonly name: string;
+  readonly in: string;
+  readonly schema: object;
+}
+
+const parametersNamed = (name: string): [string, Parameter][] =>
+  Object.values(document.paths).flatMap((item) =>
+    Object.values(item).flatMap((operation) =>
+      ((operation as { parameters?: Parameter[] }).parameters ?? [])
+        .filter((parameter) => parameter.name === name)
+        .map((parameter): [string, Parameter] => [operation.operationId ?? '', parameter]),
+    ),
+  );
+
+/** The value a parameter's schema sees: a decimal integer text for an integer schema, else the decoded text. */
+const parameterValue = (schema: object, raw: string): unknown => {
+  const text = decodeURIComponent(raw);
+  return (schema as { type?: string }).type === 'integer' && /^-?[0-9]+$/.test(text) ? Number(text) : text;
+};
+
+describe('the OpenAPI document refuses the parameters the server refuses', () => {
+  const pathIds = parametersNamed('id');
+
+  it('finds the operations with an {id}', () => {
+    expect(pathIds.length).toBeGreaterThan(5);
+  });
+
+  it.each(refusedPathIds.map((raw) => [raw]))('the path id %j, on every operation', (raw) => {
+    const accepting = pathIds.filter(([, parameter]) => ajv.validate(parameter.schema, parameterValue(parameter.schema, raw))).map(([id]) => id);
+    expect(accepting).toEqual([]);
+  });
+
+  it.each(refusedAddressTypes.map((raw) => [raw]))('the addressType %j', (raw) => {
+    const [[, parameter] = ['', { schema: {} }]] = parametersNamed('addressType');
+    expect(ajv.validate(parameter.schema, raw)).toBe(false);
+  });
+
+  it.each(['Billing', 'billing', ' Postal ', '3'])('accepts the addressType %j', (raw) => {
+    const [[, parameter] = ['', { schema: {} }]] = parametersNamed('addressType');
+    expect(ajv.validate(parameter.schema, raw)).toBe(true);
   });
 });
 

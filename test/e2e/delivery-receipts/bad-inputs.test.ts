@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, tokenFor } from '../../support/http';
 import { viewOf } from '../../support/responses';
-import { refusedInventory, refusedReceiptSaves, type ReceiptTarget } from '../../support/refused-bodies';
+import { refusedInventory, refusedPathIds, refusedReceiptSaves, type ReceiptTarget } from '../../support/refused-bodies';
 import { freshTenantId } from '../../support/tenant-items';
 import { addInventory, linesOf, openReceiptTable, saveReceipt, type Receipt } from './support';
 
@@ -57,7 +57,7 @@ describe('refused requests change nothing', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it.each(['0', '-1', '1.5', '1e3', '2147483648', 'abc'])('refuses the path id %s (400) on Get and add inventory', async (id) => {
+  it.each(refusedPathIds)('refuses the path id %s (400) on Get and add inventory', async (id) => {
     expect(viewOf(await api(`/v2/DeliveryReceipt/${id}`, { token })).status).toBe(400);
     expect(viewOf(await addInventory(token, id, [{ InventoryID: 1 }])).status).toBe(400);
   });

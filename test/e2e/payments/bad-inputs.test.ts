@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { toForm, toXml } from '../../support/bodies';
 import { api, tokenFor } from '../../support/http';
 import { viewOf } from '../../support/responses';
-import { refusedPayments, refusedRefunds, type RefundTarget } from '../../support/refused-bodies';
+import { refusedPathIds, refusedPayments, refusedRefunds, type RefundTarget } from '../../support/refused-bodies';
 import { freshTenantId, openTenantTable } from '../../support/tenant-items';
 import { getPayment, postPayment, postRefund } from './support';
 
@@ -75,7 +75,7 @@ describe('POST /Payment/{id}/refund refuses', () => {
 });
 
 describe('paths and headers', () => {
-  it.each(['0', '-1', '1.5', 'abc', '2147483648', '%20'])('answers 400 to the path id %j', async (id) => {
+  it.each(refusedPathIds)('answers 400 to the path id %j', async (id) => {
     await unchanged(() => getPayment(token, id), 400);
     await unchanged(() => postRefund(token, id, { Object: { Amount: 1 } }), 400);
   });
