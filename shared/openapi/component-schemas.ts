@@ -266,11 +266,29 @@ const withRefinementPatterns = ({ zodSchema, jsonSchema }: { zodSchema: z.core.$
   jsonSchema.allOf = [...allOf, ...rest.map((pattern) => ({ pattern }))];
 };
 
+/**
+ * A field requests may spell loosely (a status name in any case) is answered in its canonical spelling only: the
+ * response form states those values as its `enum` (`x-answer-enum`, shared/schemas/annotations.ts).
+ */
+const withAnswerEnum = (jsonSchema: Record<string, unknown>, io: SchemaIo) => {
+  const answers = jsonSchema['x-answer-enum'];
+  delete jsonSchema['x-answer-enum'];
+  if (io !== 'output' || !Array.isArray(answers)) return;
+  delete jsonSchema.pattern;
+  delete jsonSchema.allOf;
+  delete jsonSchema.maxLength;
+  delete jsonSchema.examples;
+  jsonSchema.enum = answers;
+};
+
 const convert = (registry: z.core.$ZodRegistry<{ id: string }>, io: SchemaIo): Forms => {
   const converted = z.toJSONSchema(registry, {
     ...conversionParams(io),
     uri: (id) => `${schemaRefPrefix}${id}`,
-    override: withRefinementPatterns,
+    override: (context) => {
+      withRefinementPatterns(context);
+      withAnswerEnum(context.jsonSchema, io);
+    },
   });
   const plain: unknown = JSON.parse(JSON.stringify(converted.schemas));
   if (!isJsonObject(plain)) throw new Error('zod returned no schemas');

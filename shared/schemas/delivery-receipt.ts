@@ -228,6 +228,7 @@ export const DeliveryReceiptT = shape('DeliveryReceiptT', {
     .optional()
     .meta({
       description: `One of ${receiptStatuses.join(', ')} (case-insensitive, surrounding spaces ignored); answers give the name as listed. In a Save it requests a transition (the operation's description).`,
+      'x-answer-enum': receiptStatuses,
     }),
   FriendlyStatus: text().optional(),
   TenantID: id().optional(),
