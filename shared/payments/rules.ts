@@ -6,8 +6,9 @@ import { PaymentT as paymentSchema } from '../compiled/schemas/payment';
 import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
 import { cardDataErrors, cardForAnswer, cardForStorage } from './card-data';
 
-export { paymentStatuses, refundStatuses } from '../schemas/payment';
-import { paymentStatuses, refundStatuses } from '../schemas/payment';
+import { paymentStatuses, refundStatuses } from '../schemas/payment-statuses';
+
+export { paymentStatuses, refundStatuses };
 export type RefundStatus = (typeof refundStatuses)[number];
 
 /** A payment can be refunded at most this many times, so its `Refunds` list stays readable in one answer. */

@@ -3,6 +3,7 @@
 // holder's name is `x-personal-data`. Fields beyond the spec (the refund links, audit fields) say so.
 import { z } from 'zod';
 import { currencies } from '../money/currencies';
+import { paymentStatuses } from './payment-statuses';
 import { personalData, sensitive } from './annotations';
 import {
   bool,
@@ -333,10 +334,6 @@ export const NewPaymentCard = CreditCard.extend({
   ),
 }).meta({ id: 'NewPaymentCard', description: 'The card of a payment to record: card data is validated strictly and never returned whole.' });
 
-/** Statuses a recorded payment may have. Only a `Paid` payment can be refunded. */
-export const paymentStatuses = ['Paid', 'Pending'] as const;
-/** Statuses of a refund: `Queued` until the payments queue's consumer completes it (or gives up: `Failed`). */
-export const refundStatuses = ['Queued', 'Refunded', 'Failed'] as const;
 
 const positiveAmount = () => decimal().gt(0, { error: 'must be greater than 0' });
 const refundsUse = 'record refunds with POST /Payment/{id}/refund';
