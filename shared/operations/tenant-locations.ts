@@ -62,7 +62,9 @@ export const tenantLocationGetAll = {
 export const tenantLocationGetByName = {
   operationId: 'tenantLocationGetByName',
   summary: 'Find a tenant location by name',
-  description: 'Exact and case-insensitive when IsExactMatch; otherwise the first location (by name) whose name starts with the search text.',
+  description:
+    'Exact and case-insensitive when IsExactMatch; otherwise the first location (by name) whose name starts with the search text. ' +
+    'SearchString or Search (the first that is not blank once trimmed) is required (400).',
   area: 'tenant-locations',
   method: 'POST',
   path: '/TenantLocation/GetByName',

@@ -21,6 +21,7 @@ export const serverOnlyRules = new Map<string, string>([
   ['inventory-id', 'InventoryID is optional in the InventoryLine type the platform shares (its typed clients build lines without it); the domain requires it of each entry, reporting every entry at once. The description says it is required.'],
   ['refund-details', "The spec's type: paymentPostRefund's body is SaveRequestPaymentT, whose Object is a whole PaymentT; a refund reads only Amount (greater than 0), Currency, Description, Method and RefNumber of it and refuses the rest (the description lists them)."],
   ['location-name', "The spec's type: TenantLocationInfo is Save's body and every answer's (and an empty XML element reads as an empty Name); Save requires a Name that is not blank (its description)."],
+  ['search-text', 'Cross-field: GetByName needs SearchString or Search (either one, not blank once trimmed), as its description says.'],
   ['search-members', "Per search: SearchFilter is the spec's one filter type; which members a search applies, and its sort field names, are the operation's (listed in its description)."],
 ]);
 
@@ -240,6 +241,7 @@ export const refusedLocationBodies: [string, string, unknown, string?][] = [
   ['tenantLocationSearch', 'MaxResults 501', { MaxResults: 501 }],
   ['tenantLocationSearch', 'a negative LastRowNumber', { LastRowNumber: -1 }],
   ['tenantLocationGetByName', 'an unknown member', { SearchString: 'x', Limit: 1 }],
+  ['tenantLocationGetByName', 'no search text', { IsExactMatch: true }, 'search-text'],
   ['deliveryReceiptSearchV2', 'a __proto__ sort field', { SortField: '__proto__' }, 'search-members'],
   ['deliveryReceiptSearchV2', 'a member Search does not apply', { IsApprovedForPOS: true }, 'search-members'],
   ['deliveryReceiptSearchV2', 'an unknown status name', { StatusStrings: ['Shipped'] }],
@@ -276,7 +278,7 @@ export const refusedWebhookEvents: [string, unknown][] = [
 // Parameters: path ids every operation with `{id}` refuses, and addressType values GetDefaultAddress refuses.
 
 /** Path ids, as written in the URL: refused with 400 by every operation with an `{id}` (a positive int32 in plain decimal). */
-export const refusedPathIds = ['0', '-1', '1.5', '1e3', '2147483648', 'abc', '%20'] as const;
+export const refusedPathIds = ['0', '-1', '1.5', '1.0', '1e3', '0x10', '01', '+1', '2147483648', '99999999999', 'abc', '%20', '%201'] as const;
 
 /** addressType values refused with 400 (tenant-locations bad-inputs). */
 export const refusedAddressTypes = ['Home', '0', '5', 'Bill', '1.0', ' ', 'B'.repeat(21)] as const;

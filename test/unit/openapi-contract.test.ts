@@ -118,10 +118,13 @@ const parametersNamed = (name: string): [string, Parameter][] =>
     ),
   );
 
-/** The value a parameter's schema sees: a decimal integer text for an integer schema, else the decoded text. */
+/**
+ * The value a parameter's schema sees: for an integer schema, the integer whose plain decimal text (what the simple
+ * style writes: no sign but `-`, no leading zero, no exponent) the URL carries, else the decoded text itself.
+ */
 const parameterValue = (schema: object, raw: string): unknown => {
   const text = decodeURIComponent(raw);
-  return (schema as { type?: string }).type === 'integer' && /^-?[0-9]+$/.test(text) ? Number(text) : text;
+  return (schema as { type?: string }).type === 'integer' && /^(0|-?[1-9][0-9]*)$/.test(text) ? Number(text) : text;
 };
 
 describe('the OpenAPI document refuses the parameters the server refuses', () => {
