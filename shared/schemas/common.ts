@@ -69,8 +69,20 @@ export const nameOf = (names: readonly string[], error: string, max: number = li
  * A request or response body: unknown keys are refused (field names are case-sensitive, so `name` for `Name`
  * would otherwise be dropped without a word).
  */
-export const shape = <T extends z.core.$ZodLooseShape>(name: string, fields: T, description?: string, examples?: readonly unknown[]) =>
-  z.strictObject(fields).meta({ id: name, ...(description ? { description } : {}), ...(examples ? { examples: [...examples] } : {}) });
+export const shape = <T extends z.core.$ZodLooseShape>(
+  name: string,
+  fields: T,
+  description?: string,
+  examples?: readonly unknown[],
+  /** JSON Schema keywords the document states beside the fields: rules the domain applies between them (`if`/`then`). */
+  domainRules?: Readonly<Record<string, unknown>>,
+) =>
+  z.strictObject(fields).meta({
+    id: name,
+    ...(description ? { description } : {}),
+    ...(examples ? { examples: [...examples] } : {}),
+    ...(domainRules ?? {}),
+  });
 
 /** Fields every request envelope carries: the caller's tenancy, checked against the token (never trusted). */
 export const tenancyFields = {

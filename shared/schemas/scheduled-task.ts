@@ -404,14 +404,43 @@ const scheduledTaskExamples = [
   { Name: 'Year-end stocktake', TaskTypeID: 3, IsRecurringSchedule: false, TimeOfDay: '2026-12-31T18:00:00+11:00', TimeZone: 'Australia/Sydney' },
 ];
 
+/**
+ * The rules shared/scheduled-tasks/service.ts and recurrence.ts apply to the task as merged with the stored one, in
+ * the JSON Schema the document states them with (the domain, not the schema, enforces them: it reports every problem
+ * of the merged task at once). A create (ID absent or 0) has nothing to merge with: Name, TaskTypeID and TimeOfDay
+ * are required, Interval or IntervalType need IsRecurringSchedule, and a recurring task needs both. On either, a Name
+ * sent is not blank, a TaskTypeID sent is not 0, and a recurring task's Interval and IntervalType are not 0.
+ */
+const sentFieldRules = {
+  properties: { Name: { pattern: '\\S' }, TaskTypeID: { minimum: 1 } },
+  if: { properties: { IsRecurringSchedule: { const: true } }, required: ['IsRecurringSchedule'] },
+  then: { properties: { Interval: { minimum: 1 }, IntervalType: { minimum: 1 } } },
+};
+const mergedTaskRules = {
+  if: { properties: { ID: { minimum: 1 } }, required: ['ID'] },
+  then: sentFieldRules,
+  else: {
+    required: ['Name', 'TaskTypeID', 'TimeOfDay'],
+    dependentRequired: { Interval: ['IsRecurringSchedule'], IntervalType: ['IsRecurringSchedule'] },
+    allOf: [
+      sentFieldRules,
+      {
+        if: { properties: { IsRecurringSchedule: { const: true } }, required: ['IsRecurringSchedule'] },
+        then: { required: ['Interval', 'IntervalType'] },
+      },
+    ],
+  },
+};
+
 export const ScheduledTask = shape(
   'ScheduledTask',
   { ...scheduledTaskFields, AdaptorDetails: AdaptorDetails.optional() },
-  'A scheduled task: what to run, when and how often, and optionally the adaptor that runs it. Every member is ' +
-    'optional in the schema because a save with a positive ID merges into the stored task; after the merge, Name ' +
-    '(not blank), TaskTypeID (not 0) and TimeOfDay are required, and a recurring task (IsRecurringSchedule) needs ' +
-    'IntervalType 1 to 5 and Interval 1 or more (see the operation).',
+  'A scheduled task: what to run, when and how often, and optionally the adaptor that runs it. A create (ID absent ' +
+    'or 0) requires Name (not blank), TaskTypeID (not 0) and TimeOfDay, and a recurring one IntervalType 1 to 5 and ' +
+    'Interval 1 or more; a save with a positive ID merges into the stored task, so its members are optional (see the ' +
+    'operation).',
   scheduledTaskExamples,
+  mergedTaskRules,
 );
 export type ScheduledTask = z.infer<typeof ScheduledTask>;
 
@@ -420,5 +449,6 @@ export const ScheduledTaskXml = shape(
   scheduledTaskFields,
   'The XML form of ScheduledTask: the same fields without AdaptorDetails.',
   scheduledTaskExamples,
+  mergedTaskRules,
 );
 export type ScheduledTaskXml = z.infer<typeof ScheduledTaskXml>;

@@ -15,8 +15,7 @@ export const serverOnlyRules = new Map<string, string>([
   ['receipt-quantities', 'Cross-field: received, faulty, out-of-date and incorrect quantities together may not exceed the quantity ordered.'],
   ['line-total', 'Cross-field: LineTotal must equal Quantity x (BuyPriceEx + BuyPriceTax), rounded to the currency.'],
   ['decimal-places', 'Decimal places are counted in the exact decimal text; multipleOf on binary floating point is inexact (0.1 + 0.2).'],
-  ['recurrence', 'Cross-field, after merging with the stored task: Interval, IntervalType and RecurrenceType of a recurring task, and a TimeOfDay in the future for a one-off task (against the clock).'],
-  ['task-required', 'Cross-field: Name and TaskTypeID are required once the body is merged with the stored task (a create has nothing to merge with).'],
+  ['recurrence', 'Against the clock: a one-off task whose schedule changed must run in the future (the rest of the recurrence rules the document states with if/then).'],
   ['time-zone', "The IANA time zone database of the server's runtime (Intl), which changes with its releases; the description names the format."],
   ['inventory-id', 'InventoryID is optional in the InventoryLine type the platform shares (its typed clients build lines without it); the domain requires it of each entry, reporting every entry at once. The description says it is required.'],
   ['refund-details', "The spec's type: paymentPostRefund's body is SaveRequestPaymentT, whose Object is a whole PaymentT; a refund reads only Amount (greater than 0), Currency, Description, Method and RefNumber of it and refuses the rest (the description lists them)."],
@@ -130,7 +129,7 @@ export const quarterHourly = { Name: 'Export', TaskTypeID: 7, IsRecurringSchedul
 
 /** [case, body, errors, rule?] of POST /ScheduledTasks/ (every one a 400 naming the field). */
 export const refusedTasks = (matchAny: unknown): [string, unknown, object[], string?][] => [
-  ['Interval 0 (more than one run a minute)', { ...quarterHourly, Interval: 0 }, [{ pointer: '/Interval', detail: 'must be at least 1: a task runs at most once a minute' }], 'recurrence'],
+  ['Interval 0 (more than one run a minute)', { ...quarterHourly, Interval: 0 }, [{ pointer: '/Interval', detail: 'must be at least 1: a task runs at most once a minute' }]],
   ['a fractional Interval', { ...quarterHourly, Interval: 0.5 }, [{ pointer: '/Interval', detail: matchAny }]],
   ['an unknown IntervalType', { ...quarterHourly, IntervalType: 6 }, [{ pointer: '/IntervalType', detail: matchAny }]],
   ['an unknown RecurrenceType', { ...quarterHourly, RecurrenceType: 9 }, [{ pointer: '/RecurrenceType', detail: matchAny }]],
@@ -139,7 +138,7 @@ export const refusedTasks = (matchAny: unknown): [string, unknown, object[], str
   ['a zone in the wrong case', { ...quarterHourly, TimeZone: 'australia/sydney' }, [{ pointer: '/TimeZone', detail: matchAny }], 'time-zone'],
   ['a one-off task in the past', { Name: 'Once', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2020-01-01T00:00:00Z' }, [{ pointer: '/TimeOfDay', detail: 'must be in the future for a one-off task' }], 'recurrence'],
   ['a TimeOfDay without an offset', { ...quarterHourly, TimeOfDay: '2026-01-01T00:00:00' }, [{ pointer: '/TimeOfDay', detail: matchAny }]],
-  ['no name and no task type', { ...quarterHourly, Name: '', TaskTypeID: undefined }, [{ pointer: '/Name', detail: 'is required' }, { pointer: '/TaskTypeID', detail: matchAny }], 'task-required'],
+  ['no name and no task type', { ...quarterHourly, Name: '', TaskTypeID: undefined }, [{ pointer: '/Name', detail: 'is required' }, { pointer: '/TaskTypeID', detail: matchAny }]],
   ['a list over 500 items', { ...quarterHourly, IDs: Array.from({ length: 501 }, (_, index) => index) }, [{ pointer: '/IDs', detail: matchAny }]],
   ['over 20 runs sent back', { ...quarterHourly, Runs: Array(21).fill({ ScheduledDateTime_utc: '2026-01-01T00:00:00Z', RecordedDateTime_utc: '2026-01-01T00:00:00Z', Outcome: 'Run' }) }, [{ pointer: '/Runs', detail: matchAny }]],
   ['a ScheduleState that is not one', { ...quarterHourly, ScheduleState: 'Running' }, [{ pointer: '/ScheduleState', detail: matchAny }]],
@@ -319,6 +318,9 @@ export const acceptedBodies: readonly { readonly operationId: string; readonly n
   { operationId: 'paymentPostRefund', name: 'a refund of 4', body: { Object: { Amount: 4 } } },
   { operationId: 'paymentPostRefund', name: 'a refund of the balance', body: {} },
   { operationId: 'scheduledTaskSave', name: 'a quarter-hourly task', body: quarterHourly },
+  { operationId: 'scheduledTaskSave', name: 'an update that disables a task', body: { ID: 3, Version: 2, IsEnabled: false } },
+  { operationId: 'scheduledTaskSave', name: 'a one-off task', body: { Name: 'Once', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2036-01-01T00:00:00Z' } },
+  { operationId: 'scheduledTaskSave', name: 'an update to a daily schedule', body: { ID: 3, IsRecurringSchedule: true, Interval: 1, IntervalType: 3 } },
   { operationId: 'deliveryReceiptSaveV2', name: 'a status in lower case', body: { Value: { ID: 1, Version: 1, Status: 'inprogress' } } },
   { operationId: 'deliveryReceiptSaveV2', name: 'a new receipt with lines', body: { Value: { RefNumber: 'PO-1', WarehouseID: 2, Lines: [{ InventoryID: 1, QuantityOrdered: 10 }] } } },
   { operationId: 'deliveryReceiptAddInventory', name: 'one line', body: { Value: { InventoryList: [{ InventoryID: 7, Quantity: 3, BuyPriceEx: 1.5, LineTotal: 4.5 }] } } },

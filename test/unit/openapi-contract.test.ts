@@ -209,8 +209,12 @@ describe("the OpenAPI document and the server's validator agree on every mutatio
       .filter(({ body }) => !checkPlan(plan, body).success && validate(body) === true)
       .map(({ at }) => at);
     expect(looser).toEqual([]);
-    // And the converse: the document never refuses a body the validator accepts (the domain may still refuse it).
-    const stricter = bodies.filter(({ body }) => checkPlan(plan, body).success && validate(body) !== true).map(({ at }) => at);
+    // And the converse: the document never refuses a body the validator accepts, except by a rule the domain applies
+    // between fields and states in the document as `if`/`then`/`else` (it refuses that body too).
+    const byDomainRule = (error: { schemaPath: string }) => /\/(if|then|else)(\/|$)/.test(error.schemaPath);
+    const stricter = bodies
+      .filter(({ body }) => checkPlan(plan, body).success && validate(body) !== true && !(validate.errors ?? []).every(byDomainRule))
+      .map(({ at }) => at);
     expect(stricter).toEqual([]);
   });
 });
