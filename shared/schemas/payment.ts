@@ -3,7 +3,7 @@
 // holder's name is `x-personal-data`. Fields beyond the spec (the refund links, audit fields) say so.
 import { z } from 'zod';
 import { currencies } from '../money/currencies';
-import { paymentStatuses } from './payment-statuses';
+import { paymentStatuses, refundDetailFields } from './payment-lists';
 import { personalData, sensitive } from './annotations';
 import {
   bool,
@@ -299,8 +299,34 @@ const recordExample = {
 };
 
 /**
- * Body of paymentPost (Object: the payment to record) and paymentPostRefund (Object: the refund's details; the payment
- * is named by the path `id`, so `Object` may be left out).
+ * What shared/payments/rules.ts (readRefundRequest, runModeOf) refuses in a refund's body, in the JSON Schema the
+ * document states it with: the spec's SaveRequestPaymentT carries a whole PaymentT, of which a refund reads only its
+ * details (Amount greater than 0, an ISO 4217 Currency, Description, Method, RefNumber); IsRunNow contradicts IsQueue
+ * and IsSaveAutoQueue. The domain enforces them, reporting every problem of the body at once.
+ */
+const refundRules = {
+  allOf: [
+    {
+      if: { required: ['Object'] },
+      then: {
+        properties: {
+          Object: {
+            propertyNames: { enum: [...refundDetailFields] },
+            properties: { Amount: { exclusiveMinimum: 0 }, Currency: { enum: [...currencies.keys()] } },
+          },
+        },
+      },
+    },
+    {
+      if: { properties: { IsRunNow: { const: true } }, required: ['IsRunNow'] },
+      then: { properties: { IsQueue: { const: false }, IsSaveAutoQueue: { const: false } } },
+    },
+  ],
+};
+
+/**
+ * Body of paymentPostRefund (Object: the refund's details; the payment is named by the path `id`, so `Object` may be
+ * left out): the spec's type. paymentPost records with RecordPaymentRequest, below.
  */
 export const SaveRequestPaymentT = shape(
   'SaveRequestPaymentT',
@@ -311,11 +337,10 @@ export const SaveRequestPaymentT = shape(
     IsRunNow: bool().optional(),
     ...tenancyFields,
   },
-  'A payment save/refund request: the payment and how to run it (queued, auto-queued or now).',
-  [
-    recordExample,
-    { Object: { Amount: 20, Description: 'Damaged box', RefNumber: 'RF-1001' }, IsQueue: true },
-  ],
+  'A refund request: the refund\'s details in Object (a PaymentT of which a refund reads Amount, Currency, ' +
+    'Description, Method and RefNumber only) and how to run it (queued, auto-queued or now).',
+  [{ Object: { Amount: 20, Description: 'Damaged box', RefNumber: 'RF-1001' }, IsQueue: true }, {}],
+  refundRules,
 );
 export type SaveRequestPaymentT = z.infer<typeof SaveRequestPaymentT>;
 
