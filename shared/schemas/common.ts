@@ -74,14 +74,17 @@ export const shape = <T extends z.core.$ZodLooseShape>(
   fields: T,
   description?: string,
   examples?: readonly unknown[],
-  /** JSON Schema keywords the document states beside the fields: rules the domain applies between them (`if`/`then`). */
-  domainRules?: Readonly<Record<string, unknown>>,
+  /**
+   * Rules the domain applies to the body beyond its fields' schemas (required members, conditions between fields), as
+   * JSON Schema the document states in the component's `allOf`: zod cannot say them, the domain enforces them.
+   */
+  domainRules?: readonly object[],
 ) =>
   z.strictObject(fields).meta({
     id: name,
     ...(description ? { description } : {}),
     ...(examples ? { examples: [...examples] } : {}),
-    ...(domainRules ?? {}),
+    ...(domainRules ? { allOf: [...domainRules] } : {}),
   });
 
 /** Fields every request envelope carries: the caller's tenancy, checked against the token (never trusted). */

@@ -297,15 +297,22 @@ export const DeliveryReceiptEditResponse = EditResponse(DeliveryReceiptT, {
 export type DeliveryReceiptEditResponse = z.infer<typeof DeliveryReceiptEditResponse>;
 
 /** A line of the add-inventory request. */
-export const InventoryLine = shape('InventoryLine', {
-  InventoryID: id().min(1, { error: 'is required' }).optional().meta({ description: 'Required (400 without it): the item the line receives.' }),
-  Quantity: notNegative().optional(),
-  AdjustedQuantityReceived: notNegative().optional(),
-  BuyPriceEx: notNegative().optional(),
-  BuyPriceTax: notNegative().optional(),
-  LineTotal: decimal().optional(),
-  IsActive: bool().optional(),
-});
+export const InventoryLine = shape(
+  'InventoryLine',
+  {
+    InventoryID: id().min(1, { error: 'is required' }).optional().meta({ description: 'Required (400 without it): the item the line receives.' }),
+    Quantity: notNegative().optional(),
+    AdjustedQuantityReceived: notNegative().optional(),
+    BuyPriceEx: notNegative().optional(),
+    BuyPriceTax: notNegative().optional(),
+    LineTotal: decimal().optional(),
+    IsActive: bool().optional(),
+  },
+  'A line to add: the inventory item and its quantities and prices.',
+  undefined,
+  // The domain requires InventoryID of each entry (lines.ts), reporting every entry at once; the type keeps it optional.
+  [{ required: ['InventoryID'] }],
+);
 export type InventoryLine = z.infer<typeof InventoryLine>;
 
 /** Body of deliveryReceiptSaveV2. The receipt is what the request is about, so `Value` is required. */

@@ -304,25 +304,23 @@ const recordExample = {
  * details (Amount greater than 0, an ISO 4217 Currency, Description, Method, RefNumber); IsRunNow contradicts IsQueue
  * and IsSaveAutoQueue. The domain enforces them, reporting every problem of the body at once.
  */
-const refundRules = {
-  allOf: [
-    {
-      if: { required: ['Object'] },
-      then: {
-        properties: {
-          Object: {
-            propertyNames: { enum: [...refundDetailFields] },
-            properties: { Amount: { exclusiveMinimum: 0 }, Currency: { enum: [...currencies.keys()] } },
-          },
+const refundRules = [
+  {
+    if: { required: ['Object'] },
+    then: {
+      properties: {
+        Object: {
+          propertyNames: { enum: [...refundDetailFields] },
+          properties: { Amount: { exclusiveMinimum: 0 }, Currency: { enum: [...currencies.keys()] } },
         },
       },
     },
-    {
-      if: { properties: { IsRunNow: { const: true } }, required: ['IsRunNow'] },
-      then: { properties: { IsQueue: { const: false }, IsSaveAutoQueue: { const: false } } },
-    },
-  ],
-};
+  },
+  {
+    if: { properties: { IsRunNow: { const: true } }, required: ['IsRunNow'] },
+    then: { properties: { IsQueue: { const: false }, IsSaveAutoQueue: { const: false } } },
+  },
+];
 
 /**
  * Body of paymentPostRefund (Object: the refund's details; the payment is named by the path `id`, so `Object` may be

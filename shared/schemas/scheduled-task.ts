@@ -440,7 +440,7 @@ export const ScheduledTask = shape(
     'Interval 1 or more; a save with a positive ID merges into the stored task, so its members are optional (see the ' +
     'operation).',
   scheduledTaskExamples,
-  mergedTaskRules,
+  [mergedTaskRules],
 );
 export type ScheduledTask = z.infer<typeof ScheduledTask>;
 
@@ -449,6 +449,6 @@ export const ScheduledTaskXml = shape(
   scheduledTaskFields,
   'The XML form of ScheduledTask: the same fields without AdaptorDetails.',
   scheduledTaskExamples,
-  mergedTaskRules,
+  [mergedTaskRules],
 );
 export type ScheduledTaskXml = z.infer<typeof ScheduledTaskXml>;

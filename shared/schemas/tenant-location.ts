@@ -45,7 +45,12 @@ const versionField = {
 export const TenantLocationInfo = shape(
   'TenantLocationInfo',
   { ...tenantLocationFields, ...versionField, ...serverOwnedFields },
-  'A location of the tenant. In a Save body, ID 0 or absent creates; server-owned fields are ignored.',
+  'A location of the tenant. In a Save body, ID 0 or absent creates; server-owned fields are ignored. Name is required ' +
+    'and not blank.',
+  undefined,
+  // Save requires a Name that is not blank once trimmed (tenant-locations/service.ts); the schema keeps it optional so
+  // that an XML body's empty <Name/> reaches that rule and its message.
+  [{ required: ['Name'], properties: { Name: { pattern: '\\S' } } }],
 );
 export type TenantLocationInfo = z.infer<typeof TenantLocationInfo>;
 

@@ -16,8 +16,6 @@ export const serverOnlyRules = new Map<string, string>([
   ['decimal-places', 'Decimal places are counted in the exact decimal text; multipleOf on binary floating point is inexact (0.1 + 0.2).'],
   ['recurrence', 'Against the clock: a one-off task whose schedule changed must run in the future (the rest of the recurrence rules the document states with if/then).'],
   ['time-zone', "The IANA time zone database of the server's runtime (Intl), which changes with its releases; the description names the format."],
-  ['inventory-id', 'InventoryID is optional in the InventoryLine type the platform shares (its typed clients build lines without it); the domain requires it of each entry, reporting every entry at once. The description says it is required.'],
-  ['location-name', "The spec's type: TenantLocationInfo is Save's body and every answer's (and an empty XML element reads as an empty Name); Save requires a Name that is not blank (its description)."],
   ['search-text', 'Cross-field: GetByName needs SearchString or Search (either one, not blank once trimmed), as its description says.'],
   ['search-members', "Per search: SearchFilter is the spec's one filter type; which members a search applies, and its sort field names, are the operation's (listed in its description)."],
 ]);
@@ -198,7 +196,7 @@ export type ReceiptTarget = 'draft' | 'full' | 'cancelled' | 'missing';
 export const refusedInventory: [string, ReceiptTarget, unknown, number, string?][] = [
   ['no InventoryList', 'draft', { Value: {} }, 400],
   ['an empty InventoryList', 'draft', { Value: { InventoryList: [] } }, 400],
-  ['no InventoryID', 'draft', { Value: { InventoryList: [{ Quantity: 1 }] } }, 400, 'inventory-id'],
+  ['no InventoryID', 'draft', { Value: { InventoryList: [{ Quantity: 1 }] } }, 400],
   ['one InventoryID twice', 'draft', { Value: { InventoryList: [{ InventoryID: 1 }, { InventoryID: 1 }] } }, 400, 'unique-members'],
   ['a LineTotal off by a cent', 'draft', { Value: { InventoryList: [{ InventoryID: 7, Quantity: 3, BuyPriceEx: 1.5, LineTotal: 4.51 }] } }, 400, 'line-total'],
   ['a LineTotal without a price', 'draft', { Value: { InventoryList: [{ InventoryID: 7, Quantity: 3, LineTotal: 4.5 }] } }, 400, 'line-total'],
@@ -231,7 +229,8 @@ export const refusedLocationBodies: [string, string, unknown, string?][] = [
   ['tenantLocationSave', 'several invalid fields', { ID: 'x', Name: 5, Address: { City: true } }],
   ['tenantLocationSave', 'an unknown field', { Name: 'A', Colour: 'red' }],
   ['tenantLocationSave', 'an unknown Address field', { Name: 'A', Address: { city: 'Perth' } }],
-  ['tenantLocationSave', 'a blank Name', { Name: '   ' }, 'location-name'],
+  ['tenantLocationSave', 'a blank Name', { Name: '   ' }],
+  ['tenantLocationSave', 'no Name', { Description: 'nameless' }],
   ['tenantLocationSearch', 'an unknown filter member', { searchString: 'x' }],
   ['tenantLocationSearch', 'Statuses', { Statuses: [1, 2] }, 'search-members'],
   ['tenantLocationSearch', 'StartDate and CategoryIDs', { StartDate: '2026-01-01T00:00:00Z', CategoryIDs: [3] }, 'search-members'],
