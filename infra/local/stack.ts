@@ -156,7 +156,9 @@ const secretFieldsLocalKey = (dataDir: string | undefined): string => {
 export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const freePorts = options.port === 0;
-  const dynamodbPort = options.dynamodbPort ?? (freePorts ? await findFreePort() : 8000);
+  // 0 (given, or implied by --port 0) means a free port; the JVM takes only a concrete one, so one is picked here.
+  const requestedDynamodbPort = options.dynamodbPort ?? (freePorts ? 0 : 8000);
+  const dynamodbPort = requestedDynamodbPort === 0 ? await findFreePort() : requestedDynamodbPort;
   const sqsPort = options.sqsPort ?? (freePorts ? 0 : 9324);
   const dataDir = options.dataDir ?? defaultDataDir;
   await ensurePortsFree([

@@ -8,6 +8,8 @@
 // split `<id>` (output) from `<id>Input` (input) when they do not (defaults, coercions, transforms, secrets).
 import { z } from 'zod';
 import { dynamoNumber, storableNumberRule } from '../data/numbers';
+import { forbiddenKeys } from '../http/codecs/forbidden-keys';
+import { portablePattern } from '../validation/portable';
 import { maxLengthOfPattern } from './pattern-length';
 import { isJsonObject, type JsonObject, type JsonValue, type SchemaObject } from './types';
 
@@ -156,6 +158,7 @@ export const integerFormat = (minimum: JsonValue | undefined, maximum: JsonValue
 
 /**
  * - `x-sensitive` fields (card data, credentials) are `writeOnly` in request forms: accepted, never returned.
+ * - Open objects of request forms refuse `__proto__`, `constructor` and `prototype` as keys (`propertyNames`).
  * - Integers say `format: int32` when their bounds fit 32 bits, as the spec's `int` does, else `int64`.
  * - A string bounded only by its anchored `pattern` (a GUID, card digits, a hex id) states the `maxLength` the
  *   pattern enforces.
@@ -172,6 +175,11 @@ const decorate = (schema: SchemaObject, io: SchemaIo): void => {
       node.not = storableNumberGap;
       const description = typeof node.description === 'string' ? `${node.description} ` : '';
       node.description = `${description}${storableNumberDescription}`;
+    }
+    // The codecs refuse the prototype's names as keys of every object a request declares (shared/http/codecs); a
+    // strict object refuses them as unknown members already, an open one (the webhook's event) says so here.
+    if (io === 'input' && node.type === 'object' && node.additionalProperties !== false && node.propertyNames === undefined) {
+      node.propertyNames = { not: { enum: [...forbiddenKeys] } };
     }
     if (node.type === 'integer' && node.format === undefined) {
       const format = integerFormat(node.minimum, node.maximum);
@@ -248,8 +256,57 @@ const discoverComponents = (roots: z.core.$ZodRegistry<{ id: string }>): Map<str
   return found;
 };
 
+/**
+ * The patterns of a schema's portable refinements (`.refine(matches(re))`, shared/validation/portable.ts): the
+ * server runs them like any check, so the document states them. zod writes `.regex()` checks itself but knows
+ * nothing of a refinement's pattern.
+ */
+const refinementPatterns = (schema: z.core.$ZodType): string[] =>
+  (schema._zod.def.checks ?? []).flatMap((check) => {
+    const { def } = check._zod;
+    if (def.check !== 'custom') return [];
+    const pattern: unknown = (Reflect.get(def, 'fn') as { [portablePattern]?: unknown } | undefined)?.[portablePattern];
+    return pattern instanceof RegExp ? [pattern.source] : [];
+  });
+
+/**
+ * Adds a string's refinement patterns to its own: the first pattern is the node's `pattern` (what linters and
+ * generators read), any others go to `allOf` (every one applies).
+ */
+const withRefinementPatterns = ({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodType; jsonSchema: Record<string, unknown> }) => {
+  const patterns = refinementPatterns(zodSchema);
+  if (patterns.length === 0 || jsonSchema.type !== 'string') return;
+  const [first, ...rest] = typeof jsonSchema.pattern === 'string' ? [jsonSchema.pattern, ...patterns] : patterns;
+  jsonSchema.pattern = first;
+  if (rest.length === 0) return;
+  const allOf = Array.isArray(jsonSchema.allOf) ? (jsonSchema.allOf as unknown[]) : [];
+  jsonSchema.allOf = [...allOf, ...rest.map((pattern) => ({ pattern }))];
+};
+
+/**
+ * A field requests may spell loosely (a status name in any case) is answered in its canonical spelling only: the
+ * response form states those values as its `enum` (`x-answer-enum`, shared/schemas/annotations.ts).
+ */
+const withAnswerEnum = (jsonSchema: Record<string, unknown>, io: SchemaIo) => {
+  const answers = jsonSchema['x-answer-enum'];
+  delete jsonSchema['x-answer-enum'];
+  if (io !== 'output' || !Array.isArray(answers)) return;
+  delete jsonSchema.pattern;
+  delete jsonSchema.allOf;
+  delete jsonSchema.maxLength;
+  delete jsonSchema.examples;
+  jsonSchema.enum = answers;
+};
+
 const convert = (registry: z.core.$ZodRegistry<{ id: string }>, io: SchemaIo): Forms => {
-  const converted = z.toJSONSchema(registry, { ...conversionParams(io), uri: (id) => `${schemaRefPrefix}${id}` });
+  const converted = z.toJSONSchema(registry, {
+    ...conversionParams(io),
+    uri: (id) => `${schemaRefPrefix}${id}`,
+    override: (context) => {
+      withRefinementPatterns(context);
+      withAnswerEnum(context.jsonSchema, io);
+    },
+  });
   const plain: unknown = JSON.parse(JSON.stringify(converted.schemas));
   if (!isJsonObject(plain)) throw new Error('zod returned no schemas');
   const forms: Forms = new Map();

@@ -50,6 +50,7 @@ export const problemSchema: SchemaObject = {
         properties: {
           pointer: {
             type: 'string',
+            format: 'json-pointer',
             description: 'JSON Pointer (RFC 6901) to the field in the body, e.g. `/Address/City`; empty for the whole body.',
           },
           parameter: { type: 'string', description: 'Name of the path or query parameter.' },

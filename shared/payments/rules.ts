@@ -7,10 +7,9 @@ import { epochMsOf, readCalendar, utcInstantOf } from '../schemas/calendar';
 import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
 import { cardDataErrors, cardForAnswer, cardForStorage } from './card-data';
 
-/** Statuses a recorded payment may have. Only a `Paid` payment can be refunded. */
-export const paymentStatuses = ['Paid', 'Pending'] as const;
-/** Statuses of a refund: `Queued` until the payments queue's consumer completes it (or gives up: `Failed`). */
-export const refundStatuses = ['Queued', 'Refunded', 'Failed'] as const;
+import { paymentStatuses, refundDetailFields, refundStatuses } from '../schemas/payment-lists';
+
+export { paymentStatuses, refundStatuses };
 export type RefundStatus = (typeof refundStatuses)[number];
 
 
@@ -278,7 +277,7 @@ export const prepareNewPayment = (input: PaymentT | undefined, context: NewRecor
 };
 
 /** The refund's details a body may carry in `Object`: anything else is refused rather than silently dropped. */
-const refundDetailFields = new Set(['Amount', 'Currency', 'Description', 'Method', 'RefNumber']);
+const refundDetails: ReadonlySet<string> = new Set(refundDetailFields);
 
 /** What a refund asks for, checked against nothing but itself: done once, before an ID is spent on it. */
 export interface RefundRequest {
@@ -296,7 +295,7 @@ export const readRefundRequest = (details: PaymentT | undefined): RefundRequest 
   if (details) {
     errors.push(...cardDataErrors(details.CreditCard, undefined, '/Object'));
     for (const field of Object.keys(details)) {
-      if (!refundDetailFields.has(field) && field !== 'CreditCard') {
+      if (!refundDetails.has(field) && field !== 'CreditCard') {
         errors.push({ pointer: `/Object/${field}`, detail: 'is not a refund detail (Amount, Currency, Description, Method, RefNumber)' });
       }
     }

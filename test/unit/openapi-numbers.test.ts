@@ -26,7 +26,10 @@ describe('numbers in the OpenAPI document', () => {
     for (const [name, node] of numbers) {
       expect([name, node.not]).toEqual([name, { exclusiveMinimum: -1e-130, exclusiveMaximum: 1e-130, not: { const: 0 } }]);
       expect([name, node.description]).toEqual([name, expect.stringContaining('A number DynamoDB stores exactly as sent')]);
-      expect([name, typeof node.minimum === 'number' && typeof node.maximum === 'number']).toEqual([name, true]);
+      // A bound on each side, inclusive or exclusive (an amount that must be greater than 0 has exclusiveMinimum).
+      const lower = typeof node.minimum === 'number' || typeof node.exclusiveMinimum === 'number';
+      const upper = typeof node.maximum === 'number' || typeof node.exclusiveMaximum === 'number';
+      expect([name, lower && upper]).toEqual([name, true]);
     }
   });
 });

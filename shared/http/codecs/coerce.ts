@@ -29,6 +29,7 @@ interface Def {
   readonly element?: z.ZodType;
   readonly shape?: Record<string, z.ZodType>;
   readonly getter?: () => z.ZodType;
+  readonly values?: readonly unknown[];
 }
 
 const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
@@ -61,8 +62,15 @@ const coreDef = (schema: z.ZodType): Def => {
   return defOf(current);
 };
 
+/** A literal whose values are all booleans (`z.literal(false)`: a flag that must stay unset) reads as a boolean. */
+const kindOf = (type: string, values: readonly unknown[] | undefined): string =>
+  type === 'literal' && values !== undefined && values.length > 0 && values.every((value) => typeof value === 'boolean') ? 'boolean' : type;
+
 const zodView: SchemaView<z.ZodType> = {
-  kind: (schema) => coreDef(schema).type,
+  kind: (schema) => {
+    const def = coreDef(schema);
+    return kindOf(def.type, def.values);
+  },
   ownKind: (schema) => defOf(schema).type,
   element: (schema) => coreDef(schema).element as z.ZodType,
   shape: (schema) => coreDef(schema).shape,
@@ -87,7 +95,10 @@ const planView = (plan: SchemaPlan): SchemaView<number> => {
   };
   const shapes = new Map<number, Record<string, number>>();
   return {
-    kind: (index) => core(index).type,
+    kind: (index) => {
+      const found = core(index);
+      return kindOf(found.type, found.type === 'literal' ? found.values : undefined);
+    },
     ownKind: (index) => node(index).type,
     element: (index) => {
       const found = core(index);

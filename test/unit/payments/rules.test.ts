@@ -17,6 +17,7 @@ import {
   type PaymentRecord,
 } from '../../../shared/payments/rules';
 import type { PaymentT } from '../../../shared/schemas/payment';
+import { everyProblemAtOnce, refusedPaymentObjects } from '../../support/refused-bodies';
 
 const now = '2026-03-02T00:00:00.000Z';
 const context = { id: 7, guid: '6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f', now, userId: 42 };
@@ -127,21 +128,7 @@ describe('prepareNewPayment', () => {
     expect(
       pointers(() =>
         prepareNewPayment(
-          {
-            ID: 5,
-            Amount: 1.001,
-            Fee: 0.005,
-            IsRefund: true,
-            OriginalPaymentID: 3,
-            IsRefunded: true,
-            RefundedAmount: 1,
-            Refunds: [{ ID: 1, Amount: 1, Status: 'Refunded' }],
-            CreditCard: { CardVerificationNumber: '123', CardNumber: '4111111111111112' },
-            Status: 'Refunded',
-            ExchangeRate: 0,
-            GUIDstring: 'nope',
-            PaymentDateTime_utc: 'yesterday',
-          },
+          everyProblemAtOnce as PaymentT,
           context,
         ),
       ),
@@ -163,17 +150,7 @@ describe('prepareNewPayment', () => {
     ]);
   });
 
-  it.each([
-    [{}, '/Object/Amount', 'is required'],
-    [{ Amount: 0 }, '/Object/Amount', 'must be greater than 0'],
-    [{ Amount: -5 }, '/Object/Amount', 'must be greater than 0'],
-    [{ Amount: 1.5, Currency: 'JPY' }, '/Object/Amount', 'must be a whole number in JPY'],
-    [{ Amount: 1.005 }, '/Object/Amount', 'must have at most 2 decimals in AUD'],
-    [{ Amount: 1.0005, Currency: 'KWD' }, '/Object/Amount', 'must have at most 3 decimals in KWD'],
-    [{ Amount: 1, Currency: 'aud' }, '/Object/Currency', 'must be an ISO 4217 currency code such as AUD (the default)'],
-    [{ Amount: 1, Currency: '__proto__' }, '/Object/Currency', 'must be an ISO 4217 currency code such as AUD (the default)'],
-    [{ Amount: 1, IsPaid: true, Status: 'Pending' }, '/Object/IsPaid', 'contradicts Status Pending'],
-  ] as [PaymentT, string, string][])('refuses %j at %s', (input, pointer, detail) => {
+  it.each(refusedPaymentObjects.map(([input, pointer, detail]) => [input as PaymentT, pointer, detail] as const))('refuses %j at %s', (input, pointer, detail) => {
     expect(fieldErrors(() => prepareNewPayment({ ...input }, context))).toEqual([{ pointer, detail }]);
   });
 
