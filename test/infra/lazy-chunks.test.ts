@@ -18,7 +18,15 @@ import { proxyEvent } from '../bench/events';
 const modules = [...new Set([...operations.map((operation) => operation.handler), 'functions/authorizer.ts', ...consumedQueueDefinitions.map((definition) => definition.consumer.handler)])];
 
 /** The packages each lazy specifier stands for (their files must never be in a main bundle). */
-const lazyOrigins = ['node_modules/fast-xml-parser/', 'node_modules/is-unsafe/', 'node_modules/@aws-crypto/', 'node_modules/bn.js/', 'shared/crypto/envelope.ts'];
+const lazyOrigins = [
+  'node_modules/fast-xml-parser/',
+  'node_modules/is-unsafe/',
+  'node_modules/@aws-crypto/',
+  'node_modules/bn.js/',
+  'shared/crypto/envelope.ts',
+  'node_modules/@aws-lambda-powertools/idempotency/',
+  'shared/payments/idempotency-library.ts',
+];
 
 const folders: string[] = [];
 afterAll(() => {
@@ -27,7 +35,11 @@ afterAll(() => {
 
 describe('lazy libraries', () => {
   it('are declared in package.json "imports" and nowhere else', () => {
-    expect(lazyModules()).toEqual({ '#lazy/xml-parser': 'fast-xml-parser', '#lazy/secret-cipher': './shared/crypto/envelope.ts' });
+    expect(lazyModules()).toEqual({
+      '#lazy/xml-parser': 'fast-xml-parser',
+      '#lazy/secret-cipher': './shared/crypto/envelope.ts',
+      '#lazy/idempotency': './shared/payments/idempotency-library.ts',
+    });
   });
 
   it.each(modules)('%s: its bundle holds none of them, only their #lazy/ specifiers', async (module) => {
