@@ -5,11 +5,14 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describeError, logger } from '../../shared/observability/logger';
+import { countMetric } from '../../shared/observability/metrics';
 import { scheduleSyncRetrier } from '../../shared/scheduled-tasks/sync-retrier';
 import { parseScheduleSyncMessage, type ScheduleSyncMessage } from '../../shared/scheduled-tasks/messages';
 import type { ScheduleSyncRequest } from '../../shared/scheduled-tasks/service';
 
 export type ScheduleSyncRetry = (request: ScheduleSyncRequest) => Promise<'synced' | 'stale' | 'gone'>;
+
+const syncOutcomes = { synced: 'Synced', stale: 'Stale', gone: 'Gone' } as const;
 
 const readMessage = (record: SQSRecord): ScheduleSyncMessage => {
   try {
@@ -28,8 +31,10 @@ export const createScheduleSyncConsumer = (retrySync: ScheduleSyncRetry) => {
     const receiveCount = Number(record.attributes.ApproximateReceiveCount);
     try {
       const outcome = await retrySync(message);
+      countMetric('scheduleSyncRetries', syncOutcomes[outcome]);
       logger.info('schedule sync retried', { messageId: record.messageId, taskId: message.taskId, version: message.version, outcome, receiveCount });
     } catch (error) {
+      countMetric('scheduleSyncRetries', 'Failed');
       logger.warn('schedule sync still failing; the message returns to the queue', { taskId: message.taskId, version: message.version, receiveCount, ...describeError(error) });
       throw error;
     }

@@ -6,6 +6,7 @@ import type { Principal } from '../auth/principal';
 import { withOptimisticRetry, type RetryOptions } from '../data/retry';
 import { ConcurrentModification, NotFound, ServiceUnavailable } from '../errors';
 import { describeError, logger } from '../observability/logger';
+import { countMetric } from '../observability/metrics';
 import { refundsPage, type PaymentGetQuery, type PaymentT, type SaveRequestPaymentT } from '../schemas/payment';
 import type { QueuedRefund } from './message';
 import type { RefundPublisher } from './queue';
@@ -88,7 +89,12 @@ export const createPaymentService = ({
         next,
         releaseMinor: outcome.status === 'Failed' ? refund.amountMinor : 0,
       });
-      return outcome.status === 'Failed' ? 'failed' : 'completed';
+      if (outcome.status === 'Failed') {
+        countMetric('refundFailures', 'Queued');
+        return 'failed';
+      }
+      countMetric('refundedAmount', refund.fields.Currency, refund.amountMinor);
+      return 'completed';
     }, retry, `refund ${message.refundId} is still Queued`);
 
   return {
@@ -101,6 +107,7 @@ export const createPaymentService = ({
       const id = await repository.nextId(principal.tenantId);
       const record = prepareNewPayment(request.Object, { ...context, id });
       await repository.create(principal.tenantId, record);
+      countMetric('paymentsRecorded');
       return { payment: paymentView(record), queued: false };
     },
 
@@ -130,12 +137,16 @@ export const createPaymentService = ({
       const first = await require(tenantId, paymentId);
       refundAmountMinor(first, details);
       const context = { id: await repository.nextId(tenantId), guid: newGuid(), now: now(), userId: principal.userId };
+      const metricMode = mode === 'queued' ? 'Queued' : 'Inline';
       const refund = await underContention(async (attempt) => {
         const original = attempt === 1 ? first : await require(tenantId, paymentId);
         const next = buildRefund(original, details, refundAmountMinor(original, details), mode, context);
         await repository.refund(tenantId, { original, refund: next });
         return next;
-      }, retry, 'nothing was refunded');
+      }, retry, 'nothing was refunded').catch((error: unknown) => {
+        if (error instanceof ServiceUnavailable) countMetric('refundFailures', metricMode);
+        throw error;
+      });
       if (mode === 'queued') {
         const message = { tenantId, refundId: refund.fields.ID };
         try {
@@ -146,6 +157,8 @@ export const createPaymentService = ({
           throw new ServiceUnavailable('The refund could not be queued and was not made; retry shortly.', 5, error);
         }
       }
+      countMetric('refunds', metricMode);
+      if (mode !== 'queued') countMetric('refundedAmount', refund.fields.Currency, refund.amountMinor);
       return { payment: paymentView(refund), queued: mode === 'queued' };
     },
 

@@ -9,6 +9,7 @@ import { withOptimisticRetry } from '../data/retry';
 import { nextVersion } from '../data/versioned';
 import { NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '../errors';
 import { describeError, logger } from '../observability/logger';
+import { countMetric } from '../observability/metrics';
 import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '../schemas/scheduled-task';
 import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import type { ScheduleSyncMessage } from './messages';
@@ -223,6 +224,7 @@ export const createScheduledTaskService = ({
     } catch (error) {
       logger.warn('schedule sync failed; the task is Pending and a retry is queued', { taskId: record.ID, version: record.Version, ...describeError(error) });
       state = 'Pending';
+      countMetric('scheduleSyncsPending');
       try {
         await requestSync(request);
       } catch (queueError) {
