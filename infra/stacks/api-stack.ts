@@ -28,6 +28,7 @@ import { grantTableAccess } from '../constructs/grant-table-access';
 import { OperationFunction } from '../constructs/operation-function';
 import { OperationsApi } from '../constructs/operations-api';
 import { ServiceAlarms } from '../constructs/service-alarms';
+import { ServiceDashboard } from '../constructs/service-dashboard';
 
 export interface ApiStackProps extends StackProps {
   readonly table: ITable;
@@ -59,6 +60,8 @@ export class ApiStack extends Stack {
   /** Each consumed queue's consumer (shared/events/queues.ts `consumer`), by function name: no route, an SQS event source. */
   readonly queueConsumers: ReadonlyMap<string, OperationFunction>;
   readonly operationsApi: OperationsApi;
+  /** The service's CloudWatch dashboard: alarms, business metrics, API, functions and queues. */
+  readonly dashboard: ServiceDashboard;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -126,19 +129,29 @@ export class ApiStack extends Stack {
       ...(props.requestsPerIpPer5Minutes !== undefined ? { requestsPerIpPer5Minutes: props.requestsPerIpPer5Minutes } : {}),
     });
 
+    const queues = queueDefinitions.map((definition) => ({
+      name: definition.name,
+      queue: props.queues[definition.name].queue,
+      deadLetterQueue: props.queues[definition.name].deadLetterQueue,
+      ...('consumer' in definition
+        ? { consumerName: definition.consumer.name, consumer: this.consumer(definition.consumer.name).function }
+        : {}),
+    }));
     const alarms = new ServiceAlarms(this, 'Alarms', {
       api: this.operationsApi.api,
       functions,
       authorizerLogGroup: authorizerFunction.logGroup,
-      queues: queueDefinitions.map((definition) => ({
-        name: definition.name,
-        queue: props.queues[definition.name].queue,
-        deadLetterQueue: props.queues[definition.name].deadLetterQueue,
-        ...('consumer' in definition
-          ? { consumerName: definition.consumer.name, consumer: this.consumer(definition.consumer.name).function }
-          : {}),
-      })),
+      queues,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      api: this.operationsApi.api,
+      functions: new Map([
+        ...functions,
+        ...[...this.queueConsumers].map(([name, consumer]) => [name, consumer.function] as const),
+      ]),
+      queues,
+      alarms: alarms.alarms,
     });
 
     new CfnOutput(this, 'ApiBaseUrl', {
