@@ -122,7 +122,7 @@ describe('alarms', () => {
     });
 
     it('alarms only on metric names and dimension values a function writes', () => {
-      const byName = new Map<string, { dimension?: { name: string; values: readonly string[] } }>(
+      const byName = new Map<string, { name: string; dimension?: { name: string; values: readonly string[] } }>(
         Object.values(businessMetrics).map((metric) => [metric.name, metric]),
       );
       const ours = alarms().filter((alarm) => alarm.Namespace === 'BusinessPlatformApi' && alarm.MetricName !== 'AuthorizerFailures');
