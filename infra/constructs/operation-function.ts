@@ -30,6 +30,18 @@ const esbuildTarget = 'node24';
  */
 const esmRequireBanner = "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);";
 
+/**
+ * Modules a function loads only on some cold starts, by a dynamic import of their file name: each is built beside the
+ * function's `index.mjs`, with the same esbuild settings, into the same asset. `variable` is what the importing code
+ * reads; the build replaces it by the file name (`define`), so esbuild leaves the module out of `index.mjs`.
+ */
+export const lazyModules = [
+  // Powertools Tracer and the X-Ray SDK: only when tracing is on (shared/observability/tracing.ts).
+  { entry: 'shared/observability/tracer-entry.ts', file: 'tracer.mjs', variable: 'LAZY_TRACER_MODULE' },
+] as const;
+
+const esbuildBin = join(repositoryRoot, 'node_modules', '.bin', 'esbuild');
+
 /** How every function is bundled. Exported so the benchmark (test/bench) builds with exactly these settings. */
 export const functionBundling: BundlingOptions = {
   // Never Docker: esbuild from devDependencies bundles on this machine and in CI alike.
@@ -45,6 +57,18 @@ export const functionBundling: BundlingOptions = {
   // Bundle AWS SDK v3 instead of using the runtime's copy: a tree-shaken, minified client loads faster at
   // cold start than the runtime's full packages, and the version is the one the tests ran against.
   externalModules: [],
+  define: Object.fromEntries(lazyModules.map((lazy) => [`process.env.${lazy.variable}`, JSON.stringify(`./${lazy.file}`)])),
+  // The lazy modules, beside index.mjs (local bundling: the commands run on this machine, like esbuild itself).
+  commandHooks: {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string) =>
+      lazyModules.map(
+        (lazy) =>
+          `"${esbuildBin}" "${join(inputDir, lazy.entry)}" --bundle --platform=node --format=esm --target=${esbuildTarget} --minify ` +
+          `--main-fields=module,main "--banner:js=${esmRequireBanner}" --log-level=error --outfile="${join(outputDir, lazy.file)}"`,
+      ),
+  },
 };
 
 export interface OperationFunctionProps {
@@ -70,6 +94,8 @@ export interface OperationFunctionProps {
    */
   readonly invokedBy?: 'api' | 'queue';
   readonly environment?: Readonly<Record<string, string>>;
+  /** X-Ray active tracing (the stack setting `tracing`); true by default. */
+  readonly tracing?: boolean;
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** Log groups of a prod stack stay after `cdk destroy`, for audit. */
   readonly logRemovalPolicy?: RemovalPolicy;
@@ -136,7 +162,7 @@ export class OperationFunction extends Construct {
       loggingFormat: LoggingFormat.JSON,
       // Lambda drops application lines under this level; kept equal to LOG_LEVEL so Powertools and Lambda agree.
       applicationLogLevelV2: ApplicationLogLevel[logLevel],
-      tracing: Tracing.ACTIVE,
+      tracing: props.tracing === false ? Tracing.DISABLED : Tracing.ACTIVE,
       environment: {
         ...commonFunctionEnvironment(logLevel),
         // Stack traces point at the TypeScript sources through the bundled source map.

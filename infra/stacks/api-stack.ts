@@ -62,6 +62,8 @@ export class ApiStack extends Stack {
   readonly operationsApi: OperationsApi;
   /** The service's CloudWatch dashboard: alarms, business metrics, API, functions and queues. */
   readonly dashboard: ServiceDashboard;
+  /** The stack setting `tracing`, as every function gets it. */
+  private readonly tracing: { readonly tracing: boolean; readonly environment: Readonly<Record<string, string>> };
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -69,11 +71,17 @@ export class ApiStack extends Stack {
     // the table while this stack still uses it. Set before any child exists, as context must be.
     CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
     const manifest = props.operations ?? operations;
+    const settings = props.settings ?? readStackSettings(() => undefined);
+    // Every function's: X-Ray active tracing and the variable the functions' tracer reads (shared/observability).
+    const tracing = { tracing: settings.tracing === 'true', environment: settingsEnvironment(['tracing'], settings) };
+    this.tracing = tracing;
 
     const authorizerFunction = new OperationFunction(this, 'Authorizer', {
       handlerModule: 'functions/authorizer.ts',
       description: 'REQUEST authorizer: verifies bearer tokens against the OIDC issuer JWKS',
+      tracing: tracing.tracing,
       environment: {
+        ...tracing.environment,
         AUTH_JWKS_URL: this.authSetting(props.auth.jwksUrl, 'AuthJwksUrl', 'JWKS URL of the token issuer (https://...)', {
           allowedPattern: '^https://\\S+$',
           constraintDescription: 'must be an https:// URL',
@@ -95,7 +103,8 @@ export class ApiStack extends Stack {
       const operationFunction = new OperationFunction(this, constructIdOf(operation.operationId), {
         handlerModule: operation.handler,
         description: `${operation.method} ${operation.path}: ${operation.summary}`.slice(0, 256),
-        environment: settingsEnvironment(operation.stackSettings, props.settings ?? readStackSettings(() => undefined)),
+        tracing: tracing.tracing,
+        environment: { ...tracing.environment, ...settingsEnvironment(operation.stackSettings, settings) },
         logRemovalPolicy: props.logRemovalPolicy,
       });
       grantTableAccess(operationFunction, props.table, operation);
@@ -196,6 +205,8 @@ export class ApiStack extends Stack {
       description: consumer.description,
       timeout: Duration.seconds(consumer.timeoutSeconds),
       invokedBy: 'queue',
+      tracing: this.tracing.tracing,
+      environment: this.tracing.environment,
       logRemovalPolicy: props.logRemovalPolicy,
     });
     grantTableAccess(consumerFunction, props.table, consumer);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions } from 'esbuild';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { lazyModules } from '../../infra/constructs/operation-function';
 
 /** Settings of BundlingOptions this translation understands; any other key set in the construct is an error. */
 const translatedKeys = new Set([
@@ -24,6 +25,8 @@ const translatedKeys = new Set([
   'keepNames',
   'logLevel',
   'inject',
+  // Only the construct's lazy modules (operation-function.ts `lazyModules`): buildBundle builds them beside the bundle.
+  'commandHooks',
 ]);
 
 /**
@@ -100,6 +103,13 @@ export const buildBundle = async (
     // Bench-only: a description of the inputs; it does not change the output.
     metafile: true,
   });
+  // What the construct's afterBundling hook builds beside index.mjs, with the same settings: modules the function
+  // imports by file name only on some cold starts (the tracer). Not part of the bundle's bytes.
+  if (bundling.commandHooks) {
+    for (const lazy of lazyModules) {
+      await build({ ...esbuildOptionsFor(bundling, overrides), sourcemap: false, absWorkingDir: overrides.absWorkingDir, entryPoints: [join(overrides.absWorkingDir, lazy.entry)], outfile: join(outDir, lazy.file) });
+    }
+  }
   const byOrigin = new Map<string, number>();
   for (const output of Object.values(result.metafile.outputs)) {
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
