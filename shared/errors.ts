@@ -35,6 +35,7 @@ export const problemKinds = {
   guidTaken: { status: 409, title: 'GUID already in use', type: problemType('guid-taken') },
   idempotencyKeyInUse: { status: 409, title: 'Request in progress', type: problemType('idempotency-key-in-use') },
   payloadTooLarge: { status: 413, title: 'Content Too Large', type: 'about:blank' },
+  recordTooLarge: { status: 413, title: 'Record too large to store', type: problemType('record-too-large') },
   unsupportedMediaType: { status: 415, title: 'Unsupported Media Type', type: 'about:blank' },
   idempotencyKeyReused: { status: 422, title: 'Idempotency key reused', type: problemType('idempotency-key-reused') },
   tooManyRequests: { status: 429, title: 'Too Many Requests', type: 'about:blank' },
@@ -139,6 +140,22 @@ export class Conflict extends ApiError {
 export class PayloadTooLarge extends ApiError {
   constructor(limitBytes: number, detail = `The request body exceeds ${limitBytes} bytes.`) {
     super(problemKinds.payloadTooLarge, detail);
+  }
+}
+
+/**
+ * A record too large for one DynamoDB item (400 KB, attribute names included): 413 with the size and the limit, in the
+ * detail and as extension members, and the attribute that takes the most.
+ */
+export class ItemTooLarge extends ApiError {
+  constructor(bytes: number, limitBytes: number, largestAttribute: string, detail?: string) {
+    super(
+      problemKinds.recordTooLarge,
+      detail ??
+        `The record would take ${bytes} bytes in storage; at most ${limitBytes} bytes can be stored in one record` +
+          (largestAttribute ? ` (the largest field is ${largestAttribute}).` : '.'),
+      { extensions: { ItemSize: bytes, ItemSizeLimit: limitBytes, ...(largestAttribute ? { LargestField: largestAttribute } : {}) } },
+    );
   }
 }
 

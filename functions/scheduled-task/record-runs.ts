@@ -9,7 +9,7 @@ import { taskWorkQueue } from '../../shared/events/queues';
 import { describeError, logger } from '../../shared/observability/logger';
 import { countMetric } from '../../shared/observability/metrics';
 import { parseTaskRunMessage, type TaskRunMessage } from '../../shared/scheduled-tasks/messages';
-import { createRunRecorder, createWorkPublisher, RunPublicationInProgress, type RunRecorder } from '../../shared/scheduled-tasks/runs';
+import { createRunRecorder, createWorkPublisher, RunNotDue, RunPublicationInProgress, type RunRecorder } from '../../shared/scheduled-tasks/runs';
 
 const readMessage = (record: SQSRecord): TaskRunMessage => {
   try {
@@ -39,6 +39,7 @@ export const createTaskRunsConsumer = (recorderOf: () => RunRecorder) => {
       });
     } catch (error) {
       if (error instanceof RunPublicationInProgress) logger.info('task run being published by another delivery; retried later', { ...ids, receiveCount });
+      else if (error instanceof RunNotDue) logger.info('task run fired before it is due; retried later', { ...ids, dueAt: error.dueAt.toISOString(), receiveCount });
       else logger.error('task run not recorded; it will be retried', { ...ids, receiveCount, ...describeError(error) });
       throw error;
     }

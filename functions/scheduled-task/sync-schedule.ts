@@ -1,34 +1,43 @@
-// Entry: the schedule-sync queue's consumer. Each message (ScheduleSyncMessage, queued by a save whose scheduler call
-// failed) brings that task's schedule in line with the stored task and records its ScheduleState; a message older
-// than the stored version changes nothing. A record that fails (the scheduler is still down) is reported in the
-// partial batch response and comes back after the visibility timeout; after its last receive it goes to the DLQ.
+// Entry: the schedule-sync queue's consumer. A ScheduleSyncMessage (queued by a save whose scheduler call failed)
+// brings that task's schedule in line with the stored task and records its ScheduleState; a message older than the
+// stored version changes nothing. A ScheduleReconcileMessage (the reconciler's own schedule, every few minutes) runs
+// one pass of the reconciler over the tasks whose schedule is not known to be in line (a save that died between
+// its commit and its sync). A record that fails (the scheduler is still down) is reported in the partial batch
+// response and comes back after the visibility timeout; after its last receive it goes to the DLQ.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describeError, logger } from '../../shared/observability/logger';
 import { countMetric } from '../../shared/observability/metrics';
-import { scheduleSyncRetrier } from '../../shared/scheduled-tasks/sync-retrier';
-import { parseScheduleSyncMessage, type ScheduleSyncMessage } from '../../shared/scheduled-tasks/messages';
+import { scheduleReconciler, scheduleSyncRetrier } from '../../shared/scheduled-tasks/sync-retrier';
+import { parseScheduleSyncQueueMessage, type ScheduleReconcileMessage, type ScheduleSyncMessage } from '../../shared/scheduled-tasks/messages';
+import type { ReconcileReport } from '../../shared/scheduled-tasks/reconciler';
 import type { ScheduleSyncRequest } from '../../shared/scheduled-tasks/service';
 
 export type ScheduleSyncRetry = (request: ScheduleSyncRequest) => Promise<'synced' | 'stale' | 'gone'>;
+export type ScheduleReconcile = () => Promise<ReconcileReport>;
 
 const syncOutcomes = { synced: 'Synced', stale: 'Stale', gone: 'Gone' } as const;
 
-const readMessage = (record: SQSRecord): ScheduleSyncMessage => {
+const readMessage = (record: SQSRecord): ScheduleSyncMessage | ScheduleReconcileMessage => {
   try {
-    return parseScheduleSyncMessage(record.body);
+    return parseScheduleSyncQueueMessage(record.body);
   } catch (error) {
-    // Not a message a save wrote: it can never succeed, so it goes to the DLQ after its receives.
+    // Not a message a save or the reconciler's schedule wrote: it can never succeed, so it goes to the DLQ.
     logger.error('unreadable schedule-sync message', { messageId: record.messageId, ...describeError(error) });
     throw new Error('unreadable schedule-sync message');
   }
 };
 
-/** The consumer over any retry (the real one; tests pass one whose scheduler fails). */
-export const createScheduleSyncConsumer = (retrySync: ScheduleSyncRetry) => {
+/** The consumer over any retry and reconciler (the real ones; tests pass one whose scheduler fails). */
+export const createScheduleSyncConsumer = (retrySync: ScheduleSyncRetry, reconcile: ScheduleReconcile = () => scheduleReconciler().reconcile()) => {
   const applyRecord = async (record: SQSRecord): Promise<void> => {
     const message = readMessage(record);
     const receiveCount = Number(record.attributes.ApproximateReceiveCount);
+    if ('reconcile' in message) {
+      const report = await reconcile();
+      logger.info('schedule reconciliation pass', { messageId: record.messageId, firing: message.reconcile, ...report, receiveCount });
+      return;
+    }
     try {
       const outcome = await retrySync(message);
       countMetric('scheduleSyncRetries', syncOutcomes[outcome]);

@@ -9,6 +9,7 @@ import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { commonFunctionEnvironment, type Granted } from '../../shared/operations/grants';
+import { esbuildOptionsFor } from '../build/esbuild-options';
 
 /** The repository root: manifest handler paths are relative to it, and esbuild resolves from it. */
 export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -30,18 +31,6 @@ const esbuildTarget = 'node24';
  */
 const esmRequireBanner = "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);";
 
-/**
- * Modules a function loads only on some cold starts, by a dynamic import of their file name: each is built beside the
- * function's `index.mjs`, with the same esbuild settings, into the same asset. `variable` is what the importing code
- * reads; the build replaces it by the file name (`define`), so esbuild leaves the module out of `index.mjs`.
- */
-export const lazyModules = [
-  // Powertools Tracer and the X-Ray SDK: only when tracing is on (shared/observability/tracing.ts).
-  { entry: 'shared/observability/tracer-entry.ts', file: 'tracer.mjs', variable: 'LAZY_TRACER_MODULE' },
-] as const;
-
-const esbuildBin = join(repositoryRoot, 'node_modules', '.bin', 'esbuild');
-
 /** How every function is bundled. Exported so the benchmark (test/bench) builds with exactly these settings. */
 export const functionBundling: BundlingOptions = {
   // Never Docker: esbuild from devDependencies bundles on this machine and in CI alike.
@@ -55,21 +44,30 @@ export const functionBundling: BundlingOptions = {
   mainFields: ['module', 'main'],
   banner: esmRequireBanner,
   // Bundle AWS SDK v3 instead of using the runtime's copy: a tree-shaken, minified client loads faster at
-  // cold start than the runtime's full packages, and the version is the one the tests ran against.
-  externalModules: [],
-  define: Object.fromEntries(lazyModules.map((lazy) => [`process.env.${lazy.variable}`, JSON.stringify(`./${lazy.file}`)])),
-  // The lazy modules, beside index.mjs (local bundling: the commands run on this machine, like esbuild itself).
+  // cold start than the runtime's full packages, and the version is the one the tests ran against. Only the
+  // libraries loaded on demand (`#lazy/*`, package.json "imports") stay out: each becomes a chunk of its own.
+  externalModules: ['#lazy/*'],
   commandHooks: {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (inputDir: string, outputDir: string) =>
-      lazyModules.map(
-        (lazy) =>
-          `"${esbuildBin}" "${join(inputDir, lazy.entry)}" --bundle --platform=node --format=esm --target=${esbuildTarget} --minify ` +
-          `--main-fields=module,main "--banner:js=${esmRequireBanner}" --log-level=error --outfile="${join(outputDir, lazy.file)}"`,
-      ),
+    // The chunks of the `#lazy/*` libraries this bundle names, built with the same settings, and the package.json
+    // that maps them (infra/build/lazy-chunks.mjs). Options travel base64-encoded: the banner holds quotes.
+    afterBundling: (_inputDir: string, outputDir: string) => [
+      [
+        shellQuote(process.execPath),
+        shellQuote(join(repositoryRoot, 'infra/build/lazy-chunks.mjs')),
+        shellQuote(outputDir),
+        `base64:${Buffer.from(JSON.stringify(lazyChunkOptions())).toString('base64')}`,
+      ].join(' '),
+    ],
   },
 };
+
+/** A word for the shell that runs the hook, whatever the path holds. */
+const shellQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/** The esbuild options of this bundling, for the chunks (built on first use: functionBundling is defined above). */
+const lazyChunkOptions = () => esbuildOptionsFor(functionBundling);
 
 export interface OperationFunctionProps {
   /** Module relative to the repository root that exports `handler` (the manifest's `handler`). */

@@ -2,6 +2,7 @@
 // from the shared queue definitions, whose `consumer` names the handler module and its grants, as the CDK stack
 // reads them.
 import { consumedQueueDefinitions } from '../../shared/events/queues';
+import type { IndexName } from '../../shared/data/table';
 import type { ResourceGrant, TableAction } from '../../shared/operations';
 import type { QueueDefinition } from './provision';
 
@@ -13,6 +14,8 @@ export interface QueueConsumer {
   readonly timeoutSeconds: number;
   /** The consumer's table actions (its queue rights come with the event source mapping, not the function). */
   readonly tableAccess: readonly TableAction[];
+  /** The indexes it queries, by name. */
+  readonly tableIndexes?: readonly IndexName[];
   /** Its other resource grants (the task-runs consumer sends task work), as on AWS. */
   readonly grants?: readonly ResourceGrant[];
 }
@@ -23,5 +26,6 @@ export const queueConsumers: readonly QueueConsumer[] = consumedQueueDefinitions
   functionName: queue.consumer.name,
   timeoutSeconds: queue.consumer.timeoutSeconds,
   tableAccess: queue.consumer.tableAccess,
+  ...(queue.consumer.tableIndexes ? { tableIndexes: queue.consumer.tableIndexes } : {}),
   ...(queue.consumer.grants ? { grants: queue.consumer.grants } : {}),
 }));

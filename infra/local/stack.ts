@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { createSqsServer } from 'local-aws-sqs';
 import { localDevSecret } from '../../shared/auth/tokens';
 import { tableDefinition } from '../../shared/data/table';
@@ -27,6 +28,7 @@ import { closeServer, ensurePortsFree, findFreePort, localAccountId, localCreden
 import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision';
 import { startSchedulerEmulation } from './scheduler';
 import { readStackSettings, settingsEnvironment } from '../../shared/operations/settings';
+import { reconcilerScheduleRequest } from '../../shared/scheduled-tasks/reconciler';
 
 export const defaultDataDir = join(repoRoot, '.local');
 
@@ -107,6 +109,7 @@ const declaredFunctions = (consumers: readonly QueueConsumer[]): DeclaredFunctio
       functionName: consumer.functionName,
       handler: consumer.handler,
       tableAccess: consumer.tableAccess,
+      ...(consumer.tableIndexes ? { tableIndexes: consumer.tableIndexes } : {}),
       ...(consumer.grants ? { grants: consumer.grants } : {}),
     })),
   ];
@@ -127,6 +130,8 @@ const localSecretFieldsKeyArn = `arn:aws:kms:${localRegion}:${localAccountId}:ke
 /** The local stage's schedule group and the execution role its schedules name. */
 export const localScheduleGroupName = 'business-platform-local-tasks';
 export const localSchedulerRoleArn = `arn:aws:iam::${localAccountId}:role/business-platform-local-task-scheduler`;
+/** The execution role of the reconciler's schedule (sends to the schedule-sync queue and its DLQ only). */
+export const localReconcilerRoleArn = `arn:aws:iam::${localAccountId}:role/business-platform-local-schedule-reconciler`;
 
 /**
  * The raw AES-256 key of secret fields locally (base64): `SECRET_FIELDS_LOCAL_KEY` when set; otherwise one made
@@ -151,7 +156,9 @@ const secretFieldsLocalKey = (dataDir: string | undefined): string => {
 export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const freePorts = options.port === 0;
-  const dynamodbPort = options.dynamodbPort ?? (freePorts ? await findFreePort() : 8000);
+  // 0 (given, or implied by --port 0) means a free port; the JVM takes only a concrete one, so one is picked here.
+  const requestedDynamodbPort = options.dynamodbPort ?? (freePorts ? 0 : 8000);
+  const dynamodbPort = requestedDynamodbPort === 0 ? await findFreePort() : requestedDynamodbPort;
   const sqsPort = options.sqsPort ?? (freePorts ? 0 : 9324);
   const dataDir = options.dataDir ?? defaultDataDir;
   await ensurePortsFree([
@@ -220,13 +227,17 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     // EventBridge Scheduler: schedules fire into the local queues, as the execution role (its statements are the
     // data stack's role's).
     const taskRuns = provisioned.get('taskRuns')!;
+    const scheduleSync = provisioned.get('scheduleSync')!;
     const queueUrlByArn = new Map([...provisioned.values()].flatMap((queue) => [
       [queue.queueArn, queue.queueUrl],
       [queue.deadLetterQueueArn, queue.deadLetterQueueUrl],
     ]));
     const scheduler = await startSchedulerEmulation({
       groups: [localScheduleGroupName],
-      roles: new Map([[localSchedulerRoleArn, schedulerExecutionStatements({ arn: taskRuns.queueArn, deadLetterQueueArn: taskRuns.deadLetterQueueArn })]]),
+      roles: new Map([
+        [localSchedulerRoleArn, schedulerExecutionStatements({ arn: taskRuns.queueArn, deadLetterQueueArn: taskRuns.deadLetterQueueArn })],
+        [localReconcilerRoleArn, schedulerExecutionStatements({ arn: scheduleSync.queueArn, deadLetterQueueArn: scheduleSync.deadLetterQueueArn })],
+      ]),
       deliver: async (queueArn, body) => {
         const queueUrl = queueUrlByArn.get(queueArn);
         if (!queueUrl) throw new Error(`no local queue ${queueArn}`);
@@ -237,6 +248,19 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       log,
     });
     stops.push(() => scheduler.close());
+    // The reconciler's own schedule, as the CDK data stack creates it (the emulation keeps schedules in memory).
+    const schedulerAdmin = new SchedulerClient({ ...clientConfig, endpoint: scheduler.endpoint });
+    await schedulerAdmin.send(
+      new CreateScheduleCommand(
+        reconcilerScheduleRequest({
+          groupName: localScheduleGroupName,
+          queueArn: scheduleSync.queueArn,
+          deadLetterQueueArn: scheduleSync.deadLetterQueueArn,
+          roleArn: localReconcilerRoleArn,
+        }),
+      ),
+    );
+    schedulerAdmin.destroy();
     // In-process handlers (the benchmark) manage schedules directly, with the admin key, like the rest of this
     // process's environment.
     Object.assign(process.env, {

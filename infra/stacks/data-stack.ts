@@ -6,13 +6,14 @@ import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { AccountRootPrincipal, Effect, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { CfnSchedule, CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/data/table';
 import { queueDefinitions, type QueueDefinition, type QueueName } from '../../shared/events/queues';
 import { schedulerExecutionStatements, schedulerServicePrincipal, secretFieldsKeyConditions } from '../../shared/operations/grants';
+import { reconcilerScheduleRequest } from '../../shared/scheduled-tasks/reconciler';
 
 export interface DataStackProps extends StackProps {
   readonly removalPolicy: RemovalPolicy;
@@ -113,6 +114,7 @@ export class DataStack extends Stack {
     this.scheduleGroup = new CfnScheduleGroup(this, 'TaskScheduleGroup', { name: this.scheduleGroupName });
     this.scheduleGroup.applyRemovalPolicy(props.removalPolicy);
     this.schedulerRole = this.createSchedulerRole(this.queues.taskRuns);
+    this.createReconcilerSchedule(this.queues.scheduleSync);
 
     new CfnOutput(this, 'WebhookSecretArn', {
       description: 'Signing secret shared with the document-analysis provider (read and rotate: infra/README.md)',
@@ -230,14 +232,61 @@ export class DataStack extends Stack {
    * schedule names its ARN: a replaced role would orphan them all.
    */
   private createSchedulerRole(taskRuns: { queue: Queue; deadLetterQueue: Queue }): Role {
-    const role = new Role(this, 'TaskSchedulerRole', {
-      description: 'Assumed by EventBridge Scheduler: sends task runs to the task-runs queue (dead letters to its DLQ)',
+    return this.createScheduleExecutionRole('TaskSchedulerRole', 'sends task runs to the task-runs queue (dead letters to its DLQ)', taskRuns);
+  }
+
+  /** A role EventBridge Scheduler assumes for this account only, to send to one queue and its DLQ (and nothing else). */
+  private createScheduleExecutionRole(id: string, does: string, target: { queue: Queue; deadLetterQueue: Queue }): Role {
+    const role = new Role(this, id, {
+      description: `Assumed by EventBridge Scheduler: ${does}`,
       assumedBy: new ServicePrincipal(schedulerServicePrincipal, { conditions: { StringEquals: { 'aws:SourceAccount': this.account } } }),
     });
-    for (const statement of schedulerExecutionStatements({ arn: taskRuns.queue.queueArn, deadLetterQueueArn: taskRuns.deadLetterQueue.queueArn })) {
+    for (const statement of schedulerExecutionStatements({ arn: target.queue.queueArn, deadLetterQueueArn: target.deadLetterQueue.queueArn })) {
       role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: [...statement.actions], resources: [...statement.resources] }));
     }
     return role;
+  }
+
+  /**
+   * The schedule reconciler's own schedule (shared/scheduled-tasks/reconciler.ts): every few minutes a
+   * ScheduleReconcileMessage to the schedule-sync queue, whose consumer syncs the tasks a dead save left out of line.
+   * Its execution role may send to that queue and its DLQ only; no function may pass it (manageSchedules passes the
+   * task schedules' role only), so no task schedule can target the schedule-sync queue.
+   */
+  private createReconcilerSchedule(scheduleSync: { queue: Queue; deadLetterQueue: Queue }): CfnSchedule {
+    const role = this.createScheduleExecutionRole(
+      'ScheduleReconcilerRole',
+      "sends the schedule reconciler's firing to the schedule-sync queue (dead letters to its DLQ)",
+      scheduleSync,
+    );
+    const request = reconcilerScheduleRequest({
+      groupName: this.scheduleGroupName,
+      queueArn: scheduleSync.queue.queueArn,
+      deadLetterQueueArn: scheduleSync.deadLetterQueue.queueArn,
+      roleArn: role.roleArn,
+    });
+    const schedule = new CfnSchedule(this, 'ScheduleReconciler', {
+      name: request.Name,
+      groupName: request.GroupName,
+      description: request.Description,
+      scheduleExpression: request.ScheduleExpression,
+      state: request.State,
+      flexibleTimeWindow: { mode: request.FlexibleTimeWindow.Mode },
+      target: {
+        arn: request.Target.Arn,
+        roleArn: request.Target.RoleArn,
+        input: request.Target.Input,
+        retryPolicy: {
+          maximumEventAgeInSeconds: request.Target.RetryPolicy.MaximumEventAgeInSeconds,
+          maximumRetryAttempts: request.Target.RetryPolicy.MaximumRetryAttempts,
+        },
+        deadLetterConfig: { arn: request.Target.DeadLetterConfig.Arn },
+      },
+    });
+    schedule.addResourceDependency(this.scheduleGroup);
+    // The role's policy must exist before the schedule uses the role.
+    schedule.node.addDependency(role);
+    return schedule;
   }
 
   private createWebhookSecret(removalPolicy: RemovalPolicy): Secret {

@@ -1,9 +1,10 @@
 // Data layer: per-tenant named sequences (location IDs, payment IDs, reference numbers, ...). Each is one small
 // item `T#<tenant>` / `SEQ#<name>` incremented atomically with UpdateItem ADD: no global hot counter, and no
-// transaction (a value is taken before the write that uses it, so a write that fails later leaves a gap, which IDs
-// may have).
+// transaction (a value is taken before the write that uses it). A create checks everything it can before taking a
+// value (the item-size guard included); `withNextValue` gives the value back when the write that used it is refused
+// with nothing written (a name or GUID taken meanwhile), unless a later value was taken since: then the gap stays.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { SequenceExhausted } from '../errors';
+import { ApiError, SequenceExhausted } from '../errors';
 import type { TableContext } from './client';
 import { composeKey, tenantKey, type ItemKey } from './partition';
 
@@ -30,4 +31,42 @@ export const nextValue = async ({ client, tableName }: TableContext, tenantId: n
   const value = Number(Attributes?.value);
   if (!Number.isInteger(value) || value > maxSequenceValue) throw new SequenceExhausted(description);
   return value;
+};
+
+/**
+ * Puts `value` back: the sequence returns to `value - 1` if `value` is still the last one handed out (nobody took a
+ * later one meanwhile); otherwise nothing changes and `value` stays a gap. Only for a value no stored item uses.
+ */
+export const giveBackValue = async ({ client, tableName }: TableContext, tenantId: number, name: string, value: number): Promise<boolean> => {
+  try {
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: sequenceKey(tenantId, name),
+        UpdateExpression: 'SET #value = :previous',
+        ConditionExpression: '#value = :value',
+        ExpressionAttributeNames: { '#value': 'value' },
+        ExpressionAttributeValues: { ':value': value, ':previous': value - 1 },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+};
+
+/**
+ * Runs a create with the tenant's next value of `name`. When `create` is refused (a 4xx ApiError: a condition of
+ * its single atomic write failed, or a check before it; nothing was written with the value), the value is given back,
+ * so a refused create leaves the sequence as it was. Not for a create written in several transactions.
+ */
+export const withNextValue = async <T>(table: TableContext, tenantId: number, name: string, description: string, create: (value: number) => Promise<T>): Promise<T> => {
+  const value = await nextValue(table, tenantId, name, description);
+  try {
+    return await create(value);
+  } catch (error) {
+    if (error instanceof ApiError && error.status >= 400 && error.status < 500) await giveBackValue(table, tenantId, name, value).catch(() => false);
+    throw error;
+  }
 };

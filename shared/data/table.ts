@@ -51,6 +51,13 @@ export const tableDefinition = {
       sortKey: 'gsi5sk',
       serves: "a tenant's delivery-receipt headers by ID, write-sharded in 4 (Search sorted by ID)",
     },
+    {
+      indexName: 'gsi6',
+      partitionKey: 'gsi6pk',
+      sortKey: 'gsi6sk',
+      serves:
+        'scheduled tasks whose schedule is not known to be in line, oldest save first, write-sharded in 4 (sparse: set by a save, cleared when its schedule sync succeeds; read by the schedule reconciler)',
+    },
   ] as const satisfies readonly IndexDefinition[],
 } as const;
 

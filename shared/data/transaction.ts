@@ -12,6 +12,7 @@ import {
 import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { ConcurrentModification } from '../errors';
 import type { TableContext } from './client';
+import { assertItemFits } from './item-size';
 
 /** One item of TransactWriteItems: exactly one of Put, Update, Delete, ConditionCheck (TableName included). */
 export type TransactionItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -57,6 +58,21 @@ export const transactionActions = <Role extends string>() => {
   };
 };
 
+/**
+ * Refuses (ItemTooLarge, 413) any action DynamoDB would refuse for size before a single one is sent: a Put's whole
+ * item, a Delete's or ConditionCheck's key, an Update's key and the values it writes (the item it changes is not
+ * known here; an area that rewrites a whole record by Update checks the record itself, as scheduled tasks do).
+ * `transact` runs it on every write; a write in several transactions runs it on all of them first.
+ */
+export const assertActionsFit = (items: readonly TransactionItem[]): void => {
+  for (const item of items) {
+    if (item.Put) assertItemFits(item.Put.Item as Record<string, unknown>);
+    const key = item.Update?.Key ?? item.Delete?.Key ?? item.ConditionCheck?.Key;
+    if (key) assertItemFits(key as Record<string, unknown>);
+    if (item.Update?.ExpressionAttributeValues) assertItemFits(item.Update.ExpressionAttributeValues as Record<string, unknown>);
+  }
+};
+
 const conditionFailed = <Role extends string>(role: Role | undefined, errors: ErrorsByRole<Role>): Error => {
   const build = role !== undefined && Object.hasOwn(errors, role) ? errors[role] : undefined;
   return build ? build() : new ConcurrentModification();
@@ -82,6 +98,7 @@ export const transact = async <Role extends string>(
 ): Promise<void> => {
   if (actions.length === 0) return;
   if (actions.length > maxTransactionActions) throw new Error(`a transaction holds at most ${maxTransactionActions} actions`);
+  assertActionsFit(actions.map((action) => action.item));
   const [only] = actions;
   try {
     if (actions.length === 1 && clientRequestToken === undefined && only && (await sendSingle(table, only.item))) return;

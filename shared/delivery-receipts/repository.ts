@@ -7,8 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { queryAll, type TableContext } from '../data/client';
 import { claimChanges, defineClaim } from '../data/claims';
 import { defineCodec } from '../data/codec';
+import { assertItemFits } from '../data/item-size';
 import { nextValue } from '../data/sequence';
-import { chunkActions, maxTransactionActions, transact, transactionActions, type TransactionItem } from '../data/transaction';
+import { assertActionsFit, chunkActions, maxTransactionActions, transact, transactionActions, type TransactionItem } from '../data/transaction';
 import { ConcurrentModification, ReferenceTaken, VersionConflict } from '../errors';
 import type { DeliveryReceiptT } from '../schemas/delivery-receipt';
 import { lineFieldOrder, receiptFieldOrder } from '../schemas/receipt-fields';
@@ -118,6 +119,9 @@ export class RefNumberTaken extends ReferenceTaken {
     super(`Another delivery receipt of this tenant has the RefNumber ${refNumber}.`, '/Value/RefNumber');
   }
 }
+
+/** What completion adds to a header between saves (CompletionID, its cursor, status fields): kept free. */
+const headerCompletionReserveBytes = 1024;
 
 type Role = 'header' | 'line' | 'claim' | 'claim-release' | 'lease';
 
@@ -262,7 +266,23 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
     await transact(table, last.actions, { errors: errors(write) });
   };
 
+  /**
+   * Refuses (413) a save with an item DynamoDB would refuse: any line, and the header with room for what
+   * completion adds to it (status, cursor, completion id), before anything is written.
+   */
+  const assertFits = (write: ReceiptWrite, items: readonly TransactionItem[]) => {
+    assertItemFits(headerItem(write), { reserveBytes: headerCompletionReserveBytes });
+    assertActionsFit(items);
+  };
+
   return {
+    /** Refuses (413) a save whose items DynamoDB would refuse; a create calls it with the largest ID before taking one. */
+    assertFits(write: ReceiptWrite): void {
+      const { actions, add } = transactionActions<Role>();
+      lineActions(write, add);
+      assertFits(write, actions.map((action) => action.item));
+    },
+
     /** The next receipt ID of the tenant; its default RefNumber is `DR-` and the ID in six digits. */
     nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, receiptSequence, 'delivery receipt ID'),
 
@@ -313,6 +333,8 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
       claimActions(write, add);
       lineActions(write, add);
       add('header', headerPut(write, now));
+      // Every item checked before the first chunk is sent, so a save too large to store writes nothing.
+      assertFits(write, actions.map((action) => action.item));
       if (actions.length <= maxTransactionActions) {
         await transact(table, actions, { errors: errors(write) });
         return;

@@ -9,6 +9,7 @@ import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, type QueryComman
 import type { Principal } from '../auth/principal';
 import { defaultTable, queryAll, type TableContext } from '../data/client';
 import { normaliseClaimValue } from '../data/claims';
+import { assertItemFits } from '../data/item-size';
 import { composeKey, padNumber, tenantKey, type ItemKey } from '../data/partition';
 import { tableDefinition } from '../data/table';
 import { ValidationFailed, type FieldError } from '../errors';
@@ -313,18 +314,16 @@ export const createDeliveryReceiptSearch = ({ table, clock = () => new Date() }:
     return shards as ShardPosition[];
   };
 
-  const writeContinuation = (tenantId: number, queryHash: string, rowNumber: number, positions: readonly ShardPosition[], now: Date) =>
-    client.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...continuationKey(tenantId, queryHash, rowNumber),
-          entity: 'DeliveryReceiptSearchContinuation',
-          shards: positions.map((position) => (position.after ? { after: position.after, done: position.done } : { done: position.done })),
-          [tableDefinition.timeToLiveAttribute]: Math.floor(now.getTime() / 1000) + continuationTtlSeconds,
-        },
-      }),
-    );
+  const writeContinuation = (tenantId: number, queryHash: string, rowNumber: number, positions: readonly ShardPosition[], now: Date) => {
+    const item = {
+      ...continuationKey(tenantId, queryHash, rowNumber),
+      entity: 'DeliveryReceiptSearchContinuation',
+      shards: positions.map((position) => (position.after ? { after: position.after, done: position.done } : { done: position.done })),
+      [tableDefinition.timeToLiveAttribute]: Math.floor(now.getTime() / 1000) + continuationTtlSeconds,
+    };
+    assertItemFits(item);
+    return client.send(new PutCommand({ TableName: tableName, Item: item }));
+  };
 
   /** Merges the shards in order: skips `skip` rows, then takes up to `take`; says whether a row lies after them. */
   const readMerged = async (tenantId: number, plan: SearchPlan<ReceiptHit>, criteria: SearchCriteria, start: readonly ShardPosition[], skip: number, take: number) => {

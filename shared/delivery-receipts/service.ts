@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal';
 import { normaliseClaimValue } from '../data/claims';
 import { withOptimisticRetry } from '../data/retry';
+import { maxSequenceValue } from '../data/sequence';
 import { NotFound, ReadOnlyRecord, StaleVersion, TenancyMismatch, ValidationFailed, VersionConflict } from '../errors';
 import type { ActionRequestDeliveryReceiptT, ActionRequestSupplierTransAddInventoryRequest, DeliveryReceiptT } from '../schemas/delivery-receipt';
 import { defaultRefNumber } from './keys';
@@ -74,19 +75,6 @@ export interface SavedReceipt extends ReceiptView {
   /** True when completion continues through the queue (the receipt is Completing): 202. */
   readonly completing: boolean;
 }
-
-/**
- * A header item must fit DynamoDB's 400 KB item limit with room for its keys and index attributes (and completion's
- * 400 KB reserve for it holds): its JSON is capped, as a payment's is. A body can reach it only through Attachments
- * and PurchaseOrders (lines are items of their own).
- */
-export const maxStoredHeaderBytes = 350_000;
-
-const assertStorable = (header: ReceiptHeader): void => {
-  if (Buffer.byteLength(JSON.stringify(header), 'utf8') > maxStoredHeaderBytes) {
-    throw new ValidationFailed([{ pointer: '/Value', detail: `is too large to store: a receipt without its lines may take at most ${maxStoredHeaderBytes} bytes as JSON` }]);
-  }
-};
 
 /** `DR-` and digits: the server's own numbering, which a client may not choose for another receipt. */
 const serverNumbering = /^dr-\d+$/;
@@ -194,20 +182,27 @@ export const createReceiptService = ({
     const transition = requestedTransition(undefined, value.Status);
     const lines = mergeLines({ stored: [], body: value.Lines ?? [], lastLineNumber: 0, policy, newGuid });
     const refNumber = await refNumberFor(tenantId, undefined, value.RefNumber, undefined);
-    assertStorable(buildHeader({ fields: mergeHeaderFields({}, value), id: 1, guid: '', tenantId, version: 1, refNumber: refNumber ?? '', actor, created: true, lines: [] }));
+    const headerWith = (id: number, guid: string) =>
+      applyTransition(
+        buildHeader({
+          fields: mergeHeaderFields({}, value),
+          id,
+          guid,
+          tenantId,
+          version: 1,
+          refNumber: refNumber ?? defaultRefNumber(id),
+          actor,
+          created: true,
+          lines: lines.lines,
+        }),
+        transition,
+        actor,
+      );
+    // With the largest ID (the real items can only be smaller): a receipt too large to store is refused (413) before
+    // it takes an ID.
+    repository.assertFits({ tenantId, header: headerWith(maxSequenceValue, '00000000-0000-0000-0000-000000000000'), lastLineNumber: lines.lastLineNumber, puts: lines.lines, deletes: [] });
     const id = await repository.nextId(tenantId);
-    const draft = buildHeader({
-      fields: mergeHeaderFields({}, value),
-      id,
-      guid: newGuid().toLowerCase(),
-      tenantId,
-      version: 1,
-      refNumber: refNumber ?? defaultRefNumber(id),
-      actor,
-      created: true,
-      lines: lines.lines,
-    });
-    const header = applyTransition(draft, transition, actor);
+    const header = headerWith(id, newGuid().toLowerCase());
     await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, puts: lines.lines, deletes: [] });
     return { ...receiptView(header, lines.lines), created: true, completing: false };
   };
@@ -254,7 +249,6 @@ export const createReceiptService = ({
         lines: lines.lines,
       });
       const header = completing ? draft : applyTransition(draft, transition, actor);
-      assertStorable(header);
       try {
         await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, previous: stored, puts, deletes: lines.removed });
       } catch (error) {

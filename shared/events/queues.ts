@@ -4,7 +4,7 @@
 // and the local event source mappings all iterate `queueDefinitions`: adding a queue is one definition here (plus,
 // when a function sends to it, one grant entry).
 
-import type { TableAction } from '../data/table';
+import type { IndexName, TableAction } from '../data/table';
 import type { ResourceGrant } from '../operations/grants';
 
 export const consumerTimeoutSeconds = 30;
@@ -53,6 +53,8 @@ export interface QueueConsumerDefinition {
   readonly handler: string;
   readonly timeoutSeconds: number;
   readonly tableAccess: readonly TableAction[];
+  /** The indexes it queries, by name (shared/data/table.ts; granted one by one, as for operations). */
+  readonly tableIndexes?: readonly IndexName[];
   /** Resource grants of the consumer besides its table and its own queue (shared/operations/grants.ts). */
   readonly grants?: readonly ResourceGrant[];
 }
@@ -137,7 +139,8 @@ export const paymentsQueueUrlVariable = paymentsQueue.urlVariable;
 /**
  * Scheduled-task runs: the target of every task's EventBridge Scheduler schedule (and of the local scheduler
  * emulation). Each message is a `TaskRunMessage` (shared/scheduled-tasks/messages.ts); the consumer records the run
- * once and publishes the due work. The scheduler sends with its execution role; no function sends here.
+ * once and publishes the due work. The scheduler sends with its execution role; the one function that sends here is
+ * the schedule-sync consumer, for a one-off task whose time passed before its schedule could be written.
  */
 export const taskRunsQueue = {
   name: 'taskRuns',
@@ -199,6 +202,8 @@ export const taskWorkQueue = {
  * Schedule retries: a save whose scheduler call failed (the task stored with `ScheduleState: Pending`) enqueues a
  * `ScheduleSyncMessage`; the consumer reads the task and brings its schedule in line, retrying with the visibility
  * timeout. Ten receives at about three minutes each ride out half an hour of scheduler trouble before the DLQ alarm.
+ * The schedule reconciler's own schedule (shared/scheduled-tasks/reconciler.ts) sends a `ScheduleReconcileMessage`
+ * here every few minutes; the consumer then syncs every task its sparse index lists.
  */
 export const scheduleSyncQueue = {
   name: 'scheduleSync',
@@ -223,12 +228,14 @@ export const scheduleSyncQueue = {
   },
   consumer: {
     name: 'scheduleSyncConsumer',
-    description: 'SQS schedule-sync consumer: brings a task\'s EventBridge Scheduler schedule in line with the stored task',
+    description: 'SQS schedule-sync consumer: brings a task\'s EventBridge Scheduler schedule in line with the stored task; reconciles out-of-line tasks',
     handler: 'functions/scheduled-task/sync-schedule.ts',
     timeoutSeconds: consumerTimeoutSeconds,
-    /** Read the task; record its ScheduleState (Update conditional on Version). */
-    tableAccess: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as readonly TableAction[],
-    grants: ['manageSchedules'],
+    /** Read the task; record its ScheduleState (Update conditional on Version); the reconciler Queries its sparse index. */
+    tableAccess: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'] as readonly TableAction[],
+    tableIndexes: ['gsi6'] as readonly IndexName[],
+    /** Schedules; and a one-off task's run whose time passed before its schedule could be written (`sendTaskRuns`). */
+    grants: ['manageSchedules', 'sendTaskRuns'],
   },
 } as const satisfies ConsumedQueueDefinition;
 

@@ -22,9 +22,10 @@ import { isCompiledOperation, type CompiledOperation } from '../validation/compi
 import { compileOperation } from '../validation/compile-operation';
 import type { SchemaPlan } from '../validation/plan';
 import { coerceToPlan } from './codecs/coerce';
+import { assertJsonNumbersStorable } from './codecs/json-numbers';
 import { parseForm } from './codecs/form';
 import { parseJsonBody } from './codecs/json';
-import { parseXml, serializeXml } from './codecs/xml';
+import { loadXmlParser, parseXml, serializeXml } from './codecs/xml';
 import { ambiguousOnceOnlyHeader, eventHeaderLines, normalizedHeaderMaps, RepeatedHeader, type RepeatedHeaderFinding } from './header-lines';
 import { requestIdHeader, securityHeaders } from './headers';
 import {
@@ -233,9 +234,19 @@ const contentTypeOf = (event: APIGatewayProxyEvent): string | undefined => {
   return lines.size > 1 ? undefined : header(event, 'content-type');
 };
 
-const decoders: Record<BodyFormat, (text: string) => unknown> = {
-  json: parseJsonBody,
-  xml: parseXml,
+const decoders: Record<BodyFormat, (text: string) => unknown | Promise<unknown>> = {
+  // Well-formed, within the depth bound, no member named twice (codecs/json.ts), then every number storable exactly
+  // as written (codecs/json-numbers.ts).
+  json: (text) => {
+    const decoded = parseJsonBody(text);
+    assertJsonNumbersStorable(text);
+    return decoded;
+  },
+  // The parser library is loaded on the first XML body, never at cold start (codecs/xml.ts).
+  xml: async (text) => {
+    await loadXmlParser();
+    return parseXml(text);
+  },
   form: parseForm,
 };
 
@@ -253,7 +264,7 @@ const singleQueryParameters = (event: APIGatewayProxyEvent): Record<string, stri
 
 /** Authenticates (from the authorizer's context) and parses, coerces and validates path, query and body. */
 const parseRequest = (operation: CompiledOperation): HttpMiddleware => ({
-  before: (request) => {
+  before: async (request) => {
     const { event } = request;
     let principal: Principal | undefined;
     if (operation.auth === 'bearer') {
@@ -271,7 +282,7 @@ const parseRequest = (operation: CompiledOperation): HttpMiddleware => ({
     let body: unknown;
     if (operation.requestBody && rawBody.trim() !== '') {
       const format = bodyFormatOf(operation, contentTypeOf(event));
-      const decoded = decoders[format](rawBody);
+      const decoded = await decoders[format](rawBody);
       if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) {
         throw new ValidationFailed([{ pointer: '', detail: 'the body must be an object' }]);
       }

@@ -5,9 +5,9 @@
 // Tracing is on only where an X-Ray daemon is: Lambda sets AWS_XRAY_DAEMON_ADDRESS when active tracing is on, and
 // the local stack, the tests and the bench's SDK-only baseline have none. POWERTOOLS_TRACE_ENABLED=false turns it off
 // anyway (the stack setting `tracing`, shared/operations/settings.ts). The Tracer and the X-Ray SDK it wraps
-// (aws-xray-sdk-core and its dependencies) are a module of their own in the function's asset (tracer-entry.ts, built
-// as tracer.mjs beside index.mjs), loaded by a dynamic import only when tracing is on: the bundle every cold start
-// reads carries none of it, and a function without tracing never loads it. HTTP requests are not patched globally
+// (aws-xray-sdk-core, semver, cls-hooked: about 124 KiB minified) are `#lazy/tracer` (package.json "imports"): a
+// chunk beside the function's bundle (infra/build/lazy-chunks.mjs), loaded by a dynamic import only when tracing is
+// on, so the bundle every cold start reads carries none of it and a function without tracing never loads it. HTTP requests are not patched globally
 // (captureHTTPsRequests: false): the SDK's own subsegments already cover every request the service makes.
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 
@@ -15,22 +15,8 @@ import type { Tracer } from '@aws-lambda-powertools/tracer';
 export const tracingEnabled = (env: NodeJS.ProcessEnv = process.env): boolean =>
   env.POWERTOOLS_TRACE_ENABLED?.toLowerCase() !== 'false' && Boolean(env.AWS_XRAY_DAEMON_ADDRESS);
 
-/**
- * The Tracer class. In a function's bundle, LAZY_TRACER_MODULE is replaced at build time by the file name of the
- * asset's tracer module (`define` in functionBundling), and esbuild drops the other branch, so the bundle carries no
- * tracing code; run from source (tests, the local stack, never traced), it is the package itself.
- */
-const tracerClass = async (): Promise<typeof Tracer> => {
-  const loaded = (
-    process.env.LAZY_TRACER_MODULE
-      ? await import(new URL(process.env.LAZY_TRACER_MODULE, import.meta.url).href)
-      : await import('./tracer-entry')
-  ) as typeof import('./tracer-entry');
-  return loaded.Tracer;
-};
-
 const loadTracer = async (): Promise<Tracer> => {
-  const Tracer = await tracerClass();
+  const { Tracer } = await import('#lazy/tracer');
   return new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'business-platform-api', captureHTTPsRequests: false });
 };
 

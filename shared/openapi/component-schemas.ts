@@ -7,6 +7,9 @@
 // change the output), convert it twice, once per io, then keep one component per id when both io forms agree and
 // split `<id>` (output) from `<id>Input` (input) when they do not (defaults, coercions, transforms, secrets).
 import { z } from 'zod';
+import { dynamoNumber, storableNumberRule } from '../data/numbers';
+import { forbiddenKeys } from '../http/codecs/forbidden-keys';
+import { portablePattern } from '../validation/portable';
 import { maxLengthOfPattern } from './pattern-length';
 import { isJsonObject, type JsonObject, type JsonValue, type SchemaObject } from './types';
 
@@ -137,6 +140,14 @@ const refTarget = (node: JsonValue | undefined): string | undefined => {
   return node.$ref.slice(schemaRefPrefix.length);
 };
 
+/** Magnitudes DynamoDB cannot store: above 0 and below 1e-130, either sign. */
+const storableNumberGap: JsonObject = {
+  exclusiveMinimum: -dynamoNumber.minMagnitude,
+  exclusiveMaximum: dynamoNumber.minMagnitude,
+  not: { const: 0 },
+};
+const storableNumberDescription = `${storableNumberRule.charAt(0).toUpperCase()}${storableNumberRule.slice(1)}; any other number is refused (400).`;
+
 /** `int32` or `int64`: the narrowest format the integer's bounds fit; none when a bound is missing or wider. */
 export const integerFormat = (minimum: JsonValue | undefined, maximum: JsonValue | undefined): string | undefined => {
   if (typeof minimum !== 'number' || typeof maximum !== 'number') return undefined;
@@ -147,15 +158,29 @@ export const integerFormat = (minimum: JsonValue | undefined, maximum: JsonValue
 
 /**
  * - `x-sensitive` fields (card data, credentials) are `writeOnly` in request forms: accepted, never returned.
+ * - Open objects of request forms refuse `__proto__`, `constructor` and `prototype` as keys (`propertyNames`).
  * - Integers say `format: int32` when their bounds fit 32 bits, as the spec's `int` does, else `int64`.
  * - A string bounded only by its anchored `pattern` (a GUID, card digits, a hex id) states the `maxLength` the
  *   pattern enforces.
  * - XML: a property holding another component keeps the property's element name (the component's own `xml.name`
  *   names only a root element); array members repeat the property's element (unwrapped, OpenAPI's default).
+ * - Every `number` is a DynamoDB-storable number (shared/data/numbers.ts, `storableNumber` in shared/schemas):
+ *   its bounds are zod's; the gap around zero is a `not` (any magnitude below 1e-130 but 0), and the rule
+ *   JSON Schema cannot say (digits a double holds exactly as written) is in its description.
  */
 const decorate = (schema: SchemaObject, io: SchemaIo): void => {
   walkSchema(schema, (node) => {
     if (io === 'input' && node['x-sensitive'] === true) node.writeOnly = true;
+    if (node.type === 'number' && node.not === undefined) {
+      node.not = storableNumberGap;
+      const description = typeof node.description === 'string' ? `${node.description} ` : '';
+      node.description = `${description}${storableNumberDescription}`;
+    }
+    // The codecs refuse the prototype's names as keys of every object a request declares (shared/http/codecs); a
+    // strict object refuses them as unknown members already, an open one (the webhook's event) says so here.
+    if (io === 'input' && node.type === 'object' && node.additionalProperties !== false && node.propertyNames === undefined) {
+      node.propertyNames = { not: { enum: [...forbiddenKeys] } };
+    }
     if (node.type === 'integer' && node.format === undefined) {
       const format = integerFormat(node.minimum, node.maximum);
       if (format !== undefined) node.format = format;
@@ -231,8 +256,57 @@ const discoverComponents = (roots: z.core.$ZodRegistry<{ id: string }>): Map<str
   return found;
 };
 
+/**
+ * The patterns of a schema's portable refinements (`.refine(matches(re))`, shared/validation/portable.ts): the
+ * server runs them like any check, so the document states them. zod writes `.regex()` checks itself but knows
+ * nothing of a refinement's pattern.
+ */
+const refinementPatterns = (schema: z.core.$ZodType): string[] =>
+  (schema._zod.def.checks ?? []).flatMap((check) => {
+    const { def } = check._zod;
+    if (def.check !== 'custom') return [];
+    const pattern: unknown = (Reflect.get(def, 'fn') as { [portablePattern]?: unknown } | undefined)?.[portablePattern];
+    return pattern instanceof RegExp ? [pattern.source] : [];
+  });
+
+/**
+ * Adds a string's refinement patterns to its own: the first pattern is the node's `pattern` (what linters and
+ * generators read), any others go to `allOf` (every one applies).
+ */
+const withRefinementPatterns = ({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodType; jsonSchema: Record<string, unknown> }) => {
+  const patterns = refinementPatterns(zodSchema);
+  if (patterns.length === 0 || jsonSchema.type !== 'string') return;
+  const [first, ...rest] = typeof jsonSchema.pattern === 'string' ? [jsonSchema.pattern, ...patterns] : patterns;
+  jsonSchema.pattern = first;
+  if (rest.length === 0) return;
+  const allOf = Array.isArray(jsonSchema.allOf) ? (jsonSchema.allOf as unknown[]) : [];
+  jsonSchema.allOf = [...allOf, ...rest.map((pattern) => ({ pattern }))];
+};
+
+/**
+ * A field requests may spell loosely (a status name in any case) is answered in its canonical spelling only: the
+ * response form states those values as its `enum` (`x-answer-enum`, shared/schemas/annotations.ts).
+ */
+const withAnswerEnum = (jsonSchema: Record<string, unknown>, io: SchemaIo) => {
+  const answers = jsonSchema['x-answer-enum'];
+  delete jsonSchema['x-answer-enum'];
+  if (io !== 'output' || !Array.isArray(answers)) return;
+  delete jsonSchema.pattern;
+  delete jsonSchema.allOf;
+  delete jsonSchema.maxLength;
+  delete jsonSchema.examples;
+  jsonSchema.enum = answers;
+};
+
 const convert = (registry: z.core.$ZodRegistry<{ id: string }>, io: SchemaIo): Forms => {
-  const converted = z.toJSONSchema(registry, { ...conversionParams(io), uri: (id) => `${schemaRefPrefix}${id}` });
+  const converted = z.toJSONSchema(registry, {
+    ...conversionParams(io),
+    uri: (id) => `${schemaRefPrefix}${id}`,
+    override: (context) => {
+      withRefinementPatterns(context);
+      withAnswerEnum(context.jsonSchema, io);
+    },
+  });
   const plain: unknown = JSON.parse(JSON.stringify(converted.schemas));
   if (!isJsonObject(plain)) throw new Error('zod returned no schemas');
   const forms: Forms = new Map();

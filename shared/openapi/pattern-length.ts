@@ -11,7 +11,10 @@ const unreadable = new Error('unreadable pattern');
 
 export const maxLengthOfPattern = (pattern: string): number | undefined => {
   if (!pattern.startsWith('^') || !pattern.endsWith('$') || pattern.endsWith('\\$')) return undefined;
-  const body = pattern.slice(1, -1);
+  // A leading lookahead that bounds the whole string (`^(?=[\s\S]{0,20}$)...`) caps whatever follows it.
+  const whole = /^\^\(\?=(?:\[\\s\\S\]|\.)\{(\d+),(\d+)\}\$\)/.exec(pattern);
+  const body = whole ? pattern.slice(whole[0].length, -1) : pattern.slice(1, -1);
+  const cap = whole ? Number(whole[2]) : Number.POSITIVE_INFINITY;
   let index = 0;
 
   /** Reads one atom at `index` and returns its maximum length (Infinity for "unknown"). */
@@ -96,7 +99,7 @@ export const maxLengthOfPattern = (pattern: string): number | undefined => {
   };
 
   try {
-    const length = alternation();
+    const length = Math.min(alternation(), cap);
     return index === body.length && Number.isFinite(length) ? length : undefined;
   } catch (error) {
     if (error === unreadable) return undefined;

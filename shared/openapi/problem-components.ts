@@ -50,6 +50,7 @@ export const problemSchema: SchemaObject = {
         properties: {
           pointer: {
             type: 'string',
+            format: 'json-pointer',
             description: 'JSON Pointer (RFC 6901) to the field in the body, e.g. `/Address/City`; empty for the whole body.',
           },
           parameter: { type: 'string', description: 'Name of the path or query parameter.' },
@@ -129,7 +130,9 @@ const problemDescriptions: Readonly<Record<number, string>> = {
   409: 'The request conflicts with the stored state: the name is already in use, or the Version sent is stale.',
   413:
     `The body exceeds ${limits.requestBodyBytes} bytes (the gateway refuses anything above 10 MB), or the request ` +
-    'line and header values exceed the gateway\'s 10,240 bytes.',
+    'line and header values exceed the gateway\'s 10,240 bytes. Or (`record-too-large`) the record would not fit one ' +
+    'stored item (DynamoDB\'s 400 KB, names included): `ItemSize` and `ItemSizeLimit` give its size and the limit in ' +
+    'bytes, `LargestField` the field that takes the most.',
   415:
     'The Content-Type of the body is not accepted (Accept-Post lists those that are), or the body has a ' +
     'Content-Encoding other than identity (Accept-Encoding says so).',

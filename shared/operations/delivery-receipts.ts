@@ -26,7 +26,8 @@ export const deliveryReceiptAddInventory = {
     'BuyPriceEx -> CostPriceEx), or updates the line of an InventoryID already on the receipt, so the same request ' +
     'twice changes nothing the second time; IsActive false deactivates it. LineTotal, when sent, must equal ' +
     'Quantity x (BuyPriceEx + BuyPriceTax) within half a minor unit of the currency (400 otherwise). A receipt holds ' +
-    'at most 1,000 lines (400). A read-only receipt (Complete, Cancelled, Completing) answers 409.',
+    'at most 1,000 lines (400). InventoryID is required (not 0) and names one entry only; quantities and prices are 0 ' +
+    'or more with at most 5 decimal places (400). A read-only receipt (Complete, Cancelled, Completing) answers 409.',
   area: 'delivery-receipts',
   method: 'POST',
   path: '/v2/DeliveryReceipt/{id}/inventory',
@@ -71,7 +72,12 @@ export const deliveryReceiptSaveV2 = {
     'by ID or GUID). Status requests a transition: Draft -> InProgress -> Complete, Draft or InProgress -> Cancelled; ' +
     'anything else answers 409 naming the allowed ones. Completing puts the received stock on hand exactly once: in ' +
     'one transaction (200, Complete) or, for a large receipt, through the receipt-completions queue (202, Completing). ' +
-    'A Complete or Cancelled receipt is read-only except InternalNote and Attachments.',
+    'A Complete or Cancelled receipt is read-only except InternalNote and Attachments. Rules between fields and against ' +
+    'the stored receipt (400): quantities and CostPriceEx have at most 5 decimal places; QuantityReceived + QuantityFaulty ' +
+    '+ QuantityOutOfDate + QuantityIncorrect may not exceed QuantityOrdered (plus the over-receipt tolerance); a line ID ' +
+    'must be one of the receipt\'s, and no two body lines may name the same line (by ID or GUID, case-insensitively); a ' +
+    'receipt holds at most 1,000 lines; WarehouseID is required to complete; RefNumber DR-<number> is reserved for the ' +
+    "server's own references; the header as stored (without its lines) fits 350,000 bytes of JSON.",
   area: 'delivery-receipts',
   method: 'POST',
   path: '/v2/DeliveryReceipt/',

@@ -101,6 +101,7 @@ export type ResourceGrant =
   | 'sendPayments'
   | 'readWebhookSecret'
   | 'sendTaskWork'
+  | 'sendTaskRuns'
   | 'sendScheduleSync'
   | 'sendReceiptCompletions'
   | 'manageSchedules'
@@ -192,6 +193,11 @@ export const resourceGrants: { readonly [grant in ResourceGrant]: GrantDefinitio
   sendPayments: sendTo('payments'),
   /** Publish due task work (the task-runs consumer). */
   sendTaskWork: sendTo('taskWork'),
+  /**
+   * Fire a one-off task's run whose time passed before its schedule could be written (the schedule-sync consumer:
+   * the retry and the reconciler), as its at() schedule would have.
+   */
+  sendTaskRuns: sendTo('taskRuns'),
   /** Ask for a schedule to be brought in line later (the save, when the scheduler call failed). */
   sendScheduleSync: sendTo('scheduleSync'),
   /** Hand a large receipt completion to its consumer (the receipt save). */

@@ -1,7 +1,8 @@
 // Operations manifest: payments. `paymentPost` and `paymentGetByID` are the original platform's (beyond the spec,
 // which has only the refund: a refund needs a payment to refund); the refund is the spec's `paymentPostRefund`.
 import { EditResponse, SynkSaveQueueResponse } from '../schemas/envelopes';
-import { PaymentGetQuery, PaymentT, refundsPage, SaveRequestPaymentT } from '../schemas/payment';
+import { refundsPage } from '../schemas/limits';
+import { PaymentGetQuery, PaymentT, RecordPaymentRequest, SaveRequestPaymentT } from '../schemas/payment';
 import { bodyProblems, idPath, type Operation } from './operation';
 
 const SavedPayment = SynkSaveQueueResponse(PaymentT);
@@ -15,7 +16,10 @@ export const paymentPost = {
   description:
     'Beyond the spec (the original platform\'s Payment_Post): records a payment taken elsewhere (after authorisation). ' +
     '`Object.ID` must be 0 or absent: payments are never edited, they are corrected by refunds. Answers 201 with a ' +
-    'Location header. `Idempotency-Key` makes a retry safe: the same key with the same body replays the first answer.',
+    'Location header. `Idempotency-Key` makes a retry safe: the same key with the same body replays the first answer. ' +
+    'Rules between fields (400): Amount and the other money fields have at most the decimals of Currency (0 for JPY, ' +
+    '3 for KWD); a card number passes the Luhn check and ends with CreditCardLastFour when both are sent; IsPaid ' +
+    'agrees with Status; GUIDstring names the same GUID as GUID; the payment as stored fits 350,000 bytes of JSON.',
   area: 'payments',
   method: 'POST',
   path: '/Payment',
@@ -23,7 +27,7 @@ export const paymentPost = {
   auth: 'bearer',
   media: 'standard',
   implemented: true,
-  requestBody: { schema: SaveRequestPaymentT, required: true },
+  requestBody: { schema: RecordPaymentRequest, required: true },
   success: { status: 201, schema: SavedPayment, description: 'The payment was recorded; Location is its URL.' },
   problems: [...bodyProblems, 409, 422],
   tableAccess: paymentWriteAccess,
@@ -58,7 +62,9 @@ export const paymentPostRefund = {
   description:
     "Records a refund of the payment as a new payment record (IsRefund, OriginalPaymentID) and raises the payment's " +
     'RefundedAmount in the same transaction. `Object` may carry Amount (default: the whole remaining balance), ' +
-    'Currency (must be the payment\'s), Description, Method and RefNumber. `IsQueue` or `IsSaveAutoQueue` reserve the ' +
+    'Currency (must be the payment\'s), Description, Method and RefNumber, and nothing else (400): Amount is greater than ' +
+    "0 with at most the currency's decimals; a card (a CVV above all) is refused. IsRunNow contradicts IsQueue and " +
+    'IsSaveAutoQueue (400). `IsQueue` or `IsSaveAutoQueue` reserve the ' +
     'amount at once and complete the refund through the payments queue (202). A payment takes any number of ' +
     'refunds, and refunds that fit the balance never conflict, however many run at once. More than the refundable ' +
     'balance: 409 with the refundable amount in `RefundableAmount` (the only 409 of a refund besides a payment that ' +

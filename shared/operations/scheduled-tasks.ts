@@ -15,7 +15,12 @@ export const scheduledTaskSave = {
     'Credentials in `AdaptorDetails.TokenDetails` and secret-looking `Instructions[].Value` are encrypted at rest and ' +
     'never returned (`Has<Field>: true`). After the task is stored its schedule is created, updated or deleted on ' +
     'EventBridge Scheduler; when the scheduler fails the task is still saved, with `ScheduleState: "Pending"`, and a ' +
-    'retry brings the schedule in line. Server-owned fields (Status, run times, ScheduleState, Runs, audit) are ignored.',
+    'retry brings the schedule in line. Server-owned fields (Status, run times, ScheduleState, Runs, audit) are ignored. ' +
+    'Rules between fields, checked on the task as merged (400): Name (not blank), TaskTypeID (not 0) and TimeOfDay are ' +
+    'required; IsRecurringSchedule is required when Interval or IntervalType is sent; a recurring task needs IntervalType ' +
+    '1 to 5 and Interval from 1 to a year of its unit; RecurrenceType 2 (local time) needs a day, week or month interval ' +
+    'and 1 (elapsed time) anything but months; a one-off task whose schedule changed runs in the future; TimeZone is an ' +
+    'IANA zone name of the server\'s time zone database (case-sensitive); secret instruction KeyNames are unique.',
   area: 'scheduled-tasks',
   method: 'POST',
   path: '/ScheduledTasks/',

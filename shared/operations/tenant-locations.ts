@@ -62,7 +62,9 @@ export const tenantLocationGetAll = {
 export const tenantLocationGetByName = {
   operationId: 'tenantLocationGetByName',
   summary: 'Find a tenant location by name',
-  description: 'Exact and case-insensitive when IsExactMatch; otherwise the first location (by name) whose name starts with the search text.',
+  description:
+    'Exact and case-insensitive when IsExactMatch; otherwise the first location (by name) whose name starts with the search text. ' +
+    'SearchString or Search (the first that is not blank once trimmed) is required (400).',
   area: 'tenant-locations',
   method: 'POST',
   path: '/TenantLocation/GetByName',
@@ -97,7 +99,10 @@ export const tenantLocationGetDefaultAddress = {
 export const tenantLocationSave = {
   operationId: 'tenantLocationSave',
   summary: 'Create or update a tenant location',
-  description: 'ID 0 or absent creates (201, Location header); a positive ID updates (200). Names are unique per tenant, case-insensitive.',
+  description:
+    'ID 0 or absent creates (201, Location header); a positive ID updates (200). Name is required and must not be blank ' +
+    '(400); names are unique per tenant, case-insensitive. ParentID must name another location of the tenant, never ' +
+    'the location itself or one of its descendants (400).',
   area: 'tenant-locations',
   method: 'POST',
   path: '/TenantLocation/Save',

@@ -3,15 +3,10 @@
 // persistence layer whose static partition value is the tenant's partition (`T#<tenant>`), so one tenant's key can
 // never meet another's and no single partition takes every tenant's writes; the sort key is
 // `IDEMPOTENCY#<operationId>#<SHA-256 of the key>`. Records expire after 24 hours through the table's TTL attribute.
+//
+// The utility itself is loaded only by a request that carries a key (`#lazy/idempotency`, idempotency-library.ts): a
+// chunk of its own beside the function's bundle on Lambda, so a payment write without a key never pays its cold start.
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  IdempotencyAlreadyInProgressError,
-  IdempotencyConfig,
-  IdempotencyPersistenceLayerError,
-  IdempotencyValidationError,
-  makeIdempotent,
-} from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { Context } from 'aws-lambda';
 import type { TableContext } from '../data/client';
 import { tenantPartition } from '../data/partition';
@@ -75,8 +70,13 @@ export class IdempotencyKeyInUse extends ApiError {
   }
 }
 
+type IdempotencyLibrary = typeof import('#lazy/idempotency');
+let library: Promise<IdempotencyLibrary> | undefined;
+/** The utility, loaded on the first request with a key and kept for the process. */
+const loadLibrary = (): Promise<IdempotencyLibrary> => (library ??= import('#lazy/idempotency'));
+
 /** Powertools' errors as problems; a failure of the persistence itself is the DynamoDB error behind it. */
-const toProblemError = (error: unknown): unknown => {
+const toProblemError = (error: unknown, { IdempotencyValidationError, IdempotencyAlreadyInProgressError, IdempotencyPersistenceLayerError }: IdempotencyLibrary): unknown => {
   if (error instanceof IdempotencyValidationError) return new IdempotencyKeyReused();
   if (error instanceof IdempotencyAlreadyInProgressError) return new IdempotencyKeyInUse();
   if (error instanceof IdempotencyPersistenceLayerError && error.cause !== undefined) return error.cause;
@@ -106,6 +106,8 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
     async run(input: IdempotentRequest, work: () => Promise<Answer>): Promise<Answer> {
       if (input.key === undefined) return jsonClean(await work());
       const key = parseIdempotencyKey(input.key);
+      const powertools = await loadLibrary();
+      const { DynamoDBPersistenceLayer, IdempotencyConfig, makeIdempotent } = powertools;
       const persistenceStore = new DynamoDBPersistenceLayer({
         tableName: table.tableName,
         keyAttr: tableDefinition.partitionKey,
@@ -141,7 +143,7 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
         const stored = (await once({ key, request: input.request })) as string;
         return fresh ?? (await storage.restore(JSON.parse(stored) as Answer, input.tenantId));
       } catch (error) {
-        throw toProblemError(error);
+        throw toProblemError(error, powertools);
       }
     },
   };

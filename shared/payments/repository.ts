@@ -5,7 +5,8 @@
 // Reads are a GetItem, and a page of a payment's refund links is one Query.
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from '../data/client';
-import { maxSequenceValue, nextValue } from '../data/sequence';
+import { assertItemFits } from '../data/item-size';
+import { maxSequenceValue, nextValue, withNextValue } from '../data/sequence';
 import { transact, transactionActions } from '../data/transaction';
 import { versionedPut } from '../data/versioned';
 import { ConcurrentModification } from '../errors';
@@ -38,6 +39,26 @@ const fromItem = (item: Readonly<Record<string, unknown>>): PaymentRecord => {
     refundedMinor: Number(item.refundedMinor),
     refundCount: Number(item.refundCount),
   };
+};
+
+/** What a refund's update adds to its payment's item (its refunded amount and count grow by a few digits). */
+const refundReserveBytes = 64;
+
+/**
+ * The answer an Idempotency-Key remembers (idempotency.ts) holds the payment as JSON text in one item of its own,
+ * beside the envelope, the headers and Powertools' attributes: room for those.
+ */
+const idempotencyAnswerReserveBytes = 4096;
+
+/**
+ * Refuses (413) a payment whose item DynamoDB would refuse, or whose answer, remembered as JSON text for an
+ * Idempotency-Key, would not fit one item (JSON spends more bytes on names and punctuation than DynamoDB does): either
+ * would fail after the payment is written. POST /Payment calls it with the largest ID before the payment takes one;
+ * `create` again on the real item.
+ */
+export const assertPaymentFits = (tenantId: number, record: PaymentRecord): void => {
+  assertItemFits(toItem(tenantId, record), { reserveBytes: refundReserveBytes });
+  assertItemFits({ Object: JSON.stringify(record.fields) }, { reserveBytes: idempotencyAnswerReserveBytes });
 };
 
 const linkItem = (tenantId: number, refund: PaymentRecord) => ({
@@ -145,6 +166,9 @@ export const createPaymentRepository = (table: TableContext) => {
     /** The next payment ID of the tenant (refunds take theirs from the same sequence). */
     nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, paymentSequence, 'payment ID'),
 
+    /** Runs a create with the next ID, given back if the create is refused with nothing written (a GUID taken). */
+    withNextId: <T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T> => withNextValue(table, tenantId, paymentSequence, 'payment ID', create),
+
     get,
 
     /**
@@ -160,6 +184,7 @@ export const createPaymentRepository = (table: TableContext) => {
 
     /** Records a new payment and claims its GUID; a GUID another payment holds answers PaymentGuidTaken (409). */
     async create(tenantId: number, record: PaymentRecord): Promise<void> {
+      assertPaymentFits(tenantId, record);
       const { actions, add } = transactionActions<'payment' | 'guid'>();
       add('payment', versionedPut(tableName, toItem(tenantId, record), undefined));
       add('guid', paymentGuidClaim.claim(tableName, tenantId, record.fields.GUID, record.fields.ID));

@@ -7,14 +7,11 @@ import { epochMsOf, readCalendar, utcInstantOf } from '../schemas/calendar';
 import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
 import { cardDataErrors, cardForAnswer, cardForStorage } from './card-data';
 
-/** Statuses a recorded payment may have. Only a `Paid` payment can be refunded. */
-export const paymentStatuses = ['Paid', 'Pending'] as const;
-/** Statuses of a refund: `Queued` until the payments queue's consumer completes it (or gives up: `Failed`). */
-export const refundStatuses = ['Queued', 'Refunded', 'Failed'] as const;
+import { paymentStatuses, refundDetailFields, refundStatuses } from '../schemas/payment-lists';
+
+export { paymentStatuses, refundStatuses };
 export type RefundStatus = (typeof refundStatuses)[number];
 
-/** A payment item must fit DynamoDB's 400 KB item limit with room for the server's fields: its JSON is capped. */
-export const maxStoredPaymentBytes = 350_000;
 
 /**
  * A payment as stored: the record's own fields, with money in minor units. `refundedMinor` counts refunds that are
@@ -276,14 +273,11 @@ export const prepareNewPayment = (input: PaymentT | undefined, context: NewRecor
     refundedMinor: 0,
     refundCount: 0,
   };
-  if (Buffer.byteLength(JSON.stringify(record), 'utf8') > maxStoredPaymentBytes) {
-    throw invalid('/Object', `is too large to store: a payment may take at most ${maxStoredPaymentBytes} bytes as JSON`);
-  }
   return record;
 };
 
 /** The refund's details a body may carry in `Object`: anything else is refused rather than silently dropped. */
-const refundDetailFields = new Set(['Amount', 'Currency', 'Description', 'Method', 'RefNumber']);
+const refundDetails: ReadonlySet<string> = new Set(refundDetailFields);
 
 /** What a refund asks for, checked against nothing but itself: done once, before an ID is spent on it. */
 export interface RefundRequest {
@@ -301,7 +295,7 @@ export const readRefundRequest = (details: PaymentT | undefined): RefundRequest 
   if (details) {
     errors.push(...cardDataErrors(details.CreditCard, undefined, '/Object'));
     for (const field of Object.keys(details)) {
-      if (!refundDetailFields.has(field) && field !== 'CreditCard') {
+      if (!refundDetails.has(field) && field !== 'CreditCard') {
         errors.push({ pointer: `/Object/${field}`, detail: 'is not a refund detail (Amount, Currency, Description, Method, RefNumber)' });
       }
     }

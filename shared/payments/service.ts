@@ -4,13 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal';
 import { withOptimisticRetry, type RetryOptions } from '../data/retry';
+import { maxSequenceValue } from '../data/sequence';
 import { ConcurrentModification, NotFound, ServiceUnavailable } from '../errors';
 import { describeError, logger } from '../observability/logger';
 import { countMetric } from '../observability/metrics';
-import { refundsPage, type PaymentGetQuery, type PaymentT, type SaveRequestPaymentT } from '../schemas/payment';
+import { refundsPage } from '../schemas/limits';
+import type { PaymentGetQuery, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
 import type { QueuedRefund } from './message';
 import type { RefundPublisher } from './queue';
-import type { PaymentRepository } from './repository';
+import { assertPaymentFits, type PaymentRepository } from './repository';
 import {
   buildRefund,
   paymentView,
@@ -102,11 +104,14 @@ export const createPaymentService = ({
     async record(principal: Principal, request: SaveRequestPaymentT): Promise<SavedPayment> {
       runModeOf(request, 'record');
       const context = { guid: newGuid(), now: now(), userId: principal.userId };
-      // Checked before an ID is spent on it, so a refused body leaves no gap in the tenant's IDs.
-      prepareNewPayment(request.Object, { ...context, id: 1 });
-      const id = await repository.nextId(principal.tenantId);
-      const record = prepareNewPayment(request.Object, { ...context, id });
-      await repository.create(principal.tenantId, record);
+      // Checked before an ID is spent on it, so a refused body leaves no gap in the tenant's IDs: with the largest ID,
+      // the stored item can only be smaller than the one checked.
+      assertPaymentFits(principal.tenantId, prepareNewPayment(request.Object, { ...context, id: maxSequenceValue }));
+      const record = await repository.withNextId(principal.tenantId, async (id) => {
+        const prepared = prepareNewPayment(request.Object, { ...context, id });
+        await repository.create(principal.tenantId, prepared);
+        return prepared;
+      });
       countMetric('paymentsRecorded');
       return { payment: paymentView(record), queued: false };
     },

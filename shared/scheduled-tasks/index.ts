@@ -15,11 +15,14 @@ let service: ScheduledTaskService | undefined;
 
 /**
  * The cipher, loaded on first use: the AWS Encryption SDK (with its KMS client and big-number library: about 40 % of
- * the save's bundle) is evaluated only by a save that seals a credential. A save without one (most saves) never
- * needs it, so its cold start does not pay for it (test/bench/section-scheduled-tasks.ts measures both).
+ * the save's bundle) is loaded only by a save that seals or opens a credential. `#lazy/secret-cipher` (package.json
+ * "imports") is shared/crypto/envelope.ts under tsx and jest, and on Lambda a chunk of its own beside the function's
+ * bundle (infra/build/lazy-chunks.mjs), so a save without a credential (most saves) neither parses nor evaluates it
+ * (test/bench/section-scheduled-tasks.ts measures both). envelope.ts imports nothing of ours: the chunk holds no
+ * second copy of a class the rest of the function checks with instanceof.
  */
 let cipher: Promise<SecretCipher> | undefined;
-const loadCipher = (): Promise<SecretCipher> => (cipher ??= import('../crypto/envelope').then((envelope) => envelope.secretCipher()));
+const loadCipher = (): Promise<SecretCipher> => (cipher ??= import('#lazy/secret-cipher').then((envelope) => envelope.secretCipher()));
 
 export const scheduledTaskService = (): ScheduledTaskService => {
   // The key's setting is checked at start-up all the same (its grant, sealSecrets, sets one of the two): a function

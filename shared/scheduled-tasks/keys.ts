@@ -6,7 +6,13 @@
 //   pk `T#<tenant>#TASK#<id>`  sk `RUN#<scheduled time ISO>`   one run, written once (attribute_not_exists)
 //
 // `RUN#...` sorts before `TASK`, so a descending Query with Limit 21 reads the task and its latest 20 runs.
+//
+// The reconciler's sparse index (gsi6): a task item carries `gsi6pk`/`gsi6sk` from the save that commits it until
+// its schedule sync succeeds, so the index lists exactly the tasks whose schedule is not known to be in line.
+//
+//   gsi6pk `TASKSYNC#<shard>`  gsi6sk `<save time ISO>#<tenant>#<id>`  (shard: (tenant + id) mod 4)
 import { composeKey, padNumber, tenantPartition, type ItemKey } from '../data/partition';
+import { globalIndex } from '../data/table';
 
 /** The per-tenant sequence of task IDs (`SEQ#TASK` in the tenant partition). */
 export const taskSequence = 'TASK';
@@ -26,3 +32,24 @@ export const runKey = (tenantId: number, taskId: number, scheduledTime: Date): I
 
 /** How many runs a task's answer lists, newest first. */
 export const latestRunsShown = 20;
+
+/** The index of tasks whose schedule is not known to be in line (sparse; the reconciler reads it). */
+export const unsyncedTasksIndex = globalIndex('gsi6');
+/** Shards of its partition key: saves of all tenants write it, so no one key takes them all. A change is a migration. */
+export const unsyncedShardCount = 4;
+export const unsyncedPartition = (shard: number): string => `TASKSYNC#${shard}`;
+
+/** The index attributes a save writes on the task item (and a successful sync removes). */
+export const unsyncedKeys = (tenantId: number, taskId: number, savedAt: string): Record<string, string> => ({
+  [unsyncedTasksIndex.partitionKey]: unsyncedPartition((tenantId + taskId) % unsyncedShardCount),
+  [unsyncedTasksIndex.sortKey]: `${savedAt}#${tenantId}#${taskId}`,
+});
+
+/** The task an index entry names, or undefined when its sort key is not one of ours. */
+export const unsyncedTaskOf = (sortKey: unknown): { tenantId: number; taskId: number; savedAt: string } | undefined => {
+  const match = typeof sortKey === 'string' ? /^(.+)#(\d+)#(\d+)$/.exec(sortKey) : null;
+  if (!match) return undefined;
+  const tenantId = Number(match[2]);
+  const taskId = Number(match[3]);
+  return Number.isSafeInteger(tenantId) && Number.isSafeInteger(taskId) ? { tenantId, taskId, savedAt: match[1] as string } : undefined;
+};

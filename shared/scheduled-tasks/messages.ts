@@ -4,6 +4,8 @@
 //
 // - TaskRunMessage: the Input of every task schedule (EventBridge Scheduler, or the local emulation), on taskRunsQueue.
 // - ScheduleSyncMessage: "bring this task's schedule in line", on scheduleSyncQueue (the save's retry path).
+// - ScheduleReconcileMessage: "bring every task whose schedule is not in line in line", on scheduleSyncQueue: the
+//   Input of the reconciler's own schedule (shared/scheduled-tasks/reconciler.ts), every few minutes.
 // - TaskWorkMessage: one due run for the workers of its TaskTypeID, on taskWorkQueue.
 import { readCalendar } from '../schemas/calendar';
 
@@ -24,6 +26,11 @@ export interface ScheduleSyncMessage {
   readonly tenantId: number;
   readonly taskId: number;
   readonly version: number;
+}
+
+/** The reconciler's firing: `scheduledTime` is the scheduler's placeholder, replaced at each firing. */
+export interface ScheduleReconcileMessage {
+  readonly reconcile: string;
 }
 
 /** A due run, for the workers of `taskTypeId`. Workers deduplicate by `runKey` (the same on every delivery of a run). */
@@ -107,6 +114,19 @@ export const parseTaskRunMessage = (body: string): TaskRunMessage => parseMessag
 
 export const parseScheduleSyncMessage = (body: string): ScheduleSyncMessage =>
   parseMessage('ScheduleSyncMessage', body, scheduleSyncShape);
+
+const reconcileShape = { reconcile: 'instant' } as const;
+
+/** A message of the schedule-sync queue: one task's retry, or the reconciler's periodic firing. */
+export const parseScheduleSyncQueueMessage = (body: string): ScheduleSyncMessage | ScheduleReconcileMessage => {
+  if (typeof body === 'string' && body.length <= maxBodyLength && /^\s*\{\s*"reconcile"/.test(body)) {
+    return parseMessage<ScheduleReconcileMessage>('ScheduleReconcileMessage', body, reconcileShape);
+  }
+  return parseScheduleSyncMessage(body);
+};
+
+/** The Input of the reconciler's schedule (the scheduler puts the firing's time in). */
+export const scheduleReconcileInput = JSON.stringify({ reconcile: scheduledTimePlaceholder });
 
 export const parseTaskWorkMessage = (body: string): TaskWorkMessage => parseMessage('TaskWorkMessage', body, taskWorkShape);
 

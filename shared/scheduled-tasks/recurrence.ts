@@ -93,10 +93,13 @@ const intervalUnits = new Map<number, { unit: RateUnit | 'week' | 'month'; minut
 const knownRecurrenceTypes = new Set<number>(Object.values(RecurrenceType));
 
 /** `yyyy-mm-ddThh:mm[:ss[.fff]]` with `Z` or `±hh[:]mm`, as z.iso.datetime({ offset: true }) accepts. */
-const dateTimePattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:(Z)|([+-])(\d{2}):?(\d{2})?)$/;
+const dateTimePattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(?:(Z)|([+-])(\d{2}):?(\d{2})?)$/;
 
 interface ParsedTimeOfDay {
+  /** The first (or only) run: TimeOfDay rounded UP to a whole minute (the scheduler's precision), never before it. */
   readonly instant: number;
+  /** TimeOfDay itself, in epoch milliseconds rounded up (so `asked > now` is exact for any integer `now`). */
+  readonly asked: number;
   readonly offsetMinutes: number;
 }
 
@@ -107,11 +110,13 @@ const parseTimeOfDay = (value: string, errors: FieldError[]): ParsedTimeOfDay | 
     return undefined;
   }
   const [year, month, day, hour, minute] = match.slice(1, 6).map(Number) as [number, number, number, number, number];
-  const sign = match[8] === '-' ? -1 : 1;
-  const offsetMinutes = match[7] ? 0 : sign * (Number(match[9]) * 60 + Number(match[10] ?? 0));
+  const seconds = Number(match[6] ?? 0);
+  const fraction = match[7] ?? '';
+  const sign = match[9] === '-' ? -1 : 1;
+  const offsetMinutes = match[8] ? 0 : sign * (Number(match[10]) * 60 + Number(match[11] ?? 0));
   const wall = Date.UTC(year, month - 1, day, hour, minute);
   const calendar = new Date(wall);
-  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day || hour > 23 || minute > 59) {
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day || hour > 23 || minute > 59 || seconds > 59) {
     errors.push({ pointer: '/TimeOfDay', detail: 'is not a valid date and time' });
     return undefined;
   }
@@ -123,8 +128,14 @@ const parseTimeOfDay = (value: string, errors: FieldError[]): ParsedTimeOfDay | 
     errors.push({ pointer: '/TimeOfDay', detail: `year must be between ${firstYear} and ${lastYear}` });
     return undefined;
   }
-  // Seconds and fractions are dropped: EventBridge Scheduler fires with one-minute precision.
-  return { instant: wall - offsetMinutes * minuteMs, offsetMinutes };
+  // EventBridge Scheduler fires within the minute of its expression (60 s precision), so a time with seconds or a
+  // fraction runs at the next whole minute: never before the time asked.
+  const minuteStart = wall - offsetMinutes * minuteMs;
+  // Digits past the millisecond round up (integer arithmetic: no binary fractions).
+  const digits = fraction.slice(1);
+  const fractionMs = Number(digits.slice(0, 3).padEnd(3, '0')) + (/[1-9]/.test(digits.slice(3)) ? 1 : 0);
+  const asked = minuteStart + seconds * 1000 + fractionMs;
+  return { instant: asked > minuteStart ? minuteStart + minuteMs : minuteStart, asked, offsetMinutes };
 };
 
 const zoneOf = (fields: RecurrenceFields, timeOfDay: ParsedTimeOfDay | undefined, errors: FieldError[]): Zone | undefined => {
@@ -189,7 +200,8 @@ export const readRecurrence = (fields: RecurrenceFields, now?: Date): Outcome =>
   const start = timeOfDay.instant;
 
   if (recurring !== true) {
-    if (now && start <= now.getTime()) {
+    // Refused only when really past: TimeOfDay itself against now, to the millisecond (not its rounded minute).
+    if (now && timeOfDay.asked <= now.getTime()) {
       return { errors: [{ pointer: '/TimeOfDay', detail: 'must be in the future for a one-off task' }] };
     }
     return { recurrence: { kind: 'once', zone, start } };

@@ -7,16 +7,19 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { TableContext } from '../data/client';
 import { defineCodec } from '../data/codec';
+import { assertItemFits } from '../data/item-size';
 import { nextValue } from '../data/sequence';
 import { VersionConflict } from '../errors';
 import type { SealedSecret, StoredAdaptorDetails } from '../crypto/secret-fields';
 import type { AdaptorDetails, ScheduleState, ScheduledTask } from '../schemas/scheduled-task';
-import { taskKey, taskSequence } from './keys';
+import { taskKey, taskSequence, unsyncedKeys, unsyncedTasksIndex } from './keys';
 
 /** A task as stored: its own fields (no adaptor details, no runs) and, when it has one, its adaptor in stored form. */
 export interface StoredTask {
   readonly task: TaskRecord;
   readonly adaptor?: StoredAdaptorDetails;
+  /** Read only: the item is on the reconciler's index (a save committed it; no schedule sync has succeeded since). */
+  readonly scheduleOutOfLine?: boolean;
 }
 
 /** The task's own fields as the table holds them; ID, TenantID-free (the partition names the tenant), Version set. */
@@ -85,9 +88,21 @@ export const toTaskItem = (tenantId: number, stored: StoredTask): Record<string,
 const fromTaskItem = (item: Readonly<Record<string, unknown>>): StoredTask => {
   const task = tasks.fromItem(item) as unknown as TaskRecord;
   const details = item[adaptorAttribute] as AdaptorDetails | undefined;
-  if (!details) return { task };
-  return { task, adaptor: { Details: details, Secrets: (item[secretsAttribute] as SealedSecret[] | undefined) ?? [] } };
+  const outOfLine = item[unsyncedTasksIndex.partitionKey] !== undefined ? { scheduleOutOfLine: true } : {};
+  if (!details) return { task, ...outOfLine };
+  return { task, adaptor: { Details: details, Secrets: (item[secretsAttribute] as SealedSecret[] | undefined) ?? [] }, ...outOfLine };
 };
+
+/** What the task-runs consumer and the schedule sync add to a task item between saves (LastRunDateTime_utc, ...). */
+const runStateReserveBytes = 256;
+
+/**
+ * Refuses (413) a task whose item DynamoDB would refuse, with room for the run state written between saves. The
+ * save calls it before the task takes an ID (with the largest ID, so the real one can only be smaller), and write
+ * again on the real item.
+ */
+export const assertTaskFits = (tenantId: number, stored: StoredTask): void =>
+  assertItemFits(toTaskItem(tenantId, stored), { reserveBytes: runStateReserveBytes });
 
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException || (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
 
@@ -107,9 +122,13 @@ export const createScheduledTaskRepository = (table: TableContext) => {
      * Writes a save: a create puts the item if none exists; an update sets every attribute of `next` and removes the
      * own fields `next` no longer has, if the stored Version is `expectedVersion` (else VersionConflict). The run-owned
      * attributes are left alone unless `clearRunState` (the schedule changed, so the last run belongs to another one).
+     * Every write puts the task on the reconciler's index (keys.ts `unsyncedKeys`) until its schedule sync succeeds
+     * (`setScheduleState`): a process that dies between this write and the sync leaves it listed there.
      */
     async write(tenantId: number, next: StoredTask, expectedVersion: number | undefined, clearRunState = false): Promise<void> {
-      const item = toTaskItem(tenantId, next);
+      const savedAt = next.task.ModifiedDateTime_utc ?? new Date().toISOString();
+      const item = { ...toTaskItem(tenantId, next), ...unsyncedKeys(tenantId, next.task.ID, savedAt) };
+      assertItemFits(item, { reserveBytes: runStateReserveBytes });
       try {
         if (expectedVersion === undefined) {
           await client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
@@ -153,7 +172,8 @@ export const createScheduledTaskRepository = (table: TableContext) => {
 
     /**
      * Records the state of the task's schedule if the task still has `version` (a newer save records its own). The
-     * Version is not raised: the state is the server's bookkeeping, not an edit. Returns false when a newer save won.
+     * Version is not raised: the state is the server's bookkeeping, not an edit. A state the scheduler confirmed
+     * (anything but `Pending`) also takes the task off the reconciler's index. Returns false when a newer save won.
      */
     async setScheduleState(tenantId: number, id: number, version: number, state: ScheduleState): Promise<boolean> {
       try {
@@ -161,9 +181,13 @@ export const createScheduledTaskRepository = (table: TableContext) => {
           new UpdateCommand({
             TableName: tableName,
             Key: taskKey(tenantId, id),
-            UpdateExpression: 'SET #state = :state',
+            UpdateExpression: state === 'Pending' ? 'SET #state = :state' : 'SET #state = :state REMOVE #indexPk, #indexSk',
             ConditionExpression: '#version = :version',
-            ExpressionAttributeNames: { '#state': 'ScheduleState', '#version': 'Version' },
+            ExpressionAttributeNames: {
+              '#state': 'ScheduleState',
+              '#version': 'Version',
+              ...(state === 'Pending' ? {} : { '#indexPk': unsyncedTasksIndex.partitionKey, '#indexSk': unsyncedTasksIndex.sortKey }),
+            },
             ExpressionAttributeValues: { ':state': state, ':version': version },
           }),
         );

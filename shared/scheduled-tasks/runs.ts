@@ -56,12 +56,15 @@ export interface TaskAdvance {
   readonly LastRunDateTime_utc?: string;
   /** `undefined`: no run remains (a one-off task's run, or the 2199 horizon): the attribute is removed. */
   readonly NextRunDateTime_utc: string | undefined;
-  readonly completed?: { readonly Status: 'Completed'; readonly CompletedDateTime_utc: string };
+  /** A one-off task's run: Completed, and its at() schedule deleted itself after firing (ActionAfterCompletion DELETE). */
+  readonly completed?: { readonly Status: 'Completed'; readonly CompletedDateTime_utc: string; readonly ScheduleState: 'Deleted' };
 }
 
 /** What one firing comes to. */
 export type RunPlan =
   | { readonly kind: 'ignore'; readonly why: 'NoTask' | 'NotARun' }
+  /** The firing came before its run is due (the scheduler's clock ahead of ours, or an at() written to the minute): not yet. */
+  | { readonly kind: 'early'; readonly dueAt: Date }
   | {
       readonly kind: 'record';
       readonly run: Pick<TaskRun, 'Outcome' | 'Reason'>;
@@ -87,6 +90,14 @@ export class UnreadableTaskSchedule extends Error {
   }
 }
 
+/** The firing arrived before its run is due: it is retried later (never run early), by SQS after the visibility timeout. */
+export class RunNotDue extends Error {
+  override readonly name = 'RunNotDue';
+  constructor(readonly dueAt: Date) {
+    super(`The run is not due before ${dueAt.toISOString()}`);
+  }
+}
+
 /** Another delivery of this run holds its publication lease: retry later (it is published by then, or its lease ran out). */
 export class RunPublicationInProgress extends Error {
   override readonly name = 'RunPublicationInProgress';
@@ -94,6 +105,8 @@ export class RunPublicationInProgress extends Error {
     super('Another delivery is publishing this run');
   }
 }
+
+const oneMinuteMs = 60_000;
 
 const later = (a: string | undefined, b: string | undefined): string | undefined => (a === undefined ? b : b === undefined || a > b ? a : b);
 
@@ -112,7 +125,9 @@ const recurrenceOfTask = (task: StoredTaskState): Recurrence => {
  * 2. A Version newer than the stored one: UnknownTaskVersion. An older one: a stale schedule, `Skipped`
  *    (StaleVersion), the task untouched, never published.
  * 3. A firing that is not one of the task's runs (a local-time schedule with Interval > 1 fires every period):
- *    nothing is recorded.
+ *    nothing is recorded. A one-off task's run is due at TimeOfDay rounded up to the minute; a firing of its schedule
+ *    in the minute before (an at() written before rounding up, which dropped the seconds) is that run too.
+ * 3a. A firing before its run is due (`now` earlier than the run): `early`, nothing recorded; never run early.
  * 4. A disabled or inactive task: `Skipped` (Disabled), the task untouched.
  * 5. A run older than one interval (its next run is already due): `Skipped` (Misfire), NextRun advanced past now.
  * 6. Otherwise `Run`: LastRun and NextRun advance (never backwards), a one-off task is `Completed`, and it is published.
@@ -122,7 +137,11 @@ export const planRun = (task: StoredTaskState | undefined, firing: TaskFiring, n
   if (firing.version > task.Version) throw new UnknownTaskVersion();
   if (firing.version < task.Version) return { kind: 'record', run: { Outcome: 'Skipped', Reason: 'StaleVersion' }, publish: false };
   const recurrence = recurrenceOfTask(task);
-  if (!isRunTime(recurrence, firing.scheduledTime)) return { kind: 'ignore', why: 'NotARun' };
+  const firedAt = firing.scheduledTime.getTime();
+  const onceRun = recurrence.kind === 'once' && firedAt <= recurrence.start && firedAt >= recurrence.start - oneMinuteMs;
+  if (!onceRun && !isRunTime(recurrence, firing.scheduledTime)) return { kind: 'ignore', why: 'NotARun' };
+  const dueAt = recurrence.kind === 'once' ? new Date(recurrence.start) : firing.scheduledTime;
+  if (now.getTime() < dueAt.getTime()) return { kind: 'early', dueAt };
   if (task.IsEnabled === false || task.IsActive === false) {
     return { kind: 'record', run: { Outcome: 'Skipped', Reason: 'Disabled' }, publish: false };
   }
@@ -135,15 +154,15 @@ export const planRun = (task: StoredTaskState | undefined, firing: TaskFiring, n
       publish: false,
     };
   }
-  const scheduled = firing.scheduledTime.toISOString();
-  const nextRun = next(firing.scheduledTime);
+  const scheduled = dueAt.toISOString();
+  const nextRun = next(dueAt);
   return {
     kind: 'record',
     run: { Outcome: 'Run' },
     advance: {
       LastRunDateTime_utc: later(task.LastRunDateTime_utc, scheduled),
       NextRunDateTime_utc: laterRun(task.NextRunDateTime_utc, nextRun),
-      ...(recurrence.kind === 'once' ? { completed: { Status: 'Completed', CompletedDateTime_utc: now.toISOString() } } : {}),
+      ...(recurrence.kind === 'once' ? { completed: { Status: 'Completed', CompletedDateTime_utc: now.toISOString(), ScheduleState: 'Deleted' } } : {}),
     },
     publish: true,
   };
@@ -222,9 +241,11 @@ const taskUpdate = (table: TableContext, firing: TaskFiring, read: StoredTaskSta
   if (advance.completed) {
     names['#status'] = 'Status';
     names['#completed'] = 'CompletedDateTime_utc';
-    set.push('#status = :status', '#completed = :completed');
+    names['#state'] = 'ScheduleState';
+    set.push('#status = :status', '#completed = :completed', '#state = :state');
     values[':status'] = advance.completed.Status;
     values[':completed'] = advance.completed.CompletedDateTime_utc;
+    values[':state'] = advance.completed.ScheduleState;
   }
   // Optimistic on what was read: a concurrent run of the same task moved LastRun/NextRun, so decide again.
   const unchanged = (name: string, value: string | undefined, placeholder: string) => {
@@ -274,6 +295,11 @@ export interface RunRecorderOptions {
   readonly publishLeaseMs?: number;
   /** How long a duplicate waits for its twin's publication before it fails and comes back later (default 750 ms). */
   readonly publicationWaitMs?: number;
+  /**
+   * How long a firing that arrived before its run is due waits for it in the invocation (default 5 s: a scheduler
+   * clock a little ahead). Earlier than that, it fails (RunNotDue) and SQS brings it back after the visibility timeout.
+   */
+  readonly earlyWaitMs?: number;
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
@@ -293,6 +319,7 @@ export const createRunRecorder = ({
   now = () => new Date(),
   publishLeaseMs = consumerTimeoutSeconds * 1000,
   publicationWaitMs = 750,
+  earlyWaitMs = 5_000,
   sleep = sleepFor,
 }: RunRecorderOptions) => {
   const dueWork = (firing: TaskFiring, run: Pick<StoredRun, 'Version' | 'TaskTypeID'>): TaskWorkMessage => ({
@@ -361,11 +388,20 @@ export const createRunRecorder = ({
   const record = async (firing: TaskFiring): Promise<RunOutcome> => {
     // One lease id per delivery: an SDK retry of our own write finds it ours and goes on publishing.
     const leaseId = randomUUID();
-    return withOptimisticRetry(async () => {
+    let waited = false;
+    const attempt = async (): Promise<RunOutcome> => {
       const task = await readTaskState(table, firing.tenantId, firing.taskId);
       const recordedAt = now();
       const plan = planRun(task, firing, recordedAt);
       if (plan.kind === 'ignore') return { outcome: 'Ignored', why: plan.why };
+      if (plan.kind === 'early') {
+        // Never run before the run is due: wait a moment in the invocation, or come back later.
+        const earlyMs = plan.dueAt.getTime() - recordedAt.getTime();
+        if (waited || earlyMs > earlyWaitMs) throw new RunNotDue(plan.dueAt);
+        waited = true;
+        await sleep(earlyMs);
+        return attempt();
+      }
       const run: TaskRun = {
         ScheduledDateTime_utc: firing.scheduledTime.toISOString(),
         RecordedDateTime_utc: recordedAt.toISOString(),
@@ -394,7 +430,8 @@ export const createRunRecorder = ({
       }
       if (plan.publish) await publish(firing, stored);
       return { outcome: 'Recorded', run, published: plan.publish };
-    });
+    };
+    return withOptimisticRetry(attempt);
   };
 
   return { record };

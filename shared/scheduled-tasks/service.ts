@@ -6,14 +6,15 @@ import type { Principal } from '../auth/principal';
 import { extractSecrets, sealAdaptorDetails, type StoredAdaptorDetails } from '../crypto/secret-fields';
 import type { SecretCipher } from '../crypto/envelope';
 import { withOptimisticRetry } from '../data/retry';
+import { maxSequenceValue } from '../data/sequence';
 import { nextVersion } from '../data/versioned';
 import { NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '../errors';
 import { describeError, logger } from '../observability/logger';
 import { countMetric } from '../observability/metrics';
 import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '../schemas/scheduled-task';
 import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
-import type { ScheduleSyncMessage } from './messages';
-import type { ScheduledTaskRepository, StoredTask, TaskRecord } from './repository';
+import type { ScheduleSyncMessage, TaskRunMessage } from './messages';
+import { assertTaskFits, type ScheduledTaskRepository, type StoredTask, type TaskRecord } from './repository';
 import type { ScheduleState as SyncedState, TaskSchedule } from './schedules';
 import { taskView } from './task-view';
 
@@ -68,29 +69,70 @@ export const createScheduledTaskReader = ({ repository, latestRuns }: ScheduledT
 export interface ScheduleSyncRetrierDependencies {
   readonly repository: ScheduledTaskRepository;
   readonly syncSchedule: ScheduleSync;
+  /**
+   * Sends a one-off task's run whose time passed before its schedule could be written to the task-runs queue, as its
+   * at() schedule would have (late rather than never). Without it such a task has no run (its state says Disabled).
+   */
+  readonly fireOverdue?: (run: TaskRunMessage) => Promise<void>;
   readonly clock?: () => Date;
 }
 
 /**
- * The schedule-sync retry (the schedule-sync queue's consumer): a message for a version older than the stored one is
- * stale (the newer save synced, or queued its own retry) and changes nothing; otherwise the schedule is synced
- * again and its state recorded. Throws when the scheduler still fails, so the message returns to the queue (then the
- * DLQ).
+ * The state to record after a sync: a completed one-off task has no schedule because its at() schedule deleted itself
+ * after its run (ActionAfterCompletion DELETE), which `Deleted` says; otherwise the scheduler's answer.
  */
-export const createScheduleSyncRetrier = ({ repository, syncSchedule, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => ({
-  async retrySync(request: ScheduleSyncRequest): Promise<'synced' | 'stale' | 'gone'> {
-    const stored = await repository.get(request.tenantId, request.taskId);
-    if (!stored) return 'gone';
-    const { task } = stored;
-    if (task.Version > request.version) return 'stale';
-    const state = await syncSchedule(
-      { tenantId: request.tenantId, taskId: task.ID, version: task.Version, recurrence: recurrenceOfTask(task), enabled: isScheduled(task) },
-      clock(),
-    );
-    const recorded = await repository.setScheduleState(request.tenantId, task.ID, task.Version, state);
+export const recordedScheduleState = (task: Pick<TaskRecord, 'Status'>, synced: ScheduleState): ScheduleState =>
+  synced === 'Disabled' && task.Status === TaskStatus.Completed ? 'Deleted' : synced;
+
+/**
+ * A one-off task that has not run, whose time has passed by `now`, so that no at() schedule can be written for it any
+ * more: its run must be sent as the schedule would have (late rather than never).
+ */
+const isOverdueOnce = (task: TaskRecord, recurrence: Recurrence, now: Date): boolean =>
+  recurrence.kind === 'once' && isScheduled(task) && task.Status === TaskStatus.Scheduled && recurrence.start <= now.getTime();
+
+/**
+ * The schedule-sync retry (the schedule-sync queue's consumer) and the reconciler's step: bring one stored task's
+ * schedule in line and record its state, conditional on the Version read (a newer save records its own; the sync
+ * itself never replaces a schedule of a newer version). Throws when the scheduler still fails.
+ */
+export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdue, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => {
+  const syncStored = async (tenantId: number, task: TaskRecord): Promise<'synced' | 'stale'> => {
+    const recurrence = recurrenceOfTask(task);
+    const state = await syncSchedule({ tenantId, taskId: task.ID, version: task.Version, recurrence, enabled: isScheduled(task) }, clock());
+    // A one-off task that has not run and whose time passed before its schedule could be written (a save that died,
+    // a scheduler that was down) gets its run now: the firing its at() would have sent. The runs consumer records a
+    // run once (keyed by its time), so a real firing as well changes nothing. Judged after the sync (an at() written
+    // a moment before its time may reach the scheduler after it). Its state is then Deleted, as after an at() that
+    // fired (the runs consumer writes the same when it records the run).
+    const overdue = fireOverdue !== undefined && isOverdueOnce(task, recurrence, clock());
+    if (overdue) await fireOverdue?.({ tenantId, taskId: task.ID, version: task.Version, scheduledTime: new Date(recurrence.start).toISOString() });
+    const recorded = await repository.setScheduleState(tenantId, task.ID, task.Version, overdue ? 'Deleted' : recordedScheduleState(task, state));
     return recorded ? 'synced' : 'stale';
-  },
-});
+  };
+  return {
+    /**
+     * A retry message: one for a version older than the stored one is stale (the newer save synced, or queued its own
+     * retry) and changes nothing; otherwise the schedule is synced again and its state recorded.
+     */
+    async retrySync(request: ScheduleSyncRequest): Promise<'synced' | 'stale' | 'gone'> {
+      const stored = await repository.get(request.tenantId, request.taskId);
+      if (!stored) return 'gone';
+      if (stored.task.Version > request.version) return 'stale';
+      return syncStored(request.tenantId, stored.task);
+    },
+    /**
+     * A task the reconciler's index lists: read again, strongly consistent (the index may be stale: the task may be
+     * in line already, gone, or of a newer version), and synced only while its item still says it is out of line.
+     */
+    async reconcileTask(tenantId: number, taskId: number): Promise<'synced' | 'stale' | 'gone' | 'inLine'> {
+      const stored = await repository.get(tenantId, taskId);
+      if (!stored) return 'gone';
+      if (!stored.scheduleOutOfLine) return 'inLine';
+      return syncStored(tenantId, stored.task);
+    },
+  };
+};
 
 export interface ScheduledTaskServiceDependencies extends ScheduledTaskReaderDependencies {
   /** Seals secret fields; called only when a body carries a secret value. */
@@ -201,8 +243,9 @@ export const createScheduledTaskService = ({
       ...(completedAt ? { CompletedDateTime_utc: completedAt } : {}),
       ...(next ? { NextRunDateTime_utc: next.toISOString() } : {}),
       ...(!scheduleChanged && previous?.LastRunDateTime_utc ? { LastRunDateTime_utc: previous.LastRunDateTime_utc } : {}),
-      // What the sync below is expected to leave; corrected after it when the scheduler says otherwise or fails.
-      ScheduleState: next ? 'Enabled' : 'Disabled',
+      // What the sync below is expected to leave; corrected after it when the scheduler says otherwise or fails. A
+      // completed one-off task's schedule deleted itself after its run.
+      ScheduleState: status === TaskStatus.Completed ? 'Deleted' : next ? 'Enabled' : 'Disabled',
       Version: nextVersion(previous),
       CreatedDateTime_utc: previous?.CreatedDateTime_utc ?? timestamp,
       CreatedByUserID: previous?.CreatedByUserID ?? principal.userId,
@@ -218,21 +261,29 @@ export const createScheduledTaskService = ({
    */
   const synchronise = async (tenantId: number, record: TaskRecord, recurrence: Recurrence, now: Date): Promise<ScheduleState> => {
     const request = { tenantId, taskId: record.ID, version: record.Version };
-    let state: ScheduleState;
+    let state: ScheduleState | undefined;
     try {
-      state = await syncSchedule({ ...request, recurrence, enabled: isScheduled(record) }, now);
+      const synced = recordedScheduleState(record, await syncSchedule({ ...request, recurrence, enabled: isScheduled(record) }, now));
+      // A one-off run that fell due while it was being saved (asked a moment ahead) may have no at() that fires (none
+      // was left to write, or it reached the scheduler after its time): the retry, whose consumer may send task runs,
+      // fires it (once: the runs consumer keys a run by its time, so a real firing as well changes nothing).
+      state = isOverdueOnce(record, recurrence, clock()) ? undefined : synced;
     } catch (error) {
       logger.warn('schedule sync failed; the task is Pending and a retry is queued', { taskId: record.ID, version: record.Version, ...describeError(error) });
+    }
+    if (state === undefined) {
       state = 'Pending';
       countMetric('scheduleSyncsPending');
       try {
         await requestSync(request);
       } catch (queueError) {
-        // Both the scheduler and the queue are down: the task stays Pending; the next save or a redrive repairs it.
+        // Both the scheduler and the queue are down: the task stays Pending, on the reconciler's index.
         logger.error('schedule sync retry could not be queued', { taskId: record.ID, version: record.Version, ...describeError(queueError) });
       }
     }
-    if (state !== record.ScheduleState) await repository.setScheduleState(tenantId, record.ID, record.Version, state);
+    // Always recorded, even when it is the state written: a state the scheduler confirmed takes the task off the
+    // reconciler's index (a process that dies before this line leaves it there, and the reconciler repairs it).
+    await repository.setScheduleState(tenantId, record.ID, record.Version, state);
     return state;
   };
 
@@ -243,7 +294,13 @@ export const createScheduledTaskService = ({
     // Checked in full before anything is taken or written, so a refused save changes nothing, not even the sequence.
     const secretErrors = incomingDetails ? extractSecrets(incomingDetails).errors : [];
     if (secretErrors.length > 0) throw new ValidationFailed(secretErrors);
-    if (!isUpdate) compose(principal, 0, input, undefined, clock());
+    if (!isUpdate) {
+      // Composed and sealed with the largest ID (the real item can only be smaller) to refuse a task too large to
+      // store (413) before an ID is taken.
+      const draft = compose(principal, maxSequenceValue, input, undefined, clock());
+      const sealed = await sealAdaptorDetails({ incoming: incomingDetails, stored: undefined, owner: { tenantId, taskId: maxSequenceValue }, cipher });
+      assertTaskFits(tenantId, { task: draft.record, ...(sealed ? { adaptor: sealed } : {}) });
+    }
     const id = isUpdate ? (input.ID as number) : await repository.nextId(tenantId);
     const expected = input.Version ? input.Version : undefined;
 
@@ -272,7 +329,7 @@ export const createScheduledTaskService = ({
   return {
     save,
     get: createScheduledTaskReader({ repository, latestRuns }).get,
-    retrySync: createScheduleSyncRetrier({ repository, syncSchedule, clock }).retrySync,
+    ...createScheduleSyncRetrier({ repository, syncSchedule, clock }),
   };
 };
 

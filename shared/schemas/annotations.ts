@@ -8,6 +8,11 @@ declare module 'zod' {
     'x-sensitive'?: boolean;
     /** Data about a natural person: kept out of logs, subject to erasure requests. */
     'x-personal-data'?: boolean;
+    /**
+     * The only values answers carry, for a field requests may spell more loosely (a name in any case): the OpenAPI
+     * document gives the response form this `enum` (shared/openapi/component-schemas.ts).
+     */
+    'x-answer-enum'?: readonly string[];
   }
 }
 

@@ -1,7 +1,8 @@
 // Schemas: the primitive types of the spec with the bounds the spec leaves open (listed in shared/README.md).
 // Every shape of the service is built from these, so a bound is chosen once.
 import { z } from 'zod';
-import { matches } from '../validation/portable';
+import { dynamoNumber, notBelowSmallestMagnitude } from '../data/numbers';
+import { matches, numberTextMatches } from '../validation/portable';
 import { calendarTextPattern, isoDateTimePattern } from './calendar';
 import { limits } from './limits';
 
@@ -11,10 +12,25 @@ export { limits };
 export const int32 = () => z.int32();
 /** Ids in bodies: 0 or absent means "none / create"; never negative. */
 export const id = () => z.int32().min(0);
-/** `number` of the spec: finite, bounded decimal. */
-export const decimal = () => z.number().min(-limits.numberMagnitude).max(limits.numberMagnitude);
+/**
+ * A number DynamoDB stores exactly as sent (shared/data/numbers.ts): finite, 0 or a magnitude from 1e-130 to
+ * 9007199254740991 (the document client's bound). Every non-integer number of every schema is built on it (integers are 32-bit or safe
+ * integers, always storable). The body codecs refuse a number whose text a double does not hold exactly (more digits
+ * than a double keeps), and the OpenAPI generator writes the rule into every `number` schema.
+ */
+export const storableNumber = () =>
+  z
+    .number()
+    .min(-dynamoNumber.maxMagnitude)
+    .max(dynamoNumber.maxMagnitude)
+    .refine(numberTextMatches(notBelowSmallestMagnitude), { error: 'must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)' });
+/** `number` of the spec: a storable number of magnitude at most 1e13. */
+export const decimal = () => storableNumber().min(-limits.numberMagnitude).max(limits.numberMagnitude);
 export const bool = () => z.boolean();
-const xmlCharacters = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
+// The characters XML 1.0 cannot carry, as a negated class: with the `u` flag (the server's, and JSON Schema's through
+// ajv) it excludes exactly C0 controls but tab, line feed and carriage return, lone surrogates, U+FFFE and U+FFFF;
+// written without `\u{...}`, so the OpenAPI document can state it as a `pattern` every regex dialect reads.
+const xmlCharacters = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]*$/u;
 /** Text of at most `max` characters, refusing characters XML 1.0 cannot carry (so every record can be sent as XML). */
 export const text = (max: number = limits.shortText) =>
   z.string().max(max).refine(matches(xmlCharacters), { error: 'must not contain control characters' });
@@ -42,11 +58,60 @@ export const calendarText = () =>
 export const listOf = <T extends z.ZodType>(item: T) => z.array(item).max(limits.arrayItems);
 
 /**
+ * An integer enumeration whose members have names: the values are the array's indexes. OpenAPI gets `enum` and the
+ * names as `x-enum-varnames` (openapi-generator) and `x-enumNames` (NSwag, the platform's .NET clients), with one
+ * line per member in `x-enum-descriptions`. Validated as an int range, so XML and form values coerce like any int.
+ */
+export const namedIntEnum = (names: readonly string[], descriptions: readonly string[], description: string, error?: string) =>
+  int32()
+    .min(0, error === undefined ? undefined : { error })
+    .max(names.length - 1, error === undefined ? undefined : { error })
+    .meta({
+      description,
+      enum: names.map((_, value) => value),
+      'x-enum-varnames': [...names],
+      'x-enumNames': [...names],
+      'x-enum-descriptions': [...descriptions],
+    });
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A name from a fixed list as the server reads it: case-insensitive, surrounding white space trimmed (`\s` is the set
+ * `String.prototype.trim` removes), at most `max` characters in all. The pattern spells each letter in both cases, so
+ * the document states the same rule in any regex dialect, and bounds the length with a leading lookahead, so an
+ * over-long value earns the one error the pattern gives; `examples` lists the canonical names.
+ */
+export const nameOf = (names: readonly string[], error: string, max: number = limits.shortText) => {
+  const letters = (name: string) =>
+    [...name].map((char) => (char.toLowerCase() !== char.toUpperCase() ? `[${char.toUpperCase()}${char.toLowerCase()}]` : escapeRegExp(char))).join('');
+  return z
+    .string()
+    .regex(new RegExp(`^(?=[\\s\\S]{0,${max}}$)\\s*(?:${names.map(letters).join('|')})\\s*$`), { error })
+    .meta({ examples: [...names] });
+};
+
+/**
  * A request or response body: unknown keys are refused (field names are case-sensitive, so `name` for `Name`
  * would otherwise be dropped without a word).
  */
-export const shape = <T extends z.core.$ZodLooseShape>(name: string, fields: T, description?: string, examples?: readonly unknown[]) =>
-  z.strictObject(fields).meta({ id: name, ...(description ? { description } : {}), ...(examples ? { examples: [...examples] } : {}) });
+export const shape = <T extends z.core.$ZodLooseShape>(
+  name: string,
+  fields: T,
+  description?: string,
+  examples?: readonly unknown[],
+  /**
+   * Rules the domain applies to the body beyond its fields' schemas (required members, conditions between fields), as
+   * JSON Schema the document states in the component's `allOf`: zod cannot say them, the domain enforces them.
+   */
+  domainRules?: readonly object[],
+) =>
+  z.strictObject(fields).meta({
+    id: name,
+    ...(description ? { description } : {}),
+    ...(examples ? { examples: [...examples] } : {}),
+    ...(domainRules ? { allOf: [...domainRules] } : {}),
+  });
 
 /** Fields every request envelope carries: the caller's tenancy, checked against the token (never trusted). */
 export const tenancyFields = {

@@ -14,6 +14,7 @@ import {
   int32,
   listOf,
   longText,
+  nameOf,
   phoneNumber,
   rowNumber,
   shape,
@@ -25,6 +26,9 @@ import {
 import { EditResponse } from './envelopes';
 import { maxLinesPerReceipt, receiptStatuses } from './receipt-fields';
 import { SyncLog } from './sync-log';
+
+/** Quantities and prices of lines: never negative (shared/delivery-receipts/lines.ts counts their decimals). */
+const notNegative = () => decimal().min(0, { error: 'must be 0 or more' });
 
 export const Attachment = shape('Attachment', {
   ID: id().optional(),
@@ -62,12 +66,12 @@ export const DeliveryLine = shape('DeliveryLine', {
   Description: longText().optional(),
   UoM: text().optional(),
   UoMDescription: text().optional(),
-  CostPriceEx: decimal().optional(),
-  QuantityOrdered: decimal().optional(),
-  QuantityReceived: decimal().optional(),
-  QuantityFaulty: decimal().optional(),
-  QuantityOutOfDate: decimal().optional(),
-  QuantityIncorrect: decimal().optional(),
+  CostPriceEx: notNegative().optional(),
+  QuantityOrdered: notNegative().optional(),
+  QuantityReceived: notNegative().optional(),
+  QuantityFaulty: notNegative().optional(),
+  QuantityOutOfDate: notNegative().optional(),
+  QuantityIncorrect: notNegative().optional(),
   QuantityToBeReceived: decimal().optional(),
   ReceiveWarehouseLocationID: id().optional(),
   ReceiveInventoryBatchID: id().optional(),
@@ -221,7 +225,12 @@ export const DeliveryReceiptT = shape('DeliveryReceiptT', {
   BSID: text().optional(),
   RowNumber: rowNumber().optional(),
   RefNumber: text().optional(),
-  Status: text().optional(),
+  Status: nameOf(receiptStatuses, `must be one of ${receiptStatuses.join(', ')}`)
+    .optional()
+    .meta({
+      description: `One of ${receiptStatuses.join(', ')} (case-insensitive, surrounding spaces ignored); answers give the name as listed. In a Save it requests a transition (the operation's description).`,
+      'x-answer-enum': receiptStatuses,
+    }),
   FriendlyStatus: text().optional(),
   TenantID: id().optional(),
   PurchaseOrderID: id().optional(),
@@ -289,15 +298,22 @@ export const DeliveryReceiptEditResponse = EditResponse(DeliveryReceiptT, {
 export type DeliveryReceiptEditResponse = z.infer<typeof DeliveryReceiptEditResponse>;
 
 /** A line of the add-inventory request. */
-export const InventoryLine = shape('InventoryLine', {
-  InventoryID: id().optional(),
-  Quantity: decimal().optional(),
-  AdjustedQuantityReceived: decimal().optional(),
-  BuyPriceEx: decimal().optional(),
-  BuyPriceTax: decimal().optional(),
-  LineTotal: decimal().optional(),
-  IsActive: bool().optional(),
-});
+export const InventoryLine = shape(
+  'InventoryLine',
+  {
+    InventoryID: id().min(1, { error: 'is required' }).optional().meta({ description: 'Required (400 without it): the item the line receives.' }),
+    Quantity: notNegative().optional(),
+    AdjustedQuantityReceived: notNegative().optional(),
+    BuyPriceEx: notNegative().optional(),
+    BuyPriceTax: notNegative().optional(),
+    LineTotal: decimal().optional(),
+    IsActive: bool().optional(),
+  },
+  'A line to add: the inventory item and its quantities and prices.',
+  undefined,
+  // The domain requires InventoryID of each entry (lines.ts), reporting every entry at once; the type keeps it optional.
+  [{ required: ['InventoryID'] }],
+);
 export type InventoryLine = z.infer<typeof InventoryLine>;
 
 /** Body of deliveryReceiptSaveV2. The receipt is what the request is about, so `Value` is required. */

@@ -29,3 +29,6 @@ export const limits = {
 /** Search pages: MaxResults 1 to 500, default 50. */
 export const maxSearchResults = 500;
 export const defaultSearchResults = 50;
+
+/** Paging of a payment's refunds in `GET /Payment/{id}` (MaxRefunds): read by the service, so kept out of zod's way. */
+export const refundsPage = { default: 100, max: limits.arrayItems } as const;

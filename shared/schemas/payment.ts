@@ -2,6 +2,8 @@
 // Card data is validated strictly and flagged `x-sensitive` so it can be redacted wherever it travels; the card
 // holder's name is `x-personal-data`. Fields beyond the spec (the refund links, audit fields) say so.
 import { z } from 'zod';
+import { currencies } from '../money/currencies';
+import { paymentStatuses, refundDetailFields } from './payment-lists';
 import { personalData, sensitive } from './annotations';
 import {
   bool,
@@ -20,7 +22,7 @@ import {
   text,
   utcOffset,
 } from './common';
-import { limits } from './limits';
+import { limits, refundsPage } from './limits';
 import { SyncLog } from './sync-log';
 
 export const BusTrans = shape('BusTrans', {
@@ -51,6 +53,12 @@ export const BusTrans = shape('BusTrans', {
   IsEarlyClaimShortPayment: bool().optional(),
 });
 export type BusTrans = z.infer<typeof BusTrans>;
+
+const cvvRefused = 'must not be sent: a card verification number may not be kept after authorisation (PCI DSS 3.3.1)';
+
+/** The ISO 4217 codes a payment can be in (shared/money/currencies.ts), in upper case as ISO writes them. */
+export const currencyCode = () =>
+  z.enum([...currencies.keys()] as [string, ...string[]], { error: 'must be an ISO 4217 currency code such as AUD (the default)' });
 
 /** The spec: "These carry card data and must be treated as sensitive." Formats are checked, never rewritten. */
 export const CreditCard = shape('CreditCard', {
@@ -285,9 +293,45 @@ export const PaymentT = shape('PaymentT', {
 });
 export type PaymentT = z.infer<typeof PaymentT>;
 
+/** A card payment recorded at the counter. */
+const recordExample = {
+  Object: {
+    Amount: 120.5,
+    Currency: 'AUD',
+    Method: 'CreditCard',
+    Description: 'Counter sale',
+    CreditCard: { CardType: 'Visa', CardNumber: '4111111111111111', CardHolderName: 'A CUSTOMER', ExpiryMMYY: '0829' },
+  },
+  IsRunNow: true,
+};
+
 /**
- * Body of paymentPost (Object: the payment to record) and paymentPostRefund (Object: the refund's details; the payment
- * is named by the path `id`, so `Object` may be left out).
+ * What shared/payments/rules.ts (readRefundRequest, runModeOf) refuses in a refund's body, in the JSON Schema the
+ * document states it with: the spec's SaveRequestPaymentT carries a whole PaymentT, of which a refund reads only its
+ * details (Amount greater than 0, an ISO 4217 Currency, Description, Method, RefNumber); IsRunNow contradicts IsQueue
+ * and IsSaveAutoQueue. The domain enforces them, reporting every problem of the body at once.
+ */
+const refundRules = [
+  {
+    if: { required: ['Object'] },
+    then: {
+      properties: {
+        Object: {
+          propertyNames: { enum: [...refundDetailFields] },
+          properties: { Amount: { exclusiveMinimum: 0 }, Currency: { enum: [...currencies.keys()] } },
+        },
+      },
+    },
+  },
+  {
+    if: { properties: { IsRunNow: { const: true } }, required: ['IsRunNow'] },
+    then: { properties: { IsQueue: { const: false }, IsSaveAutoQueue: { const: false } } },
+  },
+];
+
+/**
+ * Body of paymentPostRefund (Object: the refund's details; the payment is named by the path `id`, so `Object` may be
+ * left out): the spec's type. paymentPost records with RecordPaymentRequest, below.
  */
 export const SaveRequestPaymentT = shape(
   'SaveRequestPaymentT',
@@ -298,28 +342,76 @@ export const SaveRequestPaymentT = shape(
     IsRunNow: bool().optional(),
     ...tenancyFields,
   },
-  'A payment save/refund request: the payment and how to run it (queued, auto-queued or now).',
-  [
-    {
-      Object: {
-        Amount: 120.5,
-        Currency: 'AUD',
-        Method: 'CreditCard',
-        Description: 'Counter sale',
-        CreditCard: { CardType: 'Visa', CardNumber: '4111111111111111', CardHolderName: 'A CUSTOMER', ExpiryMMYY: '0829' },
-      },
-      IsRunNow: true,
-    },
-    { Object: { Amount: 20, Description: 'Damaged box', RefNumber: 'RF-1001' }, IsQueue: true },
-  ],
+  'A refund request: the refund\'s details in Object (a PaymentT of which a refund reads Amount, Currency, ' +
+    'Description, Method and RefNumber only) and how to run it (queued, auto-queued or now).',
+  [{ Object: { Amount: 20, Description: 'Damaged box', RefNumber: 'RF-1001' }, IsQueue: true }, {}],
+  refundRules,
 );
 export type SaveRequestPaymentT = z.infer<typeof SaveRequestPaymentT>;
 
 /**
- * A payment takes any number of refunds (as in Stripe: nothing in the data model needs a limit); GET lists them a
- * page at a time: `default` per page unless MaxRefunds says otherwise, at most `max` (a list's limit).
+ * A card as a request to record a payment may send it: the digits of the number (never the masked form answers show)
+ * and no card verification number at all, even empty (PCI DSS 3.3.1; no string matches the pattern `(?!)`).
  */
-export const refundsPage = { default: 100, max: limits.arrayItems } as const;
+export const NewPaymentCard = CreditCard.extend({
+  CardNumber: sensitive(
+    z.string().regex(/^[0-9]{12,19}$/, { error: 'must be 12 to 19 digits' }).optional(),
+    'Primary account number: 12 to 19 digits, no spaces, with a valid Luhn check digit. Stored masked (411111******1111), never whole.',
+  ),
+  CardVerificationNumber: sensitive(
+    z.string().max(4).regex(/(?!)/, { error: cvvRefused }).optional(),
+    'Card verification number (CVV/CVC): never accepted, even empty (PCI DSS 3.3.1: it may not be kept after authorisation).',
+  ),
+}).meta({ id: 'NewPaymentCard', description: 'The card of a payment to record: card data is validated strictly and never returned whole.' });
+
+
+const positiveAmount = () => decimal().gt(0, { error: 'must be greater than 0' });
+const refundsUse = 'record refunds with POST /Payment/{id}/refund';
+
+/**
+ * The payment `paymentPost` records: PaymentT with the rules of a new payment that JSON Schema can state, so the
+ * server refuses them here and the OpenAPI document says so. The rules between fields (the currency's decimals, the
+ * Luhn check digit, Status against IsPaid, GUID against GUIDstring, the stored size) stay in shared/payments/rules.ts,
+ * which also re-checks these.
+ */
+export const NewPaymentT = PaymentT.extend({
+  ID: id()
+    .max(0, { error: 'must be 0 or absent: payments are never edited, they are corrected by refunds' })
+    .optional(),
+  Amount: positiveAmount().meta({ description: 'The amount paid, in Currency: greater than 0, with at most the currency\'s decimals.' }),
+  Status: z
+    .enum(paymentStatuses, { error: `must be one of ${paymentStatuses.join(', ')} (refunds have their own operation)` })
+    .optional()
+    .meta({ description: 'Paid (the default) or Pending; must agree with IsPaid when both are sent.' }),
+  GUIDstring: text()
+    .regex(/^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?$/, { error: 'must be a GUID' })
+    .optional()
+    .meta({ description: 'The GUID as text (empty: none); must name the same GUID as GUID when both are sent.' }),
+  Currency: currencyCode().optional().meta({ description: 'ISO 4217 code, upper case; AUD when absent.' }),
+  ExchangeRate: positiveAmount().optional(),
+  CreditCard: NewPaymentCard.optional(),
+  CreditCardLastFour: z.string().regex(/^[0-9]{4}$/, { error: 'must be the last 4 digits of the card number' }).optional(),
+  IsRefund: z.literal(false, { error: `must be false: ${refundsUse}` }).optional(),
+  OriginalPaymentID: id().max(0, { error: `must be 0: ${refundsUse}` }).optional(),
+  IsRefunded: z.literal(false, { error: 'must be false: a new payment has no refunds' }).optional(),
+  RefundedAmount: decimal().min(0).max(0, { error: 'must be 0: a new payment has no refunds' }).optional(),
+  Refunds: z.array(PaymentRefund).max(0, { error: 'must be empty: a new payment has no refunds' }).optional(),
+}).meta({ id: 'NewPaymentT', description: 'A payment to record: PaymentT with the rules of a new payment.' });
+
+/** Body of paymentPost: SaveRequestPaymentT whose `Object`, the payment to record, is required. */
+export const RecordPaymentRequest = shape(
+  'RecordPaymentRequest',
+  {
+    Object: NewPaymentT,
+    IsQueue: z.literal(false, { error: 'a payment is recorded at once; only refunds can be queued' }).optional(),
+    IsSaveAutoQueue: z.literal(false, { error: 'a payment is recorded at once; only refunds can be queued' }).optional(),
+    IsRunNow: bool().optional(),
+    ...tenancyFields,
+  },
+  'The body of paymentPost: SaveRequestPaymentT with the payment to record in `Object` (required). Recording is never queued.',
+  [recordExample],
+);
+export type RecordPaymentRequest = z.infer<typeof RecordPaymentRequest>;
 
 const refundsAfterIdMessage = 'must be 0 or the ID of a refund: a 32-bit integer in plain decimal';
 const maxRefundsMessage = `must be a whole number from 1 to ${refundsPage.max}`;

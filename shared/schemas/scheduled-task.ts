@@ -18,6 +18,7 @@ import {
   limits,
   listOf,
   longText,
+  namedIntEnum as namedInt,
   rowNumber,
   shape,
   text,
@@ -306,25 +307,11 @@ export const intervalTypeNames = ['None', 'Minute', 'Hour', 'Day', 'Week', 'Mont
 /** `RecurrenceType` (recurrence.ts): what a recurring task's runs keep constant. */
 export const recurrenceTypeNames = ['Auto', 'ElapsedTime', 'LocalTime'] as const;
 
-/**
- * An integer enumeration whose members have names: the values are the array's indexes. OpenAPI gets `enum` and the
- * names as `x-enum-varnames` (openapi-generator) and `x-enumNames` (NSwag, the platform's .NET clients), with one
- * line per member in `x-enum-descriptions`. Validated as an int range, so XML and form values coerce like any int.
- */
+/** An optional named int enumeration (common.ts). */
 const namedIntEnum = (names: readonly string[], descriptions: readonly string[], description: string) =>
-  int32()
-    .min(0)
-    .max(names.length - 1)
-    .optional()
-    .meta({
-      description,
-      enum: names.map((_, value) => value),
-      'x-enum-varnames': [...names],
-      'x-enumNames': [...names],
-      'x-enum-descriptions': [...descriptions],
-    });
+  namedInt(names, descriptions, description).optional();
 
-export const ScheduleStates = ['Enabled', 'Disabled', 'Pending'] as const;
+export const ScheduleStates = ['Enabled', 'Disabled', 'Pending', 'Deleted'] as const;
 export type ScheduleState = (typeof ScheduleStates)[number];
 
 /** One recorded run of a task (written by the task-runs consumer, shown newest first). */
@@ -389,7 +376,7 @@ const scheduledTaskFields = {
   }),
   NextRunDateTime_utc: dateTime()
     .optional()
-    .meta({ description: 'Server-owned: the next run, computed from the schedule (absent when none is left). Ignored in a request.' }),
+    .meta({ description: 'Server-owned: the next run, computed from the schedule (absent when none is left): the time the task really runs, TimeOfDay rounded up to a whole minute (the scheduler fires with one-minute precision, never before the time asked). Ignored in a request.' }),
   LastRunDateTime_utc: dateTime()
     .optional()
     .meta({ description: 'Server-owned: the scheduled time of the last recorded run. Ignored in a request.' }),
@@ -398,7 +385,7 @@ const scheduledTaskFields = {
     .optional()
     .meta({
       description:
-        'Server-owned: Enabled (the schedule exists), Disabled (no schedule: disabled, inactive or no run left) or Pending (the scheduler could not be reached; a retry brings it in line). Ignored in a request.',
+        'Server-owned: Enabled (the schedule exists), Disabled (no schedule: disabled, inactive or no run left) Pending (the scheduler could not be reached; a retry brings it in line) or Deleted (a one-off task ran and its schedule deleted itself). Ignored in a request.',
     }),
   Runs: z
     .array(ScheduledTaskRun)
@@ -411,10 +398,49 @@ const scheduledTaskFields = {
   ModifiedByUserID: id().optional(),
 };
 
+/** A task created every 15 minutes from 1 January 2026 (UTC), and a one-off task kept in Sydney time. */
+const scheduledTaskExamples = [
+  { Name: 'Export invoices', TaskTypeID: 7, IsEnabled: true, IsRecurringSchedule: true, Interval: 15, IntervalType: 1, TimeOfDay: '2026-01-01T00:00:00Z' },
+  { Name: 'Year-end stocktake', TaskTypeID: 3, IsRecurringSchedule: false, TimeOfDay: '2026-12-31T18:00:00+11:00', TimeZone: 'Australia/Sydney' },
+];
+
+/**
+ * The rules shared/scheduled-tasks/service.ts and recurrence.ts apply to the task as merged with the stored one, in
+ * the JSON Schema the document states them with (the domain, not the schema, enforces them: it reports every problem
+ * of the merged task at once). A create (ID absent or 0) has nothing to merge with: Name, TaskTypeID and TimeOfDay
+ * are required, Interval or IntervalType need IsRecurringSchedule, and a recurring task needs both. On either, a Name
+ * sent is not blank, a TaskTypeID sent is not 0, and a recurring task's Interval and IntervalType are not 0.
+ */
+const sentFieldRules = {
+  properties: { Name: { pattern: '\\S' }, TaskTypeID: { minimum: 1 } },
+  if: { properties: { IsRecurringSchedule: { const: true } }, required: ['IsRecurringSchedule'] },
+  then: { properties: { Interval: { minimum: 1 }, IntervalType: { minimum: 1 } } },
+};
+const mergedTaskRules = {
+  if: { properties: { ID: { minimum: 1 } }, required: ['ID'] },
+  then: sentFieldRules,
+  else: {
+    required: ['Name', 'TaskTypeID', 'TimeOfDay'],
+    dependentRequired: { Interval: ['IsRecurringSchedule'], IntervalType: ['IsRecurringSchedule'] },
+    allOf: [
+      sentFieldRules,
+      {
+        if: { properties: { IsRecurringSchedule: { const: true } }, required: ['IsRecurringSchedule'] },
+        then: { required: ['Interval', 'IntervalType'] },
+      },
+    ],
+  },
+};
+
 export const ScheduledTask = shape(
   'ScheduledTask',
   { ...scheduledTaskFields, AdaptorDetails: AdaptorDetails.optional() },
-  'A scheduled task: what to run, when and how often, and optionally the adaptor that runs it.',
+  'A scheduled task: what to run, when and how often, and optionally the adaptor that runs it. A create (ID absent ' +
+    'or 0) requires Name (not blank), TaskTypeID (not 0) and TimeOfDay, and a recurring one IntervalType 1 to 5 and ' +
+    'Interval 1 or more; a save with a positive ID merges into the stored task, so its members are optional (see the ' +
+    'operation).',
+  scheduledTaskExamples,
+  [mergedTaskRules],
 );
 export type ScheduledTask = z.infer<typeof ScheduledTask>;
 
@@ -422,5 +448,7 @@ export const ScheduledTaskXml = shape(
   'ScheduledTaskXml',
   scheduledTaskFields,
   'The XML form of ScheduledTask: the same fields without AdaptorDetails.',
+  scheduledTaskExamples,
+  [mergedTaskRules],
 );
 export type ScheduledTaskXml = z.infer<typeof ScheduledTaskXml>;

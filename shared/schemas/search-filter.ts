@@ -1,14 +1,26 @@
 // Schemas: SearchFilter (TenantLocation_GetByName) and TenantLocationFilter (TenantLocation_Search).
 import { z } from 'zod';
-import { bool, dateTime, id, int32, listOf, shape, tenancyFields, text } from './common';
+import { bool, dateTime, id, int32, listOf, nameOf, namedIntEnum, shape, tenancyFields, text } from './common';
+import { receiptStatuses } from './receipt-fields';
 import { maxSearchResults } from './limits';
 
 export { defaultSearchResults, maxSearchResults } from './limits';
 
+/** A delivery receipt status by name, as the receipt search reads it. */
+const receiptStatusName = () => nameOf(receiptStatuses, `must be one of ${receiptStatuses.join(', ')}`);
+
 const searchFilterFields = {
-  Statuses: listOf(int32()).optional(),
-  StatusStrings: listOf(text()).optional(),
-  Status: listOf(text()).optional(),
+  /** Delivery receipt statuses by number (the only search that applies Statuses; others refuse it when set). */
+  Statuses: listOf(
+    namedIntEnum(
+      receiptStatuses,
+      receiptStatuses.map((name) => `A delivery receipt that is ${name}`),
+      `A delivery receipt status: ${receiptStatuses.map((name, number) => `${number} ${name}`).join(', ')}.`,
+      `must be ${receiptStatuses.map((name, number) => `${number} (${name})`).join(', ')}`,
+    ),
+  ).optional(),
+  StatusStrings: listOf(receiptStatusName()).optional(),
+  Status: listOf(receiptStatusName()).optional(),
   SearchString: text().optional(),
   SearchNameOnly: bool().optional(),
   Search: text().optional(),
@@ -28,7 +40,8 @@ const searchFilterFields = {
   CategoryIDs: listOf(id()).optional(),
   BrandIDs: listOf(id()).optional(),
   IDs: listOf(id()).optional(),
-  GUIDs: listOf(text()).optional(),
+  /** GUIDs in any case, surrounding spaces ignored (the delivery-receipt search reads them so). */
+  GUIDs: listOf(text().regex(/^\s*[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\s*$/, { error: 'must be a GUID' })).optional(),
   LinkedSupplierID: id().optional(),
   IsApprovedForPOS: bool().optional(),
   IsApprovedForWeb: bool().optional(),

@@ -2,7 +2,7 @@
 // audit fields, search row number) and the Search response page (the platform's PagedActionResults).
 import { z } from 'zod';
 import { Address } from './address';
-import { bool, dateTime, id, int32, listOf, longText, shape, tenancyFields, text } from './common';
+import { bool, dateTime, id, int32, listOf, longText, nameOf, shape, tenancyFields, text } from './common';
 import { PagedActionResults } from './envelopes';
 
 const tenantLocationFields = {
@@ -45,7 +45,12 @@ const versionField = {
 export const TenantLocationInfo = shape(
   'TenantLocationInfo',
   { ...tenantLocationFields, ...versionField, ...serverOwnedFields },
-  'A location of the tenant. In a Save body, ID 0 or absent creates; server-owned fields are ignored.',
+  'A location of the tenant. In a Save body, ID 0 or absent creates; server-owned fields are ignored. Name is required ' +
+    'and not blank.',
+  undefined,
+  // Save requires a Name that is not blank once trimmed (tenant-locations/service.ts); the schema keeps it optional so
+  // that an XML body's empty <Name/> reaches that rule and its message.
+  [{ required: ['Name'], properties: { Name: { pattern: '\\S' } } }],
 );
 export type TenantLocationInfo = z.infer<typeof TenantLocationInfo>;
 
@@ -85,10 +90,16 @@ export const TenantLocationSearchResult = PagedActionResults(TenantLocationSearc
 });
 export type TenantLocationSearchResult = z.infer<typeof TenantLocationSearchResult>;
 
+import { addressTypes } from './address-types';
+
 export { addressTypes, type AddressTypeName } from './address-types';
 
 export const GetDefaultAddressQuery = z.object({
-  addressType: text(20).meta({
+  addressType: nameOf(
+    [...Object.keys(addressTypes), ...Object.values(addressTypes).map(({ value }) => String(value))],
+    'must be Billing, Delivery, Service or Postal (or 1, 2, 3, 4)',
+    20,
+  ).meta({
     description: 'Billing (1), Delivery (2), Service (3) or Postal (4): the name, case-insensitive, or the number.',
   }),
 });

@@ -9,7 +9,8 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '../data/client';
 import { claimChanges } from '../data/claims';
 import { defineCodec, fieldsOf } from '../data/codec';
-import { nextValue } from '../data/sequence';
+import { assertItemFits } from '../data/item-size';
+import { nextValue, withNextValue } from '../data/sequence';
 import { transact, transactionActions } from '../data/transaction';
 import { versionedPut } from '../data/versioned';
 import { ConcurrentModification, NameTaken, VersionConflict } from '../errors';
@@ -68,6 +69,9 @@ const locations = defineCodec<TenantLocation, keyof TenantLocation>({
  */
 export const toItem = (location: TenantLocation) => locations.toItem({ ...location, IsDefault: undefined } as unknown as TenantLocation);
 
+/** Refuses (413) a location whose item DynamoDB would refuse (Save checks it before a create takes an ID). */
+export const assertLocationFits = (location: TenantLocation): void => assertItemFits(toItem(location));
+
 /** The one way every read turns an item into a location: IsDefault is "active, and the pointer names it". */
 const fromItem = (item: Record<string, unknown>, defaultId: number | undefined): TenantLocation =>
   locations.fromItem({ ...item, IsDefault: item.IsActive === true && item.ID === defaultId }) as TenantLocation;
@@ -114,6 +118,9 @@ export const createTenantLocationRepository = (table: TableContext) => {
 
     /** Next ID of the tenant's sequence. A failed save leaves a gap, which IDs may have. */
     nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, locationSequence, 'location ID'),
+
+    /** Runs a create with the next ID, given back if the create is refused with nothing written (a name taken). */
+    withNextId: <T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T> => withNextValue(table, tenantId, locationSequence, 'location ID', create),
 
     async defaultLocationId(tenantId: number): Promise<number | undefined> {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: defaultPointerKey(tenantId), ConsistentRead: true }));

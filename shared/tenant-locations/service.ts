@@ -2,6 +2,7 @@
 // principal; talks to storage only through the repository. Throws named errors; never builds a response.
 import type { Principal } from '../auth/principal';
 import { withOptimisticRetry } from '../data/retry';
+import { maxSequenceValue } from '../data/sequence';
 import { nextVersion } from '../data/versioned';
 import { NotFound, StaleVersion, ValidationFailed, VersionConflict } from '../errors';
 import type { SearchFilter, TenantLocationFilter } from '../schemas/search-filter';
@@ -11,7 +12,7 @@ import type { Address } from '../schemas/address';
 import { addressTypes, type AddressTypeName } from '../schemas/address-types';
 import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '../schemas/tenant-location';
 import { normaliseName } from './keys';
-import type { TenantLocationRepository } from './repository';
+import { assertLocationFits, type TenantLocationRepository } from './repository';
 
 /** Fields a client writes on Save. Everything else is the server's (ID, tenancy, version, audit, row number). */
 const clientFields = [
@@ -121,16 +122,9 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     const tenantId = principal.tenantId;
     const isUpdate = Boolean(input.ID);
     const parent = await checkParent(tenantId, input.ID, input.ParentID);
-    // Allocated only once the input is known good; a save that still fails later leaves a gap in the IDs.
-    const id = isUpdate ? (input.ID as number) : await repository.nextId(tenantId);
-
-    // Lost races are retried under the one optimistic-retry policy (shared/data/retry.ts), from the read.
-    return withOptimisticRetry(async () => {
-      const previous = isUpdate ? await require(tenantId, id) : undefined;
-      if (previous && input.Version !== undefined && input.Version !== previous.Version) throw new StaleVersion();
-      const timestamp = now();
+    const compose = (id: number, previous: TenantLocation | undefined, timestamp: string): TenantLocation => {
       const isActive = input.IsActive ?? previous?.IsActive ?? true;
-      const next: TenantLocation = {
+      return {
         ...mergeClientFields(previous, input, id),
         // A body without ParentID keeps the stored parent (merged above), and so its name.
         ...(parent ? { ParentName: parent.Name } : input.ParentID === undefined && previous?.ParentName ? { ParentName: previous.ParentName } : {}),
@@ -148,6 +142,15 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
         ModifiedDateTime_utc: timestamp,
         ModifiedByUserID: principal.userId,
       };
+    };
+    // With the largest ID (the stored item can only be smaller): a location too large to store is refused (413)
+    // before it takes an ID.
+    if (!isUpdate) assertLocationFits(compose(maxSequenceValue, undefined, now()));
+    // Lost races are retried under the one optimistic-retry policy (shared/data/retry.ts), from the read.
+    const saveAs = (id: number) => withOptimisticRetry(async () => {
+      const previous = isUpdate ? await require(tenantId, id) : undefined;
+      if (previous && input.Version !== undefined && input.Version !== previous.Version) throw new StaleVersion();
+      const next = compose(id, previous, now());
       try {
         // "Make this the default" (IsDefault true in the body) conflicts with nobody: the last committed wins.
         await repository.write({ next, previous, makesDefault: next.IsDefault && input.IsDefault === true });
@@ -158,6 +161,8 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
       }
       return { created: !isUpdate, location: next };
     });
+    // A create's ID is taken once the input is known good, and given back if the write is refused (a name taken).
+    return isUpdate ? saveAs(input.ID as number) : repository.withNextId(tenantId, saveAs);
   };
 
   const remove = async (principal: Principal, id: number): Promise<TenantLocation> => {

@@ -16,3 +16,11 @@ export const matches = (pattern: RegExp): PatternRefinement =>
     },
     { [portablePattern]: pattern },
   );
+
+export type NumberTextRefinement = ((value: number) => boolean) & { readonly [portablePattern]: RegExp };
+
+/**
+ * A refinement of a number on its decimal text, `String(value)` (the text the DynamoDB document client sends): passes
+ * when `pattern` matches it. The same plan check as `matches`, since RegExp#test reads a number as that text.
+ */
+export const numberTextMatches = (pattern: RegExp): NumberTextRefinement => matches(pattern) as unknown as NumberTextRefinement;

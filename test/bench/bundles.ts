@@ -4,62 +4,12 @@
 import { readFileSync, rmSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, type BuildOptions } from 'esbuild';
+import { build } from 'esbuild';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { lazyModules } from '../../infra/constructs/operation-function';
+import { esbuildOptionsFor } from '../../infra/build/esbuild-options';
+import { buildLazyChunks } from '../../infra/build/lazy-chunks.mjs';
 
-/** Settings of BundlingOptions this translation understands; any other key set in the construct is an error. */
-const translatedKeys = new Set([
-  'forceDockerBundling',
-  'format',
-  'target',
-  'minify',
-  'sourceMap',
-  'sourcesContent',
-  'mainFields',
-  'banner',
-  'footer',
-  'externalModules',
-  'define',
-  'loader',
-  'keepNames',
-  'logLevel',
-  'inject',
-  // Only the construct's lazy modules (operation-function.ts `lazyModules`): buildBundle builds them beside the bundle.
-  'commandHooks',
-]);
-
-/**
- * esbuild options equivalent to the CDK's `esbuild --bundle <entry> --platform=node ...` command line for these
- * bundling settings. `target` overrides the construct's target (the bench runs on this machine's Node).
- */
-export const esbuildOptionsFor = (bundling: BundlingOptions, overrides: { target?: string } = {}): BuildOptions => {
-  const unknown = Object.entries(bundling)
-    .filter(([key, value]) => value !== undefined && !translatedKeys.has(key))
-    .map(([key]) => key);
-  if (unknown.length > 0) {
-    throw new Error(`functionBundling sets ${unknown.join(', ')}, which test/bench/bundles.ts does not translate yet`);
-  }
-  return {
-    bundle: true,
-    platform: 'node',
-    target: overrides.target ?? bundling.target,
-    format: bundling.format === 'esm' ? 'esm' : 'cjs',
-    minify: bundling.minify ?? false,
-    sourcemap: bundling.sourceMap ?? false,
-    sourcesContent: bundling.sourcesContent ?? true,
-    // aws-lambda-nodejs marks the runtime's SDK external unless externalModules is given.
-    external: bundling.externalModules ?? ['@aws-sdk/*'],
-    ...(bundling.mainFields ? { mainFields: bundling.mainFields } : {}),
-    ...(bundling.banner ? { banner: { js: bundling.banner } } : {}),
-    ...(bundling.footer ? { footer: { js: bundling.footer } } : {}),
-    ...(bundling.define ? { define: bundling.define } : {}),
-    ...(bundling.loader ? { loader: bundling.loader as BuildOptions['loader'] } : {}),
-    ...(bundling.keepNames ? { keepNames: true } : {}),
-    ...(bundling.inject ? { inject: bundling.inject } : {}),
-    logLevel: 'error',
-  };
-};
+export { esbuildOptionsFor };
 
 /** aws-lambda-nodejs names the output index.mjs for ESM, index.js otherwise. */
 export const outputFileName = (bundling: BundlingOptions) => (bundling.format === 'esm' ? 'index.mjs' : 'index.js');
@@ -103,13 +53,8 @@ export const buildBundle = async (
     // Bench-only: a description of the inputs; it does not change the output.
     metafile: true,
   });
-  // What the construct's afterBundling hook builds beside index.mjs, with the same settings: modules the function
-  // imports by file name only on some cold starts (the tracer). Not part of the bundle's bytes.
-  if (bundling.commandHooks) {
-    for (const lazy of lazyModules) {
-      await build({ ...esbuildOptionsFor(bundling, overrides), sourcemap: false, absWorkingDir: overrides.absWorkingDir, entryPoints: [join(overrides.absWorkingDir, lazy.entry)], outfile: join(outDir, lazy.file) });
-    }
-  }
+  // What the construct's afterBundling hook adds: the chunks loaded on demand (not counted in the bundle's bytes).
+  await buildLazyChunks(outDir, esbuildOptionsFor(bundling, overrides));
   const byOrigin = new Map<string, number>();
   for (const output of Object.values(result.metafile.outputs)) {
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {

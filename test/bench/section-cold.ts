@@ -26,7 +26,6 @@ const coldConsumerMessages = new Map<string, (tenantId: number, run: number) => 
   ['receiptCompletions', (tenantId, run) => ({ tenantId, receiptId: 900_000 + run, completionId: `00000000-0000-4000-8000-${String(run).padStart(12, '0')}` })],
 ]);
 
-/** Lambda's target runtime is nodejs24.x; this machine runs the bench on its own Node. */
 /**
  * What Lambda sets under Tracing.ACTIVE (the construct's setting), so a cold start pays for tracing as on AWS: the
  * SDK clients are traced (shared/observability/tracing.ts) and segments go to a UDP port nobody reads. The baseline
@@ -42,6 +41,7 @@ const activeTracingEnvironment = (): Record<string, string> => ({
   ...(process.env.BENCH_TRACE_ENABLED === 'false' ? { POWERTOOLS_TRACE_ENABLED: 'false' } : {}),
 });
 
+/** Lambda's target runtime is nodejs24.x; this machine runs the bench on its own Node. */
 export const runTarget = `node${process.versions.node.split('.')[0]}`;
 export const coldStartTarget = 1.3;
 /** Bundle bytes against the baseline's (issue 6: zod classic alone was 443 KiB of a 900 KiB bundle). */

@@ -3,7 +3,8 @@
 // only) in the data stack; the manageSchedules grant (the group's schedules only, PassRole of that role to the
 // scheduler only); the secret-fields KMS key (rotation, a key policy for the API stack's roles with the
 // encryption-context conditions) and the sealSecrets/openSecrets grants. Statements are asserted exactly.
-import { consumedQueueDefinitions, taskRunsQueue } from '../../shared/events/queues';
+import { consumedQueueDefinitions, scheduleSyncQueue, taskRunsQueue } from '../../shared/events/queues';
+import { reconcilerSchedule } from '../../shared/scheduled-tasks/reconciler';
 import { operations } from '../../shared/operations';
 import { schedulerEnvironment, secretFieldsKeyConditions, type ResourceGrant } from '../../shared/operations/grants';
 import { keyAdministrationActions, scheduleGroupNameOf } from '../../infra/stacks/data-stack';
@@ -119,6 +120,44 @@ describe.each([
       expect(variables).not.toHaveProperty(schedulerEnvironment.endpoint);
     },
   );
+
+  it('creates the schedule reconciler\'s own schedule in the stage\'s group: rate(5 minutes) to the schedule-sync queue, with a role of its own that only sends there', () => {
+    const schedules = resourcesOfType(synthesized.dataJson, 'AWS::Scheduler::Schedule');
+    expect(schedules).toHaveLength(1);
+    const [, schedule] = schedules[0]!;
+    const scheduleSync = synthesized.dataStack.queues.scheduleSync;
+    const properties = schedule.Properties as Record<string, any>;
+    expect(properties).toMatchObject({
+      Name: reconcilerSchedule.name,
+      GroupName: scheduleGroupNameOf(stage),
+      ScheduleExpression: 'rate(5 minutes)',
+      State: 'ENABLED',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: {
+        Arn: arnOf(scheduleSync.queue),
+        Input: JSON.stringify({ reconcile: '<aws.scheduler.scheduled-time>' }),
+        DeadLetterConfig: { Arn: arnOf(scheduleSync.deadLetterQueue) },
+        RetryPolicy: { MaximumEventAgeInSeconds: 300, MaximumRetryAttempts: 10 },
+      },
+    });
+    const reconcilerRoleId = (properties.Target.RoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    expect(reconcilerRoleId).not.toBe(roleId());
+    expect(dataResource(reconcilerRoleId).Properties!.AssumeRolePolicyDocument).toEqual(dataResource(roleId()).Properties!.AssumeRolePolicyDocument);
+    expect(statementsOfRole(synthesized.dataJson, reconcilerRoleId)).toEqual([
+      { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: [arnOf(scheduleSync.queue), arnOf(scheduleSync.deadLetterQueue)] },
+    ]);
+    expect((schedule as { DependsOn?: string[] }).DependsOn).toEqual(expect.arrayContaining([logicalIdOf(synthesized.dataStack.scheduleGroup)]));
+  });
+
+  it('lets the schedule-sync consumer query the reconciler\'s index (gsi6) and no other', () => {
+    const onIndexes = grantsOf(scheduleSyncQueue.consumer.name).filter((statement) =>
+      statement.resources.some((resource) => JSON.stringify(resource).includes('/index/')),
+    );
+    expect(onIndexes).toHaveLength(1);
+    expect(onIndexes[0]!.actions).toEqual(['dynamodb:Query']);
+    expect(JSON.stringify(onIndexes[0]!.resources)).toContain('/index/gsi6');
+    expect(onIndexes[0]!.resources).toHaveLength(1);
+  });
 
   it('lets the schedule-sync consumer manage schedules', () => {
     expect(grantHolders.filter(([, grants]) => grants.includes('manageSchedules')).map(([name]) => name)).toContain('scheduleSyncConsumer');

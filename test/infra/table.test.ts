@@ -21,14 +21,19 @@ describe('table (dev, the default stage)', () => {
     const perQueue = (type: string) => queueDefinitions.flatMap(() => [type, type]);
     expect(Object.values(synthesized.dataJson.Resources).map((resource) => resource.Type).sort()).toEqual([
       'AWS::DynamoDB::Table',
-      // The task schedules' execution role and its policy (sends to the task-runs queue), lives with the schedules.
+      // The task schedules' execution role and its policy (sends to the task-runs queue), lives with the schedules;
+      // so does the schedule reconciler's (sends to the schedule-sync queue).
       'AWS::IAM::Policy',
+      'AWS::IAM::Policy',
+      'AWS::IAM::Role',
       'AWS::IAM::Role',
       // The secret-fields key.
       'AWS::KMS::Key',
       // Every queue of queues.ts and its DLQ, each with a TLS-only policy.
       ...perQueue('AWS::SQS::Queue'),
       ...perQueue('AWS::SQS::QueuePolicy'),
+      // The schedule reconciler's own schedule (shared/scheduled-tasks/reconciler.ts), in the stage's group.
+      'AWS::Scheduler::Schedule',
       'AWS::Scheduler::ScheduleGroup',
       'AWS::SecretsManager::Secret',
     ]);
@@ -73,7 +78,7 @@ describe('table (dev, the default stage)', () => {
     });
   });
 
-  it('declares five generic, sparse indexes (gsi1..gsi5 over gsiNpk/gsiNsk), never named after one access pattern', () => {
+  it('declares six generic, sparse indexes (gsi1..gsi6 over gsiNpk/gsiNsk), never named after one access pattern', () => {
     const indexes = tableOf(synthesized).Properties!.GlobalSecondaryIndexes as { IndexName: string; KeySchema: { AttributeName: string }[] }[];
     expect(indexes.map((index) => [index.IndexName, ...index.KeySchema.map((key) => key.AttributeName)])).toEqual([
       ['gsi1', 'gsi1pk', 'gsi1sk'],
@@ -81,6 +86,7 @@ describe('table (dev, the default stage)', () => {
       ['gsi3', 'gsi3pk', 'gsi3sk'],
       ['gsi4', 'gsi4pk', 'gsi4sk'],
       ['gsi5', 'gsi5pk', 'gsi5sk'],
+      ['gsi6', 'gsi6pk', 'gsi6sk'],
     ]);
   });
 

@@ -5,9 +5,10 @@ import { compiledSchema } from '../../validation/compiled';
 import type { NodePlan } from '../../validation/plan';
 import type * as source from '../../schemas/tenant-location';
 
-const pattern0 = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
+const pattern0 = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]*$/u;
 const pattern1 = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
-const pattern2 = /^(?:(?:\d\d(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8])))T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+const pattern2 = /^(?!.*e-(?:13[1-9]|1[4-9]\d|[2-9]\d\d))/;
+const pattern3 = /^(?:(?:\d\d(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8])))T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
 const nodes: readonly NodePlan[] = [
   /* 0 */ {"type":"object","shape":{"ID":{"node":1},"TenantLocationID":{"node":2,"optin":"optional","optout":"optional"},"Name":{"node":4},"Description":{"node":5,"optin":"optional","optout":"optional"},"Address":{"node":7,"optin":"optional","optout":"optional"},"EmailAddress":{"node":22,"optin":"optional","optout":"optional"},"Phone":{"node":24,"optin":"optional","optout":"optional"},"UtcOffset":{"node":26,"optin":"optional","optout":"optional"},"SelectedForUser":{"node":20,"optin":"optional","optout":"optional"},"IsAddCustomerLocation":{"node":20,"optin":"optional","optout":"optional"},"IsDefault":{"node":21},"IsCustomerDefault":{"node":20,"optin":"optional","optout":"optional"},"IsActive":{"node":21},"CustomerID":{"node":2,"optin":"optional","optout":"optional"},"ParentID":{"node":2,"optin":"optional","optout":"optional"},"ParentName":{"node":17,"optin":"optional","optout":"optional"},"TenantID":{"node":3},"WebsiteID":{"node":2,"optin":"optional","optout":"optional"},"UserID":{"node":2,"optin":"optional","optout":"optional"},"Version":{"node":1},"CreatedDateTime_utc":{"node":28},"ModifiedDateTime_utc":{"node":28},"CreatedByUserID":{"node":3},"ModifiedByUserID":{"node":3}},"catchall":"never"},
@@ -24,9 +25,9 @@ const nodes: readonly NodePlan[] = [
   /* 11 */ {"type":"optional","inner":12},
   /* 12 */ {"type":"number","checks":[{"check":"number_format","format":"int32"}]},
   /* 13 */ {"type":"optional","inner":14},
-  /* 14 */ {"type":"number","checks":[{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true},{"check":"greater_than","value":-90,"inclusive":true},{"check":"less_than","value":90,"inclusive":true}]},
+  /* 14 */ {"type":"number","checks":[{"check":"greater_than","value":-9007199254740991,"inclusive":true},{"check":"less_than","value":9007199254740991,"inclusive":true},{"check":"custom_pattern","pattern":pattern2,"message":"must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)"},{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true},{"check":"greater_than","value":-90,"inclusive":true},{"check":"less_than","value":90,"inclusive":true}]},
   /* 15 */ {"type":"optional","inner":16},
-  /* 16 */ {"type":"number","checks":[{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true},{"check":"greater_than","value":-180,"inclusive":true},{"check":"less_than","value":180,"inclusive":true}]},
+  /* 16 */ {"type":"number","checks":[{"check":"greater_than","value":-9007199254740991,"inclusive":true},{"check":"less_than","value":9007199254740991,"inclusive":true},{"check":"custom_pattern","pattern":pattern2,"message":"must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)"},{"check":"greater_than","value":-10000000000000,"inclusive":true},{"check":"less_than","value":10000000000000,"inclusive":true},{"check":"greater_than","value":-180,"inclusive":true},{"check":"less_than","value":180,"inclusive":true}]},
   /* 17 */ {"type":"optional","inner":4},
   /* 18 */ {"type":"optional","inner":19},
   /* 19 */ {"type":"string","checks":[{"check":"max_length","maximum":20},{"check":"custom_pattern","pattern":pattern0,"message":"must not contain control characters"}]},
@@ -38,7 +39,7 @@ const nodes: readonly NodePlan[] = [
   /* 25 */ {"type":"string","checks":[{"check":"max_length","maximum":50},{"check":"custom_pattern","pattern":pattern0,"message":"must not contain control characters"}]},
   /* 26 */ {"type":"optional","inner":27},
   /* 27 */ {"type":"number","checks":[{"check":"number_format","format":"int32"},{"check":"greater_than","value":-840,"inclusive":true},{"check":"less_than","value":840,"inclusive":true}]},
-  /* 28 */ {"type":"string","message":"must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00","checks":[{"check":"string_format","format":"date-time","pattern":pattern2,"message":"must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00"},{"check":"max_length","maximum":35}]},
+  /* 28 */ {"type":"string","message":"must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00","checks":[{"check":"string_format","format":"date-time","pattern":pattern3,"message":"must be an ISO 8601 date-time with an offset that exists, e.g. 2026-03-01T09:00:00+10:00"},{"check":"max_length","maximum":35}]},
 ];
 
 export const TenantLocation = compiledSchema<typeof source.TenantLocation>(nodes, 0);

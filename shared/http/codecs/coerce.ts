@@ -3,6 +3,7 @@
 // all formats and the same logical body yields the same validated object. The walk reads either a zod schema
 // (`coerceToSchema`) or its compiled plan (`coerceToPlan`, what the functions' bundles use): one algorithm, two views.
 import type { z } from 'zod';
+import { numberTextProblem } from '../../data/numbers';
 import { ValidationFailed } from '../../errors';
 import type { SchemaPlan } from '../../validation/plan';
 import { forbiddenKeys } from './forbidden-keys';
@@ -28,6 +29,7 @@ interface Def {
   readonly element?: z.ZodType;
   readonly shape?: Record<string, z.ZodType>;
   readonly getter?: () => z.ZodType;
+  readonly values?: readonly unknown[];
 }
 
 const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
@@ -60,8 +62,15 @@ const coreDef = (schema: z.ZodType): Def => {
   return defOf(current);
 };
 
+/** A literal whose values are all booleans (`z.literal(false)`: a flag that must stay unset) reads as a boolean. */
+const kindOf = (type: string, values: readonly unknown[] | undefined): string =>
+  type === 'literal' && values !== undefined && values.length > 0 && values.every((value) => typeof value === 'boolean') ? 'boolean' : type;
+
 const zodView: SchemaView<z.ZodType> = {
-  kind: (schema) => coreDef(schema).type,
+  kind: (schema) => {
+    const def = coreDef(schema);
+    return kindOf(def.type, def.values);
+  },
   ownKind: (schema) => defOf(schema).type,
   element: (schema) => coreDef(schema).element as z.ZodType,
   shape: (schema) => coreDef(schema).shape,
@@ -86,7 +95,10 @@ const planView = (plan: SchemaPlan): SchemaView<number> => {
   };
   const shapes = new Map<number, Record<string, number>>();
   return {
-    kind: (index) => core(index).type,
+    kind: (index) => {
+      const found = core(index);
+      return kindOf(found.type, found.type === 'literal' ? found.values : undefined);
+    },
     ownKind: (index) => node(index).type,
     element: (index) => {
       const found = core(index);
@@ -120,8 +132,16 @@ const coerceValue = <N>(view: SchemaView<N>, value: unknown, schema: N, mode: Co
     case 'number':
     case 'bigint':
       if (!textual) return value;
-      if ((value as string).trim() === '') return undefined;
-      return numberPattern.test((value as string).trim()) ? Number(value) : value;
+      {
+        const written = (value as string).trim();
+        if (written === '') return undefined;
+        if (!numberPattern.test(written)) return value;
+        const number = Number(written);
+        // A value a double does not hold as written would be stored as another number (shared/data/numbers.ts).
+        const problem = numberTextProblem(written, number);
+        if (problem) throw new ValidationFailed([{ pointer, detail: problem }]);
+        return number;
+      }
     case 'boolean':
       if (!textual) return value;
       switch ((value as string).trim().toLowerCase()) {

@@ -1,7 +1,12 @@
 // HTTP codecs: XML bodies. The root element is named after the body type (any name is accepted in requests); array
 // members repeat their element; every value arrives as a string and is coerced later by the schema. DTDs are
 // refused outright, so no entity is ever declared or expanded beyond XML's five and character references.
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+//
+// The parser library (fast-xml-parser, about 45 KiB with its dependency) is needed only to read an XML request, so it
+// is not on the cold path of a function: `#lazy/xml-parser` (package.json "imports") is the package itself under
+// tsx and jest, and a chunk of its own beside the function's bundle on Lambda (infra/build/lazy-chunks.mjs). Call
+// `loadXmlParser()` before `parseXml()`; the HTTP stack does so when a request's body is XML.
+import type { XMLParser as XmlParserClass, ValidationError } from 'fast-xml-parser';
 import { MalformedBody, ValidationFailed } from '../../errors';
 import { forbiddenKeys } from './forbidden-keys';
 
@@ -24,7 +29,7 @@ const decodeEntities = (raw: string): string =>
 const isXmlCodePoint = (c: number): boolean =>
   c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
 
-const parser = new XMLParser({
+const parserOptions = {
   ignoreAttributes: false,
   attributeNamePrefix: '@',
   removeNSPrefix: true,
@@ -37,8 +42,25 @@ const parser = new XMLParser({
   trimValues: true,
   cdataPropName: '#cdata',
   commentPropName: false,
-  isArray: (_name, _path, _isLeaf, isAttribute) => !isAttribute,
-});
+  isArray: (_name: string, _path: unknown, _isLeaf: boolean, isAttribute: boolean) => !isAttribute,
+} as const;
+
+interface XmlLibrary {
+  readonly parser: XmlParserClass;
+  readonly validate: (xml: string) => true | ValidationError;
+}
+
+let library: XmlLibrary | undefined;
+let loading: Promise<XmlLibrary> | undefined;
+
+/** Loads the parser library once per process; parseXml() can be called once this has resolved. */
+export const loadXmlParser = async (): Promise<void> => {
+  loading ??= import('#lazy/xml-parser').then(({ XMLParser, XMLValidator }) => ({
+    parser: new XMLParser(parserOptions),
+    validate: (xml) => XMLValidator.validate(xml),
+  }));
+  library = await loading;
+};
 
 
 /** Turns the parser's tree (every element an array) into plain values: one element = value, several = array. */
@@ -78,10 +100,12 @@ const forbiddenKey = (key: string) =>
 
 /** Parses an XML body and returns the content of its root element. */
 export const parseXml = (xml: string): unknown => {
+  if (!library) throw new Error('parseXml() before loadXmlParser() resolved: await loadXmlParser() first');
+  const { parser, validate } = library;
   if (dtdPattern.test(xml)) throw new MalformedBody('XML with a DOCTYPE or markup declarations is not accepted.');
   const forbidden = forbiddenElementPattern.exec(xml);
   if (forbidden?.[1]) throw forbiddenKey(forbidden[1]);
-  const validation = XMLValidator.validate(xml);
+  const validation = validate(xml);
   if (validation !== true) {
     throw new MalformedBody(`The XML body is not well-formed (line ${validation.err.line}, column ${validation.err.col}).`);
   }

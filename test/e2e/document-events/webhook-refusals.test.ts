@@ -216,6 +216,24 @@ describe('a body we cannot read is refused before its signature is looked at', (
     });
   });
 
+  it.each([
+    ['a magnitude below 1e-130', '1e-300'],
+    ['an integer past 2^53', '12345678901234567890'],
+    ['more digits than a double holds', '0.1000000000000000000000000000000000000001'],
+  ])('a number in data.object DynamoDB cannot store as sent (%s) is a 400 naming it', async (_case, number) => {
+    const sent = JSON.stringify(signed(event())).replace('"object":{', `"object":{"reading":${number},`);
+    expect(sent).toContain(`"reading":${number}`);
+
+    expect(await post(sent)).toEqual({
+      status: 400,
+      headers: problemHeaders(),
+      body: validationProblem(
+        [{ pointer: '/data/object/reading', detail: expect.any(String) }],
+        'The body has numbers that cannot be stored exactly as sent; see errors for each.',
+      ),
+    });
+  });
+
   it('an empty body is a 400', async () => {
     expect(await post('')).toEqual({
       status: 400,

@@ -11,6 +11,7 @@ import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-
 import { parseXmlAs, problem, problemHeaders, successHeaders, validationProblem, viewOf } from '../../support/responses';
 import { freshTenantId } from '../../support/tenant-items';
 import { seededVersion, seedReceipt } from '../../integration/delivery-receipts/completion-support';
+import { refusedPathIds } from '../../support/refused-bodies';
 
 const raw = localDynamoDbClient();
 const table: TableContext = { client: createDocumentClient(raw), tableName: requireLocalEndpoints().tableName };
@@ -79,7 +80,7 @@ describe('GET /v2/Inventory/{id}/stockonhand', () => {
     }
   });
 
-  it.each(['0', '-1', 'abc', '2147483648', '1.5'])('answers 400 naming the parameter for id %s', async (id) => {
+  it.each(refusedPathIds)('answers 400 naming the parameter for id %s', async (id) => {
     const view = viewOf(await stockOnHand(id));
     expect(view).toEqual({
       status: 400,

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, tokenFor } from '../../support/http';
 import { reservedKeyProblem, validationProblem } from '../../support/responses';
+import { refusedTasks } from '../../support/refused-bodies';
 import { freshTenantId } from '../../support/tenant-items';
 import { openTable, quarterHourly, saveTask } from './support';
 
@@ -24,23 +25,7 @@ const deep = (cycles: number) => {
 };
 
 describe('refused saves', () => {
-  it.each([
-    ['Interval 0 (more than one run a minute)', { ...quarterHourly, Interval: 0 }, [{ pointer: '/Interval', detail: 'must be at least 1: a task runs at most once a minute' }]],
-    ['a fractional Interval', { ...quarterHourly, Interval: 0.5 }, [{ pointer: '/Interval', detail: expect.any(String) }]],
-    ['an unknown IntervalType', { ...quarterHourly, IntervalType: 6 }, [{ pointer: '/IntervalType', detail: expect.any(String) }]],
-    ['an unknown RecurrenceType', { ...quarterHourly, RecurrenceType: 9 }, [{ pointer: '/RecurrenceType', detail: expect.any(String) }]],
-    ['an unknown zone', { ...quarterHourly, TimeZone: 'Mars/Olympus_Mons' }, [{ pointer: '/TimeZone', detail: 'must be an IANA time zone name, e.g. Australia/Sydney (case-sensitive)' }]],
-    ['an offset as a zone', { ...quarterHourly, TimeZone: '+10:00' }, [{ pointer: '/TimeZone', detail: expect.any(String) }]],
-    ['a zone in the wrong case', { ...quarterHourly, TimeZone: 'australia/sydney' }, [{ pointer: '/TimeZone', detail: expect.any(String) }]],
-    ['a one-off task in the past', { Name: 'Once', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2020-01-01T00:00:00Z' }, [{ pointer: '/TimeOfDay', detail: 'must be in the future for a one-off task' }]],
-    ['a TimeOfDay without an offset', { ...quarterHourly, TimeOfDay: '2026-01-01T00:00:00' }, [{ pointer: '/TimeOfDay', detail: expect.any(String) }]],
-    ['no name and no task type', { ...quarterHourly, Name: '', TaskTypeID: undefined }, [{ pointer: '/Name', detail: 'is required' }, { pointer: '/TaskTypeID', detail: expect.any(String) }]],
-    ['a list over 500 items', { ...quarterHourly, IDs: Array.from({ length: 501 }, (_, index) => index) }, [{ pointer: '/IDs', detail: expect.any(String) }]],
-    ['over 20 runs sent back', { ...quarterHourly, Runs: Array(21).fill({ ScheduledDateTime_utc: '2026-01-01T00:00:00Z', RecordedDateTime_utc: '2026-01-01T00:00:00Z', Outcome: 'Run' }) }, [{ pointer: '/Runs', detail: expect.any(String) }]],
-    ['a ScheduleState that is not one', { ...quarterHourly, ScheduleState: 'Running' }, [{ pointer: '/ScheduleState', detail: expect.any(String) }]],
-    ['a secret named twice', { ...quarterHourly, AdaptorDetails: { Instructions: [{ KeyName: 'ApiKey', Value: 'a' }, { KeyName: 'ApiKey', Value: 'b' }] } }, [{ pointer: '/AdaptorDetails/Instructions/1/KeyName', detail: expect.any(String) }]],
-    ['an unknown field', { ...quarterHourly, name: 'lower-case' }, [{ pointer: '/name', detail: expect.any(String) }]],
-  ])('refuses %s with 400 and errors[]', async (_case, body, errors) => {
+  it.each(refusedTasks(expect.any(String)).map(([name, body, errors]) => [name, body, errors] as const))('refuses %s with 400 and errors[]', async (_case, body, errors) => {
     const response = await saveTask(token, body as Parameters<typeof saveTask>[1]);
     expect(response.status).toBe(400);
     expect(response.json).toEqual(validationProblem(errors, expect.any(String) as unknown as string));

@@ -39,7 +39,7 @@ export const tomorrow = (): string => {
 };
 
 /** Every 15 minutes from a fixed past instant (the grid), in UTC. */
-export const quarterHourly = { Name: 'Export', TaskTypeID: 7, IsRecurringSchedule: true, Interval: 15, IntervalType: 1, TimeOfDay: '2026-01-01T00:00:00Z' };
+export { quarterHourly } from '../../support/refused-bodies';
 
 /** The local table, read directly (test-only Scans of the local stack's table). */
 export const openTable = () => {

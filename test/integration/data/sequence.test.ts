@@ -1,7 +1,8 @@
 // Integration: per-tenant named sequences (shared/data/sequence.ts) against DynamoDB Local.
 import { describe, expect, it } from '@jest/globals';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { maxSequenceValue, nextValue, sequenceKey } from '../../../shared/data/sequence';
+import { giveBackValue, maxSequenceValue, nextValue, sequenceKey, withNextValue } from '../../../shared/data/sequence';
+import { Conflict } from '../../../shared/errors';
 import { failureOf, freshTenantId, openLocalTable, storedItem } from './support';
 
 const table = openLocalTable();
@@ -41,5 +42,34 @@ describe('nextValue', () => {
       last: maxSequenceValue,
       refused: { name: 'SequenceExhausted', status: 409, detail: 'This tenant has used every location ID.' },
     });
+  });
+});
+
+describe('withNextValue and giveBackValue', () => {
+  it('gives the value back when the create is refused, so the next create gets it', async () => {
+    const tenant = freshTenantId();
+    await nextValue(table, tenant, 'LOC');
+
+    const refused = await failureOf(withNextValue(table, tenant, 'LOC', 'location ID', async () => Promise.reject(new Conflict('name taken'))));
+    const next = await withNextValue(table, tenant, 'LOC', 'location ID', async (value) => value);
+
+    expect({ refused, next }).toEqual({ refused: { name: 'Conflict', status: 409, detail: 'name taken' }, next: 2 });
+  });
+
+  it('keeps the gap when a later value was taken meanwhile, and keeps the value after an error that may have written', async () => {
+    const tenant = freshTenantId();
+
+    await failureOf(
+      withNextValue(table, tenant, 'LOC', 'location ID', async () => {
+        await nextValue(table, tenant, 'LOC');
+        throw new Conflict('name taken');
+      }),
+    );
+    await failureOf(withNextValue(table, tenant, 'LOC', 'location ID', async () => Promise.reject(new Error('timed out'))));
+
+    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toMatchObject({ value: 3 });
+    expect(await giveBackValue(table, tenant, 'LOC', 2)).toBe(false);
+    expect(await giveBackValue(table, tenant, 'LOC', 3)).toBe(true);
+    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toMatchObject({ value: 2 });
   });
 });

@@ -275,3 +275,34 @@ it('lists the newest 20 runs, newest first, with only their public fields', asyn
   expect(await latestRuns(table, task.tenantId, task.taskId, 3)).toHaveLength(3);
   expect(await latestRuns(table, task.tenantId, 99)).toEqual([]);
 });
+
+describe('never before the time asked', () => {
+  it('waits out a firing a moment early, then runs it; one further ahead records nothing and comes back later; its schedule state is Deleted once it ran', async () => {
+    const task = await seedTask({ Version: 1, IsEnabled: true, IsActive: true, IsRecurringSchedule: false, TimeOfDay: '2026-03-02T23:02:19Z', TaskTypeID: 2, ScheduleState: 'Enabled', NextRunDateTime_utc: '2026-03-02T23:03:00.000Z' });
+    const queue = await workQueue();
+    const clock = { now: at('2026-03-02T23:02:02Z') };
+    const slept: number[] = [];
+    const recorder = createRunRecorder({
+      table,
+      publishWork: queue.publishWork,
+      now: () => clock.now,
+      sleep: async (ms) => {
+        slept.push(ms);
+        clock.now = new Date(clock.now.getTime() + ms);
+      },
+    });
+
+    // An at() written to the minute (seconds dropped) fires at 23:02 for a task asked for 23:02:19: not yet.
+    await expect(recorder.record(firing(task, '2026-03-02T23:02:00Z', 1))).rejects.toMatchObject({ name: 'RunNotDue', dueAt: at('2026-03-02T23:03:00Z') });
+    expect(await partition(task.tenantId, task.taskId)).toHaveLength(1);
+    expect(await queue.drain()).toEqual([]);
+    expect(slept).toEqual([]);
+
+    // The right firing, a scheduler clock 2 s ahead of ours: waited for, then run at its minute.
+    clock.now = at('2026-03-02T23:02:58Z');
+    expect(await recorder.record(firing(task, '2026-03-02T23:03:00Z', 1))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Run', RecordedDateTime_utc: '2026-03-02T23:03:00.000Z' }, published: true });
+    expect(slept).toEqual([2_000]);
+    expect(await readTask(task.tenantId, task.taskId)).toMatchObject({ Status: 'Completed', ScheduleState: 'Deleted', LastRunDateTime_utc: '2026-03-02T23:03:00.000Z' });
+    expect(await queue.drain()).toHaveLength(1);
+  });
+});

@@ -1,10 +1,12 @@
 // Unit tests of shared/http/codecs/coerce.ts: one schema, three body formats, the same validated object.
 import { describe, expect, it } from '@jest/globals';
 import { ValidationFailed } from '../../../shared/errors';
-import { coerceToSchema, type CoercionMode } from '../../../shared/http/codecs/coerce';
+import { coerceToPlan, coerceToSchema, type CoercionMode } from '../../../shared/http/codecs/coerce';
 import { parseForm } from '../../../shared/http/codecs/form';
 import { parseXml } from '../../../shared/http/codecs/xml';
+import { RecordPaymentRequest } from '../../../shared/schemas/payment';
 import { TenantLocationFilter } from '../../../shared/schemas/search-filter';
+import { planOf } from '../../../shared/validation/compile';
 import { TenantLocationInfo, TenantLocationSearchResult } from '../../../shared/schemas/tenant-location';
 
 type Format = 'json' | 'xml' | 'form';
@@ -230,5 +232,22 @@ describe('coerceToSchema: text mode (XML and forms)', () => {
 
   it('does not coerce fields the schema does not know', () => {
     expect(coerceToSchema({ Unknown: '5', Name: '5' }, TenantLocationInfo, 'text')).toEqual({ Unknown: '5', Name: '5' });
+  });
+});
+
+describe('coerceToSchema and coerceToPlan: a boolean literal (a flag that must stay unset) reads like a boolean', () => {
+  const form = 'Object[Amount]=1&Object[IsRefund]=false&IsQueue=false';
+
+  it('turns "false" into false for z.literal(false), so the same form is valid in every view', () => {
+    const expected = { Object: { Amount: 1, IsRefund: false }, IsQueue: false };
+    expect(coerceToSchema(parseForm(form), RecordPaymentRequest, 'text')).toEqual(expected);
+    expect(coerceToPlan(parseForm(form), planOf(RecordPaymentRequest), 'text')).toEqual(expected);
+    expect(RecordPaymentRequest.safeParse(expected).success).toBe(true);
+  });
+
+  it('leaves "true" a boolean that the literal then refuses', () => {
+    const coerced = coerceToSchema(parseForm('Object[Amount]=1&Object[IsRefund]=true'), RecordPaymentRequest, 'text');
+    expect(coerced).toEqual({ Object: { Amount: 1, IsRefund: true } });
+    expect(RecordPaymentRequest.safeParse(coerced).success).toBe(false);
   });
 });

@@ -1,7 +1,9 @@
 // Unit tests of the payment rules (shared/payments/rules.ts): what a recorded payment stores, what a refund may
 // take, the run-mode flags and the answer's derived fields. Pure functions: no fakes needed.
 import { describe, expect, it } from '@jest/globals';
-import { Conflict, ValidationFailed, type FieldError } from '../../../shared/errors';
+import { Conflict, ItemTooLarge, ValidationFailed, type FieldError } from '../../../shared/errors';
+import { itemBytes } from '../../../shared/data/item-size';
+import { assertPaymentFits, toItem } from '../../../shared/payments/repository';
 import {
   buildRefund,
   paymentView,
@@ -15,6 +17,7 @@ import {
   type PaymentRecord,
 } from '../../../shared/payments/rules';
 import type { PaymentT } from '../../../shared/schemas/payment';
+import { everyProblemAtOnce, refusedPaymentObjects } from '../../support/refused-bodies';
 
 const now = '2026-03-02T00:00:00.000Z';
 const context = { id: 7, guid: '6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f', now, userId: 42 };
@@ -125,21 +128,7 @@ describe('prepareNewPayment', () => {
     expect(
       pointers(() =>
         prepareNewPayment(
-          {
-            ID: 5,
-            Amount: 1.001,
-            Fee: 0.005,
-            IsRefund: true,
-            OriginalPaymentID: 3,
-            IsRefunded: true,
-            RefundedAmount: 1,
-            Refunds: [{ ID: 1, Amount: 1, Status: 'Refunded' }],
-            CreditCard: { CardVerificationNumber: '123', CardNumber: '4111111111111112' },
-            Status: 'Refunded',
-            ExchangeRate: 0,
-            GUIDstring: 'nope',
-            PaymentDateTime_utc: 'yesterday',
-          },
+          everyProblemAtOnce as PaymentT,
           context,
         ),
       ),
@@ -161,17 +150,7 @@ describe('prepareNewPayment', () => {
     ]);
   });
 
-  it.each([
-    [{}, '/Object/Amount', 'is required'],
-    [{ Amount: 0 }, '/Object/Amount', 'must be greater than 0'],
-    [{ Amount: -5 }, '/Object/Amount', 'must be greater than 0'],
-    [{ Amount: 1.5, Currency: 'JPY' }, '/Object/Amount', 'must be a whole number in JPY'],
-    [{ Amount: 1.005 }, '/Object/Amount', 'must have at most 2 decimals in AUD'],
-    [{ Amount: 1.0005, Currency: 'KWD' }, '/Object/Amount', 'must have at most 3 decimals in KWD'],
-    [{ Amount: 1, Currency: 'aud' }, '/Object/Currency', 'must be an ISO 4217 currency code such as AUD (the default)'],
-    [{ Amount: 1, Currency: '__proto__' }, '/Object/Currency', 'must be an ISO 4217 currency code such as AUD (the default)'],
-    [{ Amount: 1, IsPaid: true, Status: 'Pending' }, '/Object/IsPaid', 'contradicts Status Pending'],
-  ] as [PaymentT, string, string][])('refuses %j at %s', (input, pointer, detail) => {
+  it.each(refusedPaymentObjects.map(([input, pointer, detail]) => [input as PaymentT, pointer, detail] as const))('refuses %j at %s', (input, pointer, detail) => {
     expect(fieldErrors(() => prepareNewPayment({ ...input }, context))).toEqual([{ pointer, detail }]);
   });
 
@@ -185,9 +164,25 @@ describe('prepareNewPayment', () => {
     expect(paid({ Amount: 1, Status: 'Pending' }).fields.Status).toBe('Pending');
   });
 
-  it('refuses a payment too large to store', () => {
+  it('refuses a payment too large to store, through the data kit\'s item-size guard (413 with the size and limit)', () => {
     const big = Array.from({ length: 120 }, () => ({ Summary: 'x'.repeat(4000) }));
-    expect(pointers(() => prepareNewPayment({ Amount: 1, RefBusTrans: big }, context))).toEqual(['/Object']);
+    const record = prepareNewPayment({ Amount: 1, RefBusTrans: big }, context);
+    expect(() => assertPaymentFits(1, record)).toThrow(ItemTooLarge);
+    try {
+      assertPaymentFits(1, record);
+    } catch (error) {
+      expect((error as ItemTooLarge).status).toBe(413);
+      expect((error as ItemTooLarge).extensions).toMatchObject({ ItemSizeLimit: 409_600 - 64, LargestField: 'RefBusTrans' });
+      expect((error as ItemTooLarge).extensions.ItemSize).toBeGreaterThan(480_000);
+    }
+    expect(() => assertPaymentFits(1, prepareNewPayment({ Amount: 1, RefBusTrans: big.slice(0, 90) }, context))).not.toThrow();
+  });
+
+  it('refuses a payment whose item fits but whose answer, remembered as JSON for an Idempotency-Key, would not', () => {
+    const rows = Array.from({ length: 500 }, () => ({ ID: 1, TotalInc: 1.5, TotalEx: 2.5, Summary: 'x'.repeat(712), RefNumber: 'R', TransactionTypeID: 3, IsActive: true }));
+    const record = prepareNewPayment({ Amount: 1, RefBusTrans: rows }, context);
+    expect(itemBytes(toItem(1, record))).toBeLessThan(409_600 - 64);
+    expect(() => assertPaymentFits(1, record)).toThrow(ItemTooLarge);
   });
 });
 

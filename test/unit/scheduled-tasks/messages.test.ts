@@ -5,6 +5,8 @@ import {
   InvalidTaskMessage,
   isUtcInstant,
   parseScheduleSyncMessage,
+  parseScheduleSyncQueueMessage,
+  scheduleReconcileInput,
   parseTaskRunMessage,
   parseTaskWorkMessage,
   scheduledTimePlaceholder,
@@ -65,5 +67,20 @@ describe('ScheduleSyncMessage and TaskWorkMessage', () => {
     expect(isUtcInstant('2028-02-29T23:59:59Z')).toBe(true);
     expect(isUtcInstant('2027-02-29T00:00:00Z')).toBe(false);
     expect(isUtcInstant('2026-01-01T24:00:00Z')).toBe(false);
+  });
+
+  it('reads the schedule-sync queue\'s two messages: a task\'s retry, and the reconciler\'s firing (exactly its member, a real instant)', () => {
+    expect(parseScheduleSyncQueueMessage('{"tenantId":1,"taskId":2,"version":3}')).toEqual({ tenantId: 1, taskId: 2, version: 3 });
+    const firing = taskRunBody(scheduleReconcileInput, new Date('2026-03-01T09:05:00Z'));
+    expect(parseScheduleSyncQueueMessage(firing)).toEqual({ reconcile: '2026-03-01T09:05:00Z' });
+    for (const body of [
+      scheduleReconcileInput,
+      '{"reconcile":true}',
+      '{"reconcile":"2026-03-01T09:05:00Z","tenantId":1}',
+      '{"tenantId":1,"taskId":2,"version":3,"reconcile":"2026-03-01T09:05:00Z"}',
+      '{"reconcile":"2026-02-30T09:05:00Z"}',
+    ]) {
+      expect(() => parseScheduleSyncQueueMessage(body)).toThrow(InvalidTaskMessage);
+    }
   });
 });

@@ -105,7 +105,8 @@ describe('EventBridge Scheduler definitions', () => {
   it.each<[string, RecurrenceFields, object | undefined]>([
     ['a one-off task: at() in UTC, deleted after it fires', { IsRecurringSchedule: false, TimeOfDay: '2026-05-01T09:00:00+10:00', TimeZone: 'Australia/Sydney' }, { ScheduleExpression: 'at(2026-04-30T23:00:00)', ScheduleExpressionTimezone: 'UTC', ActionAfterCompletion: 'DELETE' }],
     ['a passed one-off task: nothing', { IsRecurringSchedule: false, TimeOfDay: '2025-05-01T09:00:00Z' }, undefined],
-    ['every minute: rate(1 minute) from TimeOfDay', { IsRecurringSchedule: true, IntervalType: 1, Interval: 1, TimeOfDay: '2026-02-01T10:15:30+10:00' }, { ScheduleExpression: 'rate(1 minute)', ScheduleExpressionTimezone: 'Etc/GMT-10', StartDate: at('2026-02-01T00:15:00Z') }],
+    // 10:15:30 runs from 10:16: the first run is never before TimeOfDay (the scheduler's precision is a minute).
+    ['every minute: rate(1 minute) from TimeOfDay rounded up to its minute', { IsRecurringSchedule: true, IntervalType: 1, Interval: 1, TimeOfDay: '2026-02-01T10:15:30+10:00' }, { ScheduleExpression: 'rate(1 minute)', ScheduleExpressionTimezone: 'Etc/GMT-10', StartDate: at('2026-02-01T00:16:00Z') }],
     ['every 90 minutes started in the past: the next grid point', { IsRecurringSchedule: true, IntervalType: 1, Interval: 90, TimeOfDay: '2025-12-31T23:45:00Z' }, { ScheduleExpression: 'rate(90 minutes)', ScheduleExpressionTimezone: 'UTC', StartDate: at('2026-01-01T01:15:00Z') }],
     ['every 2 hours in a zone', { IsRecurringSchedule: true, IntervalType: 2, Interval: 2, TimeOfDay: '2026-03-01T09:00:00-05:00', TimeZone: 'America/New_York' }, { ScheduleExpression: 'rate(2 hours)', ScheduleExpressionTimezone: 'America/New_York', StartDate: at('2026-03-01T14:00:00Z') }],
     ['every day', { IsRecurringSchedule: true, IntervalType: 3, Interval: 1, TimeOfDay: '2026-03-01T09:05:00+11:00', TimeZone: 'Australia/Sydney' }, { ScheduleExpression: 'cron(5 9 * * ? *)', ScheduleExpressionTimezone: 'Australia/Sydney', StartDate: at('2026-02-28T22:05:00Z') }],
@@ -250,6 +251,69 @@ describe('fixed offsets (no TimeZone)', () => {
     expect(runs(recurrence, '2026-01-01T00:00:00Z', '2026-01-20T00:00:00Z')).toEqual(['2026-01-04T20:15:00.000Z', '2026-01-11T20:15:00.000Z', '2026-01-18T20:15:00.000Z']);
     expect(isRunTime(recurrence, at('2026-01-05T20:15:00Z'))).toBe(false);
     expect(isRunTime(recurrence, at('2026-01-11T20:15:00Z'))).toBe(true);
+  });
+});
+
+describe('TimeOfDay precision: never before the time asked, refused only when really past', () => {
+  const once = (TimeOfDay: string) => recurrenceOf({ IsRecurringSchedule: false, TimeOfDay });
+  const firstRun = (recurrence: Recurrence) => nextRunAfter(recurrence, at('2000-01-01T00:00:00Z'))?.toISOString();
+
+  it.each([
+    ['seconds', '2026-03-01T23:02:19Z', '2026-03-01T23:03:00.000Z', 'at(2026-03-01T23:03:00)'],
+    ['one millisecond', '2026-03-01T23:02:00.001Z', '2026-03-01T23:03:00.000Z', 'at(2026-03-01T23:03:00)'],
+    ['a digit past the millisecond', '2026-03-01T23:02:00.0000001Z', '2026-03-01T23:03:00.000Z', 'at(2026-03-01T23:03:00)'],
+    ['seconds at 59', '2026-03-01T23:59:59.999Z', '2026-03-02T00:00:00.000Z', 'at(2026-03-02T00:00:00)'],
+    ['seconds with an offset', '2026-03-02T09:02:19+10:00', '2026-03-01T23:03:00.000Z', 'at(2026-03-01T23:03:00)'],
+    ['a whole minute (kept)', '2026-03-01T23:02:00Z', '2026-03-01T23:02:00.000Z', 'at(2026-03-01T23:02:00)'],
+    ['a whole minute with zero fractions (kept)', '2026-03-01T23:02:00.000000Z', '2026-03-01T23:02:00.000Z', 'at(2026-03-01T23:02:00)'],
+    ['no seconds (kept)', '2026-03-01T23:02Z', '2026-03-01T23:02:00.000Z', 'at(2026-03-01T23:02:00)'],
+  ])('a one-off task asked with %s runs at the first whole minute not before it (%s -> %s)', (_case, asked, run, expression) => {
+    const recurrence = once(asked);
+    expect(firstRun(recurrence)).toBe(run);
+    expect(scheduleFor(recurrence, at('2026-03-01T23:00:00Z'))?.ScheduleExpression).toBe(expression);
+    expect(isRunTime(recurrence, at(run))).toBe(true);
+  });
+
+  it('a recurring task asked with seconds starts at the next whole minute and keeps that minute', () => {
+    expect(scheduleFor(daily('2026-03-01T09:00:30Z'), at('2026-02-01T00:00:00Z'))).toMatchObject({ ScheduleExpression: 'cron(1 9 * * ? *)', StartDate: at('2026-03-01T09:01:00Z') });
+    expect(runs(recurring(2, 1, '2026-03-01T09:00:00.5Z'), '2026-03-01T00:00:00Z', '2026-03-01T11:30:00Z')).toEqual(['2026-03-01T09:01:00.000Z', '2026-03-01T10:01:00.000Z', '2026-03-01T11:01:00.000Z']);
+  });
+
+  it('accepts a one-off time 30 s ahead (the minute it rounds down to has begun) and refuses one only when it has passed, to the millisecond', () => {
+    const fields = (TimeOfDay: string) => ({ IsRecurringSchedule: false, TimeOfDay });
+    const refused = [{ pointer: '/TimeOfDay', detail: 'must be in the future for a one-off task' }];
+    expect(recurrenceErrors(fields('2026-03-01T23:02:19Z'), at('2026-03-01T23:01:49Z'))).toEqual([]);
+    expect(recurrenceErrors(fields('2026-03-01T23:02:19Z'), at('2026-03-01T23:02:18.999Z'))).toEqual([]);
+    expect(recurrenceErrors(fields('2026-03-01T23:02:19Z'), at('2026-03-01T23:02:19.000Z'))).toEqual(refused);
+    expect(recurrenceErrors(fields('2026-03-01T23:02:19Z'), at('2026-03-01T23:02:19.001Z'))).toEqual(refused);
+    expect(recurrenceErrors(fields('2026-03-01T23:02:19.5Z'), at('2026-03-01T23:02:19.499Z'))).toEqual([]);
+    expect(recurrenceErrors(fields('2026-03-01T23:02:19.5Z'), at('2026-03-01T23:02:19.500Z'))).toEqual(refused);
+    expect(recurrenceErrors(fields('2026-03-01T23:02:19.0001Z'), at('2026-03-01T23:02:19.000Z'))).toEqual([]);
+    // Accepted a moment before it, the task still has its run (the next whole minute) when the schedule is written.
+    expect(scheduleFor(once('2026-03-01T23:02:19Z'), at('2026-03-01T23:02:18.999Z'))?.ScheduleExpression).toBe('at(2026-03-01T23:03:00)');
+  });
+
+  it('refuses seconds that do not exist', () => {
+    expect(recurrenceErrors({ IsRecurringSchedule: false, TimeOfDay: '2026-03-01T23:02:60Z' })).toEqual([{ pointer: '/TimeOfDay', detail: 'is not a valid date and time' }]);
+  });
+
+  it('property: the first run is on a whole minute, at or after the time asked and less than a minute after it', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2199, 0, 1) }), fc.integer({ min: -12 * 60, max: 14 * 60 }), (askedMs, offsetMinutes) => {
+        const local = new Date(askedMs + offsetMinutes * 60_000).toISOString().slice(0, 23);
+        const sign = offsetMinutes < 0 ? '-' : '+';
+        const offset = `${sign}${String(Math.floor(Math.abs(offsetMinutes) / 60)).padStart(2, '0')}:${String(Math.abs(offsetMinutes) % 60).padStart(2, '0')}`;
+        const run = nextRunAfter(once(`${local}${offset}`), new Date(askedMs - 1));
+        expect(run).toBeDefined();
+        const runMs = (run as Date).getTime();
+        expect(runMs % 60_000).toBe(0);
+        expect(runMs).toBeGreaterThanOrEqual(askedMs);
+        expect(runMs - askedMs).toBeLessThan(60_000);
+        expect(recurrenceErrors({ IsRecurringSchedule: false, TimeOfDay: `${local}${offset}` }, new Date(askedMs - 1))).toEqual([]);
+        expect(recurrenceErrors({ IsRecurringSchedule: false, TimeOfDay: `${local}${offset}` }, new Date(askedMs))).not.toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

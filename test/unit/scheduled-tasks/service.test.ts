@@ -9,7 +9,8 @@ import { logger } from '../../../shared/observability/logger';
 import type { ScheduleState } from '../../../shared/schemas/scheduled-task';
 import type { ScheduledTaskRepository, StoredTask } from '../../../shared/scheduled-tasks/repository';
 import type { TaskSchedule } from '../../../shared/scheduled-tasks/schedules';
-import { createScheduledTaskService, type ScheduleSyncRequest } from '../../../shared/scheduled-tasks/service';
+import type { TaskRunMessage } from '../../../shared/scheduled-tasks/messages';
+import { createScheduledTaskService, createScheduleSyncRetrier, type ScheduleSyncRequest } from '../../../shared/scheduled-tasks/service';
 
 logger.setLogLevel('SILENT');
 
@@ -34,12 +35,13 @@ const memoryRepository = () => {
       if ((stored?.task.Version ?? undefined) !== expectedVersion) throw new VersionConflict();
       const lastRun = clearRunState ? undefined : stored?.task.LastRunDateTime_utc;
       const { LastRunDateTime_utc: _ignored, ...task } = next.task;
-      items.set(key(tenantId, next.task.ID), structuredClone({ ...next, task: { ...task, ...(lastRun ? { LastRunDateTime_utc: lastRun } : {}) } }));
+      // Every write puts the task on the reconciler's index until a sync succeeds.
+      items.set(key(tenantId, next.task.ID), structuredClone({ ...next, task: { ...task, ...(lastRun ? { LastRunDateTime_utc: lastRun } : {}) }, scheduleOutOfLine: true }));
     },
     setScheduleState: async (tenantId, id, version, state) => {
       const stored = items.get(key(tenantId, id));
       if (!stored || stored.task.Version !== version) return false;
-      items.set(key(tenantId, id), { ...stored, task: { ...stored.task, ScheduleState: state } });
+      items.set(key(tenantId, id), { ...stored, task: { ...stored.task, ScheduleState: state }, ...(state === 'Pending' ? {} : { scheduleOutOfLine: false }) });
       return true;
     },
   };
@@ -56,7 +58,7 @@ const service = () =>
   createScheduledTaskService({
     repository: store.repository,
     cipher,
-    syncSchedule: async (task: TaskSchedule): Promise<Exclude<ScheduleState, 'Pending'>> => {
+    syncSchedule: async (task: TaskSchedule): Promise<Exclude<ScheduleState, 'Pending' | 'Deleted'>> => {
       if (schedulerFails) throw Object.assign(new Error('scheduler unreachable'), { name: 'ScheduleSyncFailed' });
       synced.push(task);
       return task.enabled && task.recurrence.kind !== 'once' ? 'Enabled' : task.enabled && task.recurrence.start > now.getTime() ? 'Enabled' : 'Disabled';
@@ -197,7 +199,9 @@ describe('scheduled-task save: update', () => {
     store.items.set('7/1', { ...stored, task: { ...rest, Status: 'Completed', CompletedDateTime_utc: '2026-03-01T01:00:02.000Z', LastRunDateTime_utc: '2026-03-01T01:00:00.000Z' } });
     now = new Date('2026-03-02T00:00:00Z');
     const renamed = await service().save(principal, { ID: 1, Name: 'Once, renamed' });
-    expect(renamed.task).toMatchObject({ Status: 'Completed', CompletedDateTime_utc: '2026-03-01T01:00:02.000Z', LastRunDateTime_utc: '2026-03-01T01:00:00.000Z', ScheduleState: 'Disabled' });
+    // Its at() schedule deleted itself after the run: the state says the schedule is gone.
+    expect(renamed.task).toMatchObject({ Status: 'Completed', CompletedDateTime_utc: '2026-03-01T01:00:02.000Z', LastRunDateTime_utc: '2026-03-01T01:00:00.000Z', ScheduleState: 'Deleted' });
+    expect(store.items.get('7/1')?.task.ScheduleState).toBe('Deleted');
     expect(renamed.task).not.toHaveProperty('NextRunDateTime_utc');
     const again = await service().save(principal, { ID: 1, TimeOfDay: '2026-03-03T00:00:00Z' });
     expect(again.task).toMatchObject({ Status: 'Scheduled', NextRunDateTime_utc: '2026-03-03T00:00:00.000Z', ScheduleState: 'Enabled' });
@@ -205,6 +209,17 @@ describe('scheduled-task save: update', () => {
     expect(again.task).not.toHaveProperty('LastRunDateTime_utc');
     // Moving a one-off task into the past is refused: a changed schedule must have a run ahead.
     expect(await refusal(service().save(principal, { ID: 1, TimeOfDay: '2026-03-01T00:00:00Z' }))).toMatchObject({ status: 400 });
+  });
+
+  it('accepts a one-off task 30 s ahead with seconds, and answers the whole minute it really runs at', async () => {
+    now = new Date('2026-03-01T23:01:49.000Z');
+    const { task } = await service().save(principal, { Name: 'Soon', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2026-03-01T23:02:19Z' });
+    expect(task).toMatchObject({ TimeOfDay: '2026-03-01T23:02:19Z', Status: 'Scheduled', NextRunDateTime_utc: '2026-03-01T23:03:00.000Z', ScheduleState: 'Enabled' });
+    expect(synced.at(-1)?.recurrence).toMatchObject({ kind: 'once', start: Date.parse('2026-03-01T23:03:00Z') });
+    // A time already past, even by a millisecond, is refused and changes nothing.
+    now = new Date('2026-03-01T23:02:19.001Z');
+    expect(await refusal(service().save(principal, { Name: 'Late', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2026-03-01T23:02:19Z' }))).toMatchObject({ status: 400 });
+    expect(store.sequences.get(7)).toBe(1);
   });
 
   it('computes the next run in the task zone across a DST change (daily 09:00 Sydney)', async () => {
@@ -273,6 +288,81 @@ describe('schedule sync', () => {
     await service().save(principal, hourly);
     await expect(service().retrySync({ tenantId: 7, taskId: 1, version: 1 })).rejects.toThrow('scheduler unreachable');
     expect(store.items.get('7/1')?.task.ScheduleState).toBe('Pending');
+  });
+
+  it('leaves a saved task on the reconciler\'s index until a sync succeeds; the reconciler syncs it once, and only while it is out of line', async () => {
+    schedulerFails = true;
+    await service().save(principal, hourly);
+    expect(store.items.get('7/1')?.scheduleOutOfLine).toBe(true);
+    schedulerFails = false;
+    synced = [];
+    expect(await service().reconcileTask(7, 1)).toBe('synced');
+    expect(synced).toEqual([expect.objectContaining({ tenantId: 7, taskId: 1, version: 1, enabled: true })]);
+    expect(store.items.get('7/1')).toMatchObject({ scheduleOutOfLine: false, task: { ScheduleState: 'Enabled' } });
+    // A stale index entry (the task is in line already, or gone) changes nothing.
+    expect(await service().reconcileTask(7, 1)).toBe('inLine');
+    expect(await service().reconcileTask(7, 2)).toBe('gone');
+    expect(synced).toHaveLength(1);
+    // A save whose sync succeeds takes its task off the index itself.
+    await service().save(principal, { ID: 1, Name: 'Renamed' });
+    expect(store.items.get('7/1')?.scheduleOutOfLine).toBe(false);
+  });
+
+  it('fires a one-off task whose time passed before its schedule could be written (late, never lost), once; never a completed one', async () => {
+    schedulerFails = true;
+    now = new Date('2026-03-01T23:01:49Z');
+    await service().save(principal, { Name: 'Soon', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2026-03-01T23:02:19Z' });
+    schedulerFails = false;
+    const fired: TaskRunMessage[] = [];
+    const retrier = () =>
+      createScheduleSyncRetrier({
+        repository: store.repository,
+        syncSchedule: async (task) => (task.enabled && task.recurrence.start > now.getTime() ? 'Enabled' : 'Disabled'),
+        fireOverdue: async (run) => {
+          fired.push(run);
+        },
+        clock: () => now,
+      });
+    // Still ahead: scheduled as usual, nothing fired.
+    now = new Date('2026-03-01T23:02:30Z');
+    expect(await retrier().retrySync({ tenantId: 7, taskId: 1, version: 1 })).toBe('synced');
+    expect(fired).toEqual([]);
+    expect(store.items.get('7/1')?.task.ScheduleState).toBe('Enabled');
+    // Its minute passed while it was out of line: its run is fired now, for the time it was due.
+    store.items.set('7/1', { ...(store.items.get('7/1') as StoredTask), scheduleOutOfLine: true });
+    now = new Date('2026-03-01T23:07:00Z');
+    expect(await retrier().reconcileTask(7, 1)).toBe('synced');
+    expect(fired).toEqual([{ tenantId: 7, taskId: 1, version: 1, scheduledTime: '2026-03-01T23:03:00.000Z' }]);
+    expect(store.items.get('7/1')).toMatchObject({ scheduleOutOfLine: false, task: { ScheduleState: 'Deleted' } });
+    // A completed one-off task, or a disabled one, is never fired again.
+    const stored = store.items.get('7/1') as StoredTask;
+    store.items.set('7/1', { ...stored, scheduleOutOfLine: true, task: { ...stored.task, Status: 'Completed' } });
+    expect(await retrier().reconcileTask(7, 1)).toBe('synced');
+    store.items.set('7/1', { ...stored, scheduleOutOfLine: true, task: { ...stored.task, IsEnabled: false, Status: 'Disabled' } });
+    expect(await retrier().reconcileTask(7, 1)).toBe('synced');
+    expect(fired).toHaveLength(1);
+  });
+
+  it('queues a retry (Pending) for a one-off task whose run fell due while it was being saved, so its run is fired, not lost', async () => {
+    now = new Date('2026-03-01T23:02:59.950Z');
+    const slow = createScheduledTaskService({
+      repository: store.repository,
+      cipher,
+      // The schedule is written after the run's minute has begun: the scheduler says none is left.
+      syncSchedule: async () => {
+        now = new Date('2026-03-01T23:03:00.020Z');
+        return 'Disabled';
+      },
+      requestSync: async (request) => {
+        queued.push(request);
+      },
+      latestRuns: async () => [],
+      clock: () => now,
+    });
+    const { task } = await slow.save(principal, { Name: 'Just in time', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2026-03-01T23:02:59.990Z' });
+    expect(task).toMatchObject({ Status: 'Scheduled', NextRunDateTime_utc: '2026-03-01T23:03:00.000Z', ScheduleState: 'Pending' });
+    expect(queued).toEqual([{ tenantId: 7, taskId: 1, version: 1 }]);
+    expect(store.items.get('7/1')).toMatchObject({ scheduleOutOfLine: true, task: { ScheduleState: 'Pending' } });
   });
 
   it('still answers (Pending) when the sync queue is down too', async () => {

@@ -41,7 +41,7 @@ describe('a run', () => {
       advance: {
         LastRunDateTime_utc: '2026-03-01T23:00:00.000Z',
         NextRunDateTime_utc: undefined,
-        completed: { Status: 'Completed', CompletedDateTime_utc: '2026-03-01T23:00:01.000Z' },
+        completed: { Status: 'Completed', CompletedDateTime_utc: '2026-03-01T23:00:01.000Z', ScheduleState: 'Deleted' },
       },
       publish: true,
     });
@@ -126,6 +126,37 @@ describe('nothing recorded', () => {
     expect(() => planRun({ Version: 1, IsRecurringSchedule: true, TimeOfDay: 'soon' }, firing('2026-03-02T09:15:00Z', 1), at('2026-03-02T09:15:01Z'))).toThrow(
       UnreadableTaskSchedule,
     );
+  });
+});
+
+describe('never before the time asked', () => {
+  const once: StoredTaskState = { Version: 1, IsEnabled: true, IsActive: true, IsRecurringSchedule: false, TimeOfDay: '2026-03-02T23:02:19Z', TaskTypeID: 2 };
+
+  it('runs a one-off task asked with seconds at the next whole minute, the time its schedule fires', () => {
+    expect(planRun(once, firing('2026-03-02T23:03:00Z', 1), at('2026-03-02T23:03:02Z'))).toMatchObject({
+      kind: 'record',
+      run: { Outcome: 'Run' },
+      advance: { LastRunDateTime_utc: '2026-03-02T23:03:00.000Z', completed: { Status: 'Completed', ScheduleState: 'Deleted' } },
+      publish: true,
+    });
+  });
+
+  it('does not run a firing of an at() written to the minute (seconds dropped) before the time asked: not due until the next whole minute', () => {
+    // The defect: at(23:02:00) fired at 23:02:02 for a task asked for 23:02:19.
+    expect(planRun(once, firing('2026-03-02T23:02:00Z', 1), at('2026-03-02T23:02:02Z'))).toEqual({ kind: 'early', dueAt: at('2026-03-02T23:03:00Z') });
+    expect(planRun(once, firing('2026-03-02T23:02:00Z', 1), at('2026-03-02T23:02:59.999Z'))).toEqual({ kind: 'early', dueAt: at('2026-03-02T23:03:00Z') });
+    // Redelivered once it is due, it is the task's run (recorded under the firing's time), never lost.
+    expect(planRun(once, firing('2026-03-02T23:02:00Z', 1), at('2026-03-02T23:05:01Z'))).toMatchObject({
+      run: { Outcome: 'Run' },
+      advance: { LastRunDateTime_utc: '2026-03-02T23:03:00.000Z' },
+    });
+    // Any other time is not this task's run.
+    expect(planRun(once, firing('2026-03-02T23:01:00Z', 1), at('2026-03-02T23:05:00Z'))).toEqual({ kind: 'ignore', why: 'NotARun' });
+  });
+
+  it('does not run a firing that arrives before its scheduled time (the scheduler\'s clock ahead of ours)', () => {
+    expect(planRun(quarterHourly, firing('2026-03-02T09:15:00Z'), at('2026-03-02T09:14:59.500Z'))).toEqual({ kind: 'early', dueAt: at('2026-03-02T09:15:00Z') });
+    expect(planRun(quarterHourly, firing('2026-03-02T09:15:00Z'), at('2026-03-02T09:15:00.000Z'))).toMatchObject({ run: { Outcome: 'Run' } });
   });
 });
 

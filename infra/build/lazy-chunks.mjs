@@ -1,0 +1,62 @@
+// Build: the chunks a function loads on demand. Plain JavaScript, so the CDK's afterBundling hook runs it with
+// `node` alone, once per function asset, without a TypeScript loader.
+//
+// A library that only some requests need (the XML parser, the AWS Encryption SDK) is imported as `#lazy/<name>`.
+// package.json "imports" maps each such specifier to its module, so tsx and jest load the module itself; the
+// function's bundle leaves `#lazy/*` external (infra/constructs/operation-function.ts), and this script then bundles
+// each `#lazy/<name>` the bundle names into `lazy/<name>.mjs` beside it, with the bundle's own esbuild settings, and
+// writes a package.json whose "imports" point the specifiers at those files. Node resolves them at run time, on the
+// first request that needs one: the cold start never parses or evaluates them.
+//
+//   node infra/build/lazy-chunks.mjs <asset folder> <esbuild options as JSON, or base64:<that JSON in base64>>
+import { build } from 'esbuild';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const lazyPrefix = '#lazy/';
+const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** `#lazy/<name>` -> its module (a package name, or `./path` from the repository root), from package.json. */
+export const lazyModules = () => {
+  const manifest = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8'));
+  return Object.fromEntries(Object.entries(manifest.imports ?? {}).filter(([specifier]) => specifier.startsWith(lazyPrefix)));
+};
+
+/** The `#lazy/*` specifiers a bundle's code names, each once, in a stable order. */
+export const lazySpecifiersIn = (code) => [...new Set(code.match(/#lazy\/[a-z0-9][a-z0-9-]*/g) ?? [])].sort();
+
+/**
+ * Builds the chunks the bundle `<folder>/<entryFile>` needs, and the package.json that maps them. Returns the files
+ * written, relative to the folder. An unknown `#lazy/*` name fails the build: at run time it would be a 500.
+ */
+export const buildLazyChunks = async (folder, esbuildOptions, entryFile = 'index.mjs') => {
+  const modules = lazyModules();
+  const specifiers = lazySpecifiersIn(readFileSync(join(folder, entryFile), 'utf8'));
+  const imports = {};
+  for (const specifier of specifiers) {
+    const target = modules[specifier];
+    if (target === undefined) throw new Error(`${entryFile} imports ${specifier}, which package.json "imports" does not map`);
+    const file = `lazy/${specifier.slice(lazyPrefix.length)}.mjs`;
+    const entry = target.startsWith('./') ? { entryPoints: [join(repositoryRoot, target)] } : { stdin: { contents: `export * from ${JSON.stringify(target)};`, resolveDir: repositoryRoot, loader: 'js' } };
+    await build({ ...esbuildOptions, ...entry, absWorkingDir: repositoryRoot, bundle: true, outfile: join(folder, file), metafile: false, write: true });
+    imports[specifier] = `./${file}`;
+  }
+  if (specifiers.length === 0) return [];
+  const packageFile = join(folder, 'package.json');
+  const existing = existsSync(packageFile) ? JSON.parse(readFileSync(packageFile, 'utf8')) : {};
+  writeFileSync(packageFile, `${JSON.stringify({ ...existing, type: 'module', imports }, null, 2)}\n`);
+  return ['package.json', ...Object.values(imports).map((file) => file.slice(2))];
+};
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const [folder, options] = process.argv.slice(2);
+  if (!folder || !options) {
+    process.stderr.write('usage: node infra/build/lazy-chunks.mjs <asset folder> <esbuild options as JSON>\n');
+    process.exit(2);
+  }
+  mkdirSync(folder, { recursive: true });
+  const json = options.startsWith('base64:') ? Buffer.from(options.slice('base64:'.length), 'base64').toString('utf8') : options;
+  const written = await buildLazyChunks(folder, JSON.parse(json));
+  if (written.length > 0) process.stdout.write(`lazy chunks: ${written.join(', ')}\n`);
+}

@@ -1,0 +1,145 @@
+// Scheduled tasks: the schedule reconciler. A save commits the task, then syncs its schedule; a process that dies in
+// between (a timeout, a crash) leaves the task without the schedule it says it has until its next save. Every save
+// puts the task item on a sparse index (keys.ts `unsyncedKeys`, gsi6) and a sync that succeeds takes it off, so the
+// index lists exactly the tasks whose schedule is not known to be in line. The reconciler reads it, oldest first,
+// and syncs each task again through the same step as the schedule-sync retry (`reconcileTask`): the task is read
+// again strongly consistent (a GSI is eventually consistent on AWS: an entry may be stale, the task in line
+// already, gone or of a newer version) and its state recorded conditional on the Version read. It runs on a schedule
+// of its own (`reconcilerSchedule`: EventBridge Scheduler, emulated locally), whose firing is a
+// ScheduleReconcileMessage on the schedule-sync queue; that queue's consumer runs it.
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { TableContext } from '../data/client';
+import { describeError, logger } from '../observability/logger';
+import { unsyncedPartition, unsyncedShardCount, unsyncedTaskOf, unsyncedTasksIndex } from './keys';
+import { scheduleReconcileInput } from './messages';
+import { ScheduleSyncFailed } from './schedules';
+
+/**
+ * The reconciler's own schedule (one per stage, in the stage's schedule group): created by the CDK data stack and,
+ * locally, by the local stack in the scheduler emulation. It sends a ScheduleReconcileMessage to the schedule-sync
+ * queue with an execution role of its own that may send there (and to its DLQ) only.
+ */
+export const reconcilerSchedule = {
+  /** Cannot collide with a task's schedule (`t<tenant>-task<id>`). */
+  name: 'reconcile-task-schedules',
+  /** A task left out of line waits at most this long plus the grace below before its schedule is repaired. */
+  expression: 'rate(5 minutes)',
+  description: 'Brings the schedule of every task whose schedule sync did not finish in line with the stored task',
+  input: scheduleReconcileInput,
+  /** A firing older than the next one is worthless: the next pass reads the same index. */
+  retryPolicy: { MaximumEventAgeInSeconds: 300, MaximumRetryAttempts: 10 },
+} as const;
+
+/** Where the reconciler's schedule sends, and as which role. */
+export interface ReconcilerScheduleTarget {
+  readonly groupName: string;
+  /** The schedule-sync queue and its DLQ. */
+  readonly queueArn: string;
+  readonly deadLetterQueueArn: string;
+  readonly roleArn: string;
+}
+
+/** The reconciler's schedule as a CreateSchedule request (the local stack's; the CDK data stack declares the same). */
+export const reconcilerScheduleRequest = (target: ReconcilerScheduleTarget) => ({
+  Name: reconcilerSchedule.name,
+  GroupName: target.groupName,
+  Description: reconcilerSchedule.description,
+  ScheduleExpression: reconcilerSchedule.expression,
+  State: 'ENABLED' as const,
+  FlexibleTimeWindow: { Mode: 'OFF' as const },
+  Target: {
+    Arn: target.queueArn,
+    RoleArn: target.roleArn,
+    Input: reconcilerSchedule.input,
+    RetryPolicy: { ...reconcilerSchedule.retryPolicy },
+    DeadLetterConfig: { Arn: target.deadLetterQueueArn },
+  },
+});
+
+/** What one pass did (logged by the consumer; tests read it). */
+export interface ReconcileReport {
+  /** Index entries read. */
+  readonly listed: number;
+  /** Tasks whose schedule was synced and recorded. */
+  readonly synced: number;
+  /** Entries whose task was in line already, gone, or saved again meanwhile (a stale index entry, or a newer save). */
+  readonly skipped: number;
+  /** Tasks whose sync failed (they stay listed: the next pass tries again). */
+  readonly failed: number;
+  /** The pass stopped before the end of the index (its time budget, or the scheduler unavailable). */
+  readonly unfinished: boolean;
+}
+
+export interface ScheduleReconcilerOptions {
+  readonly table: TableContext;
+  /** One task's step (service.ts `createScheduleSyncRetrier(...).reconcileTask`). */
+  readonly reconcileTask: (tenantId: number, taskId: number) => Promise<'synced' | 'stale' | 'gone' | 'inLine'>;
+  readonly clock?: () => Date;
+  /**
+   * Entries younger than this are left to the save that wrote them (its own sync is bounded to a few seconds inside
+   * the function's 10 s timeout). Default one minute.
+   */
+  readonly graceMs?: number;
+  /** A pass stops taking tasks after this long (the consumer's timeout is 30 s); the next pass goes on. */
+  readonly budgetMs?: number;
+  readonly pageSize?: number;
+}
+
+export const createScheduleReconciler = ({
+  table,
+  reconcileTask,
+  clock = () => new Date(),
+  graceMs = 60_000,
+  budgetMs = 15_000,
+  pageSize = 100,
+}: ScheduleReconcilerOptions) => ({
+  async reconcile(): Promise<ReconcileReport> {
+    const started = clock().getTime();
+    const before = new Date(started - graceMs).toISOString();
+    let listed = 0;
+    let synced = 0;
+    let skipped = 0;
+    let failed = 0;
+    const report = (unfinished: boolean): ReconcileReport => ({ listed, synced, skipped, failed, unfinished });
+    for (let shard = 0; shard < unsyncedShardCount; shard += 1) {
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await table.client.send(
+          new QueryCommand({
+            TableName: table.tableName,
+            IndexName: unsyncedTasksIndex.indexName,
+            KeyConditionExpression: '#pk = :pk AND #sk < :before',
+            ExpressionAttributeNames: { '#pk': unsyncedTasksIndex.partitionKey, '#sk': unsyncedTasksIndex.sortKey },
+            ExpressionAttributeValues: { ':pk': unsyncedPartition(shard), ':before': before },
+            ProjectionExpression: '#sk',
+            Limit: pageSize,
+            ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}),
+          }),
+        );
+        ExclusiveStartKey = page.LastEvaluatedKey;
+        for (const entry of page.Items ?? []) {
+          listed += 1;
+          const task = unsyncedTaskOf(entry[unsyncedTasksIndex.sortKey]);
+          if (!task) {
+            skipped += 1;
+            continue;
+          }
+          if (clock().getTime() - started > budgetMs) return report(true);
+          try {
+            const outcome = await reconcileTask(task.tenantId, task.taskId);
+            if (outcome === 'synced') synced += 1;
+            else skipped += 1;
+          } catch (error) {
+            failed += 1;
+            logger.warn('schedule reconciliation of a task failed; the next pass retries it', { tenantId: task.tenantId, taskId: task.taskId, ...describeError(error) });
+            // The scheduler is unavailable: every other task would fail the same way. The next pass goes on.
+            if (error instanceof ScheduleSyncFailed && error.retryable) return report(true);
+          }
+        }
+      } while (ExclusiveStartKey);
+    }
+    return report(false);
+  },
+});
+
+export type ScheduleReconciler = ReturnType<typeof createScheduleReconciler>;
