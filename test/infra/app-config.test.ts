@@ -14,8 +14,9 @@ describe('app config', () => {
   });
 
   it('gives every stack setting its default when context names none', () => {
-    expect(configFor({}).settings).toEqual({ overReceiptTolerance: '0' });
-    expect(configFor({ overReceiptTolerancePercent: '2.5' }).settings).toEqual({ overReceiptTolerance: '2.5' });
+    expect(configFor({}).settings).toEqual({ overReceiptTolerance: '0', tracing: 'true' });
+    expect(configFor({ overReceiptTolerancePercent: '2.5' }).settings).toEqual({ overReceiptTolerance: '2.5', tracing: 'true' });
+    expect(configFor({ tracing: 'false' }).settings).toEqual({ overReceiptTolerance: '0', tracing: 'false' });
   });
 
   it('protects data in prod', () => {
