@@ -5,8 +5,9 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { documentStateService } from '../../shared/document-events';
 import { QueuedDocumentEvent as queuedDocumentEvent } from '../../shared/compiled/document-events/message';
 import type { QueuedDocumentEvent } from '../../shared/document-events/message';
-import { isKnownType } from '../../shared/document-events/state';
+import { documentEventTypes, isKnownType } from '../../shared/document-events/state';
 import { describeError, logger } from '../../shared/observability/logger';
+import { countMetric } from '../../shared/observability/metrics';
 
 const documentEvents = documentStateService();
 
@@ -20,7 +21,9 @@ const applyRecord = async (record: SQSRecord): Promise<void> => {
     throw new Error('unreadable document event');
   }
   const outcome = await documentEvents.apply(message);
-  if (!isKnownType(message.event.type)) {
+  const type = message.event.type;
+  if (outcome === 'applied') countMetric('documentEvents', isKnownType(type) ? documentEventTypes[type].state : 'Unknown');
+  if (!isKnownType(type)) {
     logger.warn('document event of an unknown type: kept in the history, state unchanged', { eventId: message.eventId, type: message.event.type });
   }
   logger.info('document event', {

@@ -7,6 +7,7 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { defaultTable, requireEnv } from '../../shared/data/client';
 import { taskWorkQueue } from '../../shared/events/queues';
 import { describeError, logger } from '../../shared/observability/logger';
+import { countMetric } from '../../shared/observability/metrics';
 import { parseTaskRunMessage, type TaskRunMessage } from '../../shared/scheduled-tasks/messages';
 import { createRunRecorder, createWorkPublisher, RunNotDue, RunPublicationInProgress, type RunRecorder } from '../../shared/scheduled-tasks/runs';
 
@@ -28,6 +29,8 @@ export const createTaskRunsConsumer = (recorderOf: () => RunRecorder) => {
     const receiveCount = Number(record.attributes.ApproximateReceiveCount);
     try {
       const result = await recorderOf().record({ ...message, scheduledTime: new Date(message.scheduledTime) });
+      // A firing counts once, when it is recorded: a redelivery (Duplicate) or a firing of no task is not a run.
+      if (result.outcome === 'Recorded') countMetric('taskRuns', result.run.Reason ?? 'Run');
       logger.info('task run', {
         ...ids,
         outcome: result.outcome,

@@ -7,6 +7,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describeError, logger } from '../../shared/observability/logger';
+import { countMetric } from '../../shared/observability/metrics';
 import { scheduleReconciler, scheduleSyncRetrier } from '../../shared/scheduled-tasks/sync-retrier';
 import { parseScheduleSyncQueueMessage, type ScheduleReconcileMessage, type ScheduleSyncMessage } from '../../shared/scheduled-tasks/messages';
 import type { ReconcileReport } from '../../shared/scheduled-tasks/reconciler';
@@ -14,6 +15,8 @@ import type { ScheduleSyncRequest } from '../../shared/scheduled-tasks/service';
 
 export type ScheduleSyncRetry = (request: ScheduleSyncRequest) => Promise<'synced' | 'stale' | 'gone'>;
 export type ScheduleReconcile = () => Promise<ReconcileReport>;
+
+const syncOutcomes = { synced: 'Synced', stale: 'Stale', gone: 'Gone' } as const;
 
 const readMessage = (record: SQSRecord): ScheduleSyncMessage | ScheduleReconcileMessage => {
   try {
@@ -37,8 +40,10 @@ export const createScheduleSyncConsumer = (retrySync: ScheduleSyncRetry, reconci
     }
     try {
       const outcome = await retrySync(message);
+      countMetric('scheduleSyncRetries', syncOutcomes[outcome]);
       logger.info('schedule sync retried', { messageId: record.messageId, taskId: message.taskId, version: message.version, outcome, receiveCount });
     } catch (error) {
+      countMetric('scheduleSyncRetries', 'Failed');
       logger.warn('schedule sync still failing; the message returns to the queue', { taskId: message.taskId, version: message.version, receiveCount, ...describeError(error) });
       throw error;
     }

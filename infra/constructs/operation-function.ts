@@ -92,6 +92,8 @@ export interface OperationFunctionProps {
    */
   readonly invokedBy?: 'api' | 'queue';
   readonly environment?: Readonly<Record<string, string>>;
+  /** X-Ray active tracing (the stack setting `tracing`); true by default. */
+  readonly tracing?: boolean;
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** Log groups of a prod stack stay after `cdk destroy`, for audit. */
   readonly logRemovalPolicy?: RemovalPolicy;
@@ -158,7 +160,7 @@ export class OperationFunction extends Construct {
       loggingFormat: LoggingFormat.JSON,
       // Lambda drops application lines under this level; kept equal to LOG_LEVEL so Powertools and Lambda agree.
       applicationLogLevelV2: ApplicationLogLevel[logLevel],
-      tracing: Tracing.ACTIVE,
+      tracing: props.tracing === false ? Tracing.DISABLED : Tracing.ACTIVE,
       environment: {
         ...commonFunctionEnvironment(logLevel),
         // Stack traces point at the TypeScript sources through the bundled source map.

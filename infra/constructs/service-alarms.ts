@@ -1,5 +1,5 @@
 // Infra: the alarms that say the service is failing its callers, all sent to one topic. Each watches a signal
-// that is zero in normal operation, so any alarm is worth a look.
+// that is zero in normal operation (or, for a few business metrics, below a small burst), so any alarm is worth a look.
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
@@ -10,8 +10,88 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { businessMetrics, metricsNamespace, type BusinessMetric } from '../../shared/observability/metrics';
+import { serviceName } from '../../shared/operations/grants';
 
-export const alarmNamespace = 'BusinessPlatformApi';
+/** The service's CloudWatch namespace: its business metrics (EMF) and the authorizer's log metric, one namespace. */
+export const alarmNamespace = metricsNamespace;
+
+const period = Duration.minutes(5);
+
+/**
+ * A business metric as the functions write it (shared/observability/metrics.ts): its namespace, the `service`
+ * dimension every function writes and, for a metric with a dimension of its own, one value of it. The alarms and the
+ * dashboard read metrics only through this, so neither can name a metric or a dimension value no function writes.
+ */
+export const businessMetric = <M extends BusinessMetric>(
+  metric: M,
+  dimensionValue?: string,
+  options: { readonly statistic?: string; readonly period?: Duration; readonly label?: string } = {},
+): Metric => {
+  const definition: { name: string; dimension?: { name: string; values: readonly string[] } } = businessMetrics[metric];
+  if (definition.dimension && dimensionValue === undefined) throw new Error(`${definition.name} needs a ${definition.dimension.name}`);
+  if (definition.dimension && definition.dimension.values.length > 0 && !definition.dimension.values.includes(dimensionValue as string)) {
+    throw new Error(`${definition.name} is never written with ${definition.dimension.name} ${dimensionValue}`);
+  }
+  return new Metric({
+    namespace: metricsNamespace,
+    metricName: definition.name,
+    dimensionsMap: { service: serviceName, ...(definition.dimension ? { [definition.dimension.name]: dimensionValue as string } : {}) },
+    statistic: options.statistic ?? 'Sum',
+    period: options.period ?? period,
+    ...(options.label ? { label: options.label } : {}),
+  });
+};
+
+/**
+ * The business metrics that signal trouble, each with the count over five minutes above which it alarms. Zero where
+ * any occurrence is a failure; a small burst where single occurrences are normal (one mistyped signature, a schedule
+ * firing for a version a save just replaced, a firing late after a deploy).
+ */
+export const businessAlarms = [
+  {
+    id: 'WebhookSignatureRefusals',
+    metric: () => businessMetric('webhookEventsRefused', 'Signature'),
+    threshold: 5,
+    description: 'More than 5 webhook events refused for their signature in 5 minutes: the provider signs with a secret the service does not hold (rotation half done), or someone is probing the webhook.',
+  },
+  {
+    id: 'WebhookUnavailable',
+    metric: () => businessMetric('webhookEventsRefused', 'Unavailable'),
+    threshold: 0,
+    description: 'Webhook events answered 503: the webhook secret or the document-events queue is unreachable; the provider retries, events wait.',
+  },
+  {
+    id: 'RefundFailuresInline',
+    metric: () => businessMetric('refundFailures', 'Inline'),
+    threshold: 0,
+    description: 'Inline refunds failed (503): contention on a payment outlasted the retries. Nothing was refunded; callers must retry.',
+  },
+  {
+    id: 'RefundFailuresQueued',
+    metric: () => businessMetric('refundFailures', 'Queued'),
+    threshold: 0,
+    description: 'Queued refunds failed: the payments queue could not take one, or the consumer marked one Failed on its last receive (its amount is refundable again). Read the paymentsConsumer logs.',
+  },
+  {
+    id: 'TaskRunsStaleVersion',
+    metric: () => businessMetric('taskRuns', 'StaleVersion'),
+    threshold: 10,
+    description: 'More than 10 task firings in 5 minutes came from a schedule older than its task: schedules are not being replaced on save (scheduler sync failing?).',
+  },
+  {
+    id: 'TaskRunsMisfire',
+    metric: () => businessMetric('taskRuns', 'Misfire'),
+    threshold: 10,
+    description: 'More than 10 task firings in 5 minutes were skipped as misfires (over one interval late): the task-runs queue or its consumer is falling behind.',
+  },
+  {
+    id: 'ScheduleSyncsPending',
+    metric: () => businessMetric('scheduleSyncsPending'),
+    threshold: 0,
+    description: 'Task saves left their task Pending: EventBridge Scheduler refused or timed out; retries are queued (schedule-sync queue). Firings may be missed until they succeed.',
+  },
+] as const satisfies readonly { id: string; metric: () => Metric; threshold: number; description: string }[];
 
 /** A queue with its dead-letter queue, and its Lambda consumer when this API drains it. */
 export interface ConsumedQueue {
@@ -43,8 +123,6 @@ export interface ServiceAlarmsProps {
   readonly serverErrorRateThreshold?: number;
   readonly alarmEmail?: string;
 }
-
-const period = Duration.minutes(5);
 
 export class ServiceAlarms extends Construct {
   readonly topic: Topic;
@@ -133,6 +211,9 @@ export class ServiceAlarms extends Construct {
         `${consumed.consumerName}: the consumer crashed, timed out or failed to start (failed records are retried, not thrown).`,
       );
     }
+
+    // Business metrics (EMF, shared/observability/metrics.ts): a metric nobody wrote in the period is no event.
+    for (const alarm of businessAlarms) add(alarm.id, alarm.metric(), alarm.threshold, alarm.description);
 
     // The authorizer's Lambda Errors metric is not a failure signal: it throws "Unauthorized" for every refused
     // token, so anyone could trigger an alarm on it. What matters is the authorizer failing to decide (JWKS

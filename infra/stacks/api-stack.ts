@@ -28,6 +28,7 @@ import { grantTableAccess } from '../constructs/grant-table-access';
 import { OperationFunction } from '../constructs/operation-function';
 import { OperationsApi } from '../constructs/operations-api';
 import { ServiceAlarms } from '../constructs/service-alarms';
+import { ServiceDashboard } from '../constructs/service-dashboard';
 
 export interface ApiStackProps extends StackProps {
   readonly table: ITable;
@@ -59,6 +60,10 @@ export class ApiStack extends Stack {
   /** Each consumed queue's consumer (shared/events/queues.ts `consumer`), by function name: no route, an SQS event source. */
   readonly queueConsumers: ReadonlyMap<string, OperationFunction>;
   readonly operationsApi: OperationsApi;
+  /** The service's CloudWatch dashboard: alarms, business metrics, API, functions and queues. */
+  readonly dashboard: ServiceDashboard;
+  /** The stack setting `tracing`, as every function gets it. */
+  private readonly tracing: { readonly tracing: boolean; readonly environment: Readonly<Record<string, string>> };
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -66,11 +71,17 @@ export class ApiStack extends Stack {
     // the table while this stack still uses it. Set before any child exists, as context must be.
     CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
     const manifest = props.operations ?? operations;
+    const settings = props.settings ?? readStackSettings(() => undefined);
+    // Every function's: X-Ray active tracing and the variable the functions' tracer reads (shared/observability).
+    const tracing = { tracing: settings.tracing === 'true', environment: settingsEnvironment(['tracing'], settings) };
+    this.tracing = tracing;
 
     const authorizerFunction = new OperationFunction(this, 'Authorizer', {
       handlerModule: 'functions/authorizer.ts',
       description: 'REQUEST authorizer: verifies bearer tokens against the OIDC issuer JWKS',
+      tracing: tracing.tracing,
       environment: {
+        ...tracing.environment,
         AUTH_JWKS_URL: this.authSetting(props.auth.jwksUrl, 'AuthJwksUrl', 'JWKS URL of the token issuer (https://...)', {
           allowedPattern: '^https://\\S+$',
           constraintDescription: 'must be an https:// URL',
@@ -92,7 +103,8 @@ export class ApiStack extends Stack {
       const operationFunction = new OperationFunction(this, constructIdOf(operation.operationId), {
         handlerModule: operation.handler,
         description: `${operation.method} ${operation.path}: ${operation.summary}`.slice(0, 256),
-        environment: settingsEnvironment(operation.stackSettings, props.settings ?? readStackSettings(() => undefined)),
+        tracing: tracing.tracing,
+        environment: { ...tracing.environment, ...settingsEnvironment(operation.stackSettings, settings) },
         logRemovalPolicy: props.logRemovalPolicy,
       });
       grantTableAccess(operationFunction, props.table, operation);
@@ -126,19 +138,29 @@ export class ApiStack extends Stack {
       ...(props.requestsPerIpPer5Minutes !== undefined ? { requestsPerIpPer5Minutes: props.requestsPerIpPer5Minutes } : {}),
     });
 
+    const queues = queueDefinitions.map((definition) => ({
+      name: definition.name,
+      queue: props.queues[definition.name].queue,
+      deadLetterQueue: props.queues[definition.name].deadLetterQueue,
+      ...('consumer' in definition
+        ? { consumerName: definition.consumer.name, consumer: this.consumer(definition.consumer.name).function }
+        : {}),
+    }));
     const alarms = new ServiceAlarms(this, 'Alarms', {
       api: this.operationsApi.api,
       functions,
       authorizerLogGroup: authorizerFunction.logGroup,
-      queues: queueDefinitions.map((definition) => ({
-        name: definition.name,
-        queue: props.queues[definition.name].queue,
-        deadLetterQueue: props.queues[definition.name].deadLetterQueue,
-        ...('consumer' in definition
-          ? { consumerName: definition.consumer.name, consumer: this.consumer(definition.consumer.name).function }
-          : {}),
-      })),
+      queues,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      api: this.operationsApi.api,
+      functions: new Map([
+        ...functions,
+        ...[...this.queueConsumers].map(([name, consumer]) => [name, consumer.function] as const),
+      ]),
+      queues,
+      alarms: alarms.alarms,
     });
 
     new CfnOutput(this, 'ApiBaseUrl', {
@@ -183,6 +205,8 @@ export class ApiStack extends Stack {
       description: consumer.description,
       timeout: Duration.seconds(consumer.timeoutSeconds),
       invokedBy: 'queue',
+      tracing: this.tracing.tracing,
+      environment: this.tracing.environment,
       logRemovalPolicy: props.logRemovalPolicy,
     });
     grantTableAccess(consumerFunction, props.table, consumer);

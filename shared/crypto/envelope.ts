@@ -4,13 +4,17 @@
 import {
   AlgorithmSuiteIdentifier,
   buildClient,
+  cacheClients,
   CommitmentPolicy,
+  getClient,
+  KMS,
   KmsKeyringNode,
   RawAesKeyringNode,
   RawAesWrappingSuiteIdentifier,
   type KeyringNode,
   type KmsNodeClientSupplier,
 } from '@aws-crypto/client-node';
+import { traced } from '../observability/tracing';
 
 /** Names what a secret belongs to (tenant, task, field); a ciphertext opens only under the same context. */
 export type EncryptionContext = Readonly<Record<string, string>>;
@@ -101,16 +105,23 @@ export const localSecretCipher = (key: Uint8Array): SecretCipher => {
   );
 };
 
+/** The keyring's default KMS clients (one per region, cached once KMS answered), each call traced (observability/tracing.ts). */
+const kmsClientOf = getClient(KMS);
+const tracedKmsClients: KmsNodeClientSupplier = cacheClients((region: string) => {
+  const client = kmsClientOf(region);
+  return client && traced(client);
+});
+
 const keyArnPattern = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
 
 /**
  * AWS's keyring: KMS generates each data key (GenerateDataKey) and decrypts it (Decrypt) under the same encryption
  * context, so the key policy can require it. Only this key decrypts (strict mode: the ARN must be a key ARN, not an
- * alias). `clientProvider` is for tests; by default the SDK's KMS client of the key's region is used.
+ * alias). `clientProvider` is for tests; by default the SDK's KMS client of the key's region is used, traced.
  */
-export const kmsSecretCipher = (keyArn: string, clientProvider?: KmsNodeClientSupplier): SecretCipher => {
+export const kmsSecretCipher = (keyArn: string, clientProvider: KmsNodeClientSupplier = tracedKmsClients): SecretCipher => {
   if (!keyArnPattern.test(keyArn)) throw new SecretKeyConfigurationError('SECRET_FIELDS_KEY_ARN must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>).');
-  return envelopeCipher(new KmsKeyringNode({ generatorKeyId: keyArn, ...(clientProvider ? { clientProvider } : {}) }));
+  return envelopeCipher(new KmsKeyringNode({ generatorKeyId: keyArn, clientProvider }));
 };
 
 /**

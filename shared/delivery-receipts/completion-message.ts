@@ -3,6 +3,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { requireEnv } from '../data/client';
 import { receiptCompletionsQueue } from '../events/queues';
+import { traced } from '../observability/tracing';
 
 export interface CompletionMessage {
   readonly tenantId: number;
@@ -30,7 +31,7 @@ export const completionMessageOf = (value: unknown): CompletionMessage => {
 export const parseCompletionMessage = (body: string): CompletionMessage => completionMessageOf(JSON.parse(body) as unknown);
 
 export const createCompletionPublisher =
-  (queueUrl: string, client: SQSClient = new SQSClient({})): CompletionPublisher =>
+  (queueUrl: string, client: SQSClient = traced(new SQSClient({}))): CompletionPublisher =>
   async (message) => {
     const { tenantId, receiptId, completionId } = completionMessageOf(message);
     await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ tenantId, receiptId, completionId }) }));

@@ -8,6 +8,7 @@ import type { TableContext } from '../data/client';
 import { transact, transactionActions, type TransactionItem } from '../data/transaction';
 import { ConcurrentModification, NotFound, ServiceUnavailable, VersionConflict } from '../errors';
 import { describeError, logger } from '../observability/logger';
+import { countMetric } from '../observability/metrics';
 import { completionMessageOf, defaultCompletionPublisher, type CompletionMessage, type CompletionPublisher } from './completion-message';
 import { getRawItem, plainItem, queryRawItems, type RawItem } from './exact-items';
 import { completionKey, headerKey, headerSortKey, lineKey, lineSortKeyPrefix, movementKey, receiptPartition, stockOnHandKey } from './keys';
@@ -165,6 +166,12 @@ const lineSequences = (lines: readonly StoredLine[]) => {
   };
 };
 
+/** A receipt became Complete: counted once, by the transaction that completed it, with the lines that received stock. */
+const countCompleted = (mode: 'Single' | 'Chunked', plan: CompletionPlan): void => {
+  countMetric('receiptsCompleted', mode);
+  countMetric('linesReceived', plan.effects.reduce((lines, effect) => lines + effect.lines.length, 0));
+};
+
 /** One chunk as one transaction, idempotent for DynamoDB's 10 minutes through the chunk's ClientRequestToken. */
 const runChunk = async (table: TableContext, chunk: CompletionChunk, lines: readonly StoredLine[], headerVersion?: number) => {
   const sequence = lineSequences(lines);
@@ -311,6 +318,7 @@ export const completeReceipt = async (
   const [only] = plan.chunks;
   if (plan.mode === 'single' && only) {
     await runChunk(table, only, lines, expectedVersion);
+    countCompleted('Single', plan);
     return { status: 'Complete' };
   }
   await startChunked(table, request, plan, warehouseId, actor);
@@ -371,6 +379,8 @@ export const continueCompletion = async (
     try {
       await runChunk(table, chunk, stored.lines);
       chunksRun += 1;
+      countMetric('completionChunks');
+      if (chunk.last) countCompleted('Chunked', plan);
       logger.debug('receipt completion chunk committed', { tenantId, receiptId, chunk: chunk.index, of: plan.chunks.length });
       record = { ...record, cursor: chunk.index + 1 };
     } catch (error) {

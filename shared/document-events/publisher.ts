@@ -3,6 +3,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PayloadTooLarge, ServiceUnavailable } from '../errors';
 import { documentEventsQueue } from '../events/queues';
+import { traced } from '../observability/tracing';
 
 /** SQS refuses U+FFFE and U+FFFF even inside JSON strings: send them escaped (the JSON value is unchanged). */
 const sqsSafe = (json: string) => json.replace(/[\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
@@ -21,7 +22,7 @@ export type EventPublisher = (event: VerifiedEvent) => Promise<void>;
 const messageBody = ({ eventId, t, receivedAt, canonicalEvent }: VerifiedEvent): string =>
   `{"eventId":${JSON.stringify(eventId)},"t":${t},"receivedAt":${JSON.stringify(receivedAt)},"event":${canonicalEvent}}`;
 
-export const createEventPublisher = (queueUrl: string, client: SQSClient = new SQSClient({})): EventPublisher => async (event) => {
+export const createEventPublisher = (queueUrl: string, client: SQSClient = traced(new SQSClient({}))): EventPublisher => async (event) => {
   const body = sqsSafe(messageBody(event));
   const size = Buffer.byteLength(body, 'utf8');
   if (size > documentEventsQueue.maximumMessageBytes) {

@@ -2,6 +2,7 @@
 // secret; the function reads and caches it for five minutes, so a rotation is picked up without a deploy);
 // locally they come from WEBHOOK_SECRETS (comma-separated).
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { traced } from '../observability/tracing';
 
 /** Used only by the local stack when WEBHOOK_SECRETS is not set. Never deployed. */
 export const localWebhookSecret = 'whsec_local_development_only_0123456789abcdef';
@@ -32,7 +33,7 @@ export type SecretsSource = () => Promise<readonly string[]>;
 export const webhookSecretsFromEnv = (env: NodeJS.ProcessEnv = process.env): SecretsSource => {
   const arn = env.WEBHOOK_SECRET_ARN;
   if (arn) {
-    const client = new SecretsManagerClient({});
+    const client = traced(new SecretsManagerClient({}));
     let cached: { secrets: readonly string[]; until: number } | undefined;
     return async () => {
       if (cached && cached.until > Date.now()) return cached.secrets;

@@ -27,6 +27,17 @@ export const stackSettings = {
     problem: percentage,
     description: 'How far a delivery-receipt line may be received beyond QuantityOrdered, in percent (0: not at all).',
   },
+  /**
+   * Every function's, not an operation's: the API stack gives it to all of them. Tracing costs cold-start time
+   * (test/bench/README.md, "Tracing"), so a stack may trade its traces for it.
+   */
+  tracing: {
+    variable: 'POWERTOOLS_TRACE_ENABLED',
+    contextKey: 'tracing',
+    defaultValue: 'true',
+    problem: (value: string) => (value === 'true' || value === 'false' ? undefined : 'must be true or false'),
+    description: 'Whether every function traces its AWS SDK calls with X-Ray (true: Tracing.ACTIVE; false: no tracing and a faster cold start).',
+  },
 } as const satisfies Record<string, StackSettingDefinition>;
 
 export type StackSetting = keyof typeof stackSettings;

@@ -7,6 +7,7 @@ import { withOptimisticRetry, type RetryOptions } from '../data/retry';
 import { maxSequenceValue } from '../data/sequence';
 import { ConcurrentModification, NotFound, ServiceUnavailable } from '../errors';
 import { describeError, logger } from '../observability/logger';
+import { countMetric } from '../observability/metrics';
 import { refundsPage } from '../schemas/limits';
 import type { PaymentGetQuery, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
 import type { QueuedRefund } from './message';
@@ -90,7 +91,12 @@ export const createPaymentService = ({
         next,
         releaseMinor: outcome.status === 'Failed' ? refund.amountMinor : 0,
       });
-      return outcome.status === 'Failed' ? 'failed' : 'completed';
+      if (outcome.status === 'Failed') {
+        countMetric('refundFailures', 'Queued');
+        return 'failed';
+      }
+      countMetric('refundedAmount', refund.fields.Currency, refund.amountMinor);
+      return 'completed';
     }, retry, `refund ${message.refundId} is still Queued`);
 
   return {
@@ -106,6 +112,7 @@ export const createPaymentService = ({
         await repository.create(principal.tenantId, prepared);
         return prepared;
       });
+      countMetric('paymentsRecorded');
       return { payment: paymentView(record), queued: false };
     },
 
@@ -135,12 +142,16 @@ export const createPaymentService = ({
       const first = await require(tenantId, paymentId);
       refundAmountMinor(first, details);
       const context = { id: await repository.nextId(tenantId), guid: newGuid(), now: now(), userId: principal.userId };
+      const metricMode = mode === 'queued' ? 'Queued' : 'Inline';
       const refund = await underContention(async (attempt) => {
         const original = attempt === 1 ? first : await require(tenantId, paymentId);
         const next = buildRefund(original, details, refundAmountMinor(original, details), mode, context);
         await repository.refund(tenantId, { original, refund: next });
         return next;
-      }, retry, 'nothing was refunded');
+      }, retry, 'nothing was refunded').catch((error: unknown) => {
+        if (error instanceof ServiceUnavailable) countMetric('refundFailures', metricMode);
+        throw error;
+      });
       if (mode === 'queued') {
         const message = { tenantId, refundId: refund.fields.ID };
         try {
@@ -151,6 +162,8 @@ export const createPaymentService = ({
           throw new ServiceUnavailable('The refund could not be queued and was not made; retry shortly.', 5, error);
         }
       }
+      countMetric('refunds', metricMode);
+      if (mode !== 'queued') countMetric('refundedAmount', refund.fields.Currency, refund.amountMinor);
       return { payment: paymentView(refund), queued: mode === 'queued' };
     },
 

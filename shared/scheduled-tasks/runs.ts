@@ -14,6 +14,7 @@ import { consumerTimeoutSeconds } from '../events/queues';
 import { isMisfire, isRunTime, nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import { latestRunsShown, runKey, runSortKeyPrefix, taskKey, taskPartition } from './keys';
 import type { TaskWorkMessage } from './messages';
+import { traced } from '../observability/tracing';
 
 /** One run as a task's answer lists it (C4). */
 export interface TaskRun {
@@ -270,7 +271,7 @@ const taskUpdate = (table: TableContext, firing: TaskFiring, read: StoredTaskSta
 
 /** Sends due runs to the work queue, one message each (JSON of TaskWorkMessage). */
 export const createWorkPublisher =
-  (queueUrl: string, client: SQSClient = new SQSClient({})) =>
+  (queueUrl: string, client: SQSClient = traced(new SQSClient({}))) =>
   async (work: TaskWorkMessage): Promise<void> => {
     await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(work) }));
   };

@@ -19,6 +19,7 @@ import {
 import { schedulerEnvironment } from '../operations/grants';
 import { scheduleFor, type Recurrence } from './recurrence';
 import { taskRunInput } from './messages';
+import { traced } from '../observability/tracing';
 
 /** What the scheduler is told about a task (contract C1). `enabled` = IsEnabled && IsActive. */
 export interface TaskSchedule {
@@ -223,7 +224,7 @@ export const syncSchedule = (task: TaskSchedule, now: Date): Promise<ScheduleSta
   try {
     defaultDependencies ??= {
       settings: schedulerSettingsFromEnvironment(),
-      client: new SchedulerClient({ maxAttempts: 2, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 } }),
+      client: traced(new SchedulerClient({ maxAttempts: 2, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 } })),
     };
   } catch (error) {
     return Promise.reject(failure(error));

@@ -10,6 +10,7 @@ import { maxSequenceValue } from '../data/sequence';
 import { nextVersion } from '../data/versioned';
 import { NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '../errors';
 import { describeError, logger } from '../observability/logger';
+import { countMetric } from '../observability/metrics';
 import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '../schemas/scheduled-task';
 import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import type { ScheduleSyncMessage, TaskRunMessage } from './messages';
@@ -272,6 +273,7 @@ export const createScheduledTaskService = ({
     }
     if (state === undefined) {
       state = 'Pending';
+      countMetric('scheduleSyncsPending');
       try {
         await requestSync(request);
       } catch (queueError) {

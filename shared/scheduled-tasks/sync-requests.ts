@@ -3,12 +3,13 @@
 // scheduler that is briefly down has time to come back, then the sync consumer brings the schedule in line.
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { ScheduleSyncRequest } from './service';
+import { traced } from '../observability/tracing';
 
 /** The first retry waits this long; later ones wait the queue's visibility timeout (its consumer's backoff). */
 export const scheduleSyncDelaySeconds = 30;
 
 export const createScheduleSyncPublisher =
-  (queueUrl: string, client: SQSClient = new SQSClient({}), delaySeconds = scheduleSyncDelaySeconds) =>
+  (queueUrl: string, client: SQSClient = traced(new SQSClient({})), delaySeconds = scheduleSyncDelaySeconds) =>
   async ({ tenantId, taskId, version }: ScheduleSyncRequest): Promise<void> => {
     await client.send(
       new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ tenantId, taskId, version }), DelaySeconds: delaySeconds }),

@@ -4,6 +4,9 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'ERROR';
 process.env.POWERTOOLS_LOG_LEVEL = process.env.LOG_LEVEL;
+// The services the bench calls in process write business metrics (EMF) on stdout, where the report goes. Cold-start
+// children get their own environment and still write theirs, as on Lambda.
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 // Fake credentials come from the local stack; a profile or session token of the caller must not mix in.
 delete process.env.AWS_PROFILE;
 delete process.env.AWS_SESSION_TOKEN;

@@ -26,6 +26,21 @@ const coldConsumerMessages = new Map<string, (tenantId: number, run: number) => 
   ['receiptCompletions', (tenantId, run) => ({ tenantId, receiptId: 900_000 + run, completionId: `00000000-0000-4000-8000-${String(run).padStart(12, '0')}` })],
 ]);
 
+/**
+ * What Lambda sets under Tracing.ACTIVE (the construct's setting), so a cold start pays for tracing as on AWS: the
+ * SDK clients are traced (shared/observability/tracing.ts) and segments go to a UDP port nobody reads. The baseline
+ * creates its own client and is never traced. BENCH_TRACE_ENABLED=false runs the functions with
+ * POWERTOOLS_TRACE_ENABLED=false instead (the stack setting that turns tracing off), to measure what tracing costs.
+ */
+const activeTracingEnvironment = (): Record<string, string> => ({
+  AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
+  AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+  LAMBDA_TASK_ROOT: repositoryRoot,
+  _X_AMZN_TRACE_ID: 'Root=1-67891233-abcdef012345678912345678;Parent=53995c3f42cd8ad8;Sampled=1',
+  ...(process.env.BENCH_TRACE_ENABLED === 'false' ? { POWERTOOLS_TRACE_ENABLED: 'false' } : {}),
+});
+
 /** Lambda's target runtime is nodejs24.x; this machine runs the bench on its own Node. */
 export const runTarget = `node${process.versions.node.split('.')[0]}`;
 export const coldStartTarget = 1.3;
@@ -256,6 +271,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     // As the construct sets it on every function: stack traces through the bundled source map.
     NODE_OPTIONS: '--enable-source-maps',
+    ...activeTracingEnvironment(),
   };
   const sample = async (module: string, name: string, timeoutMs: number, event: unknown): Promise<ColdSample> => {
     const built = bundles.get(module);

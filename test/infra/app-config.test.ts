@@ -14,8 +14,9 @@ describe('app config', () => {
   });
 
   it('gives every stack setting its default when context names none', () => {
-    expect(configFor({}).settings).toEqual({ overReceiptTolerance: '0' });
-    expect(configFor({ overReceiptTolerancePercent: '2.5' }).settings).toEqual({ overReceiptTolerance: '2.5' });
+    expect(configFor({}).settings).toEqual({ overReceiptTolerance: '0', tracing: 'true' });
+    expect(configFor({ overReceiptTolerancePercent: '2.5' }).settings).toEqual({ overReceiptTolerance: '2.5', tracing: 'true' });
+    expect(configFor({ tracing: 'false' }).settings).toEqual({ overReceiptTolerance: '0', tracing: 'false' });
   });
 
   it('protects data in prod', () => {
@@ -60,6 +61,7 @@ describe('authorizer settings from context', () => {
           AUTH_JWKS_URL: 'https://issuer.example.com/.well-known/jwks.json',
           AUTH_AUDIENCE: 'business-platform-api',
           POWERTOOLS_SERVICE_NAME: 'business-platform-api',
+          POWERTOOLS_TRACE_ENABLED: 'true',
           LOG_LEVEL: 'INFO',
           NODE_OPTIONS: '--enable-source-maps',
         },
@@ -88,5 +90,35 @@ describe('stack settings from context reach exactly the functions whose manifest
       .map((operation) => [logicalIdOf(synthesized.apiStack.operationFunctions.get(operation.operationId)!.function), '2.5']);
     expect(expected.map(([id]) => id)).toHaveLength(2);
     expect(withSetting.sort()).toEqual(expected.sort());
+  });
+});
+
+describe('the tracing setting reaches every function', () => {
+  const functionsOf = (synthesized: Synthesized) =>
+    resourcesOfType(synthesized.apiJson, 'AWS::Lambda::Function')
+      .map(([, resource]) => resource.Properties as { TracingConfig?: { Mode: string }; Environment?: { Variables?: Record<string, unknown> } })
+      .filter((properties) => properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'business-platform-api');
+
+  it.each([
+    [{}, { Mode: 'Active' }, 'true'],
+    [{ tracing: 'true' }, { Mode: 'Active' }, 'true'],
+    // No TracingConfig: X-Ray is off, and no X-Ray statement is added to the role.
+    [{ tracing: 'false' }, undefined, 'false'],
+  ])('context %j: TracingConfig %j, POWERTOOLS_TRACE_ENABLED=%s on every function', (context, mode, variable) => {
+    const synthesized = synthesize(context);
+    try {
+      const functions = functionsOf(synthesized);
+      expect(functions.length).toBe(operations.length + 1 + synthesized.apiStack.queueConsumers.size);
+      for (const properties of functions) {
+        expect(properties.TracingConfig).toEqual(mode);
+        expect(properties.Environment?.Variables?.POWERTOOLS_TRACE_ENABLED).toBe(variable);
+      }
+    } finally {
+      synthesized.cleanUp();
+    }
+  });
+
+  it('refuses a tracing value other than true or false', () => {
+    expect(() => synthesize({ tracing: 'on' })).toThrow(/tracing \(POWERTOOLS_TRACE_ENABLED\) must be true or false/);
   });
 });

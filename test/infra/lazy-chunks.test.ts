@@ -26,6 +26,8 @@ const lazyOrigins = [
   'shared/crypto/envelope.ts',
   'node_modules/@aws-lambda-powertools/idempotency/',
   'shared/payments/idempotency-library.ts',
+  'node_modules/@aws-lambda-powertools/tracer/',
+  'node_modules/aws-xray-sdk-core/',
 ];
 
 const folders: string[] = [];
@@ -39,6 +41,7 @@ describe('lazy libraries', () => {
       '#lazy/xml-parser': 'fast-xml-parser',
       '#lazy/secret-cipher': './shared/crypto/envelope.ts',
       '#lazy/idempotency': './shared/payments/idempotency-library.ts',
+      '#lazy/tracer': '@aws-lambda-powertools/tracer',
     });
   });
 
@@ -65,11 +68,12 @@ describe('a bundle with its chunks, run as Lambda runs it', () => {
   beforeAll(async () => {
     const options = esbuildOptionsFor(functionBundling, { target: `node${process.versions.node.split('.')[0]}` });
     await build({ ...options, absWorkingDir: repositoryRoot, entryPoints: [join(repositoryRoot, operation.handler)], outfile: join(folder, 'index.mjs') });
-    expect(await buildLazyChunks(folder, options)).toEqual(['package.json', 'lazy/xml-parser.mjs']);
+    // The tracer's chunk too: every function with an SDK client loads it when tracing is on (shared/observability).
+    expect(await buildLazyChunks(folder, options)).toEqual(['package.json', 'lazy/tracer.mjs', 'lazy/xml-parser.mjs']);
   }, 120_000);
 
   /** Serves one event from the bundle in a fresh node process and returns the proxy result. */
-  const invoke = async (body: string, contentType: string) => {
+  const invoke = async (body: string, contentType: string, extraEnv: Record<string, string> = {}) => {
     const event = await proxyEvent(operation, { body, contentType, principal: principalOf(1) });
     const runner = join(folder, 'run.mjs');
     writeFileSync(
@@ -82,7 +86,7 @@ describe('a bundle with its chunks, run as Lambda runs it', () => {
       cwd: folder,
       encoding: 'utf8',
       // A table that does not exist at an endpoint nothing listens on: the requests below are refused before any call.
-      env: { PATH: process.env.PATH, EVENT: JSON.stringify(event), TABLE_NAME: 'none', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9', LOG_LEVEL: 'ERROR', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      env: { PATH: process.env.PATH, EVENT: JSON.stringify(event), TABLE_NAME: 'none', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9', LOG_LEVEL: 'ERROR', POWERTOOLS_LOG_LEVEL: 'ERROR', ...extraEnv },
     });
     return JSON.parse(output) as { statusCode: number; body: string };
   };
@@ -97,5 +101,17 @@ describe('a bundle with its chunks, run as Lambda runs it', () => {
     const result = await invoke('<TenantLocationInfo><Name>x</Nam></TenantLocationInfo>', 'application/xml');
     expect(result.statusCode).toBe(400);
     expect(JSON.parse(result.body).detail).toMatch(/not well-formed/);
+  }, 60_000);
+
+  it('loads the tracer chunk at init where Lambda runs with active tracing, and still answers', async () => {
+    const activeTracing = {
+      AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
+      AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
+      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+      LAMBDA_TASK_ROOT: folder,
+      _X_AMZN_TRACE_ID: 'Root=1-67891233-abcdef012345678912345678;Parent=53995c3f42cd8ad8;Sampled=1',
+    };
+    const result = await invoke('<TenantLocationInfo><Name>x</Nam></TenantLocationInfo>', 'application/xml', activeTracing);
+    expect(result.statusCode).toBe(400);
   }, 60_000);
 });

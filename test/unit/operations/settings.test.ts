@@ -7,11 +7,11 @@ const fromEnvironment = (env: Record<string, string>) => readStackSettings((defi
 
 describe('stack settings', () => {
   it('defaults when the source gives nothing', () => {
-    expect(fromEnvironment({})).toEqual({ overReceiptTolerance: '0' });
+    expect(fromEnvironment({})).toEqual({ overReceiptTolerance: '0', tracing: 'true' });
   });
 
   it.each(['0', '2.5', '10', '999.99', '1000'])('accepts the tolerance %s', (value) => {
-    expect(fromEnvironment({ RECEIPT_OVER_RECEIPT_TOLERANCE_PERCENT: value })).toEqual({ overReceiptTolerance: value });
+    expect(fromEnvironment({ RECEIPT_OVER_RECEIPT_TOLERANCE_PERCENT: value })).toMatchObject({ overReceiptTolerance: value });
   });
 
   it.each(['', '-1', '1000.01', '2.125', '5%', '05', ' 5', '1e2', 'NaN', 'Infinity'])('refuses the tolerance %j, naming the setting', (value) => {
@@ -20,8 +20,16 @@ describe('stack settings', () => {
     );
   });
 
+  it.each(['true', 'false'])('accepts tracing %s', (value) => {
+    expect(fromEnvironment({ POWERTOOLS_TRACE_ENABLED: value })).toMatchObject({ tracing: value });
+  });
+
+  it.each(['', 'TRUE', 'yes', '0', ' true'])('refuses tracing %j, naming the setting', (value) => {
+    expect(() => fromEnvironment({ POWERTOOLS_TRACE_ENABLED: value })).toThrow(/^tracing \(POWERTOOLS_TRACE_ENABLED\) must be true or false/);
+  });
+
   it('gives a function only the settings its entry names', () => {
-    const values = { overReceiptTolerance: '2.5' } as const;
+    const values = { overReceiptTolerance: '2.5', tracing: 'true' } as const;
     expect(settingsEnvironment(['overReceiptTolerance'], values)).toEqual({ [stackSettings.overReceiptTolerance.variable]: '2.5' });
     expect(settingsEnvironment(undefined, values)).toEqual({});
     expect(settingsEnvironment([], values)).toEqual({});
