@@ -19,7 +19,9 @@ import { queueConsumers as defaultConsumers, type QueueConsumer } from './consum
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startEventSourceMapping, type RunningEventSourceMapping } from './event-source-mapping';
 import { startIsolatedFunctions } from './function-host';
-import { localAuthorizerSettings, localFunctionFleet, type DeclaredFunction } from './functions';
+import { isolatedFromTemplate, localAuthorizerSettings, localFunctionFleet, type DeclaredFunction } from './functions';
+import { ensureCloudAssembly } from './cloud-assembly';
+import { constructIdOfLocalName, functionsByConstructId, resolveAssembly, templateScheduler, type LocalQueue } from './template-resources';
 import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions } from './gateway';
 import { startIamEdge, type EdgeIdentity } from './iam-edge';
 import { repoRoot } from './lambda-runtime';
@@ -45,6 +47,11 @@ export interface LocalStackOptions {
   /** The scheduler emulation's clock (epoch ms) and how often it fires due schedules (0: never); tests set them. */
   readonly schedulerClock?: () => number;
   readonly schedulerTickMs?: number;
+  /**
+   * The cloud assembly to run (a directory `cdk synth` wrote). Default: cdk.out/, synthesized first unless it is up
+   * to date with the sources (cloud-assembly.ts).
+   */
+  readonly assemblyDir?: string;
 }
 
 export interface LocalStackEndpoints {
@@ -125,7 +132,7 @@ const localWebhookSecretArn = `arn:aws:secretsmanager:${localRegion}:${localAcco
 const localSecretFieldsKeyArn = `arn:aws:kms:${localRegion}:${localAccountId}:key/00000000-0000-4000-8000-000000000001`;
 
 /** The local stage's schedule group and the execution role its schedules name. */
-export const localScheduleGroupName = 'business-platform-local-tasks';
+export const localScheduleGroupName = 'business-platform-dev-tasks';
 export const localSchedulerRoleArn = `arn:aws:iam::${localAccountId}:role/business-platform-local-task-scheduler`;
 
 /**
@@ -217,16 +224,50 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const consumers = options.consumers ?? defaultConsumers;
     const consumedQueues = await Promise.all(consumers.map((consumer) => ensureQueues(sqs, consumer.queue)));
 
-    // EventBridge Scheduler: schedules fire into the local queues, as the execution role (its statements are the
-    // data stack's role's).
+    // The IAM edge first (the scheduler emulation joins its upstreams once it runs): queue URLs the functions are
+    // given name its host.
+    const identities = new Map<string, EdgeIdentity>();
+    const upstreams = new Map([
+      ['dynamodb', dynamodb.endpoint],
+      ['sqs', sqsEndpoint],
+    ]);
+    const edge = await startIamEdge({ upstreams, identities, adminAccessKeyId: localCredentials.accessKeyId, log });
+    stops.push(() => edge.close());
+
+    // The cloud assembly (`cdk synth`'s cdk.out/), resolved against the local resources.
+    const assemblyDir = options.assemblyDir ?? (await ensureCloudAssembly({ log }));
+    const skipped = (source: string, why: string) => log(`[template] ${source} not enforced locally: ${why}`);
+    const assembly = resolveAssembly(assemblyDir, {
+      pseudo: { accountId: localAccountId, region: localRegion },
+      table: { name: endpoints.tableName, arn: `arn:aws:dynamodb:${localRegion}:${localAccountId}:table/${endpoints.tableName}` },
+      queues: new Map<string, LocalQueue>(
+        queueDefinitions.flatMap((definition): [string, LocalQueue][] => {
+          const queue = provisioned.get(definition.name)!;
+          return [
+            [definition.logicalName, { url: viaEdge(queue.queueUrl, edge.endpoint), arn: queue.queueArn, name: definition.localQueueName }],
+            [definition.deadLetterQueue.logicalName, { url: viaEdge(queue.deadLetterQueueUrl, edge.endpoint), arn: queue.deadLetterQueueArn, name: definition.deadLetterQueue.localQueueName }],
+          ];
+        }),
+      ),
+      webhookSecretArn: localWebhookSecretArn,
+      secretFieldsKeyArn: localSecretFieldsKeyArn,
+      schedulerRoleArn: localSchedulerRoleArn,
+    });
+
+    // EventBridge Scheduler: the data stack's schedule group; schedules fire into the local queues, as the execution
+    // role the template declares (with its policy's statements).
     const taskRuns = provisioned.get('taskRuns')!;
     const queueUrlByArn = new Map([...provisioned.values()].flatMap((queue) => [
       [queue.queueArn, queue.queueUrl],
       [queue.deadLetterQueueArn, queue.deadLetterQueueUrl],
     ]));
+    const templateSchedules = templateScheduler(assembly, skipped);
+    if (!templateSchedules.groups.includes(localScheduleGroupName)) {
+      throw new Error(`The data stack's schedule group is ${templateSchedules.groups.join(', ') || 'missing'}, not ${localScheduleGroupName} (infra/local/stack.ts)`);
+    }
     const scheduler = await startSchedulerEmulation({
-      groups: [localScheduleGroupName],
-      roles: new Map([[localSchedulerRoleArn, schedulerExecutionStatements({ arn: taskRuns.queueArn, deadLetterQueueArn: taskRuns.deadLetterQueueArn })]]),
+      groups: templateSchedules.groups,
+      roles: templateSchedules.roles,
       deliver: async (queueArn, body) => {
         const queueUrl = queueUrlByArn.get(queueArn);
         if (!queueUrl) throw new Error(`no local queue ${queueArn}`);
@@ -237,6 +278,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       log,
     });
     stops.push(() => scheduler.close());
+    upstreams.set('scheduler', scheduler.endpoint);
     // In-process handlers (the benchmark) manage schedules directly, with the admin key, like the rest of this
     // process's environment.
     Object.assign(process.env, {
@@ -247,18 +289,6 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       [schedulerEnvironment.endpoint]: scheduler.endpoint,
     });
 
-    const identities = new Map<string, EdgeIdentity>();
-    const edge = await startIamEdge({
-      upstreams: new Map([
-        ['dynamodb', dynamodb.endpoint],
-        ['sqs', sqsEndpoint],
-        ['scheduler', scheduler.endpoint],
-      ]),
-      identities,
-      adminAccessKeyId: localCredentials.accessKeyId,
-      log,
-    });
-    stops.push(() => edge.close());
     const grantResources: OtherResources = {
       // The SQS client sends to the host of the queue URL (not its endpoint setting): the function's URL names the edge.
       queues: Object.fromEntries(
@@ -276,16 +306,40 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         endpoint: edge.endpoint,
       },
     };
+    // Each function the stack serves runs its built asset with the template's handler, environment, timeout and
+    // memory, and the edge enforces its role's policies as synthesized. Only a function the template does not
+    // declare (a test's fixture consumer) runs from its TypeScript module with its declared grants.
+    const declared = declaredFunctions(consumers);
+    const templateFunctions = functionsByConstructId(assembly, skipped);
+    const fromTemplate = new Map(
+      declared.flatMap((fn) => {
+        const templateFunction = templateFunctions.get(constructIdOfLocalName(fn.functionName));
+        return templateFunction ? [[fn.functionName, templateFunction] as const] : [];
+      }),
+    );
+    const undeclared = [...templateFunctions.keys()].filter((id) => !declared.some((fn) => constructIdOfLocalName(fn.functionName) === id));
+    if (undeclared.length > 0) log(`[template] functions of the template that nothing invokes locally: ${undeclared.join(', ')}`);
     const fleet = localFunctionFleet(
-      declaredFunctions(consumers),
+      declared.filter((fn) => !fromTemplate.has(fn.functionName)),
       {
         table: { name: endpoints.tableName, arn: `arn:aws:dynamodb:${localRegion}:${localAccountId}:table/${endpoints.tableName}` },
         ...grantResources,
       },
       edge.endpoint,
     );
+    const substitutes = {
+      edgeEndpoint: edge.endpoint,
+      webhookSecrets: process.env.WEBHOOK_SECRETS ?? localWebhookSecret,
+      secretFieldsLocalKey: secretFieldsKey,
+      authHs256Secret: localAuthorizerSettings().AUTH_HS256_SECRET!,
+    };
+    const templateFleet = declared.flatMap((fn) => {
+      const templateFunction = fromTemplate.get(fn.functionName);
+      return templateFunction ? [isolatedFromTemplate(fn.functionName, fn.handler, templateFunction, assembly.api.stackName, substitutes)] : [];
+    });
     for (const [accessKeyId, identity] of fleet.identities) identities.set(accessKeyId, identity);
-    const functions = startIsolatedFunctions(fleet.functions, log);
+    for (const { accessKeyId, identity } of templateFleet) identities.set(accessKeyId, identity);
+    const functions = startIsolatedFunctions([...fleet.functions, ...templateFleet.map(({ fn }) => fn)], log);
     stops.push(() => functions.close());
 
     const gateway = await startGateway({ ...options.gateway, invoke: functions.invoke, port: options.port, log });

@@ -1,0 +1,192 @@
+// Local stack: what each resource of the two synthesized stacks stands for locally (its `Ref` and `Fn::GetAtt`
+// values), so the templates resolve against the local table, queues, schedule group and stand-ins; and the few
+// local substitutes a function's environment needs where a service is not emulated (Secrets Manager, KMS, the
+// token issuer) or where AWS would use its own endpoints (the IAM edge instead).
+import {
+  createResolver,
+  exportsOf,
+  readAssemblyStack,
+  resourcesOfType,
+  type AssemblyStack,
+  type CfnTemplate,
+  type LocalPhysical,
+  type PseudoParameters,
+  type Resolver,
+} from './template';
+import { templateFunctions, roleStatements, type TemplateFunction, type TemplateStatement } from './template-functions';
+import { assemblyStacks } from './cloud-assembly';
+
+/** A local queue: the URL functions are given (through the IAM edge), its ARN and its name. */
+export interface LocalQueue {
+  readonly url: string;
+  readonly arn: string;
+  readonly name: string;
+}
+
+export interface LocalResources {
+  readonly pseudo: PseudoParameters;
+  readonly table: { readonly name: string; readonly arn: string };
+  /** By the queue's logical name (`DocumentEvents`, `DocumentEventsDlq`): the suffix of its QueueName on AWS. */
+  readonly queues: ReadonlyMap<string, LocalQueue>;
+  readonly webhookSecretArn: string;
+  readonly secretFieldsKeyArn: string;
+  /** The ARN of the role task schedules send with (the data stack's role assumed by scheduler.amazonaws.com). */
+  readonly schedulerRoleArn: string;
+}
+
+/**
+ * The construct id the API stack gives a function the local stack knows by name: the operationId, consumer name or
+ * `authorizer` with its first letter in upper case (infra/stacks/api-stack.ts).
+ */
+export const constructIdOfLocalName = (functionName: string): string => functionName.charAt(0).toUpperCase() + functionName.slice(1);
+
+const arn = (pseudo: PseudoParameters, service: string, resource: string, region = pseudo.region): string =>
+  `arn:${pseudo.partition ?? 'aws'}:${service}:${region}:${pseudo.accountId}:${resource}`;
+
+/** The queue logical names of a data template: QueueName's suffix, and `<queue>Dlq` for the queue it dead-letters to. */
+const queueNames = (stack: AssemblyStack): Map<string, string> => {
+  const names = new Map<string, string>();
+  for (const [logicalId, queue] of resourcesOfType(stack.template, 'AWS::SQS::Queue')) {
+    const queueName = queue.Properties?.QueueName;
+    if (typeof queueName !== 'string' || !queueName.startsWith(`${stack.stackName}-`)) continue;
+    const name = queueName.slice(stack.stackName.length + 1);
+    names.set(logicalId, name);
+    const target = (queue.Properties?.RedrivePolicy as { deadLetterTargetArn?: { 'Fn::GetAtt'?: unknown[] } } | undefined)?.deadLetterTargetArn;
+    const dlq = target?.['Fn::GetAtt']?.[0];
+    if (typeof dlq === 'string') names.set(dlq, `${name}Dlq`);
+  }
+  return names;
+};
+
+const assumedByScheduler = (template: CfnTemplate, logicalId: string): boolean =>
+  JSON.stringify(template.Resources[logicalId]?.Properties?.AssumeRolePolicyDocument ?? {}).includes('scheduler.amazonaws.com');
+
+/** The local physical of each resource of a stack that the local stack runs or stands in for. */
+export const localPhysical = (stack: AssemblyStack, local: LocalResources): ((logicalId: string) => LocalPhysical | undefined) => {
+  const queues = queueNames(stack);
+  const { pseudo } = local;
+  return (logicalId): LocalPhysical | undefined => {
+    const resource = stack.template.Resources[logicalId];
+    const properties = resource?.Properties ?? {};
+    switch (resource?.Type) {
+      case 'AWS::DynamoDB::Table':
+        return { ref: local.table.name, attributes: { Arn: local.table.arn } };
+      case 'AWS::SQS::Queue': {
+        const name = queues.get(logicalId);
+        const queue = name === undefined ? undefined : local.queues.get(name);
+        return queue && { ref: queue.url, attributes: { Arn: queue.arn, QueueName: queue.name, QueueUrl: queue.url } };
+      }
+      case 'AWS::SecretsManager::Secret':
+        return { ref: local.webhookSecretArn, attributes: { Id: local.webhookSecretArn } };
+      case 'AWS::KMS::Key': {
+        const keyId = local.secretFieldsKeyArn.slice(local.secretFieldsKeyArn.lastIndexOf('/') + 1);
+        return { ref: keyId, attributes: { Arn: local.secretFieldsKeyArn, KeyId: keyId } };
+      }
+      case 'AWS::Scheduler::ScheduleGroup': {
+        const name = String(properties.Name ?? logicalId);
+        return { ref: name, attributes: { Arn: arn(pseudo, 'scheduler', `schedule-group/${name}`) } };
+      }
+      case 'AWS::IAM::Role': {
+        const roleArn = assumedByScheduler(stack.template, logicalId) ? local.schedulerRoleArn : `arn:${pseudo.partition ?? 'aws'}:iam::${pseudo.accountId}:role/${stack.stackName}-${logicalId}`;
+        const name = roleArn.slice(roleArn.lastIndexOf('/') + 1);
+        return { ref: name, attributes: { Arn: roleArn, RoleId: name } };
+      }
+      case 'AWS::Lambda::Function':
+        return { ref: logicalId, attributes: { Arn: arn(pseudo, 'lambda', `function:${logicalId}`) } };
+      case 'AWS::Logs::LogGroup':
+        return { ref: `/aws/lambda/${logicalId}`, attributes: { Arn: arn(pseudo, 'logs', `log-group:/aws/lambda/${logicalId}:*`) } };
+      case 'AWS::SNS::Topic':
+        return { ref: arn(pseudo, 'sns', logicalId), attributes: { TopicName: logicalId } };
+      default:
+        return undefined;
+    }
+  };
+};
+
+/** The two stacks of the assembly with their resolvers: the API stack imports from the data stack. */
+export interface ResolvedAssembly {
+  readonly data: AssemblyStack;
+  readonly api: AssemblyStack;
+  readonly dataResolver: Resolver;
+  readonly apiResolver: Resolver;
+}
+
+export const resolveAssembly = (assemblyDir: string, local: LocalResources, parameters: Readonly<Record<string, string>> = {}): ResolvedAssembly => {
+  const data = readAssemblyStack(assemblyDir, assemblyStacks.data);
+  const api = readAssemblyStack(assemblyDir, assemblyStacks.api);
+  const dataResolver = createResolver({ stack: data, pseudo: local.pseudo, parameters, physical: localPhysical(data, local) });
+  const apiResolver = createResolver({
+    stack: api,
+    pseudo: local.pseudo,
+    parameters,
+    physical: localPhysical(api, local),
+    importValue: exportsOf(data, dataResolver),
+  });
+  return { data, api, dataResolver, apiResolver };
+};
+
+/** The schedule group the data stack declares (AWS::Scheduler::ScheduleGroup), and the roles schedules may send with. */
+export const templateScheduler = (
+  assembly: ResolvedAssembly,
+  skip: (source: string, why: string) => void = () => undefined,
+): { groups: string[]; roles: Map<string, TemplateStatement[]> } => {
+  const groups = resourcesOfType(assembly.data.template, 'AWS::Scheduler::ScheduleGroup').map(([logicalId, group]) =>
+    assembly.dataResolver.resolveString(group.Properties?.Name ?? logicalId, `Resources.${logicalId}.Properties.Name`),
+  );
+  const roles = new Map<string, TemplateStatement[]>();
+  for (const [logicalId] of resourcesOfType(assembly.data.template, 'AWS::IAM::Role')) {
+    if (!assumedByScheduler(assembly.data.template, logicalId)) continue;
+    const roleArn = assembly.dataResolver.resolveString({ 'Fn::GetAtt': [logicalId, 'Arn'] }, `Resources.${logicalId}`);
+    roles.set(roleArn, roleStatements(assembly.data, assembly.dataResolver, logicalId, skip).statements);
+  }
+  return { groups, roles };
+};
+
+export interface LocalSubstitutes {
+  /** Every AWS call leads here (the IAM edge). */
+  readonly edgeEndpoint: string;
+  /** Secrets Manager is not emulated: the webhook secret's values themselves (WEBHOOK_SECRETS). */
+  readonly webhookSecrets: string;
+  /** KMS is not emulated: the raw secret-fields key (SECRET_FIELDS_LOCAL_KEY). */
+  readonly secretFieldsLocalKey: string;
+  /** No token issuer locally: the authorizer verifies HS256 tokens signed with this dev secret. */
+  readonly authHs256Secret: string;
+}
+
+/**
+ * A function's environment locally: the template's, resolved, with the local substitutes. `WEBHOOK_SECRET_ARN`
+ * becomes `WEBHOOK_SECRETS`, `SECRET_FIELDS_KEY_ARN` becomes `SECRET_FIELDS_LOCAL_KEY`, the authorizer's issuer
+ * settings (stack parameters locally unset) become `AUTH_HS256_SECRET`; and the endpoints of DynamoDB, SQS and
+ * EventBridge Scheduler, which AWS would choose itself, lead to the IAM edge.
+ */
+export const localFunctionEnvironment = (template: Readonly<Record<string, string>>, substitutes: LocalSubstitutes): Record<string, string> => {
+  const environment: Record<string, string> = { ...template };
+  if (Object.hasOwn(environment, 'WEBHOOK_SECRET_ARN')) {
+    delete environment.WEBHOOK_SECRET_ARN;
+    environment.WEBHOOK_SECRETS = substitutes.webhookSecrets;
+  }
+  if (Object.hasOwn(environment, 'SECRET_FIELDS_KEY_ARN')) {
+    delete environment.SECRET_FIELDS_KEY_ARN;
+    environment.SECRET_FIELDS_LOCAL_KEY = substitutes.secretFieldsLocalKey;
+  }
+  if (['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE'].some((name) => Object.hasOwn(environment, name)) && !environment.AUTH_JWKS_URL) {
+    delete environment.AUTH_ISSUER;
+    delete environment.AUTH_AUDIENCE;
+    delete environment.AUTH_JWKS_URL;
+    environment.AUTH_HS256_SECRET = substitutes.authHs256Secret;
+  }
+  return {
+    ...environment,
+    AWS_ENDPOINT_URL: substitutes.edgeEndpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: substitutes.edgeEndpoint,
+    AWS_ENDPOINT_URL_SQS: substitutes.edgeEndpoint,
+    AWS_ENDPOINT_URL_SCHEDULER: substitutes.edgeEndpoint,
+  };
+};
+
+/** The API stack's functions by construct id. */
+export const functionsByConstructId = (
+  assembly: ResolvedAssembly,
+  skip: (source: string, why: string) => void = () => undefined,
+): Map<string, TemplateFunction> =>
+  new Map(templateFunctions(assembly.api, assembly.apiResolver, skip).map((fn) => [fn.constructId, fn]));
