@@ -21,7 +21,7 @@ import { startEventSourceMapping, type RunningEventSourceMapping } from './event
 import { startIsolatedFunctions } from './function-host';
 import { isolatedFromTemplate, localAuthorizerSettings, localFunctionFleet, type DeclaredFunction } from './functions';
 import { ensureCloudAssembly } from './cloud-assembly';
-import { constructIdOfLocalName, functionsByConstructId, resolveAssembly, templateScheduler, type LocalQueue } from './template-resources';
+import { constructIdOfLocalName, functionsByConstructId, resolveAssembly, templateEventSources, templateScheduler, type LocalQueue } from './template-resources';
 import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions } from './gateway';
 import { startIamEdge, type EdgeIdentity } from './iam-edge';
 import { repoRoot } from './lambda-runtime';
@@ -345,16 +345,24 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const gateway = await startGateway({ ...options.gateway, invoke: functions.invoke, port: options.port, log });
     stops.push(() => gateway.close());
 
+    // Event source mappings: the template's (queue, batch size, batching window, maximum concurrency,
+    // ReportBatchItemFailures) for a consumer the template declares; a test's fixture consumer keeps its own.
+    const eventSources = templateEventSources(assembly);
     consumers.forEach((consumer, index) => {
-      const provisioned = consumedQueues[index]!;
+      const templateFunction = fromTemplate.get(consumer.functionName);
+      const fromTemplateSource = templateFunction ? eventSources.get(templateFunction.logicalId) : undefined;
+      const declaredQueue = consumedQueues[index]!;
+      const queueUrl = fromTemplateSource ? queueUrlByArn.get(fromTemplateSource.queueArn) : declaredQueue.queueUrl;
+      if (!queueUrl) throw new Error(`${fromTemplateSource?.logicalId}: no local queue ${fromTemplateSource?.queueArn}`);
+      const { logicalId: _logicalId, queueArn, ...settings } = fromTemplateSource ?? { logicalId: '', queueArn: declaredQueue.queueArn, ...consumer.queue.eventSource };
       const mapping: RunningEventSourceMapping = startEventSourceMapping({
         sqs,
-        queueUrl: provisioned.queueUrl,
-        queueArn: provisioned.queueArn,
+        queueUrl,
+        queueArn,
         invoke: (event, timeoutMs) => functions.invoke({ functionName: consumer.functionName, handler: consumer.handler }, event, timeoutMs),
         functionName: consumer.functionName,
-        functionTimeoutMs: consumer.timeoutSeconds * 1000,
-        ...consumer.queue.eventSource,
+        functionTimeoutMs: (templateFunction?.timeoutSeconds ?? consumer.timeoutSeconds) * 1000,
+        ...settings,
         log,
       });
       stops.push(() => mapping.stop());

@@ -190,3 +190,38 @@ export const functionsByConstructId = (
   skip: (source: string, why: string) => void = () => undefined,
 ): Map<string, TemplateFunction> =>
   new Map(templateFunctions(assembly.api, assembly.apiResolver, skip).map((fn) => [fn.constructId, fn]));
+
+/** An SQS event source mapping as the template declares it (AWS::Lambda::EventSourceMapping), resolved. */
+export interface TemplateEventSource {
+  readonly logicalId: string;
+  readonly queueArn: string;
+  readonly batchSize: number;
+  readonly maxBatchingWindowSeconds: number;
+  readonly maximumConcurrency: number;
+  readonly reportBatchItemFailures: boolean;
+}
+
+/**
+ * The event source mappings of the API stack, by the logical id of the function they invoke. CloudFormation's
+ * defaults where the template leaves a property out: batch size 10, no batching window, no concurrency limit
+ * (1,000, Lambda's regional default, stands for it), no partial batch responses.
+ */
+export const templateEventSources = (assembly: ResolvedAssembly): Map<string, TemplateEventSource> => {
+  const sources = new Map<string, TemplateEventSource>();
+  for (const [logicalId, mapping] of resourcesOfType(assembly.api.template, 'AWS::Lambda::EventSourceMapping')) {
+    const properties = mapping.Properties ?? {};
+    const functionRef = (properties.FunctionName as { Ref?: unknown } | undefined)?.Ref;
+    if (typeof functionRef !== 'string') continue;
+    const path = `Resources.${logicalId}.Properties`;
+    const scaling = properties.ScalingConfig as { MaximumConcurrency?: unknown } | undefined;
+    sources.set(functionRef, {
+      logicalId,
+      queueArn: assembly.apiResolver.resolveString(properties.EventSourceArn, `${path}.EventSourceArn`),
+      batchSize: Number(properties.BatchSize ?? 10),
+      maxBatchingWindowSeconds: Number(properties.MaximumBatchingWindowInSeconds ?? 0),
+      maximumConcurrency: Number(scaling?.MaximumConcurrency ?? 1000),
+      reportBatchItemFailures: Array.isArray(properties.FunctionResponseTypes) && properties.FunctionResponseTypes.includes('ReportBatchItemFailures'),
+    });
+  }
+  return sources;
+};

@@ -5,12 +5,14 @@
 // Starts `infra/local/start.ts --in-memory --port 0` of the given checkout (so an older checkout can be measured
 // the same way: "before"), and reports: the time from spawn to the ready line (cdk.out already up to date), the
 // first call of every HTTP operation (its function's cold start, the authorizer's included in the first), a warm
-// call of each, the resident memory of the whole process tree with every HTTP function warm (stack, function
+// call of each, the resident memory of the whole process tree with every function warm (stack, function
 // processes, DynamoDB Local's JVM), and the ratio of a warm TenantLocation/GetAll through the gateway to the same
 // handler called in this process against the same DynamoDB Local.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { consumedQueueDefinitions } from '../../shared/events/queues';
 import { operations } from '../../shared/operations';
 import { bearerToken, lambdaContext, proxyEvent } from './events';
 
@@ -61,7 +63,7 @@ const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'
   env: { ...process.env, LOG_LEVEL: 'ERROR' },
   stdio: ['pipe', 'pipe', 'ignore'],
 });
-const ready = await new Promise<{ baseUrl: string; dynamodbEndpoint: string; tableName: string }>((done, fail) => {
+const ready = await new Promise<{ baseUrl: string; dynamodbEndpoint: string; sqsEndpoint: string; tableName: string; queueUrls: Record<string, string> }>((done, fail) => {
   let pending = '';
   child.stdout.on('data', (chunk: Buffer) => {
     pending += chunk.toString('utf8');
@@ -92,6 +94,18 @@ for (const operation of operations.filter((candidate) => candidate.auth === 'bea
   const warm = await call(operation.method, path, body);
   rows.push(`| ${operation.operationId} | ${first.status} | ${first.ms.toFixed(0)} | ${warm.ms.toFixed(1)} |`);
 }
+
+// Every queue consumer warm too: one message each (a malformed one: the consumer runs, reports it failed, and it
+// waits out its visibility timeout), then wait until every function has a process.
+const sqs = new SQSClient({ region: 'us-east-1', endpoint: ready.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+for (const queue of consumedQueueDefinitions) {
+  await sqs.send(new SendMessageCommand({ QueueUrl: ready.queueUrls[queue.logicalName]!, MessageBody: '{}' }));
+}
+sqs.destroy();
+const functionCount = operations.filter((operation) => operation.auth === 'bearer').length + 1 + consumedQueueDefinitions.length;
+const countFunctions = () => processTree(child.pid!).filter((pid) => commandOf(pid).includes('function-process')).length;
+for (let waited = 0; waited < 60 && countFunctions() < functionCount; waited += 1) await new Promise((done) => setTimeout(done, 1000));
+await new Promise((done) => setTimeout(done, 3000));
 
 const tree = processTree(child.pid!);
 const memory = tree.map((pid) => ({ pid, kib: rssKiB(pid), command: commandOf(pid) }));
@@ -124,7 +138,7 @@ child.stdin.end();
 process.stdout.write(`Local stack of ${root}
 
 - ready after ${(readyMs / 1000).toFixed(1)} s (spawn to ready line; cdk.out up to date)
-- resident memory, every HTTP function warm: ${(total / 1024).toFixed(0)} MiB in ${tree.length} processes ` +
+- resident memory, every function warm (HTTP operations, authorizer, queue consumers): ${(total / 1024).toFixed(0)} MiB in ${tree.length} processes ` +
   `(DynamoDB Local's JVM ${(jvm / 1024).toFixed(0)} MiB; ${functions.length} function processes, ` +
   `${(functions.reduce((sum, entry) => sum + entry.kib, 0) / 1024).toFixed(0)} MiB, median ${(median(functions.map((entry) => entry.kib)) / 1024).toFixed(0)} MiB each)
 - warm TenantLocation/GetAll: gateway p50 ${median(gatewayTimes).toFixed(1)} ms, in-process handler p50 ${median(inProcessTimes).toFixed(1)} ms, ` +

@@ -7,13 +7,16 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { assemblyStacks, ensureCloudAssembly } from '../../infra/local/cloud-assembly';
 import { readAssemblyStack, resourcesOfType, type AssemblyStack } from '../../infra/local/template';
 import { handlerModule } from '../../infra/local/template-functions';
+import { resolveAssembly, templateEventSources } from '../../infra/local/template-resources';
 import { consumedQueueDefinitions } from '../../shared/events/queues';
 import { operations } from '../../shared/operations';
 
 let api: AssemblyStack;
+let assemblyDir: string;
 
 beforeAll(async () => {
-  api = readAssemblyStack(await ensureCloudAssembly(), assemblyStacks.api);
+  assemblyDir = await ensureCloudAssembly();
+  api = readAssemblyStack(assemblyDir, assemblyStacks.api);
 }, 15 * 60_000);
 
 describe('the synthesized API stack', () => {
@@ -30,5 +33,31 @@ describe('the synthesized API stack', () => {
       expect(existsSync(assetDir)).toBe(true);
       expect(handlerModule(assetDir, String(fn.Properties?.Handler)).modulePath).toMatch(/index\.mjs$/);
     }
+  });
+});
+
+describe('the event source mappings the local stack reads from the template', () => {
+  it('are one per consumed queue, with the queue and the settings of shared/events/queues.ts', () => {
+    const pseudo = { accountId: '123456789012', region: 'us-east-1' };
+    const queues = new Map(
+      consumedQueueDefinitions.flatMap((queue) => [
+        [queue.logicalName, { url: `http://edge/${queue.localQueueName}`, arn: `arn:aws:sqs:us-east-1:123456789012:${queue.localQueueName}`, name: queue.localQueueName }],
+        [queue.deadLetterQueue.logicalName, { url: 'http://edge/dlq', arn: 'arn:aws:sqs:us-east-1:123456789012:dlq', name: 'dlq' }],
+      ]),
+    );
+    const assembly = resolveAssembly(assemblyDir, {
+      pseudo,
+      table: { name: 'business-platform', arn: 'arn:aws:dynamodb:us-east-1:123456789012:table/business-platform' },
+      queues,
+      webhookSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:local',
+      secretFieldsKeyArn: 'arn:aws:kms:us-east-1:123456789012:key/local',
+      schedulerRoleArn: 'arn:aws:iam::123456789012:role/local',
+    });
+    const sources = [...templateEventSources(assembly).values()];
+    expect(sources.map(({ logicalId: _, ...source }) => source).sort((a, b) => a.queueArn.localeCompare(b.queueArn))).toEqual(
+      consumedQueueDefinitions
+        .map((queue) => ({ queueArn: queues.get(queue.logicalName)!.arn, ...queue.eventSource }))
+        .sort((a, b) => a.queueArn.localeCompare(b.queueArn)),
+    );
   });
 });
