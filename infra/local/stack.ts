@@ -20,13 +20,15 @@ import { startDynamoDbLocal } from './dynamodb-local';
 import { startEventSourceMapping, type RunningEventSourceMapping } from './event-source-mapping';
 import { startIsolatedFunctions } from './function-host';
 import { isolatedFromTemplate, localAuthorizerSettings, localFunctionFleet, type DeclaredFunction } from './functions';
-import { ensureCloudAssembly } from './cloud-assembly';
+import { assemblyStacks, ensureCloudAssembly } from './cloud-assembly';
+import { readAssemblyStack } from './template';
+import { queueSettingsFromTemplate, tableFromTemplate } from './template-provisioning';
 import { constructIdOfLocalName, functionsByConstructId, resolveAssembly, templateEventSources, templateScheduler, type LocalQueue } from './template-resources';
 import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions } from './gateway';
 import { startIamEdge, type EdgeIdentity } from './iam-edge';
 import { repoRoot } from './lambda-runtime';
 import { closeServer, ensurePortsFree, findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
-import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision';
+import { ensureQueues, ensureTable, type ProvisionedQueue, type QueueSettings } from './provision';
 import { startSchedulerEmulation } from './scheduler';
 import { readStackSettings, settingsEnvironment } from '../../shared/operations/settings';
 
@@ -166,6 +168,14 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     { port: dynamodbPort, what: 'DynamoDB Local', option: '--dynamodb-port' },
     { port: sqsPort, what: 'the SQS server', option: '--sqs-port' },
   ]);
+  // The cloud assembly (`cdk synth`'s cdk.out/), synthesized first when stale: everything below runs what it declares.
+  const assemblyDir = options.assemblyDir ?? (await ensureCloudAssembly({ log }));
+  const dataStack = readAssemblyStack(assemblyDir, assemblyStacks.data);
+  /** A queue's settings as the data stack declares them (a test's own variant of a queue keeps its settings). */
+  const queueSettingsOf = (queue: QueueSettings): QueueSettings => {
+    const shared = queueDefinitions.find((definition) => definition === queue);
+    return shared ? queueSettingsFromTemplate(dataStack, shared) : queue;
+  };
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const step of stops.splice(0).reverse()) {
@@ -200,9 +210,10 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       dynamodbClient.destroy();
       sqs.destroy();
     });
-    await ensureTable(dynamodbClient, tableDefinition, tableDefinition.localTableName);
+    // The table's keys, indexes and TTL, the queues' attributes and redrive policies: the data stack's template's.
+    await ensureTable(dynamodbClient, tableFromTemplate(dataStack), tableDefinition.localTableName);
     const provisioned = new Map<QueueName, ProvisionedQueue>();
-    for (const definition of queueDefinitions) provisioned.set(definition.name, await ensureQueues(sqs, definition));
+    for (const definition of queueDefinitions) provisioned.set(definition.name, await ensureQueues(sqs, queueSettingsOf(definition)));
 
     const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint'> = {
       dynamodbEndpoint: dynamodb.endpoint,
@@ -222,7 +233,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     Object.assign(process.env, inProcessEnvironment(endpoints, secretFieldsKey));
 
     const consumers = options.consumers ?? defaultConsumers;
-    const consumedQueues = await Promise.all(consumers.map((consumer) => ensureQueues(sqs, consumer.queue)));
+    const consumedQueues = await Promise.all(consumers.map((consumer) => ensureQueues(sqs, queueSettingsOf(consumer.queue))));
 
     // The IAM edge first (the scheduler emulation joins its upstreams once it runs): queue URLs the functions are
     // given name its host.
@@ -234,8 +245,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const edge = await startIamEdge({ upstreams, identities, adminAccessKeyId: localCredentials.accessKeyId, log });
     stops.push(() => edge.close());
 
-    // The cloud assembly (`cdk synth`'s cdk.out/), resolved against the local resources.
-    const assemblyDir = options.assemblyDir ?? (await ensureCloudAssembly({ log }));
+    // The cloud assembly, resolved against the local resources.
     const skipped = (source: string, why: string) => log(`[template] ${source} not enforced locally: ${why}`);
     const assembly = resolveAssembly(assemblyDir, {
       pseudo: { accountId: localAccountId, region: localRegion },

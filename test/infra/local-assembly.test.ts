@@ -8,7 +8,9 @@ import { assemblyStacks, ensureCloudAssembly } from '../../infra/local/cloud-ass
 import { readAssemblyStack, resourcesOfType, type AssemblyStack } from '../../infra/local/template';
 import { handlerModule } from '../../infra/local/template-functions';
 import { resolveAssembly, templateEventSources } from '../../infra/local/template-resources';
-import { consumedQueueDefinitions } from '../../shared/events/queues';
+import { queueSettingsFromTemplate, tableFromTemplate } from '../../infra/local/template-provisioning';
+import { tableDefinition } from '../../shared/data/table';
+import { consumedQueueDefinitions, queueDefinitions } from '../../shared/events/queues';
 import { operations } from '../../shared/operations';
 
 let api: AssemblyStack;
@@ -59,5 +61,33 @@ describe('the event source mappings the local stack reads from the template', ()
         .map((queue) => ({ queueArn: queues.get(queue.logicalName)!.arn, ...queue.eventSource }))
         .sort((a, b) => a.queueArn.localeCompare(b.queueArn)),
     );
+  });
+});
+
+describe('what the local stack provisions from the data stack template', () => {
+  it('is the table of shared/data/table.ts: keys, indexes, TTL', () => {
+    const data = readAssemblyStack(assemblyDir, assemblyStacks.data);
+    const table = tableFromTemplate(data);
+    expect({ ...table, globalSecondaryIndexes: table.globalSecondaryIndexes.map(({ serves: _, ...index }) => index) }).toEqual({
+      partitionKey: tableDefinition.partitionKey,
+      sortKey: tableDefinition.sortKey,
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      globalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map(({ serves: _, ...index }) => index),
+    });
+  });
+
+  it.each(queueDefinitions.map((queue) => [queue.logicalName, queue] as const))('is the %s queue of shared/events/queues.ts, with its DLQ', (_, queue) => {
+    const data = readAssemblyStack(assemblyDir, assemblyStacks.data);
+    expect(queueSettingsFromTemplate(data, queue)).toEqual({
+      localQueueName: queue.localQueueName,
+      visibilityTimeoutSeconds: queue.visibilityTimeoutSeconds,
+      retentionPeriodSeconds: queue.retentionPeriodSeconds,
+      maximumMessageBytes: queue.maximumMessageBytes,
+      deadLetterQueue: {
+        localQueueName: queue.deadLetterQueue.localQueueName,
+        maxReceiveCount: queue.deadLetterQueue.maxReceiveCount,
+        retentionPeriodSeconds: queue.deadLetterQueue.retentionPeriodSeconds,
+      },
+    });
   });
 });
