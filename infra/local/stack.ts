@@ -1,8 +1,8 @@
-// Local stack: the whole service on one machine, without Docker or an AWS account. DynamoDB Local and the SQS
-// server stand in for the stateful resources, provisioned from the shared definitions; the gateway and the
-// event source mappings invoke the same handler modules the CDK stack bundles, each function isolated in a process
-// of its own with only what its grants give it, and every AWS call of a function passes the IAM edge, which
-// refuses what its grants do not allow.
+// Local stack: the CDK app's cloud assembly (cdk.out/), run on one machine, without Docker or an AWS account.
+// DynamoDB Local and the SQS server stand in for the stateful resources, provisioned as the data stack's template
+// declares them; the gateway (routes from the API stack's template) and the event source mappings (the template's)
+// invoke the built assets, each function isolated in a process of its own with its template environment, and every
+// AWS call of a function passes the IAM edge, which refuses what its role's policies, as synthesized, do not allow.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ import { isolatedFromTemplate, localAuthorizerSettings, localFunctionFleet, type
 import { assemblyStacks, ensureCloudAssembly } from './cloud-assembly';
 import { readAssemblyStack } from './template';
 import { queueSettingsFromTemplate, tableFromTemplate } from './template-provisioning';
-import { constructIdOfLocalName, functionsByConstructId, resolveAssembly, templateEventSources, templateScheduler, type LocalQueue } from './template-resources';
+import { constructIdOfLocalName, functionsByConstructId, resolveAssembly, templateApi, templateEventSources, templateScheduler, type LocalQueue } from './template-resources';
 import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions } from './gateway';
 import { startIamEdge, type EdgeIdentity } from './iam-edge';
 import { repoRoot } from './lambda-runtime';
@@ -352,7 +352,24 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const functions = startIsolatedFunctions([...fleet.functions, ...templateFleet.map(({ fn }) => fn)], log);
     stops.push(() => functions.close());
 
-    const gateway = await startGateway({ ...options.gateway, invoke: functions.invoke, port: options.port, log });
+    // Routes, methods and the authorizer's cache TTL: the API stack's REST API resources, not the manifest.
+    const api = templateApi(assembly.api);
+    const byLogicalId = new Map([...templateFunctions.values()].map((fn) => [fn.logicalId, fn]));
+    const routes = api.routes.map((route) => {
+      const fn = byLogicalId.get(route.functionLogicalId);
+      if (fn?.constructId !== constructIdOfLocalName(route.operationId)) {
+        throw new Error(`${route.method} ${route.path} (${route.operationId}) integrates ${route.functionLogicalId}, not that operation's function`);
+      }
+      return { operationId: route.operationId, method: route.method, path: route.path, handler: fn.modulePath, auth: route.auth };
+    });
+    const gateway = await startGateway({
+      operations: routes,
+      authorizerCacheTtlMs: api.authorizerCacheTtlMs,
+      ...options.gateway,
+      invoke: functions.invoke,
+      port: options.port,
+      log,
+    });
     stops.push(() => gateway.close());
 
     // Event source mappings: the template's (queue, batch size, batching window, maximum concurrency,

@@ -15,6 +15,7 @@ import {
 } from './template';
 import { templateFunctions, roleStatements, type TemplateFunction, type TemplateStatement } from './template-functions';
 import { assemblyStacks } from './cloud-assembly';
+import type { HttpMethod } from '../../shared/operations/operation';
 
 /** A local queue: the URL functions are given (through the IAM edge), its ARN and its name. */
 export interface LocalQueue {
@@ -224,4 +225,67 @@ export const templateEventSources = (assembly: ResolvedAssembly): Map<string, Te
     });
   }
   return sources;
+};
+
+/** A route of the REST API as the template declares it (AWS::ApiGateway::Method on its AWS::ApiGateway::Resource). */
+export interface TemplateRoute {
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** From the API's root, `/TenantLocation/Get/{id}`. */
+  readonly path: string;
+  /** The Lambda proxy integration's function (logical id). */
+  readonly functionLogicalId: string;
+  /** CUSTOM (the REQUEST authorizer) is `bearer`; NONE leaves authentication to the function (the webhook's signature). */
+  readonly auth: 'bearer' | 'webhook-signature';
+}
+
+export interface TemplateApi {
+  readonly routes: readonly TemplateRoute[];
+  /** The REQUEST authorizer's result TTL (AuthorizerResultTtlInSeconds; CloudFormation's default 300 s). */
+  readonly authorizerCacheTtlMs: number;
+}
+
+const httpMethods: readonly string[] = ['GET', 'POST', 'PUT', 'DELETE'] satisfies HttpMethod[];
+const isHttpMethod = (method: string): method is HttpMethod => httpMethods.includes(method);
+
+const functionOfIntegration = (uri: unknown): string | undefined => {
+  const found = JSON.stringify(uri ?? null).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/);
+  return found?.[1];
+};
+
+/** The routes, methods and authorizer of the API stack's REST API. */
+export const templateApi = (api: AssemblyStack): TemplateApi => {
+  const resources = api.template.Resources;
+  const pathOf = (resourceId: unknown, seen = 0): string => {
+    const ref = (resourceId as { Ref?: unknown } | undefined)?.Ref;
+    if (typeof ref !== 'string') return ''; // the API's root resource (Fn::GetAtt RootResourceId)
+    const resource = resources[ref];
+    if (resource?.Type !== 'AWS::ApiGateway::Resource' || seen > 64) throw new Error(`${api.stackName} ${ref} is not an API resource`);
+    return `${pathOf(resource.Properties?.ParentId, seen + 1)}/${String(resource.Properties?.PathPart)}`;
+  };
+  const authorizers = resourcesOfType(api.template, 'AWS::ApiGateway::Authorizer');
+  for (const [logicalId, authorizer] of authorizers) {
+    if (authorizer.Properties?.Type !== 'REQUEST' || authorizer.Properties?.IdentitySource !== 'method.request.header.Authorization') {
+      throw new Error(`${api.stackName} ${logicalId}: the local gateway runs REQUEST authorizers on the Authorization header only`);
+    }
+  }
+  const routes = resourcesOfType(api.template, 'AWS::ApiGateway::Method')
+    .filter(([, resource]) => resource.Properties?.HttpMethod !== 'OPTIONS')
+    .map(([logicalId, resource]): TemplateRoute => {
+      const properties = resource.Properties ?? {};
+      const integration = properties.Integration as { Type?: unknown; Uri?: unknown } | undefined;
+      const functionLogicalId = functionOfIntegration(integration?.Uri);
+      if (integration?.Type !== 'AWS_PROXY' || !functionLogicalId) throw new Error(`${api.stackName} ${logicalId}: not a Lambda proxy integration`);
+      const method = String(properties.HttpMethod);
+      if (!isHttpMethod(method)) throw new Error(`${api.stackName} ${logicalId}: HTTP method ${method} is not one the local gateway routes`);
+      return {
+        operationId: String(properties.OperationName ?? logicalId),
+        method,
+        path: pathOf(properties.ResourceId) || '/',
+        functionLogicalId,
+        auth: properties.AuthorizationType === 'CUSTOM' ? 'bearer' : 'webhook-signature',
+      };
+    });
+  const ttl = authorizers[0]?.[1].Properties?.AuthorizerResultTtlInSeconds;
+  return { routes, authorizerCacheTtlMs: Number(ttl ?? 300) * 1000 };
 };

@@ -7,11 +7,11 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { assemblyStacks, ensureCloudAssembly } from '../../infra/local/cloud-assembly';
 import { readAssemblyStack, resourcesOfType, type AssemblyStack } from '../../infra/local/template';
 import { handlerModule } from '../../infra/local/template-functions';
-import { resolveAssembly, templateEventSources } from '../../infra/local/template-resources';
+import { resolveAssembly, templateApi, templateEventSources } from '../../infra/local/template-resources';
 import { queueSettingsFromTemplate, tableFromTemplate } from '../../infra/local/template-provisioning';
 import { tableDefinition } from '../../shared/data/table';
 import { consumedQueueDefinitions, queueDefinitions } from '../../shared/events/queues';
-import { operations } from '../../shared/operations';
+import { operations, resourceOf } from '../../shared/operations';
 
 let api: AssemblyStack;
 let assemblyDir: string;
@@ -89,5 +89,16 @@ describe('what the local stack provisions from the data stack template', () => {
         retentionPeriodSeconds: queue.deadLetterQueue.retentionPeriodSeconds,
       },
     });
+  });
+});
+
+describe('the routes the local gateway reads from the template', () => {
+  it('are the operations of the manifest, each integrating its own function, bearer ones behind the authorizer', () => {
+    const { routes, authorizerCacheTtlMs } = templateApi(api);
+    const key = (route: { method: string; path: string }) => `${route.method} ${resourceOf(route.path)}`;
+    expect(routes.map((route) => ({ key: key(route), operationId: route.operationId, auth: route.auth })).sort((a, b) => a.key.localeCompare(b.key))).toEqual(
+      operations.map((operation) => ({ key: key(operation), operationId: operation.operationId, auth: operation.auth })).sort((a, b) => a.key.localeCompare(b.key)),
+    );
+    expect(authorizerCacheTtlMs).toBe(300_000);
   });
 });
