@@ -14,7 +14,7 @@ import { localDevSecret } from '../../shared/auth/tokens';
 import { tableDefinition } from '../../shared/data/table';
 import { localWebhookSecret } from '../../shared/document-events/secrets';
 import { queueDefinitions, type QueueName } from '../../shared/events/queues';
-import { operations as manifestOperations, schedulerEnvironment, schedulerExecutionStatements, type OtherResources } from '../../shared/operations';
+import { operations as manifestOperations, schedulerEnvironment, type OtherResources } from '../../shared/operations';
 import { queueConsumers as defaultConsumers, type QueueConsumer } from './consumers';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startEventSourceMapping, type RunningEventSourceMapping } from './event-source-mapping';
