@@ -9,8 +9,11 @@
 // fails at once but its handler keeps running, as in-process; a process that exits fails what it was running and
 // the next invocation starts a new one.
 import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { buildSync } from 'esbuild';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { InvokeMessage, ResultMessage } from './function-process';
 import { repoRoot, withinTimeout, type FunctionInvoker, type LocalFunctionRef } from './lambda-runtime';
@@ -22,6 +25,13 @@ export interface IsolatedFunction extends LocalFunctionRef {
   /** Its identity: the IAM edge maps this key to the function's grants. */
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly memoryLimitInMB?: number;
+  /**
+   * The built asset the template names (cdk.out/asset.<hash>/): run under plain Node.js, no TypeScript loader, from
+   * its directory (Lambda's task root). Without it, `handler` is a TypeScript module run under tsx.
+   */
+  readonly asset?: { readonly taskRoot: string; readonly modulePath: string; readonly exportName: string; readonly handler: string };
+  /** The function's own timeout (the template's Timeout): an invocation ends at the earlier of it and the caller's. */
+  readonly timeoutMs?: number;
 }
 
 export interface IsolatedFunctions {
@@ -34,6 +44,35 @@ const processEntry = fileURLToPath(new URL('./function-process.ts', import.meta.
 /** The TypeScript loader `--import tsx` runs, resolved from the repository so any parent (jest, tsx CLI) works. */
 const tsxLoader = pathToFileURL(createRequire(join(repoRoot, 'package.json')).resolve('tsx')).href;
 
+/**
+ * function-process.ts bundled to plain JavaScript (once per version of its sources, in .local/runtime/), so a
+ * function from the assembly runs on Node.js alone, as on Lambda: no TypeScript loader, no esbuild child.
+ */
+let bundledRuntime: string | undefined;
+export const bundledFunctionProcess = (): string => {
+  if (bundledRuntime) return bundledRuntime;
+  const result = buildSync({
+    entryPoints: [processEntry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    write: false,
+    logLevel: 'silent',
+  });
+  const code = result.outputFiles[0]!.contents;
+  const directory = join(repoRoot, '.local', 'runtime');
+  const file = join(directory, `function-process-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`);
+  if (!existsSync(file)) {
+    mkdirSync(directory, { recursive: true });
+    const partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, code);
+    renameSync(partial, file);
+  }
+  bundledRuntime = file;
+  return file;
+};
+
 /** The variables the Lambda Node.js runtime sets in every execution environment, locally. */
 export const lambdaRuntimeEnvironment = (fn: IsolatedFunction): Record<string, string> => ({
   AWS_REGION: localRegion,
@@ -45,8 +84,8 @@ export const lambdaRuntimeEnvironment = (fn: IsolatedFunction): Record<string, s
   AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryLimitInMB ?? 512),
   AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.functionName}`,
   AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
-  LAMBDA_TASK_ROOT: repoRoot,
-  _HANDLER: `${fn.handler}.handler`,
+  LAMBDA_TASK_ROOT: fn.asset?.taskRoot ?? repoRoot,
+  _HANDLER: fn.asset?.handler ?? `${fn.handler}.handler`,
   TZ: ':UTC',
   LANG: 'en_US.UTF-8',
   PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -60,8 +99,9 @@ export const lambdaRuntimeEnvironment = (fn: IsolatedFunction): Record<string, s
 export const functionProcessEnvironment = (fn: IsolatedFunction): Record<string, string> => ({
   ...fn.environment,
   ...lambdaRuntimeEnvironment(fn),
-  // Which module function-process.ts loads (the repo-root path the CDK bundles).
-  _HANDLER_MODULE: fn.handler,
+  // Which module function-process.ts loads: the asset's, or the repo-root path the CDK bundles.
+  _HANDLER_MODULE: fn.asset?.modulePath ?? fn.handler,
+  _HANDLER_EXPORT: fn.asset?.exportName ?? 'handler',
 });
 
 interface Pending {
@@ -88,10 +128,13 @@ export const startIsolatedFunctions = (
   let closed = false;
 
   const start = (fn: IsolatedFunction): FunctionProcess => {
-    const child = fork(processEntry, [], {
-      cwd: repoRoot,
+    const child = fork(fn.asset ? bundledFunctionProcess() : processEntry, [], {
+      cwd: fn.asset?.taskRoot ?? repoRoot,
       env: functionProcessEnvironment(fn),
-      execArgv: ['--import', tsxLoader],
+      // Lambda gives the V8 heap most of the function's memory; a function that needs more fails here as there.
+      execArgv: fn.asset
+        ? [...(fn.memoryLimitInMB ? [`--max-old-space-size=${Math.floor(fn.memoryLimitInMB * 0.9)}`] : [])]
+        : ['--import', tsxLoader],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
     });
@@ -116,10 +159,11 @@ export const startIsolatedFunctions = (
     return { child, pending, exited };
   };
 
-  const invoke: FunctionInvoker = async <TResult>(ref: LocalFunctionRef, event: unknown, timeoutMs: number) => {
+  const invoke: FunctionInvoker = async <TResult>(ref: LocalFunctionRef, event: unknown, callerTimeoutMs: number) => {
     if (closed) throw new Error('The local functions are stopped');
     const fn = definitions.get(ref.functionName);
     if (!fn) throw new Error(`No local function named ${ref.functionName}`);
+    const timeoutMs = Math.min(callerTimeoutMs, fn.timeoutMs ?? callerTimeoutMs);
     let instance = running.get(fn.functionName);
     if (!instance) {
       instance = start(fn);

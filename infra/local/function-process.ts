@@ -1,5 +1,7 @@
 // Local stack: one function's execution environment, as a process of its own (started by function-host.ts with
-// exactly the function's environment). Loads the handler module on the first invocation (its cold start), then
+// exactly the function's environment). Runs under plain Node.js, bundled (function-host.ts), for a function
+// from the cloud assembly (its built asset); under tsx for a TypeScript module (tests' fixture handlers).
+// Loads the handler module on the first invocation (its cold start), then
 // runs each invocation it is sent with a Lambda context whose deadline the host chose. Console output goes
 // straight to the stack's stdout and stderr. A module that fails to load fails the invocations waiting for it
 // and ends the process, so the next invocation is a fresh cold start, as after a Lambda init error.
@@ -39,11 +41,13 @@ const send = (message: ResultMessage): Promise<void> =>
 
 const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'function';
 const modulePath = process.env._HANDLER_MODULE ?? '';
+/** The export the template's Handler names (`index.handler` -> `handler`). */
+const exportName = process.env._HANDLER_EXPORT ?? 'handler';
 const memoryLimitInMB = Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? '1024');
 let handler: Promise<Handler> | undefined;
 
 const invoke = async ({ id, event, deadline, timeoutMs }: InvokeMessage) => {
-  handler ??= loadHandler(importFromRepoRoot, modulePath);
+  handler ??= loadHandler(importFromRepoRoot, modulePath, exportName);
   let loaded: Handler;
   try {
     loaded = await handler;

@@ -7,6 +7,8 @@ import { commonFunctionEnvironment, grantsOf, type FunctionGrants, type GrantRes
 import type { IsolatedFunction } from './function-host';
 import type { EdgeIdentity } from './iam-edge';
 import type { LocalFunctionRef } from './lambda-runtime';
+import type { TemplateFunction } from './template-functions';
+import { localFunctionEnvironment, type LocalSubstitutes } from './template-resources';
 
 /** A function as the manifest declares it: its name, its module, its grants. */
 export interface DeclaredFunction extends LocalFunctionRef, FunctionGrants {
@@ -59,4 +61,43 @@ export const localFunctionFleet = (
     identities.set(accessKeyId, { functionName: fn.functionName, statements: granted.statements });
   }
   return { functions, identities };
+};
+
+/** A function of the synthesized template, ready to run isolated: its process settings and its identity at the edge. */
+export interface TemplateFleetMember {
+  readonly fn: IsolatedFunction;
+  readonly accessKeyId: string;
+  readonly identity: EdgeIdentity;
+}
+
+/**
+ * A function as the template declares it: its built asset and Handler, its resolved environment with the local
+ * substitutes (template-resources.ts), its MemorySize and Timeout; at the edge, the statements of its role's
+ * policies as synthesized.
+ */
+export const isolatedFromTemplate = (
+  functionName: string,
+  handler: string,
+  fn: TemplateFunction,
+  stackName: string,
+  substitutes: LocalSubstitutes,
+): TemplateFleetMember => {
+  const accessKeyId = accessKeyIdOf(functionName);
+  return {
+    fn: {
+      functionName,
+      handler,
+      credentials: { accessKeyId, secretAccessKey: 'local' },
+      environment: localFunctionEnvironment(fn.environment, substitutes),
+      memoryLimitInMB: fn.memorySize,
+      timeoutMs: fn.timeoutSeconds * 1000,
+      asset: { taskRoot: fn.assetDir, modulePath: fn.modulePath, exportName: fn.exportName, handler: fn.handler },
+    },
+    accessKeyId,
+    identity: {
+      functionName,
+      statements: fn.statements,
+      policySource: `the policies of its role in ${stackName} (${fn.policies.join(', ') || 'none'})`,
+    },
+  };
 };

@@ -1,5 +1,6 @@
 // Local stack: where a request enters locally. A node:http server that behaves like the stack's API Gateway
-// (REST API, stage `api`, Lambda proxy integrations): routes from the operations manifest only, the REQUEST
+// (REST API, stage `api`, Lambda proxy integrations): the routes it is given (the local stack: the template's
+// AWS::ApiGateway::Method resources; by default the operations manifest), the REQUEST
 // authorizer for bearer operations, the gateway's size and time limits, and its problem responses.
 //
 // Bodies reach functions as UTF-8 text with isBase64Encoded false, as API Gateway does when the API declares no

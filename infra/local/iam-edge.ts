@@ -18,10 +18,21 @@ export interface RequiredAccess {
   readonly context?: Readonly<Record<string, string>>;
 }
 
+/**
+ * A statement the edge enforces: Allow unless `effect` says Deny (an explicit Deny wins, as in IAM); `source` names
+ * where it is written (the template's policy and statement index) for the log of a refusal.
+ */
+export interface EdgeStatement extends PolicyStatement {
+  readonly effect?: 'Allow' | 'Deny';
+  readonly source?: string;
+}
+
 /** A function the edge knows by its access key id. */
 export interface EdgeIdentity {
   readonly functionName: string;
-  readonly statements: readonly PolicyStatement[];
+  readonly statements: readonly EdgeStatement[];
+  /** Where its statements come from (`BusinessPlatform-Api TenantLocationDeleteRoleDefaultPolicyB515BF84`), for the log. */
+  readonly policySource?: string;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -159,17 +170,47 @@ const conditionsHold = (conditions: PolicyConditions | undefined, context: Reado
     }),
   );
 
+/** IAM matches action names case-insensitively, with `*` and `?` wildcards (`dynamodb:*`, `dynamodb:Get*`). */
+const actionMatches = (pattern: string, action: string): boolean => resourceMatches(pattern.toLowerCase(), action.toLowerCase());
+
+/** Whether a statement covers a request: one of its actions, one of its resources, and all its conditions. */
+export const statementCovers = (statement: EdgeStatement, required: RequiredAccess): boolean =>
+  statement.actions.some((action) => actionMatches(action, required.action)) &&
+  statement.resources.some((resource) => resourceMatches(resource, required.resource)) &&
+  conditionsHold(statement.conditions, required.context ?? {});
+
 /**
- * IAM matches action names case-insensitively; resources exactly, or by a grant's pattern (only the schedules of
- * one group are granted by pattern); a statement's conditions must hold for the request.
+ * IAM's evaluation of identity policies: an explicit Deny that covers the request refuses it; otherwise an Allow
+ * that covers it allows it; otherwise it is refused (implicit deny). Resources match exactly or by pattern.
  */
-export const statementsAllow = (statements: readonly PolicyStatement[], required: RequiredAccess): boolean =>
-  statements.some(
+export const statementsAllow = (statements: readonly EdgeStatement[], required: RequiredAccess): boolean =>
+  !statements.some((statement) => statement.effect === 'Deny' && statementCovers(statement, required)) &&
+  statements.some((statement) => statement.effect !== 'Deny' && statementCovers(statement, required));
+
+/**
+ * Why a request was refused, for the stack's log: the function, the action and resource, the Deny that refused it
+ * or the statements that came closest (same resource, other actions), and the statement that would allow it.
+ */
+export const explainRefusal = (identity: EdgeIdentity, required: RequiredAccess): string => {
+  const deny = identity.statements.find((statement) => statement.effect === 'Deny' && statementCovers(statement, required));
+  const head = `[iam-edge] AccessDeniedException: ${identity.functionName} may not ${required.action} on ${required.resource}`;
+  if (deny) return `${head}: explicitly denied by ${deny.source ?? 'a Deny statement'}`;
+  // The statements that name this resource (a `*` one, such as X-Ray's, says nothing about it).
+  const onResource = identity.statements.filter(
     (statement) =>
-      statement.actions.some((action) => action.toLowerCase() === required.action.toLowerCase()) &&
-      statement.resources.some((resource) => resourceMatches(resource, required.resource)) &&
-      conditionsHold(statement.conditions, required.context ?? {}),
+      statement.effect !== 'Deny' && statement.resources.some((resource) => resource !== '*' && resourceMatches(resource, required.resource)),
   );
+  const closest = onResource.length
+    ? `; on that resource it is allowed only ${onResource.map((statement) => `${statement.actions.join(', ')} (${statement.source ?? 'its grants'})`).join('; ')}`
+    : '; no statement names that resource';
+  const wouldAllow = JSON.stringify({
+    Effect: 'Allow',
+    Action: required.action,
+    Resource: required.resource,
+    ...(required.context ? { Condition: { StringEquals: required.context } } : {}),
+  });
+  return `${head}: no statement of ${identity.policySource ?? 'its grants'} allows it${closest}. The statement that would allow it: ${wouldAllow}`;
+};
 
 /** `AWS4-HMAC-SHA256 Credential=<key id>/<date>/<region>/<service>/aws4_request, ...` -> key id and service. */
 export const credentialOf = (authorization: string | undefined): { accessKeyId: string; service: string } | undefined => {
@@ -330,7 +371,7 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
     const accesses = accessOf(credential.service, request, body) ?? [];
     const refused = accesses.find((access) => !statementsAllow(identity.statements, access));
     if (refused) {
-      log(`[iam-edge] ${identity.functionName} denied ${refused.action} on ${refused.resource}`);
+      log(explainRefusal(identity, refused));
       return reply(response, accessDenied(credential.service, identity.functionName, refused));
     }
     return forward(request, response, upstream, body);

@@ -13,11 +13,12 @@ export type ModuleResolver = (modulePath: string) => Promise<unknown>;
 
 export const importFromRepoRoot: ModuleResolver = (modulePath) => import(pathToFileURL(resolve(repoRoot, modulePath)).href);
 
-/** Resolves a module and returns its `handler` export, or throws saying what is wrong. */
-export const loadHandler = async (resolveModule: ModuleResolver, modulePath: string): Promise<Handler> => {
-  const loaded = (await resolveModule(modulePath)) as { handler?: unknown } | undefined;
-  if (typeof loaded?.handler !== 'function') throw new Error(`${modulePath} does not export a function named handler`);
-  return loaded.handler as Handler;
+/** Resolves a module and returns its `handler` export (or the one named), or throws saying what is wrong. */
+export const loadHandler = async (resolveModule: ModuleResolver, modulePath: string, exportName = 'handler'): Promise<Handler> => {
+  const loaded = (await resolveModule(modulePath)) as Record<string, unknown> | undefined;
+  const handler = loaded && Object.hasOwn(loaded, exportName) ? loaded[exportName] : undefined;
+  if (typeof handler !== 'function') throw new Error(`${modulePath} does not export a function named ${exportName}`);
+  return handler as Handler;
 };
 
 /** Loads each module once (a warm container), retrying on the next call after a failed load. */

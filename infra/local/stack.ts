@@ -1,8 +1,8 @@
-// Local stack: the whole service on one machine, without Docker or an AWS account. DynamoDB Local and the SQS
-// server stand in for the stateful resources, provisioned from the shared definitions; the gateway and the
-// event source mappings invoke the same handler modules the CDK stack bundles, each function isolated in a process
-// of its own with only what its grants give it, and every AWS call of a function passes the IAM edge, which
-// refuses what its grants do not allow.
+// Local stack: the CDK app's cloud assembly (cdk.out/), run on one machine, without Docker or an AWS account.
+// DynamoDB Local and the SQS server stand in for the stateful resources, provisioned as the data stack's template
+// declares them; the gateway (routes from the API stack's template) and the event source mappings (the template's)
+// invoke the built assets, each function isolated in a process of its own with its template environment, and every
+// AWS call of a function passes the IAM edge, which refuses what its role's policies, as synthesized, do not allow.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,20 +15,23 @@ import { localDevSecret } from '../../shared/auth/tokens';
 import { tableDefinition } from '../../shared/data/table';
 import { localWebhookSecret } from '../../shared/document-events/secrets';
 import { queueDefinitions, type QueueName } from '../../shared/events/queues';
-import { operations as manifestOperations, schedulerEnvironment, schedulerExecutionStatements, type OtherResources } from '../../shared/operations';
+import { operations as manifestOperations, schedulerEnvironment, type OtherResources } from '../../shared/operations';
 import { queueConsumers as defaultConsumers, type QueueConsumer } from './consumers';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startEventSourceMapping, type RunningEventSourceMapping } from './event-source-mapping';
 import { startIsolatedFunctions } from './function-host';
-import { localAuthorizerSettings, localFunctionFleet, type DeclaredFunction } from './functions';
+import { isolatedFromTemplate, localAuthorizerSettings, localFunctionFleet, type DeclaredFunction } from './functions';
+import { assemblyStacks, ensureCloudAssembly } from './cloud-assembly';
+import { readAssemblyStack } from './template';
+import { queueSettingsFromTemplate, tableFromTemplate } from './template-provisioning';
+import { constructIdOfLocalName, functionsByConstructId, resolveAssembly, templateApi, templateEventSources, templateScheduler, type LocalQueue } from './template-resources';
 import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions } from './gateway';
 import { startIamEdge, type EdgeIdentity } from './iam-edge';
 import { repoRoot } from './lambda-runtime';
 import { closeServer, ensurePortsFree, findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
-import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision';
+import { ensureQueues, ensureTable, type ProvisionedQueue, type QueueSettings } from './provision';
 import { startSchedulerEmulation } from './scheduler';
 import { readStackSettings, settingsEnvironment } from '../../shared/operations/settings';
-import { reconcilerScheduleRequest } from '../../shared/scheduled-tasks/reconciler';
 
 export const defaultDataDir = join(repoRoot, '.local');
 
@@ -47,6 +50,11 @@ export interface LocalStackOptions {
   /** The scheduler emulation's clock (epoch ms) and how often it fires due schedules (0: never); tests set them. */
   readonly schedulerClock?: () => number;
   readonly schedulerTickMs?: number;
+  /**
+   * The cloud assembly to run (a directory `cdk synth` wrote). Default: cdk.out/, synthesized first unless it is up
+   * to date with the sources (cloud-assembly.ts).
+   */
+  readonly assemblyDir?: string;
 }
 
 export interface LocalStackEndpoints {
@@ -128,10 +136,8 @@ const localWebhookSecretArn = `arn:aws:secretsmanager:${localRegion}:${localAcco
 const localSecretFieldsKeyArn = `arn:aws:kms:${localRegion}:${localAccountId}:key/00000000-0000-4000-8000-000000000001`;
 
 /** The local stage's schedule group and the execution role its schedules name. */
-export const localScheduleGroupName = 'business-platform-local-tasks';
+export const localScheduleGroupName = 'business-platform-dev-tasks';
 export const localSchedulerRoleArn = `arn:aws:iam::${localAccountId}:role/business-platform-local-task-scheduler`;
-/** The execution role of the reconciler's schedule (sends to the schedule-sync queue and its DLQ only). */
-export const localReconcilerRoleArn = `arn:aws:iam::${localAccountId}:role/business-platform-local-schedule-reconciler`;
 
 /**
  * The raw AES-256 key of secret fields locally (base64): `SECRET_FIELDS_LOCAL_KEY` when set; otherwise one made
@@ -166,6 +172,14 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     { port: dynamodbPort, what: 'DynamoDB Local', option: '--dynamodb-port' },
     { port: sqsPort, what: 'the SQS server', option: '--sqs-port' },
   ]);
+  // The cloud assembly (`cdk synth`'s cdk.out/), synthesized first when stale: everything below runs what it declares.
+  const assemblyDir = options.assemblyDir ?? (await ensureCloudAssembly({ log }));
+  const dataStack = readAssemblyStack(assemblyDir, assemblyStacks.data);
+  /** A queue's settings as the data stack declares them (a test's own variant of a queue keeps its settings). */
+  const queueSettingsOf = (queue: QueueSettings): QueueSettings => {
+    const shared = queueDefinitions.find((definition) => definition === queue);
+    return shared ? queueSettingsFromTemplate(dataStack, shared) : queue;
+  };
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const step of stops.splice(0).reverse()) {
@@ -200,9 +214,10 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       dynamodbClient.destroy();
       sqs.destroy();
     });
-    await ensureTable(dynamodbClient, tableDefinition, tableDefinition.localTableName);
+    // The table's keys, indexes and TTL, the queues' attributes and redrive policies: the data stack's template's.
+    await ensureTable(dynamodbClient, tableFromTemplate(dataStack), tableDefinition.localTableName);
     const provisioned = new Map<QueueName, ProvisionedQueue>();
-    for (const definition of queueDefinitions) provisioned.set(definition.name, await ensureQueues(sqs, definition));
+    for (const definition of queueDefinitions) provisioned.set(definition.name, await ensureQueues(sqs, queueSettingsOf(definition)));
 
     const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint'> = {
       dynamodbEndpoint: dynamodb.endpoint,
@@ -222,22 +237,51 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     Object.assign(process.env, inProcessEnvironment(endpoints, secretFieldsKey));
 
     const consumers = options.consumers ?? defaultConsumers;
-    const consumedQueues = await Promise.all(consumers.map((consumer) => ensureQueues(sqs, consumer.queue)));
+    const consumedQueues = await Promise.all(consumers.map((consumer) => ensureQueues(sqs, queueSettingsOf(consumer.queue))));
 
-    // EventBridge Scheduler: schedules fire into the local queues, as the execution role (its statements are the
-    // data stack's role's).
+    // The IAM edge first (the scheduler emulation joins its upstreams once it runs): queue URLs the functions are
+    // given name its host.
+    const identities = new Map<string, EdgeIdentity>();
+    const upstreams = new Map([
+      ['dynamodb', dynamodb.endpoint],
+      ['sqs', sqsEndpoint],
+    ]);
+    const edge = await startIamEdge({ upstreams, identities, adminAccessKeyId: localCredentials.accessKeyId, log });
+    stops.push(() => edge.close());
+
+    // The cloud assembly, resolved against the local resources.
+    const skipped = (source: string, why: string) => log(`[template] ${source} not enforced locally: ${why}`);
+    const assembly = resolveAssembly(assemblyDir, {
+      pseudo: { accountId: localAccountId, region: localRegion },
+      table: { name: endpoints.tableName, arn: `arn:aws:dynamodb:${localRegion}:${localAccountId}:table/${endpoints.tableName}` },
+      queues: new Map<string, LocalQueue>(
+        queueDefinitions.flatMap((definition): [string, LocalQueue][] => {
+          const queue = provisioned.get(definition.name)!;
+          return [
+            [definition.logicalName, { url: viaEdge(queue.queueUrl, edge.endpoint), arn: queue.queueArn, name: definition.localQueueName }],
+            [definition.deadLetterQueue.logicalName, { url: viaEdge(queue.deadLetterQueueUrl, edge.endpoint), arn: queue.deadLetterQueueArn, name: definition.deadLetterQueue.localQueueName }],
+          ];
+        }),
+      ),
+      webhookSecretArn: localWebhookSecretArn,
+      secretFieldsKeyArn: localSecretFieldsKeyArn,
+      schedulerRoleArn: localSchedulerRoleArn,
+    });
+
+    // EventBridge Scheduler: the data stack's schedule group; schedules fire into the local queues, as the execution
+    // role the template declares (with its policy's statements).
     const taskRuns = provisioned.get('taskRuns')!;
-    const scheduleSync = provisioned.get('scheduleSync')!;
     const queueUrlByArn = new Map([...provisioned.values()].flatMap((queue) => [
       [queue.queueArn, queue.queueUrl],
       [queue.deadLetterQueueArn, queue.deadLetterQueueUrl],
     ]));
+    const templateSchedules = templateScheduler(assembly, skipped);
+    if (!templateSchedules.groups.includes(localScheduleGroupName)) {
+      throw new Error(`The data stack's schedule group is ${templateSchedules.groups.join(', ') || 'missing'}, not ${localScheduleGroupName} (infra/local/stack.ts)`);
+    }
     const scheduler = await startSchedulerEmulation({
-      groups: [localScheduleGroupName],
-      roles: new Map([
-        [localSchedulerRoleArn, schedulerExecutionStatements({ arn: taskRuns.queueArn, deadLetterQueueArn: taskRuns.deadLetterQueueArn })],
-        [localReconcilerRoleArn, schedulerExecutionStatements({ arn: scheduleSync.queueArn, deadLetterQueueArn: scheduleSync.deadLetterQueueArn })],
-      ]),
+      groups: templateSchedules.groups,
+      roles: templateSchedules.roles,
       deliver: async (queueArn, body) => {
         const queueUrl = queueUrlByArn.get(queueArn);
         if (!queueUrl) throw new Error(`no local queue ${queueArn}`);
@@ -248,18 +292,12 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       log,
     });
     stops.push(() => scheduler.close());
-    // The reconciler's own schedule, as the CDK data stack creates it (the emulation keeps schedules in memory).
+    upstreams.set('scheduler', scheduler.endpoint);
+    // The schedules the data stack itself creates (the reconciler's), as its template declares them.
     const schedulerAdmin = new SchedulerClient({ ...clientConfig, endpoint: scheduler.endpoint });
-    await schedulerAdmin.send(
-      new CreateScheduleCommand(
-        reconcilerScheduleRequest({
-          groupName: localScheduleGroupName,
-          queueArn: scheduleSync.queueArn,
-          deadLetterQueueArn: scheduleSync.deadLetterQueueArn,
-          roleArn: localReconcilerRoleArn,
-        }),
-      ),
-    );
+    for (const schedule of templateSchedules.schedules) {
+      await schedulerAdmin.send(new CreateScheduleCommand(schedule as unknown as ConstructorParameters<typeof CreateScheduleCommand>[0]));
+    }
     schedulerAdmin.destroy();
     // In-process handlers (the benchmark) manage schedules directly, with the admin key, like the rest of this
     // process's environment.
@@ -271,18 +309,6 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       [schedulerEnvironment.endpoint]: scheduler.endpoint,
     });
 
-    const identities = new Map<string, EdgeIdentity>();
-    const edge = await startIamEdge({
-      upstreams: new Map([
-        ['dynamodb', dynamodb.endpoint],
-        ['sqs', sqsEndpoint],
-        ['scheduler', scheduler.endpoint],
-      ]),
-      identities,
-      adminAccessKeyId: localCredentials.accessKeyId,
-      log,
-    });
-    stops.push(() => edge.close());
     const grantResources: OtherResources = {
       // The SQS client sends to the host of the queue URL (not its endpoint setting): the function's URL names the edge.
       queues: Object.fromEntries(
@@ -300,31 +326,80 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         endpoint: edge.endpoint,
       },
     };
+    // Each function the stack serves runs its built asset with the template's handler, environment, timeout and
+    // memory, and the edge enforces its role's policies as synthesized. Only a function the template does not
+    // declare (a test's fixture consumer) runs from its TypeScript module with its declared grants.
+    const declared = declaredFunctions(consumers);
+    const templateFunctions = functionsByConstructId(assembly, skipped);
+    const fromTemplate = new Map(
+      declared.flatMap((fn) => {
+        const templateFunction = templateFunctions.get(constructIdOfLocalName(fn.functionName));
+        return templateFunction ? [[fn.functionName, templateFunction] as const] : [];
+      }),
+    );
+    const undeclared = [...templateFunctions.keys()].filter((id) => !declared.some((fn) => constructIdOfLocalName(fn.functionName) === id));
+    if (undeclared.length > 0) log(`[template] functions of the template that nothing invokes locally: ${undeclared.join(', ')}`);
     const fleet = localFunctionFleet(
-      declaredFunctions(consumers),
+      declared.filter((fn) => !fromTemplate.has(fn.functionName)),
       {
         table: { name: endpoints.tableName, arn: `arn:aws:dynamodb:${localRegion}:${localAccountId}:table/${endpoints.tableName}` },
         ...grantResources,
       },
       edge.endpoint,
     );
+    const substitutes = {
+      edgeEndpoint: edge.endpoint,
+      webhookSecrets: process.env.WEBHOOK_SECRETS ?? localWebhookSecret,
+      secretFieldsLocalKey: secretFieldsKey,
+      authHs256Secret: localAuthorizerSettings().AUTH_HS256_SECRET!,
+    };
+    const templateFleet = declared.flatMap((fn) => {
+      const templateFunction = fromTemplate.get(fn.functionName);
+      return templateFunction ? [isolatedFromTemplate(fn.functionName, fn.handler, templateFunction, assembly.api.stackName, substitutes)] : [];
+    });
     for (const [accessKeyId, identity] of fleet.identities) identities.set(accessKeyId, identity);
-    const functions = startIsolatedFunctions(fleet.functions, log);
+    for (const { accessKeyId, identity } of templateFleet) identities.set(accessKeyId, identity);
+    const functions = startIsolatedFunctions([...fleet.functions, ...templateFleet.map(({ fn }) => fn)], log);
     stops.push(() => functions.close());
 
-    const gateway = await startGateway({ ...options.gateway, invoke: functions.invoke, port: options.port, log });
+    // Routes, methods and the authorizer's cache TTL: the API stack's REST API resources, not the manifest.
+    const api = templateApi(assembly.api);
+    const byLogicalId = new Map([...templateFunctions.values()].map((fn) => [fn.logicalId, fn]));
+    const routes = api.routes.map((route) => {
+      const fn = byLogicalId.get(route.functionLogicalId);
+      if (fn?.constructId !== constructIdOfLocalName(route.operationId)) {
+        throw new Error(`${route.method} ${route.path} (${route.operationId}) integrates ${route.functionLogicalId}, not that operation's function`);
+      }
+      return { operationId: route.operationId, method: route.method, path: route.path, handler: fn.modulePath, auth: route.auth };
+    });
+    const gateway = await startGateway({
+      operations: routes,
+      authorizerCacheTtlMs: api.authorizerCacheTtlMs,
+      ...options.gateway,
+      invoke: functions.invoke,
+      port: options.port,
+      log,
+    });
     stops.push(() => gateway.close());
 
+    // Event source mappings: the template's (queue, batch size, batching window, maximum concurrency,
+    // ReportBatchItemFailures) for a consumer the template declares; a test's fixture consumer keeps its own.
+    const eventSources = templateEventSources(assembly);
     consumers.forEach((consumer, index) => {
-      const provisioned = consumedQueues[index]!;
+      const templateFunction = fromTemplate.get(consumer.functionName);
+      const fromTemplateSource = templateFunction ? eventSources.get(templateFunction.logicalId) : undefined;
+      const declaredQueue = consumedQueues[index]!;
+      const queueUrl = fromTemplateSource ? queueUrlByArn.get(fromTemplateSource.queueArn) : declaredQueue.queueUrl;
+      if (!queueUrl) throw new Error(`${fromTemplateSource?.logicalId}: no local queue ${fromTemplateSource?.queueArn}`);
+      const { logicalId: _logicalId, queueArn, ...settings } = fromTemplateSource ?? { logicalId: '', queueArn: declaredQueue.queueArn, ...consumer.queue.eventSource };
       const mapping: RunningEventSourceMapping = startEventSourceMapping({
         sqs,
-        queueUrl: provisioned.queueUrl,
-        queueArn: provisioned.queueArn,
+        queueUrl,
+        queueArn,
         invoke: (event, timeoutMs) => functions.invoke({ functionName: consumer.functionName, handler: consumer.handler }, event, timeoutMs),
         functionName: consumer.functionName,
-        functionTimeoutMs: consumer.timeoutSeconds * 1000,
-        ...consumer.queue.eventSource,
+        functionTimeoutMs: (templateFunction?.timeoutSeconds ?? consumer.timeoutSeconds) * 1000,
+        ...settings,
         log,
       });
       stops.push(() => mapping.stop());

@@ -1,6 +1,6 @@
-// Local stack entry point (`npm start`): starts DynamoDB Local, the SQS server, the gateway and the consumers,
-// prints where they are, and stops them all on Ctrl-C, SIGTERM, or (with --exit-with-stdin) when stdin closes.
-import { relative } from 'node:path';
+// Local stack entry point (`npm start`): the CDK app's cloud assembly, run locally. Synthesizes cdk.out/ unless it
+// is up to date, starts DynamoDB Local, the SQS server, the gateway and the consumers, prints where they are, and stops them all on Ctrl-C, SIGTERM, or (with --exit-with-stdin) when stdin closes.
+import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from './lambda-runtime';
 import { watchLaunchers } from './launchers';
@@ -13,6 +13,7 @@ const usage = `Usage: npm start -- [options]
   --dynamodb-port <n>  DynamoDB Local port (default 8000, free with --port 0)
   --sqs-port <n>       SQS server port (default 9324, free with --port 0)
   --in-memory          Keep no data (default: DynamoDB data persists in .local/)
+  --assembly <dir>     Run this cloud assembly (a cdk.out that \`cdk synth\` wrote) instead of synthesizing cdk.out/
   --ready-json         Print one JSON line with the endpoints when ready (always when stdout is not a TTY)
   --exit-with-stdin    Stop when stdin closes (for a parent process that spawns the stack)
   -h, --help           Show this help
@@ -36,6 +37,7 @@ const parsed = (() => {
         'dynamodb-port': { type: 'string' },
         'sqs-port': { type: 'string' },
         'in-memory': { type: 'boolean', default: false },
+        assembly: { type: 'string' },
         'ready-json': { type: 'boolean', default: false },
         'exit-with-stdin': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -89,6 +91,7 @@ try {
     dynamodbPort: portOption(parsed['dynamodb-port'], undefined, '--dynamodb-port'),
     sqsPort: portOption(parsed['sqs-port'], undefined, '--sqs-port'),
     inMemory: parsed['in-memory'],
+    ...(parsed.assembly ? { assemblyDir: resolve(parsed.assembly) } : {}),
     log,
   });
 } catch (error) {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiStackName, dataStackName } from '../../infra/create-app';
+import { offlineCdkEnvironment } from '../../infra/local/cloud-assembly';
 import { operations } from '../../shared/operations';
 import type { CfnTemplate } from './synthesize';
 
@@ -54,19 +55,7 @@ afterAll(() => {
 const cdkSynth = (args: readonly string[], aws: Record<string, string>): CliRun => {
   const outdir = mkdtempSync(join(tmpdir(), 'cli-synth-'));
   runs.push(outdir);
-  const home = join(outdir, 'home');
-  const env: NodeJS.ProcessEnv = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(AWS_|CDK_)/.test(name) && name !== 'NODE_OPTIONS'),
-  );
-  Object.assign(env, {
-    HOME: home,
-    AWS_CONFIG_FILE: join(home, 'no-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(home, 'no-credentials'),
-    AWS_EC2_METADATA_DISABLED: 'true',
-    CDK_DISABLE_CLI_TELEMETRY: 'true',
-    CDK_DISABLE_VERSION_CHECK: 'true',
-    ...aws,
-  });
+  const env = offlineCdkEnvironment(join(outdir, 'home'), aws);
   const cdkOut = join(outdir, 'cdk.out');
   const result = spawnSync(process.execPath, [cdkBin, 'synth', '--all', '--no-notices', '-q', '-o', cdkOut, ...args], {
     cwd: repoRoot,

@@ -5,6 +5,7 @@ import { queueDefinitions } from '../../shared/events/queues';
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { runLogFile, spawnLocalStack, type LocalStackProcess } from './local-stack-process';
+import { ensureCloudAssembly } from '../../infra/local/cloud-assembly';
 
 declare global {
   // Shared with global-teardown.ts: jest runs both in its main process.
@@ -16,6 +17,9 @@ export default async function globalSetup(): Promise<void> {
   if (globalThis.__localStack) return;
   const logFile = runLogFile();
   await pruneOldLogs(dirname(logFile));
+  // The stack runs the cloud assembly (cdk.out/): synthesized here when stale, so the stack's ready timeout is not
+  // spent bundling.
+  await ensureCloudAssembly({ log: (line) => process.stderr.write(`${line}\n`) });
   const stack = await spawnLocalStack({ logFile });
   globalThis.__localStack = stack;
   const { ready } = stack;

@@ -42,6 +42,8 @@ export interface SpawnLocalStackOptions {
   readonly readyTimeoutMs?: number;
   /** Writes the stack's output to this file, replacing it (default: none). */
   readonly logFile?: string;
+  /** Runs this cloud assembly (`--assembly <dir>`) instead of the repository's cdk.out/. */
+  readonly assemblyDir?: string;
 }
 
 const isReadyLine = (line: string): LocalStackReady | undefined => {
@@ -80,7 +82,7 @@ export const spawnLocalStack = async (options: SpawnLocalStackOptions = {}): Pro
   const env = { ...process.env };
   // jest's flags (--experimental-vm-modules) are not for the stack.
   delete env.NODE_OPTIONS;
-  const stackOptions = ['--in-memory', '--port', '0', '--ready-json'];
+  const stackOptions = ['--in-memory', '--port', '0', '--ready-json', ...(options.assemblyDir ? ['--assembly', options.assemblyDir] : [])];
   const [command, args] =
     options.launcher === 'npm-start'
       ? ['npm', ['start', '--silent', '--', ...stackOptions]]

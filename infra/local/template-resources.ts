@@ -1,0 +1,298 @@
+// Local stack: what each resource of the two synthesized stacks stands for locally (its `Ref` and `Fn::GetAtt`
+// values), so the templates resolve against the local table, queues, schedule group and stand-ins; and the few
+// local substitutes a function's environment needs where a service is not emulated (Secrets Manager, KMS, the
+// token issuer) or where AWS would use its own endpoints (the IAM edge instead).
+import {
+  createResolver,
+  exportsOf,
+  readAssemblyStack,
+  resourcesOfType,
+  type AssemblyStack,
+  type CfnTemplate,
+  type LocalPhysical,
+  type PseudoParameters,
+  type Resolver,
+} from './template';
+import { templateFunctions, roleStatements, type TemplateFunction, type TemplateStatement } from './template-functions';
+import { assemblyStacks } from './cloud-assembly';
+import type { HttpMethod } from '../../shared/operations/operation';
+
+/** A local queue: the URL functions are given (through the IAM edge), its ARN and its name. */
+export interface LocalQueue {
+  readonly url: string;
+  readonly arn: string;
+  readonly name: string;
+}
+
+export interface LocalResources {
+  readonly pseudo: PseudoParameters;
+  readonly table: { readonly name: string; readonly arn: string };
+  /** By the queue's logical name (`DocumentEvents`, `DocumentEventsDlq`): the suffix of its QueueName on AWS. */
+  readonly queues: ReadonlyMap<string, LocalQueue>;
+  readonly webhookSecretArn: string;
+  readonly secretFieldsKeyArn: string;
+  /** The ARN of the role task schedules send with (the data stack's role assumed by scheduler.amazonaws.com). */
+  readonly schedulerRoleArn: string;
+}
+
+/**
+ * The construct id the API stack gives a function the local stack knows by name: the operationId, consumer name or
+ * `authorizer` with its first letter in upper case (infra/stacks/api-stack.ts).
+ */
+export const constructIdOfLocalName = (functionName: string): string => functionName.charAt(0).toUpperCase() + functionName.slice(1);
+
+const arn = (pseudo: PseudoParameters, service: string, resource: string, region = pseudo.region): string =>
+  `arn:${pseudo.partition ?? 'aws'}:${service}:${region}:${pseudo.accountId}:${resource}`;
+
+/** The queue logical names of a data template: QueueName's suffix, and `<queue>Dlq` for the queue it dead-letters to. */
+const queueNames = (stack: AssemblyStack): Map<string, string> => {
+  const names = new Map<string, string>();
+  for (const [logicalId, queue] of resourcesOfType(stack.template, 'AWS::SQS::Queue')) {
+    const queueName = queue.Properties?.QueueName;
+    if (typeof queueName !== 'string' || !queueName.startsWith(`${stack.stackName}-`)) continue;
+    const name = queueName.slice(stack.stackName.length + 1);
+    names.set(logicalId, name);
+    const target = (queue.Properties?.RedrivePolicy as { deadLetterTargetArn?: { 'Fn::GetAtt'?: unknown[] } } | undefined)?.deadLetterTargetArn;
+    const dlq = target?.['Fn::GetAtt']?.[0];
+    if (typeof dlq === 'string') names.set(dlq, `${name}Dlq`);
+  }
+  return names;
+};
+
+const assumedByScheduler = (template: CfnTemplate, logicalId: string): boolean =>
+  JSON.stringify(template.Resources[logicalId]?.Properties?.AssumeRolePolicyDocument ?? {}).includes('scheduler.amazonaws.com');
+
+/** The local physical of each resource of a stack that the local stack runs or stands in for. */
+export const localPhysical = (stack: AssemblyStack, local: LocalResources): ((logicalId: string) => LocalPhysical | undefined) => {
+  const queues = queueNames(stack);
+  const { pseudo } = local;
+  return (logicalId): LocalPhysical | undefined => {
+    const resource = stack.template.Resources[logicalId];
+    const properties = resource?.Properties ?? {};
+    switch (resource?.Type) {
+      case 'AWS::DynamoDB::Table':
+        return { ref: local.table.name, attributes: { Arn: local.table.arn } };
+      case 'AWS::SQS::Queue': {
+        const name = queues.get(logicalId);
+        const queue = name === undefined ? undefined : local.queues.get(name);
+        return queue && { ref: queue.url, attributes: { Arn: queue.arn, QueueName: queue.name, QueueUrl: queue.url } };
+      }
+      case 'AWS::SecretsManager::Secret':
+        return { ref: local.webhookSecretArn, attributes: { Id: local.webhookSecretArn } };
+      case 'AWS::KMS::Key': {
+        const keyId = local.secretFieldsKeyArn.slice(local.secretFieldsKeyArn.lastIndexOf('/') + 1);
+        return { ref: keyId, attributes: { Arn: local.secretFieldsKeyArn, KeyId: keyId } };
+      }
+      case 'AWS::Scheduler::ScheduleGroup': {
+        const name = String(properties.Name ?? logicalId);
+        return { ref: name, attributes: { Arn: arn(pseudo, 'scheduler', `schedule-group/${name}`) } };
+      }
+      case 'AWS::IAM::Role': {
+        const roleArn = assumedByScheduler(stack.template, logicalId) ? local.schedulerRoleArn : `arn:${pseudo.partition ?? 'aws'}:iam::${pseudo.accountId}:role/${stack.stackName}-${logicalId}`;
+        const name = roleArn.slice(roleArn.lastIndexOf('/') + 1);
+        return { ref: name, attributes: { Arn: roleArn, RoleId: name } };
+      }
+      case 'AWS::Lambda::Function':
+        return { ref: logicalId, attributes: { Arn: arn(pseudo, 'lambda', `function:${logicalId}`) } };
+      case 'AWS::Logs::LogGroup':
+        return { ref: `/aws/lambda/${logicalId}`, attributes: { Arn: arn(pseudo, 'logs', `log-group:/aws/lambda/${logicalId}:*`) } };
+      case 'AWS::SNS::Topic':
+        return { ref: arn(pseudo, 'sns', logicalId), attributes: { TopicName: logicalId } };
+      default:
+        return undefined;
+    }
+  };
+};
+
+/** The two stacks of the assembly with their resolvers: the API stack imports from the data stack. */
+export interface ResolvedAssembly {
+  readonly data: AssemblyStack;
+  readonly api: AssemblyStack;
+  readonly dataResolver: Resolver;
+  readonly apiResolver: Resolver;
+}
+
+export const resolveAssembly = (assemblyDir: string, local: LocalResources, parameters: Readonly<Record<string, string>> = {}): ResolvedAssembly => {
+  const data = readAssemblyStack(assemblyDir, assemblyStacks.data);
+  const api = readAssemblyStack(assemblyDir, assemblyStacks.api);
+  const dataResolver = createResolver({ stack: data, pseudo: local.pseudo, parameters, physical: localPhysical(data, local) });
+  const apiResolver = createResolver({
+    stack: api,
+    pseudo: local.pseudo,
+    parameters,
+    physical: localPhysical(api, local),
+    importValue: exportsOf(data, dataResolver),
+  });
+  return { data, api, dataResolver, apiResolver };
+};
+
+/**
+ * The schedule group the data stack declares (AWS::Scheduler::ScheduleGroup), the roles schedules may send with, and
+ * the schedules the stack itself creates (AWS::Scheduler::Schedule, such as the reconciler's), resolved: their
+ * CloudFormation properties are CreateSchedule's input, member for member.
+ */
+export const templateScheduler = (
+  assembly: ResolvedAssembly,
+  skip: (source: string, why: string) => void = () => undefined,
+): { groups: string[]; roles: Map<string, TemplateStatement[]>; schedules: Record<string, unknown>[] } => {
+  const groups = resourcesOfType(assembly.data.template, 'AWS::Scheduler::ScheduleGroup').map(([logicalId, group]) =>
+    assembly.dataResolver.resolveString(group.Properties?.Name ?? logicalId, `Resources.${logicalId}.Properties.Name`),
+  );
+  const roles = new Map<string, TemplateStatement[]>();
+  for (const [logicalId] of resourcesOfType(assembly.data.template, 'AWS::IAM::Role')) {
+    if (!assumedByScheduler(assembly.data.template, logicalId)) continue;
+    const roleArn = assembly.dataResolver.resolveString({ 'Fn::GetAtt': [logicalId, 'Arn'] }, `Resources.${logicalId}`);
+    roles.set(roleArn, roleStatements(assembly.data, assembly.dataResolver, logicalId, skip).statements);
+  }
+  const schedules = resourcesOfType(assembly.data.template, 'AWS::Scheduler::Schedule').map(
+    ([logicalId, schedule]) => assembly.dataResolver.resolve(schedule.Properties ?? {}, `Resources.${logicalId}.Properties`) as Record<string, unknown>,
+  );
+  return { groups, roles, schedules };
+};
+
+export interface LocalSubstitutes {
+  /** Every AWS call leads here (the IAM edge). */
+  readonly edgeEndpoint: string;
+  /** Secrets Manager is not emulated: the webhook secret's values themselves (WEBHOOK_SECRETS). */
+  readonly webhookSecrets: string;
+  /** KMS is not emulated: the raw secret-fields key (SECRET_FIELDS_LOCAL_KEY). */
+  readonly secretFieldsLocalKey: string;
+  /** No token issuer locally: the authorizer verifies HS256 tokens signed with this dev secret. */
+  readonly authHs256Secret: string;
+}
+
+/**
+ * A function's environment locally: the template's, resolved, with the local substitutes. `WEBHOOK_SECRET_ARN`
+ * becomes `WEBHOOK_SECRETS`, `SECRET_FIELDS_KEY_ARN` becomes `SECRET_FIELDS_LOCAL_KEY`, the authorizer's issuer
+ * settings (stack parameters locally unset) become `AUTH_HS256_SECRET`; and the endpoints of DynamoDB, SQS and
+ * EventBridge Scheduler, which AWS would choose itself, lead to the IAM edge.
+ */
+export const localFunctionEnvironment = (template: Readonly<Record<string, string>>, substitutes: LocalSubstitutes): Record<string, string> => {
+  const environment: Record<string, string> = { ...template };
+  if (Object.hasOwn(environment, 'WEBHOOK_SECRET_ARN')) {
+    delete environment.WEBHOOK_SECRET_ARN;
+    environment.WEBHOOK_SECRETS = substitutes.webhookSecrets;
+  }
+  if (Object.hasOwn(environment, 'SECRET_FIELDS_KEY_ARN')) {
+    delete environment.SECRET_FIELDS_KEY_ARN;
+    environment.SECRET_FIELDS_LOCAL_KEY = substitutes.secretFieldsLocalKey;
+  }
+  if (['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE'].some((name) => Object.hasOwn(environment, name)) && !environment.AUTH_JWKS_URL) {
+    delete environment.AUTH_ISSUER;
+    delete environment.AUTH_AUDIENCE;
+    delete environment.AUTH_JWKS_URL;
+    environment.AUTH_HS256_SECRET = substitutes.authHs256Secret;
+  }
+  return {
+    ...environment,
+    AWS_ENDPOINT_URL: substitutes.edgeEndpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: substitutes.edgeEndpoint,
+    AWS_ENDPOINT_URL_SQS: substitutes.edgeEndpoint,
+    AWS_ENDPOINT_URL_SCHEDULER: substitutes.edgeEndpoint,
+  };
+};
+
+/** The API stack's functions by construct id. */
+export const functionsByConstructId = (
+  assembly: ResolvedAssembly,
+  skip: (source: string, why: string) => void = () => undefined,
+): Map<string, TemplateFunction> =>
+  new Map(templateFunctions(assembly.api, assembly.apiResolver, skip).map((fn) => [fn.constructId, fn]));
+
+/** An SQS event source mapping as the template declares it (AWS::Lambda::EventSourceMapping), resolved. */
+export interface TemplateEventSource {
+  readonly logicalId: string;
+  readonly queueArn: string;
+  readonly batchSize: number;
+  readonly maxBatchingWindowSeconds: number;
+  readonly maximumConcurrency: number;
+  readonly reportBatchItemFailures: boolean;
+}
+
+/**
+ * The event source mappings of the API stack, by the logical id of the function they invoke. CloudFormation's
+ * defaults where the template leaves a property out: batch size 10, no batching window, no concurrency limit
+ * (1,000, Lambda's regional default, stands for it), no partial batch responses.
+ */
+export const templateEventSources = (assembly: ResolvedAssembly): Map<string, TemplateEventSource> => {
+  const sources = new Map<string, TemplateEventSource>();
+  for (const [logicalId, mapping] of resourcesOfType(assembly.api.template, 'AWS::Lambda::EventSourceMapping')) {
+    const properties = mapping.Properties ?? {};
+    const functionRef = (properties.FunctionName as { Ref?: unknown } | undefined)?.Ref;
+    if (typeof functionRef !== 'string') continue;
+    const path = `Resources.${logicalId}.Properties`;
+    const scaling = properties.ScalingConfig as { MaximumConcurrency?: unknown } | undefined;
+    sources.set(functionRef, {
+      logicalId,
+      queueArn: assembly.apiResolver.resolveString(properties.EventSourceArn, `${path}.EventSourceArn`),
+      batchSize: Number(properties.BatchSize ?? 10),
+      maxBatchingWindowSeconds: Number(properties.MaximumBatchingWindowInSeconds ?? 0),
+      maximumConcurrency: Number(scaling?.MaximumConcurrency ?? 1000),
+      reportBatchItemFailures: Array.isArray(properties.FunctionResponseTypes) && properties.FunctionResponseTypes.includes('ReportBatchItemFailures'),
+    });
+  }
+  return sources;
+};
+
+/** A route of the REST API as the template declares it (AWS::ApiGateway::Method on its AWS::ApiGateway::Resource). */
+export interface TemplateRoute {
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** From the API's root, `/TenantLocation/Get/{id}`. */
+  readonly path: string;
+  /** The Lambda proxy integration's function (logical id). */
+  readonly functionLogicalId: string;
+  /** CUSTOM (the REQUEST authorizer) is `bearer`; NONE leaves authentication to the function (the webhook's signature). */
+  readonly auth: 'bearer' | 'webhook-signature';
+}
+
+export interface TemplateApi {
+  readonly routes: readonly TemplateRoute[];
+  /** The REQUEST authorizer's result TTL (AuthorizerResultTtlInSeconds; CloudFormation's default 300 s). */
+  readonly authorizerCacheTtlMs: number;
+}
+
+const httpMethods: readonly string[] = ['GET', 'POST', 'PUT', 'DELETE'] satisfies HttpMethod[];
+const isHttpMethod = (method: string): method is HttpMethod => httpMethods.includes(method);
+
+const functionOfIntegration = (uri: unknown): string | undefined => {
+  const found = JSON.stringify(uri ?? null).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/);
+  return found?.[1];
+};
+
+/** The routes, methods and authorizer of the API stack's REST API. */
+export const templateApi = (api: AssemblyStack): TemplateApi => {
+  const resources = api.template.Resources;
+  const pathOf = (resourceId: unknown, seen = 0): string => {
+    const ref = (resourceId as { Ref?: unknown } | undefined)?.Ref;
+    if (typeof ref !== 'string') return ''; // the API's root resource (Fn::GetAtt RootResourceId)
+    const resource = resources[ref];
+    if (resource?.Type !== 'AWS::ApiGateway::Resource' || seen > 64) throw new Error(`${api.stackName} ${ref} is not an API resource`);
+    return `${pathOf(resource.Properties?.ParentId, seen + 1)}/${String(resource.Properties?.PathPart)}`;
+  };
+  const authorizers = resourcesOfType(api.template, 'AWS::ApiGateway::Authorizer');
+  for (const [logicalId, authorizer] of authorizers) {
+    if (authorizer.Properties?.Type !== 'REQUEST' || authorizer.Properties?.IdentitySource !== 'method.request.header.Authorization') {
+      throw new Error(`${api.stackName} ${logicalId}: the local gateway runs REQUEST authorizers on the Authorization header only`);
+    }
+  }
+  const routes = resourcesOfType(api.template, 'AWS::ApiGateway::Method')
+    .filter(([, resource]) => resource.Properties?.HttpMethod !== 'OPTIONS')
+    .map(([logicalId, resource]): TemplateRoute => {
+      const properties = resource.Properties ?? {};
+      const integration = properties.Integration as { Type?: unknown; Uri?: unknown } | undefined;
+      const functionLogicalId = functionOfIntegration(integration?.Uri);
+      if (integration?.Type !== 'AWS_PROXY' || !functionLogicalId) throw new Error(`${api.stackName} ${logicalId}: not a Lambda proxy integration`);
+      const method = String(properties.HttpMethod);
+      if (!isHttpMethod(method)) throw new Error(`${api.stackName} ${logicalId}: HTTP method ${method} is not one the local gateway routes`);
+      return {
+        operationId: String(properties.OperationName ?? logicalId),
+        method,
+        path: pathOf(properties.ResourceId) || '/',
+        functionLogicalId,
+        auth: properties.AuthorizationType === 'CUSTOM' ? 'bearer' : 'webhook-signature',
+      };
+    });
+  const ttl = authorizers[0]?.[1].Properties?.AuthorizerResultTtlInSeconds;
+  return { routes, authorizerCacheTtlMs: Number(ttl ?? 300) * 1000 };
+};

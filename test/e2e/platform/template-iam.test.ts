@@ -1,0 +1,74 @@
+// E2E: the local stack enforces the role policies of the synthesized template, not a second reading of the
+// operations manifest. A throwaway assembly, synthesized from a test-only app entry whose CDK Aspect removes
+// dynamodb:PutItem from the tenant-location Delete function's role policy (the manifest still grants it), is run by
+// a stack of its own: deleting an active location (a transaction that Puts the soft-deleted record) must fail as on
+// AWS, with a 5xx, an explained AccessDeniedException in the stack's log, and nothing changed.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ensureCloudAssembly } from '../../../infra/local/cloud-assembly';
+import { readAssemblyStack, resourcesOfType } from '../../../infra/local/template';
+import { operationsById } from '../../../shared/operations';
+import { tokenFor } from '../../support/http';
+import { spawnLocalStack, type LocalStackProcess } from '../../support/local-stack-process';
+
+const synthTimeoutMs = 15 * 60_000;
+const workDir = mkdtempSync(join(tmpdir(), 'template-iam-'));
+const assemblyDir = join(workDir, 'cdk.out');
+const logFile = join(workDir, 'stack.log');
+let stack: LocalStackProcess | undefined;
+
+beforeAll(async () => {
+  await ensureCloudAssembly({
+    outdir: assemblyDir,
+    app: 'npx tsx test/support/drop-action-app.ts',
+    context: { dropAction: 'TenantLocationDelete=dynamodb:PutItem' },
+  });
+  stack = await spawnLocalStack({ assemblyDir, logFile });
+}, synthTimeoutMs);
+
+afterAll(async () => {
+  await stack?.stop();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+const call = async (path: string, token: string, init: { method?: string; body?: unknown } = {}) => {
+  const response = await fetch(`${stack!.ready.baseUrl}${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: { Authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+};
+
+describe('a role policy without dynamodb:PutItem, the manifest unchanged', () => {
+  it('is what the throwaway assembly holds', () => {
+    expect(operationsById.tenantLocationDelete.tableAccess).toContain('dynamodb:PutItem');
+    const api = readAssemblyStack(assemblyDir, 'BusinessPlatform-Api');
+    const [, policy] = resourcesOfType(api.template, 'AWS::IAM::Policy').find(([id]) => id.startsWith('TenantLocationDeleteRole'))!;
+    const actions = JSON.stringify(policy.Properties?.PolicyDocument);
+    expect(actions).toContain('dynamodb:DeleteItem');
+    expect(actions).not.toContain('dynamodb:PutItem');
+  });
+
+  it('makes deleting an active location fail locally as on AWS, explained in the log, changing nothing', async () => {
+    const token = await tokenFor({ tenant: 7_150_001 });
+    const created = await call('/TenantLocation/Save', token, { body: { Name: 'Kept by IAM' } });
+    expect(created.status).toBe(201);
+    const id = created.json!.ID as number;
+
+    const deleted = await call(`/TenantLocation/Delete/${id}`, token, { method: 'DELETE' });
+    expect(deleted.status).toBeGreaterThanOrEqual(500);
+
+    const after = await call(`/TenantLocation/Get/${id}`, token);
+    expect(after).toEqual({ status: 200, json: created.json });
+
+    const log = readFileSync(logFile, 'utf8');
+    const refusal = log.split('\n').find((line) => line.includes('AccessDeniedException') && line.includes('dynamodb:PutItem'));
+    expect(refusal).toContain('tenantLocationDelete may not dynamodb:PutItem on arn:aws:dynamodb:us-east-1:123456789012:table/');
+    expect(refusal).toContain('allowed only dynamodb:DeleteItem, dynamodb:GetItem (TenantLocationDeleteRoleDefaultPolicy');
+    expect(refusal).toContain('"Effect":"Allow","Action":"dynamodb:PutItem"');
+  });
+});

@@ -1,0 +1,104 @@
+// Infra tests: the assembly `cdk synth` writes (the local stack's cdk.out/, synthesized offline by the project's
+// CLI when stale) stays runnable by SAM CLI and LocalStack: every function carries the asset metadata they read
+// (`aws:asset:path`, `aws:asset:property`), and its asset holds the module its Handler names, built by esbuild.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { assemblyStacks, ensureCloudAssembly } from '../../infra/local/cloud-assembly';
+import { readAssemblyStack, resourcesOfType, type AssemblyStack } from '../../infra/local/template';
+import { handlerModule } from '../../infra/local/template-functions';
+import { resolveAssembly, templateApi, templateEventSources } from '../../infra/local/template-resources';
+import { queueSettingsFromTemplate, tableFromTemplate } from '../../infra/local/template-provisioning';
+import { tableDefinition } from '../../shared/data/table';
+import { consumedQueueDefinitions, queueDefinitions } from '../../shared/events/queues';
+import { operations, resourceOf } from '../../shared/operations';
+
+let api: AssemblyStack;
+let assemblyDir: string;
+
+beforeAll(async () => {
+  assemblyDir = await ensureCloudAssembly();
+  api = readAssemblyStack(assemblyDir, assemblyStacks.api);
+}, 15 * 60_000);
+
+describe('the synthesized API stack', () => {
+  it('declares one function per operation, per queue consumer, and the authorizer', () => {
+    expect(resourcesOfType(api.template, 'AWS::Lambda::Function')).toHaveLength(operations.length + consumedQueueDefinitions.length + 1);
+  });
+
+  it('gives every function the asset metadata SAM CLI and LocalStack read, pointing at a built module', () => {
+    for (const [logicalId, fn] of resourcesOfType(api.template, 'AWS::Lambda::Function')) {
+      expect([logicalId, fn.Metadata?.['aws:asset:property']]).toEqual([logicalId, 'Code']);
+      const assetPath = fn.Metadata?.['aws:asset:path'];
+      expect(typeof assetPath).toBe('string');
+      const assetDir = join(api.assemblyDir, assetPath as string);
+      expect(existsSync(assetDir)).toBe(true);
+      expect(handlerModule(assetDir, String(fn.Properties?.Handler)).modulePath).toMatch(/index\.mjs$/);
+    }
+  });
+});
+
+describe('the event source mappings the local stack reads from the template', () => {
+  it('are one per consumed queue, with the queue and the settings of shared/events/queues.ts', () => {
+    const pseudo = { accountId: '123456789012', region: 'us-east-1' };
+    const queues = new Map(
+      consumedQueueDefinitions.flatMap((queue) => [
+        [queue.logicalName, { url: `http://edge/${queue.localQueueName}`, arn: `arn:aws:sqs:us-east-1:123456789012:${queue.localQueueName}`, name: queue.localQueueName }],
+        [queue.deadLetterQueue.logicalName, { url: 'http://edge/dlq', arn: 'arn:aws:sqs:us-east-1:123456789012:dlq', name: 'dlq' }],
+      ]),
+    );
+    const assembly = resolveAssembly(assemblyDir, {
+      pseudo,
+      table: { name: 'business-platform', arn: 'arn:aws:dynamodb:us-east-1:123456789012:table/business-platform' },
+      queues,
+      webhookSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:local',
+      secretFieldsKeyArn: 'arn:aws:kms:us-east-1:123456789012:key/local',
+      schedulerRoleArn: 'arn:aws:iam::123456789012:role/local',
+    });
+    const sources = [...templateEventSources(assembly).values()];
+    expect(sources.map(({ logicalId: _, ...source }) => source).sort((a, b) => a.queueArn.localeCompare(b.queueArn))).toEqual(
+      consumedQueueDefinitions
+        .map((queue) => ({ queueArn: queues.get(queue.logicalName)!.arn, ...queue.eventSource }))
+        .sort((a, b) => a.queueArn.localeCompare(b.queueArn)),
+    );
+  });
+});
+
+describe('what the local stack provisions from the data stack template', () => {
+  it('is the table of shared/data/table.ts: keys, indexes, TTL', () => {
+    const data = readAssemblyStack(assemblyDir, assemblyStacks.data);
+    const table = tableFromTemplate(data);
+    expect({ ...table, globalSecondaryIndexes: table.globalSecondaryIndexes.map(({ serves: _, ...index }) => index) }).toEqual({
+      partitionKey: tableDefinition.partitionKey,
+      sortKey: tableDefinition.sortKey,
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      globalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map(({ serves: _, ...index }) => index),
+    });
+  });
+
+  it.each(queueDefinitions.map((queue) => [queue.logicalName, queue] as const))('is the %s queue of shared/events/queues.ts, with its DLQ', (_, queue) => {
+    const data = readAssemblyStack(assemblyDir, assemblyStacks.data);
+    expect(queueSettingsFromTemplate(data, queue)).toEqual({
+      localQueueName: queue.localQueueName,
+      visibilityTimeoutSeconds: queue.visibilityTimeoutSeconds,
+      retentionPeriodSeconds: queue.retentionPeriodSeconds,
+      maximumMessageBytes: queue.maximumMessageBytes,
+      deadLetterQueue: {
+        localQueueName: queue.deadLetterQueue.localQueueName,
+        maxReceiveCount: queue.deadLetterQueue.maxReceiveCount,
+        retentionPeriodSeconds: queue.deadLetterQueue.retentionPeriodSeconds,
+      },
+    });
+  });
+});
+
+describe('the routes the local gateway reads from the template', () => {
+  it('are the operations of the manifest, each integrating its own function, bearer ones behind the authorizer', () => {
+    const { routes, authorizerCacheTtlMs } = templateApi(api);
+    const key = (route: { method: string; path: string }) => `${route.method} ${resourceOf(route.path)}`;
+    expect(routes.map((route) => ({ key: key(route), operationId: route.operationId, auth: route.auth })).sort((a, b) => a.key.localeCompare(b.key))).toEqual(
+      operations.map((operation) => ({ key: key(operation), operationId: operation.operationId, auth: operation.auth })).sort((a, b) => a.key.localeCompare(b.key)),
+    );
+    expect(authorizerCacheTtlMs).toBe(300_000);
+  });
+});

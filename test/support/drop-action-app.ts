@@ -1,0 +1,38 @@
+// Test support: a test-only entry of the CDK app (`cdk synth --app "npx tsx test/support/drop-action-app.ts"`):
+// the real app (infra/create-app.ts), plus an Aspect that removes one action from one function's role policy, as
+// a throwaway copy would. Context `dropAction=<construct id>=<action>` (`TenantLocationDelete=dynamodb:PutItem`).
+// The operations manifest is left as it is: a local stack that still allowed the action would be reading the
+// manifest, not the template.
+import { Aspects, Stack, type IAspect } from 'aws-cdk-lib';
+import { CfnPolicy } from 'aws-cdk-lib/aws-iam';
+import type { IConstruct } from 'constructs';
+import { createApp } from '../../infra/create-app';
+
+interface Statement {
+  readonly Action?: string | string[];
+}
+
+/** Removes `action` from every statement of the role policies under the construct `constructId`. */
+export class DropAction implements IAspect {
+  constructor(
+    private readonly constructId: string,
+    private readonly action: string,
+  ) {}
+
+  visit(node: IConstruct): void {
+    if (!(node instanceof CfnPolicy) || node.node.path.split('/')[1] !== this.constructId) return;
+    // Read the document only to find the statements; the override keeps every resource token as CDK wrote it.
+    const document = Stack.of(node).resolve(node.policyDocument) as { Statement?: Statement[] };
+    (document.Statement ?? []).forEach((statement, index) => {
+      const actions = Array.isArray(statement.Action) ? statement.Action : statement.Action ? [statement.Action] : [];
+      if (!actions.includes(this.action)) return;
+      node.addPropertyOverride(`PolicyDocument.Statement.${index}.Action`, actions.filter((action) => action !== this.action));
+    });
+  }
+}
+
+const { app } = createApp();
+const drop = app.node.tryGetContext('dropAction') as string | undefined;
+const separator = drop?.indexOf('=') ?? -1;
+if (!drop || separator <= 0) throw new Error('Set -c dropAction=<construct id>=<action>');
+Aspects.of(app).add(new DropAction(drop.slice(0, separator), drop.slice(separator + 1)));
