@@ -16,6 +16,7 @@ import {
 import { templateFunctions, roleStatements, type TemplateFunction, type TemplateStatement } from './template-functions';
 import { assemblyStacks } from './cloud-assembly';
 import type { HttpMethod } from '../../shared/operations/operation';
+import { taskSchedulerRoleId } from '../stacks/construct-ids';
 
 /** A local queue: the URL functions are given (through the IAM edge), its ARN and its name. */
 export interface LocalQueue {
@@ -88,7 +89,11 @@ export const localPhysical = (stack: AssemblyStack, local: LocalResources): ((lo
         return { ref: name, attributes: { Arn: arn(pseudo, 'scheduler', `schedule-group/${name}`) } };
       }
       case 'AWS::IAM::Role': {
-        const roleArn = assumedByScheduler(stack.template, logicalId) ? local.schedulerRoleArn : `arn:${pseudo.partition ?? 'aws'}:iam::${pseudo.accountId}:role/${stack.stackName}-${logicalId}`;
+        // The task schedules' role is the one the local stack names (its functions and in-process handlers pass it);
+        // any other role, another scheduler role included (the reconciler's), keeps a name of its own, so two roles
+        // never share one ARN (and one's statements never stand for the other's).
+        const isTaskSchedulerRole = assumedByScheduler(stack.template, logicalId) && logicalId.startsWith(taskSchedulerRoleId);
+        const roleArn = isTaskSchedulerRole ? local.schedulerRoleArn : `arn:${pseudo.partition ?? 'aws'}:iam::${pseudo.accountId}:role/${stack.stackName}-${logicalId}`;
         const name = roleArn.slice(roleArn.lastIndexOf('/') + 1);
         return { ref: name, attributes: { Arn: roleArn, RoleId: name } };
       }

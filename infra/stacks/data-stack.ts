@@ -14,6 +14,7 @@ import { tableDefinition } from '../../shared/data/table';
 import { queueDefinitions, type QueueDefinition, type QueueName } from '../../shared/events/queues';
 import { schedulerExecutionStatements, schedulerServicePrincipal, secretFieldsKeyConditions } from '../../shared/operations/grants';
 import { reconcilerScheduleRequest } from '../../shared/scheduled-tasks/reconciler';
+import { taskSchedulerRoleId } from './construct-ids';
 
 export interface DataStackProps extends StackProps {
   readonly removalPolicy: RemovalPolicy;
@@ -232,7 +233,7 @@ export class DataStack extends Stack {
    * schedule names its ARN: a replaced role would orphan them all.
    */
   private createSchedulerRole(taskRuns: { queue: Queue; deadLetterQueue: Queue }): Role {
-    return this.createScheduleExecutionRole('TaskSchedulerRole', 'sends task runs to the task-runs queue (dead letters to its DLQ)', taskRuns);
+    return this.createScheduleExecutionRole(taskSchedulerRoleId, 'sends task runs to the task-runs queue (dead letters to its DLQ)', taskRuns);
   }
 
   /** A role EventBridge Scheduler assumes for this account only, to send to one queue and its DLQ (and nothing else). */
