@@ -21,7 +21,7 @@ const tenant = 7_301_001;
 beforeAll(async () => {
   const options = esbuildOptionsFor(functionBundling, { target: `node${process.versions.node.split('.')[0]}` });
   await build({ ...options, absWorkingDir: repositoryRoot, entryPoints: [join(repositoryRoot, operation.handler)], outfile: join(folder, 'index.mjs') });
-  expect(await buildLazyChunks(folder, options)).toEqual(['package.json', 'lazy/idempotency.mjs', 'lazy/xml-parser.mjs']);
+  expect(await buildLazyChunks(folder, options)).toEqual(['package.json', 'lazy/idempotency.mjs', 'lazy/tracer.mjs', 'lazy/xml-parser.mjs']);
   writeFileSync(
     join(folder, 'run.mjs'),
     "const { handler } = await import('./index.mjs');" +
