@@ -26,7 +26,8 @@ beforeAll(async () => {
     join(folder, 'run.mjs'),
     "const { handler } = await import('./index.mjs');" +
       "const result = await handler(JSON.parse(process.env.EVENT), { functionName: 'paymentPost', getRemainingTimeInMillis: () => 10000, awsRequestId: process.env.REQUEST_ID });" +
-      'process.stdout.write(JSON.stringify(result));',
+      // The function writes its metrics (EMF lines) to stdout as Lambda's would: the result is the marked line.
+      "process.stdout.write('\\nRESULT ' + JSON.stringify(result) + '\\n');",
   );
 }, 120_000);
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -55,7 +56,9 @@ const invoke = async (body: unknown, idempotencyKey?: string) => {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
   });
-  return JSON.parse(output) as { statusCode: number; body: string; headers?: Record<string, string> };
+  const line = output.split('\n').find((candidate) => candidate.startsWith('RESULT '));
+  if (!line) throw new Error(`the function printed no result:\n${output}`);
+  return JSON.parse(line.slice('RESULT '.length)) as { statusCode: number; body: string; headers?: Record<string, string> };
 };
 
 it('replays the first answer to the same key from a second fresh process, through the idempotency chunk', async () => {
