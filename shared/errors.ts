@@ -40,7 +40,6 @@ export const problemKinds = {
   idempotencyKeyReused: { status: 422, title: 'Idempotency key reused', type: problemType('idempotency-key-reused') },
   tooManyRequests: { status: 429, title: 'Too Many Requests', type: 'about:blank' },
   internal: { status: 500, title: 'Internal Server Error', type: 'about:blank' },
-  notImplemented: { status: 501, title: 'Not Implemented', type: problemType('not-implemented') },
   badGateway: { status: 502, title: 'Bad Gateway', type: 'about:blank' },
   serviceUnavailable: { status: 503, title: 'Service Unavailable', type: 'about:blank' },
   gatewayTimeout: { status: 504, title: 'Gateway Timeout', type: 'about:blank' },
@@ -170,12 +169,6 @@ export class UnsupportedMediaType extends ApiError {
 export class NotAcceptable extends ApiError {
   constructor(produced: readonly string[]) {
     super(problemKinds.notAcceptable, `This operation can answer with: ${produced.join(', ')}.`);
-  }
-}
-
-export class NotImplemented extends ApiError {
-  constructor(operationId: string) {
-    super(problemKinds.notImplemented, `Operation ${operationId} is declared but not implemented yet.`);
   }
 }
 

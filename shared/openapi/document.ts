@@ -69,8 +69,8 @@ const webhookSignature =
   'the same canonical JSON, so a retry of an event is recognised as the same event.';
 
 const infoDescription = [
-  'HTTP API of the business-management platform: document events (an inbound webhook), payment refunds, ' +
-    'scheduled tasks, delivery receipts (v2) and tenant locations.',
+  'HTTP API of the business-management platform: tenant locations, document events (an inbound webhook and a ' +
+    'document read), payments and their refunds, scheduled tasks, delivery receipts (v2) and stock on hand.',
   '**Base URL.** Every path is relative to a base URL that includes the `/api` segment; the servers below end ' +
     'with it. Paths match with or without a trailing slash.',
   '**Media types.** Except the webhook, request bodies may be sent as `application/json`, `text/json`, ' +
@@ -91,8 +91,6 @@ const infoDescription = [
     "A request's tenancy (tenant, website, user) comes from the token only: a `TenantID`, `WebsiteID` or " +
     '`UserID` in a body that differs from the token is refused with 403. The webhook is authenticated by the HMAC ' +
     'signature inside each event.',
-  '**Not implemented yet.** Operations marked `x-implemented: false` are declared with their contract but ' +
-    'answer 501 until they land.',
 ].join('\n\n');
 
 const bearerDescription =
@@ -206,8 +204,7 @@ const responsesOf = (
       };
     }
   }
-  const notImplemented = operation.implemented ? [] : [501];
-  const problems = new Set([...operation.problems, ...gatewayStatuses(operation), ...notImplemented]);
+  const problems = new Set([...operation.problems, ...gatewayStatuses(operation)]);
   for (const status of [...problems].sort((a, b) => a - b)) {
     problemStatuses.add(status);
     responses[String(status)] = { $ref: `#/components/responses/${problemResponseName(status)}` };
@@ -219,7 +216,6 @@ const descriptionOf = (operation: Operation): string | undefined => {
   const parts = [
     operation.description,
     operation.auth === 'webhook-signature' ? webhookSignature : undefined,
-    operation.implemented ? undefined : 'Not implemented yet: answers 501.',
   ].filter((part): part is string => part !== undefined);
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 };
@@ -247,7 +243,6 @@ const operationObject = (
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses: responsesOf(operation, catalog, problemStatuses),
-    'x-implemented': operation.implemented,
   };
 };
 

@@ -138,7 +138,6 @@ const problemDescriptions: Readonly<Record<number, string>> = {
     'Content-Encoding other than identity (Accept-Encoding says so).',
   429: 'Too many requests: the stage throttle refused this one; retry after Retry-After seconds.',
   500: 'The request could not be completed. The detail reveals nothing internal.',
-  501: 'The operation is declared but not implemented yet.',
   502: "The operation's function failed to answer.",
   503: 'A service this operation depends on is unavailable or throttling; retry after Retry-After seconds.',
   504: 'The operation did not answer in time.',

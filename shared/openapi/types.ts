@@ -74,7 +74,6 @@ export interface OperationObject {
   parameters?: ParameterObject[];
   requestBody?: RequestBodyObject;
   responses: Record<string, ResponseObject | ReferenceObject>;
-  'x-implemented': boolean;
 }
 
 export type PathItemObject = Partial<Record<'get' | 'put' | 'post' | 'delete', OperationObject>>;

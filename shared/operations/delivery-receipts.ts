@@ -34,7 +34,6 @@ export const deliveryReceiptAddInventory = {
   handler: 'functions/delivery-receipt/add-inventory.ts',
   auth: 'bearer',
   media: 'standard',
-  implemented: true,
   pathParameters: idPath,
   requestBody: { schema: ActionRequestSupplierTransAddInventoryRequest, required: true },
   // Besides the read: header and lines (PutItem), a multi-transaction write's lease and guard (UpdateItem, ConditionCheckItem).
@@ -56,7 +55,6 @@ export const deliveryReceiptGetV2 = {
   handler: 'functions/delivery-receipt/get.ts',
   auth: 'bearer',
   media: 'standard',
-  implemented: true,
   pathParameters: idPath,
   success: { status: 200, schema: DeliveryReceiptEditResponse, description: 'The receipt with its active lines.' },
   problems: [400, 401, 404, 406, 409],
@@ -84,7 +82,6 @@ export const deliveryReceiptSaveV2 = {
   handler: 'functions/delivery-receipt/save.ts',
   auth: 'bearer',
   media: 'standard',
-  implemented: true,
   requestBody: { schema: ActionRequestDeliveryReceiptT, required: true },
   // Besides the read: the ID sequence and a multi-transaction save's lease (UpdateItem), header, lines and RefNumber
   // claims (PutItem, DeleteItem), the claim's owner (GetItem), each chunk's guard on the header (ConditionCheckItem);
@@ -124,7 +121,6 @@ export const deliveryReceiptSearchV2 = {
   handler: 'functions/delivery-receipt/search.ts',
   auth: 'bearer',
   media: 'standard',
-  implemented: true,
   requestBody: { schema: SearchFilter, required: false },
   success: { status: 200, schema: DeliveryReceiptSearchResult, description: 'One page of matching delivery receipts.' },
   problems: bodyProblems,

@@ -18,7 +18,6 @@ export const inventoryGetDetailedSOHV2 = {
   handler: 'functions/inventory/stock-on-hand.ts',
   auth: 'bearer',
   media: 'standard',
-  implemented: true,
   pathParameters: idPath,
   success: { status: 200, schema: ActionResults(InventoryStockOnHandT), description: 'Stock on hand per warehouse and in total.' },
   problems: [400, 401, 404, 406],

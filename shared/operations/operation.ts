@@ -27,8 +27,6 @@ export interface Operation {
   readonly auth: 'bearer' | 'webhook-signature';
   /** `standard`: JSON, text/json, XML and forms in; JSON or XML out. `json`: application/json only. */
   readonly media: 'standard' | 'json';
-  /** False until the operation's issue lands: the function answers 501 through the normal stack. */
-  readonly implemented: boolean;
   readonly pathParameters?: z.ZodObject;
   readonly query?: z.ZodObject;
   /** The spec declares every body optional; an operation that needs one says `required: true`. */
@@ -69,7 +67,5 @@ export interface Operation {
 export const idPath = z.strictObject({ id: pathId });
 /** Problems of every operation that takes a body. */
 export const bodyProblems = [400, 401, 403, 406, 413, 415] as const;
-/** Operations whose issue has not landed touch no table. */
-export const pendingTableAccess: readonly TableAction[] = [];
 
 export { apiBasePath, resourceOf, stageName } from './routes';

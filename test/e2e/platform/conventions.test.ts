@@ -1,5 +1,5 @@
 // End to end: HTTP conventions every operation shares, seen from a client of the local stack: routing (unknown
-// routes, trailing slashes), declared-but-not-implemented operations, the OpenAPI document, the request id and
+// routes, trailing slashes), the normal stack before any handler, the OpenAPI document, the request id and
 // security headers on every response, and problems in XML for clients that prefer it.
 import { readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -78,9 +78,7 @@ describe('routing', () => {
 });
 
 describe('the normal stack around every operation', () => {
-  // Until issues 7, 8 and 9 landed, this block also showed that declared-but-unimplemented operations answered 501
-  // through the whole stack. Every operation of the spec is implemented now; functions/not-implemented.ts keeps its
-  // unit tests (test/unit/http/not-implemented.test.ts) for operations declared ahead of their issue.
+  // Authentication, then path validation, answer before any handler runs.
   test('authentication, negotiation and validation still come first', async () => {
     const unauthorized = await api('/Payment/5/refund', { body: { IsQueue: true } });
     expect(viewOf(unauthorized)).toEqual({
