@@ -513,9 +513,9 @@ describe('buildOpenApiDocumentFrom, with synthetic schemas', () => {
     ]);
   });
 
-  it('answers only 501 and problems for an unimplemented operation without a success schema', () => {
+  it('answers only problems for an operation without a success schema', () => {
     const responses = synthetic.paths['/Test/{id}/Inline']?.put?.responses ?? {};
-    expect(Object.keys(responses)).toEqual(['400', '401', '413', '415', '429', '500', '501', '502', '503', '504']);
+    expect(Object.keys(responses)).toEqual(['400', '401', '413', '415', '429', '500', '502', '503', '504']);
     expect(synthetic.servers[0]?.url).toBe('https://example.test/api');
   });
 
