@@ -1,4 +1,4 @@
-// End to end: the tenant-location rules of the README ("Tenant locations") as a client sees them over HTTP, with
+// End to end: the tenant-location rules of shared/tenant-locations/README.md as a client sees them over HTTP, with
 // the stored items checked where the rule is about storage (soft delete, name claims, the default pointer).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { TenantLocation } from '../../../shared/schemas/tenant-location';

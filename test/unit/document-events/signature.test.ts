@@ -7,7 +7,7 @@ import {
   verifyEventSignature,
 } from '../../../shared/document-events/signature';
 
-// The test vectors published in the README: a provider's implementation must reproduce them byte for byte.
+// The test vectors published in shared/document-events/README.md: a provider's implementation must reproduce them byte for byte.
 const vector = {
   secret: 'whsec_test_vector_secret_0001',
   t: 1700000000,
