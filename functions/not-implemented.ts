@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { NotImplemented } from '../shared/errors';
 import { httpOperation } from '../shared/http/operation';
 import { compiledOperations } from '../shared/compiled/operations';
-import type { CompiledOperation } from '../shared/validation/compiled';
+import type { CompiledOperation } from '../shared/operations/compiled-operation';
 import { resourceOf } from '../shared/operations/routes';
 
 const handlers = new Map<string, ReturnType<ReturnType<typeof httpOperation>['handler']>>();
