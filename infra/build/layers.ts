@@ -11,7 +11,7 @@ const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 export interface Layer {
   readonly name: string;
-  /** What the layer owns, one line (shared/README.md repeats it). */
+  /** What the layer owns, one line (shared/README.md, "Layers", has a row per layer; the test checks it). */
   readonly owns: string;
   readonly paths: readonly string[];
 }

@@ -2,7 +2,7 @@
 // dependency-cruiser over shared/, functions/ and infra/: no file-level or folder-level import cycle, no import from a
 // layer to one above it, no area importing another, generated code importing nothing back, infra/ importing no area.
 // A failure names each import as `from -> to (rule)`.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { checkLayers, describeViolation, layers, withoutExceptions } from '../../../infra/build/layers';
@@ -15,6 +15,13 @@ describe('layers', () => {
     expect(violations).toEqual([]);
     expect(staleExceptions).toEqual([]);
   }, timeout);
+
+  it('has a row per layer, lowest first, in shared/README.md', () => {
+    const readme = readFileSync(new URL('../../../shared/README.md', import.meta.url), 'utf8');
+    const rows = layers.map((layer) => readme.indexOf(`\n| ${layer.name} |`));
+    expect(rows.every((row) => row >= 0)).toBe(true);
+    expect([...rows].sort((left, right) => left - right)).toEqual(rows);
+  });
 
   it('gives every layer a name, what it owns and at least one folder, each path in one layer only', () => {
     const paths = layers.flatMap((layer) => layer.paths);
