@@ -2,7 +2,7 @@
 import { httpOperation } from '../../shared/http/operation';
 import { deliveryReceiptAddInventory } from '../../shared/compiled/operations/delivery-receipts';
 import { receiptService } from '../../shared/delivery-receipts';
-import { inventoryAnswer } from '../../shared/delivery-receipts/answers';
+import { inventoryAnswer } from '../../shared/http/answers/delivery-receipts';
 
 const receipts = receiptService();
 

@@ -3,7 +3,7 @@
 import { httpOperation } from '../../shared/http/operation';
 import { deliveryReceiptGetV2 } from '../../shared/compiled/operations/delivery-receipts';
 import { receiptService } from '../../shared/delivery-receipts';
-import { readAnswer } from '../../shared/delivery-receipts/answers';
+import { readAnswer } from '../../shared/http/answers/delivery-receipts';
 
 const receipts = receiptService();
 

@@ -3,7 +3,7 @@
 import { httpOperation, respond } from '../../shared/http/operation';
 import { deliveryReceiptSaveV2 } from '../../shared/compiled/operations/delivery-receipts';
 import { completingReceiptService } from '../../shared/delivery-receipts/with-completion';
-import { savedAnswer } from '../../shared/delivery-receipts/answers';
+import { savedAnswer } from '../../shared/http/answers/delivery-receipts';
 
 const receipts = completingReceiptService();
 

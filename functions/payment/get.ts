@@ -3,7 +3,7 @@
 import { httpOperation } from '../../shared/http/operation';
 import { paymentGetByID } from '../../shared/compiled/operations/payments';
 import { paymentService } from '../../shared/payments';
-import { readAnswer } from '../../shared/payments/answers';
+import { readAnswer } from '../../shared/http/answers/payments';
 
 const payments = paymentService();
 

@@ -3,7 +3,7 @@ import { httpOperation, respond } from '../../shared/http/operation';
 import { paymentPost } from '../../shared/compiled/operations/payments';
 import { paymentService } from '../../shared/payments';
 import { paymentIdempotency } from '../../shared/payments/idempotent';
-import { savedAnswer } from '../../shared/payments/answers';
+import { savedAnswer } from '../../shared/http/answers/payments';
 import { idempotencyKeyHeader } from '../../shared/payments/idempotency';
 
 const payments = paymentService();

@@ -3,7 +3,7 @@
 import { httpOperation, respond } from '../../shared/http/operation';
 import { paymentPostRefund } from '../../shared/compiled/operations/payments';
 import { paymentIdempotency } from '../../shared/payments/idempotent';
-import { savedAnswer } from '../../shared/payments/answers';
+import { savedAnswer } from '../../shared/http/answers/payments';
 import { idempotencyKeyHeader } from '../../shared/payments/idempotency';
 import { queueingPaymentService } from '../../shared/payments/with-queue';
 

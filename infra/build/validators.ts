@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { operations, type Operation } from '../../shared/operations';
 import { createPlanBuilder } from '../../shared/validation/compile';
-import { compileOperationWith } from '../../shared/validation/compile-operation';
+import { compileOperationWith } from '../../shared/operations/compile-operation';
 import type { NodePlan } from '../../shared/validation/plan';
 
 export const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -170,7 +170,7 @@ const renderOperations = async (area: string, list: readonly Operation[]): Promi
   });
   const text = [
     header(source),
-    `import type { CompiledOperation } from '${importPath(output, 'shared/validation/compiled.ts')}';`,
+    `import type { CompiledOperation } from '${importPath(output, 'shared/operations/compiled-operation.ts')}';`,
     `import type { NodePlan, SchemaPlan } from '${importPath(output, 'shared/validation/plan.ts')}';`,
     `import type * as source from '${importPath(output, source)}';`,
     '',

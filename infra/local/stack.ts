@@ -13,7 +13,7 @@ import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-schedule
 import { createSqsServer } from 'local-aws-sqs';
 import { localDevSecret } from '../../shared/auth/tokens';
 import { tableDefinition } from '../../shared/data/table';
-import { localWebhookSecret } from '../../shared/document-events/secrets';
+import { localWebhookSecret } from '../../shared/schemas/webhook-signature';
 import { queueDefinitions, type QueueName } from '../../shared/events/queues';
 import { operations as manifestOperations, schedulerEnvironment, type OtherResources } from '../../shared/operations';
 import { queueConsumers as defaultConsumers, type QueueConsumer } from './consumers';

@@ -6,7 +6,8 @@
 // rows equal on the sort field are ordered by ID, in the index exactly as in `compareSortKeys`.
 import { normaliseClaimValue } from '../data/claims';
 import { composeKey, padNumber, tenantPartition } from '../data/partition';
-import { globalIndex, type IndexDefinition } from '../data/table';
+import { receiptsByCreatedDateTime, receiptsByDeliveryDate, receiptsById, receiptsByRefNumber } from '../data/indexes';
+import type { IndexDefinition } from '../data/table';
 import { epochMsOf, readCalendar } from '../schemas/calendar';
 
 /** Shards of each index's partition key per tenant. Changing it re-keys every header (a migration). */
@@ -68,10 +69,10 @@ export interface ReceiptSortIndex {
 
 /** The four sort orders of Search, each served by its own index. */
 export const receiptSortIndexes = new Map<ReceiptSortField, ReceiptSortIndex>([
-  ['DeliveryDate', { sortField: 'DeliveryDate', index: globalIndex('gsi2'), value: (header) => sortableDate(header.DeliveryDate) }],
-  ['CreatedDateTime_utc', { sortField: 'CreatedDateTime_utc', index: globalIndex('gsi3'), value: (header) => sortableDate(header.CreatedDateTime_utc) }],
-  ['RefNumber', { sortField: 'RefNumber', index: globalIndex('gsi4'), value: (header) => normaliseClaimValue(header.RefNumber ?? '') }],
-  ['ID', { sortField: 'ID', index: globalIndex('gsi5'), value: () => '' }],
+  ['DeliveryDate', { sortField: 'DeliveryDate', index: receiptsByDeliveryDate, value: (header) => sortableDate(header.DeliveryDate) }],
+  ['CreatedDateTime_utc', { sortField: 'CreatedDateTime_utc', index: receiptsByCreatedDateTime, value: (header) => sortableDate(header.CreatedDateTime_utc) }],
+  ['RefNumber', { sortField: 'RefNumber', index: receiptsByRefNumber, value: (header) => normaliseClaimValue(header.RefNumber ?? '') }],
+  ['ID', { sortField: 'ID', index: receiptsById, value: () => '' }],
 ]);
 
 export const receiptSortIndex = (sortField: ReceiptSortField): ReceiptSortIndex => receiptSortIndexes.get(sortField) as ReceiptSortIndex;

@@ -3,30 +3,12 @@
 // locally they come from WEBHOOK_SECRETS (comma-separated).
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { traced } from '../observability/tracing';
+import { parseSecretValue } from '../schemas/webhook-signature';
 
-/** Used only by the local stack when WEBHOOK_SECRETS is not set. Never deployed. */
-export const localWebhookSecret = 'whsec_local_development_only_0123456789abcdef';
+// The secrets' format and the local development secret are part of the signing contract (infra/local signs with them).
+export { localWebhookSecret, parseSecretValue } from '../schemas/webhook-signature';
 
 const cacheMilliseconds = 5 * 60 * 1000;
-
-/**
- * A secret's value may be a JSON object whose string members are the active secrets (for example
- * `{"current":"...","previous":"..."}` while rotating), a JSON array of strings, or one plain string.
- */
-export const parseSecretValue = (value: string): string[] => {
-  let parsed: unknown = value;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    // a plain string secret
-  }
-  const candidates = Array.isArray(parsed)
-    ? parsed
-    : parsed !== null && typeof parsed === 'object'
-      ? Object.values(parsed)
-      : String(parsed).split(',');
-  return candidates.filter((secret): secret is string => typeof secret === 'string').map((s) => s.trim()).filter((s) => s.length >= 16);
-};
 
 export type SecretsSource = () => Promise<readonly string[]>;
 

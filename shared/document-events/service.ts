@@ -7,7 +7,7 @@ import type { QueuedDocumentEvent } from './message';
 import type { EventPublisher } from './publisher';
 import type { ApplyOutcome, DocumentRepository } from './repository';
 import type { SecretsSource } from './secrets';
-import { canonicalEvent, eventIdOfCanonical, InvalidSignature, verifySignature } from './signature';
+import { canonicalEvent, eventIdOfCanonical, InvalidSignature, verifySignature } from '../schemas/webhook-signature';
 import canonicalize from 'canonicalize';
 
 export interface DocumentEventsDependencies {

@@ -18,8 +18,8 @@ import {
 import { describeError, logger } from '../observability/logger';
 import type { Operation } from '../operations/operation';
 import { limits } from '../schemas/limits';
-import { isCompiledOperation, type CompiledOperation } from '../validation/compiled';
-import { compileOperation } from '../validation/compile-operation';
+import { isCompiledOperation, type CompiledOperation } from '../operations/compiled-operation';
+import { compileOperation } from '../operations/compile-operation';
 import type { SchemaPlan } from '../validation/plan';
 import { coerceToPlan } from './codecs/coerce';
 import { assertJsonNumbersStorable } from './codecs/json-numbers';

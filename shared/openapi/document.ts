@@ -1,6 +1,6 @@
 // OpenAPI document: the OpenAPI 3.1 description of the service, built from the operations manifest and the zod
 // schemas alone (a pure function: same code, same document). `npm run openapi` writes it to openapi.json.
-import { signatureToleranceSeconds } from '../document-events/signature';
+import { signatureToleranceSeconds } from '../schemas/webhook-signature';
 import { readFileSync } from 'node:fs';
 import { operations as manifestOperations, type Area, type HttpMethod, type Operation } from '../operations';
 import { isXmlMediaType, requestMediaTypes, responseMediaTypes } from '../http/media';

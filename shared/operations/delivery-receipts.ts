@@ -8,8 +8,7 @@ import {
 import { DeliveryReceiptSearchResult } from '../schemas/delivery-receipt-search';
 import { ActionResults } from '../schemas/envelopes';
 import { SearchFilter } from '../schemas/search-filter';
-import { receiptSortIndexes } from '../delivery-receipts/search-keys';
-import type { IndexName } from '../data/table';
+import { receiptsByCreatedDateTime, receiptsByDeliveryDate, receiptsById, receiptsByRefNumber } from '../data/indexes';
 import { bodyProblems, idPath, type Operation } from './operation';
 
 /** The receipt in the platform's envelope, as save and add inventory answer it. */
@@ -126,7 +125,7 @@ export const deliveryReceiptSearchV2 = {
   problems: bodyProblems,
   // Query: the indexes and each receipt's lines; GetItem/PutItem: the continuation; BatchGetItem: IDs.
   tableAccess: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
-  tableIndexes: [...receiptSortIndexes.values()].map(({ index }) => index.indexName as IndexName),
+  tableIndexes: [receiptsByDeliveryDate, receiptsByCreatedDateTime, receiptsByRefNumber, receiptsById].map(({ indexName }) => indexName),
 } as const satisfies Operation;
 
 export const deliveryReceiptOperations = [deliveryReceiptAddInventory, deliveryReceiptGetV2, deliveryReceiptSaveV2, deliveryReceiptSearchV2] as const;

@@ -8,7 +8,7 @@ import {
   TenantLocationList,
   TenantLocationSearchResult,
 } from '../schemas/tenant-location';
-import { activeLocationsByName } from '../tenant-locations/keys';
+import { activeLocationsByName } from '../data/indexes';
 import { bodyProblems, idPath, type Operation } from './operation';
 export const tenantLocationDelete = {
   operationId: 'tenantLocationDelete',

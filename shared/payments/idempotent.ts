@@ -1,7 +1,7 @@
 // Domain wiring: Idempotency-Key handling of a payment write over the function's table, keeping answers without the
-// card holder's name (answers.ts).
+// card holder's name (answer-storage.ts).
 import { defaultTable } from '../data/client';
-import { paymentAnswerStorage } from './answers';
+import { paymentAnswerStorage } from './answer-storage';
 import { createIdempotency, type Idempotency } from './idempotency';
 import { createPaymentRepository } from './repository';
 

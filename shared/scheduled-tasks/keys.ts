@@ -12,7 +12,7 @@
 //
 //   gsi6pk `TASKSYNC#<shard>`  gsi6sk `<save time ISO>#<tenant>#<id>`  (shard: (tenant + id) mod 4)
 import { composeKey, padNumber, tenantPartition, type ItemKey } from '../data/partition';
-import { globalIndex } from '../data/table';
+import { unsyncedTasksIndex } from '../data/indexes';
 
 /** The per-tenant sequence of task IDs (`SEQ#TASK` in the tenant partition). */
 export const taskSequence = 'TASK';
@@ -30,11 +30,11 @@ export const runKey = (tenantId: number, taskId: number, scheduledTime: Date): I
   sk: `${runSortKeyPrefix}${scheduledTime.toISOString()}`,
 });
 
-/** How many runs a task's answer lists, newest first. */
-export const latestRunsShown = 20;
+/** How many runs a task's answer lists, newest first: a contract bound. */
+export { latestRunsShown } from '../schemas/limits';
 
 /** The index of tasks whose schedule is not known to be in line (sparse; the reconciler reads it). */
-export const unsyncedTasksIndex = globalIndex('gsi6');
+export { unsyncedTasksIndex };
 /** Shards of its partition key: saves of all tenants write it, so no one key takes them all. A change is a migration. */
 export const unsyncedShardCount = 4;
 export const unsyncedPartition = (shard: number): string => `TASKSYNC#${shard}`;

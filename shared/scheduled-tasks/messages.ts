@@ -8,9 +8,10 @@
 //   Input of the reconciler's own schedule (shared/scheduled-tasks/reconciler.ts), every few minutes.
 // - TaskWorkMessage: one due run for the workers of its TaskTypeID, on taskWorkQueue.
 import { readCalendar } from '../schemas/calendar';
+import { scheduledTimePlaceholder, scheduleReconcileInput } from '../schedules/reconciler-schedule';
 
-/** The context attribute EventBridge Scheduler replaces, in a target's Input, with the firing's scheduled time. */
-export const scheduledTimePlaceholder = '<aws.scheduler.scheduled-time>';
+// EventBridge Scheduler's placeholder and the reconciler schedule's Input are the platform's (shared/schedules).
+export { scheduledTimePlaceholder, scheduleReconcileInput };
 
 /** A firing of a task's schedule. `scheduledTime` is ISO 8601 UTC (`2026-03-01T09:00:00Z`). */
 export interface TaskRunMessage {
@@ -124,9 +125,6 @@ export const parseScheduleSyncQueueMessage = (body: string): ScheduleSyncMessage
   }
   return parseScheduleSyncMessage(body);
 };
-
-/** The Input of the reconciler's schedule (the scheduler puts the firing's time in). */
-export const scheduleReconcileInput = JSON.stringify({ reconcile: scheduledTimePlaceholder });
 
 export const parseTaskWorkMessage = (body: string): TaskWorkMessage => parseMessage('TaskWorkMessage', body, taskWorkShape);
 

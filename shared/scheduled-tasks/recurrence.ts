@@ -15,7 +15,7 @@ import {
   monthOf,
   type LocalDate,
   type Zone,
-} from './zoned-time';
+} from '../schedules/zoned-time';
 
 /** `IntervalType`: the unit of `Interval`. `None` (0) is accepted only on a one-off task, which has no interval. */
 export const IntervalType = { None: 0, Minute: 1, Hour: 2, Day: 3, Week: 4, Month: 5 } as const;

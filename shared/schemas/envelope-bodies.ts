@@ -1,6 +1,6 @@
 // Schemas: the bodies of the platform's response envelopes (their schemas are in ./envelopes.ts), built the one way
 // every handler answers. Imports no zod, so a function that answers an envelope does not bundle zod.
-import type { SynkValidation } from './envelopes';
+import type { SynkValidation } from './synk-validation';
 
 const noExtras = {} as Record<never, never>;
 

@@ -4,7 +4,8 @@
 // `actionResults(value)` is a body of that shape. A failure is never an envelope: it is an RFC 9457 problem that
 // carries the same `IsSuccess: false`, `Messages` and `ErrorCode` members (shared/http/problem.ts).
 import { z } from 'zod';
-import { bool, guid, id, int32, listOf, longText, rowNumber, shape, text } from './common';
+import { bool, int32, listOf, longText, rowNumber, shape } from './common';
+import { SynkValidation } from './synk-validation';
 
 /** The outcome members every envelope ends with. A success carries no ErrorCode, as in the platform's samples. */
 const outcomeFields = {
@@ -94,28 +95,7 @@ export const PagedActionResults = <T extends z.ZodType, E extends z.core.$ZodLoo
     ...outcomeFields,
   });
 
-/** `SynkValidation`: how the platform's sync engine took a saved record. */
-export const SynkValidation = shape(
-  'SynkValidation',
-  {
-    ID: id().optional(),
-    DatType: int32().optional(),
-    RefNumber: text().optional(),
-    GUIDstring: text().optional(),
-    GUID: guid().optional(),
-    BSID: text().optional(),
-    RefEntityBSID: text().optional(),
-    Status: int32().optional().meta({ description: '0 Ok, 1 Warning (StatusString says which).' }),
-    StatusString: text().optional(),
-    SyncStatus: text().optional(),
-    Messages: listOf(longText()),
-    IsUpdate: bool().optional(),
-    Codes: listOf(int32()),
-    TransactionTypeDatTypeID: int32().optional(),
-  },
-  'How a saved record was taken for synchronisation: StatusString Ok and SyncStatus Ready when it was accepted.',
-);
-export type SynkValidation = z.infer<typeof SynkValidation>;
+export { SynkValidation };
 
 /** `SynkSaveQueueResponse<T>`: the saved record in `Object`, its `SynkValidation` in `Value`, and the outcome. */
 export const SynkSaveQueueResponse = <T extends z.ZodType>(item: T, options: Omit<EnvelopeOptions<never>, 'extras'> = {}) =>

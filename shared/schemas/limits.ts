@@ -32,3 +32,6 @@ export const defaultSearchResults = 50;
 
 /** Paging of a payment's refunds in `GET /Payment/{id}` (MaxRefunds): read by the service, so kept out of zod's way. */
 export const refundsPage = { default: 100, max: limits.arrayItems } as const;
+
+/** How many runs a scheduled task's answer lists, newest first (`SyncLogs`' bound; read by the run store). */
+export const latestRunsShown = 20;

@@ -4,7 +4,6 @@
 // Beyond the spec: Version, TimeZone, the server-owned answer fields (next and last run, schedule state, latest
 // runs, audit) and the flags that say a secret is stored (`Has<Field>`, `HasValue`); shared/scheduled-tasks/README.md.
 import { z } from 'zod';
-import { latestRunsShown } from '../scheduled-tasks/keys';
 import { sensitive } from './annotations';
 import {
   bool,
@@ -24,6 +23,7 @@ import {
   text,
   url,
 } from './common';
+import { latestRunsShown } from './limits';
 import { SyncLogDateTime } from './sync-log';
 
 /** A flag only answers set (a secret is stored): accepted in a request, so a fetched task can be sent back, and ignored. */

@@ -2,12 +2,9 @@
 // partition `T#<tenant>`, so no query can ever reach another tenant's items.
 import { defineClaim, normaliseClaimValue } from '../data/claims';
 import { composeKey, padNumber, tenantKey, tenantPartition } from '../data/partition';
-import { globalIndex } from '../data/table';
+import { activeLocationsByName } from '../data/indexes';
 
-export { tenantPartition };
-
-/** Access pattern "a tenant's active locations by name", served by the generic index gsi1. */
-export const activeLocationsByName = globalIndex('gsi1');
+export { activeLocationsByName, tenantPartition };
 
 /** The per-tenant sequence of location IDs (`SEQ#LOC`). */
 export const locationSequence = 'LOC';

@@ -1,8 +1,8 @@
 // Validation: the run-time side of the generated modules in shared/compiled/ (written by `npm run validators`).
-// A compiled schema or operation carries plans (plan.ts) instead of zod schemas, so the functions that import
-// them bundle no zod; its TypeScript types still come from the zod source, through type-only imports.
+// A compiled schema carries plans (plan.ts) instead of zod schemas, so the functions that import
+// them bundle no zod; its TypeScript types still come from the zod source, through type-only imports. A compiled
+// manifest entry (CompiledOperation) belongs to the manifest: shared/operations/compiled-operation.ts.
 import type { z } from 'zod';
-import type { Operation } from '../operations/operation';
 import { checkPlan, type Issue } from './check';
 import type { NodePlan, SchemaPlan } from './plan';
 
@@ -47,27 +47,3 @@ export const compiledSchema = <S extends z.ZodType>(nodes: readonly NodePlan[], 
     },
   };
 };
-
-declare const sourceOperation: unique symbol;
-
-/** A manifest entry in its run-time form: what the HTTP stack needs, with plans in place of schemas. */
-export interface CompiledOperation<O extends Operation = Operation> {
-  readonly compiled: true;
-  readonly operationId: O['operationId'];
-  readonly method: O['method'];
-  readonly path: O['path'];
-  readonly auth: O['auth'];
-  readonly media: O['media'];
-  readonly maxBodyBytes?: number;
-  readonly pathParameters?: SchemaPlan;
-  readonly query?: SchemaPlan;
-  readonly requestBody?: { readonly schema: SchemaPlan; readonly xmlSchema?: SchemaPlan; readonly required: boolean };
-  readonly success?: { readonly status: number; readonly xmlRoot: XmlRoot };
-  /** Types only: the manifest entry this was compiled from (the handler's input types derive from it). */
-  readonly [sourceOperation]?: O;
-}
-
-export type SourceOf<C> = C extends CompiledOperation<infer O> ? O : never;
-
-export const isCompiledOperation = (operation: Operation | CompiledOperation): operation is CompiledOperation =>
-  (operation as Partial<CompiledOperation>).compiled === true;

@@ -4,7 +4,8 @@
 // through the table's TTL attribute after 24 hours.
 import { describe, expect, it } from '@jest/globals';
 import { tenantPartition } from '../../../shared/data/partition';
-import { paymentAnswerStorage, savedAnswer } from '../../../shared/payments/answers';
+import { savedAnswer } from '../../../shared/http/answers/payments';
+import { paymentAnswerStorage } from '../../../shared/payments/answer-storage';
 import { createIdempotency, idempotencyWindowSeconds, type Answer } from '../../../shared/payments/idempotency';
 import { lambdaContext } from '../../support/lambda-events';
 import { failureOf, freshPrincipal, openPayments, tenantItems, testCard } from './support';

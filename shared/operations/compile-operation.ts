@@ -1,11 +1,12 @@
-// Validation: a manifest entry (zod schemas) in its run-time form (plans). The generator writes these for the
+// Manifest: a manifest entry (zod schemas) in its run-time form (plans). The generator writes these for the
 // functions (shared/compiled/operations/); the HTTP stack builds one itself when it is handed a manifest entry
 // directly (tests, tools), so both paths run the same code on the same plans.
 import type { z } from 'zod';
-import type { Operation } from '../operations/operation';
-import type { CompiledOperation, XmlRoot } from './compiled';
-import { createPlanBuilder } from './compile';
-import type { SchemaPlan } from './plan';
+import type { Operation } from './operation';
+import type { CompiledOperation } from './compiled-operation';
+import type { XmlRoot } from '../validation/compiled';
+import { createPlanBuilder } from '../validation/compile';
+import type { SchemaPlan } from '../validation/plan';
 
 interface Described {
   readonly _zod: { readonly def: { readonly type: string; readonly element?: z.ZodType } };

@@ -1,10 +1,9 @@
-// Domain to HTTP: the answers of the delivery-receipt operations in the platform's envelopes.
-import { apiBasePath } from '../operations/routes';
-import { actionResults, editResponse } from '../schemas/envelope-bodies';
-import type { ReceiptView, SavedReceipt } from './service';
-
-/** The URL of a receipt: the Location of a created one. */
-export const receiptLocation = (id: number): string => `${apiBasePath}/v2/DeliveryReceipt/${id}`;
+// HTTP: the answers of the delivery-receipt operations in the platform's envelopes. The area returns domain results
+// (a saved receipt, a view); this module answers them.
+import { deliveryReceiptGetV2 } from '../../compiled/operations/delivery-receipts';
+import type { ReceiptView, SavedReceipt } from '../../delivery-receipts/service';
+import { actionResults, editResponse } from '../../schemas/envelope-bodies';
+import { locationOf } from '../location';
 
 export interface ReceiptAnswer {
   readonly status: number;
@@ -19,7 +18,7 @@ export interface ReceiptAnswer {
 export const savedAnswer = ({ receipt, created, completing }: SavedReceipt): ReceiptAnswer => ({
   status: created ? 201 : completing ? 202 : 200,
   body: actionResults(receipt),
-  headers: created ? { Location: receiptLocation(receipt.ID as number) } : {},
+  headers: created ? { Location: locationOf(deliveryReceiptGetV2, { id: receipt.ID as number }) } : {},
 });
 
 /** `DeliveryReceiptEditResponse`: `AllowedStatuses` beside `Value`. */

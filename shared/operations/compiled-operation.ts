@@ -1,0 +1,30 @@
+// Manifest: an operation in its run-time form (the generator writes these into shared/compiled/operations/;
+// compile-operation.ts builds one in process). It carries validation plans (shared/validation) instead of zod
+// schemas, so the functions that import one bundle no zod; its TypeScript types come from the manifest entry.
+import type { Operation } from './operation';
+import type { XmlRoot } from '../validation/compiled';
+import type { SchemaPlan } from '../validation/plan';
+
+declare const sourceOperation: unique symbol;
+
+/** A manifest entry in its run-time form: what the HTTP stack needs, with plans in place of schemas. */
+export interface CompiledOperation<O extends Operation = Operation> {
+  readonly compiled: true;
+  readonly operationId: O['operationId'];
+  readonly method: O['method'];
+  readonly path: O['path'];
+  readonly auth: O['auth'];
+  readonly media: O['media'];
+  readonly maxBodyBytes?: number;
+  readonly pathParameters?: SchemaPlan;
+  readonly query?: SchemaPlan;
+  readonly requestBody?: { readonly schema: SchemaPlan; readonly xmlSchema?: SchemaPlan; readonly required: boolean };
+  readonly success?: { readonly status: number; readonly xmlRoot: XmlRoot };
+  /** Types only: the manifest entry this was compiled from (the handler's input types derive from it). */
+  readonly [sourceOperation]?: O;
+}
+
+export type SourceOf<C> = C extends CompiledOperation<infer O> ? O : never;
+
+export const isCompiledOperation = (operation: Operation | CompiledOperation): operation is CompiledOperation =>
+  (operation as Partial<CompiledOperation>).compiled === true;
