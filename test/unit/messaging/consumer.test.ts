@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { SQSRecord } from 'aws-lambda';
+import { defineQueue } from '../../../shared/events/queues';
 import { consumer, type Delivery } from '../../../shared/messaging/consumer';
 import { jsonMessage } from '../../../shared/messaging/contract';
 import { queuedRefundMessage, scheduleSyncQueueMessage } from '../../../shared/messaging/messages';
@@ -28,7 +29,7 @@ const record = (body: string, receiveCount = 1): SQSRecord => ({
   awsRegion: 'us-east-1',
 });
 
-const queue = { name: 'test', maximumMessageBytes: 200, deadLetterQueue: { maxReceiveCount: 3 } } as const;
+const queue = defineQueue({ name: 'test', maximumMessageBytes: 200, maxReceiveCount: 3 });
 const refund = (refundId: number) => JSON.stringify({ tenantId: 1, refundId });
 
 let logged: unknown[][];
@@ -38,7 +39,9 @@ beforeEach(() => {
     jest.spyOn(logger, level).mockImplementation((...args: unknown[]) => void logged.push(args));
   }
 });
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => {
+  jest.restoreAllMocks();
+});
 
 describe('consumer', () => {
   it('hands each readable message to the handler, once, with its delivery; an all-good batch reports no failure', async () => {
