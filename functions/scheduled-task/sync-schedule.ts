@@ -4,12 +4,12 @@
 // one pass of the reconciler over the tasks whose schedule is not known to be in line (a save that died between
 // its commit and its sync). A record that fails (the scheduler is still down) is reported in the partial batch
 // response and comes back after the visibility timeout; after its last receive it goes to the DLQ.
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { scheduleSyncQueue } from '../../shared/events/queues';
+import { consumer } from '../../shared/messaging/consumer';
+import { scheduleSyncQueueMessage } from '../../shared/messaging/messages';
 import { describeError, logger } from '../../shared/observability/logger';
 import { countMetric } from '../../shared/observability/metrics';
 import { scheduleReconciler, scheduleSyncRetrier } from '../../shared/scheduled-tasks/sync-retrier';
-import { parseScheduleSyncQueueMessage, type ScheduleReconcileMessage, type ScheduleSyncMessage } from '../../shared/scheduled-tasks/messages';
 import type { ReconcileReport } from '../../shared/scheduled-tasks/reconciler';
 import type { ScheduleSyncRequest } from '../../shared/scheduled-tasks/service';
 
@@ -18,43 +18,23 @@ export type ScheduleReconcile = () => Promise<ReconcileReport>;
 
 const syncOutcomes = { synced: 'Synced', stale: 'Stale', gone: 'Gone' } as const;
 
-const readMessage = (record: SQSRecord): ScheduleSyncMessage | ScheduleReconcileMessage => {
-  try {
-    return parseScheduleSyncQueueMessage(record.body);
-  } catch (error) {
-    // Not a message a save or the reconciler's schedule wrote: it can never succeed, so it goes to the DLQ.
-    logger.error('unreadable schedule-sync message', { messageId: record.messageId, ...describeError(error) });
-    throw new Error('unreadable schedule-sync message');
-  }
-};
-
 /** The consumer over any retry and reconciler (the real ones; tests pass one whose scheduler fails). */
-export const createScheduleSyncConsumer = (retrySync: ScheduleSyncRetry, reconcile: ScheduleReconcile = () => scheduleReconciler().reconcile()) => {
-  const applyRecord = async (record: SQSRecord): Promise<void> => {
-    const message = readMessage(record);
-    const receiveCount = Number(record.attributes.ApproximateReceiveCount);
+export const createScheduleSyncConsumer = (retrySync: ScheduleSyncRetry, reconcile: ScheduleReconcile = () => scheduleReconciler().reconcile()) =>
+  consumer({ queue: scheduleSyncQueue, message: scheduleSyncQueueMessage }, async (message, { messageId, receiveCount }) => {
     if ('reconcile' in message) {
       const report = await reconcile();
-      logger.info('schedule reconciliation pass', { messageId: record.messageId, firing: message.reconcile, ...report, receiveCount });
+      logger.info('schedule reconciliation pass', { messageId, firing: message.reconcile, ...report, receiveCount });
       return;
     }
     try {
       const outcome = await retrySync(message);
       countMetric('scheduleSyncRetries', syncOutcomes[outcome]);
-      logger.info('schedule sync retried', { messageId: record.messageId, taskId: message.taskId, version: message.version, outcome, receiveCount });
+      logger.info('schedule sync retried', { messageId, taskId: message.taskId, version: message.version, outcome, receiveCount });
     } catch (error) {
       countMetric('scheduleSyncRetries', 'Failed');
       logger.warn('schedule sync still failing; the message returns to the queue', { taskId: message.taskId, version: message.version, receiveCount, ...describeError(error) });
       throw error;
     }
-  };
-
-  return async (event: SQSEvent, context: Context) => {
-    logger.addContext(context);
-    // A processor per invocation, so overlapping invocations in one process never mix their failure reports.
-    const processor = new BatchProcessor(EventType.SQS);
-    return processPartialResponse(event, applyRecord, processor, { context, throwOnFullBatchFailure: false });
-  };
-};
+  });
 
 export const handler = createScheduleSyncConsumer((request) => scheduleSyncRetrier().retrySync(request));

@@ -23,6 +23,8 @@ export const runtimeSchemas: Readonly<Record<string, readonly string[]>> = {
   'shared/schemas/search-filter.ts': ['TenantLocationFilter', 'SearchFilter'],
   'shared/schemas/payment.ts': ['PaymentT'],
   'shared/payments/message.ts': ['QueuedRefund'],
+  'shared/delivery-receipts/completion-message-schema.ts': ['CompletionMessage'],
+  'shared/scheduled-tasks/message-schemas.ts': ['TaskRunMessage', 'ScheduleSyncMessage', 'ScheduleReconcileMessage', 'ScheduleSyncQueueMessage', 'TaskWorkMessage'],
 };
 
 type Builder = ReturnType<typeof createPlanBuilder>;

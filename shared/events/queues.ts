@@ -1,11 +1,11 @@
-// Messaging: the one list of the service's queues. Each definition is a queue, its dead-letter queue, the variable
-// a sender is given its URL in, and (for a queue this API consumes) its consumer and event source mapping. The CDK
-// data stack, the API stack (consumers, alarms), the grants (shared/operations/grants.ts), the local provisioning
+// Platform: the one list of the service's queues, each declared by `defineQueue`: its name and settings, from which
+// its dead-letter queue, its names (CloudFormation, local) and the variable a sender is given its URL in derive. The
+// CDK data stack, the API stack (consumers, alarms), the grants (shared/operations/grants.ts), the local provisioning
 // and the local event source mappings all iterate `queueDefinitions`: adding a queue is one definition here (plus,
-// when a function sends to it, one grant entry).
+// when a function sends to it, one grant entry). The consumer and publisher mechanisms are in shared/messaging/.
 
 import type { IndexName, TableAction } from '../data/table';
-import type { ResourceGrant } from '../operations/grants';
+import type { ResourceGrant } from './resource-grants';
 
 export const consumerTimeoutSeconds = 30;
 const maxBatchingWindowSeconds = 1;
@@ -14,22 +14,26 @@ const lambdaVisibilityTimeoutSeconds = consumerTimeoutSeconds * 6 + maxBatchingW
 const fourDays = 4 * 24 * 60 * 60;
 /** The SQS maximum, counted from the original send for a standard queue. */
 const fourteenDays = 14 * 24 * 60 * 60;
+/** Receives before a message goes to the dead-letter queue, unless a queue says otherwise. */
+const defaultMaxReceiveCount = 5;
 
 /** What every queue definition holds. */
 export interface QueueDefinition {
   /** The key grants and resources use (`documentEvents`). */
   readonly name: string;
-  /** CloudFormation logical id, and the queue name's suffix on AWS (`<stack>-<logicalName>`). */
+  /** CloudFormation logical id, and the queue name's suffix on AWS (`<stack>-<logicalName>`): `DocumentEvents`. */
   readonly logicalName: string;
-  /** Its name on the local SQS server. */
+  /** Its name on the local SQS server: `document-events`. */
   readonly localQueueName: string;
-  /** The environment variable a sending function reads the queue's URL from (set by its send grant). */
+  /** The environment variable a sending function reads the queue's URL from (set by its send grant): `DOCUMENT_EVENTS_QUEUE_URL`. */
   readonly urlVariable: string;
   readonly visibilityTimeoutSeconds: number;
   readonly retentionPeriodSeconds: number;
   readonly maximumMessageBytes: number;
   readonly deadLetterQueue: {
+    /** `DocumentEventsDlq` */
     readonly logicalName: string;
+    /** `document-events-dlq` */
     readonly localQueueName: string;
     readonly maxReceiveCount: number;
     readonly retentionPeriodSeconds: number;
@@ -62,76 +66,106 @@ export interface QueueConsumerDefinition {
 /** A queue this API consumes: both its event source and its consumer are declared. */
 export type ConsumedQueueDefinition = QueueDefinition & { readonly eventSource: QueueEventSource; readonly consumer: QueueConsumerDefinition };
 
-export const documentEventsQueue = {
+/** A queue this API only sends to (its consumers live elsewhere). */
+export type UnconsumedQueueDefinition = Omit<QueueDefinition, 'eventSource' | 'consumer'>;
+
+/** What a queue declares; `defineQueue` derives the rest. */
+export interface QueueSettings<Name extends string = string> {
+  /** camelCase: `documentEvents`. */
+  readonly name: Name;
+  readonly maximumMessageBytes: number;
+  /** Default: four days. */
+  readonly retentionPeriodSeconds?: number;
+  /** Default: 6 x the consumers' timeout + the batching window (AWS's rule for a Lambda consumer). */
+  readonly visibilityTimeoutSeconds?: number;
+  /** Default: 5. */
+  readonly maxReceiveCount?: number;
+  /** With a consumer: how Lambda reads the queue. Partial batch responses (ReportBatchItemFailures) are always on. */
+  readonly eventSource?: { readonly batchSize: number; readonly maximumConcurrency: number };
+  /** Its timeout defaults to `consumerTimeoutSeconds`. */
+  readonly consumer?: Omit<QueueConsumerDefinition, 'timeoutSeconds'>;
+}
+
+/** `documentEvents` -> `DocumentEvents`, `document-events`, `DOCUMENT_EVENTS`. */
+const wordsOf = (name: string): string[] => name.split(/(?=[A-Z])/).map((word) => word.toLowerCase());
+const pascal = (words: readonly string[]) => words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+
+/** A queue's full definition from its settings; with a consumer, its event source too. */
+export function defineQueue<const Name extends string>(
+  settings: QueueSettings<Name> & Required<Pick<QueueSettings, 'eventSource' | 'consumer'>>,
+): ConsumedQueueDefinition & { readonly name: Name };
+export function defineQueue<const Name extends string>(settings: QueueSettings<Name>): UnconsumedQueueDefinition & { readonly name: Name };
+export function defineQueue<const Name extends string>(settings: QueueSettings<Name>): QueueDefinition & { readonly name: Name } {
+  if (!/^[a-z][a-zA-Z0-9]*$/.test(settings.name)) throw new Error(`A queue's name is camelCase: ${settings.name}`);
+  if ((settings.eventSource === undefined) !== (settings.consumer === undefined)) {
+    throw new Error(`${settings.name}: a consumed queue declares both its event source and its consumer`);
+  }
+  const words = wordsOf(settings.name);
+  const logicalName = pascal(words);
+  const localQueueName = words.join('-');
+  return {
+    name: settings.name,
+    logicalName,
+    localQueueName,
+    urlVariable: `${words.join('_').toUpperCase()}_QUEUE_URL`,
+    visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds ?? lambdaVisibilityTimeoutSeconds,
+    retentionPeriodSeconds: settings.retentionPeriodSeconds ?? fourDays,
+    maximumMessageBytes: settings.maximumMessageBytes,
+    deadLetterQueue: {
+      logicalName: `${logicalName}Dlq`,
+      localQueueName: `${localQueueName}-dlq`,
+      maxReceiveCount: settings.maxReceiveCount ?? defaultMaxReceiveCount,
+      retentionPeriodSeconds: fourteenDays,
+    },
+    ...(settings.eventSource && settings.consumer
+      ? {
+          eventSource: { ...settings.eventSource, maxBatchingWindowSeconds, reportBatchItemFailures: true },
+          consumer: { ...settings.consumer, timeoutSeconds: consumerTimeoutSeconds },
+        }
+      : {}),
+  };
+}
+
+export const documentEventsQueue = defineQueue({
   name: 'documentEvents',
-  logicalName: 'DocumentEvents',
-  localQueueName: 'document-events',
-  urlVariable: 'DOCUMENT_EVENTS_QUEUE_URL',
-  visibilityTimeoutSeconds: lambdaVisibilityTimeoutSeconds,
-  /** Four days: covers a weekend outage of the consumer with margin. */
-  retentionPeriodSeconds: fourDays,
   /** SQS's own message limit; the webhook answers 413 above it. */
   maximumMessageBytes: 256 * 1024,
-  deadLetterQueue: {
-    logicalName: 'DocumentEventsDlq',
-    localQueueName: 'document-events-dlq',
-    maxReceiveCount: 5,
-    retentionPeriodSeconds: fourteenDays,
-  },
   eventSource: {
     /** Ten records per invoke: each record is one DynamoDB transaction, so a batch stays well inside the timeout. */
     batchSize: 10,
-    /** Short window: events are small and users watch a document's state change, so latency beats batching. */
-    maxBatchingWindowSeconds,
     /** Caps the consumer's concurrency so a burst of events cannot exhaust the table's or account's capacity. */
     maximumConcurrency: 10,
-    reportBatchItemFailures: true,
   },
   consumer: {
     name: 'documentEventsConsumer',
     description: 'SQS document-events consumer: applies each provider event to the document state, exactly once',
     handler: 'functions/document-events/consume.ts',
-    timeoutSeconds: consumerTimeoutSeconds,
-    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem'] as readonly TableAction[],
+    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem'],
   },
-} as const satisfies ConsumedQueueDefinition;
+});
 
 /**
  * The payments queue: queued refunds (`IsQueue` / `IsSaveAutoQueue`) wait here, their amount already reserved on the
  * payment, until the consumer completes them. A refund that keeps failing is marked Failed (its reservation
  * released) on its last receive and then lands in the DLQ.
  */
-export const paymentsQueue = {
+export const paymentsQueue = defineQueue({
   name: 'payments',
-  logicalName: 'Payments',
-  localQueueName: 'payments',
-  urlVariable: 'PAYMENTS_QUEUE_URL',
-  visibilityTimeoutSeconds: lambdaVisibilityTimeoutSeconds,
-  retentionPeriodSeconds: fourDays,
   /** A message names a refund (`{"tenantId":1,"refundId":8}`); anything near this size is not one. */
   maximumMessageBytes: 1024,
-  deadLetterQueue: {
-    logicalName: 'PaymentsDlq',
-    localQueueName: 'payments-dlq',
-    maxReceiveCount: 5,
-    retentionPeriodSeconds: fourteenDays,
-  },
   eventSource: {
     batchSize: 10,
-    maxBatchingWindowSeconds,
     /** Refunds of one payment contend for its item; a few consumers at once are plenty. */
     maximumConcurrency: 5,
-    reportBatchItemFailures: true,
   },
   consumer: {
     name: 'paymentsConsumer',
     description: 'SQS payments consumer: completes queued refunds; marks one Failed and releases its amount on its last receive',
     handler: 'functions/payment/consume-refunds.ts',
-    timeoutSeconds: consumerTimeoutSeconds,
     /** Read the refund; settle it in one transaction (refund Put, link and payment Updates). */
-    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as readonly TableAction[],
+    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
   },
-} as const satisfies ConsumedQueueDefinition;
+});
 
 /** The environment variable of the payments queue's URL (set with the `sendPayments` grant). */
 export const paymentsQueueUrlVariable = paymentsQueue.urlVariable;
@@ -141,62 +175,38 @@ export const paymentsQueueUrlVariable = paymentsQueue.urlVariable;
  * emulation). Each message is a `TaskRunMessage` (shared/scheduled-tasks/messages.ts); the consumer records the run
  * once and publishes the due work. The scheduler sends with its execution role; the one function that sends here is
  * the schedule-sync consumer, for a one-off task whose time passed before its schedule could be written.
+ * Retention: four days (the default): a run older than one interval is a misfire anyway, but a weekly task's run
+ * must survive a weekend.
  */
-export const taskRunsQueue = {
+export const taskRunsQueue = defineQueue({
   name: 'taskRuns',
-  logicalName: 'TaskRuns',
-  localQueueName: 'task-runs',
-  urlVariable: 'TASK_RUNS_QUEUE_URL',
-  visibilityTimeoutSeconds: lambdaVisibilityTimeoutSeconds,
-  /** Four days: a run older than one interval is a misfire anyway, but a weekly task's run must survive a weekend. */
-  retentionPeriodSeconds: fourDays,
   /** The scheduler's Input is a `TaskRunMessage` of about 100 bytes; a larger message is not one. */
   maximumMessageBytes: 1024,
-  deadLetterQueue: {
-    logicalName: 'TaskRunsDlq',
-    localQueueName: 'task-runs-dlq',
-    maxReceiveCount: 5,
-    retentionPeriodSeconds: fourteenDays,
-  },
   eventSource: {
     batchSize: 10,
-    maxBatchingWindowSeconds,
     /** Runs of different tasks touch different partitions; ten at once drain a top-of-the-hour burst quickly. */
     maximumConcurrency: 10,
-    reportBatchItemFailures: true,
   },
   consumer: {
     name: 'scheduledTaskRunsConsumer',
     description: 'SQS task-runs consumer: records each scheduled run once, then publishes the due work to the task-work queue',
     handler: 'functions/scheduled-task/record-runs.ts',
-    timeoutSeconds: consumerTimeoutSeconds,
     /** Read the task; write the run item once (conditional Put); advance the task (Update conditional on Version). */
-    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as readonly TableAction[],
+    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     grants: ['sendTaskWork'],
   },
-} as const satisfies ConsumedQueueDefinition;
+});
 
 /**
  * Due task work: one `TaskWorkMessage` per run, for the workers of each `TaskTypeID`. No worker exists in this API:
- * the queue and its message contract are the integration point. Its visibility timeout suits a Lambda worker with
- * the consumers' 30 s timeout; a worker that needs longer changes it here.
+ * the queue and its message contract are the integration point. Its visibility timeout (the default) suits a Lambda
+ * worker with the consumers' 30 s timeout; a worker that needs longer changes it here.
  */
-export const taskWorkQueue = {
+export const taskWorkQueue = defineQueue({
   name: 'taskWork',
-  logicalName: 'TaskWork',
-  localQueueName: 'task-work',
-  urlVariable: 'TASK_WORK_QUEUE_URL',
-  visibilityTimeoutSeconds: lambdaVisibilityTimeoutSeconds,
-  retentionPeriodSeconds: fourDays,
   /** A `TaskWorkMessage` is about 200 bytes. */
   maximumMessageBytes: 2048,
-  deadLetterQueue: {
-    logicalName: 'TaskWorkDlq',
-    localQueueName: 'task-work-dlq',
-    maxReceiveCount: 5,
-    retentionPeriodSeconds: fourteenDays,
-  },
-} as const satisfies QueueDefinition;
+});
 
 /**
  * Schedule retries: a save whose scheduler call failed (the task stored with `ScheduleState: Pending`) enqueues a
@@ -205,84 +215,51 @@ export const taskWorkQueue = {
  * The schedule reconciler's own schedule (shared/scheduled-tasks/reconciler.ts) sends a `ScheduleReconcileMessage`
  * here every few minutes; the consumer then syncs every task its sparse index lists.
  */
-export const scheduleSyncQueue = {
+export const scheduleSyncQueue = defineQueue({
   name: 'scheduleSync',
-  logicalName: 'ScheduleSync',
-  localQueueName: 'schedule-sync',
-  urlVariable: 'SCHEDULE_SYNC_QUEUE_URL',
-  visibilityTimeoutSeconds: lambdaVisibilityTimeoutSeconds,
-  retentionPeriodSeconds: fourDays,
   maximumMessageBytes: 1024,
-  deadLetterQueue: {
-    logicalName: 'ScheduleSyncDlq',
-    localQueueName: 'schedule-sync-dlq',
-    maxReceiveCount: 10,
-    retentionPeriodSeconds: fourteenDays,
-  },
+  maxReceiveCount: 10,
   eventSource: {
     batchSize: 10,
-    maxBatchingWindowSeconds,
     /** Stays far below the scheduler's API rate quotas (CreateSchedule/UpdateSchedule: 50 per second by default). */
     maximumConcurrency: 2,
-    reportBatchItemFailures: true,
   },
   consumer: {
     name: 'scheduleSyncConsumer',
     description: 'SQS schedule-sync consumer: brings a task\'s EventBridge Scheduler schedule in line with the stored task; reconciles out-of-line tasks',
     handler: 'functions/scheduled-task/sync-schedule.ts',
-    timeoutSeconds: consumerTimeoutSeconds,
     /** Read the task; record its ScheduleState (Update conditional on Version); the reconciler Queries its sparse index. */
-    tableAccess: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'] as readonly TableAction[],
-    tableIndexes: ['gsi6'] as readonly IndexName[],
+    tableAccess: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+    tableIndexes: ['gsi6'],
     /** Schedules; and a one-off task's run whose time passed before its schedule could be written (`sendTaskRuns`). */
     grants: ['manageSchedules', 'sendTaskRuns'],
   },
-} as const satisfies ConsumedQueueDefinition;
+});
 
 /**
  * Delivery-receipt completions too large for one transaction: the save moves the receipt to `Completing` and
  * enqueues one message; the consumer applies the stock effects chunk by chunk.
  */
-export const receiptCompletionsQueue = {
+export const receiptCompletionsQueue = defineQueue({
   name: 'receiptCompletions',
-  logicalName: 'ReceiptCompletions',
-  localQueueName: 'receipt-completions',
-  urlVariable: 'RECEIPT_COMPLETIONS_QUEUE_URL',
-  visibilityTimeoutSeconds: lambdaVisibilityTimeoutSeconds,
-  retentionPeriodSeconds: fourDays,
   /** A message names a receipt and its version. */
   maximumMessageBytes: 1024,
-  deadLetterQueue: {
-    logicalName: 'ReceiptCompletionsDlq',
-    localQueueName: 'receipt-completions-dlq',
-    maxReceiveCount: 5,
-    retentionPeriodSeconds: fourteenDays,
-  },
   eventSource: {
     /** One completion can be many transactions: small batches keep an invocation well inside its timeout. */
     batchSize: 1,
-    maxBatchingWindowSeconds,
     /** Completions of one warehouse contend for its stock items. */
     maximumConcurrency: 2,
-    reportBatchItemFailures: true,
   },
   consumer: {
     name: 'receiptCompletionsConsumer',
     description: 'SQS receipt-completions consumer: applies a large delivery receipt\'s stock effects, chunk by chunk',
     handler: 'functions/delivery-receipt/complete.ts',
-    timeoutSeconds: consumerTimeoutSeconds,
     /** Read the header and frozen lines; apply each chunk in a transaction (Put, Update, ConditionCheck). */
-    tableAccess: [
-      'dynamodb:GetItem',
-      'dynamodb:Query',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:ConditionCheckItem',
-    ] as readonly TableAction[],
+    tableAccess: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
     /** A pass out of time hands the remaining chunks to a fresh message on this queue (functions/delivery-receipt/complete.ts). */
     grants: ['sendReceiptCompletions'],
   },
-} as const satisfies ConsumedQueueDefinition;
+});
 
 /** Every queue of the service, in a fixed order (CDK construct order, local provisioning order). */
 export const queueDefinitions = [
@@ -292,7 +269,7 @@ export const queueDefinitions = [
   taskWorkQueue,
   scheduleSyncQueue,
   receiptCompletionsQueue,
-] as const satisfies readonly QueueDefinition[];
+] as const;
 
 export type QueueName = (typeof queueDefinitions)[number]['name'];
 

@@ -17,5 +17,7 @@ export const describeError = (error: unknown): Record<string, unknown> => {
     ...(typeof code === 'string' ? { errorCode: code } : {}),
     ...(metadata?.httpStatusCode ? { dependencyStatus: metadata.httpStatusCode } : {}),
     stack: error.stack?.split('\n').slice(1, 6).join('\n'),
+    // A wrapped dependency failure (a 503 around the SDK's error) keeps the dependency's class and code in the line.
+    ...(error.cause instanceof Error ? { cause: describeError(error.cause) } : {}),
   };
 };

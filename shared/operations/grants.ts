@@ -5,6 +5,7 @@
 // settings its deployed role and configuration give it.
 import { tableDefinition, type IndexName, type TableAction } from '../data/table';
 import { queueDefinitions, type QueueName } from '../events/queues';
+import type { ResourceGrant } from '../events/resource-grants';
 
 /** The service name every function logs under (Powertools), on AWS and locally. */
 export const serviceName = 'business-platform-api';
@@ -95,18 +96,7 @@ export interface TableGrant {
   readonly indexes?: readonly IndexName[];
 }
 
-/** The grants a function holds besides the table: each name is one entry of `resourceGrants`. */
-export type ResourceGrant =
-  | 'sendDocumentEvents'
-  | 'sendPayments'
-  | 'readWebhookSecret'
-  | 'sendTaskWork'
-  | 'sendTaskRuns'
-  | 'sendScheduleSync'
-  | 'sendReceiptCompletions'
-  | 'manageSchedules'
-  | 'sealSecrets'
-  | 'openSecrets';
+export type { ResourceGrant } from '../events/resource-grants';
 
 /** The environment variables of the manageSchedules grant (read by shared/scheduled-tasks/schedules.ts). */
 export const schedulerEnvironment = {

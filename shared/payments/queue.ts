@@ -1,14 +1,13 @@
-// Messaging: puts queued refunds on the payments queue (`{"tenantId":1,"refundId":8}`, message.ts).
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+// Messaging: puts queued refunds on the payments queue (`{"tenantId":1,"refundId":8}`, message.ts), through the one
+// publisher (shared/messaging/publisher.ts).
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { QueuedRefund } from './message';
-import { traced } from '../observability/tracing';
+import { paymentsQueue } from '../events/queues';
+import { createPublisher } from '../messaging/publisher';
 
 export { paymentsQueueUrlVariable } from '../events/queues';
 
 export type RefundPublisher = (message: QueuedRefund) => Promise<void>;
 
-export const createRefundPublisher =
-  (queueUrl: string, client: SQSClient = traced(new SQSClient({}))): RefundPublisher =>
-  async ({ tenantId, refundId }) => {
-    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ tenantId, refundId }) }));
-  };
+export const createRefundPublisher = (queueUrl: string, client?: SQSClient): RefundPublisher =>
+  createPublisher({ queue: paymentsQueue, what: 'refund', queueUrl, encode: ({ tenantId, refundId }) => JSON.stringify({ tenantId, refundId }), ...(client ? { client } : {}) });

@@ -1,48 +1,30 @@
 // Scheduled tasks: the messages of the three task queues (shared/events/queues.ts), defined once for their senders
-// and consumers. Zod-free plain guards: the consumers' bundles stay small, and every parser refuses anything that is
-// not exactly its message (unknown members, wrong types, out-of-range numbers, a time that is no instant).
+// and consumers. Their schemas are in message-schemas.ts; the parsers here read a body with their compiled form
+// (zod-free, so the consumers' bundles stay small) and refuse anything that is not exactly its message (unknown
+// members, wrong types, out-of-range numbers, a time that is no instant).
 //
 // - TaskRunMessage: the Input of every task schedule (EventBridge Scheduler, or the local emulation), on taskRunsQueue.
 // - ScheduleSyncMessage: "bring this task's schedule in line", on scheduleSyncQueue (the save's retry path).
 // - ScheduleReconcileMessage: "bring every task whose schedule is not in line in line", on scheduleSyncQueue: the
 //   Input of the reconciler's own schedule (shared/scheduled-tasks/reconciler.ts), every few minutes.
 // - TaskWorkMessage: one due run for the workers of its TaskTypeID, on taskWorkQueue.
-import { readCalendar } from '../schemas/calendar';
+import type { z } from 'zod';
+import * as compiled from '../compiled/scheduled-tasks/message-schemas';
+import type * as schemas from './message-schemas';
+import { schedulerInstantPattern } from '../schemas/calendar';
 import { scheduledTimePlaceholder, scheduleReconcileInput } from '../schedules/reconciler-schedule';
 
 // EventBridge Scheduler's placeholder and the reconciler schedule's Input are the platform's (shared/schedules).
 export { scheduledTimePlaceholder, scheduleReconcileInput };
 
 /** A firing of a task's schedule. `scheduledTime` is ISO 8601 UTC (`2026-03-01T09:00:00Z`). */
-export interface TaskRunMessage {
-  readonly tenantId: number;
-  readonly taskId: number;
-  /** The task's `Version` when its schedule was written: an older one than the stored task's is a stale schedule. */
-  readonly version: number;
-  readonly scheduledTime: string;
-}
-
+export type TaskRunMessage = Readonly<z.output<typeof schemas.TaskRunMessage>>;
 /** Ask the schedule-sync consumer to bring a task's schedule in line with the stored task of this version. */
-export interface ScheduleSyncMessage {
-  readonly tenantId: number;
-  readonly taskId: number;
-  readonly version: number;
-}
-
+export type ScheduleSyncMessage = Readonly<z.output<typeof schemas.ScheduleSyncMessage>>;
 /** The reconciler's firing: `scheduledTime` is the scheduler's placeholder, replaced at each firing. */
-export interface ScheduleReconcileMessage {
-  readonly reconcile: string;
-}
-
+export type ScheduleReconcileMessage = Readonly<z.output<typeof schemas.ScheduleReconcileMessage>>;
 /** A due run, for the workers of `taskTypeId`. Workers deduplicate by `runKey` (the same on every delivery of a run). */
-export interface TaskWorkMessage {
-  readonly tenantId: number;
-  readonly taskId: number;
-  readonly taskTypeId: number;
-  readonly version: number;
-  readonly scheduledTime: string;
-  readonly runKey: string;
-}
+export type TaskWorkMessage = Readonly<z.output<typeof schemas.TaskWorkMessage>>;
 
 /** A queue message that is not the message its queue carries. Its text never quotes the body. */
 export class InvalidTaskMessage extends Error {
@@ -54,34 +36,12 @@ export class InvalidTaskMessage extends Error {
 
 /** Our messages are a few hundred bytes; a larger body is refused before it is parsed. */
 const maxBodyLength = 2048;
-const maxRunKeyLength = 200;
-/** What the scheduler writes (`2026-03-01T09:00:00Z`), with optional milliseconds (`toISOString()`). */
-const utcInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/;
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** Whether `value` is a real UTC instant in the scheduler's form (a February 30th is not: the calendar's pattern). */
+export const isUtcInstant = (value: string): boolean => schedulerInstantPattern.test(value);
 
-type Field = 'positive' | 'nonNegative' | 'instant' | 'runKey';
-
-const valid: Record<Field, (value: unknown) => boolean> = {
-  positive: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
-  nonNegative: (value) => Number.isSafeInteger(value) && (value as number) >= 0,
-  instant: (value) => typeof value === 'string' && isUtcInstant(value),
-  runKey: (value) => typeof value === 'string' && value.length > 0 && value.length <= maxRunKeyLength,
-};
-
-const describe: Record<Field, string> = {
-  positive: 'a positive integer',
-  nonNegative: 'a non-negative integer',
-  instant: 'an ISO 8601 UTC instant',
-  runKey: `a string of 1 to ${maxRunKeyLength} characters`,
-};
-
-/** Whether `value` is a real UTC instant in the scheduler's form (a February 30th is not: the one calendar reader). */
-export const isUtcInstant = (value: string): boolean => utcInstant.test(value) && readCalendar(value) !== undefined;
-
-/** Parses `body` as exactly the members of `shape`, each checked; throws InvalidTaskMessage otherwise. */
-const parseMessage = <T>(kind: string, body: string, shape: Readonly<Record<string, Field>>): T => {
+/** Parses `body` by its compiled contract; throws InvalidTaskMessage, naming the first member at fault, otherwise. */
+const parseMessage = <T>(kind: string, body: string, schema: { safeParse: (value: unknown) => { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } } }): T => {
   if (typeof body !== 'string' || body.length > maxBodyLength) throw new InvalidTaskMessage(kind, 'missing or too large');
   let parsed: unknown;
   try {
@@ -89,44 +49,23 @@ const parseMessage = <T>(kind: string, body: string, shape: Readonly<Record<stri
   } catch {
     throw new InvalidTaskMessage(kind, 'not JSON');
   }
-  if (!isRecord(parsed)) throw new InvalidTaskMessage(kind, 'not a JSON object');
-  for (const key of Object.keys(parsed)) {
-    if (!Object.hasOwn(shape, key)) throw new InvalidTaskMessage(kind, 'unexpected member');
-  }
-  for (const [key, field] of Object.entries(shape)) {
-    if (!Object.hasOwn(parsed, key)) throw new InvalidTaskMessage(kind, `${key} is missing`);
-    if (!valid[field](parsed[key])) throw new InvalidTaskMessage(kind, `${key} must be ${describe[field]}`);
-  }
-  return parsed as T;
+  const result = schema.safeParse(parsed);
+  if (result.success) return result.data;
+  const [issue] = result.error.issues;
+  const member = issue?.path.length === 1 ? String(issue.path[0]) : undefined;
+  throw new InvalidTaskMessage(kind, member !== undefined && issue ? `${member} ${issue.message}` : 'not exactly its members');
 };
 
-const taskRunShape = { tenantId: 'positive', taskId: 'positive', version: 'positive', scheduledTime: 'instant' } as const;
-const scheduleSyncShape = { tenantId: 'positive', taskId: 'positive', version: 'positive' } as const;
-const taskWorkShape = {
-  tenantId: 'positive',
-  taskId: 'positive',
-  taskTypeId: 'nonNegative',
-  version: 'positive',
-  scheduledTime: 'instant',
-  runKey: 'runKey',
-} as const;
+export const parseTaskRunMessage = (body: string): TaskRunMessage => parseMessage('TaskRunMessage', body, compiled.TaskRunMessage);
 
-export const parseTaskRunMessage = (body: string): TaskRunMessage => parseMessage('TaskRunMessage', body, taskRunShape);
-
-export const parseScheduleSyncMessage = (body: string): ScheduleSyncMessage =>
-  parseMessage('ScheduleSyncMessage', body, scheduleSyncShape);
-
-const reconcileShape = { reconcile: 'instant' } as const;
+export const parseScheduleSyncMessage = (body: string): ScheduleSyncMessage => parseMessage('ScheduleSyncMessage', body, compiled.ScheduleSyncMessage);
 
 /** A message of the schedule-sync queue: one task's retry, or the reconciler's periodic firing. */
-export const parseScheduleSyncQueueMessage = (body: string): ScheduleSyncMessage | ScheduleReconcileMessage => {
-  if (typeof body === 'string' && body.length <= maxBodyLength && /^\s*\{\s*"reconcile"/.test(body)) {
-    return parseMessage<ScheduleReconcileMessage>('ScheduleReconcileMessage', body, reconcileShape);
-  }
-  return parseScheduleSyncMessage(body);
-};
+export const parseScheduleSyncQueueMessage = (body: string): ScheduleSyncMessage | ScheduleReconcileMessage =>
+  parseMessage('ScheduleSyncMessage or ScheduleReconcileMessage', body, compiled.ScheduleSyncQueueMessage);
 
-export const parseTaskWorkMessage = (body: string): TaskWorkMessage => parseMessage('TaskWorkMessage', body, taskWorkShape);
+export const parseTaskWorkMessage = (body: string): TaskWorkMessage => parseMessage('TaskWorkMessage', body, compiled.TaskWorkMessage);
+
 
 /**
  * The Input of a task's schedule: a TaskRunMessage whose scheduledTime is the scheduler's placeholder, replaced at

@@ -5,16 +5,16 @@
 // queue"); `planRun` decides, pure, and `createRunRecorder` writes and publishes.
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { TableContext } from '../data/client';
 import { withOptimisticRetry } from '../data/retry';
 import { transact, transactionActions } from '../data/transaction';
 import { VersionConflict } from '../errors';
-import { consumerTimeoutSeconds } from '../events/queues';
+import { consumerTimeoutSeconds, taskWorkQueue } from '../events/queues';
+import { createPublisher } from '../messaging/publisher';
 import { isMisfire, isRunTime, nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import { latestRunsShown, runKey, runSortKeyPrefix, taskKey, taskPartition } from './keys';
 import type { TaskWorkMessage } from './messages';
-import { traced } from '../observability/tracing';
 
 /** One run as a task's answer lists it (C4). */
 export interface TaskRun {
@@ -270,11 +270,8 @@ const taskUpdate = (table: TableContext, firing: TaskFiring, read: StoredTaskSta
 };
 
 /** Sends due runs to the work queue, one message each (JSON of TaskWorkMessage). */
-export const createWorkPublisher =
-  (queueUrl: string, client: SQSClient = traced(new SQSClient({}))) =>
-  async (work: TaskWorkMessage): Promise<void> => {
-    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(work) }));
-  };
+export const createWorkPublisher = (queueUrl: string, client?: SQSClient) =>
+  createPublisher<TaskWorkMessage>({ queue: taskWorkQueue, what: 'task work', queueUrl, ...(client ? { client } : {}) });
 
 /** How a firing ended. */
 export type RunOutcome =

@@ -1,17 +1,20 @@
 // Messaging: asks for a retry of a task's schedule sync. The save sends it when the scheduler failed; the message
 // (`{"tenantId":1,"taskId":5,"version":3}`, the schedule-sync queue's ScheduleSyncMessage) waits out a delay, so a
 // scheduler that is briefly down has time to come back, then the sync consumer brings the schedule in line.
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { scheduleSyncQueue } from '../events/queues';
+import { createPublisher } from '../messaging/publisher';
 import type { ScheduleSyncRequest } from './service';
-import { traced } from '../observability/tracing';
 
 /** The first retry waits this long; later ones wait the queue's visibility timeout (its consumer's backoff). */
 export const scheduleSyncDelaySeconds = 30;
 
-export const createScheduleSyncPublisher =
-  (queueUrl: string, client: SQSClient = traced(new SQSClient({})), delaySeconds = scheduleSyncDelaySeconds) =>
-  async ({ tenantId, taskId, version }: ScheduleSyncRequest): Promise<void> => {
-    await client.send(
-      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ tenantId, taskId, version }), DelaySeconds: delaySeconds }),
-    );
-  };
+export const createScheduleSyncPublisher = (queueUrl: string, client?: SQSClient, delaySeconds = scheduleSyncDelaySeconds) =>
+  createPublisher<ScheduleSyncRequest>({
+    queue: scheduleSyncQueue,
+    what: 'schedule sync request',
+    queueUrl,
+    delaySeconds,
+    encode: ({ tenantId, taskId, version }) => JSON.stringify({ tenantId, taskId, version }),
+    ...(client ? { client } : {}),
+  });

@@ -31,6 +31,9 @@ export const isoDatePattern = new RegExp(`^${date}$`);
 /** RFC 3339 `date-time`: `YYYY-MM-DDThh:mm:ss[.fraction]` with `Z` or `±hh:mm`, every part in range. */
 export const isoDateTimePattern = new RegExp(`^${date}T${hourMinute}${seconds}${offset}$`);
 
+/** What EventBridge Scheduler writes for a firing's time: `YYYY-MM-DDThh:mm:ssZ`, optional milliseconds, UTC only. */
+export const schedulerInstantPattern = new RegExp(`^${date}T${hourMinute}:[0-5]\\d(?:\\.\\d{3})?Z$`);
+
 /**
  * A date field the spec types as a string: free text, but text that begins like an ISO date (`YYYY-MM`) must be a
  * whole ISO date or date-time that exists (`YYYY-MM-DD`, then optionally `T` or a space, `hh:mm`, optional seconds and

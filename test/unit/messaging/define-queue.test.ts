@@ -1,0 +1,46 @@
+// Unit: `defineQueue` (shared/events/queues.ts): a queue's names derive from its name, its settings have the
+// service's defaults, and a consumed queue always reports partial batch failures.
+import { describe, expect, it } from '@jest/globals';
+import { consumerTimeoutSeconds, defineQueue, queueDefinitions } from '../../../shared/events/queues';
+
+describe('defineQueue', () => {
+  it('derives the dead-letter queue, the names and the URL variable from the name, with the defaults', () => {
+    expect(defineQueue({ name: 'orderNotes', maximumMessageBytes: 1024 })).toEqual({
+      name: 'orderNotes',
+      logicalName: 'OrderNotes',
+      localQueueName: 'order-notes',
+      urlVariable: 'ORDER_NOTES_QUEUE_URL',
+      visibilityTimeoutSeconds: consumerTimeoutSeconds * 6 + 1,
+      retentionPeriodSeconds: 4 * 24 * 60 * 60,
+      maximumMessageBytes: 1024,
+      deadLetterQueue: { logicalName: 'OrderNotesDlq', localQueueName: 'order-notes-dlq', maxReceiveCount: 5, retentionPeriodSeconds: 14 * 24 * 60 * 60 },
+    });
+  });
+
+  it('gives a consumed queue its event source (batching window, ReportBatchItemFailures) and its consumer timeout', () => {
+    const queue = defineQueue({
+      name: 'notes',
+      maximumMessageBytes: 1024,
+      maxReceiveCount: 10,
+      eventSource: { batchSize: 2, maximumConcurrency: 3 },
+      consumer: { name: 'notesConsumer', description: 'notes', handler: 'functions/notes/consume.ts', tableAccess: ['dynamodb:GetItem'] },
+    });
+    expect(queue.deadLetterQueue.maxReceiveCount).toBe(10);
+    expect(queue.eventSource).toEqual({ batchSize: 2, maximumConcurrency: 3, maxBatchingWindowSeconds: 1, reportBatchItemFailures: true });
+    expect(queue.consumer.timeoutSeconds).toBe(consumerTimeoutSeconds);
+  });
+
+  it('refuses a name that is not camelCase, and a consumer without its event source', () => {
+    expect(() => defineQueue({ name: 'Order-notes', maximumMessageBytes: 1 })).toThrow('camelCase');
+    expect(() =>
+      defineQueue({ name: 'notes', maximumMessageBytes: 1, consumer: { name: 'n', description: 'n', handler: 'h', tableAccess: [] } }),
+    ).toThrow('both its event source and its consumer');
+  });
+
+  it('keeps every queue of the service within SQS\'s limits, with a visibility timeout AWS accepts for its consumer', () => {
+    for (const queue of queueDefinitions) {
+      expect(queue.maximumMessageBytes).toBeLessThanOrEqual(256 * 1024);
+      if ('consumer' in queue) expect(queue.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(queue.consumer.timeoutSeconds * 6);
+    }
+  });
+});
