@@ -18,13 +18,13 @@ export const compiledFolder = 'shared/compiled';
 /** Schemas used at run time outside the HTTP stack: module (relative to the root) -> exported schema names. */
 export const runtimeSchemas: Readonly<Record<string, readonly string[]>> = {
   'shared/schemas/principal.ts': ['PrincipalClaims', 'AuthorizerPrincipal'],
-  'shared/document-events/message.ts': ['QueuedDocumentEvent'],
+  'shared/schemas/messages/document-events.ts': ['QueuedDocumentEvent'],
   'shared/schemas/tenant-location.ts': ['TenantLocation'],
   'shared/schemas/search-filter.ts': ['TenantLocationFilter', 'SearchFilter'],
   'shared/schemas/payment.ts': ['PaymentT'],
-  'shared/payments/message.ts': ['QueuedRefund'],
-  'shared/delivery-receipts/completion-message-schema.ts': ['CompletionMessage'],
-  'shared/scheduled-tasks/message-schemas.ts': ['TaskRunMessage', 'ScheduleSyncMessage', 'ScheduleReconcileMessage', 'ScheduleSyncQueueMessage', 'TaskWorkMessage'],
+  'shared/schemas/messages/payments.ts': ['QueuedRefund'],
+  'shared/schemas/messages/delivery-receipts.ts': ['CompletionMessage'],
+  'shared/schemas/messages/scheduled-tasks.ts': ['TaskRunMessage', 'ScheduleSyncMessage', 'ScheduleReconcileMessage', 'ScheduleSyncQueueMessage', 'TaskWorkMessage'],
 };
 
 type Builder = ReturnType<typeof createPlanBuilder>;

@@ -3,7 +3,7 @@
 import type { Principal } from '../auth/principal';
 import { NotFound, ServiceUnavailable, signatureChallenge, Unauthorized } from '../errors';
 import type { WebhookEventRequest, DocumentStateView } from '../schemas/webhook';
-import type { QueuedDocumentEvent } from './message';
+import type { QueuedDocumentEvent } from '../schemas/messages/document-events';
 import type { EventPublisher } from './publisher';
 import type { ApplyOutcome, DocumentRepository } from './repository';
 import type { SecretsSource } from './secrets';

@@ -1,14 +1,14 @@
 // Messaging: the message contract of every queue the service consumes, in one place. Each is the compiled form
 // (shared/compiled/) of a schema the contracts layer declares beside the message's type, read from JSON.
-import { QueuedDocumentEvent } from '../compiled/document-events/message';
-import { QueuedRefund } from '../compiled/payments/message';
-import { CompletionMessage } from '../compiled/delivery-receipts/completion-message-schema';
-import { ScheduleSyncQueueMessage, TaskRunMessage, TaskWorkMessage } from '../compiled/scheduled-tasks/message-schemas';
+import { QueuedDocumentEvent } from '../compiled/schemas/messages/document-events';
+import { QueuedRefund } from '../compiled/schemas/messages/payments';
+import { CompletionMessage } from '../compiled/schemas/messages/delivery-receipts';
+import { ScheduleSyncQueueMessage, TaskRunMessage, TaskWorkMessage } from '../compiled/schemas/messages/scheduled-tasks';
 import { jsonMessage } from './contract';
 
-/** documentEventsQueue: a verified provider event (shared/document-events/message.ts). */
+/** documentEventsQueue: a verified provider event (shared/schemas/messages/document-events.ts). */
 export const documentEventMessage = jsonMessage('document event', QueuedDocumentEvent);
-/** paymentsQueue: a queued refund, by tenant and ID (shared/payments/message.ts). */
+/** paymentsQueue: a queued refund, by tenant and ID (shared/schemas/messages/payments.ts). */
 export const queuedRefundMessage = jsonMessage('queued refund', QueuedRefund);
 /** receiptCompletionsQueue: a chunked completion (shared/delivery-receipts/completion-message.ts). */
 export const completionMessage = jsonMessage('receipt completion message', CompletionMessage);

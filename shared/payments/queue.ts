@@ -1,7 +1,7 @@
 // Messaging: puts queued refunds on the payments queue (`{"tenantId":1,"refundId":8}`, message.ts), through the one
 // publisher (shared/messaging/publisher.ts).
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { QueuedRefund } from './message';
+import type { QueuedRefund } from '../schemas/messages/payments';
 import { paymentsQueue } from '../events/queues';
 import { createPublisher } from '../messaging/publisher';
 

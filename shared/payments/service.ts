@@ -10,7 +10,7 @@ import { describeError, logger } from '../observability/logger';
 import { countMetric } from '../observability/metrics';
 import { refundsPage } from '../schemas/limits';
 import type { PaymentGetQuery, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
-import type { QueuedRefund } from './message';
+import type { QueuedRefund } from '../schemas/messages/payments';
 import type { RefundPublisher } from './queue';
 import { assertPaymentFits, type PaymentRepository } from './repository';
 import {

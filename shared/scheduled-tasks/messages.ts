@@ -9,8 +9,8 @@
 //   Input of the reconciler's own schedule (shared/scheduled-tasks/reconciler.ts), every few minutes.
 // - TaskWorkMessage: one due run for the workers of its TaskTypeID, on taskWorkQueue.
 import type { z } from 'zod';
-import * as compiled from '../compiled/scheduled-tasks/message-schemas';
-import type * as schemas from './message-schemas';
+import * as compiled from '../compiled/schemas/messages/scheduled-tasks';
+import type * as schemas from '../schemas/messages/scheduled-tasks';
 import { schedulerInstantPattern } from '../schemas/calendar';
 import { scheduledTimePlaceholder, scheduleReconcileInput } from '../schedules/reconciler-schedule';
 

@@ -5,7 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context, SQSEvent } from 'aws-lambda';
 import { toAuthorizerContext, type Principal } from '../../shared/auth/principal';
 import { signDevToken } from '../../shared/auth/tokens';
-import type { QueuedDocumentEvent } from '../../shared/document-events/message';
+import type { QueuedDocumentEvent } from '../../shared/schemas/messages/document-events';
 import { canonicalEvent, eventIdOf, signEvent } from '../../shared/document-events/signature';
 import { stageName, type Operation } from '../../shared/operations';
 import {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { CreateQueueCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { QueuedDocumentEvent } from '../../../shared/document-events/message';
+import { QueuedDocumentEvent } from '../../../shared/schemas/messages/document-events';
 import { logger } from '../../../shared/observability/logger';
 import {
   digestsOf,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { createSqsServer } from 'local-aws-sqs';
-import { QueuedDocumentEvent } from '../../../shared/document-events/message';
+import { QueuedDocumentEvent } from '../../../shared/schemas/messages/document-events';
 import { logger } from '../../../shared/observability/logger';
 import {
   freshDocumentId,

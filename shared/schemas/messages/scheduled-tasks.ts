@@ -1,8 +1,8 @@
 // Contracts: the schemas of the three task queues' messages (README of shared/messaging). Zod, read only by the
-// validators generator (shared/compiled/scheduled-tasks/message-schemas.ts, the consumers' zod-free form) and for
+// validators generator (shared/compiled/schemas/messages/scheduled-tasks.ts, the consumers' zod-free form) and for
 // types; messages.ts reads bodies with the compiled form. Every schema is strict: exactly its members.
 import { z } from 'zod';
-import { schedulerInstantPattern } from '../schemas/calendar';
+import { schedulerInstantPattern } from '../calendar';
 
 const positiveMessage = 'must be a positive integer';
 const positive = () => z.int({ error: positiveMessage }).min(1, { error: positiveMessage });

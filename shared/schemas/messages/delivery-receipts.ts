@@ -1,5 +1,5 @@
 // Contracts: the schema of the receipt completions queue's message, `{"tenantId":1,"receiptId":8,"completionId":"<uuid>"}`.
-// Zod, read only by the validators generator (shared/compiled/delivery-receipts/completion-message-schema.ts, the
+// Zod, read only by the validators generator (shared/compiled/schemas/messages/delivery-receipts.ts, the
 // zod-free form the consumer and the publisher load) and for types.
 import { z } from 'zod';
 
