@@ -1,4 +1,5 @@
-// Local stack: IAM, as far as the functions can tell. An HTTP proxy in front of DynamoDB Local, the SQS server and
+// Local stack: IAM, as far as the functions can tell. An HTTP proxy in front of DynamoDB Local, the SQS server, the KMS
+// emulation (kms.ts, whose key policies it enforces beside the role policies) and
 // the EventBridge Scheduler emulation (scheduler.ts):
 // it reads the SigV4 credential of each request to know which function calls, derives the IAM actions and resources
 // the request needs (each TransactItems entry, each table of a batch, the index of a Query, the queue of a
