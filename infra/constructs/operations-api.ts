@@ -18,8 +18,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { gatewayProblemTemplate, gatewayResponses } from '../../shared/http/gateway-responses';
-import { gatewaySecurityHeaders, requestIdHeader } from '../../shared/http/headers';
+import { gatewayResponseSettings, gatewayResponses } from '../../shared/http/gateway-responses';
 import { resourceOf, stageName, type Operation } from '../../shared/operations';
 
 export interface OperationsApiProps {
@@ -36,26 +35,6 @@ export interface OperationsApiProps {
 
 /** `/v2/DeliveryReceipt/` -> `v2/DeliveryReceipt`: API Gateway matches a resource with or without the slash. */
 const resourcePathOf = (manifestPath: string): string => resourceOf(manifestPath).replace(/^\/+/, '');
-
-/**
- * A static value in a gateway response mapping is a string literal between single quotes ('nosniff'). API Gateway
- * documents no escape for a quote inside the literal, so a value that contains one is refused here rather than
- * deployed as a header that may be cut short or rejected.
- */
-const staticValue = (value: string): string => {
-  if (value.includes("'")) throw new Error(`Gateway response header values cannot contain single quotes: ${value}`);
-  return `'${value}'`;
-};
-
-/**
- * Headers on every response API Gateway produces itself, matching what the functions send. The request id is the
- * `context.requestId` mapping (unquoted), the same id the problem body carries as `instance`.
- */
-export const gatewayResponseHeaders: Readonly<Record<string, string>> = {
-  ...Object.fromEntries(Object.entries(gatewaySecurityHeaders).map(([name, value]) => [name, staticValue(value)])),
-  'Content-Type': staticValue('application/problem+json'),
-  [requestIdHeader]: 'context.requestId',
-};
 
 /**
  * One JSON line per request. Only ids, status and timings: no headers (so never Authorization), no bodies, no
@@ -155,15 +134,8 @@ export class OperationsApi extends Construct {
     }
 
     for (const definition of gatewayResponses) {
-      this.api.addGatewayResponse(`Gateway${definition.type}`, {
-        type: ResponseType.of(definition.type),
-        statusCode: String(definition.kind.status),
-        templates: { 'application/problem+json': gatewayProblemTemplate(definition) },
-        responseHeaders: {
-          ...gatewayResponseHeaders,
-          ...Object.fromEntries(Object.entries(definition.headers ?? {}).map(([name, value]) => [name, staticValue(value)])),
-        },
-      });
+      const { type, statusCode, templates, responseHeaders } = gatewayResponseSettings(definition);
+      this.api.addGatewayResponse(`Gateway${type}`, { type: ResponseType.of(type), statusCode, templates, responseHeaders });
     }
 
     Validations.of(this.api).acknowledge({

@@ -118,6 +118,16 @@ interface FunctionProcess {
 const toError = (serialized: { name: string; message: string; stack?: string }): Error =>
   Object.assign(new Error(serialized.message), { name: serialized.name, ...(serialized.stack ? { stack: serialized.stack } : {}) });
 
+/**
+ * The heap flags the Lambda Node.js runtime's bootstrap derives from the function's memory setting: a tenth of it
+ * for the young generation (half of that the semi-space), the rest for the old generation. 512 MB:
+ * `--max-semi-space-size=25 --max-old-space-size=461`.
+ */
+export const lambdaHeapFlags = (memoryInMB: number): string[] => {
+  const newSpace = Math.floor(memoryInMB / 10);
+  return [`--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryInMB - newSpace}`];
+};
+
 export const startIsolatedFunctions = (
   functions: Iterable<IsolatedFunction>,
   log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
@@ -131,10 +141,9 @@ export const startIsolatedFunctions = (
     const child = fork(fn.asset ? bundledFunctionProcess() : processEntry, [], {
       cwd: fn.asset?.taskRoot ?? repoRoot,
       env: functionProcessEnvironment(fn),
-      // Lambda gives the V8 heap most of the function's memory; a function that needs more fails here as there.
-      execArgv: fn.asset
-        ? [...(fn.memoryLimitInMB ? [`--max-old-space-size=${Math.floor(fn.memoryLimitInMB * 0.9)}`] : [])]
-        : ['--import', tsxLoader],
+      // Lambda sizes the V8 heap from the function's memory (lambdaHeapFlags); a function that needs more fails
+      // here as there.
+      execArgv: fn.asset ? (fn.memoryLimitInMB ? lambdaHeapFlags(fn.memoryLimitInMB) : []) : ['--import', tsxLoader],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
     });

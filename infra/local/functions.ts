@@ -56,6 +56,7 @@ export const localFunctionFleet = (
         AWS_ENDPOINT_URL: edgeEndpoint,
         AWS_ENDPOINT_URL_DYNAMODB: edgeEndpoint,
         AWS_ENDPOINT_URL_SQS: edgeEndpoint,
+        AWS_ENDPOINT_URL_KMS: edgeEndpoint,
       },
     });
     identities.set(accessKeyId, { functionName: fn.functionName, statements: granted.statements });
@@ -98,6 +99,7 @@ export const isolatedFromTemplate = (
       functionName,
       statements: fn.statements,
       policySource: `the policies of its role in ${stackName} (${fn.policies.join(', ') || 'none'})`,
+      ...(fn.roleArn ? { roleArn: fn.roleArn } : {}),
     },
   };
 };

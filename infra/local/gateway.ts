@@ -10,11 +10,12 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { apiBasePath, operations as manifestOperations, resourceOf, stageName, type Operation } from '../../shared/operations';
-import { gatewayProblemTemplate, gatewayResponse, type GatewayResponseType } from '../../shared/http/gateway-responses';
+import type { GatewayResponseType } from '../../shared/http/gateway-responses';
 import { rawHeaderLines, RepeatedHeader, repeatedOnceOnlyHeader } from '../../shared/http/header-lines';
 import { gatewaySecurityHeaders, requestIdHeader } from '../../shared/http/headers';
 import { toProblem } from '../../shared/http/problem';
 import { createAuthorizer } from './gateway-authorizer';
+import { renderGatewayResponse, sharedGatewayResponseSet, type GatewayResponseSet } from './gateway-responses';
 import {
   buildAuthorizerEvent,
   buildProxyEvent,
@@ -69,6 +70,11 @@ export interface GatewayOptions {
   /** The authorizer's result TTL: 300 s, like the stack. */
   readonly authorizerCacheTtlMs?: number;
   readonly binaryMediaTypes?: readonly string[];
+  /**
+   * The responses the gateway makes by itself, by type: the local stack's are the template's
+   * AWS::ApiGateway::GatewayResponse resources; by default the shared definitions, as the CDK stack installs them.
+   */
+  readonly gatewayResponses?: GatewayResponseSet;
   readonly log?: (line: string) => void;
 }
 
@@ -135,23 +141,25 @@ const gatewayHeaders = (requestId: string): Record<string, string> => ({
   'x-amzn-RequestId': requestId,
 });
 
-/** A gateway response as API Gateway renders it: the problem template with the request id, and its headers. */
-const gatewayProblem = (type: GatewayResponseType, requestId: string) => {
-  const definition = gatewayResponse(type);
-  const body = gatewayProblemTemplate(definition).replaceAll('$context.requestId', requestId);
-  const headers: Record<string, string> = {
-    'Content-Type': 'application/problem+json',
-    'Content-Length': String(Buffer.byteLength(body)),
-    ...gatewayHeaders(requestId),
-    ...definition.headers,
+/** Sends a gateway response as API Gateway renders it (gateway-responses.ts), with the request id it adds. */
+const gatewayResponder = (responses: GatewayResponseSet) => {
+  const render = (type: GatewayResponseType, requestId: string) => {
+    const rendered = renderGatewayResponse(responses, type, { requestId, stage: stageName });
+    return { ...rendered, headers: { ...rendered.headers, 'x-amzn-RequestId': requestId } };
   };
-  return { status: definition.kind.status, headers, body };
-};
-
-const sendGatewayResponse = (response: ServerResponse, type: GatewayResponseType, requestId: string, close = false) => {
-  const { status, headers, body } = gatewayProblem(type, requestId);
-  response.writeHead(status, { ...headers, ...(close ? { Connection: 'close' } : {}) });
-  response.end(body);
+  return {
+    send: (response: ServerResponse, type: GatewayResponseType, requestId: string, close = false) => {
+      const { status, headers, body } = render(type, requestId);
+      response.writeHead(status, { ...headers, ...(close ? { Connection: 'close' } : {}) });
+      response.end(body);
+    },
+    /** For requests node:http refuses before they become requests (header section too large, unparsable): raw HTTP. */
+    writeToSocket: (socket: Socket, type: GatewayResponseType) => {
+      const { status, headers, body } = render(type, newRequestIds().requestId);
+      const head = Object.entries({ ...headers, Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head.join('')}\r\n${body}`);
+    },
+  };
 };
 
 /**
@@ -167,13 +175,6 @@ const sendRepeatedHeaderProblem = (response: ServerResponse, error: RepeatedHead
     Connection: 'close',
   });
   response.end(body);
-};
-
-/** For requests node:http refuses before they become requests (header section too large, unparsable): raw HTTP. */
-const writeGatewayProblemToSocket = (socket: Socket, type: GatewayResponseType) => {
-  const { status, headers, body } = gatewayProblem(type, newRequestIds().requestId);
-  const head = Object.entries({ ...headers, Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head.join('')}\r\n${body}`);
 };
 
 /** The size API Gateway's quota counts: the request line (`GET /api/x HTTP/1.1`) and every header value, in bytes. */
@@ -267,7 +268,7 @@ const toHttpResult = (result: unknown): HttpResult => {
   return { statusCode, headers, body: Buffer.from(text, result.isBase64Encoded === true ? 'base64' : 'utf8') };
 };
 
-export const createGatewayHandler = (options: GatewayOptions = {}) => {
+export const createGatewayHandler = (options: GatewayOptions = {}, responder = gatewayResponder(options.gatewayResponses ?? sharedGatewayResponseSet())) => {
   const operations = options.operations ?? manifestOperations;
   const resolveModule = options.resolveModule ?? importFromRepoRoot;
   const invoke = options.invoke ?? inProcessInvoker(resolveModule);
@@ -295,7 +296,7 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
     const rawQuery = queryStart === -1 ? '' : url.slice(queryStart + 1);
     const finish = (outcome: string) => log(`[gateway] ${method} ${rawPath} ${response.statusCode} ${Date.now() - started}ms ${requestId}${outcome ? ` ${outcome}` : ''}`);
     const reject = (type: GatewayResponseType, detail = '', close = false) => {
-      sendGatewayResponse(response, type, requestId, close);
+      responder.send(response, type, requestId, close);
       finish(detail || type);
     };
 
@@ -412,11 +413,12 @@ export const createGatewayHandler = (options: GatewayOptions = {}) => {
 };
 
 export const startGateway = async (options: GatewayOptions & { port: number; host?: string }): Promise<RunningGateway> => {
-  const handle = createGatewayHandler(options);
+  const responder = gatewayResponder(options.gatewayResponses ?? sharedGatewayResponseSet());
+  const handle = createGatewayHandler(options, responder);
   const server = createServer({ maxHeaderSize: nodeMaxHeaderBytes, requireHostHeader: false }, (request, response) => {
     handle(request, response).catch((error: unknown) => {
       (options.log ?? logToStderr)(`[gateway] unexpected failure: ${String(error)}`);
-      if (!response.headersSent) sendGatewayResponse(response, 'DEFAULT_5XX', 'unknown');
+      if (!response.headersSent) responder.send(response, 'DEFAULT_5XX', 'unknown');
       else response.destroy();
     });
   });
@@ -426,7 +428,7 @@ export const startGateway = async (options: GatewayOptions & { port: number; hos
       return;
     }
     (options.log ?? logToStderr)(`[gateway] refused a request node:http could not parse: ${error.code ?? error.message}`);
-    writeGatewayProblemToSocket(socket, error.code === 'HPE_HEADER_OVERFLOW' ? 'REQUEST_TOO_LARGE' : 'DEFAULT_4XX');
+    responder.writeToSocket(socket, error.code === 'HPE_HEADER_OVERFLOW' ? 'REQUEST_TOO_LARGE' : 'DEFAULT_4XX');
   });
   const host = options.host ?? '127.0.0.1';
   const port = await listen(server, options.port, host);

@@ -1,4 +1,5 @@
-// Local stack: IAM, as far as the functions can tell. An HTTP proxy in front of DynamoDB Local, the SQS server and
+// Local stack: IAM, as far as the functions can tell. An HTTP proxy in front of DynamoDB Local, the SQS server, the KMS
+// emulation (kms.ts, whose key policies it enforces beside the role policies) and
 // the EventBridge Scheduler emulation (scheduler.ts):
 // it reads the SigV4 credential of each request to know which function calls, derives the IAM actions and resources
 // the request needs (each TransactItems entry, each table of a batch, the index of a Query, the queue of a
@@ -9,13 +10,15 @@ import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { PolicyConditions, PolicyStatement } from '../../shared/operations/grants';
 import { schedulerServicePrincipal } from '../../shared/operations/grants';
+import { requestedKeyId, type KeyPolicyStatement } from './kms';
 import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
 
 /** One action on one resource that a request needs, with the request's condition keys (`iam:PassedToService`). */
 export interface RequiredAccess {
   readonly action: string;
   readonly resource: string;
-  readonly context?: Readonly<Record<string, string>>;
+  /** Condition keys: a string, or a list for a multivalued key (`kms:EncryptionContextKeys`). */
+  readonly context?: Readonly<Record<string, string | readonly string[]>>;
 }
 
 /**
@@ -33,6 +36,8 @@ export interface EdgeIdentity {
   readonly statements: readonly EdgeStatement[];
   /** Where its statements come from (`BusinessPlatform-Api TenantLocationDeleteRoleDefaultPolicyB515BF84`), for the log. */
   readonly policySource?: string;
+  /** Its role's ARN (`aws:PrincipalArn`, and the principal a key policy may name); `<fn>-role` by default. */
+  readonly roleArn?: string;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -145,6 +150,25 @@ export const schedulerAccess = (method: string, url: string, body: unknown): Req
   return accesses;
 };
 
+/**
+ * The access a KMS request needs (JSON protocol, `TrentService.<Operation>`): `kms:<Operation>` on the key its
+ * KeyId names (key id, key ARN or alias), or for a Decrypt without one the key its ciphertext names, with the
+ * condition keys of its encryption context (`kms:EncryptionContextKeys`, `kms:EncryptionContext:<key>`). A key
+ * the local KMS does not hold needs the action on `*`, which no grant allows.
+ */
+export const kmsAccess = (operation: string, body: unknown, keyArnOf: (keyId: string) => string | undefined): RequiredAccess[] => {
+  const input = isRecord(body) ? body : {};
+  const keyId = requestedKeyId(operation, input);
+  const resource = (keyId === undefined ? undefined : keyArnOf(keyId)) ?? '*';
+  const context: Record<string, string | readonly string[]> = {};
+  if (isRecord(input.EncryptionContext)) {
+    const pairs = Object.entries(input.EncryptionContext).filter((pair): pair is [string, string] => typeof pair[1] === 'string');
+    context['kms:EncryptionContextKeys'] = pairs.map(([key]) => key);
+    for (const [key, value] of pairs) context[`kms:EncryptionContext:${key}`] = value;
+  }
+  return [{ action: `kms:${operation}`, resource, context }];
+};
+
 /** An IAM resource pattern (`*` any run of characters, `?` one) as a test of a resource. */
 const resourceMatches = (pattern: string, resource: string): boolean => {
   if (!pattern.includes('*') && !pattern.includes('?')) return pattern === resource;
@@ -157,14 +181,16 @@ const resourceMatches = (pattern: string, resource: string): boolean => {
  * ArnLike, ForAllValues:StringEquals (list keys) and Null. An operator or key the edge cannot judge fails the
  * statement (deny by default), as a condition on a key the request lacks does on AWS.
  */
-const conditionsHold = (conditions: PolicyConditions | undefined, context: Readonly<Record<string, string>>): boolean =>
+const conditionsHold = (conditions: PolicyConditions | undefined, context: NonNullable<RequiredAccess['context']>): boolean =>
   Object.entries(conditions ?? {}).every(([operator, keys]) =>
     Object.entries(keys).every(([key, expected]) => {
       const allowed = typeof expected === 'string' ? [expected] : [...expected];
       const actual = Object.hasOwn(context, key) ? context[key] : undefined;
       if (operator === 'Null') return allowed.includes(actual === undefined ? 'true' : 'false');
-      if (actual === undefined) return false;
-      if (operator === 'StringEquals' || operator === 'ForAllValues:StringEquals') return allowed.includes(actual);
+      // ForAllValues: every value of the key is allowed (true for a key with no values, as IAM documents).
+      if (operator === 'ForAllValues:StringEquals') return (actual === undefined ? [] : typeof actual === 'string' ? [actual] : actual).every((value) => allowed.includes(value));
+      if (typeof actual !== 'string') return false;
+      if (operator === 'StringEquals') return allowed.includes(actual);
       if (operator === 'StringLike' || operator === 'ArnLike') return allowed.some((pattern) => resourceMatches(pattern, actual));
       return false;
     }),
@@ -187,6 +213,11 @@ export const statementsAllow = (statements: readonly EdgeStatement[], required: 
   !statements.some((statement) => statement.effect === 'Deny' && statementCovers(statement, required)) &&
   statements.some((statement) => statement.effect !== 'Deny' && statementCovers(statement, required));
 
+const passed = (required: RequiredAccess): Record<string, string> | undefined => {
+  const entries = Object.entries(required.context ?? {}).filter(([key]) => key.startsWith('iam:'));
+  return entries.length ? Object.fromEntries(entries.map(([key, value]) => [key, String(value)])) : undefined;
+};
+
 /**
  * Why a request was refused, for the stack's log: the function, the action and resource, the Deny that refused it
  * or the statements that came closest (same resource, other actions), and the statement that would allow it.
@@ -207,9 +238,56 @@ export const explainRefusal = (identity: EdgeIdentity, required: RequiredAccess)
     Effect: 'Allow',
     Action: required.action,
     Resource: required.resource,
-    ...(required.context ? { Condition: { StringEquals: required.context } } : {}),
+    // The condition a grant gives it (iam:PassedToService); a request's own keys (an encryption context) are not a grant's.
+    ...(passed(required) ? { Condition: { StringEquals: passed(required) } } : {}),
   });
   return `${head}: no statement of ${identity.policySource ?? 'its grants'} allows it${closest}. The statement that would allow it: ${wouldAllow}`;
+};
+
+/** A resource-based policy the edge enforces beside the caller's role policies: a KMS key policy. */
+export interface ResourcePolicy {
+  readonly statements: readonly KeyPolicyStatement[];
+  /** Where it is written (`BusinessPlatform-Data SecretFieldsKey3F57D89E`), for the log. */
+  readonly source: string;
+}
+
+/** The account's root principal: a key policy statement naming it delegates the decision to IAM policies. */
+export const accountRootArn = `arn:aws:iam::${localAccountId}:root`;
+
+/** The role a function's identity is (`aws:PrincipalArn`). */
+export const roleArnOf = (identity: EdgeIdentity): string => identity.roleArn ?? `arn:aws:iam::${localAccountId}:role/${identity.functionName}-role`;
+
+export type KeyPolicyDecision =
+  | { readonly kind: 'allowed' }
+  /** The key policy delegates to IAM: the role's policies decide. */
+  | { readonly kind: 'delegated'; readonly statement: KeyPolicyStatement }
+  | { readonly kind: 'refused'; readonly explanation: string };
+
+/**
+ * AWS's evaluation of a same-account KMS key's policy: an explicit Deny that names the caller refuses; an Allow that
+ * names the caller's role (or `*`) allows by itself; an Allow that names the account root delegates to the caller's
+ * IAM policies, which must then allow too; nothing else allows (the key policy is the primary authority: without it,
+ * no IAM policy grants access to a key).
+ */
+export const keyPolicyDecision = (policy: ResourcePolicy, identity: EdgeIdentity, required: RequiredAccess): KeyPolicyDecision => {
+  const principalArn = roleArnOf(identity);
+  const names = (statement: KeyPolicyStatement, principals: readonly string[]) => statement.principals.some((principal) => principals.includes(principal));
+  const covering = policy.statements.filter((statement) => names(statement, ['*', principalArn, accountRootArn]) && statementCovers(statement, required));
+  const head = `[iam-edge] AccessDeniedException: ${identity.functionName} may not ${required.action} on ${required.resource}`;
+  const deny = covering.find((statement) => statement.effect === 'Deny');
+  if (deny) return { kind: 'refused', explanation: `${head}: explicitly denied by the key policy (${deny.source})` };
+  if (covering.some((statement) => statement.effect === 'Allow' && names(statement, ['*', principalArn]))) return { kind: 'allowed' };
+  const delegating = covering.find((statement) => statement.effect === 'Allow');
+  if (delegating) return { kind: 'delegated', statement: delegating };
+  const onAction = policy.statements.filter((statement) => statement.effect === 'Allow' && statement.actions.some((action) => actionMatches(action, required.action)));
+  const closest = onAction.length
+    ? `; the statements that name ${required.action} (${onAction.map((statement) => statement.source).join('; ')}) do not cover ${principalArn} or this request's conditions`
+    : `; no statement of it names ${required.action}`;
+  const wouldAllow = JSON.stringify({ Effect: 'Allow', Principal: { AWS: accountRootArn }, Action: required.action, Resource: '*' });
+  return {
+    kind: 'refused',
+    explanation: `${head}: no statement of the key policy (${policy.source}) allows it${closest}. The key policy statement that would allow it (delegating to the role's policies): ${wouldAllow}`,
+  };
 };
 
 /** `AWS4-HMAC-SHA256 Credential=<key id>/<date>/<region>/<service>/aws4_request, ...` -> key id and service. */
@@ -233,11 +311,11 @@ interface ErrorReply {
  * protocol, query-compatible): the same `__type` plus `x-amzn-query-error: AccessDenied;Sender`, from which the
  * SDK names the error `AccessDenied`, as SQS's own errors are named; SQS spells the action in lower case.
  */
-export const accessDenied = (service: string, functionName: string, required: RequiredAccess): ErrorReply => {
+export const accessDenied = (service: string, functionName: string, required: RequiredAccess, policyKind: 'identity' | 'resource' = 'identity'): ErrorReply => {
   const action = service === 'sqs' ? required.action.toLowerCase() : required.action;
   const message =
     `User: ${callerArn(functionName)} is not authorized to perform: ${action} on resource: ${required.resource} ` +
-    `because no identity-based policy allows the ${action} action`;
+    `because no ${policyKind}-based policy allows the ${action} action`;
   const requestId = randomUUID();
   if (service === 'scheduler') {
     // REST-JSON: the status and the x-amzn-ErrorType header name the error.
@@ -268,9 +346,23 @@ const plainError = (status: number, type: string, message: string): ErrorReply =
 });
 
 /** The accesses of a request to an emulated service, or undefined for a service the edge does not know. */
-const accessOf = (service: string, request: IncomingMessage, body: Buffer): RequiredAccess[] | undefined => {
+const accessOf = (
+  service: string,
+  request: IncomingMessage,
+  body: Buffer,
+  keyArnOf: (keyId: string) => string | undefined,
+): RequiredAccess[] | undefined => {
   const target = String(request.headers['x-amz-target'] ?? '');
   const text = body.toString('utf8');
+  if (service === 'kms') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return kmsAccess(target.startsWith('TrentService.') ? target.slice('TrentService.'.length) : 'Unknown', parsed, keyArnOf);
+  }
   if (service === 'scheduler') {
     let parsed: unknown;
     try {
@@ -312,6 +404,11 @@ export interface IamEdgeOptions {
   readonly identities: ReadonlyMap<string, EdgeIdentity>;
   /** The key of tests, provisioning and tools: passes unchecked. */
   readonly adminAccessKeyId: string;
+  /** The local KMS's keys: the key ARN a KeyId names, and each key's policy (both judged with the role's policies). */
+  readonly kmsKeys?: {
+    keyArnOf(keyId: string): string | undefined;
+    policyOf(keyArn: string): ResourcePolicy | undefined;
+  };
   readonly port?: number;
   readonly log?: (line: string) => void;
 }
@@ -368,11 +465,28 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
     if (!upstream) {
       return reply(response, plainError(501, 'NotImplemented', `The local stack does not emulate ${credential.service}.`));
     }
-    const accesses = accessOf(credential.service, request, body) ?? [];
-    const refused = accesses.find((access) => !statementsAllow(identity.statements, access));
-    if (refused) {
-      log(explainRefusal(identity, refused));
-      return reply(response, accessDenied(credential.service, identity.functionName, refused));
+    const keys = options.kmsKeys;
+    const accesses = (accessOf(credential.service, request, body, (keyId) => keys?.keyArnOf(keyId)) ?? []).map((access) =>
+      credential.service === 'kms' ? { ...access, context: { ...access.context, 'aws:PrincipalArn': roleArnOf(identity) } } : access,
+    );
+    for (const access of accesses) {
+      // A KMS key's policy first (it is the primary authority); the role's policies decide when it delegates.
+      const policy = credential.service === 'kms' ? keys?.policyOf(access.resource) : undefined;
+      const decision: KeyPolicyDecision | undefined = credential.service !== 'kms' ? undefined : policy ? keyPolicyDecision(policy, identity, access) : {
+        kind: 'refused',
+        explanation: `[iam-edge] AccessDeniedException: ${identity.functionName} may not ${access.action} on ${access.resource}: the local KMS holds no such key`,
+      };
+      if (decision?.kind === 'refused') {
+        log(decision.explanation);
+        return reply(response, accessDenied(credential.service, identity.functionName, access, 'resource'));
+      }
+      const explicitlyDenied = identity.statements.some((statement) => statement.effect === 'Deny' && statementCovers(statement, access));
+      if (decision?.kind === 'allowed' && !explicitlyDenied) continue;
+      if (!statementsAllow(identity.statements, access)) {
+        const delegated = decision?.kind === 'delegated' ? ` (the key policy delegates to it: ${decision.statement.source})` : '';
+        log(`${explainRefusal(identity, access)}${delegated}`);
+        return reply(response, accessDenied(credential.service, identity.functionName, access));
+      }
     }
     return forward(request, response, upstream, body);
   };

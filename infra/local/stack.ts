@@ -3,8 +3,6 @@
 // declares them; the gateway (routes from the API stack's template) and the event source mappings (the template's)
 // invoke the built assets, each function isolated in a process of its own with its template environment, and every
 // AWS call of a function passes the IAM edge, which refuses what its role's policies, as synthesized, do not allow.
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -24,13 +22,23 @@ import { isolatedFromTemplate, localAuthorizerSettings, localFunctionFleet, type
 import { assemblyStacks, ensureCloudAssembly } from './cloud-assembly';
 import { readAssemblyStack } from './template';
 import { queueSettingsFromTemplate, tableFromTemplate } from './template-provisioning';
-import { constructIdOfLocalName, functionsByConstructId, resolveAssembly, templateApi, templateEventSources, templateScheduler, type LocalQueue } from './template-resources';
+import {
+  constructIdOfLocalName,
+  functionsByConstructId,
+  resolveAssembly,
+  templateApi,
+  templateEventSources,
+  templateKmsKeys,
+  templateScheduler,
+  type LocalQueue,
+} from './template-resources';
 import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions } from './gateway';
 import { startIamEdge, type EdgeIdentity } from './iam-edge';
 import { repoRoot } from './lambda-runtime';
 import { closeServer, ensurePortsFree, findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
 import { ensureQueues, ensureTable, type ProvisionedQueue, type QueueSettings } from './provision';
 import { startSchedulerEmulation } from './scheduler';
+import { kmsKeyArn, startKmsEmulation, type RunningKms } from './kms';
 import { readStackSettings, settingsEnvironment } from '../../shared/operations/settings';
 
 export const defaultDataDir = join(repoRoot, '.local');
@@ -68,6 +76,8 @@ export interface LocalStackEndpoints {
   readonly iamEdgeEndpoint: string;
   /** The EventBridge Scheduler emulation (direct, admin): GetSchedule/ListSchedules show the schedules it holds. */
   readonly schedulerEndpoint: string;
+  /** The KMS emulation (direct, admin): the templates' keys. */
+  readonly kmsEndpoint: string;
 }
 
 export interface LocalStack extends LocalStackEndpoints {
@@ -79,13 +89,9 @@ export interface LocalStack extends LocalStackEndpoints {
  * could be given. Only code that runs handlers in this process (the benchmark) reads it; the functions the stack
  * serves never see it (function-host.ts gives each exactly its own environment).
  */
-const inProcessEnvironment = (
-  endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint'>,
-  secretFieldsLocalKey: string,
-): Record<string, string> => ({
+const inProcessEnvironment = (endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint' | 'kmsEndpoint'>): Record<string, string> => ({
   TABLE_NAME: endpoints.tableName,
   ...Object.fromEntries(queueDefinitions.map((definition) => [definition.urlVariable, endpoints.queueUrls[definition.logicalName] ?? ''])),
-  SECRET_FIELDS_LOCAL_KEY: secretFieldsLocalKey,
   AWS_REGION: localRegion,
   AWS_DEFAULT_REGION: localRegion,
   // Fake credentials in-process, so nothing here can reach a real AWS account by accident.
@@ -132,32 +138,13 @@ const viaEdge = (queueUrl: string, edgeEndpoint: string): string => {
 /** The local stand-in of the webhook signing secret (no Secrets Manager locally: its values reach the function). */
 const localWebhookSecretArn = `arn:aws:secretsmanager:${localRegion}:${localAccountId}:secret:local-webhook-signing-secret`;
 
-/** The local stand-in of the secret-fields KMS key: its ARN names it in grants; its raw key reaches the functions. */
-const localSecretFieldsKeyArn = `arn:aws:kms:${localRegion}:${localAccountId}:key/00000000-0000-4000-8000-000000000001`;
+/** The local id of the secret-fields KMS key (the template's AWS::KMS::Key): the local KMS holds it (kms.ts). */
+const localSecretFieldsKeyArn = kmsKeyArn('00000000-0000-4000-8000-000000000001');
 
 /** The local stage's schedule group and the execution role its schedules name. */
 export const localScheduleGroupName = 'business-platform-dev-tasks';
 export const localSchedulerRoleArn = `arn:aws:iam::${localAccountId}:role/business-platform-local-task-scheduler`;
 
-/**
- * The raw AES-256 key of secret fields locally (base64): `SECRET_FIELDS_LOCAL_KEY` when set; otherwise one made
- * on the first start and kept beside the data (`<dataDir>/secret-fields.key`), so stored ciphertexts stay readable
- * across restarts; with --in-memory (no data kept) a new one per start.
- */
-const secretFieldsLocalKey = (dataDir: string | undefined): string => {
-  const configured = process.env.SECRET_FIELDS_LOCAL_KEY;
-  if (configured) return configured;
-  if (dataDir === undefined) return randomBytes(32).toString('base64');
-  const file = join(dataDir, 'secret-fields.key');
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch {
-    mkdirSync(dataDir, { recursive: true });
-    const key = randomBytes(32).toString('base64');
-    writeFileSync(file, `${key}\n`, { mode: 0o600 });
-    return key;
-  }
-};
 
 export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -219,7 +206,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const provisioned = new Map<QueueName, ProvisionedQueue>();
     for (const definition of queueDefinitions) provisioned.set(definition.name, await ensureQueues(sqs, queueSettingsOf(definition)));
 
-    const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint'> = {
+    const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint' | 'kmsEndpoint'> = {
       dynamodbEndpoint: dynamodb.endpoint,
       sqsEndpoint,
       tableName: tableDefinition.localTableName,
@@ -233,8 +220,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         }),
       ),
     };
-    const secretFieldsKey = secretFieldsLocalKey(options.inMemory ? undefined : dataDir);
-    Object.assign(process.env, inProcessEnvironment(endpoints, secretFieldsKey));
+    Object.assign(process.env, inProcessEnvironment(endpoints));
 
     const consumers = options.consumers ?? defaultConsumers;
     const consumedQueues = await Promise.all(consumers.map((consumer) => ensureQueues(sqs, queueSettingsOf(consumer.queue))));
@@ -246,7 +232,14 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       ['dynamodb', dynamodb.endpoint],
       ['sqs', sqsEndpoint],
     ]);
-    const edge = await startIamEdge({ upstreams, identities, adminAccessKeyId: localCredentials.accessKeyId, log });
+    let kms: RunningKms | undefined;
+    const edge = await startIamEdge({
+      upstreams,
+      identities,
+      adminAccessKeyId: localCredentials.accessKeyId,
+      kmsKeys: { keyArnOf: (keyId) => kms?.keyArnOf(keyId), policyOf: (keyArn) => kms?.policyOf(keyArn) },
+      log,
+    });
     stops.push(() => edge.close());
 
     // The cloud assembly, resolved against the local resources.
@@ -267,6 +260,14 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       secretFieldsKeyArn: localSecretFieldsKeyArn,
       schedulerRoleArn: localSchedulerRoleArn,
     });
+
+    // KMS: the templates' keys with their key policies (the edge enforces them with the role policies); the key
+    // material is kept beside the data unless in memory.
+    kms = await startKmsEmulation({ keys: templateKmsKeys(assembly, skipped), ...(options.inMemory ? {} : { dataDir }), log });
+    stops.push(() => kms!.close());
+    upstreams.set('kms', kms.endpoint);
+    // In-process handlers (the benchmark) call it directly, with the admin key.
+    Object.assign(process.env, { SECRET_FIELDS_KEY_ARN: localSecretFieldsKeyArn, AWS_ENDPOINT_URL_KMS: kms.endpoint });
 
     // EventBridge Scheduler: the data stack's schedule group; schedules fire into the local queues, as the execution
     // role the template declares (with its policy's statements).
@@ -318,7 +319,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         }),
       ) as OtherResources['queues'],
       webhookSecret: { arn: localWebhookSecretArn, localValues: process.env.WEBHOOK_SECRETS ?? localWebhookSecret },
-      secretFieldsKey: { arn: localSecretFieldsKeyArn, localKey: secretFieldsKey },
+      secretFieldsKey: { arn: localSecretFieldsKeyArn },
       scheduler: {
         groupName: localScheduleGroupName,
         schedulesArn: `arn:aws:scheduler:${localRegion}:${localAccountId}:schedule/${localScheduleGroupName}/*`,
@@ -350,7 +351,6 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const substitutes = {
       edgeEndpoint: edge.endpoint,
       webhookSecrets: process.env.WEBHOOK_SECRETS ?? localWebhookSecret,
-      secretFieldsLocalKey: secretFieldsKey,
       authHs256Secret: localAuthorizerSettings().AUTH_HS256_SECRET!,
     };
     const templateFleet = declared.flatMap((fn) => {
@@ -362,7 +362,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const functions = startIsolatedFunctions([...fleet.functions, ...templateFleet.map(({ fn }) => fn)], log);
     stops.push(() => functions.close());
 
-    // Routes, methods and the authorizer's cache TTL: the API stack's REST API resources, not the manifest.
+    // Routes, methods, the authorizer's cache TTL, the gateway responses, binary media types and the integration
+    // timeout: the API stack's REST API resources, not the manifest.
     const api = templateApi(assembly.api);
     const byLogicalId = new Map([...templateFunctions.values()].map((fn) => [fn.logicalId, fn]));
     const routes = api.routes.map((route) => {
@@ -375,6 +376,9 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const gateway = await startGateway({
       operations: routes,
       authorizerCacheTtlMs: api.authorizerCacheTtlMs,
+      gatewayResponses: api.gatewayResponses,
+      binaryMediaTypes: api.binaryMediaTypes,
+      integrationTimeoutMs: api.integrationTimeoutMs,
       ...options.gateway,
       invoke: functions.invoke,
       port: options.port,
@@ -405,7 +409,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       stops.push(() => mapping.stop());
     });
 
-    return { ...endpoints, baseUrl: gateway.baseUrl, iamEdgeEndpoint: edge.endpoint, schedulerEndpoint: scheduler.endpoint, stop };
+    return { ...endpoints, baseUrl: gateway.baseUrl, iamEdgeEndpoint: edge.endpoint, schedulerEndpoint: scheduler.endpoint, kmsEndpoint: kms.endpoint, stop };
   } catch (error) {
     await stop();
     throw error;

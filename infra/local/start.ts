@@ -112,7 +112,8 @@ Local stack ready (${parsed['in-memory'] ? 'in memory' : `data in ${relative(rep
   DynamoDB     ${stack.dynamodbEndpoint}  table ${stack.tableName}
   SQS          ${stack.sqsEndpoint}${queues}
   Scheduler    ${stack.schedulerEndpoint}  (EventBridge Scheduler emulation: fires task schedules into the task-runs queue)
-  IAM edge     ${stack.iamEdgeEndpoint}  (the functions' DynamoDB, SQS and Scheduler endpoint: enforces their grants)
+  KMS          ${stack.kmsEndpoint}  (KMS emulation: the templates' keys, their key policies enforced at the IAM edge)
+  IAM edge     ${stack.iamEdgeEndpoint}  (the functions' DynamoDB, SQS, Scheduler and KMS endpoint: enforces their role and key policies)
 
 Get a token:   npm run --silent token -- --tenant 1
 Try it:        curl -H "Authorization: Bearer $(npm run --silent token -- --tenant 1)" ${stack.baseUrl}/TenantLocation/GetAll
@@ -129,6 +130,7 @@ if (readyJson) {
       queueUrls: stack.queueUrls,
       iamEdgeEndpoint: stack.iamEdgeEndpoint,
       schedulerEndpoint: stack.schedulerEndpoint,
+      kmsEndpoint: stack.kmsEndpoint,
       pid: process.pid,
     })}\n`,
   );

@@ -32,6 +32,8 @@ export interface TemplateFunction {
   readonly timeoutSeconds: number;
   readonly memorySize: number;
   readonly roleLogicalId: string | undefined;
+  /** Its role's ARN, resolved (the principal a key policy names, `aws:PrincipalArn`). */
+  readonly roleArn: string | undefined;
   /** The policies attached to its role, by logical id. */
   readonly policies: readonly string[];
   readonly statements: readonly TemplateStatement[];
@@ -133,6 +135,7 @@ export const templateFunctions = (
       timeoutSeconds: Number(fn.Properties?.Timeout ?? 3),
       memorySize: Number(fn.Properties?.MemorySize ?? 128),
       roleLogicalId,
+      roleArn: roleLogicalId ? resolver.resolveString({ 'Fn::GetAtt': [roleLogicalId, 'Arn'] }, `Resources.${logicalId}.Properties.Role`) : undefined,
       policies,
       statements,
     };

@@ -2,6 +2,8 @@
 // values), so the templates resolve against the local table, queues, schedule group and stand-ins; and the few
 // local substitutes a function's environment needs where a service is not emulated (Secrets Manager, KMS, the
 // token issuer) or where AWS would use its own endpoints (the IAM edge instead).
+import { gatewayResponsesFromTemplate, type GatewayResponseSet } from './gateway-responses';
+import type { KeyPolicyStatement, LocalKmsKeyDefinition } from './kms';
 import {
   createResolver,
   exportsOf,
@@ -155,32 +157,88 @@ export const templateScheduler = (
   return { groups, roles, schedules };
 };
 
+/**
+ * The KMS keys of both stacks (AWS::KMS::Key), each with its KeyPolicy resolved (principals, actions, resources,
+ * conditions) and its aliases (AWS::KMS::Alias). A statement the edge cannot judge (NotPrincipal, NotAction,
+ * NotResource) is reported through `skip` and left out: an Allow left out allows nothing.
+ */
+export const templateKmsKeys = (assembly: ResolvedAssembly, skip: (source: string, why: string) => void = () => undefined): LocalKmsKeyDefinition[] =>
+  ([[assembly.data, assembly.dataResolver], [assembly.api, assembly.apiResolver]] as const).flatMap(([stack, resolver]) => {
+    const aliases = resourcesOfType(stack.template, 'AWS::KMS::Alias').map(([logicalId, alias]) => ({
+      target: resolver.resolveString(alias.Properties?.TargetKeyId, `Resources.${logicalId}.Properties.TargetKeyId`),
+      name: resolver.resolveString(alias.Properties?.AliasName, `Resources.${logicalId}.Properties.AliasName`),
+    }));
+    return resourcesOfType(stack.template, 'AWS::KMS::Key').map(([logicalId, key]): LocalKmsKeyDefinition => {
+      const keyId = resolver.resolveString({ Ref: logicalId }, `Resources.${logicalId}`);
+      const keyArn = resolver.resolveString({ 'Fn::GetAtt': [logicalId, 'Arn'] }, `Resources.${logicalId}`);
+      const source = `${stack.stackName} ${logicalId}`;
+      const document = key.Properties?.KeyPolicy as { Statement?: unknown } | undefined;
+      const raw = Array.isArray(document?.Statement) ? document.Statement : document?.Statement === undefined ? [] : [document.Statement];
+      const policy = raw.flatMap((entry, index): KeyPolicyStatement[] => {
+        const statementSource = `${source} KeyPolicy.Statement[${index}]${(entry as { Sid?: unknown }).Sid ? ` (${String((entry as { Sid?: unknown }).Sid)})` : ''}`;
+        const statement = entry as Record<string, unknown>;
+        if (['NotAction', 'NotResource', 'NotPrincipal'].some((name) => name in statement)) {
+          skip(statementSource, 'NotPrincipal/NotAction/NotResource are not judged locally');
+          return [];
+        }
+        try {
+          const resolved = resolver.resolve(statement, `Resources.${logicalId}.Properties.KeyPolicy.Statement[${index}]`) as Record<string, unknown>;
+          const list = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
+          const principal = resolved.Principal;
+          const principals =
+            principal === '*'
+              ? ['*']
+              : typeof principal === 'object' && principal !== null
+                ? Object.entries(principal as Record<string, unknown>).flatMap(([kind, values]) => list(values).map((value) => (kind === 'AWS' ? value : `${kind}:${value}`)))
+                : [];
+          const conditions = resolved.Condition as KeyPolicyStatement['conditions'] | undefined;
+          return [
+            {
+              effect: resolved.Effect === 'Deny' ? 'Deny' : 'Allow',
+              // An account id as principal is its root.
+              principals: principals.map((value) => (/^\d{12}$/.test(value) ? `arn:aws:iam::${value}:root` : value)),
+              actions: list(resolved.Action),
+              // `*` in a key policy is this key.
+              resources: list(resolved.Resource).map((resource) => (resource === '*' ? keyArn : resource)),
+              ...(conditions ? { conditions } : {}),
+              source: statementSource,
+            },
+          ];
+        } catch (error) {
+          skip(statementSource, (error as Error).message);
+          return [];
+        }
+      });
+      return {
+        keyId,
+        source,
+        policy,
+        aliases: aliases.filter((alias) => alias.target === keyId || alias.target === keyArn).map((alias) => alias.name),
+        enabled: key.Properties?.Enabled !== false,
+      };
+    });
+  });
+
 export interface LocalSubstitutes {
   /** Every AWS call leads here (the IAM edge). */
   readonly edgeEndpoint: string;
   /** Secrets Manager is not emulated: the webhook secret's values themselves (WEBHOOK_SECRETS). */
   readonly webhookSecrets: string;
-  /** KMS is not emulated: the raw secret-fields key (SECRET_FIELDS_LOCAL_KEY). */
-  readonly secretFieldsLocalKey: string;
   /** No token issuer locally: the authorizer verifies HS256 tokens signed with this dev secret. */
   readonly authHs256Secret: string;
 }
 
 /**
  * A function's environment locally: the template's, resolved, with the local substitutes. `WEBHOOK_SECRET_ARN`
- * becomes `WEBHOOK_SECRETS`, `SECRET_FIELDS_KEY_ARN` becomes `SECRET_FIELDS_LOCAL_KEY`, the authorizer's issuer
- * settings (stack parameters locally unset) become `AUTH_HS256_SECRET`; and the endpoints of DynamoDB, SQS and
- * EventBridge Scheduler, which AWS would choose itself, lead to the IAM edge.
+ * becomes `WEBHOOK_SECRETS`, the authorizer's issuer settings (stack parameters locally unset) become
+ * `AUTH_HS256_SECRET`; and the endpoints of DynamoDB, SQS, EventBridge Scheduler and KMS, which AWS would choose
+ * itself, lead to the IAM edge (`SECRET_FIELDS_KEY_ARN` stays: the local KMS holds that key).
  */
 export const localFunctionEnvironment = (template: Readonly<Record<string, string>>, substitutes: LocalSubstitutes): Record<string, string> => {
   const environment: Record<string, string> = { ...template };
   if (Object.hasOwn(environment, 'WEBHOOK_SECRET_ARN')) {
     delete environment.WEBHOOK_SECRET_ARN;
     environment.WEBHOOK_SECRETS = substitutes.webhookSecrets;
-  }
-  if (Object.hasOwn(environment, 'SECRET_FIELDS_KEY_ARN')) {
-    delete environment.SECRET_FIELDS_KEY_ARN;
-    environment.SECRET_FIELDS_LOCAL_KEY = substitutes.secretFieldsLocalKey;
   }
   if (['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE'].some((name) => Object.hasOwn(environment, name)) && !environment.AUTH_JWKS_URL) {
     delete environment.AUTH_ISSUER;
@@ -194,6 +252,7 @@ export const localFunctionEnvironment = (template: Readonly<Record<string, strin
     AWS_ENDPOINT_URL_DYNAMODB: substitutes.edgeEndpoint,
     AWS_ENDPOINT_URL_SQS: substitutes.edgeEndpoint,
     AWS_ENDPOINT_URL_SCHEDULER: substitutes.edgeEndpoint,
+    AWS_ENDPOINT_URL_KMS: substitutes.edgeEndpoint,
   };
 };
 
@@ -255,6 +314,15 @@ export interface TemplateApi {
   readonly routes: readonly TemplateRoute[];
   /** The REQUEST authorizer's result TTL (AuthorizerResultTtlInSeconds; CloudFormation's default 300 s). */
   readonly authorizerCacheTtlMs: number;
+  /** The responses the gateway makes by itself (AWS::ApiGateway::GatewayResponse), by ResponseType. */
+  readonly gatewayResponses: GatewayResponseSet;
+  /** The REST API's BinaryMediaTypes (none: bodies reach functions as text). */
+  readonly binaryMediaTypes: readonly string[];
+  /**
+   * The integration timeout (Integration.TimeoutInMillis, API Gateway's default 29 s): the longest any method
+   * declares, since the local gateway applies one to every route.
+   */
+  readonly integrationTimeoutMs: number;
 }
 
 const httpMethods: readonly string[] = ['GET', 'POST', 'PUT', 'DELETE'] satisfies HttpMethod[];
@@ -299,5 +367,17 @@ export const templateApi = (api: AssemblyStack): TemplateApi => {
       };
     });
   const ttl = authorizers[0]?.[1].Properties?.AuthorizerResultTtlInSeconds;
-  return { routes, authorizerCacheTtlMs: Number(ttl ?? 300) * 1000 };
+  const restApis = resourcesOfType(api.template, 'AWS::ApiGateway::RestApi');
+  if (restApis.length !== 1) throw new Error(`${api.stackName} declares ${restApis.length} REST APIs; the local gateway serves one`);
+  const binaryMediaTypes = restApis[0]![1].Properties?.BinaryMediaTypes;
+  const timeouts = resourcesOfType(api.template, 'AWS::ApiGateway::Method').map(
+    ([, method]) => Number((method.Properties?.Integration as { TimeoutInMillis?: unknown } | undefined)?.TimeoutInMillis ?? 29_000),
+  );
+  return {
+    routes,
+    authorizerCacheTtlMs: Number(ttl ?? 300) * 1000,
+    gatewayResponses: gatewayResponsesFromTemplate(api),
+    binaryMediaTypes: Array.isArray(binaryMediaTypes) ? binaryMediaTypes.map(String) : [],
+    integrationTimeoutMs: Math.max(...timeouts, 0) || 29_000,
+  };
 };

@@ -1,6 +1,6 @@
-// Crypto: envelope encryption of small secrets with the AWS Encryption SDK. One code path with two keyrings: a KMS
-// keyring on AWS (the key's ARN from the environment) and a raw AES-256 keyring on the local stack (the key from the
-// environment). Each secret is its own ESDK message, bound to an encryption context that open() checks.
+// Crypto: envelope encryption of small secrets with the AWS Encryption SDK and its KMS keyring (the key's ARN from
+// the environment), on AWS and on the local stack alike (the local stack serves KMS: infra/local/kms.ts). Each
+// secret is its own ESDK message, bound to an encryption context that open() checks.
 import {
   AlgorithmSuiteIdentifier,
   buildClient,
@@ -92,7 +92,10 @@ export const envelopeCipher = (keyring: KeyringNode): SecretCipher => ({
 const keyNamespace = 'business-platform-api';
 const keyName = 'secret-fields';
 
-/** The local stack's keyring: a raw AES-256-GCM wrapping key (32 bytes). */
+/**
+ * A raw AES-256-GCM wrapping key (32 bytes) as keyring: the tests' stand-in for KMS when they inject a cipher. No
+ * function uses it; the environment configures only the KMS keyring.
+ */
 export const localSecretCipher = (key: Uint8Array): SecretCipher => {
   if (key.length !== 32) throw new SecretKeyConfigurationError('The local secret key must be 32 bytes (AES-256).');
   return envelopeCipher(
@@ -125,19 +128,13 @@ export const kmsSecretCipher = (keyArn: string, clientProvider: KmsNodeClientSup
 };
 
 /**
- * The cipher the environment configures: `SECRET_FIELDS_KEY_ARN` (set by CDK on AWS) or `SECRET_FIELDS_LOCAL_KEY`
- * (base64 of 32 bytes, set by the local stack). Exactly one must be set.
+ * The cipher the environment configures: `SECRET_FIELDS_KEY_ARN` (set by CDK on AWS, and by the local stack for the
+ * key its KMS holds). There is no raw-key branch: what runs locally is what runs on AWS.
  */
 export const secretCipherFromEnvironment = (env: Readonly<Record<string, string | undefined>> = process.env): SecretCipher => {
   const keyArn = env.SECRET_FIELDS_KEY_ARN;
-  const localKey = env.SECRET_FIELDS_LOCAL_KEY;
-  if (keyArn && localKey) throw new SecretKeyConfigurationError('Set SECRET_FIELDS_KEY_ARN or SECRET_FIELDS_LOCAL_KEY, not both.');
-  if (keyArn) return kmsSecretCipher(keyArn);
-  if (localKey) {
-    if (!base64.test(localKey)) throw new SecretKeyConfigurationError('SECRET_FIELDS_LOCAL_KEY must be base64.');
-    return localSecretCipher(Buffer.from(localKey, 'base64'));
-  }
-  throw new SecretKeyConfigurationError('Set SECRET_FIELDS_KEY_ARN (AWS) or SECRET_FIELDS_LOCAL_KEY (local stack) to seal secret fields.');
+  if (!keyArn) throw new SecretKeyConfigurationError('Set SECRET_FIELDS_KEY_ARN to seal secret fields.');
+  return kmsSecretCipher(keyArn);
 };
 
 let configured: SecretCipher | undefined;

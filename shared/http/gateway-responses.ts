@@ -2,6 +2,7 @@
 // stack installs them as gateway responses and the local gateway answers with the same ones.
 import { bearerChallenge, problemKinds, type ProblemKind } from '../errors';
 import { failureOutcome } from './failure-outcome';
+import { gatewaySecurityHeaders, requestIdHeader } from './headers';
 
 /** API Gateway's GatewayResponseType names (a subset of aws-cdk-lib's ResponseType, kept free of CDK imports). */
 export type GatewayResponseType =
@@ -67,6 +68,47 @@ export const gatewayProblemTemplate = (definition: GatewayResponseDefinition): s
     instance: '$context.requestId',
     ...failureOutcome(definition.kind.status, definition.detail),
   });
+
+/**
+ * A static value in a gateway response mapping is a string literal between single quotes ('nosniff'). API Gateway
+ * documents no escape for a quote inside the literal, so a value that contains one is refused here rather than
+ * deployed as a header that may be cut short or rejected.
+ */
+const staticValue = (value: string): string => {
+  if (value.includes("'")) throw new Error(`Gateway response header values cannot contain single quotes: ${value}`);
+  return `'${value}'`;
+};
+
+/**
+ * Headers on every response API Gateway produces itself, matching what the functions send, as mapping expressions.
+ * The request id is the `context.requestId` mapping (unquoted), the same id the problem body carries as `instance`.
+ */
+export const gatewayResponseHeaders: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(Object.entries(gatewaySecurityHeaders).map(([name, value]) => [name, staticValue(value)])),
+  'Content-Type': staticValue('application/problem+json'),
+  [requestIdHeader]: 'context.requestId',
+};
+
+/**
+ * A gateway response as API Gateway is given it (what the CDK stack installs): the status, the body templates by
+ * media type, and the response headers as mapping expressions (`'literal'` or `context.<variable>`).
+ */
+export interface GatewayResponseSettings {
+  readonly type: GatewayResponseType;
+  readonly statusCode: string;
+  readonly templates: Readonly<Record<string, string>>;
+  readonly responseHeaders: Readonly<Record<string, string>>;
+}
+
+export const gatewayResponseSettings = (definition: GatewayResponseDefinition): GatewayResponseSettings => ({
+  type: definition.type,
+  statusCode: String(definition.kind.status),
+  templates: { 'application/problem+json': gatewayProblemTemplate(definition) },
+  responseHeaders: {
+    ...gatewayResponseHeaders,
+    ...Object.fromEntries(Object.entries(definition.headers ?? {}).map(([name, value]) => [name, staticValue(value)])),
+  },
+});
 
 export const gatewayResponse = (type: GatewayResponseType): GatewayResponseDefinition => {
   const found = gatewayResponses.find((definition) => definition.type === type);

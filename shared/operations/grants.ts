@@ -55,11 +55,8 @@ export interface OtherResources {
   /** Every queue of shared/events/queues.ts, by name. */
   readonly queues: { readonly [name in QueueName]: QueueResource };
   readonly webhookSecret: { readonly arn: string; readonly localValues?: string };
-  /**
-   * The KMS key of secret fields (shared/crypto/). Locally there is no KMS: `localKey` (base64 of 32 bytes) reaches
-   * the function instead, and the same envelope code runs with a raw AES keyring.
-   */
-  readonly secretFieldsKey: { readonly arn: string; readonly localKey?: string };
+  /** The KMS key of secret fields (shared/crypto/): on AWS and locally (the local stack's KMS holds it) alike. */
+  readonly secretFieldsKey: { readonly arn: string };
   /** EventBridge Scheduler: the stage's schedule group and the role schedules send with. */
   readonly scheduler: SchedulerResource;
 }
@@ -171,9 +168,8 @@ const sendTo =
     };
   };
 
-/** The secret-fields key's variable: its ARN on AWS, locally the raw key itself (no KMS locally). */
-const secretFieldsKeyEnvironment = (key: OtherResources['secretFieldsKey']): Record<string, string> =>
-  key.localKey === undefined ? { SECRET_FIELDS_KEY_ARN: key.arn } : { SECRET_FIELDS_LOCAL_KEY: key.localKey };
+/** The secret-fields key's variable: its ARN (the local stack's KMS holds the same key locally). */
+const secretFieldsKeyEnvironment = (key: OtherResources['secretFieldsKey']): Record<string, string> => ({ SECRET_FIELDS_KEY_ARN: key.arn });
 
 /** One entry per grant name: adding a name to `ResourceGrant` without its definition here fails to compile. */
 export const resourceGrants: { readonly [grant in ResourceGrant]: GrantDefinition } = {

@@ -25,10 +25,10 @@ let cipher: Promise<SecretCipher> | undefined;
 const loadCipher = (): Promise<SecretCipher> => (cipher ??= import('#lazy/secret-cipher').then((envelope) => envelope.secretCipher()));
 
 export const scheduledTaskService = (): ScheduledTaskService => {
-  // The key's setting is checked at start-up all the same (its grant, sealSecrets, sets one of the two): a function
+  // The key's setting is checked at start-up all the same (its grant, sealSecrets, sets it): a function
   // without it fails fast instead of answering 500 to the first save with a credential.
-  if (!process.env.SECRET_FIELDS_KEY_ARN && !process.env.SECRET_FIELDS_LOCAL_KEY) {
-    throw new Error('Environment variable SECRET_FIELDS_KEY_ARN (AWS) or SECRET_FIELDS_LOCAL_KEY (local stack) must be set');
+  if (!process.env.SECRET_FIELDS_KEY_ARN) {
+    throw new Error('Environment variable SECRET_FIELDS_KEY_ARN must be set');
   }
   service ??= createScheduledTaskService({
     repository: createScheduledTaskRepository(defaultTable()),

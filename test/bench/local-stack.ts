@@ -141,6 +141,10 @@ process.stdout.write(`Local stack of ${root}
 - resident memory, every function warm (HTTP operations, authorizer, queue consumers): ${(total / 1024).toFixed(0)} MiB in ${tree.length} processes ` +
   `(DynamoDB Local's JVM ${(jvm / 1024).toFixed(0)} MiB; ${functions.length} function processes, ` +
   `${(functions.reduce((sum, entry) => sum + entry.kib, 0) / 1024).toFixed(0)} MiB, median ${(median(functions.map((entry) => entry.kib)) / 1024).toFixed(0)} MiB each)
+- the other processes: ${memory
+  .filter((entry) => !entry.command.includes('function-process') && !entry.command.includes('java'))
+  .map((entry) => `${(entry.kib / 1024).toFixed(0)} MiB ${entry.command.split(' ').slice(0, 3).join(' ').slice(0, 80)}`)
+  .join('; ')}
 - warm TenantLocation/GetAll: gateway p50 ${median(gatewayTimes).toFixed(1)} ms, in-process handler p50 ${median(inProcessTimes).toFixed(1)} ms, ` +
   `ratio ${(median(gatewayTimes) / median(inProcessTimes)).toFixed(1)}x
 

@@ -65,7 +65,9 @@ export const prepareScheduledTasks = async (ctx: BenchContext, coldTenant: Princ
       [schedulerEnvironment.executionRoleArn]: localSchedulerRoleArn,
       [schedulerEnvironment.endpoint]: ctx.stack.schedulerEndpoint,
       [scheduleSyncQueue.urlVariable]: ctx.stack.queueUrls[scheduleSyncQueue.logicalName] ?? '',
-      SECRET_FIELDS_LOCAL_KEY: process.env.SECRET_FIELDS_LOCAL_KEY ?? '',
+      // The local KMS's key, as the stack's in-process environment names it (infra/local/stack.ts).
+      SECRET_FIELDS_KEY_ARN: process.env.SECRET_FIELDS_KEY_ARN ?? '',
+      AWS_ENDPOINT_URL_KMS: process.env.AWS_ENDPOINT_URL_KMS ?? '',
     };
   } finally {
     sqs.destroy();

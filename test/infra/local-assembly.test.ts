@@ -9,7 +9,9 @@ import { readAssemblyStack, resourcesOfType, type AssemblyStack } from '../../in
 import { handlerModule } from '../../infra/local/template-functions';
 import { resolveAssembly, templateApi, templateEventSources } from '../../infra/local/template-resources';
 import { queueSettingsFromTemplate, tableFromTemplate } from '../../infra/local/template-provisioning';
+import { renderGatewayResponse, sharedGatewayResponseSet } from '../../infra/local/gateway-responses';
 import { tableDefinition } from '../../shared/data/table';
+import { gatewayResponses } from '../../shared/http/gateway-responses';
 import { consumedQueueDefinitions, queueDefinitions } from '../../shared/events/queues';
 import { operations, resourceOf } from '../../shared/operations';
 
@@ -100,5 +102,29 @@ describe('the routes the local gateway reads from the template', () => {
       operations.map((operation) => ({ key: key(operation), operationId: operation.operationId, auth: operation.auth })).sort((a, b) => a.key.localeCompare(b.key)),
     );
     expect(authorizerCacheTtlMs).toBe(300_000);
+  });
+});
+
+describe('the gateway responses the local gateway reads from the template', () => {
+  it('are the shared definitions as the CDK stack installs them: types, statuses, headers, templates', () => {
+    const fromTemplate = templateApi(api).gatewayResponses;
+    expect(new Map([...fromTemplate].sort(([a], [b]) => a.localeCompare(b)))).toEqual(
+      new Map([...sharedGatewayResponseSet()].sort(([a], [b]) => a.localeCompare(b))),
+    );
+  });
+
+  it.each(gatewayResponses.map((definition) => [definition.type, definition] as const))(
+    '%s renders with the request id substituted in its body and header',
+    (type, definition) => {
+      const rendered = renderGatewayResponse(templateApi(api).gatewayResponses, type, { requestId: 'req-1' });
+      expect(rendered.status).toBe(definition.kind.status);
+      expect(JSON.parse(rendered.body)).toMatchObject({ status: definition.kind.status, detail: definition.detail, instance: 'req-1' });
+      expect(rendered.headers).toMatchObject({ 'Content-Type': 'application/problem+json', 'X-Request-Id': 'req-1', ...definition.headers });
+    },
+  );
+
+  it('carries the request limits the template declares: no binary media types, the integration timeout', () => {
+    const { binaryMediaTypes, integrationTimeoutMs } = templateApi(api);
+    expect({ binaryMediaTypes, integrationTimeoutMs }).toEqual({ binaryMediaTypes: [], integrationTimeoutMs: 29_000 });
   });
 });

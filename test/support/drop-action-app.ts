@@ -2,8 +2,11 @@
 // the real app (infra/create-app.ts), plus an Aspect that removes one action from one function's role policy, as
 // a throwaway copy would. Context `dropAction=<construct id>=<action>` (`TenantLocationDelete=dynamodb:PutItem`).
 // The operations manifest is left as it is: a local stack that still allowed the action would be reading the
-// manifest, not the template.
+// manifest, not the template. With `gatewayResponseTemplate=<ResponseType>=<template>` it also replaces the body
+// template of one gateway response (the shared definitions unchanged), so a local gateway that still answered with
+// the shared definitions would be reading code, not the template.
 import { Aspects, Stack, type IAspect } from 'aws-cdk-lib';
+import { CfnGatewayResponse } from 'aws-cdk-lib/aws-apigateway';
 import { CfnPolicy } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 import { createApp } from '../../infra/create-app';
@@ -31,8 +34,28 @@ export class DropAction implements IAspect {
   }
 }
 
+/** Replaces the body templates of the gateway response of one type. */
+export class ReplaceGatewayResponseTemplate implements IAspect {
+  constructor(
+    private readonly responseType: string,
+    private readonly template: string,
+  ) {}
+
+  visit(node: IConstruct): void {
+    if (!(node instanceof CfnGatewayResponse) || node.responseType !== this.responseType) return;
+    node.responseTemplates = { 'application/problem+json': this.template };
+  }
+}
+
 const { app } = createApp();
 const drop = app.node.tryGetContext('dropAction') as string | undefined;
 const separator = drop?.indexOf('=') ?? -1;
 if (!drop || separator <= 0) throw new Error('Set -c dropAction=<construct id>=<action>');
 Aspects.of(app).add(new DropAction(drop.slice(0, separator), drop.slice(separator + 1)));
+
+const replaced = app.node.tryGetContext('gatewayResponseTemplate') as string | undefined;
+if (replaced !== undefined) {
+  const at = replaced.indexOf('=');
+  if (at <= 0) throw new Error('Set -c gatewayResponseTemplate=<ResponseType>=<template>');
+  Aspects.of(app).add(new ReplaceGatewayResponseTemplate(replaced.slice(0, at), replaced.slice(at + 1)));
+}

@@ -31,7 +31,7 @@ export const testGrantResources = (options: {
     ...options.queues,
   },
   webhookSecret: { arn: `arn:aws:secretsmanager:${region}:${account}:secret:test`, localValues: 'whsec_test_values_000000000001' },
-  secretFieldsKey: { arn: `arn:aws:kms:${region}:${account}:key/00000000-0000-4000-8000-000000000002`, localKey: Buffer.alloc(32, 7).toString('base64') },
+  secretFieldsKey: { arn: `arn:aws:kms:${region}:${account}:key/00000000-0000-4000-8000-000000000002` },
   scheduler: {
     groupName: 'test-tasks',
     schedulesArn: `arn:aws:scheduler:${region}:${account}:schedule/test-tasks/*`,

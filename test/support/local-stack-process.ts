@@ -20,6 +20,8 @@ export interface LocalStackReady {
   readonly iamEdgeEndpoint: string;
   /** The EventBridge Scheduler emulation (tests read its schedules through the SDK). */
   readonly schedulerEndpoint: string;
+  /** The KMS emulation (direct, admin key). */
+  readonly kmsEndpoint: string;
   readonly pid: number;
 }
 

@@ -91,7 +91,8 @@ const saveFunction = () => {
           AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
           AWS_ENDPOINT_URL_SQS: sqsEndpoint,
           SCHEDULE_SYNC_QUEUE_URL: `${sqsEndpoint}/000000000000/reconciler-test-unused`,
-          SECRET_FIELDS_LOCAL_KEY: randomBytes(32).toString('base64'),
+          // Set as its grant sets it; this test saves no credential, so KMS is never called.
+          SECRET_FIELDS_KEY_ARN: 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-4000-8000-000000000009',
           [schedulerEnvironment.groupName]: settings.groupName,
           [schedulerEnvironment.targetQueueArn]: settings.targetQueueArn,
           [schedulerEnvironment.deadLetterQueueArn]: settings.deadLetterQueueArn,

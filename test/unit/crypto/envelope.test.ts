@@ -146,17 +146,14 @@ describe('KMS keyring (the same code path, another keyring)', () => {
 describe('configuration from the environment', () => {
   const localKey = randomBytes(32).toString('base64');
 
-  it('uses the local key locally', async () => {
-    const fromEnvironment = secretCipherFromEnvironment({ SECRET_FIELDS_LOCAL_KEY: localKey });
-    const sameKey = localSecretCipher(Buffer.from(localKey, 'base64'));
-    await expect(sameKey.open(await fromEnvironment.seal(plaintext, context), context)).resolves.toBe(plaintext);
+  it('takes the KMS key of SECRET_FIELDS_KEY_ARN (the local stack sets it too: its KMS holds the key)', () => {
+    expect(() => secretCipherFromEnvironment({ SECRET_FIELDS_KEY_ARN: 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-4000-8000-000000000001' })).not.toThrow();
   });
 
   it.each([
-    ['nothing', {}, 'Set SECRET_FIELDS_KEY_ARN (AWS) or SECRET_FIELDS_LOCAL_KEY (local stack) to seal secret fields.'],
-    ['both', { SECRET_FIELDS_LOCAL_KEY: localKey, SECRET_FIELDS_KEY_ARN: 'arn:aws:kms:us-east-1:123456789012:key/abc' }, 'Set SECRET_FIELDS_KEY_ARN or SECRET_FIELDS_LOCAL_KEY, not both.'],
-    ['a short local key', { SECRET_FIELDS_LOCAL_KEY: randomBytes(16).toString('base64') }, 'The local secret key must be 32 bytes (AES-256).'],
-    ['a local key that is no base64', { SECRET_FIELDS_LOCAL_KEY: 'not-base64!' }, 'SECRET_FIELDS_LOCAL_KEY must be base64.'],
+    ['nothing', {}, 'Set SECRET_FIELDS_KEY_ARN to seal secret fields.'],
+    // No raw-key branch any more: the local stack serves KMS, so a raw key alone configures nothing.
+    ['only a raw local key', { SECRET_FIELDS_LOCAL_KEY: localKey }, 'Set SECRET_FIELDS_KEY_ARN to seal secret fields.'],
     ['an alias instead of a key ARN', { SECRET_FIELDS_KEY_ARN: 'arn:aws:kms:us-east-1:123456789012:alias/secrets' }, 'SECRET_FIELDS_KEY_ARN must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>).'],
   ])('fails fast with %s', (_, env, message) => {
     expect(() => secretCipherFromEnvironment(env)).toThrow(new SecretKeyConfigurationError(message));

@@ -141,7 +141,7 @@ describe('role statements as synthesized', () => {
 });
 
 describe('a function environment locally', () => {
-  const substitutes = { edgeEndpoint: 'http://edge', webhookSecrets: '{"current":"s"}', secretFieldsLocalKey: 'a2V5', authHs256Secret: 'dev-secret' };
+  const substitutes = { edgeEndpoint: 'http://edge', webhookSecrets: '{"current":"s"}', authHs256Secret: 'dev-secret' };
 
   it('substitutes what no local service provides and leads every AWS endpoint to the IAM edge', () => {
     expect(
@@ -149,12 +149,14 @@ describe('a function environment locally', () => {
     ).toEqual({
       TABLE_NAME: 't',
       WEBHOOK_SECRETS: '{"current":"s"}',
-      SECRET_FIELDS_LOCAL_KEY: 'a2V5',
+      // The local KMS holds the key: the ARN stays, its calls lead to the edge.
+      SECRET_FIELDS_KEY_ARN: 'arn:key',
       AUTH_HS256_SECRET: 'dev-secret',
       AWS_ENDPOINT_URL: 'http://edge',
       AWS_ENDPOINT_URL_DYNAMODB: 'http://edge',
       AWS_ENDPOINT_URL_SQS: 'http://edge',
       AWS_ENDPOINT_URL_SCHEDULER: 'http://edge',
+      AWS_ENDPOINT_URL_KMS: 'http://edge',
     });
   });
 

@@ -1,0 +1,155 @@
+// E2E: secret fields are sealed through the local KMS, which holds the template's key with its key policy, and the
+// IAM edge enforces both the key policy and the caller's role policies, as AWS does for a same-account key.
+// 1. On the shared stack: a save that seals a credential stores an ESDK message whose one data key KMS wrapped
+//    (provider `aws-kms`, the template's key ARN); the data key itself, unwrapped here with the admin key, appears
+//    in no table item and no log line.
+// 2. On a throwaway assembly whose CDK Aspects remove kms:GenerateDataKey from the save function's role policy and
+//    replace one gateway response's template (the manifest and the shared definitions unchanged): the save fails
+//    as on AWS (5xx, an explained AccessDeniedException in the log) and changes nothing; the local gateway answers
+//    an unknown path with the replaced template, so it reads the template, not the shared definitions.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DecryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ensureCloudAssembly } from '../../../infra/local/cloud-assembly';
+import { tokenFor } from '../../support/http';
+import { currentRunLogFile, spawnLocalStack, type LocalStackProcess } from '../../support/local-stack-process';
+import { freshTenantId } from '../../support/tenant-items';
+import { openTable, quarterHourly, saveTask } from '../scheduled-tasks/support';
+
+const synthTimeoutMs = 15 * 60_000;
+const credential = { Name: 'Ledger', TokenDetails: { Provider: 'Xero', OrgName: 'Acme', TokenSecret: 'ts-kms-e2e-secret' } };
+
+/** The header of an ESDK message (format version 2): its encryption context and its encrypted data keys. */
+const esdkHeader = (message: Buffer) => {
+  let offset = 1 + 2 + 32; // version, algorithm suite, message id
+  const u16 = () => {
+    const value = message.readUInt16BE(offset);
+    offset += 2;
+    return value;
+  };
+  const bytes = () => {
+    const length = u16();
+    const value = message.subarray(offset, offset + length);
+    offset += length;
+    return value;
+  };
+  const context: Record<string, string> = {};
+  if (u16() > 0) {
+    for (let pairs = u16(); pairs > 0; pairs -= 1) context[bytes().toString('utf8')] = bytes().toString('utf8');
+  }
+  const dataKeys = [];
+  for (let count = u16(); count > 0; count -= 1) {
+    dataKeys.push({ providerId: bytes().toString('utf8'), providerInfo: bytes().toString('utf8'), ciphertext: Buffer.from(bytes()) });
+  }
+  return { version: message[0], context, dataKeys };
+};
+
+/** The base64 ESDK messages in items: version 2, suite 0x0478 (committing AES-256-GCM, no signature) begin `AgR4`. */
+const sealedMessages = (value: unknown): string[] =>
+  JSON.stringify(value).match(/AgR4[A-Za-z0-9+/]{40,}={0,2}/g) ?? [];
+
+describe('the shared stack seals through the local KMS', () => {
+  const table = openTable();
+  afterAll(() => table.close());
+
+  it('wraps each data key with the template key, and the data key reaches no table item and no log line', async () => {
+    const tenant = freshTenantId();
+    const token = await tokenFor({ tenant });
+    const saved = await saveTask(token, { ...quarterHourly, AdaptorDetails: credential });
+    expect(saved.status).toBe(201);
+
+    const [sealed] = sealedMessages(await table.tenantItems(tenant));
+    expect(sealed).toBeDefined();
+    const header = esdkHeader(Buffer.from(sealed!, 'base64'));
+    expect(header.version).toBe(2);
+    expect(header.context).toEqual({ tenant: String(tenant), task: expect.any(String), field: expect.any(String) });
+    expect(header.dataKeys).toHaveLength(1);
+    const [dataKey] = header.dataKeys;
+    expect(dataKey!.providerId).toBe('aws-kms');
+    expect(dataKey!.providerInfo).toMatch(/^arn:aws:kms:us-east-1:123456789012:key\/[0-9a-f-]{36}$/);
+
+    // Unwrapped here with the admin key (the test environment's AWS_ENDPOINT_URL_KMS is the emulation itself), under
+    // the message's context; another context does not open it.
+    const kms = new KMSClient({});
+    try {
+      const opened = await kms.send(new DecryptCommand({ CiphertextBlob: dataKey!.ciphertext, EncryptionContext: header.context }));
+      const plaintextKey = Buffer.from(opened.Plaintext!);
+      expect(plaintextKey).toHaveLength(32);
+      await expect(kms.send(new DecryptCommand({ CiphertextBlob: dataKey!.ciphertext, EncryptionContext: { ...header.context, tenant: '0' } }))).rejects.toMatchObject({
+        name: 'InvalidCiphertextException',
+      });
+
+      const forms = [plaintextKey.toString('base64'), plaintextKey.toString('hex'), plaintextKey.toString('base64url')];
+      const items = JSON.stringify(await table.everyItem());
+      for (const form of forms) expect(items.includes(form)).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const log = await readFile(currentRunLogFile(), 'utf8');
+      for (const form of forms) expect(log.includes(form)).toBe(false);
+    } finally {
+      kms.destroy();
+    }
+  });
+});
+
+describe('a role policy without kms:GenerateDataKey, a gateway response template replaced', () => {
+  const workDir = mkdtempSync(join(tmpdir(), 'template-kms-'));
+  const assemblyDir = join(workDir, 'cdk.out');
+  const logFile = join(workDir, 'stack.log');
+  const replacedTemplate = '{"replacedByTheTemplate":true,"instance":"$context.requestId"}';
+  let stack: LocalStackProcess | undefined;
+
+  beforeAll(async () => {
+    await ensureCloudAssembly({
+      outdir: assemblyDir,
+      app: 'npx tsx test/support/drop-action-app.ts',
+      context: { dropAction: 'ScheduledTaskSave=kms:GenerateDataKey', gatewayResponseTemplate: `MISSING_AUTHENTICATION_TOKEN=${replacedTemplate}` },
+    });
+    stack = await spawnLocalStack({ assemblyDir, logFile });
+  }, synthTimeoutMs);
+
+  afterAll(async () => {
+    await stack?.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  const everyItem = async () => {
+    const client = new DynamoDBClient({ endpoint: stack!.ready.dynamodbEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      const page = await client.send(new ScanCommand({ TableName: stack!.ready.tableName, ConsistentRead: true }));
+      return (page.Items ?? []).map((item) => JSON.stringify(item)).sort();
+    } finally {
+      client.destroy();
+    }
+  };
+
+  it('answers an unknown path with the template\'s gateway response, not the shared one', async () => {
+    const response = await fetch(`${stack!.ready.baseUrl}/No/Such/Operation`);
+    const requestId = response.headers.get('x-request-id');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ replacedByTheTemplate: true, instance: requestId });
+  });
+
+  it('refuses the seal as AWS would, explained in the log, changing nothing', async () => {
+    const token = await tokenFor({ tenant: 7_150_002 });
+    const before = await everyItem();
+    const refused = await fetch(`${stack!.ready.baseUrl}/ScheduledTasks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...quarterHourly, AdaptorDetails: credential }),
+    });
+    expect(refused.status).toBeGreaterThanOrEqual(500);
+    expect(await refused.text()).not.toContain(credential.TokenDetails.TokenSecret);
+    expect(await everyItem()).toEqual(before);
+
+    const log = readFileSync(logFile, 'utf8');
+    const refusal = log.split('\n').find((line) => line.includes('AccessDeniedException') && line.includes('kms:GenerateDataKey'));
+    expect(refusal).toContain('scheduledTaskSave may not kms:GenerateDataKey on arn:aws:kms:us-east-1:123456789012:key/');
+    expect(refusal).toContain('the key policy delegates to it');
+    expect(refusal).toContain('"Effect":"Allow","Action":"kms:GenerateDataKey"');
+    expect(log).not.toContain(credential.TokenDetails.TokenSecret);
+  });
+});
