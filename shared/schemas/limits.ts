@@ -32,3 +32,10 @@ export const defaultSearchResults = 50;
 
 /** Paging of a payment's refunds in `GET /Payment/{id}` (MaxRefunds): read by the service, so kept out of zod's way. */
 export const refundsPage = { default: 100, max: limits.arrayItems } as const;
+
+/**
+ * Decimal places a quantity or a unit price may carry (Business Central's default precision for both). Stock on hand
+ * is a sum of quantities, so it has the same scale. Read by delivery receipts (lines, stock effects) and inventory.
+ */
+export const quantityScale = 5;
+export const priceScale = 5;
