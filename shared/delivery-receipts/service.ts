@@ -41,20 +41,14 @@ import {
   type StoredLine,
 } from './lines';
 import { lineFieldOrder, receiptFieldOrder } from '../schemas/receipt-fields';
-import { inFieldOrder, RefNumberTaken, type ReceiptHeader, type ReceiptRepository, type StoredReceipt } from './repository';
+import { inFieldOrder, RefNumberTaken } from './repository';
+import type { CompleteReceipt, ReceiptHeader, ReceiptStore, StoredReceipt } from './store';
 import { stockEffects } from './stock-effects';
 
-/** What the service asks of completion (shared/delivery-receipts/completion.ts, bound to the function's table). */
-export type CompleteReceipt = (request: {
-  readonly tenantId: number;
-  readonly receiptId: number;
-  readonly expectedVersion: number;
-  readonly actor: { readonly userId: number };
-  readonly now: Date;
-}) => Promise<{ readonly status: 'Complete' | 'Completing' }>;
+export type { CompleteReceipt } from './store';
 
 export interface ReceiptServiceDependencies {
-  readonly repository: ReceiptRepository;
+  readonly repository: ReceiptStore;
   readonly complete: CompleteReceipt;
   /** The over-receipt tolerance (the stack's setting; see README.md). */
   readonly policy?: LinePolicy;
