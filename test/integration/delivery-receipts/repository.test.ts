@@ -140,7 +140,8 @@ describe('RefNumber', () => {
       const from = sent.length;
       const saved = await service.save(principal, { Value: { ID: receipt.ID, Version: undefined, RefNumber: refNumber, SupplierName: `${refNumber} again` } });
       expect(saved.receipt.RefNumber).toBe(refNumber);
-      expect(sent.slice(from).map((command) => command.name)).toEqual(['QueryCommand', 'TransactWriteCommand']);
+      // One read, one write (a transaction of one action is sent as a conditional Put), no GetItem of the claim.
+      expect(sent.slice(from).map((command) => command.name)).toEqual(['QueryCommand', expect.stringMatching(/^(Put|TransactWrite)Command$/)]);
     }
     // Another receipt's RefNumber is still looked up first, and refused before anything is written.
     const from = sent.length;
