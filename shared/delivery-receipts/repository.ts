@@ -8,7 +8,7 @@ import { queryAll, type TableContext } from '../data/client';
 import { claimChanges, defineClaim } from '../data/claims';
 import { defineCodec } from '../data/codec';
 import { assertItemFits } from '../data/item-size';
-import { nextValue } from '../data/sequence';
+import { nextValue, withNextValue } from '../data/sequence';
 import { assertActionsFit, chunkActions, maxTransactionActions, transact, transactionActions, type TransactionItem } from '../data/transaction';
 import { ConcurrentModification, ReferenceTaken, VersionConflict } from '../errors';
 import { lineFieldOrder, receiptFieldOrder } from '../schemas/receipt-fields';
@@ -252,8 +252,20 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
       assertFits(write, actions.map((action) => action.item));
     },
 
+    /** True when the write is one transaction (at most 100 actions): a refusal then leaves nothing written. */
+    fitsOneTransaction(write: ReceiptWrite): boolean {
+      const { actions, add } = transactionActions<Role>();
+      claimActions(write, add);
+      lineActions(write, add);
+      return actions.length + 1 <= maxTransactionActions;
+    },
+
     /** The next receipt ID of the tenant; its default RefNumber is `DR-` and the ID in six digits. */
     nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, receiptSequence, 'delivery receipt ID'),
+
+    /** Runs a create with the next ID, given back when the create is refused with nothing written (a RefNumber taken). */
+    withNextId: <T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T> =>
+      withNextValue(table, tenantId, receiptSequence, 'delivery receipt ID', create),
 
     /**
      * The header and every line of a receipt: one strongly consistent Query of its partition, from `HEADER` to the

@@ -41,8 +41,12 @@ export interface ReceiptWrite {
 export interface ReceiptStore {
   /** Throws when the write could never be stored (an item or the transaction over DynamoDB's limits: 413). */
   assertFits(write: ReceiptWrite): void;
+  /** True when the write is one transaction: a refusal of it leaves nothing written. */
+  fitsOneTransaction(write: ReceiptWrite): boolean;
   /** The next receipt ID of the tenant. */
   nextId(tenantId: number): Promise<number>;
+  /** Runs a one-transaction create with the next ID, given back when the create is refused (4xx) with nothing written. */
+  withNextId<T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T>;
   /** The header and every line, strongly consistent; undefined when the receipt does not exist. */
   read(tenantId: number, receiptId: number): Promise<StoredReceipt | undefined>;
   /** Who holds a RefNumber now (strongly consistent). */

@@ -149,6 +149,17 @@ describe('RefNumber', () => {
     expect(writesSince(sent, from)).toEqual([]);
   });
 
+  it('creates with a new RefNumber in two round trips, and a taken one leaves no gap in the IDs', async () => {
+    const principal = freshPrincipal();
+    let from = sent.length;
+    expect((await service.save(principal, { Value: { RefNumber: 'PO-1' } })).receipt).toMatchObject({ ID: 1, RefNumber: 'PO-1' });
+    // The ID, then one transaction whose claim refuses a taken RefNumber: no GetItem of the claim first.
+    expect(sent.slice(from).map((command) => command.name)).toEqual(['UpdateCommand', 'TransactWriteCommand']);
+    from = sent.length;
+    expect(await failureOf(service.save(principal, { Value: { RefNumber: 'po-1' } }))).toMatchObject({ name: 'RefNumberTaken', status: 409 });
+    expect((await service.save(principal, { Value: {} })).receipt).toMatchObject({ ID: 2, RefNumber: 'DR-000002' });
+  });
+
   it('answers 404 for another tenant\'s receipt, on every operation', async () => {
     const owner = freshPrincipal();
     const { receipt } = await service.save(owner, { Value: {} });
