@@ -2,8 +2,8 @@
 // other tenant's).
 import { httpOperation } from '../../shared/http/operation';
 import { deliveryReceiptGetV2 } from '../../shared/compiled/operations/delivery-receipts';
-import { receiptService } from '../../shared/delivery-receipts';
 import { readAnswer } from '../../shared/http/answers/delivery-receipts';
+import { receiptService } from '../../shared/delivery-receipts/wiring';
 
 const receipts = receiptService();
 

@@ -2,10 +2,11 @@
 // through the queue answers 202 with the receipt in Completing.
 import { httpOperation, respond } from '../../shared/http/operation';
 import { deliveryReceiptSaveV2 } from '../../shared/compiled/operations/delivery-receipts';
-import { completingReceiptService } from '../../shared/delivery-receipts/with-completion';
 import { savedAnswer } from '../../shared/http/answers/delivery-receipts';
+import { completeReceipt } from '../../shared/delivery-receipts/completion';
+import { completingReceiptService } from '../../shared/delivery-receipts/wiring';
 
-const receipts = completingReceiptService();
+const receipts = completingReceiptService(completeReceipt);
 
 export const handler = httpOperation(deliveryReceiptSaveV2).handler(async ({ principal, body }) => {
   const answer = savedAnswer(await receipts.save(principal, body));

@@ -2,7 +2,7 @@
 import { httpOperation, respond } from '../../shared/http/operation';
 import { locationOf } from '../../shared/http/location';
 import { tenantLocationGet, tenantLocationSave } from '../../shared/compiled/operations/tenant-locations';
-import { tenantLocationService } from '../../shared/tenant-locations';
+import { tenantLocationService } from '../../shared/tenant-locations/wiring';
 
 const locations = tenantLocationService();
 

@@ -5,13 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from '../data/client';
+import { getRawItem, plainItem, queryRawItems, type RawItem } from '../data/exact-items';
+import { stockOnHandKey } from '../data/stock-on-hand-keys';
 import { transact, transactionActions, type TransactionItem } from '../data/transaction';
 import { ConcurrentModification, NotFound, ServiceUnavailable, VersionConflict } from '../errors';
 import { describeError, logger } from '../observability/logger';
 import { countMetric } from '../observability/metrics';
 import { completionMessageOf, defaultCompletionPublisher, type CompletionMessage, type CompletionPublisher } from './completion-message';
-import { getRawItem, plainItem, queryRawItems, type RawItem } from './exact-items';
-import { completionKey, headerKey, headerSortKey, lineKey, lineSortKeyPrefix, movementKey, receiptPartition, stockOnHandKey } from './keys';
+import { completionKey, headerKey, headerSortKey, lineKey, lineSortKeyPrefix, movementKey, receiptPartition } from './keys';
 import { statusView, type Actor } from './lifecycle';
 import type { StoredLine } from './lines';
 import { chunkAt, planCompletion, type CompletionChunk, type CompletionPlan, type TransactionAction } from './stock-effects';

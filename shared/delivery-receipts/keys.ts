@@ -7,7 +7,7 @@
 //   pk `T#<tenant>#DR#<id>`        sk `LINE#<seq>`      one DeliveryLine (seq = SequenceNumber, 10 digits)
 //   pk `T#<tenant>#DR#<id>`        sk `MOVE#<seq>`      the stock movement of a received line, put once
 //   pk `T#<tenant>#DR#<id>`        sk `COMPLETION`      completionId and CompletionCursor of a chunked completion
-//   pk `T#<tenant>#SOH#<item>`     sk `WH#<warehouse>`  TotalSOH of an item in a warehouse (exact decimal, ADD only)
+//   pk `T#<tenant>#SOH#<item>`     sk `WH#<warehouse>`  TotalSOH (shared with inventory: shared/data/stock-on-hand-keys.ts)
 //   pk `T#<tenant>`                sk `SEQ#DR`          the receipt ID sequence (data kit), also RefNumber DR-000001
 import { composeKey, padNumber, tenantPartition, type ItemKey } from '../data/partition';
 
@@ -33,9 +33,3 @@ export const movementKey = (tenantId: number, receiptId: number, sequenceNumber:
 });
 export const completionKey = (tenantId: number, receiptId: number): ItemKey => ({ pk: receiptPartition(tenantId, receiptId), sk: completionSortKey });
 
-/** Stock on hand of one inventory item: one item per warehouse in the item's own partition. */
-export const stockOnHandPartition = (tenantId: number, inventoryId: number): string => composeKey(tenantPartition(tenantId), 'SOH', padNumber(inventoryId));
-export const stockOnHandKey = (tenantId: number, inventoryId: number, warehouseId: number): ItemKey => ({
-  pk: stockOnHandPartition(tenantId, inventoryId),
-  sk: composeKey('WH', padNumber(warehouseId)),
-});

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { ValidationFailed, type FieldError } from '../errors';
 import type { DeliveryLine, InventoryLine } from '../schemas/delivery-receipt';
 import { lineFieldOrder, maxLinesPerReceipt } from '../schemas/receipt-fields';
-import { formatUnits, halfUnitAt, priceScale, quantityScale, rescale, toUnits, unitsToNumber } from './decimal';
+import { formatUnits, halfUnitAt, numberToUnits, rescale, unitsToNumber } from '../decimal';
+import { priceScale, quantityScale } from '../schemas/limits';
 
 /** The issue's bound: a receipt holds at most 1,000 lines (active and deactivated: each is an item to read). */
 export { maxLinesPerReceipt };
@@ -40,7 +41,7 @@ const maxTolerancePercent = 1_000;
 
 /** Fails fast on a policy no request could satisfy sensibly, so a misconfigured stack is caught at start-up. */
 export const linePolicy = (overReceiptTolerancePercent: number): LinePolicy => {
-  const units = toUnits(overReceiptTolerancePercent, toleranceScale);
+  const units = numberToUnits(overReceiptTolerancePercent, toleranceScale);
   if (units === undefined || units < 0n || overReceiptTolerancePercent > maxTolerancePercent) {
     throw new Error(`The over-receipt tolerance must be 0 to ${maxTolerancePercent}% with at most two decimals.`);
   }
@@ -82,7 +83,7 @@ const countedQuantities = quantityFields.filter((field) => field !== 'QuantityOr
 
 /** A quantity of a stored line in exact units (stored lines were checked to carry at most `quantityScale` places). */
 export const quantityUnits = (line: DeliveryLine, field: (typeof quantityFields)[number]): bigint =>
-  toUnits(line[field] ?? 0, quantityScale) ?? 0n;
+  numberToUnits(line[field] ?? 0, quantityScale) ?? 0n;
 
 /** Save's merge convention, as for every record: an absent field keeps its stored value and `""` clears it. */
 export const mergeSentFields = <T extends object>(stored: T, sent: Partial<T>, fields: readonly (keyof T & string)[]): T => {
@@ -122,7 +123,7 @@ type Pointer = (field?: string) => string;
 
 const checkAmount = (value: number | undefined, scale: number, at: string, errors: FieldError[]): bigint | undefined => {
   if (value === undefined) return undefined;
-  const units = toUnits(value, scale);
+  const units = numberToUnits(value, scale);
   if (units === undefined) errors.push({ pointer: at, detail: `must have at most ${scale} decimal places` });
   else if (units < 0n) errors.push({ pointer: at, detail: 'must be 0 or more' });
   else return units;
@@ -139,7 +140,7 @@ const checkLine = (line: DeliveryLine, policy: LinePolicy, pointer: Pointer, err
   checkAmount(line.CostPriceEx, priceScale, pointer('CostPriceEx'), errors);
   if (errors.length > before || line.QuantityOrdered === undefined) return;
   const counted = countedQuantities.reduce((sum, field) => sum + quantityUnits(line, field), 0n);
-  const tolerance = toUnits(policy.overReceiptTolerancePercent, toleranceScale) ?? 0n;
+  const tolerance = numberToUnits(policy.overReceiptTolerancePercent, toleranceScale) ?? 0n;
   const hundredPercent = 100n * 10n ** BigInt(toleranceScale);
   if (counted * hundredPercent > quantityUnits(line, 'QuantityOrdered') * (hundredPercent + tolerance)) {
     const allowance = policy.overReceiptTolerancePercent > 0 ? ` plus ${policy.overReceiptTolerancePercent}%` : '';
@@ -302,7 +303,7 @@ export const checkLineTotal = (entry: InventoryLine, currency: Currency, at: str
     return;
   }
   const productScale = quantityScale + priceScale;
-  const total = toUnits(entry.LineTotal, currency.minorUnits);
+  const total = numberToUnits(entry.LineTotal, currency.minorUnits);
   if (total === undefined) {
     errors.push({ pointer: `${at}/LineTotal`, detail: `must have at most ${currency.minorUnits} decimal places` });
     return;

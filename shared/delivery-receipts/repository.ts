@@ -8,26 +8,17 @@ import { queryAll, type TableContext } from '../data/client';
 import { claimChanges, defineClaim } from '../data/claims';
 import { defineCodec } from '../data/codec';
 import { assertItemFits } from '../data/item-size';
-import { nextValue } from '../data/sequence';
+import { nextValue, withNextValue } from '../data/sequence';
 import { assertActionsFit, chunkActions, maxTransactionActions, transact, transactionActions, type TransactionItem } from '../data/transaction';
 import { ConcurrentModification, ReferenceTaken, VersionConflict } from '../errors';
-import type { DeliveryReceiptT } from '../schemas/delivery-receipt';
 import { lineFieldOrder, receiptFieldOrder } from '../schemas/receipt-fields';
 import type { StoredLine } from './lines';
 import { headerKey, headerSortKey, lineKey, lineSortKeyPrefix, receiptPartition, receiptSequence } from './keys';
 import { searchIndexAttributes, searchTextAttribute } from './search-keys';
 import { chunkRequestToken } from './stock-effects';
+import type { ReceiptHeader, ReceiptStore, ReceiptWrite, StoredReceipt } from './store';
 
-/** A receipt's header as stored: every field but Lines, with its identity, tenancy and Version always present. */
-export type ReceiptHeader = Omit<DeliveryReceiptT, 'Lines'> & {
-  readonly ID: number;
-  readonly GUID: string;
-  readonly TenantID: number;
-  readonly Version: number;
-  readonly RefNumber: string;
-  readonly Status: string;
-  readonly CreatedDateTime_utc: string;
-};
+export type { ReceiptHeader, ReceiptWrite, StoredReceipt } from './store';
 
 type HeaderField = Exclude<(typeof receiptFieldOrder)[number], 'Lines'>;
 const headerFields = receiptFieldOrder.filter((field): field is HeaderField => field !== 'Lines');
@@ -84,28 +75,6 @@ const lineCodec = (tenantId: number, receiptId: number) =>
     key: (line) => lineKey(tenantId, receiptId, line.SequenceNumber),
   });
 
-/** A receipt as stored: its header, every stored line (active or not) and what only the data layer reads. */
-export interface StoredReceipt {
-  readonly header: ReceiptHeader;
-  readonly lines: StoredLine[];
-  /** The highest line number given so far (never below a stored line's ID). */
-  readonly lastLineNumber: number;
-  /** Attributes of the header item that are not receipt fields (completion state, index keys, ...), kept as they are. */
-  readonly internal: Readonly<Record<string, unknown>>;
-}
-
-export interface ReceiptWrite {
-  readonly tenantId: number;
-  /** The header to store, carrying its new Version (1 for a create). */
-  readonly header: ReceiptHeader;
-  readonly lastLineNumber: number;
-  /** The receipt as read; absent for a create. The write is conditional on its Version. */
-  readonly previous?: StoredReceipt;
-  /** Lines to put (new or changed) and to delete (removed): nothing else of the partition is written. */
-  readonly puts: readonly StoredLine[];
-  readonly deletes: readonly StoredLine[];
-}
-
 /** Another save of the receipt spans several transactions and holds its lease: read again shortly. */
 export class SaveInProgress extends ConcurrentModification {
   constructor() {
@@ -138,7 +107,7 @@ const leaseOf = (item: Readonly<Record<string, unknown>>): Lease | undefined => 
 const storedFieldNames = new Set<string>(headerFields);
 const keyAttributes = new Set(['pk', 'sk', 'entity', lastLineAttribute, leaseAttribute]);
 
-export const createReceiptRepository = (table: TableContext, clock: () => Date = () => new Date()) => {
+export const createReceiptRepository = (table: TableContext, clock: () => Date = () => new Date()): ReceiptStore => {
   const { client, tableName } = table;
 
   /** Header writes succeed only when no other save holds a live lease on it. */
@@ -283,8 +252,20 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
       assertFits(write, actions.map((action) => action.item));
     },
 
+    /** True when the write is one transaction (at most 100 actions): a refusal then leaves nothing written. */
+    fitsOneTransaction(write: ReceiptWrite): boolean {
+      const { actions, add } = transactionActions<Role>();
+      claimActions(write, add);
+      lineActions(write, add);
+      return actions.length + 1 <= maxTransactionActions;
+    },
+
     /** The next receipt ID of the tenant; its default RefNumber is `DR-` and the ID in six digits. */
     nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, receiptSequence, 'delivery receipt ID'),
+
+    /** Runs a create with the next ID, given back when the create is refused with nothing written (a RefNumber taken). */
+    withNextId: <T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T> =>
+      withNextValue(table, tenantId, receiptSequence, 'delivery receipt ID', create),
 
     /**
      * The header and every line of a receipt: one strongly consistent Query of its partition, from `HEADER` to the
@@ -344,4 +325,5 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
   };
 };
 
-export type ReceiptRepository = ReturnType<typeof createReceiptRepository>;
+/** The adapter as the service sees it: the port it declares (./store.ts). */
+export type ReceiptRepository = ReceiptStore;

@@ -41,20 +41,14 @@ import {
   type StoredLine,
 } from './lines';
 import { lineFieldOrder, receiptFieldOrder } from '../schemas/receipt-fields';
-import { inFieldOrder, RefNumberTaken, type ReceiptHeader, type ReceiptRepository, type StoredReceipt } from './repository';
+import { inFieldOrder, RefNumberTaken } from './repository';
+import type { CompleteReceipt, ReceiptHeader, ReceiptStore, StoredReceipt } from './store';
 import { stockEffects } from './stock-effects';
 
-/** What the service asks of completion (shared/delivery-receipts/completion.ts, bound to the function's table). */
-export type CompleteReceipt = (request: {
-  readonly tenantId: number;
-  readonly receiptId: number;
-  readonly expectedVersion: number;
-  readonly actor: { readonly userId: number };
-  readonly now: Date;
-}) => Promise<{ readonly status: 'Complete' | 'Completing' }>;
+export type { CompleteReceipt } from './store';
 
 export interface ReceiptServiceDependencies {
-  readonly repository: ReceiptRepository;
+  readonly repository: ReceiptStore;
   readonly complete: CompleteReceipt;
   /** The over-receipt tolerance (the stack's setting; see README.md). */
   readonly policy?: LinePolicy;
@@ -160,7 +154,13 @@ export const createReceiptService = ({
    * back its receipt's own default or stored value, never choose another, so a default can never be taken. A value
    * another receipt holds is refused (409) before anything is written (the claim in the write settles a race).
    */
-  const refNumberFor = async (tenantId: number, id: number | undefined, sent: string | undefined, stored: string | undefined) => {
+  const refNumberFor = async (
+    tenantId: number,
+    id: number | undefined,
+    sent: string | undefined,
+    stored: string | undefined,
+    { lookUp = true }: { readonly lookUp?: boolean } = {},
+  ) => {
     if (sent === undefined) return stored;
     const trimmed = sent.trim();
     if (trimmed === '') return undefined;
@@ -170,6 +170,11 @@ export const createReceiptService = ({
     if (serverNumbering.test(normal) && !own) {
       throw new ValidationFailed([{ pointer: '/Value/RefNumber', detail: 'DR- followed by digits is reserved for the numbers the server gives' }]);
     }
+    // The receipt's own RefNumber (its stored claim, or its reserved default) is nobody else's: no read needed. A
+    // client sending a fetched receipt back saves that round trip (test/bench/README.md, "Round trips").
+    // A create written in one transaction needs no read either: the claim in it refuses a taken RefNumber (409) and
+    // the ID is given back (`withNextId`), so nothing changes.
+    if (own || !lookUp) return trimmed;
     const owner = await repository.refNumberOwner(tenantId, trimmed);
     if (owner !== undefined && owner !== id) throw new RefNumberTaken(trimmed);
     return trimmed;
@@ -181,7 +186,8 @@ export const createReceiptService = ({
     const actor = actorOf(principal, clock);
     const transition = requestedTransition(undefined, value.Status);
     const lines = mergeLines({ stored: [], body: value.Lines ?? [], lastLineNumber: 0, policy, newGuid });
-    const refNumber = await refNumberFor(tenantId, undefined, value.RefNumber, undefined);
+    // Refusals that need no read first: a reserved RefNumber (400), then any rule of the lines and header.
+    const refNumber = await refNumberFor(tenantId, undefined, value.RefNumber, undefined, { lookUp: false });
     const headerWith = (id: number, guid: string) =>
       applyTransition(
         buildHeader({
@@ -200,11 +206,18 @@ export const createReceiptService = ({
       );
     // With the largest ID (the real items can only be smaller): a receipt too large to store is refused (413) before
     // it takes an ID.
-    repository.assertFits({ tenantId, header: headerWith(maxSequenceValue, '00000000-0000-0000-0000-000000000000'), lastLineNumber: lines.lastLineNumber, puts: lines.lines, deletes: [] });
-    const id = await repository.nextId(tenantId);
-    const header = headerWith(id, newGuid().toLowerCase());
-    await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, puts: lines.lines, deletes: [] });
-    return { ...receiptView(header, lines.lines), created: true, completing: false };
+    const probe = { tenantId, header: headerWith(maxSequenceValue, '00000000-0000-0000-0000-000000000000'), lastLineNumber: lines.lastLineNumber, puts: lines.lines, deletes: [] };
+    repository.assertFits(probe);
+    const write = async (id: number): Promise<SavedReceipt> => {
+      const header = headerWith(id, newGuid().toLowerCase());
+      await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, puts: lines.lines, deletes: [] });
+      return { ...receiptView(header, lines.lines), created: true, completing: false };
+    };
+    // One transaction: its RefNumber claim refuses a taken RefNumber and the ID is given back (2 round trips). A
+    // create in chunks writes its claim last, after the lines, so the RefNumber's owner is read before anything.
+    if (repository.fitsOneTransaction(probe)) return repository.withNextId(tenantId, write);
+    await refNumberFor(tenantId, undefined, value.RefNumber, undefined);
+    return write(await repository.nextId(tenantId));
   };
 
   /**

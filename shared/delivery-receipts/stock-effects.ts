@@ -2,7 +2,8 @@
 // that each fit one DynamoDB transaction. Pure and deterministic: the repository maps each action to a
 // TransactWriteItems entry; replaying any chunk is a no-op because of its cursor condition and request token.
 import { ValidationFailed } from '../errors';
-import { formatUnits, quantityScale } from './decimal';
+import { formatUnits } from '../decimal';
+import { quantityScale } from '../schemas/limits';
 import type { Actor } from './lifecycle';
 import { quantityUnits, type StoredLine } from './lines';
 

@@ -1,7 +1,12 @@
 // Money: exact amounts. An amount travels as a JSON number (a binary double) but is computed in integer minor units
 // (cents), converted through its decimal text, never by multiplying a double: 0.1 + 0.2 is 0.30000000000000004 in
 // doubles and exactly 30 cents here.
+// The arithmetic is the one exact decimal module's (shared/decimal); what is here is the currency layer: minor units
+// per currency, bounds and display.
+import { formatFixed, InvalidDecimal, parseDecimal as parseExact, unitsAt, type DecimalProblem, type ExactDecimal } from '../decimal';
 import { minorUnitsOf, type MinorUnits } from './currencies';
+
+export type { ExactDecimal } from '../decimal';
 
 /**
  * Largest magnitude of an amount in minor units: 15 significant digits. Every decimal of at most 15 significant
@@ -11,7 +16,7 @@ import { minorUnitsOf, type MinorUnits } from './currencies';
  */
 export const maxMinorUnits = 999_999_999_999_999;
 
-export type AmountProblem = 'not-a-number' | 'too-many-decimals' | 'too-large' | 'unknown-currency';
+export type AmountProblem = DecimalProblem | 'unknown-currency';
 
 /** Why an amount cannot be money in its currency; the domain turns it into a 400 with the field's pointer. */
 export class InvalidAmount extends Error {
@@ -24,33 +29,18 @@ export class InvalidAmount extends Error {
   }
 }
 
-const decimalPattern = /^(-)?([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
-
-/** An exact decimal: `coefficient x 10^-scale`, with no trailing zeros in the coefficient's fraction. */
-export interface ExactDecimal {
-  readonly negative: boolean;
-  readonly coefficient: bigint;
-  readonly scale: number;
-}
-
-/** Parses decimal text (`-12.30`, `1e-7`, `4.5E+3`) exactly, with bigint arithmetic. */
-export const parseDecimal = (text: string): ExactDecimal => {
-  const match = decimalPattern.exec(text);
-  if (!match) throw new InvalidAmount('not-a-number', 'must be a decimal number');
-  const [, minus, whole = '', fraction = '', exponentText = '0'] = match;
-  const exponent = Number(exponentText);
-  if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > 400) throw new InvalidAmount('too-large', 'is out of range');
-  let digits = `${whole}${fraction}`.replace(/^0+(?=[0-9])/, '');
-  let scale = fraction.length - exponent;
-  // Drop trailing zeros of the fraction: 0.30 has one decimal, not two.
-  while (scale > 0 && digits.length > 1 && digits.endsWith('0')) {
-    digits = digits.slice(0, -1);
-    scale -= 1;
+/** Runs the decimal module, reporting its refusals as amounts' (same problem, same detail). */
+const asAmount = <T>(read: () => T): T => {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof InvalidDecimal) throw new InvalidAmount(error.problem, error.detail);
+    throw error;
   }
-  const coefficient = BigInt(digits);
-  if (scale < 0) return { negative: Boolean(minus) && coefficient !== 0n, coefficient: coefficient * 10n ** BigInt(-scale), scale: 0 };
-  return { negative: Boolean(minus) && coefficient !== 0n, coefficient, scale: coefficient === 0n ? 0 : scale };
 };
+
+/** Parses decimal text (`-12.30`, `1e-7`, `4.5E+3`) exactly: the decimal module's parser, refusing as an amount. */
+export const parseDecimal = (text: string): ExactDecimal => asAmount(() => parseExact(text));
 
 const requireMinorUnits = (currency: string): MinorUnits => {
   const units = minorUnitsOf(currency);
@@ -67,25 +57,23 @@ export const toMinorUnits = (amount: number | string, currency: string): number 
   if (typeof amount === 'number' && !Number.isFinite(amount)) throw new InvalidAmount('not-a-number', 'must be a finite number');
   const units = requireMinorUnits(currency);
   const decimal = parseDecimal(typeof amount === 'number' ? String(amount) : amount.trim());
-  if (decimal.scale > units) {
+  const minor = unitsAt(decimal, units);
+  if (minor === undefined) {
     throw new InvalidAmount(
       'too-many-decimals',
       units === 0 ? `must be a whole number in ${currency}` : `must have at most ${units} decimals in ${currency}`,
     );
   }
-  const minor = decimal.coefficient * 10n ** BigInt(units - decimal.scale);
-  if (minor > BigInt(maxMinorUnits)) throw new InvalidAmount('too-large', `must be at most ${decimalText(maxMinorUnits, currency)} in ${currency}`);
-  return Number(decimal.negative ? -minor : minor);
+  if (minor > BigInt(maxMinorUnits) || minor < -BigInt(maxMinorUnits)) {
+    throw new InvalidAmount('too-large', `must be at most ${decimalText(maxMinorUnits, currency)} in ${currency}`);
+  }
+  return Number(minor);
 };
 
 /** The exact decimal text of an amount in minor units: 1230 AUD -> `12.30`, -5 AUD -> `-0.05`, 500 JPY -> `500`. */
 export const decimalText = (minor: number, currency: string): string => {
   if (!Number.isSafeInteger(minor)) throw new InvalidAmount('not-a-number', 'minor units must be a safe integer');
-  const units = requireMinorUnits(currency);
-  const digits = String(Math.abs(minor)).padStart(units + 1, '0');
-  const whole = digits.slice(0, digits.length - units);
-  const fraction = digits.slice(digits.length - units);
-  return `${minor < 0 ? '-' : ''}${whole}${units > 0 ? `.${fraction}` : ''}`;
+  return formatFixed(BigInt(minor), requireMinorUnits(currency));
 };
 
 /**

@@ -35,3 +35,10 @@ export const refundsPage = { default: 100, max: limits.arrayItems } as const;
 
 /** How many runs a scheduled task's answer lists, newest first (`SyncLogs`' bound; read by the run store). */
 export const latestRunsShown = 20;
+
+/**
+ * Decimal places a quantity or a unit price may carry (Business Central's default precision for both). Stock on hand
+ * is a sum of quantities, so it has the same scale. Read by delivery receipts (lines, stock effects) and inventory.
+ */
+export const quantityScale = 5;
+export const priceScale = 5;

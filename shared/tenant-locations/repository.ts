@@ -16,6 +16,7 @@ import { versionedPut } from '../data/versioned';
 import { ConcurrentModification, NameTaken, VersionConflict } from '../errors';
 import { TenantLocation as tenantLocationSchema } from '../compiled/schemas/tenant-location';
 import type { TenantLocation } from '../schemas/tenant-location';
+import type { LocationFilter, LocationWrite, TenantLocationStore } from './store';
 import {
   activeIndexKeys,
   activeLocationsByName,
@@ -79,32 +80,13 @@ const fromItem = (item: Record<string, unknown>, defaultId: number | undefined):
 /** The default pointer moved while a save kept or dropped the default: read again (never a stale Version). */
 export class DefaultMoved extends ConcurrentModification {}
 
-export interface LocationFilter {
-  readonly includeInactive: boolean;
-  readonly isActive?: boolean;
-  readonly customerId?: number;
-  readonly parentId?: number;
-  /** Lower-cased text to find with `contains`. */
-  readonly search?: string;
-  readonly searchNameOnly?: boolean;
-}
-
-export interface LocationWrite {
-  readonly next: TenantLocation;
-  /** The stored version this write replaces, as read (IsDefault included); absent for a create. */
-  readonly previous?: TenantLocation;
-  /**
-   * The request asks for `next` to be the default ("make this the default"): the pointer is put whatever it named,
-   * and the last such write committed wins. Otherwise a `next` that stays the default only checks that it still is.
-   */
-  readonly makesDefault: boolean;
-}
+export type { LocationFilter, LocationWrite } from './store';
 
 type Role = 'location' | 'claim' | 'claim-release' | 'pointer';
 
 const isActiveDefault = (location: TenantLocation | undefined) => Boolean(location?.IsActive && location.IsDefault);
 
-export const createTenantLocationRepository = (table: TableContext) => {
+export const createTenantLocationRepository = (table: TableContext): TenantLocationStore => {
   const { client, tableName } = table;
   return {
     /** A location with IsDefault read from the pointer at the same moment (both strongly consistent). */
@@ -230,4 +212,5 @@ export const createTenantLocationRepository = (table: TableContext) => {
   };
 };
 
-export type TenantLocationRepository = ReturnType<typeof createTenantLocationRepository>;
+/** The adapter as the service sees it: the port it declares (./store.ts). */
+export type TenantLocationRepository = TenantLocationStore;

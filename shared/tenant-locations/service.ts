@@ -12,7 +12,8 @@ import type { Address } from '../schemas/address';
 import { addressTypes, type AddressTypeName } from '../schemas/address-types';
 import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '../schemas/tenant-location';
 import { normaliseName } from './keys';
-import { assertLocationFits, type TenantLocationRepository } from './repository';
+import { assertLocationFits } from './repository';
+import type { TenantLocationStore } from './store';
 
 /** Fields a client writes on Save. Everything else is the server's (ID, tenancy, version, audit, row number). */
 const clientFields = [
@@ -71,7 +72,7 @@ const mergeClientFields = (previous: TenantLocation | undefined, input: TenantLo
 const maxParentDepth = 16;
 
 export interface TenantLocationServiceDependencies {
-  readonly repository: TenantLocationRepository;
+  readonly repository: TenantLocationStore;
   readonly clock?: () => Date;
 }
 

@@ -2,7 +2,7 @@
 import type { CapacityPhase } from './section-capacity';
 import type { ColdSection } from './section-cold';
 import type { ConsumerFigures } from './section-consumer';
-import type { Comparison } from './section-warm';
+import { comparisonTable, type Comparison } from './section-warm';
 import { bytes, ms, ratio, renderTable, units } from './stats';
 
 export interface BenchReport {
@@ -50,23 +50,6 @@ const coldTable = (cold: ColdSection): string => {
     rows,
   );
 };
-
-const comparisonTable = (comparisons: readonly Comparison[]): string =>
-  renderTable(
-    ['Handler (in process)', 'n', 'p50 ms', 'p99 ms', 'Raw call', 'raw p50', 'raw p99', 'p50 ratio', 'p99 ratio', 'Target'],
-    comparisons.map((entry) => [
-      entry.name,
-      String(entry.handler.n),
-      ms(entry.handler.p50),
-      ms(entry.handler.p99),
-      entry.rawLabel,
-      ms(entry.raw.p50),
-      ms(entry.raw.p99),
-      ratio(entry.ratioP50),
-      ratio(entry.ratioP99),
-      entry.target !== undefined ? `${entry.verdict} (<=${entry.target}x)` : '-',
-    ]),
-  );
 
 const capacityTable = (phases: readonly CapacityPhase[]): string => {
   const [without, withOthers] = phases;

@@ -2,17 +2,19 @@
 // baseline (measured by section 1, on the cold tenant's receipt 1 that `seedColdReceipt` creates), and Get of a
 // 100-line receipt, warm and in process, against the raw Query of its partition that Get is built on (same run,
 // interleaved), with the capacity each consumes.
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../shared/auth/principal';
+import { stockOnHandKey, stockOnHandPartition, warehouseSortKeyPrefix } from '../../shared/data/stock-on-hand-keys';
 import { headerSortKey, lineSortKeyPrefix, receiptPartition } from '../../shared/delivery-receipts/keys';
 import { createReceiptRepository } from '../../shared/delivery-receipts/repository';
 import { createReceiptService } from '../../shared/delivery-receipts/service';
 import { deliveryReceiptAddInventory, deliveryReceiptGetV2, deliveryReceiptSaveV2 } from '../../shared/operations/delivery-receipts';
+import { inventoryGetDetailedSOHV2 } from '../../shared/operations/inventory';
 import type { CapacityTotals } from './capacity';
 import { benchTenantIds, principalOf, type BenchContext } from './context';
 import type { HttpRequest } from './events';
 import type { ColdSection } from './section-cold';
-import { compare, httpCall, interleave, type Comparison } from './section-warm';
+import { compare, comparisonTable, httpCall, interleave, type Comparison } from './section-warm';
 import { coldRowsOf, ms, ratio, renderColdRows, renderTable, units, type ColdRow } from './stats';
 
 const tenants = { cold: benchTenantIds.cold, get: benchTenantIds.receiptGet } as const;
@@ -62,6 +64,7 @@ export interface DeliveryReceiptsSection {
   readonly cold: readonly ColdRow[];
   readonly coldTarget: number;
   readonly get: Comparison;
+  readonly stock: Comparison;
   readonly getCapacity: CapacityTotals;
   readonly rawReadUnits: number;
   readonly bodyBytes: number;
@@ -74,6 +77,49 @@ const rawReceiptQuery = (tableName: string, tenantId: number, receiptId: number)
   ExpressionAttributeValues: { ':pk': receiptPartition(tenantId, receiptId), ':from': headerSortKey, ':to': `${lineSortKeyPrefix}~` },
   ConsistentRead: true,
 });
+
+/** Warehouses of the item whose stock on hand is read (as completion writes them: one item per warehouse). */
+const stockWarehouses = 5;
+const stockInventoryId = 1;
+
+/** The Query stock on hand sends: the item's partition, strongly consistent, two attributes. */
+const rawStockQuery = (tableName: string, tenantId: number): QueryCommandInput => ({
+  TableName: tableName,
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+  ExpressionAttributeValues: { ':pk': stockOnHandPartition(tenantId, stockInventoryId), ':prefix': warehouseSortKeyPrefix },
+  ProjectionExpression: 'WarehouseID, TotalSOH',
+  ConsistentRead: true,
+});
+
+/** Stock on hand of one item against the raw Query it is built on (same run, interleaved). */
+const compareStockOnHand = async (ctx: BenchContext, principal: Principal): Promise<Comparison> => {
+  const { rawTable, options } = ctx;
+  for (let warehouseId = 1; warehouseId <= stockWarehouses; warehouseId += 1) {
+    const key = stockOnHandKey(principal.tenantId, stockInventoryId, warehouseId);
+    await rawTable.client.send(
+      new PutCommand({
+        TableName: rawTable.tableName,
+        Item: { ...key, entity: 'StockOnHand', InventoryID: stockInventoryId, WarehouseID: warehouseId, TotalSOH: 10.5 * warehouseId },
+      }),
+    );
+  }
+  const handler = await ctx.loadHandler(inventoryGetDetailedSOHV2.handler);
+  const stockOnce = httpCall(handler, inventoryGetDetailedSOHV2, () => ({ principal, pathParameters: { id: String(stockInventoryId) } }), 200);
+  const input = rawStockQuery(rawTable.tableName, principal.tenantId);
+  const rawOnce = async () => async () => {
+    const { Items } = await rawTable.client.send(new QueryCommand(input));
+    if (Items?.length !== stockWarehouses) throw new Error(`raw Query read ${Items?.length ?? 0} items, not ${stockWarehouses}`);
+  };
+  ctx.log(`delivery receipts: ${options.warmIterations} warm stock-on-hand reads of ${stockWarehouses} warehouses against the raw Query`);
+  const series = await interleave(stockOnce, rawOnce, options.warmIterations, options.warmupIterations);
+  return compare(
+    `inventoryGetDetailedSOHV2 (${stockWarehouses} warehouses)`,
+    'Query of the item (consistent)',
+    series,
+    receiptGetTarget,
+    'stock on hand reads through the raw client (exact decimals) and sums bigints',
+  );
+};
 
 export const runDeliveryReceiptsSection = async (ctx: BenchContext, coldStart: ColdSection): Promise<DeliveryReceiptsSection> => {
   const { rawTable, options, log } = ctx;
@@ -104,22 +150,21 @@ export const runDeliveryReceiptsSection = async (ctx: BenchContext, coldStart: C
   const measured = await rawTable.client.send(new QueryCommand({ ...input, ReturnConsumedCapacity: 'TOTAL' }));
   const rawReadUnits = measured.ConsumedCapacity?.CapacityUnits ?? 0;
 
+  const stock = await compareStockOnHand(ctx, principal);
+
   const cold = coldRowsOf(coldStart.functions, (name) => receiptOperationIds.has(name));
-  return { cold, coldTarget: coldStart.target, get, getCapacity, rawReadUnits, bodyBytes };
+  return { cold, coldTarget: coldStart.target, get, stock, getCapacity, rawReadUnits, bodyBytes };
 };
 
 export const renderDeliveryReceiptsSection = (section: DeliveryReceiptsSection): string => {
   const title = 'Delivery receipts: save, get, add inventory';
-  const { get } = section;
+  const { get, stock } = section;
   return [
     `\n${title}\n${'='.repeat(title.length)}`,
     renderColdRows(section.cold, section.coldTarget),
     '',
-    renderTable(
-      ['Warm (in process)', 'n', 'p50 ms', 'p99 ms', 'Raw call', 'raw p50', 'raw p99', 'p50 ratio', `<=${receiptGetTarget}x`],
-      [[get.name, String(get.handler.n), ms(get.handler.p50), ms(get.handler.p99), get.rawLabel, ms(get.raw.p50), ms(get.raw.p99), ratio(get.ratioP50), get.verdict ?? '']],
-    ),
-    `${get.note ?? ''}; the receipt's JSON is ${section.bodyBytes.toLocaleString('en')} bytes.`,
+    comparisonTable([get, stock]),
+    `${get.note ?? ''}; the receipt's JSON is ${section.bodyBytes.toLocaleString('en')} bytes. Stock on hand: ${stock.note ?? ''}.`,
     '',
     renderTable(
       ['Capacity of one Get', 'requests', 'RCU'],

@@ -13,7 +13,7 @@ import { operationsById, type Operation } from '../../shared/operations';
 import { locationKey, locationKeyPrefix, tenantPartition } from '../../shared/tenant-locations/keys';
 import type { BenchContext } from './context';
 import { lambdaContext, proxyEvent, queuedMessage, signedWebhookBody, type HttpRequest, type ProviderEvent } from './events';
-import { summarise, type Summary } from './stats';
+import { ms, ratio, renderTable, summarise, type Summary } from './stats';
 
 export const getTarget = 1.2;
 export const webhookTarget = 1.2;
@@ -83,6 +83,24 @@ export const compare = (name: string, rawLabel: string, series: { handler: numbe
 };
 
 /** Calls an HTTP handler with a fresh event and context and insists on the expected status. */
+/** Handlers against their raw calls: p50 and p99 of both, their ratios and the target (every section's warm table). */
+export const comparisonTable = (comparisons: readonly Comparison[]): string =>
+  renderTable(
+    ['Handler (in process)', 'n', 'p50 ms', 'p99 ms', 'Raw call', 'raw p50', 'raw p99', 'p50 ratio', 'p99 ratio', 'Target'],
+    comparisons.map((entry) => [
+      entry.name,
+      String(entry.handler.n),
+      ms(entry.handler.p50),
+      ms(entry.handler.p99),
+      entry.rawLabel,
+      ms(entry.raw.p50),
+      ms(entry.raw.p99),
+      ratio(entry.ratioP50),
+      ratio(entry.ratioP99),
+      entry.target !== undefined ? `${entry.verdict} (<=${entry.target}x)` : '-',
+    ]),
+  );
+
 export const httpCall =
   (handler: Handler, operation: Operation, request: () => HttpRequest, expectedStatus: number): Timed =>
   async () => {

@@ -2,7 +2,8 @@
 // the answer schemas to read XML back, and the receipt's items straight from the table (to prove a refusal changed
 // nothing, and to read stock on hand).
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { receiptPartition, stockOnHandPartition } from '../../../shared/delivery-receipts/keys';
+import { stockOnHandPartition } from '../../../shared/data/stock-on-hand-keys';
+import { receiptPartition } from '../../../shared/delivery-receipts/keys';
 import { ActionResults } from '../../../shared/schemas/envelopes';
 import { DeliveryReceiptEditResponse, DeliveryReceiptT } from '../../../shared/schemas/delivery-receipt';
 import { encodeBody, type RequestMediaType } from '../../support/bodies';

@@ -132,6 +132,34 @@ describe('RefNumber', () => {
     expect((await service.save(other, { Value: { RefNumber: 'PO-77 receipt' } })).receipt.RefNumber).toBe('PO-77 receipt');
   });
 
+  it('costs a fetched receipt sent back with its own RefNumber one read and one transaction (no owner lookup)', async () => {
+    const principal = freshPrincipal();
+    const named = (await service.save(principal, { Value: { RefNumber: 'PO-88', SupplierName: 'A' } })).receipt;
+    const numbered = (await service.save(principal, { Value: { SupplierName: 'B' } })).receipt;
+    for (const [receipt, refNumber] of [[named, 'po-88'], [numbered, 'DR-000002'], [numbered, 'dr-000002']] as const) {
+      const from = sent.length;
+      const saved = await service.save(principal, { Value: { ID: receipt.ID, Version: undefined, RefNumber: refNumber, SupplierName: `${refNumber} again` } });
+      expect(saved.receipt.RefNumber).toBe(refNumber);
+      // One read, one write (a transaction of one action is sent as a conditional Put), no GetItem of the claim.
+      expect(sent.slice(from).map((command) => command.name)).toEqual(['QueryCommand', expect.stringMatching(/^(Put|TransactWrite)Command$/)]);
+    }
+    // Another receipt's RefNumber is still looked up first, and refused before anything is written.
+    const from = sent.length;
+    expect(await failureOf(service.save(principal, { Value: { ID: numbered.ID, RefNumber: 'PO-88' } }))).toMatchObject({ name: 'RefNumberTaken', status: 409 });
+    expect(writesSince(sent, from)).toEqual([]);
+  });
+
+  it('creates with a new RefNumber in two round trips, and a taken one leaves no gap in the IDs', async () => {
+    const principal = freshPrincipal();
+    let from = sent.length;
+    expect((await service.save(principal, { Value: { RefNumber: 'PO-1' } })).receipt).toMatchObject({ ID: 1, RefNumber: 'PO-1' });
+    // The ID, then one transaction whose claim refuses a taken RefNumber: no GetItem of the claim first.
+    expect(sent.slice(from).map((command) => command.name)).toEqual(['UpdateCommand', 'TransactWriteCommand']);
+    from = sent.length;
+    expect(await failureOf(service.save(principal, { Value: { RefNumber: 'po-1' } }))).toMatchObject({ name: 'RefNumberTaken', status: 409 });
+    expect((await service.save(principal, { Value: {} })).receipt).toMatchObject({ ID: 2, RefNumber: 'DR-000002' });
+  });
+
   it('answers 404 for another tenant\'s receipt, on every operation', async () => {
     const owner = freshPrincipal();
     const { receipt } = await service.save(owner, { Value: {} });

@@ -2,7 +2,7 @@
 // consumer sends an unreadable record to the DLQ after its receives rather than guessing).
 import { describe, expect, it } from '@jest/globals';
 import { completionMessageOf, parseCompletionMessage } from '../../../shared/delivery-receipts/completion-message';
-import { exactNumber } from '../../../shared/delivery-receipts/exact-items';
+import { exactNumber } from '../../../shared/data/exact-items';
 
 const message = { tenantId: 12, receiptId: 8, completionId: '3f2b8c1e-0d4a-4b7e-9c21-5a6f7e8d9c0b' };
 

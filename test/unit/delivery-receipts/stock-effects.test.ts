@@ -3,7 +3,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { ValidationFailed } from '../../../shared/errors';
-import { quantityScale, toUnits } from '../../../shared/delivery-receipts/decimal';
+import { numberToUnits as toUnits } from '../../../shared/decimal';
+import { quantityScale } from '../../../shared/schemas/limits';
 import type { StoredLine } from '../../../shared/delivery-receipts/lines';
 import {
   chunkAt,

@@ -1,4 +1,5 @@
-// Domain wiring: the tenant-location service over the function's table, created once per process.
+// Domain wiring (tenant locations): the service over the function's table and the store (repository.ts), created
+// once per process (cold start).
 import { defaultTable } from '../data/client';
 import { createTenantLocationRepository } from './repository';
 import { createTenantLocationService, type TenantLocationService } from './service';

@@ -1,12 +1,13 @@
-// Domain wiring: the delivery-receipt service over the function's table, created once per process, for the
-// functions that never complete a receipt (get, add inventory): they bundle neither completion nor the SQS client.
-// Save, which completes, uses `with-completion.ts`. The over-receipt tolerance is the stack's setting, read once at
-// start-up (a bad value fails the cold start).
+// Domain wiring (delivery receipts): the service over the function's table and the store (repository.ts), created
+// once per process. Get and add inventory never complete a receipt, so they take `receiptService()` and bundle
+// neither completion nor the SQS client; save passes completion in (`completingReceiptService(completeReceipt)`).
+// The over-receipt tolerance is the stack's setting, read once at start-up (a bad value fails the cold start).
 import { defaultTable, type TableContext } from '../data/client';
 import { stackSettings } from '../operations/settings';
 import { linePolicy } from './lines';
 import { createReceiptRepository } from './repository';
-import { createReceiptService, type CompleteReceipt, type ReceiptService } from './service';
+import { createReceiptService, type ReceiptService } from './service';
+import type { CompleteReceipt } from './store';
 
 /** The stack's over-receipt tolerance in percent (0 to 1,000, two decimals; shared/operations/settings.ts); 0 when unset. */
 export const toleranceVariable = stackSettings.overReceiptTolerance.variable;
@@ -31,4 +32,18 @@ let service: ReceiptService | undefined;
 export const receiptService = (): ReceiptService => {
   service ??= wireReceiptService(defaultTable(), noCompletion);
   return service;
+};
+
+/** Completion as completion.ts runs it: on a table, for one request. */
+export type CompleteOnTable = (table: TableContext, request: Parameters<CompleteReceipt>[0]) => ReturnType<CompleteReceipt>;
+
+let completingService: ReceiptService | undefined;
+
+/** The service of save, which completes receipts: `complete` (completion.ts's `completeReceipt`) bound to the table. */
+export const completingReceiptService = (complete: CompleteOnTable): ReceiptService => {
+  if (!completingService) {
+    const table = defaultTable();
+    completingService = wireReceiptService(table, (request) => complete(table, request));
+  }
+  return completingService;
 };

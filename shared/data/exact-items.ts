@@ -1,7 +1,7 @@
-// Data layer (delivery receipts): reads whose numbers must stay exact. DynamoDB numbers are exact decimals of up to
-// 38 digits; the kit's document client turns them into doubles. Completion and stock on hand read through the raw
-// client instead: a number becomes a JS number only when the double holds exactly the stored decimal (a line's
-// quantities always do under the schema's bounds), else the read fails loudly; stock on hand keeps the decimal text.
+// Data layer: reads whose numbers must stay exact. DynamoDB numbers are exact decimals of up to 38 digits; the kit's
+// document client turns them into doubles. Receipt completion and stock on hand read through the raw client instead:
+// a number becomes a JS number only when the double holds exactly the stored decimal (a line's quantities always do
+// under the schema's bounds), else the read fails loudly; stock on hand keeps the decimal text.
 import {
   GetItemCommand,
   QueryCommand,
@@ -10,9 +10,9 @@ import {
   type QueryCommandInput,
   type QueryCommandOutput,
 } from '@aws-sdk/client-dynamodb';
-import type { TableContext } from '../data/client';
-import type { ItemKey } from '../data/partition';
-import { parseDecimal } from '../money/amount';
+import { sameDecimal } from '../decimal';
+import type { TableContext } from './client';
+import type { ItemKey } from './partition';
 
 export type RawItem = Record<string, AttributeValue>;
 
@@ -22,12 +22,6 @@ export type RawItem = Record<string, AttributeValue>;
  */
 const sendRaw = <Output>(table: TableContext, command: GetItemCommand | QueryCommand): Promise<Output> =>
   (table.client.send as unknown as (command: unknown) => Promise<Output>)(command);
-
-const sameDecimal = (left: string, right: string): boolean => {
-  const a = parseDecimal(left);
-  const b = parseDecimal(right);
-  return a.negative === b.negative && a.coefficient === b.coefficient && a.scale === b.scale;
-};
 
 /** A stored number as a JS number, refused unless the double is exactly the stored decimal. */
 export const exactNumber = (text: string, name: string): number => {
@@ -57,8 +51,8 @@ export const plainItem = (item: RawItem, prefix = ''): Record<string, unknown> =
   return plain;
 };
 
-/** The decimal text of a stored number attribute, or undefined when the item has none. */
-export const decimalText = (item: RawItem, name: string): string | undefined => (Object.hasOwn(item, name) ? item[name]?.N : undefined);
+/** The decimal text of a stored number attribute (as DynamoDB keeps it), or undefined when the item has none. */
+export const storedNumberText = (item: RawItem, name: string): string | undefined => (Object.hasOwn(item, name) ? item[name]?.N : undefined);
 
 const rawKey = (key: ItemKey): RawItem => ({ pk: { S: key.pk }, sk: { S: key.sk } });
 

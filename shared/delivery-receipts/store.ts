@@ -1,0 +1,65 @@
+// Domain port (delivery receipts): what the receipt service needs from storage and from completion. The DynamoDB
+// adapter is repository.ts (completion.ts for `CompleteReceipt`); the wiring (wiring.ts) plugs them in once per
+// process, and tests may pass any other implementation.
+import type { DeliveryReceiptT } from '../schemas/delivery-receipt';
+import type { StoredLine } from './lines';
+
+/** A receipt's header as stored: every field but Lines, with its identity, tenancy and Version always present. */
+export type ReceiptHeader = Omit<DeliveryReceiptT, 'Lines'> & {
+  readonly ID: number;
+  readonly GUID: string;
+  readonly TenantID: number;
+  readonly Version: number;
+  readonly RefNumber: string;
+  readonly Status: string;
+  readonly CreatedDateTime_utc: string;
+};
+
+/** A receipt as stored: its header, every stored line (active or not) and what only the data layer reads. */
+export interface StoredReceipt {
+  readonly header: ReceiptHeader;
+  readonly lines: StoredLine[];
+  /** The highest line number given so far (never below a stored line's ID). */
+  readonly lastLineNumber: number;
+  /** Attributes of the header item that are not receipt fields (completion state, index keys, ...), kept as they are. */
+  readonly internal: Readonly<Record<string, unknown>>;
+}
+
+export interface ReceiptWrite {
+  readonly tenantId: number;
+  /** The header to store, carrying its new Version (1 for a create). */
+  readonly header: ReceiptHeader;
+  readonly lastLineNumber: number;
+  /** The receipt as read; absent for a create. The write is conditional on its Version. */
+  readonly previous?: StoredReceipt;
+  /** Lines to put (new or changed) and to delete (removed): nothing else of the partition is written. */
+  readonly puts: readonly StoredLine[];
+  readonly deletes: readonly StoredLine[];
+}
+
+/** Storage of receipts: one partition per receipt (see README.md, "Storage"). */
+export interface ReceiptStore {
+  /** Throws when the write could never be stored (an item or the transaction over DynamoDB's limits: 413). */
+  assertFits(write: ReceiptWrite): void;
+  /** True when the write is one transaction: a refusal of it leaves nothing written. */
+  fitsOneTransaction(write: ReceiptWrite): boolean;
+  /** The next receipt ID of the tenant. */
+  nextId(tenantId: number): Promise<number>;
+  /** Runs a one-transaction create with the next ID, given back when the create is refused (4xx) with nothing written. */
+  withNextId<T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T>;
+  /** The header and every line, strongly consistent; undefined when the receipt does not exist. */
+  read(tenantId: number, receiptId: number): Promise<StoredReceipt | undefined>;
+  /** Who holds a RefNumber now (strongly consistent). */
+  refNumberOwner(tenantId: number, refNumber: string): Promise<number | undefined>;
+  /** Writes a save, conditional on the Version read (VersionConflict) and the RefNumber claim (RefNumberTaken). */
+  write(write: ReceiptWrite): Promise<void>;
+}
+
+/** What the service asks of completion (shared/delivery-receipts/completion.ts, bound to the function's table). */
+export type CompleteReceipt = (request: {
+  readonly tenantId: number;
+  readonly receiptId: number;
+  readonly expectedVersion: number;
+  readonly actor: { readonly userId: number };
+  readonly now: Date;
+}) => Promise<{ readonly status: 'Complete' | 'Completing' }>;

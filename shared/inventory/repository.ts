@@ -1,0 +1,37 @@
+// Data layer (inventory): stock on hand of an item, as completed delivery receipts put it (one item per warehouse in
+// the item's own partition, ./keys.ts). One strongly consistent Query with DynamoDB's exact decimals: the warehouse
+// figures are summed as integers at the quantity scale, never as doubles.
+import type { TableContext } from '../data/client';
+import { queryRawItems, storedNumberText } from '../data/exact-items';
+import { formatUnits, textToUnits } from '../decimal';
+import { quantityScale } from '../schemas/limits';
+import { stockOnHandPartition, warehouseSortKeyPrefix } from './keys';
+import type { ItemStock, StockStore } from './store';
+
+/** Stored stock as units of 10^-quantityScale: completion only ever adds quantities of that scale. */
+const stockUnits = (text: string): bigint => {
+  try {
+    return textToUnits(text, quantityScale);
+  } catch (error) {
+    throw new Error(`stock on hand ${text} has more than ${quantityScale} decimal places`, { cause: error });
+  }
+};
+
+export const readItemStock = async (table: TableContext, tenantId: number, inventoryId: number): Promise<ItemStock | undefined> => {
+  const items = await queryRawItems(table, stockOnHandPartition(tenantId, inventoryId), { prefix: warehouseSortKeyPrefix }, {
+    ProjectionExpression: 'WarehouseID, TotalSOH',
+  });
+  if (items.length === 0) return undefined;
+  let total = 0n;
+  const warehouses = items.map((item) => {
+    const units = stockUnits(storedNumberText(item, 'TotalSOH') ?? '0');
+    total += units;
+    return { warehouseId: Number(storedNumberText(item, 'WarehouseID')), totalSOH: formatUnits(units, quantityScale) };
+  });
+  return { inventoryId, warehouses, totalSOH: formatUnits(total, quantityScale) };
+};
+
+/** The DynamoDB adapter of the inventory store. */
+export const createStockRepository = (table: TableContext): StockStore => ({
+  readItemStock: (tenantId, inventoryId) => readItemStock(table, tenantId, inventoryId),
+});

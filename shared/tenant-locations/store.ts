@@ -1,0 +1,45 @@
+// Domain port (tenant locations): what the tenant-location service needs from storage. The DynamoDB adapter is
+// repository.ts (keys in keys.ts); wiring.ts plugs it in once per process, and tests may pass any other implementation.
+import type { TenantLocation } from '../schemas/tenant-location';
+
+export interface LocationFilter {
+  readonly includeInactive: boolean;
+  readonly isActive?: boolean;
+  readonly customerId?: number;
+  readonly parentId?: number;
+  /** Lower-cased text to find with `contains`. */
+  readonly search?: string;
+  readonly searchNameOnly?: boolean;
+}
+
+export interface LocationWrite {
+  readonly next: TenantLocation;
+  /** The stored version this write replaces, as read (IsDefault included); absent for a create. */
+  readonly previous?: TenantLocation;
+  /**
+   * The request asks for `next` to be the default ("make this the default"): the pointer is put whatever it named,
+   * and the last such write committed wins. Otherwise a `next` that stays the default only checks that it still is.
+   */
+  readonly makesDefault: boolean;
+}
+
+export interface TenantLocationStore {
+  /** A location with IsDefault read from the default pointer at the same moment (both strongly consistent). */
+  get(tenantId: number, id: number): Promise<TenantLocation | undefined>;
+  /** Next ID of the tenant's sequence. */
+  nextId(tenantId: number): Promise<number>;
+  /** Runs a create with the next ID, given back if the create is refused with nothing written (a name taken). */
+  withNextId<T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T>;
+  /** The ID the tenant's default pointer names, if any (strongly consistent). */
+  defaultLocationId(tenantId: number): Promise<number | undefined>;
+  /** The active location holding this exact (normalised) name. */
+  findActiveByName(tenantId: number, name: string): Promise<TenantLocation | undefined>;
+  /** The first active location, by name, whose name starts with `prefix`. */
+  findFirstActiveByNamePrefix(tenantId: number, prefix: string): Promise<TenantLocation | undefined>;
+  /** The tenant's active locations ordered by normalised name. */
+  listActiveByName(tenantId: number): Promise<TenantLocation[]>;
+  /** The tenant's locations in ID order, filtered. */
+  list(tenantId: number, filter: LocationFilter): Promise<TenantLocation[]>;
+  /** Writes a location and everything its rules touch, atomically (VersionConflict, NameTaken, DefaultMoved). */
+  write(write: LocationWrite): Promise<void>;
+}
