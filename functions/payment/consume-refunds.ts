@@ -8,7 +8,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { paymentsQueue } from '../../shared/events/queues';
 import { describeError, logger } from '../../shared/observability/logger';
-import { paymentService } from '../../shared/payments';
+import { paymentService } from '../../shared/payments/wiring';
 import { QueuedRefund as queuedRefund } from '../../shared/compiled/payments/message';
 import type { QueuedRefund } from '../../shared/payments/message';
 import type { PaymentService } from '../../shared/payments/service';
