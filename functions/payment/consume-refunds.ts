@@ -8,7 +8,7 @@ import { paymentsQueue } from '../../shared/events/queues';
 import { consumer } from '../../shared/messaging/consumer';
 import { queuedRefundMessage } from '../../shared/messaging/messages';
 import { describeError, logger } from '../../shared/observability/logger';
-import { paymentService } from '../../shared/payments';
+import { paymentService } from '../../shared/payments/wiring';
 import type { PaymentService } from '../../shared/payments/service';
 
 export type RefundSettler = Pick<PaymentService, 'completeQueuedRefund' | 'failQueuedRefund'>;

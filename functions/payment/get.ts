@@ -2,7 +2,7 @@
 // for any other tenant's).
 import { httpOperation } from '../../shared/http/operation';
 import { paymentGetByID } from '../../shared/compiled/operations/payments';
-import { paymentService } from '../../shared/payments';
+import { paymentService } from '../../shared/payments/wiring';
 import { readAnswer } from '../../shared/http/answers/payments';
 
 const payments = paymentService();

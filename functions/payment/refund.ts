@@ -2,10 +2,8 @@
 // Idempotency-Key.
 import { httpOperation, respond } from '../../shared/http/operation';
 import { paymentPostRefund } from '../../shared/compiled/operations/payments';
-import { paymentIdempotency } from '../../shared/payments/idempotent';
 import { savedAnswer } from '../../shared/http/answers/payments';
-import { idempotencyKeyHeader } from '../../shared/payments/idempotency';
-import { queueingPaymentService } from '../../shared/payments/with-queue';
+import { idempotencyKeyHeader, paymentIdempotency, queueingPaymentService } from '../../shared/payments/wiring';
 
 const payments = queueingPaymentService();
 const idempotency = paymentIdempotency(paymentPostRefund.operationId);

@@ -3,7 +3,7 @@
 // transaction (a value is taken before the write that uses it). A create checks everything it can before taking a
 // value (the item-size guard included); `withNextValue` gives the value back when the write that used it is refused
 // with nothing written (a name or GUID taken meanwhile), unless a later value was taken since: then the gap stays.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError, SequenceExhausted } from '../errors';
 import type { TableContext } from './client';
 import { composeKey, tenantKey, type ItemKey } from './partition';
@@ -36,19 +36,29 @@ export const nextValue = async ({ client, tableName }: TableContext, tenantId: n
 /**
  * Puts `value` back: the sequence returns to `value - 1` if `value` is still the last one handed out (nobody took a
  * later one meanwhile); otherwise nothing changes and `value` stays a gap. Only for a value no stored item uses.
+ * Giving back the first value removes the sequence's item, which that value created: the tenant's items are then
+ * exactly as they were before (a refused first write leaves nothing behind).
  */
 export const giveBackValue = async ({ client, tableName }: TableContext, tenantId: number, name: string, value: number): Promise<boolean> => {
+  const key = sequenceKey(tenantId, name);
+  const condition = {
+    ConditionExpression: '#value = :value',
+    ExpressionAttributeNames: { '#value': 'value' },
+  };
   try {
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: sequenceKey(tenantId, name),
-        UpdateExpression: 'SET #value = :previous',
-        ConditionExpression: '#value = :value',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':value': value, ':previous': value - 1 },
-      }),
-    );
+    if (value === 1) {
+      await client.send(new DeleteCommand({ TableName: tableName, Key: key, ...condition, ExpressionAttributeValues: { ':value': value } }));
+    } else {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'SET #value = :previous',
+          ...condition,
+          ExpressionAttributeValues: { ':value': value, ':previous': value - 1 },
+        }),
+      );
+    }
     return true;
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;

@@ -1,19 +1,21 @@
-// Data layer: payments in the single table, on the data kit. A recorded payment is one transaction (the record and
-// its GUID claim); a refund is one transaction (the refund record, its link from the payment, and the payment's
-// refunded amount raised by an ADD under the one condition that it stays within Amount: no Version condition, so
-// refunds that fit the balance never conflict with each other); settling a queued refund is one transaction too.
-// Reads are a GetItem, and a page of a payment's refund links is one Query.
+// Data layer: the DynamoDB adapter of the payment store (store.ts), on the data kit. A recorded payment is one
+// transaction (the record and its GUID claim); a refund is one transaction (the refund record, its link from the
+// payment, and the payment's refunded amount raised by an ADD under the one condition that it stays within Amount: no
+// Version condition, so refunds that fit the balance never conflict with each other); settling a queued refund is one
+// transaction too. A record is one GetItem; a payment with the first page of its refunds is one Query (the links sort
+// right after the payment), a later page a GetItem and a Query sent at once.
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from '../data/client';
 import { assertItemFits } from '../data/item-size';
-import { maxSequenceValue, nextValue, withNextValue } from '../data/sequence';
+import { giveBackValue, maxSequenceValue, nextValue, withNextValue } from '../data/sequence';
 import { transact, transactionActions } from '../data/transaction';
 import { versionedPut } from '../data/versioned';
 import { ConcurrentModification } from '../errors';
 import { fromMinorUnits } from '../money';
 import type { PaymentRefund } from '../schemas/payment';
-import { paymentGuidClaim, paymentKey, paymentSequence, refundLinkKey } from './keys';
+import { paymentGuidClaim, paymentKey, paymentSequence, paymentSortKey, refundLinkKey } from './keys';
 import { BalanceMoved, PaymentGuidTaken, type PaymentRecord, type StoredPaymentFields } from './rules';
+import type { PaymentStore, PaymentWithRefunds, RefundPage, RefundWrite, SettlementWrite } from './store';
 
 const paymentEntity = 'Payment';
 const linkEntity = 'PaymentRefundLink';
@@ -78,34 +80,6 @@ const fromLink = (item: Readonly<Record<string, unknown>>): PaymentRefund => ({
   RefNumber: String(item.RefNumber),
 });
 
-export interface RefundWrite {
-  /** The payment as read: only its ID and Amount (which never change) go into the write. */
-  readonly original: PaymentRecord;
-  readonly refund: PaymentRecord;
-}
-
-export interface SettlementWrite {
-  /** The refund as read (Queued): the write is conditional on its Version. */
-  readonly previous: PaymentRecord;
-  readonly next: PaymentRecord;
-  /** Minor units given back to the payment's refundable balance (a failed refund's reservation); 0 otherwise. */
-  readonly releaseMinor: number;
-}
-
-/** A page of a payment's refunds: those after the refund `afterId` (0: from the first), at most `limit`. */
-export interface RefundPage {
-  readonly afterId: number;
-  readonly limit: number;
-}
-
-export interface PaymentWithRefunds {
-  readonly record: PaymentRecord;
-  /** The page's refunds, oldest (lowest ID) first. */
-  readonly refunds: PaymentRefund[];
-  /** True when refunds lie after the page's last. */
-  readonly more: boolean;
-}
-
 /**
  * The actions of a refund, in order: the payment's refunded amount and refund count raised with ADD, under the one
  * condition that the refunded amount stays within the payment's Amount (`refundedMinor <= Amount - refund`, integers
@@ -136,7 +110,54 @@ export const refundActions = (tableName: string, tenantId: number, { original, r
   return actions;
 };
 
-export const createPaymentRepository = (table: TableContext) => {
+/** The actions of a recorded payment: the record, and its GUID's claim. (Exported for test/bench, like refundActions.) */
+export const recordActions = (tableName: string, tenantId: number, record: PaymentRecord) => {
+  const { actions, add } = transactionActions<'payment' | 'guid'>();
+  add('payment', versionedPut(tableName, toItem(tenantId, record), undefined));
+  add('guid', paymentGuidClaim.claim(tableName, tenantId, record.fields.GUID, record.fields.ID));
+  return actions;
+};
+
+/**
+ * The actions of a settled queued refund: the refund record on the Version read, its link's Status, and for a failure
+ * the reserved amount given back to the payment (ADD of the negative amount, no Version condition). (Exported for
+ * test/bench.)
+ */
+export const settlementActions = (tableName: string, tenantId: number, { previous, next, releaseMinor }: SettlementWrite) => {
+  const { actions, add } = transactionActions<'refund' | 'link' | 'payment'>();
+  add('refund', versionedPut(tableName, toItem(tenantId, next), previous.fields.Version));
+  add('link', {
+    Update: {
+      TableName: tableName,
+      Key: refundLinkKey(tenantId, next.fields.OriginalPaymentID as number, next.fields.ID),
+      UpdateExpression: 'SET #status = :status',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'Status' },
+      ExpressionAttributeValues: { ':status': next.fields.Status },
+    },
+  });
+  if (releaseMinor > 0) {
+    add('payment', {
+      Update: {
+        TableName: tableName,
+        Key: paymentKey(tenantId, next.fields.OriginalPaymentID as number),
+        UpdateExpression: 'SET ModifiedDateTime_utc = :now, ModifiedByUserID = :user ADD refundedMinor :release, #version :one',
+        ConditionExpression: 'attribute_exists(pk) AND refundedMinor >= :amount',
+        ExpressionAttributeNames: { '#version': 'Version' },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':now': next.fields.ModifiedDateTime_utc,
+          ':user': next.fields.ModifiedByUserID,
+          ':release': -releaseMinor,
+          ':amount': releaseMinor,
+        },
+      },
+    });
+  }
+  return actions;
+};
+
+export const createPaymentRepository = (table: TableContext): PaymentStore => {
   const { client, tableName } = table;
 
   const get = async (tenantId: number, id: number): Promise<PaymentRecord | undefined> => {
@@ -144,51 +165,60 @@ export const createPaymentRepository = (table: TableContext) => {
     return Item?.entity === paymentEntity ? fromItem(Item) : undefined;
   };
 
-  /** The links of a page (at most `limit + 1`: the extra one only says whether there are more). */
-  const refundLinks = async (tenantId: number, id: number, { afterId, limit }: RefundPage): Promise<Record<string, unknown>[]> => {
-    // After the largest ID there can be no refund (and BETWEEN refuses a lower bound above the upper one).
-    if (afterId >= maxSequenceValue) return [];
-    const from = refundLinkKey(tenantId, id, afterId + 1);
+  /** Items of the tenant's partition from `from` to the payment's last possible refund link, in order, consistent. */
+  const range = async (tenantId: number, id: number, from: string, limit: number): Promise<Record<string, unknown>[]> => {
     const to = refundLinkKey(tenantId, id, maxSequenceValue);
     const { Items = [] } = await client.send(
       new QueryCommand({
         TableName: tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': from.pk, ':from': from.sk, ':to': to.sk },
+        ExpressionAttributeValues: { ':pk': to.pk, ':from': from, ':to': to.sk },
         ConsistentRead: true,
-        Limit: limit + 1,
+        Limit: limit,
       }),
     );
-    return Items.filter((item) => item.entity === linkEntity);
+    return Items;
+  };
+
+  const links = (items: readonly Record<string, unknown>[], { limit }: RefundPage) => {
+    const found = items.filter((item) => item.entity === linkEntity);
+    return { refunds: found.slice(0, limit).map(fromLink), more: found.length > limit };
   };
 
   return {
-    /** The next payment ID of the tenant (refunds take theirs from the same sequence). */
-    nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, paymentSequence, 'payment ID'),
+    nextId: (tenantId) => nextValue(table, tenantId, paymentSequence, 'payment ID'),
 
-    /** Runs a create with the next ID, given back if the create is refused with nothing written (a GUID taken). */
-    withNextId: <T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T> => withNextValue(table, tenantId, paymentSequence, 'payment ID', create),
+    giveBackId: (tenantId, id) => giveBackValue(table, tenantId, paymentSequence, id),
+
+    withNextId: (tenantId, create) => withNextValue(table, tenantId, paymentSequence, 'payment ID', create),
 
     get,
 
     /**
-     * A payment with one page of its refunds, oldest first: the record (GetItem) and the links after `afterId` (one
-     * Query of at most `limit + 1` small items), both strongly consistent and read at once. The cost follows the
-     * page, never the payment's number of refunds.
+     * A payment with one page of its refunds, oldest first, both strongly consistent; the cost follows the page, never
+     * the payment's number of refunds. The first page is one Query from the payment's own item (`PAY#<id>` sorts just
+     * before its links `PAY#<id>#REFUND#...`), of at most `limit + 2` items: the payment, the page, and one more that
+     * only says whether there are more. A later page is the record (GetItem) and the links after `afterId` (a Query
+     * of at most `limit + 1`), sent at once.
      */
     async getWithRefunds(tenantId: number, id: number, page: RefundPage): Promise<PaymentWithRefunds | undefined> {
-      const [record, links] = await Promise.all([get(tenantId, id), refundLinks(tenantId, id, page)]);
+      if (page.afterId === 0) {
+        const items = await range(tenantId, id, paymentSortKey(id), page.limit + 2);
+        const [first] = items;
+        if (first?.entity !== paymentEntity || first.sk !== paymentSortKey(id)) return undefined;
+        return { record: fromItem(first), ...links(items, page) };
+      }
+      // After the largest ID there can be no refund (and BETWEEN refuses a lower bound above the upper one).
+      const after = page.afterId >= maxSequenceValue ? Promise.resolve([]) : range(tenantId, id, refundLinkKey(tenantId, id, page.afterId + 1).sk, page.limit + 1);
+      const [record, items] = await Promise.all([get(tenantId, id), after]);
       if (!record) return undefined;
-      return { record, refunds: links.slice(0, page.limit).map(fromLink), more: links.length > page.limit };
+      return { record, ...links(items, page) };
     },
 
     /** Records a new payment and claims its GUID; a GUID another payment holds answers PaymentGuidTaken (409). */
     async create(tenantId: number, record: PaymentRecord): Promise<void> {
       assertPaymentFits(tenantId, record);
-      const { actions, add } = transactionActions<'payment' | 'guid'>();
-      add('payment', versionedPut(tableName, toItem(tenantId, record), undefined));
-      add('guid', paymentGuidClaim.claim(tableName, tenantId, record.fields.GUID, record.fields.ID));
-      await transact(table, actions, { errors: { guid: () => new PaymentGuidTaken() } });
+      await transact(table, recordActions(tableName, tenantId, record), { errors: { guid: () => new PaymentGuidTaken() } });
     },
 
     /**
@@ -208,38 +238,9 @@ export const createPaymentRepository = (table: TableContext) => {
     },
 
     /** Completes or fails a queued refund: the refund record, its link, and (for a failure) the released amount. */
-    async settle(tenantId: number, { previous, next, releaseMinor }: SettlementWrite): Promise<void> {
-      const { actions, add } = transactionActions<'refund' | 'link' | 'payment'>();
-      add('refund', versionedPut(tableName, toItem(tenantId, next), previous.fields.Version));
-      add('link', {
-        Update: {
-          TableName: tableName,
-          Key: refundLinkKey(tenantId, next.fields.OriginalPaymentID as number, next.fields.ID),
-          UpdateExpression: 'SET #status = :status',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#status': 'Status' },
-          ExpressionAttributeValues: { ':status': next.fields.Status },
-        },
-      });
-      if (releaseMinor > 0) {
-        add('payment', {
-          Update: {
-            TableName: tableName,
-            Key: paymentKey(tenantId, next.fields.OriginalPaymentID as number),
-            UpdateExpression: 'SET ModifiedDateTime_utc = :now, ModifiedByUserID = :user ADD refundedMinor :release, #version :one',
-            ConditionExpression: 'attribute_exists(pk) AND refundedMinor >= :amount',
-            ExpressionAttributeNames: { '#version': 'Version' },
-            ExpressionAttributeValues: {
-              ':one': 1,
-              ':now': next.fields.ModifiedDateTime_utc,
-              ':user': next.fields.ModifiedByUserID,
-              ':release': -releaseMinor,
-              ':amount': releaseMinor,
-            },
-          },
-        });
-      }
-      await transact(table, actions, {
+    async settle(tenantId: number, write: SettlementWrite): Promise<void> {
+      const { next, releaseMinor } = write;
+      await transact(table, settlementActions(tableName, tenantId, write), {
         errors: {
           refund: () => new ConcurrentModification(),
           link: () => new Error(`refund link ${next.fields.ID} is missing`),
@@ -250,4 +251,5 @@ export const createPaymentRepository = (table: TableContext) => {
   };
 };
 
-export type PaymentRepository = ReturnType<typeof createPaymentRepository>;
+/** The store as its adapter (answers.ts reads a payment back through it). */
+export type PaymentRepository = PaymentStore;

@@ -1,18 +1,20 @@
-// Domain: payments and refunds. Called by the functions with a validated request and the caller's principal, and
-// by the payments queue's consumer; applies the rules of rules.ts and talks to storage only through the repository.
-// Throws named errors; never builds a response.
+// Domain: the payment use cases (record, get, refund inline or queued, settle a queued refund). Called by the functions
+// with a validated request and the caller's principal, and by the payments queue's consumer; applies the rules of
+// rules.ts and talks to storage only through the store it declares (store.ts). Throws named errors; never builds a
+// response. Each use case makes the fewest round trips its consistency needs (README.md, "Round trips").
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal';
 import { withOptimisticRetry, type RetryOptions } from '../data/retry';
 import { maxSequenceValue } from '../data/sequence';
-import { ConcurrentModification, NotFound, ServiceUnavailable } from '../errors';
+import { ApiError, ConcurrentModification, NotFound, ServiceUnavailable } from '../errors';
 import { describeError, logger } from '../observability/logger';
 import { countMetric } from '../observability/metrics';
 import { refundsPage } from '../schemas/limits';
 import type { PaymentGetQuery, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
 import type { QueuedRefund } from '../schemas/messages/payments';
 import type { RefundPublisher } from './queue';
-import { assertPaymentFits, type PaymentRepository } from './repository';
+import { assertPaymentFits } from './repository';
+import type { PaymentStore } from './store';
 import {
   buildRefund,
   paymentView,
@@ -25,7 +27,7 @@ import {
 } from './rules';
 
 export interface PaymentServiceDependencies {
-  readonly repository: PaymentRepository;
+  readonly repository: PaymentStore;
   readonly publish: RefundPublisher;
   readonly clock?: () => Date;
   readonly newGuid?: () => string;
@@ -73,11 +75,20 @@ export const createPaymentService = ({
 }: PaymentServiceDependencies) => {
   const now = () => clock().toISOString();
 
-  const require = async (tenantId: number, id: number): Promise<PaymentRecord> => {
-    const record = await repository.get(tenantId, id);
+  const existing = (record: PaymentRecord | undefined, id: number): PaymentRecord => {
     if (!record) throw new NotFound(`Payment ${id} does not exist.`);
     return record;
   };
+  const require = async (tenantId: number, id: number): Promise<PaymentRecord> => existing(await repository.get(tenantId, id), id);
+
+  /**
+   * Gives back an ID taken for a write that was refused with nothing written (best effort: a failure, or a later ID
+   * taken meanwhile, leaves a gap, never a duplicate), so a refused request leaves the tenant's sequence as it was.
+   */
+  const giveBackId = (tenantId: number, id: number): Promise<unknown> =>
+    Promise.resolve()
+      .then(() => repository.giveBackId(tenantId, id))
+      .catch(() => false);
 
   /** Settles a queued refund under the optimistic-retry policy; a refund no longer Queued is left as it is. */
   const settle = (message: QueuedRefund, outcome: Parameters<typeof settleRefund>[1]): Promise<SettlementOutcome> =>
@@ -132,24 +143,27 @@ export const createPaymentService = ({
      * whose only condition is that the refund fits the balance. When it no longer fits by the time it is written, the
      * payment is read again: still fits (a failed refund gave some back) -> written; does not -> 409 with what is left.
      * Any number of refunds that fit run at once. The refund's ID comes from the tenant's sequence (an atomic ADD: no
-     * two refunds ever get the same one). Queued: the amount is reserved the same way, and the refund goes to the
+     * two refunds ever get the same one), taken while the payment is read, and given back when the refund is refused,
+     * so the refund is two round trips (the read with the ID, then the transaction). Queued: the amount is reserved the same way, and the refund goes to the
      * payments queue; if the queue cannot take it, the reservation is released and the caller gets 503.
      */
     async refund(principal: Principal, paymentId: number, request: SaveRequestPaymentT): Promise<SavedPayment> {
       const mode = runModeOf(request, 'refund');
       const details = readRefundRequest(request.Object);
       const tenantId = principal.tenantId;
-      const first = await require(tenantId, paymentId);
-      refundAmountMinor(first, details);
-      const context = { id: await repository.nextId(tenantId), guid: newGuid(), now: now(), userId: principal.userId };
+      // The refund's ID is taken while the payment is read: one round trip before the transaction, not two.
+      const [first, id] = await Promise.all([repository.get(tenantId, paymentId), repository.nextId(tenantId)]);
+      const context = { id, guid: newGuid(), now: now(), userId: principal.userId };
       const metricMode = mode === 'queued' ? 'Queued' : 'Inline';
       const refund = await underContention(async (attempt) => {
-        const original = attempt === 1 ? first : await require(tenantId, paymentId);
+        const original = attempt === 1 ? existing(first, paymentId) : await require(tenantId, paymentId);
         const next = buildRefund(original, details, refundAmountMinor(original, details), mode, context);
         await repository.refund(tenantId, { original, refund: next });
         return next;
-      }, retry, 'nothing was refunded').catch((error: unknown) => {
+      }, retry, 'nothing was refunded').catch(async (error: unknown) => {
         if (error instanceof ServiceUnavailable) countMetric('refundFailures', metricMode);
+        // Refused (404, 409, 400) or out of retries: every transaction was cancelled, so no item uses the ID.
+        if (error instanceof ApiError && (error.status < 500 || error.cause instanceof ConcurrentModification)) await giveBackId(tenantId, id);
         throw error;
       });
       if (mode === 'queued') {

@@ -107,6 +107,24 @@ export const main = async (argv: readonly string[]): Promise<number> => {
   const options = argv.includes('--quick') ? quickOptions : fullOptions;
   /** Only section 1 (bundles and cold starts): the figures to iterate on when changing what functions load. */
   const coldOnly = argv.includes('--cold-only');
+  /** Only one area section (`--only payments`): seeding and that section, without section 1 (its cold rows stay empty). */
+  const onlyIndex = argv.indexOf('--only');
+  const only = onlyIndex >= 0 ? argv[onlyIndex + 1] : undefined;
+  const onlySections = new Map<string, { title: string; run: (ctx: BenchContext) => Promise<unknown>; render: (value: never) => string }>([
+    ['payments', { title: 'payments: warm operations against their raw calls', run: (ctx) => runPaymentsSection(ctx, undefined), render: renderPaymentsSection }],
+  ]);
+  if (argv.includes('--help') || (only !== undefined && !onlySections.has(only))) {
+    process.stdout.write(
+      [
+        'npm run bench -- [--quick] [--cold-only | --only <section>]',
+        '  --quick       fewer iterations and smaller data sets (what CI runs)',
+        '  --cold-only   only section 1: bundles and cold starts',
+        `  --only <name> seeding and one area section, without section 1: ${[...onlySections.keys()].join(', ')}`,
+        '',
+      ].join('\n'),
+    );
+    return argv.includes('--help') ? 0 : 2;
+  }
   const startedAt = new Date();
   const started = performance.now();
   const loadAverageAtStart = loadavg();
@@ -202,7 +220,14 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     };
 
     // Seeding is the ground every section stands on: if it fails, nothing after it measures anything.
-    await seedTenants(ctx, coldOnly);
+    await seedTenants(ctx, coldOnly || only !== undefined);
+    const onlySection = only === undefined ? undefined : onlySections.get(only);
+    if (onlySection) {
+      await section(onlySection.title, () => onlySection.run(ctx), onlySection.render as (value: unknown) => string);
+      const failedOnly = outcomes.filter((outcome) => outcome.status === 'FAILED').length;
+      log(`--only ${only}: ${failedOnly} section(s) failed`);
+      return failedOnly === 0 ? 0 : 1;
+    }
     const targets: BenchReport['targets'][number][] = [];
     const coldStart = await section('1. bundles and cold starts', () => runColdSection(ctx), renderColdSection);
     if (coldStart) targets.push(...coldTargetsOf(coldStart));
@@ -266,7 +291,10 @@ export const main = async (argv: readonly string[]): Promise<number> => {
           verdict: taskRuns.check.ok ? 'PASS' : 'FAIL',
         });
       }
-      await withCold('payments: cold starts, warm refund, capacity', (cold) => runPaymentsSection(ctx, cold), renderPaymentsSection);
+      const payments = await withCold('payments: cold starts, warm operations against their raw calls, capacity', (cold) => runPaymentsSection(ctx, cold), renderPaymentsSection);
+      for (const { comparison } of payments?.operations ?? []) {
+        targets.push({ name: `${comparison.name} p50 / raw calls p50`, value: ratio(comparison.ratioP50), target: `<= ${comparison.target}x`, verdict: comparison.verdict ?? 'n/a' });
+      }
       await withCold('scheduled tasks: cold starts, warm save, capacity', (cold) => runScheduledTasksSection(ctx, cold), renderScheduledTasksSection);
       await withCold('receipt search: RCU of pages 1 and 5', (cold) => runReceiptSearchSection(ctx, cold), renderReceiptSearchSection);
       await withCold('receipt completion: 10, 100 and 1,000 lines', (cold) => runReceiptCompletionSection(ctx, cold), renderReceiptCompletionSection);

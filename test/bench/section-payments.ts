@@ -1,26 +1,37 @@
-// Benchmark section "payments": cold starts of the three payment functions (measured by section 1 with the requests
-// below, shown here against the 1.3x target), the warm refund's p50 against a raw TransactWriteItems of the same
-// items (the handler adds a consistent read of the payment, the ID sequence and the HTTP stack), and the capacity
-// one refund consumes.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+// Benchmark section "payments" (issue 16, section 2): cold starts of the payment functions (measured by section 1 with
+// the requests below, shown here against the 1.3x target), and for every payments operation (record, get, inline
+// refund, the consumer settling a queued refund) its warm p50 and p99 in process against the raw DynamoDB calls its
+// consistency needs (test/bench/README.md, "Round trips"), measured interleaved in the same run, with the calls the
+// handler makes counted on the function's client; and the capacity one refund consumes.
+import { randomUUID } from 'node:crypto';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { Principal } from '../../shared/auth/principal';
-import { paymentPostRefund } from '../../shared/operations/payments';
+import { maxSequenceValue, nextValue } from '../../shared/data/sequence';
+import { paymentGetByID, paymentPost, paymentPostRefund } from '../../shared/operations/payments';
 import { paymentsQueue } from '../../shared/events/queues';
+import type { Operation } from '../../shared/operations/operation';
+import { paymentKey, paymentSequence, refundLinkKey } from '../../shared/payments/keys';
 import { paymentsQueueUrlVariable } from '../../shared/payments/queue';
-import { createPaymentRepository, refundActions } from '../../shared/payments/repository';
-import { buildRefund, readRefundRequest, type PaymentRecord } from '../../shared/payments/rules';
+import { createPaymentRepository, recordActions, refundActions, settlementActions } from '../../shared/payments/repository';
+import { buildRefund, prepareNewPayment, readRefundRequest, settleRefund, type PaymentRecord } from '../../shared/payments/rules';
 import { createPaymentService } from '../../shared/payments/service';
+import { refundsPage } from '../../shared/schemas/limits';
 import { attachCapacityMeter, type CapacityTotals } from './capacity';
 import { benchTenantIds, principalOf, type BenchContext } from './context';
-import { lambdaContext, proxyEvent, type HttpRequest } from './events';
+import { benchQueueArn, lambdaContext, proxyEvent, sqsEvent, type HttpRequest } from './events';
 import type { ColdSection } from './section-cold';
-import { interleave, type Comparison } from './section-warm';
-import { coldRowsOf, ms, ratio, renderColdRows, renderTable, summarise, units, type ColdRow } from './stats';
+import { compare, interleave, type Comparison } from './section-warm';
+import { comparisonTable } from './section-warm';
+import { coldRowsOf, renderColdRows, renderTable, units, type ColdRow } from './stats';
 
 const tenants = { cold: benchTenantIds.cold, warm: benchTenantIds.paymentsWarm, raw: benchTenantIds.paymentsRaw, capacity: benchTenantIds.paymentsCapacity } as const;
 /** A payment large enough for every warm refund of 0.01 of a full run. */
 const bigAmount = 1_000_000;
+/** Refunds of the payment the GET series reads (its first page holds them all). */
+const refundsShown = 5;
+/** Issue 16's target: p50 within 1.3x the raw calls the operation needs. */
+export const paymentsTarget = 1.3;
 
 /** Section 1's requests for the payment functions (its cold tenant has payment 1, recorded by `seedColdPayment`). */
 export const paymentColdRequests = (principal: Principal): Record<string, (run: number) => HttpRequest> => ({
@@ -40,75 +51,143 @@ export const seedColdPayment = async (ctx: BenchContext): Promise<void> => {
   await service.record(principalOf(tenants.cold), { Object: { Amount: bigAmount } });
 };
 
+/** One operation: its warm comparison, the calls one handler call makes (counted on the function's client), and the raw calls it needs. */
+export interface PaymentOperation {
+  readonly comparison: Comparison;
+  readonly calls: CapacityTotals;
+  readonly needs: string;
+}
+
 export interface PaymentsSection {
   readonly cold: readonly ColdRow[];
   readonly coldTarget: number;
-  readonly refund: Comparison;
+  readonly operations: readonly PaymentOperation[];
   readonly refundCapacity: CapacityTotals;
   readonly rawCapacity: CapacityTotals;
 }
 
 type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+type Timed = () => Promise<() => Promise<unknown>>;
 
-export const runPaymentsSection = async (ctx: BenchContext, coldStart: ColdSection): Promise<PaymentsSection> => {
+/** Section 1's figures are optional: `npm run bench -- --only payments` runs this section without them. */
+export const runPaymentsSection = async (ctx: BenchContext, coldStart: ColdSection | undefined): Promise<PaymentsSection> => {
   const { rawTable, options, log } = ctx;
+  const { client, tableName } = rawTable;
   const repository = createPaymentRepository(rawTable);
   const service = createPaymentService({ repository, publish: async () => undefined });
   const warm = principalOf(tenants.warm);
   const raw = principalOf(tenants.raw);
-  await service.record(warm, { Object: { Amount: bigAmount } });
+  // Payment 1 of each tenant takes every refund of the series; the second is the one the GET series reads.
+  const seedPayments = async (principal: Principal) => {
+    const refunded = (await service.record(principal, { Object: { Amount: bigAmount } })).payment.ID as number;
+    const read = (await service.record(principal, { Object: { Amount: bigAmount } })).payment.ID as number;
+    for (let index = 0; index < refundsShown; index += 1) await service.refund(principal, read, { Object: { Amount: 0.01 } });
+    return { refunded, read };
+  };
+  const warmIds = await seedPayments(warm);
+  const rawIds = await seedPayments(raw);
   await service.record(principalOf(tenants.capacity), { Object: { Amount: bigAmount } });
-  await service.record(raw, { Object: { Amount: bigAmount } });
+  const original = (await repository.get(raw.tenantId, rawIds.refunded)) as PaymentRecord;
+  const context = (id: number) => ({ id, guid: randomUUID(), now: new Date().toISOString(), userId: raw.userId });
 
-  const handler = (await ctx.loadHandler(paymentPostRefund.handler)) as unknown as HttpHandler;
-  // Every refund of a series refunds the tenant's payment 1: a payment takes any number of refunds.
-  const refundOnce = (principal: Principal) => async () => {
-    const event = await proxyEvent(paymentPostRefund, { principal, pathParameters: { id: '1' }, body: JSON.stringify({ Object: { Amount: 0.01 } }) });
+  const http = async (operation: Operation, request: () => HttpRequest, expected: number): Promise<Timed> => {
+    const handler = (await ctx.loadHandler(operation.handler)) as unknown as HttpHandler;
     return async () => {
-      const result = await handler(event, lambdaContext(paymentPostRefund.operationId, 10_000));
-      if (result.statusCode !== 201) throw new Error(`refund: expected 201, got ${result.statusCode}: ${result.body.slice(0, 300)}`);
+      const event = await proxyEvent(operation, request());
+      return async () => {
+        const result = await handler(event, lambdaContext(operation.operationId, 10_000));
+        if (result.statusCode !== expected) throw new Error(`${operation.operationId}: expected ${expected}, got ${result.statusCode}: ${result.body.slice(0, 300)}`);
+      };
     };
   };
 
-  // The raw series writes the same three items (payment update under its condition, refund record, link) with
-  // one TransactWriteItems, without reading the payment again.
-  // Its conditions depend only on the payment's Amount, so the record read once serves every refund of the series.
-  const original = (await repository.get(raw.tenantId, 1)) as PaymentRecord;
-  let nextRawId = 1_000;
-  const rawOnce = async () => {
-    const refund = buildRefund(original, readRefundRequest({ Amount: 0.01 }), 1, 'inline', {
-      id: (nextRawId += 1),
-      guid: `00000000-0000-4000-8000-${String(nextRawId).padStart(12, '0')}`,
-      now: new Date().toISOString(),
-      userId: raw.userId,
-    });
-    const input = { TransactItems: refundActions(rawTable.tableName, raw.tenantId, { original, refund }).map((action) => action.item) };
+  // Record: the ID (UpdateItem ADD), then the payment and its GUID claim (TransactWriteItems).
+  const recordHandler = await http(paymentPost, () => ({ principal: warm, body: JSON.stringify({ Object: { Amount: 1, Method: 'Cash' } }) }), 201);
+  const recordRaw: Timed = async () => async () => {
+    const id = await nextValue(rawTable, raw.tenantId, paymentSequence);
+    const record = prepareNewPayment({ Amount: 1, Method: 'Cash' }, context(id));
+    await client.send(new TransactWriteCommand({ TransactItems: recordActions(tableName, raw.tenantId, record).map((action) => action.item) }));
+  };
+
+  // Get: the payment with the first page of its refunds, one consistent Query.
+  const getHandler = await http(paymentGetByID, () => ({ principal: warm, pathParameters: { id: String(warmIds.read) } }), 200);
+  const getRaw: Timed = async () => async () => {
+    const to = refundLinkKey(raw.tenantId, rawIds.read, maxSequenceValue);
+    await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': to.pk, ':from': paymentKey(raw.tenantId, rawIds.read).sk, ':to': to.sk },
+        ConsistentRead: true,
+        Limit: refundsPage.default + 2,
+      }),
+    );
+  };
+
+  // Refund (inline): the payment (GetItem, consistent) with the ID (UpdateItem ADD) at once, then the payment's update
+  // under its condition, the refund record and its link (TransactWriteItems). Its conditions depend only on the
+  // payment's Amount, so the record read once builds every raw refund of the series.
+  const refundHandler = await http(paymentPostRefund, () => ({ principal: warm, pathParameters: { id: String(warmIds.refunded) }, body: JSON.stringify({ Object: { Amount: 0.01 } }) }), 201);
+  const refundRaw: Timed = async () => async () => {
+    const [, id] = await Promise.all([
+      client.send(new GetCommand({ TableName: tableName, Key: paymentKey(raw.tenantId, rawIds.refunded), ConsistentRead: true })),
+      nextValue(rawTable, raw.tenantId, paymentSequence),
+    ]);
+    const refund = buildRefund(original, readRefundRequest({ Amount: 0.01 }), 1, 'inline', context(id));
+    await client.send(new TransactWriteCommand({ TransactItems: refundActions(tableName, raw.tenantId, { original, refund }).map((action) => action.item) }));
+  };
+
+  // The consumer settling a queued refund: the refund (GetItem, consistent), then its record on its Version and its
+  // link (TransactWriteItems). Each sample settles a refund queued before it (not timed).
+  const consumer = (await ctx.loadHandler(paymentsQueue.consumer.handler)) as unknown as SqsHandler;
+  const queueArn = benchQueueArn(paymentsQueue.localQueueName);
+  const queueRefund = async (principal: Principal, paymentId: number) =>
+    (await service.refund(principal, paymentId, { IsQueue: true, Object: { Amount: 0.01 } })).payment.ID as number;
+  const consumerHandler: Timed = async () => {
+    const refundId = await queueRefund(warm, warmIds.refunded);
+    const event = sqsEvent([JSON.stringify({ tenantId: warm.tenantId, refundId })], queueArn);
     return async () => {
-      await rawTable.client.send(new TransactWriteCommand(input));
+      const result = await consumer(event, lambdaContext(paymentsQueue.consumer.name, 30_000));
+      if (result.batchItemFailures.length > 0) throw new Error(`paymentsConsumer: refund ${refundId} not settled`);
+    };
+  };
+  const consumerRaw: Timed = async () => {
+    const previous = (await repository.get(raw.tenantId, await queueRefund(raw, rawIds.refunded))) as PaymentRecord;
+    return async () => {
+      await client.send(new GetCommand({ TableName: tableName, Key: paymentKey(raw.tenantId, previous.fields.ID), ConsistentRead: true }));
+      const next = settleRefund(previous, { status: 'Refunded' }, new Date().toISOString());
+      await client.send(new TransactWriteCommand({ TransactItems: settlementActions(tableName, raw.tenantId, { previous, next, releaseMinor: 0 }).map((action) => action.item) }));
     };
   };
 
-  log(`payments: ${options.warmIterations} warm refunds against raw TransactWriteItems`);
-  const series = await interleave(refundOnce(warm), rawOnce, options.warmIterations, options.warmupIterations);
-  const handlerSummary = summarise(series.handler);
-  const rawSummary = summarise(series.raw);
-  const refund: Comparison = {
-    name: 'paymentPostRefund (inline, 0.01)',
-    handler: handlerSummary,
-    raw: rawSummary,
-    rawLabel: 'TransactWriteItems (same 3 items)',
-    ratioP50: handlerSummary.p50 / rawSummary.p50,
-    ratioP99: handlerSummary.p99 / rawSummary.p99,
-    note: 'the handler also reads the payment (GetItem, consistent) and takes an ID (UpdateItem): 3 round trips to 1',
-  };
+  const series: readonly { name: string; handler: Timed; raw: Timed; rawLabel: string; needs: string }[] = [
+    { name: 'paymentPost', handler: recordHandler, raw: recordRaw, rawLabel: 'UpdateItem, then TransactWriteItems (2 items)', needs: 'the ID, then one transaction' },
+    { name: `paymentGetByID (${refundsShown} refunds)`, handler: getHandler, raw: getRaw, rawLabel: 'Query (payment + first page)', needs: 'one Query' },
+    { name: 'paymentPostRefund (inline, 0.01)', handler: refundHandler, raw: refundRaw, rawLabel: 'GetItem + UpdateItem at once, then TransactWriteItems (3 items)', needs: 'the read (with the ID beside it), then one transaction' },
+    { name: 'paymentsConsumer (settle one queued refund)', handler: consumerHandler, raw: consumerRaw, rawLabel: 'GetItem, then TransactWriteItems (2 items)', needs: 'the read, then one transaction' },
+  ];
+  const operations: PaymentOperation[] = [];
+  for (const operation of series) {
+    log(`payments: ${options.warmIterations} warm ${operation.name} against ${operation.rawLabel}`);
+    const samples = await interleave(operation.handler, operation.raw, options.warmIterations, options.warmupIterations);
+    const call = await operation.handler();
+    const { capacity: calls } = await ctx.meter.measure(call);
+    operations.push({ comparison: compare(operation.name, operation.rawLabel, samples, paymentsTarget), calls, needs: operation.needs });
+  }
 
-  const refundCapacity = (await ctx.meter.measure(async () => (await refundOnce(principalOf(tenants.capacity))())())).capacity;
+  const refundCapacity = (await ctx.meter.measure(async () => (await refundHandler())())).capacity;
   const rawMeter = attachCapacityMeter(rawTable.client);
-  const rawCapacity = (await rawMeter.measure(async () => (await rawOnce())())).capacity;
+  const rawCapacity = (await rawMeter.measure(async () => (await refundRaw())())).capacity;
 
-  const cold = coldRowsOf(coldStart.functions, (name) => name.startsWith('payment'));
-  return { cold, coldTarget: coldStart.target, refund, refundCapacity, rawCapacity };
+  const cold = coldStart ? coldRowsOf(coldStart.functions, (name) => name.startsWith('payment')) : [];
+  return { cold, coldTarget: coldStart?.target ?? paymentsTarget, operations, refundCapacity, rawCapacity };
 };
+
+const commandsOf = (totals: CapacityTotals) =>
+  Object.entries(totals.byCommand)
+    .map(([command, counted]) => `${counted.requests} ${command.replace(/Command$/, '')}`)
+    .join(', ');
 
 export const renderPaymentsSection = (section: PaymentsSection): string => {
   const title = 'Payments';
@@ -123,28 +202,18 @@ export const renderPaymentsSection = (section: PaymentsSection): string => {
   ];
   return [
     `\n${title}\n${'='.repeat(title.length)}`,
-    renderColdRows(section.cold, section.coldTarget),
+    section.cold.length > 0 ? renderColdRows(section.cold, section.coldTarget) : '(cold starts: section 1 did not run)',
+    '',
+    comparisonTable(section.operations.map(({ comparison }) => comparison)),
     '',
     renderTable(
-      ['Warm (in process)', 'n', 'p50 ms', 'p99 ms', 'Raw call', 'raw p50', 'raw p99', 'p50 ratio'],
-      [
-        [
-          section.refund.name,
-          String(section.refund.handler.n),
-          ms(section.refund.handler.p50),
-          ms(section.refund.handler.p99),
-          section.refund.rawLabel,
-          ms(section.refund.raw.p50),
-          ms(section.refund.raw.p99),
-          ratio(section.refund.ratioP50),
-        ],
-      ],
+      ['Operation', 'Calls one handler call makes', 'Needs'],
+      section.operations.map(({ comparison, calls, needs }) => [comparison.name, commandsOf(calls), needs]),
     ),
-    section.refund.note ?? '',
     '',
     renderTable(
       ['Capacity of one refund', 'requests', 'RCU', 'WCU', 'by command'],
-      [capacityRow('paymentPostRefund handler', section.refundCapacity), capacityRow('raw TransactWriteItems', section.rawCapacity)],
+      [capacityRow('paymentPostRefund handler', section.refundCapacity), capacityRow('raw calls', section.rawCapacity)],
     ),
   ].join('\n');
 };

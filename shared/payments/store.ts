@@ -1,0 +1,58 @@
+// Domain port: what the payment service needs from storage, declared by the domain (like the
+// serverless-typescript-demo's ProductStore). repository.ts implements it on the single table; a unit test may fake
+// it. Every method is one round trip at most (README.md, "Round trips"); the service decides how they are combined.
+import type { PaymentRefund } from '../schemas/payment';
+import type { PaymentRecord } from './rules';
+
+export interface RefundWrite {
+  /** The payment as read: only its ID and Amount (which never change) go into the write. */
+  readonly original: PaymentRecord;
+  readonly refund: PaymentRecord;
+}
+
+export interface SettlementWrite {
+  /** The refund as read (Queued): the write is conditional on its Version. */
+  readonly previous: PaymentRecord;
+  readonly next: PaymentRecord;
+  /** Minor units given back to the payment's refundable balance (a failed refund's reservation); 0 otherwise. */
+  readonly releaseMinor: number;
+}
+
+/** A page of a payment's refunds: those after the refund `afterId` (0: from the first), at most `limit`. */
+export interface RefundPage {
+  readonly afterId: number;
+  readonly limit: number;
+}
+
+export interface PaymentWithRefunds {
+  readonly record: PaymentRecord;
+  /** The page's refunds, oldest (lowest ID) first. */
+  readonly refunds: PaymentRefund[];
+  /** True when refunds lie after the page's last. */
+  readonly more: boolean;
+}
+
+export interface PaymentStore {
+  /** The tenant's next payment ID (refunds take theirs from the same sequence). One UpdateItem. */
+  nextId(tenantId: number): Promise<number>;
+  /**
+   * Puts back an ID that no stored item uses (the write it was taken for was refused with nothing written), if no
+   * later one was taken since; otherwise it stays a gap. Best effort: false when it stays.
+   */
+  giveBackId(tenantId: number, id: number): Promise<boolean>;
+  /** Runs a create with the next ID, given back if the create is refused with nothing written (a GUID taken). */
+  withNextId<T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T>;
+  /** A payment or refund record, strongly consistent; undefined when the tenant has none with this ID. */
+  get(tenantId: number, id: number): Promise<PaymentRecord | undefined>;
+  /** A payment with one page of its refunds, oldest first, strongly consistent. */
+  getWithRefunds(tenantId: number, id: number, page: RefundPage): Promise<PaymentWithRefunds | undefined>;
+  /** Records a new payment and claims its GUID; a GUID another payment holds is PaymentGuidTaken (409). */
+  create(tenantId: number, record: PaymentRecord): Promise<void>;
+  /**
+   * Writes a refund and raises the payment's refunded amount, only if it stays within the payment's Amount (else
+   * BalanceMoved); another transaction on the payment at the same moment is ConcurrentModification.
+   */
+  refund(tenantId: number, write: RefundWrite): Promise<void>;
+  /** Completes or fails a queued refund: the refund record (on its Version), its link, and a failure's release. */
+  settle(tenantId: number, write: SettlementWrite): Promise<void>;
+}
