@@ -8,7 +8,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describeError, logger } from '../../shared/observability/logger';
 import { countMetric } from '../../shared/observability/metrics';
-import { scheduleReconciler, scheduleSyncRetrier } from '../../shared/scheduled-tasks/sync-retrier';
+import { scheduleReconciler, scheduleSyncRetrier } from '../../shared/scheduled-tasks/wiring';
 import { parseScheduleSyncQueueMessage, type ScheduleReconcileMessage, type ScheduleSyncMessage } from '../../shared/scheduled-tasks/messages';
 import type { ReconcileReport } from '../../shared/scheduled-tasks/reconciler';
 import type { ScheduleSyncRequest } from '../../shared/scheduled-tasks/service';

@@ -14,60 +14,52 @@ import { countMetric } from '../observability/metrics';
 import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '../schemas/scheduled-task';
 import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import type { ScheduleSyncMessage, TaskRunMessage } from './messages';
-import { assertTaskFits, type ScheduledTaskRepository, type StoredTask, type TaskRecord } from './repository';
+import { clientFields, scheduleFields } from './fields';
+import { assertTaskFits } from './repository';
+import type { ScheduledTaskStore, StoredTask, TaskRecord } from './store';
 import type { ScheduleState as SyncedState, TaskSchedule } from './schedules';
 import { taskView } from './task-view';
 
 /** `Status` (server-owned). */
 export const TaskStatus = { Scheduled: 'Scheduled', Completed: 'Completed', Disabled: 'Disabled' } as const;
 
-/** Fields a client writes; everything else is the server's (ID on create, Version, Status, run state, audit). */
-const clientFields = [
-  'Name',
-  'NameFriendlyName',
-  'TimeOfDay',
-  'TimeZone',
-  'IsEnabled',
-  'IsActive',
-  'IsRecurringSchedule',
-  'Interval',
-  'IntervalType',
-  'RecurrenceType',
-  'TaskTypeID',
-  'DocumentID',
-  'DatTypeID',
-  'DatTypeFriendlyName',
-  'WorkflowID',
-  'IDs',
-] as const satisfies readonly (keyof TaskRecord)[];
-
-/** The fields that make the schedule: a change to any of them is a new schedule (and is checked against now). */
-const scheduleFields = ['TimeOfDay', 'TimeZone', 'IsRecurringSchedule', 'Interval', 'IntervalType', 'RecurrenceType'] as const;
-
 /** A retry of a task's schedule sync: the schedule-sync queue's message (contract C2). */
 export type ScheduleSyncRequest = ScheduleSyncMessage;
 
-/** Brings a task's schedule in line (contract C1, schedules.ts); a port, so tests can make it fail. */
-export type ScheduleSync = (task: TaskSchedule, now: Date) => Promise<SyncedState>;
+/**
+ * Brings a task's schedule in line (contract C1, schedules.ts); a port, so tests can make it fail. `created`: the
+ * save that created the task asks, so no schedule of it can exist yet (schedules.ts then writes it without reading).
+ */
+export type ScheduleSync = (task: TaskSchedule, now: Date, options?: { readonly created?: boolean }) => Promise<SyncedState>;
 
 export interface ScheduledTaskReaderDependencies {
-  readonly repository: ScheduledTaskRepository;
-  /** The task's latest runs, newest first (the task-runs consumer writes them). */
-  readonly latestRuns: (tenantId: number, taskId: number) => Promise<readonly ScheduledTaskRun[]>;
+  readonly repository: ScheduledTaskStore;
+  /**
+   * The task's latest runs, newest first (the task-runs consumer writes them), for a store that cannot read them
+   * with the task (`getWithRuns`, one Query of the task's partition in the DynamoDB repository).
+   */
+  readonly latestRuns?: (tenantId: number, taskId: number) => Promise<readonly ScheduledTaskRun[]>;
 }
 
 /** Reads a task with its latest runs (the get function needs nothing else: no cipher, no scheduler, no queue). */
-export const createScheduledTaskReader = ({ repository, latestRuns }: ScheduledTaskReaderDependencies) => ({
-  /** The task (404 when it is not the caller's tenant's), its adaptor in public view, and its latest runs. */
-  async get(principal: Principal, id: number): Promise<ScheduledTask> {
-    const [stored, runs] = await Promise.all([repository.get(principal.tenantId, id), latestRuns(principal.tenantId, id)]);
-    if (!stored) throw new NotFound(`Scheduled task ${id} does not exist.`);
-    return taskView(stored.task, stored.adaptor, runs);
-  },
-});
+export const createScheduledTaskReader = ({ repository, latestRuns = async () => [] }: ScheduledTaskReaderDependencies) => {
+  const read = async (tenantId: number, id: number) => {
+    if (repository.getWithRuns) return repository.getWithRuns(tenantId, id);
+    const [stored, runs] = await Promise.all([repository.get(tenantId, id), latestRuns(tenantId, id)]);
+    return stored && { stored, runs };
+  };
+  return {
+    /** The task (404 when it is not the caller's tenant's), its adaptor in public view, and its latest runs. */
+    async get(principal: Principal, id: number): Promise<ScheduledTask> {
+      const found = await read(principal.tenantId, id);
+      if (!found) throw new NotFound(`Scheduled task ${id} does not exist.`);
+      return taskView(found.stored.task, found.stored.adaptor, found.runs);
+    },
+  };
+};
 
 export interface ScheduleSyncRetrierDependencies {
-  readonly repository: ScheduledTaskRepository;
+  readonly repository: ScheduledTaskStore;
   readonly syncSchedule: ScheduleSync;
   /**
    * Sends a one-off task's run whose time passed before its schedule could be written to the task-runs queue, as its
@@ -259,11 +251,11 @@ export const createScheduledTaskService = ({
    * Brings the scheduler in line with a committed task. A scheduler that fails leaves the task `Pending` (if no newer
    * save has come since) with a retry on the schedule-sync queue: the caller still gets its stored task.
    */
-  const synchronise = async (tenantId: number, record: TaskRecord, recurrence: Recurrence, now: Date): Promise<ScheduleState> => {
+  const synchronise = async (tenantId: number, record: TaskRecord, recurrence: Recurrence, now: Date, created: boolean): Promise<ScheduleState> => {
     const request = { tenantId, taskId: record.ID, version: record.Version };
     let state: ScheduleState | undefined;
     try {
-      const synced = recordedScheduleState(record, await syncSchedule({ ...request, recurrence, enabled: isScheduled(record) }, now));
+      const synced = recordedScheduleState(record, await syncSchedule({ ...request, recurrence, enabled: isScheduled(record) }, now, { created }));
       // A one-off run that fell due while it was being saved (asked a moment ahead) may have no at() that fires (none
       // was left to write, or it reached the scheduler after its time): the retry, whose consumer may send task runs,
       // fires it (once: the runs consumer keys a run by its time, so a real firing as well changes nothing).
@@ -322,7 +314,7 @@ export const createScheduledTaskService = ({
       return { record: composed.record, recurrence: composed.recurrence, adaptor: sealed };
     });
 
-    const state = await synchronise(tenantId, record, recurrence, clock());
+    const state = await synchronise(tenantId, record, recurrence, clock(), !isUpdate);
     return { created: !isUpdate, task: taskView({ ...record, ScheduleState: state }, adaptor) };
   };
 
