@@ -51,7 +51,7 @@ const coldTable = (cold: ColdSection): string => {
   );
 };
 
-const comparisonTable = (comparisons: readonly Comparison[]): string =>
+export const comparisonTable = (comparisons: readonly Comparison[]): string =>
   renderTable(
     ['Handler (in process)', 'n', 'p50 ms', 'p99 ms', 'Raw call', 'raw p50', 'raw p99', 'p50 ratio', 'p99 ratio', 'Target'],
     comparisons.map((entry) => [
