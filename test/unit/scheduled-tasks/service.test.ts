@@ -389,3 +389,50 @@ describe('scheduled-task get', () => {
     expect(await service().get(principal, 1)).toMatchObject({ ID: 1, Runs: [{ Outcome: 'Run' }] });
   });
 });
+
+describe('round trips', () => {
+  it('tells the sync that a create is new (its schedule is written without reading it first), never an update or a retry', async () => {
+    const told: Array<boolean | undefined> = [];
+    const counting = createScheduledTaskService({
+      repository: store.repository,
+      cipher,
+      syncSchedule: async (_task, _now, options) => {
+        told.push(options?.created);
+        return 'Enabled';
+      },
+      requestSync: async () => undefined,
+      clock: () => now,
+    });
+    await counting.save(principal, hourly);
+    await counting.save(principal, { ID: 1, Name: 'Renamed' });
+    await counting.retrySync({ tenantId: 7, taskId: 1, version: 2 });
+    expect(told).toEqual([true, false, undefined]);
+  });
+
+  it('reads a task with its runs in one call when the store can (getWithRuns), with no second read', async () => {
+    await service().save(principal, hourly);
+    const reads: string[] = [];
+    const run = { ScheduledDateTime_utc: '2026-03-01T09:00:00.000Z', RecordedDateTime_utc: '2026-03-01T09:00:01.000Z', Outcome: 'Run' as const };
+    const reader = createScheduledTaskService({
+      repository: {
+        ...store.repository,
+        get: async (tenantId, id) => (reads.push('get'), store.repository.get(tenantId, id)),
+        getWithRuns: async (tenantId, id) => {
+          reads.push('getWithRuns');
+          const stored = await store.repository.get(tenantId, id);
+          return stored && { stored, runs: [run] };
+        },
+      },
+      cipher,
+      syncSchedule: async () => 'Enabled',
+      requestSync: async () => undefined,
+      latestRuns: async () => {
+        reads.push('latestRuns');
+        return [];
+      },
+    });
+    expect(await reader.get(principal, 1)).toMatchObject({ ID: 1, Runs: [run] });
+    await expect(reader.get(other, 1)).rejects.toMatchObject({ status: 404 });
+    expect(reads).toEqual(['getWithRuns', 'getWithRuns']);
+  });
+});
