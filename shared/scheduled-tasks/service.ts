@@ -8,7 +8,7 @@ import type { SecretCipher } from '../crypto/envelope';
 import { withOptimisticRetry } from '../data/retry';
 import { maxSequenceValue } from '../data/sequence';
 import { nextVersion } from '../data/versioned';
-import { NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '../errors';
+import { ItemTooLarge, NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '../errors';
 import { describeError, logger } from '../observability/logger';
 import { countMetric } from '../observability/metrics';
 import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '../schemas/scheduled-task';
@@ -182,6 +182,25 @@ const withoutAnswerFlags = (details: AdaptorDetails): AdaptorDetails => {
   return copy;
 };
 
+/**
+ * A cipher that seals nothing: its "sealed" value is as long as the longest stored form the real cipher can give
+ * the plaintext under the context (crypto/envelope.ts: a base64 ESDK message of one committing AES-256-GCM suite,
+ * unsigned, 4 KiB frames). The header (context, one encrypted data key: a KMS key ARN and its blob, or the local
+ * key's name) stays well under 2 KiB; each frame adds its sequence number, IV and tag (under 64 bytes).
+ * test/unit/scheduled-tasks/service.test.ts checks the bound against real messages.
+ */
+export const sealedSizeBound: SecretCipher = {
+  seal: async (plaintext, context) => {
+    const contextBytes = Object.entries(context).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + Buffer.byteLength(value) + 4, 0);
+    const plaintextBytes = Buffer.byteLength(plaintext);
+    const bytes = plaintextBytes + contextBytes + 2048 + 64 * (Math.ceil(plaintextBytes / 4096) + 1);
+    return 'x'.repeat(4 * Math.ceil(bytes / 3));
+  },
+  open: async () => {
+    throw new Error('sealedSizeBound only sizes sealed secrets');
+  },
+};
+
 export const createScheduledTaskService = ({
   repository,
   cipher,
@@ -289,9 +308,15 @@ export const createScheduledTaskService = ({
     if (!isUpdate) {
       // Composed and sealed with the largest ID (the real item can only be smaller) to refuse a task too large to
       // store (413) before an ID is taken.
+      // Each secret is first sized by a bound of its sealed form (no encryption): only a task that may not fit is
+      // really sealed here, so a create seals each secret once, not twice.
       const draft = compose(principal, maxSequenceValue, input, undefined, clock());
-      const sealed = await sealAdaptorDetails({ incoming: incomingDetails, stored: undefined, owner: { tenantId, taskId: maxSequenceValue }, cipher });
-      assertTaskFits(tenantId, { task: draft.record, ...(sealed ? { adaptor: sealed } : {}) });
+      const fitsWith = async (sealing: SecretCipher) => {
+        const sealed = await sealAdaptorDetails({ incoming: incomingDetails, stored: undefined, owner: { tenantId, taskId: maxSequenceValue }, cipher: sealing });
+        assertTaskFits(tenantId, { task: draft.record, ...(sealed ? { adaptor: sealed } : {}) });
+      };
+      if (!incomingDetails) assertTaskFits(tenantId, { task: draft.record });
+      else await fitsWith(sealedSizeBound).catch((error: unknown) => (error instanceof ItemTooLarge ? fitsWith(cipher) : Promise.reject(error)));
     }
     const id = isUpdate ? (input.ID as number) : await repository.nextId(tenantId);
     const expected = input.Version ? input.Version : undefined;

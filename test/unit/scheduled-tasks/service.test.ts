@@ -10,7 +10,7 @@ import type { ScheduleState } from '../../../shared/schemas/scheduled-task';
 import type { ScheduledTaskRepository, StoredTask } from '../../../shared/scheduled-tasks/repository';
 import type { TaskSchedule } from '../../../shared/scheduled-tasks/schedules';
 import type { TaskRunMessage } from '../../../shared/scheduled-tasks/messages';
-import { createScheduledTaskService, createScheduleSyncRetrier, type ScheduleSyncRequest } from '../../../shared/scheduled-tasks/service';
+import { createScheduledTaskService, createScheduleSyncRetrier, sealedSizeBound, type ScheduleSyncRequest } from '../../../shared/scheduled-tasks/service';
 
 logger.setLogLevel('SILENT');
 
@@ -434,5 +434,23 @@ describe('round trips', () => {
     expect(await reader.get(principal, 1)).toMatchObject({ ID: 1, Runs: [run] });
     await expect(reader.get(other, 1)).rejects.toMatchObject({ status: 404 });
     expect(reads).toEqual(['getWithRuns', 'getWithRuns']);
+  });
+
+  it('seals each credential of a create once (the size check before the ID uses a bound), and the bound holds', async () => {
+    let seals = 0;
+    const counting = createScheduledTaskService({
+      repository: store.repository,
+      cipher: { seal: async (plaintext, context) => (seals += 1, cipher.seal(plaintext, context)), open: cipher.open },
+      syncSchedule: async () => 'Enabled',
+      requestSync: async () => undefined,
+      clock: () => now,
+    });
+    await counting.save(principal, { ...hourly, AdaptorDetails: { Name: 'Ledger', TokenDetails: { Provider: 'Xero', TokenKey: 'tk-1', TokenSecret: 'ts-1' } } });
+    expect(seals).toBe(2);
+    const context = { tenant: '2147483647', task: '2147483647', field: '/AdaptorDetails/TokenDetails/TokenSecret' };
+    for (const length of [0, 1, 100, 4095, 4096, 4097, 50_000, 300_000]) {
+      const plaintext = 'é'.repeat(length);
+      expect([length, (await sealedSizeBound.seal(plaintext, context)).length >= (await cipher.seal(plaintext, context)).length]).toEqual([length, true]);
+    }
   });
 });
