@@ -2,7 +2,7 @@
 import { httpOperation } from '../../shared/http/operation';
 import { scheduledTaskGet } from '../../shared/compiled/operations/scheduled-tasks';
 import { actionResults } from '../../shared/schemas/envelope-bodies';
-import { scheduledTaskReader } from '../../shared/scheduled-tasks/reader';
+import { scheduledTaskReader } from '../../shared/scheduled-tasks/wiring';
 
 const tasks = scheduledTaskReader();
 

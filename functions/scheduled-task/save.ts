@@ -4,7 +4,7 @@ import { httpOperation, respond } from '../../shared/http/operation';
 import { locationOf } from '../../shared/http/location';
 import { scheduledTaskGet, scheduledTaskSave } from '../../shared/compiled/operations/scheduled-tasks';
 import { actionResults } from '../../shared/schemas/envelope-bodies';
-import { scheduledTaskService } from '../../shared/scheduled-tasks';
+import { scheduledTaskService } from '../../shared/scheduled-tasks/wiring';
 
 const tasks = scheduledTaskService();
 

@@ -9,7 +9,7 @@ import { consumer } from '../../shared/messaging/consumer';
 import { scheduleSyncQueueMessage } from '../../shared/messaging/messages';
 import { describeError, logger } from '../../shared/observability/logger';
 import { countMetric } from '../../shared/observability/metrics';
-import { scheduleReconciler, scheduleSyncRetrier } from '../../shared/scheduled-tasks/sync-retrier';
+import { scheduleReconciler, scheduleSyncRetrier } from '../../shared/scheduled-tasks/wiring';
 import type { ReconcileReport } from '../../shared/scheduled-tasks/reconciler';
 import type { ScheduleSyncRequest } from '../../shared/scheduled-tasks/service';
 

@@ -51,7 +51,7 @@ export const scheduledTaskGet = {
   pathParameters: idPath,
   success: { status: 200, schema: ScheduledTaskAnswer, description: 'The task with its latest runs.' },
   problems: [400, 401, 404, 406],
-  tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
+  tableAccess: ['dynamodb:Query'],
 } as const satisfies Operation;
 
 export const scheduledTaskOperations = [scheduledTaskSave, scheduledTaskGet] as const;

@@ -3,7 +3,7 @@
 // fields (attribute names are the schema's: the runs consumer reads and writes Version, NextRunDateTime_utc,
 // LastRunDateTime_utc, Status and CompletedDateTime_utc by these names), the adaptor's details without any secret
 // value (`AdaptorDetails`) and the sealed secrets (`AdaptorSecrets`, AWS Encryption SDK messages, never plaintext).
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { TableContext } from '../data/client';
 import { defineCodec } from '../data/codec';
@@ -11,57 +11,24 @@ import { assertItemFits } from '../data/item-size';
 import { nextValue } from '../data/sequence';
 import { VersionConflict } from '../errors';
 import type { SealedSecret, StoredAdaptorDetails } from '../crypto/secret-fields';
-import type { AdaptorDetails, ScheduleState, ScheduledTask } from '../schemas/scheduled-task';
-import { taskKey, taskSequence, unsyncedKeys, unsyncedTasksIndex } from './keys';
+import type { AdaptorDetails, ScheduleState } from '../schemas/scheduled-task';
+import { runOwnedFields, taskFields, type TaskFieldName } from './fields';
+import { latestRunsShown, runSortKeyPrefix, taskKey, taskPartition, taskSequence, taskSortKey, unsyncedKeys, unsyncedTasksIndex } from './keys';
+import { publicRun, type TaskRun } from './runs';
+import type { ScheduledTaskStore, StoredTask, TaskRecord } from './store';
 
-/** A task as stored: its own fields (no adaptor details, no runs) and, when it has one, its adaptor in stored form. */
-export interface StoredTask {
-  readonly task: TaskRecord;
-  readonly adaptor?: StoredAdaptorDetails;
-  /** Read only: the item is on the reconciler's index (a save committed it; no schedule sync has succeeded since). */
-  readonly scheduleOutOfLine?: boolean;
-}
+export type { StoredTask, TaskRecord } from './store';
 
-/** The task's own fields as the table holds them; ID, TenantID-free (the partition names the tenant), Version set. */
-export type TaskRecord = Omit<ScheduledTask, 'AdaptorDetails' | 'Runs'> & { readonly ID: number; readonly Version: number };
-
-/** Every own field of the task item, in one list (the schema's names). */
-export const taskFields = [
-  'ID',
-  'Name',
-  'NameFriendlyName',
-  'Status',
-  'TimeOfDay',
-  'TimeZone',
-  'CompletedDateTime_utc',
-  'IsEnabled',
-  'IsActive',
-  'IsRecurringSchedule',
-  'Interval',
-  'IntervalType',
-  'RecurrenceType',
-  'TaskTypeID',
-  'DocumentID',
-  'DatTypeID',
-  'DatTypeFriendlyName',
-  'WorkflowID',
-  'IDs',
-  'Version',
-  'NextRunDateTime_utc',
-  'LastRunDateTime_utc',
-  'ScheduleState',
-  'CreatedDateTime_utc',
-  'ModifiedDateTime_utc',
-  'CreatedByUserID',
-  'ModifiedByUserID',
-] as const satisfies readonly (keyof TaskRecord)[];
+/** The repository is the store the service declares (store.ts); the name the tests and wiring use. */
+export type ScheduledTaskRepository = ScheduledTaskStore;
 
 /**
- * Attributes a save never writes: the task-runs consumer owns them between saves (it records the last run under the
- * condition that Version is the one its message names). A save's update leaves them as they are, so a run recorded
- * between the save's read and its write is never undone; a save that changes the schedule clears them explicitly.
+ * Attributes a save never writes (fields.ts, owner `runRecorder`): the task-runs consumer owns them between saves (it
+ * records the last run under the condition that Version is the one its message names). A save's update leaves them
+ * as they are, so a run recorded between the save's read and its write is never undone; a save that changes the
+ * schedule clears them explicitly.
  */
-const runOwned = new Set<string>(['LastRunDateTime_utc']);
+const runOwned = new Set<string>(runOwnedFields);
 
 const adaptorAttribute = 'AdaptorDetails';
 const secretsAttribute = 'AdaptorSecrets';
@@ -71,7 +38,7 @@ interface TaskItemSource {
   readonly stored: StoredTask;
 }
 
-const tasks = defineCodec<TaskItemSource & Record<string, unknown>, (typeof taskFields)[number]>({
+const tasks = defineCodec<TaskItemSource & Record<string, unknown>, TaskFieldName>({
   entity: 'ScheduledTask',
   fields: taskFields,
   key: (source) => taskKey(source.tenantId, source.stored.task.ID),
@@ -106,7 +73,7 @@ export const assertTaskFits = (tenantId: number, stored: StoredTask): void =>
 
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException || (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
 
-export const createScheduledTaskRepository = (table: TableContext) => {
+export const createScheduledTaskRepository = (table: TableContext): ScheduledTaskStore => {
   const { client, tableName } = table;
   return {
     /** The next task ID of the tenant's sequence (taken before sealing: the ID is part of each secret's context). */
@@ -116,6 +83,27 @@ export const createScheduledTaskRepository = (table: TableContext) => {
     async get(tenantId: number, id: number): Promise<StoredTask | undefined> {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: taskKey(tenantId, id), ConsistentRead: true }));
       return Item ? fromTaskItem(Item) : undefined;
+    },
+
+    /**
+     * The task and its latest runs in one strongly consistent Query of the task's partition (keys.ts): descending,
+     * `TASK` sorts after every `RUN#...`, so the first item is the task and the next ones its newest runs.
+     */
+    async getWithRuns(tenantId: number, id: number) {
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': taskPartition(tenantId, id) },
+          ScanIndexForward: false,
+          ConsistentRead: true,
+          Limit: latestRunsShown + 1,
+        }),
+      );
+      const [first, ...rest] = Items;
+      if (first?.sk !== taskSortKey) return undefined;
+      const runs = rest.filter((item) => typeof item.sk === 'string' && item.sk.startsWith(runSortKeyPrefix)).map((item) => publicRun(item as TaskRun));
+      return { stored: fromTaskItem(first), runs };
     },
 
     /**
@@ -199,5 +187,3 @@ export const createScheduledTaskRepository = (table: TableContext) => {
     },
   };
 };
-
-export type ScheduledTaskRepository = ReturnType<typeof createScheduledTaskRepository>;

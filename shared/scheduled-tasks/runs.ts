@@ -13,6 +13,7 @@ import { VersionConflict } from '../errors';
 import { consumerTimeoutSeconds, taskWorkQueue } from '../events/queues';
 import { createPublisher } from '../messaging/publisher';
 import { isMisfire, isRunTime, nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
+import { runReadFields } from './fields';
 import { latestRunsShown, runKey, runSortKeyPrefix, taskKey, taskPartition } from './keys';
 import type { TaskWorkMessage } from './messages';
 
@@ -185,31 +186,15 @@ interface StoredRun extends TaskRun {
   readonly PublishedDateTime_utc?: string;
 }
 
-const taskAttributes = [
-  'Version',
-  'IsEnabled',
-  'IsActive',
-  'IsRecurringSchedule',
-  'Interval',
-  'IntervalType',
-  'RecurrenceType',
-  'TimeOfDay',
-  'TimeZone',
-  'TaskTypeID',
-  'LastRunDateTime_utc',
-  'NextRunDateTime_utc',
-  'Status',
-] as const;
-
-/** Reads only the schedule attributes (never the sealed secrets), strongly consistent. */
+/** Reads only the attributes the runs read (fields.ts `readByRuns`; never the sealed secrets), strongly consistent. */
 const readTaskState = async (table: TableContext, tenantId: number, taskId: number): Promise<StoredTaskState | undefined> => {
   const { Item } = await table.client.send(
     new GetCommand({
       TableName: table.tableName,
       Key: taskKey(tenantId, taskId),
       ConsistentRead: true,
-      ProjectionExpression: taskAttributes.map((_, index) => `#a${index}`).join(', '),
-      ExpressionAttributeNames: Object.fromEntries(taskAttributes.map((name, index) => [`#a${index}`, name])),
+      ProjectionExpression: runReadFields.map((_, index) => `#a${index}`).join(', '),
+      ExpressionAttributeNames: Object.fromEntries(runReadFields.map((name, index) => [`#a${index}`, name])),
     }),
   );
   return Item as StoredTaskState | undefined;
@@ -300,7 +285,8 @@ export interface RunRecorderOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-const publicRun = ({ ScheduledDateTime_utc, RecordedDateTime_utc, Outcome, Reason }: TaskRun): TaskRun => ({
+/** A run item as the task's answer lists it (without the publication bookkeeping). */
+export const publicRun = ({ ScheduledDateTime_utc, RecordedDateTime_utc, Outcome, Reason }: TaskRun): TaskRun => ({
   ScheduledDateTime_utc,
   RecordedDateTime_utc,
   Outcome,

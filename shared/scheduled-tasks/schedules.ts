@@ -156,9 +156,30 @@ export interface ScheduleSyncDependencies {
  * schedule that already sends a newer version of the task is left alone (a slower sync of an older save must not
  * undo a newer one); the newer save's sync owns it.
  */
-export const syncScheduleWith = async ({ client, settings }: ScheduleSyncDependencies, task: TaskSchedule, now: Date): Promise<ScheduleState> => {
+export const syncScheduleWith = async (
+  { client, settings }: ScheduleSyncDependencies,
+  task: TaskSchedule,
+  now: Date,
+  { created = false }: { readonly created?: boolean } = {},
+): Promise<ScheduleState> => {
   const name = scheduleNameOf(task.tenantId, task.taskId);
   try {
+    if (created) {
+      // The save that created the task: its ID is new, so no schedule of it exists and none needs reading (one round
+      // trip, not two). One that does exist all the same (ConflictException) is brought in line the long way below.
+      const request = scheduleRequestOf(task, settings, now);
+      if (!request) return 'Disabled';
+      const written = await client
+        .send(new CreateScheduleCommand({ ...request, ClientToken: clientTokenOf('create', task, request) }))
+        .then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof ConflictException) return false;
+            throw error;
+          },
+        );
+      if (written) return 'Enabled';
+    }
     const stored = await client
       .send(new GetScheduleCommand({ Name: name, GroupName: settings.groupName }))
       .catch((error: unknown) => {
@@ -220,7 +241,7 @@ let defaultDependencies: ScheduleSyncDependencies | undefined;
  * endpoint is AWS_ENDPOINT_URL_SCHEDULER, set by the grant). A save waits for it, so requests are bounded: two
  * attempts, a second to connect and three to answer.
  */
-export const syncSchedule = (task: TaskSchedule, now: Date): Promise<ScheduleState> => {
+export const syncSchedule = (task: TaskSchedule, now: Date, options?: { readonly created?: boolean }): Promise<ScheduleState> => {
   try {
     defaultDependencies ??= {
       settings: schedulerSettingsFromEnvironment(),
@@ -229,5 +250,5 @@ export const syncSchedule = (task: TaskSchedule, now: Date): Promise<ScheduleSta
   } catch (error) {
     return Promise.reject(failure(error));
   }
-  return syncScheduleWith(defaultDependencies, task, now);
+  return syncScheduleWith(defaultDependencies, task, now, options);
 };

@@ -8,66 +8,58 @@ import type { SecretCipher } from '../crypto/envelope';
 import { withOptimisticRetry } from '../data/retry';
 import { maxSequenceValue } from '../data/sequence';
 import { nextVersion } from '../data/versioned';
-import { NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '../errors';
+import { ItemTooLarge, NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '../errors';
 import { describeError, logger } from '../observability/logger';
 import { countMetric } from '../observability/metrics';
 import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '../schemas/scheduled-task';
 import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import type { ScheduleSyncMessage, TaskRunMessage } from './messages';
-import { assertTaskFits, type ScheduledTaskRepository, type StoredTask, type TaskRecord } from './repository';
+import { clientFields, scheduleFields } from './fields';
+import { assertTaskFits } from './repository';
+import type { ScheduledTaskStore, StoredTask, TaskRecord } from './store';
 import type { ScheduleState as SyncedState, TaskSchedule } from './schedules';
 import { taskView } from './task-view';
 
 /** `Status` (server-owned). */
 export const TaskStatus = { Scheduled: 'Scheduled', Completed: 'Completed', Disabled: 'Disabled' } as const;
 
-/** Fields a client writes; everything else is the server's (ID on create, Version, Status, run state, audit). */
-const clientFields = [
-  'Name',
-  'NameFriendlyName',
-  'TimeOfDay',
-  'TimeZone',
-  'IsEnabled',
-  'IsActive',
-  'IsRecurringSchedule',
-  'Interval',
-  'IntervalType',
-  'RecurrenceType',
-  'TaskTypeID',
-  'DocumentID',
-  'DatTypeID',
-  'DatTypeFriendlyName',
-  'WorkflowID',
-  'IDs',
-] as const satisfies readonly (keyof TaskRecord)[];
-
-/** The fields that make the schedule: a change to any of them is a new schedule (and is checked against now). */
-const scheduleFields = ['TimeOfDay', 'TimeZone', 'IsRecurringSchedule', 'Interval', 'IntervalType', 'RecurrenceType'] as const;
-
 /** A retry of a task's schedule sync: the schedule-sync queue's message (contract C2). */
 export type ScheduleSyncRequest = ScheduleSyncMessage;
 
-/** Brings a task's schedule in line (contract C1, schedules.ts); a port, so tests can make it fail. */
-export type ScheduleSync = (task: TaskSchedule, now: Date) => Promise<SyncedState>;
+/**
+ * Brings a task's schedule in line (contract C1, schedules.ts); a port, so tests can make it fail. `created`: the
+ * save that created the task asks, so no schedule of it can exist yet (schedules.ts then writes it without reading).
+ */
+export type ScheduleSync = (task: TaskSchedule, now: Date, options?: { readonly created?: boolean }) => Promise<SyncedState>;
 
 export interface ScheduledTaskReaderDependencies {
-  readonly repository: ScheduledTaskRepository;
-  /** The task's latest runs, newest first (the task-runs consumer writes them). */
-  readonly latestRuns: (tenantId: number, taskId: number) => Promise<readonly ScheduledTaskRun[]>;
+  readonly repository: ScheduledTaskStore;
+  /**
+   * The task's latest runs, newest first (the task-runs consumer writes them), for a store that cannot read them
+   * with the task (`getWithRuns`, one Query of the task's partition in the DynamoDB repository).
+   */
+  readonly latestRuns?: (tenantId: number, taskId: number) => Promise<readonly ScheduledTaskRun[]>;
 }
 
 /** Reads a task with its latest runs (the get function needs nothing else: no cipher, no scheduler, no queue). */
-export const createScheduledTaskReader = ({ repository, latestRuns }: ScheduledTaskReaderDependencies) => ({
-  /** The task (404 when it is not the caller's tenant's), its adaptor in public view, and its latest runs. */
-  async get(principal: Principal, id: number): Promise<ScheduledTask> {
-    const [stored, runs] = await Promise.all([repository.get(principal.tenantId, id), latestRuns(principal.tenantId, id)]);
-    if (!stored) throw new NotFound(`Scheduled task ${id} does not exist.`);
-    return taskView(stored.task, stored.adaptor, runs);
-  },
-});
+export const createScheduledTaskReader = ({ repository, latestRuns = async () => [] }: ScheduledTaskReaderDependencies) => {
+  const read = async (tenantId: number, id: number) => {
+    if (repository.getWithRuns) return repository.getWithRuns(tenantId, id);
+    const [stored, runs] = await Promise.all([repository.get(tenantId, id), latestRuns(tenantId, id)]);
+    return stored && { stored, runs };
+  };
+  return {
+    /** The task (404 when it is not the caller's tenant's), its adaptor in public view, and its latest runs. */
+    async get(principal: Principal, id: number): Promise<ScheduledTask> {
+      const found = await read(principal.tenantId, id);
+      if (!found) throw new NotFound(`Scheduled task ${id} does not exist.`);
+      return taskView(found.stored.task, found.stored.adaptor, found.runs);
+    },
+  };
+};
 
 export interface ScheduleSyncRetrierDependencies {
-  readonly repository: ScheduledTaskRepository;
+  readonly repository: ScheduledTaskStore;
   readonly syncSchedule: ScheduleSync;
   /**
    * Sends a one-off task's run whose time passed before its schedule could be written to the task-runs queue, as its
@@ -190,6 +182,25 @@ const withoutAnswerFlags = (details: AdaptorDetails): AdaptorDetails => {
   return copy;
 };
 
+/**
+ * A cipher that seals nothing: its "sealed" value is as long as the longest stored form the real cipher can give
+ * the plaintext under the context (crypto/envelope.ts: a base64 ESDK message of one committing AES-256-GCM suite,
+ * unsigned, 4 KiB frames). The header (context, one encrypted data key: a KMS key ARN and its blob, or the local
+ * key's name) stays well under 2 KiB; each frame adds its sequence number, IV and tag (under 64 bytes).
+ * test/unit/scheduled-tasks/service.test.ts checks the bound against real messages.
+ */
+export const sealedSizeBound: SecretCipher = {
+  seal: async (plaintext, context) => {
+    const contextBytes = Object.entries(context).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + Buffer.byteLength(value) + 4, 0);
+    const plaintextBytes = Buffer.byteLength(plaintext);
+    const bytes = plaintextBytes + contextBytes + 2048 + 64 * (Math.ceil(plaintextBytes / 4096) + 1);
+    return 'x'.repeat(4 * Math.ceil(bytes / 3));
+  },
+  open: async () => {
+    throw new Error('sealedSizeBound only sizes sealed secrets');
+  },
+};
+
 export const createScheduledTaskService = ({
   repository,
   cipher,
@@ -259,11 +270,11 @@ export const createScheduledTaskService = ({
    * Brings the scheduler in line with a committed task. A scheduler that fails leaves the task `Pending` (if no newer
    * save has come since) with a retry on the schedule-sync queue: the caller still gets its stored task.
    */
-  const synchronise = async (tenantId: number, record: TaskRecord, recurrence: Recurrence, now: Date): Promise<ScheduleState> => {
+  const synchronise = async (tenantId: number, record: TaskRecord, recurrence: Recurrence, now: Date, created: boolean): Promise<ScheduleState> => {
     const request = { tenantId, taskId: record.ID, version: record.Version };
     let state: ScheduleState | undefined;
     try {
-      const synced = recordedScheduleState(record, await syncSchedule({ ...request, recurrence, enabled: isScheduled(record) }, now));
+      const synced = recordedScheduleState(record, await syncSchedule({ ...request, recurrence, enabled: isScheduled(record) }, now, { created }));
       // A one-off run that fell due while it was being saved (asked a moment ahead) may have no at() that fires (none
       // was left to write, or it reached the scheduler after its time): the retry, whose consumer may send task runs,
       // fires it (once: the runs consumer keys a run by its time, so a real firing as well changes nothing).
@@ -297,9 +308,15 @@ export const createScheduledTaskService = ({
     if (!isUpdate) {
       // Composed and sealed with the largest ID (the real item can only be smaller) to refuse a task too large to
       // store (413) before an ID is taken.
+      // Each secret is first sized by a bound of its sealed form (no encryption): only a task that may not fit is
+      // really sealed here, so a create seals each secret once, not twice.
       const draft = compose(principal, maxSequenceValue, input, undefined, clock());
-      const sealed = await sealAdaptorDetails({ incoming: incomingDetails, stored: undefined, owner: { tenantId, taskId: maxSequenceValue }, cipher });
-      assertTaskFits(tenantId, { task: draft.record, ...(sealed ? { adaptor: sealed } : {}) });
+      const fitsWith = async (sealing: SecretCipher) => {
+        const sealed = await sealAdaptorDetails({ incoming: incomingDetails, stored: undefined, owner: { tenantId, taskId: maxSequenceValue }, cipher: sealing });
+        assertTaskFits(tenantId, { task: draft.record, ...(sealed ? { adaptor: sealed } : {}) });
+      };
+      if (!incomingDetails) assertTaskFits(tenantId, { task: draft.record });
+      else await fitsWith(sealedSizeBound).catch((error: unknown) => (error instanceof ItemTooLarge ? fitsWith(cipher) : Promise.reject(error)));
     }
     const id = isUpdate ? (input.ID as number) : await repository.nextId(tenantId);
     const expected = input.Version ? input.Version : undefined;
@@ -322,7 +339,7 @@ export const createScheduledTaskService = ({
       return { record: composed.record, recurrence: composed.recurrence, adaptor: sealed };
     });
 
-    const state = await synchronise(tenantId, record, recurrence, clock());
+    const state = await synchronise(tenantId, record, recurrence, clock(), !isUpdate);
     return { created: !isUpdate, task: taskView({ ...record, ScheduleState: state }, adaptor) };
   };
 

@@ -3,7 +3,7 @@
 // ciphertexts are not part of the answer at all.
 import { publicAdaptorDetails, type StoredAdaptorDetails } from '../crypto/secret-fields';
 import type { AdaptorDetails, ScheduledTask, ScheduledTaskRun } from '../schemas/scheduled-task';
-import type { TaskRecord } from './repository';
+import type { TaskRecord } from './store';
 
 export const taskView = (record: TaskRecord, adaptor: StoredAdaptorDetails | undefined, runs?: readonly ScheduledTaskRun[]): ScheduledTask => ({
   ...record,

@@ -101,6 +101,7 @@ export const benchTenantIds = {
   receiptSearchLarge: 9502,
   scheduledTasksWarm: 9511,
   scheduledTasksCapacity: 9512,
+  scheduledTasksRecorder: 9513,
   receiptCompletion: 9521,
   receiptGet: 9601,
   firstOther: 20_001,

@@ -9,6 +9,7 @@ import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from '../../../shared/data/client';
 import { runKey, taskKey, taskPartition } from '../../../shared/scheduled-tasks/keys';
+import { createScheduledTaskRepository } from '../../../shared/scheduled-tasks/repository';
 import {
   createRunRecorder,
   createWorkPublisher,
@@ -274,6 +275,28 @@ it('lists the newest 20 runs, newest first, with only their public fields', asyn
   expect(runs.map((run) => run.ScheduledDateTime_utc)).toEqual(times.slice(5).reverse().map((time) => time.toISOString()));
   expect(await latestRuns(table, task.tenantId, task.taskId, 3)).toHaveLength(3);
   expect(await latestRuns(table, task.tenantId, 99)).toEqual([]);
+});
+
+it("reads the task and its newest 20 runs in one Query of the task's partition (the get's read), and no other tenant's task", async () => {
+  const task = await seedTask({ ...quarterHourly, Version: 3 });
+  const times = Array.from({ length: 25 }, (_, i) => new Date(Date.parse('2026-03-02T09:00:00Z') + i * 15 * 60_000));
+  for (const time of times) {
+    await createRunRecorder({ table, publishWork: async () => undefined, now: () => new Date(time.getTime() + 1000) }).record({ ...task, version: 3, scheduledTime: time });
+  }
+  const sent: string[] = [];
+  const counting: TableContext = { tableName, client: { send: (command: { constructor: { name: string } }) => (sent.push(command.constructor.name), table.client.send(command as never)) } as unknown as DynamoDBDocumentClient };
+  const repository = createScheduledTaskRepository(counting);
+  const found = await repository.getWithRuns?.(task.tenantId, task.taskId);
+  expect(sent).toEqual(['QueryCommand']);
+  expect(found?.stored.task).toMatchObject({ ID: task.taskId, Version: 3, LastRunDateTime_utc: '2026-03-02T15:00:00.000Z' });
+  expect(found?.runs).toEqual(await latestRuns(table, task.tenantId, task.taskId));
+  expect(found?.runs.map((run) => run.ScheduledDateTime_utc)).toEqual(times.slice(5).reverse().map((time) => time.toISOString()));
+  // A task without runs; a task that does not exist (only runs, or nothing), and the same ID of another tenant.
+  const bare = await seedTask({ ...quarterHourly, Version: 3 });
+  expect(await repository.getWithRuns?.(bare.tenantId, bare.taskId)).toEqual({ stored: expect.objectContaining({ task: expect.objectContaining({ ID: bare.taskId }) }), runs: [] });
+  await table.client.send(new PutCommand({ TableName: tableName, Item: { ...runKey(bare.tenantId, 77, at('2026-03-02T09:00:00Z')), entity: 'TaskRun', Outcome: 'Run' } }));
+  expect(await repository.getWithRuns?.(bare.tenantId, 77)).toBeUndefined();
+  expect(await repository.getWithRuns?.(freshTenantId(), task.taskId)).toBeUndefined();
 });
 
 describe('never before the time asked', () => {

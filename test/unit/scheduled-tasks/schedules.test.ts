@@ -122,6 +122,30 @@ describe('syncing', () => {
     expect(raced.sent.map((request) => request.name)).toEqual([GetScheduleCommand.name, CreateScheduleCommand.name, UpdateScheduleCommand.name]);
   });
 
+  it("creates a new task's schedule without reading it first: one call", async () => {
+    const { client, sent } = scripted({});
+    await expect(syncScheduleWith({ client, settings }, daily, now, { created: true })).resolves.toBe('Enabled');
+    expect(sent.map((request) => request.name)).toEqual([CreateScheduleCommand.name]);
+    expect(sent[0]!.input).toMatchObject({ ...scheduleRequestOf(daily, settings, now), ClientToken: expect.stringMatching(/^c-4-9-v2-/) });
+    // A new task without a schedule (disabled) needs no call at all.
+    const disabled = scripted({});
+    await expect(syncScheduleWith({ client: disabled.client, settings }, { ...daily, enabled: false }, now, { created: true })).resolves.toBe('Disabled');
+    expect(disabled.sent).toEqual([]);
+  });
+
+  it('falls back to reading when a new task already has a schedule (ConflictException), and leaves a newer one alone', async () => {
+    const conflict = () => new ConflictException({ message: 'exists', Message: 'x', $metadata: { httpStatusCode: 409 } });
+    const older = scripted({ CreateScheduleCommand: [conflict()], GetScheduleCommand: [{ State: 'ENABLED', Target: { Input: JSON.stringify({ version: 1 }) } }] });
+    await expect(syncScheduleWith({ client: older.client, settings }, daily, now, { created: true })).resolves.toBe('Enabled');
+    expect(older.sent.map((request) => request.name)).toEqual([CreateScheduleCommand.name, GetScheduleCommand.name, UpdateScheduleCommand.name]);
+    const newer = scripted({ CreateScheduleCommand: [conflict()], GetScheduleCommand: [{ State: 'DISABLED', Target: { Input: JSON.stringify({ version: 3 }) } }] });
+    await expect(syncScheduleWith({ client: newer.client, settings }, daily, now, { created: true })).resolves.toBe('Disabled');
+    expect(newer.sent.map((request) => request.name)).toEqual([CreateScheduleCommand.name, GetScheduleCommand.name]);
+    // Any other failure is the sync's failure, classified as always.
+    const throttled = scripted({ CreateScheduleCommand: [new ThrottlingException({ message: 'slow down', Message: 'x', $metadata: { httpStatusCode: 429 } })] });
+    await expect(syncScheduleWith({ client: throttled.client, settings }, daily, now, { created: true })).rejects.toBeInstanceOf(ScheduleSyncFailed);
+  });
+
   it('writes nothing when the stored schedule already is the request', async () => {
     const request = scheduleRequestOf(daily, settings, now)!;
     const { client, sent } = scripted({ GetScheduleCommand: [{ ...request, StartDate: new Date(0) }] });

@@ -10,7 +10,7 @@ import type { ScheduleState } from '../../../shared/schemas/scheduled-task';
 import type { ScheduledTaskRepository, StoredTask } from '../../../shared/scheduled-tasks/repository';
 import type { TaskSchedule } from '../../../shared/scheduled-tasks/schedules';
 import type { TaskRunMessage } from '../../../shared/scheduled-tasks/messages';
-import { createScheduledTaskService, createScheduleSyncRetrier, type ScheduleSyncRequest } from '../../../shared/scheduled-tasks/service';
+import { createScheduledTaskService, createScheduleSyncRetrier, sealedSizeBound, type ScheduleSyncRequest } from '../../../shared/scheduled-tasks/service';
 
 logger.setLogLevel('SILENT');
 
@@ -387,5 +387,70 @@ describe('scheduled-task get', () => {
   it('answers the task with its latest runs and the public view of its adaptor', async () => {
     await service().save(principal, hourly);
     expect(await service().get(principal, 1)).toMatchObject({ ID: 1, Runs: [{ Outcome: 'Run' }] });
+  });
+});
+
+describe('round trips', () => {
+  it('tells the sync that a create is new (its schedule is written without reading it first), never an update or a retry', async () => {
+    const told: Array<boolean | undefined> = [];
+    const counting = createScheduledTaskService({
+      repository: store.repository,
+      cipher,
+      syncSchedule: async (_task, _now, options) => {
+        told.push(options?.created);
+        return 'Enabled';
+      },
+      requestSync: async () => undefined,
+      clock: () => now,
+    });
+    await counting.save(principal, hourly);
+    await counting.save(principal, { ID: 1, Name: 'Renamed' });
+    await counting.retrySync({ tenantId: 7, taskId: 1, version: 2 });
+    expect(told).toEqual([true, false, undefined]);
+  });
+
+  it('reads a task with its runs in one call when the store can (getWithRuns), with no second read', async () => {
+    await service().save(principal, hourly);
+    const reads: string[] = [];
+    const run = { ScheduledDateTime_utc: '2026-03-01T09:00:00.000Z', RecordedDateTime_utc: '2026-03-01T09:00:01.000Z', Outcome: 'Run' as const };
+    const reader = createScheduledTaskService({
+      repository: {
+        ...store.repository,
+        get: async (tenantId, id) => (reads.push('get'), store.repository.get(tenantId, id)),
+        getWithRuns: async (tenantId, id) => {
+          reads.push('getWithRuns');
+          const stored = await store.repository.get(tenantId, id);
+          return stored && { stored, runs: [run] };
+        },
+      },
+      cipher,
+      syncSchedule: async () => 'Enabled',
+      requestSync: async () => undefined,
+      latestRuns: async () => {
+        reads.push('latestRuns');
+        return [];
+      },
+    });
+    expect(await reader.get(principal, 1)).toMatchObject({ ID: 1, Runs: [run] });
+    await expect(reader.get(other, 1)).rejects.toMatchObject({ status: 404 });
+    expect(reads).toEqual(['getWithRuns', 'getWithRuns']);
+  });
+
+  it('seals each credential of a create once (the size check before the ID uses a bound), and the bound holds', async () => {
+    let seals = 0;
+    const counting = createScheduledTaskService({
+      repository: store.repository,
+      cipher: { seal: async (plaintext, context) => (seals += 1, cipher.seal(plaintext, context)), open: cipher.open },
+      syncSchedule: async () => 'Enabled',
+      requestSync: async () => undefined,
+      clock: () => now,
+    });
+    await counting.save(principal, { ...hourly, AdaptorDetails: { Name: 'Ledger', TokenDetails: { Provider: 'Xero', TokenKey: 'tk-1', TokenSecret: 'ts-1' } } });
+    expect(seals).toBe(2);
+    const context = { tenant: '2147483647', task: '2147483647', field: '/AdaptorDetails/TokenDetails/TokenSecret' };
+    for (const length of [0, 1, 100, 4095, 4096, 4097, 50_000, 300_000]) {
+      const plaintext = 'é'.repeat(length);
+      expect([length, (await sealedSizeBound.seal(plaintext, context)).length >= (await cipher.seal(plaintext, context)).length]).toEqual([length, true]);
+    }
   });
 });

@@ -1,0 +1,76 @@
+// Wiring: builds the area's clients, repository and services once per process (a Lambda cold start); the handlers
+// import from here and nothing else of the area's construction. Each builder is lazy and builds only what its
+// function uses, so a bundle keeps only its own (esbuild drops what a handler never reaches: the get's bundle holds
+// neither the scheduler client nor the SQS client, and no function loads the Encryption SDK before a save seals).
+import type { SecretCipher } from '../crypto/envelope';
+import { defaultTable, requireEnv } from '../data/client';
+import { scheduleSyncQueue, taskRunsQueue } from '../events/queues';
+import { createPublisher } from '../messaging/publisher';
+import type { TaskRunMessage } from './messages';
+import { createScheduleReconciler, type ScheduleReconciler } from './reconciler';
+import { createScheduledTaskRepository } from './repository';
+import { syncSchedule } from './schedules';
+import { createScheduledTaskReader, createScheduledTaskService, createScheduleSyncRetrier, type ScheduledTaskService } from './service';
+import type { ScheduledTaskStore } from './store';
+import { createScheduleSyncPublisher } from './sync-requests';
+
+let repository: ScheduledTaskStore | undefined;
+const taskRepository = (): ScheduledTaskStore => (repository ??= createScheduledTaskRepository(defaultTable()));
+
+/**
+ * The cipher, loaded on first use: the AWS Encryption SDK (with its KMS client and big-number library: about 40 % of
+ * the save's bundle) is loaded only by a save that seals or opens a credential. `#lazy/secret-cipher` (package.json
+ * "imports") is shared/crypto/envelope.ts under tsx and jest, and on Lambda a chunk of its own beside the function's
+ * bundle (infra/build/lazy-chunks.mjs), so a save without a credential (most saves) neither parses nor evaluates it
+ * (test/bench/section-scheduled-tasks.ts measures both). envelope.ts imports nothing of ours: the chunk holds no
+ * second copy of a class the rest of the function checks with instanceof.
+ */
+let cipher: Promise<SecretCipher> | undefined;
+const loadCipher = (): Promise<SecretCipher> => (cipher ??= import('#lazy/secret-cipher').then((envelope) => envelope.secretCipher()));
+
+let service: ScheduledTaskService | undefined;
+
+/** The save's service: seals (sealSecrets), syncs the schedule (manageSchedules) and queues retries (sendScheduleSync). */
+export const scheduledTaskService = (): ScheduledTaskService => {
+  // The key's setting is checked at start-up all the same (its grant, sealSecrets, sets it): a function
+  // without it fails fast instead of answering 500 to the first save with a credential.
+  if (!process.env.SECRET_FIELDS_KEY_ARN) {
+    throw new Error('Environment variable SECRET_FIELDS_KEY_ARN must be set');
+  }
+  service ??= createScheduledTaskService({
+    repository: taskRepository(),
+    cipher: {
+      seal: async (plaintext, context) => (await loadCipher()).seal(plaintext, context),
+      open: async (sealed, context) => (await loadCipher()).open(sealed, context),
+    },
+    syncSchedule,
+    requestSync: createScheduleSyncPublisher(requireEnv(scheduleSyncQueue.urlVariable)),
+  });
+  return service;
+};
+
+let reader: ReturnType<typeof createScheduledTaskReader> | undefined;
+
+/** The get's reader: the task and its latest runs in one Query (no cipher, no scheduler, no queue). */
+export const scheduledTaskReader = () => (reader ??= createScheduledTaskReader({ repository: taskRepository() }));
+
+let retrier: ReturnType<typeof createScheduleSyncRetrier> | undefined;
+let reconciler: ScheduleReconciler | undefined;
+/** The task-runs queue's URL comes with the sendTaskRuns grant; read when a run is overdue. */
+const fireOverdue = createPublisher<TaskRunMessage>({ queue: taskRunsQueue, what: 'task run' });
+
+/** The schedule-sync consumer's retry of one task's sync (reads the task, syncs its schedule, records its state). */
+export const scheduleSyncRetrier = () => {
+  retrier ??= createScheduleSyncRetrier({
+    repository: taskRepository(),
+    syncSchedule,
+    fireOverdue,
+  });
+  return retrier;
+};
+
+/** The reconciler's pass over the tasks whose schedule is not known to be in line (the same consumer). */
+export const scheduleReconciler = (): ScheduleReconciler => {
+  reconciler ??= createScheduleReconciler({ table: defaultTable(), reconcileTask: scheduleSyncRetrier().reconcileTask });
+  return reconciler;
+};
