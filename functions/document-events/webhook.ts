@@ -5,7 +5,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { providerWebhook } from '../../shared/compiled/operations/document-events';
 import { httpOperation, respond } from '../../shared/http/operation';
-import { webhookService } from '../../shared/document-events';
+import { webhookService } from '../../shared/document-events/wiring';
 import { countWebhookAnswer } from '../../shared/document-events/webhook-metrics';
 
 const documentEvents = webhookService();

@@ -74,14 +74,6 @@ export interface LayerViolation {
   readonly to: string;
 }
 
-/**
- * TEMPORARY: known violations that other branches of the same change remove (issue 17), each as the test names it
- * (`from -> to (rule)`; for a cycle, `to` is the rest of the cycle). Delete an entry as soon as its fix lands; the
- * test fails on an entry that no longer occurs, so the list cannot outlive its reasons.
- */
-export const temporaryExceptions: readonly string[] = [
-];
-
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const entryPattern = (entry: string) => (entry.endsWith('/') ? `^${escape(entry)}` : `^${escape(entry)}$`);
 const anyOf = (entries: readonly string[]) => entries.map(entryPattern).join('|');
@@ -192,13 +184,4 @@ export const checkLayers = async (roots: readonly string[], baseDir = repository
     to: cycle && cycle.length > 0 ? cycle.map(({ name }) => name).join(' -> ') : to,
   }));
   return violations;
-};
-
-/** The violations not in the temporary exceptions, and the exceptions that no longer occur. */
-export const withoutExceptions = (violations: readonly LayerViolation[]) => {
-  const named = violations.map(describeViolation);
-  return {
-    violations: named.filter((violation) => !temporaryExceptions.includes(violation)),
-    staleExceptions: temporaryExceptions.filter((exception) => !named.includes(exception)),
-  };
 };

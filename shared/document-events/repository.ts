@@ -1,43 +1,22 @@
-// Data layer: documents and their event history in the single table. One partition per document
-// (`ORG#<organisation>#DOC#<document>`) holds the state item and one item per event; each event is applied in one
-// transaction that records it (only if its id is new) and writes the state (only if nobody wrote it meanwhile).
+// Data layer: documents and their event history in the single table (keys.ts: one partition per document), the
+// DynamoDB adapter of the DocumentStore port (store.ts). Each event is applied in one transaction that records it (only
+// if its id is new) and writes the state (only if nobody wrote it meanwhile).
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '../data/client';
 import { defineCodec } from '../data/codec';
-import { composeKey, type ItemKey } from '../data/partition';
 import { withOptimisticRetry } from '../data/retry';
 import { transact } from '../data/transaction';
 import { versionedPut } from '../data/versioned';
 import { ConcurrentModification } from '../errors';
+import { documentPartition, eventKey, stateKey, stateSortKey } from './keys';
 import { applyEvent, type DocumentEvent, type DocumentState } from './state';
-
-export const documentPartition = (organisationId: string, documentId: string) => composeKey('ORG', organisationId, 'DOC', documentId);
-const stateKey = (organisationId: string, documentId: string): ItemKey => ({ pk: documentPartition(organisationId, documentId), sk: 'STATE' });
-
-export interface HistoryEntry {
-  readonly eventId: string;
-  readonly type: string;
-  readonly t: number;
-  readonly receivedAt: string;
-}
-
-export interface DocumentRecord {
-  readonly state: DocumentState;
-  /** Newest first: by `t`, then by event id. */
-  readonly history: readonly HistoryEntry[];
-}
-
-export type ApplyOutcome = 'applied' | 'duplicate';
-
-export class StateContention extends Error {
-  override readonly name = 'StateContention';
-}
+import { StateContention, type ApplyOutcome, type DocumentRecord, type DocumentStore, type HistoryEntry } from './store';
 
 /** One item per event: what the history shows, plus the event's user (stored, never shown). */
 const historyEntries = defineCodec<HistoryEntry & Pick<DocumentEvent, 'userId' | 'organisationId' | 'documentId'>, keyof HistoryEntry>({
   entity: 'DocumentEvent',
   fields: ['eventId', 'type', 't', 'receivedAt'],
-  key: (entry) => ({ pk: documentPartition(entry.organisationId, entry.documentId), sk: composeKey('EVENT', entry.eventId) }),
+  key: (entry) => eventKey(entry.organisationId, entry.documentId, entry.eventId),
   internal: (entry) => ({ userId: entry.userId }),
 });
 
@@ -55,7 +34,7 @@ class DuplicateEvent extends Error {
   override readonly name = 'DuplicateEvent';
 }
 
-export const createDocumentRepository = (table: TableContext) => ({
+export const createDocumentRepository = (table: TableContext): DocumentStore => ({
   async getState(organisationId: string, documentId: string): Promise<DocumentState | undefined> {
     const { Item } = await table.client.send(
       new GetCommand({ TableName: table.tableName, Key: stateKey(organisationId, documentId), ConsistentRead: true }),
@@ -63,7 +42,6 @@ export const createDocumentRepository = (table: TableContext) => ({
     return Item ? stateFromItem(Item) : undefined;
   },
 
-  /** Applies an event exactly once: a repeated event id changes nothing and reports 'duplicate'. */
   async apply(event: DocumentEvent, receivedAt: string): Promise<ApplyOutcome> {
     const history = historyEntries.toItem({ ...event, receivedAt });
     try {
@@ -95,7 +73,7 @@ export const createDocumentRepository = (table: TableContext) => ({
       ExpressionAttributeValues: { ':pk': documentPartition(organisationId, documentId) },
       ConsistentRead: true,
     });
-    const stateItem = items.find((item) => item.sk === 'STATE');
+    const stateItem = items.find((item) => item.sk === stateSortKey);
     if (!stateItem) return undefined;
     const history = items
       .filter((item) => item.entity === historyEntries.entity)
@@ -104,5 +82,3 @@ export const createDocumentRepository = (table: TableContext) => ({
     return { state: stateFromItem(stateItem), history };
   },
 });
-
-export type DocumentRepository = ReturnType<typeof createDocumentRepository>;

@@ -5,9 +5,6 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { traced } from '../observability/tracing';
 import { parseSecretValue } from '../schemas/webhook-signature';
 
-// The secrets' format and the local development secret are part of the signing contract (infra/local signs with them).
-export { localWebhookSecret, parseSecretValue } from '../schemas/webhook-signature';
-
 const cacheMilliseconds = 5 * 60 * 1000;
 
 export type SecretsSource = () => Promise<readonly string[]>;

@@ -5,13 +5,14 @@ import { NotFound, ServiceUnavailable, signatureChallenge, Unauthorized } from '
 import type { WebhookEventRequest, DocumentStateView } from '../schemas/webhook';
 import type { QueuedDocumentEvent } from '../schemas/messages/document-events';
 import type { EventPublisher } from './publisher';
-import type { ApplyOutcome, DocumentRepository } from './repository';
+import type { ApplyOutcome, DocumentStore } from './store';
 import type { SecretsSource } from './secrets';
 import { canonicalEvent, eventIdOfCanonical, InvalidSignature, verifySignature } from '../schemas/webhook-signature';
 import canonicalize from 'canonicalize';
 
 export interface DocumentEventsDependencies {
-  readonly repository?: DocumentRepository;
+  /** The documents' storage (store.ts), the port this service declares; repository.ts is its DynamoDB adapter. */
+  readonly store?: DocumentStore;
   readonly publisher?: EventPublisher;
   readonly secrets?: SecretsSource;
   readonly clock?: () => Date;
@@ -19,7 +20,7 @@ export interface DocumentEventsDependencies {
 
 const isoOf = (t: number) => new Date(t * 1000).toISOString();
 
-export const createDocumentEventsService = ({ repository, publisher, secrets, clock = () => new Date() }: DocumentEventsDependencies) => ({
+export const createDocumentEventsService = ({ store, publisher, secrets, clock = () => new Date() }: DocumentEventsDependencies) => ({
   /** Verifies the signature and enqueues the event; resolves only once the queue has accepted it. */
   async accept(event: WebhookEventRequest): Promise<{ eventId: string }> {
     if (!publisher || !secrets) throw new Error('accept() needs a publisher and secrets');
@@ -49,9 +50,9 @@ export const createDocumentEventsService = ({ repository, publisher, secrets, cl
 
   /** Applies one queued event to its document's state; a repeated event changes nothing. */
   async apply(message: QueuedDocumentEvent): Promise<ApplyOutcome> {
-    if (!repository) throw new Error('apply() needs a repository');
+    if (!store) throw new Error('apply() needs a store');
     const { event } = message;
-    return repository.apply(
+    return store.apply(
       {
         eventId: message.eventId,
         type: event.type,
@@ -67,10 +68,10 @@ export const createDocumentEventsService = ({ repository, publisher, secrets, cl
 
   /** A document of the caller's organisation; any other document does not exist for the caller. */
   async get(principal: Principal, documentId: string): Promise<DocumentStateView> {
-    if (!repository) throw new Error('get() needs a repository');
+    if (!store) throw new Error('get() needs a store');
     const missing = new NotFound('No document of your organisation has this id.');
     if (!principal.organisationId) throw missing;
-    const record = await repository.get(principal.organisationId, documentId);
+    const record = await store.get(principal.organisationId, documentId);
     if (!record) throw missing;
     const { state, history } = record;
     return {

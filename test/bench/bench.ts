@@ -13,7 +13,7 @@ import { cachedHandlerLoader, importFromRepoRoot } from '../../infra/local/lambd
 import { startLocalStack, type LocalStack } from '../../infra/local/stack';
 import { createDocumentClient, defaultTable, type TableContext } from '../../shared/data/client';
 import { createDocumentRepository } from '../../shared/document-events/repository';
-import { localWebhookSecret } from '../../shared/document-events/secrets';
+import { localWebhookSecret } from '../../shared/schemas/webhook-signature';
 import { createDocumentEventsService } from '../../shared/document-events/service';
 import { createTenantLocationRepository } from '../../shared/tenant-locations/repository';
 import { baselineKey } from './baseline-handler';
@@ -81,7 +81,7 @@ const seedReadTenants = async (ctx: BenchContext) => {
 /** The document the get-document cold start reads. */
 const seedColdDocument = async (ctx: BenchContext) => {
   const { rawTable, tenants } = ctx;
-  const documents = createDocumentEventsService({ repository: createDocumentRepository(rawTable) });
+  const documents = createDocumentEventsService({ store: createDocumentRepository(rawTable) });
   await documents.apply(
     queuedMessage(
       { type: 'document.processed', userId: 'cold-user', organisationId: tenants.cold.organisationId ?? '', data: { object: { id: coldDocumentId, pages: 3 } } },

@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import canonicalize from 'canonicalize';
 import type { Handler, SQSBatchResponse } from 'aws-lambda';
-import type { DocumentRepository } from '../../shared/document-events/repository';
+import type { DocumentStore } from '../../shared/document-events/store';
 import { applyEvent, type DocumentEvent, type DocumentState } from '../../shared/document-events/state';
 import { invokeHandler } from '../../infra/local/lambda-runtime';
 import { queuedMessage, sqsEvent, type ProviderEvent } from './events';
@@ -178,7 +178,7 @@ export const expectedState = (document: GeneratedDocument): DocumentState => {
   return state;
 };
 
-export const checkDocuments = async (repository: DocumentRepository, documents: readonly GeneratedDocument[]): Promise<DocumentCheck> => {
+export const checkDocuments = async (repository: DocumentStore, documents: readonly GeneratedDocument[]): Promise<DocumentCheck> => {
   let documentsInOrderState = 0;
   let eventsRecorded = 0;
   let lostEvents = 0;

@@ -1,12 +1,12 @@
 // Benchmark: the events a function receives, built the way the local stack builds them (infra/local/gateway-event.ts
 // for API Gateway proxy and REQUEST authorizer events, event-source-mapping.ts for SQS records), and the messages
-// the webhook puts on the queue (shared/document-events/signature.ts for ids and signatures).
+// the webhook puts on the queue (shared/schemas/webhook-signature.ts for ids and signatures).
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context, SQSEvent } from 'aws-lambda';
 import { toAuthorizerContext, type Principal } from '../../shared/auth/principal';
 import { signDevToken } from '../../shared/auth/tokens';
 import type { QueuedDocumentEvent } from '../../shared/schemas/messages/document-events';
-import { canonicalEvent, eventIdOf, signEvent } from '../../shared/document-events/signature';
+import { canonicalEvent, eventIdOf, signEvent } from '../../shared/schemas/webhook-signature';
 import { stageName, type Operation } from '../../shared/operations';
 import {
   buildAuthorizerEvent,

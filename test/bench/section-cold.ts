@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { functionBundling, repositoryRoot } from '../../infra/constructs/operation-function';
-import { localWebhookSecret } from '../../shared/document-events/secrets';
+import { localWebhookSecret } from '../../shared/schemas/webhook-signature';
 import { consumedQueueDefinitions, documentEventsQueue, queueDefinitions } from '../../shared/events/queues';
 import { operations, operationsById, type Operation } from '../../shared/operations';
 import { buildBundle, type BuiltBundle } from './bundles';

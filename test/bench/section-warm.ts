@@ -7,7 +7,7 @@ import { PurgeQueueCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, Handler } from 'aws-lambda';
 import type { Principal } from '../../shared/auth/principal';
-import { localWebhookSecret } from '../../shared/document-events/secrets';
+import { localWebhookSecret } from '../../shared/schemas/webhook-signature';
 import { documentEventsQueue } from '../../shared/events/queues';
 import { operationsById, type Operation } from '../../shared/operations';
 import { locationKey, locationKeyPrefix, tenantPartition } from '../../shared/tenant-locations/keys';

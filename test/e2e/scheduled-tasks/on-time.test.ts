@@ -15,7 +15,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { localScheduleGroupName } from '../../../infra/local/stack';
 import { scheduleSyncQueue } from '../../../shared/events/queues';
 import { taskKey, unsyncedTasksIndex } from '../../../shared/scheduled-tasks/keys';
-import { reconcilerSchedule } from '../../../shared/scheduled-tasks/reconciler';
+import { reconcilerSchedule } from '../../../shared/schedules/reconciler-schedule';
 import { createScheduledTaskRepository } from '../../../shared/scheduled-tasks/repository';
 import { scheduleNameOf } from '../../../shared/scheduled-tasks/schedules';
 import { eventually } from '../../support/document-events';

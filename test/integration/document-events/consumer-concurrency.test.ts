@@ -13,8 +13,9 @@ import { succeededRecords, toSqsRecord } from '../../../infra/local/event-source
 import { ensureQueues, type ProvisionedQueue } from '../../../infra/local/provision';
 import { createDocumentClient } from '../../../shared/data/client';
 import { createEventPublisher } from '../../../shared/document-events/publisher';
-import { createDocumentRepository, type DocumentRepository } from '../../../shared/document-events/repository';
-import { localWebhookSecret } from '../../../shared/document-events/secrets';
+import { createDocumentRepository } from '../../../shared/document-events/repository';
+import type { DocumentStore } from '../../../shared/document-events/store';
+import { localWebhookSecret } from '../../../shared/schemas/webhook-signature';
 import { createDocumentEventsService } from '../../../shared/document-events/service';
 import { documentEventsQueue } from '../../../shared/events/queues';
 import { logger } from '../../../shared/observability/logger';
@@ -30,7 +31,7 @@ type ConsumerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchRe
 let consume: ConsumerHandler;
 let sqs: SQSClient;
 let dynamodb: DynamoDBClient;
-let repository: DocumentRepository;
+let repository: DocumentStore;
 let queue: ProvisionedQueue;
 
 const { batchSize, maximumConcurrency } = documentEventsQueue.eventSource;

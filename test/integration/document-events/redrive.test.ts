@@ -19,7 +19,7 @@ import { ensureQueues, type QueueDefinition } from '../../../infra/local/provisi
 import { createDocumentClient } from '../../../shared/data/client';
 import { createEventPublisher } from '../../../shared/document-events/publisher';
 import { createDocumentRepository } from '../../../shared/document-events/repository';
-import { localWebhookSecret } from '../../../shared/document-events/secrets';
+import { localWebhookSecret } from '../../../shared/schemas/webhook-signature';
 import { createDocumentEventsService } from '../../../shared/document-events/service';
 import { documentEventsQueue } from '../../../shared/events/queues';
 import { logger } from '../../../shared/observability/logger';

@@ -5,9 +5,11 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../../../shared/data/client';
-import { createDocumentRepository, documentPartition, type DocumentRepository } from '../../../shared/document-events/repository';
+import { documentPartition } from '../../../shared/document-events/keys';
+import { createDocumentRepository } from '../../../shared/document-events/repository';
+import type { DocumentStore } from '../../../shared/document-events/store';
 import { applyEvent, type DocumentEvent, type DocumentState } from '../../../shared/document-events/state';
-import { eventIdOf } from '../../../shared/document-events/signature';
+import { eventIdOf } from '../../../shared/schemas/webhook-signature';
 import { freshDocumentId, freshOrganisationId } from '../../support/document-events';
 import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
 
@@ -15,7 +17,7 @@ const { tableName } = requireLocalEndpoints();
 const clients: DynamoDBClient[] = [];
 
 /** A repository with its own DynamoDB client, as each Lambda container of the consumer has. */
-const openRepository = (): DocumentRepository => {
+const openRepository = (): DocumentStore => {
   const raw = localDynamoDbClient();
   clients.push(raw);
   return createDocumentRepository({ client: createDocumentClient(raw), tableName });
@@ -130,7 +132,7 @@ describe('parallel workers applying one document\'s events', () => {
     const workers = Array.from({ length: 5 }, openRepository);
 
     // Newest first, so nearly every write races others of the same document.
-    const outcomes = await Promise.all([...events].reverse().map((event, index) => (workers[index % workers.length] as DocumentRepository).apply(event, receivedAt)));
+    const outcomes = await Promise.all([...events].reverse().map((event, index) => (workers[index % workers.length] as DocumentStore).apply(event, receivedAt)));
 
     expect(outcomes).toEqual(Array.from({ length: 20 }, () => 'applied'));
     const record = await repository.get(doc.organisationId, doc.documentId);
@@ -154,7 +156,7 @@ describe('parallel workers applying one document\'s events', () => {
     const workers = Array.from({ length: 5 }, openRepository);
     const deliveries = [...events, ...[...events].reverse()];
 
-    const outcomes = await Promise.all(deliveries.map((event, index) => (workers[index % workers.length] as DocumentRepository).apply(event, receivedAt)));
+    const outcomes = await Promise.all(deliveries.map((event, index) => (workers[index % workers.length] as DocumentStore).apply(event, receivedAt)));
 
     for (const event of events) {
       const outcomesOf = deliveries.flatMap((delivery, index) => (delivery === event ? [outcomes[index]] : []));

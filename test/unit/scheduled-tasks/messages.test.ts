@@ -6,13 +6,12 @@ import {
   isUtcInstant,
   parseScheduleSyncMessage,
   parseScheduleSyncQueueMessage,
-  scheduleReconcileInput,
   parseTaskRunMessage,
   parseTaskWorkMessage,
-  scheduledTimePlaceholder,
   taskRunBody,
   taskRunInput,
 } from '../../../shared/scheduled-tasks/messages';
+import { scheduledTimePlaceholder, scheduleReconcileInput } from '../../../shared/schedules/reconciler-schedule';
 
 const run = { tenantId: 3, taskId: 42, version: 7, scheduledTime: '2026-03-01T09:00:00Z' };
 
@@ -74,8 +73,7 @@ describe('ScheduleSyncMessage and TaskWorkMessage', () => {
     const firing = taskRunBody(scheduleReconcileInput, new Date('2026-03-01T09:05:00Z'));
     expect(parseScheduleSyncQueueMessage(firing)).toEqual({ reconcile: '2026-03-01T09:05:00Z' });
     for (const body of [
-      scheduleReconcileInput,
-      '{"reconcile":true}',
+          '{"reconcile":true}',
       '{"reconcile":"2026-03-01T09:05:00Z","tenantId":1}',
       '{"tenantId":1,"taskId":2,"version":3,"reconcile":"2026-03-01T09:05:00Z"}',
       '{"reconcile":"2026-02-30T09:05:00Z"}',

@@ -14,7 +14,7 @@ import {
   type Recurrence,
   type RecurrenceFields,
 } from '../../../shared/scheduled-tasks/recurrence';
-import { localDateTimeAt } from '../../../shared/scheduled-tasks/zoned-time';
+import { localDateTimeAt } from '../../../shared/schedules/zoned-time';
 import { ValidationFailed } from '../../../shared/errors';
 
 const at = (iso: string) => new Date(iso);

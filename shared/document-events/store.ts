@@ -1,0 +1,32 @@
+// Domain port: what the document-events service needs from storage, declared by the domain (like the
+// serverless-typescript-demo's ProductStore). repository.ts implements it on the single table; a unit test may fake it.
+import type { DocumentEvent, DocumentState } from './state';
+
+export interface HistoryEntry {
+  readonly eventId: string;
+  readonly type: string;
+  readonly t: number;
+  readonly receivedAt: string;
+}
+
+export interface DocumentRecord {
+  readonly state: DocumentState;
+  /** Newest first: by `t`, then by event id. */
+  readonly history: readonly HistoryEntry[];
+}
+
+export type ApplyOutcome = 'applied' | 'duplicate';
+
+/** The document's state stayed contended after every attempt to apply an event (the consumer retries the message). */
+export class StateContention extends Error {
+  override readonly name = 'StateContention';
+}
+
+export interface DocumentStore {
+  /** The document's state, read consistently; undefined when no event of it was applied. */
+  getState(organisationId: string, documentId: string): Promise<DocumentState | undefined>;
+  /** Applies an event exactly once: a repeated event id changes nothing and reports 'duplicate'. */
+  apply(event: DocumentEvent, receivedAt: string): Promise<ApplyOutcome>;
+  /** The document's state and its event history; undefined when no event of it was applied. */
+  get(organisationId: string, documentId: string): Promise<DocumentRecord | undefined>;
+}
