@@ -1,7 +1,7 @@
 // Domain + storage: completing a delivery receipt puts its good stock on hand exactly once (contract C5). The pure
 // plan (stock-effects.ts) says what to write; this module maps its actions to TransactWriteItems, runs a plan that
 // fits one transaction at once, and otherwise moves the receipt to Completing and hands the chunks to the receipt
-// completions queue, whose consumer (functions/delivery-receipt/complete.ts) runs them one after another.
+// completions queue, whose consumer (functions/delivery-receipts/consume-receipt-completions.ts) runs them one after another.
 import { randomUUID } from 'node:crypto';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from '../data/client';

@@ -82,13 +82,21 @@ export interface QueueSettings<Name extends string = string> {
   readonly maxReceiveCount?: number;
   /** With a consumer: how Lambda reads the queue. Partial batch responses (ReportBatchItemFailures) are always on. */
   readonly eventSource?: { readonly batchSize: number; readonly maximumConcurrency: number };
-  /** Its timeout defaults to `consumerTimeoutSeconds`. */
-  readonly consumer?: Omit<QueueConsumerDefinition, 'timeoutSeconds'>;
+  /**
+   * Its timeout is `consumerTimeoutSeconds`; its handler module is named after the queue, in its area's folder:
+   * `functions/<area>/consume-<queue>.ts` (`functions/payments/consume-payments.ts`).
+   */
+  readonly consumer?: Omit<QueueConsumerDefinition, 'timeoutSeconds' | 'handler'> & { readonly area: string };
 }
 
 /** `documentEvents` -> `DocumentEvents`, `document-events`, `DOCUMENT_EVENTS`. */
 const wordsOf = (name: string): string[] => name.split(/(?=[A-Z])/).map((word) => word.toLowerCase());
 const pascal = (words: readonly string[]) => words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+
+const consumerOf = ({ area, ...consumer }: NonNullable<QueueSettings['consumer']>, localQueueName: string): QueueConsumerDefinition => {
+  if (!/^[a-z]+(-[a-z]+)*$/.test(area)) throw new Error(`An area's folder is kebab-case: ${area}`);
+  return { ...consumer, handler: `functions/${area}/consume-${localQueueName}.ts`, timeoutSeconds: consumerTimeoutSeconds };
+};
 
 /** A queue's full definition from its settings; with a consumer, its event source too. */
 export function defineQueue<const Name extends string>(
@@ -120,7 +128,7 @@ export function defineQueue<const Name extends string>(settings: QueueSettings<N
     ...(settings.eventSource && settings.consumer
       ? {
           eventSource: { ...settings.eventSource, maxBatchingWindowSeconds, reportBatchItemFailures: true },
-          consumer: { ...settings.consumer, timeoutSeconds: consumerTimeoutSeconds },
+          consumer: consumerOf(settings.consumer, localQueueName),
         }
       : {}),
   };
@@ -139,7 +147,7 @@ export const documentEventsQueue = defineQueue({
   consumer: {
     name: 'documentEventsConsumer',
     description: 'SQS document-events consumer: applies each provider event to the document state, exactly once',
-    handler: 'functions/document-events/consume.ts',
+    area: 'document-events',
     tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem'],
   },
 });
@@ -161,7 +169,7 @@ export const paymentsQueue = defineQueue({
   consumer: {
     name: 'paymentsConsumer',
     description: 'SQS payments consumer: completes queued refunds; marks one Failed and releases its amount on its last receive',
-    handler: 'functions/payment/consume-refunds.ts',
+    area: 'payments',
     /** Read the refund; settle it in one transaction (refund Put, link and payment Updates). */
     tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
   },
@@ -190,7 +198,7 @@ export const taskRunsQueue = defineQueue({
   consumer: {
     name: 'scheduledTaskRunsConsumer',
     description: 'SQS task-runs consumer: records each scheduled run once, then publishes the due work to the task-work queue',
-    handler: 'functions/scheduled-task/record-runs.ts',
+    area: 'scheduled-tasks',
     /** Read the task; write the run item once (conditional Put); advance the task (Update conditional on Version). */
     tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     grants: ['sendTaskWork'],
@@ -227,7 +235,7 @@ export const scheduleSyncQueue = defineQueue({
   consumer: {
     name: 'scheduleSyncConsumer',
     description: 'SQS schedule-sync consumer: brings a task\'s EventBridge Scheduler schedule in line with the stored task; reconciles out-of-line tasks',
-    handler: 'functions/scheduled-task/sync-schedule.ts',
+    area: 'scheduled-tasks',
     /** Read the task; record its ScheduleState (Update conditional on Version); the reconciler Queries its sparse index. */
     tableAccess: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
     tableIndexes: ['gsi6'],
@@ -253,10 +261,10 @@ export const receiptCompletionsQueue = defineQueue({
   consumer: {
     name: 'receiptCompletionsConsumer',
     description: 'SQS receipt-completions consumer: applies a large delivery receipt\'s stock effects, chunk by chunk',
-    handler: 'functions/delivery-receipt/complete.ts',
+    area: 'delivery-receipts',
     /** Read the header and frozen lines; apply each chunk in a transaction (Put, Update, ConditionCheck). */
     tableAccess: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
-    /** A pass out of time hands the remaining chunks to a fresh message on this queue (functions/delivery-receipt/complete.ts). */
+    /** A pass out of time hands the remaining chunks to a fresh message on this queue (functions/delivery-receipts/consume-receipt-completions.ts). */
     grants: ['sendReceiptCompletions'],
   },
 });

@@ -1,5 +1,5 @@
 // Benchmark section "task runs": the task-runs consumer's throughput on 5,000 run messages of which 10 % are
-// duplicates, through the real handler module (functions/scheduled-task/record-runs.ts, one copy per container),
+// duplicates, through the real handler module (functions/scheduled-tasks/consume-task-runs.ts, one copy per container),
 // the SQS server and the local event source mapping, against DynamoDB Local; then the check that no run was lost or
 // recorded twice and that the work queue got exactly one message per run. Baseline, measured in the same run: raw
 // PutItem of as many items, as many at once as the mapping has records in flight (batch size x concurrency).

@@ -106,7 +106,7 @@ const operation = (overrides: Partial<Operation> & Pick<Operation, 'operationId'
   summary: `Synthetic ${overrides.operationId}`,
   area: 'tenant-locations',
   method: 'POST',
-  handler: 'functions/tenant-location/get.ts',
+  handler: 'functions/tenant-locations/get.ts',
   auth: 'bearer',
   media: 'standard',
   problems: [400],

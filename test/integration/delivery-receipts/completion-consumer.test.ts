@@ -1,11 +1,11 @@
-// Integration: the receipt completions consumer (functions/delivery-receipt/complete.ts) on DynamoDB Local. In its
+// Integration: the receipt completions consumer (functions/delivery-receipts/consume-receipt-completions.ts) on DynamoDB Local. In its
 // own process, as the local stack runs functions (infra/local/function-host.ts), killed while it runs the chunks of
 // a 1,000-line receipt: the redelivered message resumes at the cursor and stock ends exactly right. In-process: a
 // batch with an unreadable record reports only that record as failed; a duplicate record changes nothing.
 import { randomUUID } from 'node:crypto';
 import { afterAll, expect, it } from '@jest/globals';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { createCompletionConsumer } from '../../../functions/delivery-receipt/complete';
+import { createCompletionConsumer } from '../../../functions/delivery-receipts/consume-receipt-completions';
 import { startIsolatedFunctions, type IsolatedFunctions } from '../../../infra/local/function-host';
 import type { CompletionMessage } from '../../../shared/delivery-receipts/completion';
 import { logger } from '../../../shared/observability/logger';
@@ -50,7 +50,7 @@ const consumerFunction = () => {
     [
       {
         functionName: 'receiptCompletionsConsumer',
-        handler: 'functions/delivery-receipt/complete.ts',
+        handler: 'functions/delivery-receipts/consume-receipt-completions.ts',
         environment: {
           TABLE_NAME: tableName,
           AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
@@ -74,7 +74,7 @@ it('resumes at the cursor after the consumer process is killed between chunks, w
   const tenantId = freshTenantId();
   const { lines, message } = await startLarge(tenantId);
   const event: SQSEvent = { Records: [record(JSON.stringify(message))] };
-  const ref = { functionName: 'receiptCompletionsConsumer', handler: 'functions/delivery-receipt/complete.ts' };
+  const ref = { functionName: 'receiptCompletionsConsumer', handler: 'functions/delivery-receipts/consume-receipt-completions.ts' };
 
   // Prepare: the first delivery runs in a process of its own, killed once a chunk or more has committed.
   const first = consumerFunction();

@@ -40,7 +40,7 @@ const poisonAt: readonly (number | undefined)[] = [0, undefined, 9, 4, undefined
 
 beforeAll(async () => {
   // Imported once, after the loopback check (the module builds its table client when loaded): one process's copy.
-  ({ handler: consume } = (await import('../../../functions/document-events/consume')) as { handler: ConsumerHandler });
+  ({ handler: consume } = (await import('../../../functions/document-events/consume-document-events')) as { handler: ConsumerHandler });
   sqs = localSqsClient();
   dynamodb = localDynamoDbClient();
   repository = createDocumentRepository({ client: createDocumentClient(dynamodb), tableName });

@@ -1,4 +1,4 @@
-// Integration: the document-events consumer (functions/document-events/consume.ts) invoked in-process with SQS
+// Integration: the document-events consumer (functions/document-events/consume-document-events.ts) invoked in-process with SQS
 // batches whose records the real webhook service put on a queue of the local SQS server. A poison record is reported
 // alone in the partial batch response; its batch-mates are applied to DynamoDB Local.
 import { randomUUID } from 'node:crypto';
@@ -42,7 +42,7 @@ let queue: ProvisionedQueue;
 
 beforeAll(async () => {
   // Imported after the loopback check: the module builds its table client from the environment when loaded.
-  ({ handler: consume } = (await import('../../../functions/document-events/consume')) as { handler: ConsumerHandler });
+  ({ handler: consume } = (await import('../../../functions/document-events/consume-document-events')) as { handler: ConsumerHandler });
   sqs = localSqsClient();
   dynamodb = localDynamoDbClient();
   repository = createDocumentRepository({ client: createDocumentClient(dynamodb), tableName });

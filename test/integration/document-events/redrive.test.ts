@@ -36,7 +36,7 @@ let dynamodb: DynamoDBClient;
 let mapping: RunningEventSourceMapping | undefined;
 
 beforeAll(async () => {
-  ({ handler: consume } = (await import('../../../functions/document-events/consume')) as { handler: ConsumerHandler });
+  ({ handler: consume } = (await import('../../../functions/document-events/consume-document-events')) as { handler: ConsumerHandler });
   sqs = localSqsClient();
   dynamodb = localDynamoDbClient();
 });

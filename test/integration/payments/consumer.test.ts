@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { ReceiveMessageCommand, SendMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Handler } from 'aws-lambda';
-import { createRefundConsumer } from '../../../functions/payment/consume-refunds';
+import { createRefundConsumer } from '../../../functions/payments/consume-payments';
 import { startEventSourceMapping, type RunningEventSourceMapping } from '../../../infra/local/event-source-mapping';
 import { ensureQueues, type QueueDefinition } from '../../../infra/local/provision';
 import { paymentsQueue } from '../../../shared/events/queues';

@@ -1,5 +1,5 @@
 // Integration: the schedule reconciler closes the gap between a save's commit and its schedule sync. The save
-// function (functions/scheduled-task/save.ts) runs in a process of its own, as the local stack runs functions, with
+// function (functions/scheduled-tasks/save.ts) runs in a process of its own, as the local stack runs functions, with
 // a scheduler that never answers; it is killed once its task item is committed, before its sync can finish. The task
 // then says Enabled and has no schedule, and is listed on the sparse index (gsi6). A reconciler pass (the real
 // index Query on DynamoDB Local, the real scheduler emulation with an injected clock) creates the schedule, records
@@ -85,7 +85,7 @@ const saveFunction = () => {
     [
       {
         functionName: 'scheduledTaskSave',
-        handler: 'functions/scheduled-task/save.ts',
+        handler: 'functions/scheduled-tasks/save.ts',
         environment: {
           TABLE_NAME: tableName,
           AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
@@ -153,7 +153,7 @@ it('restores the schedule of a task whose save was killed between its commit and
   // Arrange: the save runs in its own process and is killed once its task item is committed.
   const save = saveFunction();
   const invocation = save
-    .invoke({ functionName: 'scheduledTaskSave', handler: 'functions/scheduled-task/save.ts' }, saveEvent({ Name: name, TaskTypeID: 4, IsRecurringSchedule: false, TimeOfDay }), 60_000)
+    .invoke({ functionName: 'scheduledTaskSave', handler: 'functions/scheduled-tasks/save.ts' }, saveEvent({ Name: name, TaskTypeID: 4, IsRecurringSchedule: false, TimeOfDay }), 60_000)
     .then(
       () => 'finished',
       (error: Error) => error.message,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createScheduleSyncConsumer } from '../../../functions/scheduled-task/sync-schedule';
+import { createScheduleSyncConsumer } from '../../../functions/scheduled-tasks/consume-schedule-sync';
 import { startEventSourceMapping, type RunningEventSourceMapping } from '../../../infra/local/event-source-mapping';
 import { ensureQueues, type QueueDefinition } from '../../../infra/local/provision';
 import { localSecretCipher } from '../../../shared/crypto/envelope';

@@ -1,4 +1,4 @@
-// Integration: the task-runs consumer (functions/scheduled-task/record-runs.ts) invoked in-process with SQS batches,
+// Integration: the task-runs consumer (functions/scheduled-tasks/consume-task-runs.ts) invoked in-process with SQS batches,
 // over the real recorder (DynamoDB Local, a work queue of the SQS server) with an injected clock. A record that is
 // not a TaskRunMessage, or whose run another delivery is still publishing, is reported alone in the partial batch
 // response; its batch-mates are recorded and published.
@@ -7,7 +7,7 @@ import { expect, it } from '@jest/globals';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { createTaskRunsConsumer } from '../../../functions/scheduled-task/record-runs';
+import { createTaskRunsConsumer } from '../../../functions/scheduled-tasks/consume-task-runs';
 import { logger } from '../../../shared/observability/logger';
 import { taskKey } from '../../../shared/scheduled-tasks/keys';
 import type { TaskRunMessage, TaskWorkMessage } from '../../../shared/scheduled-tasks/messages';

@@ -1,5 +1,6 @@
 // Unit: `defineQueue` (shared/events/queues.ts): a queue's names derive from its name, its settings have the
 // service's defaults, and a consumed queue always reports partial batch failures.
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { consumerTimeoutSeconds, defineQueue, queueDefinitions } from '../../../shared/events/queues';
 
@@ -23,17 +24,27 @@ describe('defineQueue', () => {
       maximumMessageBytes: 1024,
       maxReceiveCount: 10,
       eventSource: { batchSize: 2, maximumConcurrency: 3 },
-      consumer: { name: 'notesConsumer', description: 'notes', handler: 'functions/notes/consume.ts', tableAccess: ['dynamodb:GetItem'] },
+      consumer: { name: 'notesConsumer', description: 'notes', area: 'order-notes', tableAccess: ['dynamodb:GetItem'] },
     });
     expect(queue.deadLetterQueue.maxReceiveCount).toBe(10);
     expect(queue.eventSource).toEqual({ batchSize: 2, maximumConcurrency: 3, maxBatchingWindowSeconds: 1, reportBatchItemFailures: true });
     expect(queue.consumer.timeoutSeconds).toBe(consumerTimeoutSeconds);
+    expect(queue.consumer.handler).toBe('functions/order-notes/consume-notes.ts');
+  });
+
+  it('names every consumer of the service after its queue, in its area: functions/<area>/consume-<queue>.ts, a module that exists', () => {
+    for (const queue of queueDefinitions) {
+      if (!('consumer' in queue)) continue;
+      expect(queue.consumer.handler).toMatch(new RegExp(`^functions/[a-z-]+/consume-${queue.localQueueName}\\.ts$`));
+      expect(existsSync(queue.consumer.handler)).toBe(true);
+    }
+    expect(() => defineQueue({ name: 'notes', maximumMessageBytes: 1, eventSource: { batchSize: 1, maximumConcurrency: 2 }, consumer: { name: 'n', description: 'n', area: '../up', tableAccess: [] } })).toThrow('kebab-case');
   });
 
   it('refuses a name that is not camelCase, and a consumer without its event source', () => {
     expect(() => defineQueue({ name: 'Order-notes', maximumMessageBytes: 1 })).toThrow('camelCase');
     expect(() =>
-      defineQueue({ name: 'notes', maximumMessageBytes: 1, consumer: { name: 'n', description: 'n', handler: 'h', tableAccess: [] } }),
+      defineQueue({ name: 'notes', maximumMessageBytes: 1, consumer: { name: 'n', description: 'n', area: 'notes', tableAccess: [] } }),
     ).toThrow('both its event source and its consumer');
   });
 

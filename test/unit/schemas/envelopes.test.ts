@@ -133,7 +133,7 @@ describe('OpenAPI', () => {
     area: 'payments',
     method: 'GET',
     path: `/Envelope/${operationId}`,
-    handler: 'functions/tenant-location/get.ts',
+    handler: 'functions/tenant-locations/get.ts',
     auth: 'bearer',
     media: 'standard',
     success: { status: 200, schema, description: 'The envelope.' },
