@@ -7,10 +7,10 @@
 // when exactly one line carries Authorization, in any case form: then the cache key can only be that value, and an
 // Allow can never be cached under one tenant's token for another tenant's. Anything else is refused (401).
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { toAuthorizerContext } from '../shared/auth/principal';
-import { onceOnlyValue } from '../shared/http/header-lines';
-import { createTokenVerifier, InvalidToken, tokenVerifierConfigFromEnv } from '../shared/auth/tokens';
-import { describeError, logger } from '../shared/observability/logger';
+import { toAuthorizerContext } from '#shared/auth/principal';
+import { onceOnlyValue } from '#shared/http/header-lines';
+import { createTokenVerifier, InvalidToken, tokenVerifierConfigFromEnv } from '#shared/auth/tokens';
+import { describeError, logger } from '#shared/observability/logger';
 
 const verify = createTokenVerifier(tokenVerifierConfigFromEnv());
 

@@ -2,7 +2,7 @@
 // checked before any construct is created, so a typo fails the synth instead of producing a half-right stack.
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
-import { readStackSettings, type StackSetting } from '../shared/operations/settings';
+import { readStackSettings, type StackSetting } from '#shared/operations/settings';
 
 export type DeployStage = 'dev' | 'prod';
 

@@ -2,7 +2,7 @@
 // to shared/openapi/openapi.json. The file is committed; a unit test fails when it is stale.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildOpenApiDocument, openApiJsonUrl, serializeOpenApiDocument } from '../shared/openapi/document';
+import { buildOpenApiDocument, openApiJsonUrl, serializeOpenApiDocument } from '#shared/openapi/document';
 
 const path = fileURLToPath(openApiJsonUrl);
 writeFileSync(path, serializeOpenApiDocument(buildOpenApiDocument()));

@@ -2,12 +2,12 @@
 // remaining chunks one transaction after another while the invocation has time for another chunk, then, if any are
 // left, puts a fresh message on the queue and acknowledges this one (so the receive count counts failures, not
 // progress). A failed record is reported in the partial batch response and redelivered; it resumes at the cursor.
-import { defaultTable, type TableContext } from '../../shared/data/client';
-import { continueCompletion, defaultCompletionDependencies, type CompletionDependencies } from '../../shared/delivery-receipts/completion';
-import { receiptCompletionsQueue } from '../../shared/events/queues';
-import { consumer } from '../../shared/messaging/consumer';
-import { completionMessage } from '../../shared/messaging/messages';
-import { logger } from '../../shared/observability/logger';
+import { defaultTable, type TableContext } from '#shared/data/client';
+import { continueCompletion, defaultCompletionDependencies, type CompletionDependencies } from '#shared/delivery-receipts/completion';
+import { receiptCompletionsQueue } from '#shared/events/queues';
+import { consumer } from '#shared/messaging/consumer';
+import { completionMessage } from '#shared/messaging/messages';
+import { logger } from '#shared/observability/logger';
 
 /**
  * Time kept free after the last chunk a pass starts: a chunk is one transaction of at most 100 actions (tens of

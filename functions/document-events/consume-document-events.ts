@@ -1,12 +1,12 @@
 // Entry: the document-events queue's consumer. Each record is applied on its own; a record that fails is reported
 // in the partial batch response (never failing its batch-mates) and, after maxReceiveCount receives, lands in the DLQ.
-import { documentStateService } from '../../shared/document-events/wiring';
-import { documentEventMessage } from '../../shared/messaging/messages';
-import { documentEventTypes, isKnownType } from '../../shared/document-events/state';
-import { documentEventsQueue } from '../../shared/events/queues';
-import { consumer } from '../../shared/messaging/consumer';
-import { logger } from '../../shared/observability/logger';
-import { countMetric } from '../../shared/observability/metrics';
+import { documentStateService } from '#shared/document-events/wiring';
+import { documentEventMessage } from '#shared/messaging/messages';
+import { documentEventTypes, isKnownType } from '#shared/document-events/state';
+import { documentEventsQueue } from '#shared/events/queues';
+import { consumer } from '#shared/messaging/consumer';
+import { logger } from '#shared/observability/logger';
+import { countMetric } from '#shared/observability/metrics';
 
 const documentEvents = documentStateService();
 

@@ -1,7 +1,7 @@
 // Entry: GET /Platform/DocumentAnalyser/Documents/{documentId}: the tracked state of one of the caller's documents.
-import { documentAnalyserGetDocument } from '../../shared/compiled/operations/document-events';
-import { httpOperation } from '../../shared/http/operation';
-import { documentStateService } from '../../shared/document-events/wiring';
+import { documentAnalyserGetDocument } from '#shared/compiled/operations/document-events';
+import { httpOperation } from '#shared/http/operation';
+import { documentStateService } from '#shared/document-events/wiring';
 
 const documentEvents = documentStateService();
 

@@ -3,10 +3,10 @@
 // Every answer is counted: accepted, or refused by reason (shared/observability/metrics.ts), whichever middleware or
 // the handler decided it.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { providerWebhook } from '../../shared/compiled/operations/document-events';
-import { httpOperation, respond } from '../../shared/http/operation';
-import { webhookService } from '../../shared/document-events/wiring';
-import { countWebhookAnswer } from '../../shared/document-events/webhook-metrics';
+import { providerWebhook } from '#shared/compiled/operations/document-events';
+import { httpOperation, respond } from '#shared/http/operation';
+import { webhookService } from '#shared/document-events/wiring';
+import { countWebhookAnswer } from '#shared/document-events/webhook-metrics';
 
 const documentEvents = webhookService();
 

@@ -1,8 +1,8 @@
 // Entry: GET /v2/Inventory/{id}/stockonhand: the caller's stock on hand of an item, per warehouse and in total.
-import { httpOperation } from '../../shared/http/operation';
-import { inventoryGetDetailedSOHV2 } from '../../shared/compiled/operations/inventory';
-import { inventoryService } from '../../shared/inventory/wiring';
-import { actionResults } from '../../shared/schemas/envelope-bodies';
+import { httpOperation } from '#shared/http/operation';
+import { inventoryGetDetailedSOHV2 } from '#shared/compiled/operations/inventory';
+import { inventoryService } from '#shared/inventory/wiring';
+import { actionResults } from '#shared/schemas/envelope-bodies';
 
 const service = inventoryService();
 

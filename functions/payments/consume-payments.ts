@@ -4,12 +4,12 @@
 // the DLQ, where a redrive finds the refund settled and leaves it alone. Settling follows a refund's rules: the release
 // is an ADD with no Version condition on the payment, and contention is retried inside the service (a record whose
 // retries run out fails, and SQS delivers it again).
-import { paymentsQueue } from '../../shared/events/queues';
-import { consumer } from '../../shared/messaging/consumer';
-import { queuedRefundMessage } from '../../shared/messaging/messages';
-import { describeError, logger } from '../../shared/observability/logger';
-import { paymentService } from '../../shared/payments/wiring';
-import type { PaymentService } from '../../shared/payments/service';
+import { paymentsQueue } from '#shared/events/queues';
+import { consumer } from '#shared/messaging/consumer';
+import { queuedRefundMessage } from '#shared/messaging/messages';
+import { describeError, logger } from '#shared/observability/logger';
+import { paymentService } from '#shared/payments/wiring';
+import type { PaymentService } from '#shared/payments/service';
 
 export type RefundSettler = Pick<PaymentService, 'completeQueuedRefund' | 'failQueuedRefund'>;
 

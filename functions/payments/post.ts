@@ -1,8 +1,8 @@
 // Entry: POST /Payment: records a payment (201 + Location), once per Idempotency-Key.
-import { httpOperation, respond } from '../../shared/http/operation';
-import { paymentPost } from '../../shared/compiled/operations/payments';
-import { savedAnswer } from '../../shared/http/answers/payments';
-import { idempotencyKeyHeader, paymentIdempotency, paymentService } from '../../shared/payments/wiring';
+import { httpOperation, respond } from '#shared/http/operation';
+import { paymentPost } from '#shared/compiled/operations/payments';
+import { savedAnswer } from '#shared/http/answers/payments';
+import { idempotencyKeyHeader, paymentIdempotency, paymentService } from '#shared/payments/wiring';
 
 const payments = paymentService();
 const idempotency = paymentIdempotency(paymentPost.operationId);

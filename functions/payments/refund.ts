@@ -1,9 +1,9 @@
 // Entry: POST /Payment/{id}/refund: refunds a payment at once (201) or through the payments queue (202), once per
 // Idempotency-Key.
-import { httpOperation, respond } from '../../shared/http/operation';
-import { paymentPostRefund } from '../../shared/compiled/operations/payments';
-import { savedAnswer } from '../../shared/http/answers/payments';
-import { idempotencyKeyHeader, paymentIdempotency, queueingPaymentService } from '../../shared/payments/wiring';
+import { httpOperation, respond } from '#shared/http/operation';
+import { paymentPostRefund } from '#shared/compiled/operations/payments';
+import { savedAnswer } from '#shared/http/answers/payments';
+import { idempotencyKeyHeader, paymentIdempotency, queueingPaymentService } from '#shared/payments/wiring';
 
 const payments = queueingPaymentService();
 const idempotency = paymentIdempotency(paymentPostRefund.operationId);

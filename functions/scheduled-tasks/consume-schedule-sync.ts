@@ -4,14 +4,14 @@
 // one pass of the reconciler over the tasks whose schedule is not known to be in line (a save that died between
 // its commit and its sync). A record that fails (the scheduler is still down) is reported in the partial batch
 // response and comes back after the visibility timeout; after its last receive it goes to the DLQ.
-import { scheduleSyncQueue } from '../../shared/events/queues';
-import { consumer } from '../../shared/messaging/consumer';
-import { scheduleSyncQueueMessage } from '../../shared/messaging/messages';
-import { describeError, logger } from '../../shared/observability/logger';
-import { countMetric } from '../../shared/observability/metrics';
-import { scheduleReconciler, scheduleSyncRetrier } from '../../shared/scheduled-tasks/wiring';
-import type { ReconcileReport } from '../../shared/scheduled-tasks/reconciler';
-import type { ScheduleSyncRequest } from '../../shared/scheduled-tasks/service';
+import { scheduleSyncQueue } from '#shared/events/queues';
+import { consumer } from '#shared/messaging/consumer';
+import { scheduleSyncQueueMessage } from '#shared/messaging/messages';
+import { describeError, logger } from '#shared/observability/logger';
+import { countMetric } from '#shared/observability/metrics';
+import { scheduleReconciler, scheduleSyncRetrier } from '#shared/scheduled-tasks/wiring';
+import type { ReconcileReport } from '#shared/scheduled-tasks/reconciler';
+import type { ScheduleSyncRequest } from '#shared/scheduled-tasks/service';
 
 export type ScheduleSyncRetry = (request: ScheduleSyncRequest) => Promise<'synced' | 'stale' | 'gone'>;
 export type ScheduleReconcile = () => Promise<ReconcileReport>;

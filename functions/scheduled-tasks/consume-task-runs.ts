@@ -2,13 +2,13 @@
 // EventBridge Scheduler, or the local scheduler emulation): the run is recorded once and a `Run` is published to the
 // work queue (shared/scheduled-tasks/runs.ts). A record that fails is reported in the partial batch response and
 // retried; after maxReceiveCount receives it lands in the DLQ.
-import { defaultTable, requireEnv } from '../../shared/data/client';
-import { taskRunsQueue, taskWorkQueue } from '../../shared/events/queues';
-import { consumer } from '../../shared/messaging/consumer';
-import { taskRunMessage } from '../../shared/messaging/messages';
-import { describeError, logger } from '../../shared/observability/logger';
-import { countMetric } from '../../shared/observability/metrics';
-import { createRunRecorder, createWorkPublisher, RunNotDue, RunPublicationInProgress, type RunRecorder } from '../../shared/scheduled-tasks/runs';
+import { defaultTable, requireEnv } from '#shared/data/client';
+import { taskRunsQueue, taskWorkQueue } from '#shared/events/queues';
+import { consumer } from '#shared/messaging/consumer';
+import { taskRunMessage } from '#shared/messaging/messages';
+import { describeError, logger } from '#shared/observability/logger';
+import { countMetric } from '#shared/observability/metrics';
+import { createRunRecorder, createWorkPublisher, RunNotDue, RunPublicationInProgress, type RunRecorder } from '#shared/scheduled-tasks/runs';
 
 /** The consumer over any recorder (the real one; tests give it their own clock and work queue). */
 export const createTaskRunsConsumer = (recorderOf: () => RunRecorder) =>

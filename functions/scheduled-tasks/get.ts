@@ -1,8 +1,8 @@
 // Entry: GET /ScheduledTasks/{id}: the caller's task with its latest runs (404 for any other tenant's).
-import { httpOperation } from '../../shared/http/operation';
-import { scheduledTaskGet } from '../../shared/compiled/operations/scheduled-tasks';
-import { actionResults } from '../../shared/schemas/envelope-bodies';
-import { scheduledTaskReader } from '../../shared/scheduled-tasks/wiring';
+import { httpOperation } from '#shared/http/operation';
+import { scheduledTaskGet } from '#shared/compiled/operations/scheduled-tasks';
+import { actionResults } from '#shared/schemas/envelope-bodies';
+import { scheduledTaskReader } from '#shared/scheduled-tasks/wiring';
 
 const tasks = scheduledTaskReader();
 

@@ -1,7 +1,7 @@
 // Entry: GET /TenantLocation/GetDefaultAddress/{id}?addressType=...: the location's address of that type.
-import { httpOperation } from '../../shared/http/operation';
-import { tenantLocationGetDefaultAddress } from '../../shared/compiled/operations/tenant-locations';
-import { tenantLocationService } from '../../shared/tenant-locations/wiring';
+import { httpOperation } from '#shared/http/operation';
+import { tenantLocationGetDefaultAddress } from '#shared/compiled/operations/tenant-locations';
+import { tenantLocationService } from '#shared/tenant-locations/wiring';
 
 const locations = tenantLocationService();
 

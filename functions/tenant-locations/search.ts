@@ -1,7 +1,7 @@
 // Entry: PUT /TenantLocation/Search: one page of the tenant's locations matching the filter.
-import { httpOperation } from '../../shared/http/operation';
-import { tenantLocationSearch } from '../../shared/compiled/operations/tenant-locations';
-import { tenantLocationService } from '../../shared/tenant-locations/wiring';
+import { httpOperation } from '#shared/http/operation';
+import { tenantLocationSearch } from '#shared/compiled/operations/tenant-locations';
+import { tenantLocationService } from '#shared/tenant-locations/wiring';
 
 const locations = tenantLocationService();
 

@@ -7,10 +7,10 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
-import { operations, type Operation } from '../../shared/operations';
-import { createPlanBuilder } from '../../shared/validation/compile';
-import { compileOperationWith } from '../../shared/operations/compile-operation';
-import type { NodePlan } from '../../shared/validation/plan';
+import { operations, type Operation } from '#shared/operations/index';
+import { createPlanBuilder } from '#shared/validation/compile';
+import { compileOperationWith } from '#shared/operations/compile-operation';
+import type { NodePlan } from '#shared/validation/plan';
 
 export const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const compiledFolder = 'shared/compiled';

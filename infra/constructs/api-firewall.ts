@@ -4,10 +4,10 @@
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { problemKinds } from '../../shared/errors';
-import { failureOutcome } from '../../shared/http/failure-outcome';
-import { headerOrderRepeatPattern, onceOnlyHeaders, repeatedHeaderDetail, type OnceOnlyHeader } from '../../shared/http/header-lines';
-import { gatewaySecurityHeaders } from '../../shared/http/headers';
+import { problemKinds } from '#shared/errors';
+import { failureOutcome } from '#shared/http/failure-outcome';
+import { headerOrderRepeatPattern, onceOnlyHeaders, repeatedHeaderDetail, type OnceOnlyHeader } from '#shared/http/header-lines';
+import { gatewaySecurityHeaders } from '#shared/http/headers';
 
 export interface ApiFirewallProps {
   readonly stage: Stage;

@@ -10,8 +10,8 @@ import type { Construct } from 'constructs';
 // cdk-nag's own rendering of a resource in a finding id (`<AWS::Region>` for a token, the literal for a concrete
 // region): an acknowledgement built with it matches the finding whatever the account, region and partition.
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
-import { queueDefinitions, type QueueName } from '../../shared/events/queues';
-import { resourceGrants, type OtherResources, type QueueResource, type ResourceGrant } from '../../shared/operations';
+import { queueDefinitions, type QueueName } from '#shared/events/queues';
+import { resourceGrants, type OtherResources, type QueueResource, type ResourceGrant } from '#shared/operations/index';
 import type { OperationFunction } from './operation-function';
 
 export type OperationGrant = ResourceGrant;

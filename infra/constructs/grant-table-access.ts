@@ -2,7 +2,7 @@
 // table grant (shared/operations/grants.ts), the same definition the local stack enforces, so a function can never
 // know the table without the rights it was given, or the reverse, and the deployed role matches what tests ran.
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { tableGrant, type FunctionGrants } from '../../shared/operations';
+import { tableGrant, type FunctionGrants } from '#shared/operations/index';
 import type { OperationFunction } from './operation-function';
 
 /** Grants the function its manifest `tableAccess` on the table and its `tableIndexes` by name, and sets TABLE_NAME. */

@@ -8,13 +8,13 @@ import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, Tracing } fr
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { commonFunctionEnvironment, type Granted } from '../../shared/operations/grants';
+import { commonFunctionEnvironment, type Granted } from '#shared/operations/grants';
 import { esbuildOptionsFor } from '../build/esbuild-options';
 
 /** The repository root: manifest handler paths are relative to it, and esbuild resolves from it. */
 export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export { serviceName } from '../../shared/operations/grants';
+export { serviceName } from '#shared/operations/grants';
 
 /**
  * The newest Node.js runtime aws-cdk-lib knows. cdk-nag (AwsSolutions-L1) requires the latest of the family, and

@@ -18,8 +18,8 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { gatewayResponseSettings, gatewayResponses } from '../../shared/http/gateway-responses';
-import { resourceOf, stageName, type Operation } from '../../shared/operations';
+import { gatewayResponseSettings, gatewayResponses } from '#shared/http/gateway-responses';
+import { resourceOf, stageName, type Operation } from '#shared/operations/index';
 
 export interface OperationsApiProps {
   readonly operations: readonly Operation[];

@@ -10,8 +10,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { businessMetrics, metricsNamespace, type BusinessMetric } from '../../shared/observability/metrics';
-import { serviceName } from '../../shared/operations/grants';
+import { businessMetrics, metricsNamespace, type BusinessMetric } from '#shared/observability/metrics';
+import { serviceName } from '#shared/operations/grants';
 
 /** The service's CloudWatch namespace: its business metrics (EMF) and the authorizer's log metric, one namespace. */
 export const alarmNamespace = metricsNamespace;

@@ -16,8 +16,8 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { businessMetrics, metricsNamespace, type BusinessMetric } from '../../shared/observability/metrics';
-import { serviceName } from '../../shared/operations/grants';
+import { businessMetrics, metricsNamespace, type BusinessMetric } from '#shared/observability/metrics';
+import { serviceName } from '#shared/operations/grants';
 import { businessMetric, type ConsumedQueue } from './service-alarms';
 
 export interface ServiceDashboardProps {

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { readStackSettings, stackSettings } from '../../shared/operations/settings';
+import { readStackSettings, stackSettings } from '#shared/operations/settings';
 import { repoRoot } from './lambda-runtime';
 import { localRegion } from './local-aws';
 

@@ -1,9 +1,9 @@
 // Local stack: which function consumes which queue, i.e. the event source mappings the local stack runs. Read
 // from the shared queue definitions, whose `consumer` names the handler module and its grants, as the CDK stack
 // reads them.
-import { consumedQueueDefinitions } from '../../shared/events/queues';
-import type { IndexName } from '../../shared/data/table';
-import type { ResourceGrant, TableAction } from '../../shared/operations';
+import { consumedQueueDefinitions } from '#shared/events/queues';
+import type { IndexName } from '#shared/data/table';
+import type { ResourceGrant, TableAction } from '#shared/operations/index';
 import type { QueueDefinition } from './provision';
 
 export interface QueueConsumer {

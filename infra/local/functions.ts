@@ -2,8 +2,8 @@
 // (operations), the queue definitions (consumers) and the authorizer: the environment its grants give it
 // (shared/operations/grants.ts), its own settings, endpoints that lead to the IAM edge, and an access key of its own
 // that the edge maps to the statements of the same grants. function-host.ts runs them; iam-edge.ts enforces them.
-import { localDevSecret } from '../../shared/auth/tokens';
-import { commonFunctionEnvironment, grantsOf, type FunctionGrants, type GrantResources } from '../../shared/operations/grants';
+import { localDevSecret } from '#shared/auth/tokens';
+import { commonFunctionEnvironment, grantsOf, type FunctionGrants, type GrantResources } from '#shared/operations/grants';
 import type { IsolatedFunction } from './function-host';
 import type { EdgeIdentity } from './iam-edge';
 import type { LocalFunctionRef } from './lambda-runtime';

@@ -2,7 +2,7 @@
 // identity source (the Authorization header) like the stack's authorizer, and evaluates the IAM policy against
 // the request's method ARN.
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { rawHeaderLines } from '../../shared/http/header-lines';
+import { rawHeaderLines } from '#shared/http/header-lines';
 
 export type AuthorizerOutcome =
   | { readonly kind: 'allow'; readonly authorizer: Record<string, unknown> }

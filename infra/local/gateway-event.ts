@@ -2,7 +2,7 @@
 // authorizer, from one incoming HTTP request and the manifest route it matched.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { APIGatewayEventRequestContextWithAuthorizer, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { setOwn } from '../../shared/http/header-lines';
+import { setOwn } from '#shared/http/header-lines';
 import { localAccountId, localRegion } from './local-aws';
 
 export const localApiId = 'localapi00';

@@ -3,7 +3,7 @@
 // ResponseTemplates), rendered as API Gateway renders them: `$context.<variable>` substituted in the body template,
 // a header mapping either a 'literal' or `context.<variable>`, and a type the API does not define answered by its
 // DEFAULT_4XX or DEFAULT_5XX response (by the type's default status), else by API Gateway's own default.
-import { gatewayResponses as sharedGatewayResponses, gatewayResponseSettings, type GatewayResponseType } from '../../shared/http/gateway-responses';
+import { gatewayResponses as sharedGatewayResponses, gatewayResponseSettings, type GatewayResponseType } from '#shared/http/gateway-responses';
 import { resourcesOfType, type AssemblyStack } from './template';
 
 /** One gateway response as API Gateway is given it: what the template declares, or the shared definitions. */

@@ -9,11 +9,11 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { apiBasePath, operations as manifestOperations, resourceOf, stageName, type Operation } from '../../shared/operations';
-import type { GatewayResponseType } from '../../shared/http/gateway-responses';
-import { rawHeaderLines, RepeatedHeader, repeatedOnceOnlyHeader } from '../../shared/http/header-lines';
-import { gatewaySecurityHeaders, requestIdHeader } from '../../shared/http/headers';
-import { toProblem } from '../../shared/http/problem';
+import { apiBasePath, operations as manifestOperations, resourceOf, stageName, type Operation } from '#shared/operations/index';
+import type { GatewayResponseType } from '#shared/http/gateway-responses';
+import { rawHeaderLines, RepeatedHeader, repeatedOnceOnlyHeader } from '#shared/http/header-lines';
+import { gatewaySecurityHeaders, requestIdHeader } from '#shared/http/headers';
+import { toProblem } from '#shared/http/problem';
 import { createAuthorizer } from './gateway-authorizer';
 import { renderGatewayResponse, sharedGatewayResponseSet, type GatewayResponseSet } from './gateway-responses';
 import {

@@ -8,8 +8,8 @@
 // Tests, provisioning and tools use the admin key and pass unchecked; any other key is refused.
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { PolicyConditions, PolicyStatement } from '../../shared/operations/grants';
-import { schedulerServicePrincipal } from '../../shared/operations/grants';
+import type { PolicyConditions, PolicyStatement } from '#shared/operations/grants';
+import { schedulerServicePrincipal } from '#shared/operations/grants';
 import { requestedKeyId, type KeyPolicyStatement } from './kms';
 import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
 

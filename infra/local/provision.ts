@@ -21,7 +21,7 @@ import {
   type CreateQueueCommandInput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { IndexDefinition } from '../../shared/data/table';
+import type { IndexDefinition } from '#shared/data/table';
 
 /** The shape of shared/data/table.ts's `tableDefinition`, so tests can provision variants of it. */
 export interface TableDefinition {

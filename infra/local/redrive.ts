@@ -11,7 +11,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { parseArgs } from 'node:util';
-import { documentEventsQueue, queueDefinitions, type QueueDefinition } from '../../shared/events/queues';
+import { documentEventsQueue, queueDefinitions, type QueueDefinition } from '#shared/events/queues';
 import { localCredentials, localRegion } from './local-aws';
 
 /** The queues by logical name: a user-given name is looked up in a Map, never in a plain object. */

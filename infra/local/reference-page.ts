@@ -9,7 +9,7 @@ import { isIPv6 } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { apiBasePath, resourceOf } from '../../shared/operations';
+import { apiBasePath, resourceOf } from '#shared/operations/index';
 import type { ModuleResolver } from './lambda-runtime';
 
 export const openApiModulePath = 'shared/openapi/document.ts';

@@ -7,14 +7,14 @@
 // reach it through the IAM edge (iam-edge.ts), which enforces their manageSchedules grant.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { PolicyStatement } from '../../shared/operations/grants';
+import type { PolicyStatement } from '#shared/operations/grants';
 import {
   expressionZone,
   InvalidScheduleExpression,
   nextFiring,
   parseScheduleExpression,
   type FiringSchedule,
-} from '../../shared/schedules/expressions';
+} from '#shared/schedules/expressions';
 import { statementsAllow } from './iam-edge';
 import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
 

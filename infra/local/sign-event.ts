@@ -2,7 +2,7 @@
 // `signature` on stdout, ready to POST to the local webhook. The secret defaults to the local stack's.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { localWebhookSecret, parseSecretValue, signEvent } from '../../shared/schemas/webhook-signature';
+import { localWebhookSecret, parseSecretValue, signEvent } from '#shared/schemas/webhook-signature';
 
 const usage = 'usage: npm run --silent sign-event -- <event.json | -> [--secret S] [--t UNIX_SECONDS]';
 

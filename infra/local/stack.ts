@@ -9,11 +9,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { createSqsServer } from 'local-aws-sqs';
-import { localDevSecret } from '../../shared/auth/tokens';
-import { tableDefinition } from '../../shared/data/table';
-import { localWebhookSecret } from '../../shared/schemas/webhook-signature';
-import { queueDefinitions, type QueueName } from '../../shared/events/queues';
-import { operations as manifestOperations, schedulerEnvironment, type OtherResources } from '../../shared/operations';
+import { localDevSecret } from '#shared/auth/tokens';
+import { tableDefinition } from '#shared/data/table';
+import { localWebhookSecret } from '#shared/schemas/webhook-signature';
+import { queueDefinitions, type QueueName } from '#shared/events/queues';
+import { operations as manifestOperations, schedulerEnvironment, type OtherResources } from '#shared/operations/index';
 import { queueConsumers as defaultConsumers, type QueueConsumer } from './consumers';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startEventSourceMapping, type RunningEventSourceMapping } from './event-source-mapping';
@@ -39,7 +39,7 @@ import { closeServer, ensurePortsFree, findFreePort, localAccountId, localCreden
 import { ensureQueues, ensureTable, type ProvisionedQueue, type QueueSettings } from './provision';
 import { startSchedulerEmulation } from './scheduler';
 import { kmsKeyArn, startKmsEmulation, type RunningKms } from './kms';
-import { readStackSettings, settingsEnvironment } from '../../shared/operations/settings';
+import { readStackSettings, settingsEnvironment } from '#shared/operations/settings';
 
 export const defaultDataDir = join(repoRoot, '.local');
 

@@ -5,7 +5,7 @@
 // statements.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PolicyConditions } from '../../shared/operations/grants';
+import type { PolicyConditions } from '#shared/operations/grants';
 import { constructIdOf, resourcesOfType, type AssemblyStack, type CfnResource, type Resolver } from './template';
 
 /** One statement of a role policy as synthesized, resolved; `source` names where it is written. */

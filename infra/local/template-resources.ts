@@ -17,7 +17,7 @@ import {
 } from './template';
 import { templateFunctions, roleStatements, type TemplateFunction, type TemplateStatement } from './template-functions';
 import { assemblyStacks } from './cloud-assembly';
-import type { HttpMethod } from '../../shared/operations/operation';
+import type { HttpMethod } from '#shared/operations/operation';
 import { taskSchedulerRoleId } from '../stacks/construct-ids';
 
 /** A local queue: the URL functions are given (through the IAM edge), its ARN and its name. */

@@ -1,8 +1,8 @@
 // Local stack: `npm run --silent token -- --tenant 1` prints a bearer token for the local gateway (signed with
 // the local dev secret, or AUTH_HS256_SECRET when set) and nothing else on stdout.
 import { parseArgs } from 'node:util';
-import { PrincipalClaims } from '../../shared/auth/principal';
-import { localDevSecret, signDevToken } from '../../shared/auth/tokens';
+import { PrincipalClaims } from '#shared/auth/principal';
+import { localDevSecret, signDevToken } from '#shared/auth/tokens';
 
 const usage = `Usage: npm run --silent token -- --tenant <id> [--website <id>] [--user <id>] [--organisation <id>] [--expires <span>]
 

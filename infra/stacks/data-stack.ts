@@ -10,10 +10,10 @@ import { CfnSchedule, CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { tableDefinition } from '../../shared/data/table';
-import { queueDefinitions, type QueueDefinition, type QueueName } from '../../shared/events/queues';
-import { schedulerExecutionStatements, schedulerServicePrincipal, secretFieldsKeyConditions } from '../../shared/operations/grants';
-import { reconcilerScheduleRequest } from '../../shared/schedules/reconciler-schedule';
+import { tableDefinition } from '#shared/data/table';
+import { queueDefinitions, type QueueDefinition, type QueueName } from '#shared/events/queues';
+import { schedulerExecutionStatements, schedulerServicePrincipal, secretFieldsKeyConditions } from '#shared/operations/grants';
+import { reconcilerScheduleRequest } from '#shared/schedules/reconciler-schedule';
 import { taskSchedulerRoleId } from './construct-ids';
 
 export interface DataStackProps extends StackProps {

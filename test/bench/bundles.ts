@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { esbuildOptionsFor } from '../../infra/build/esbuild-options';
+import { esbuildOptionsFor } from '#infra/build/esbuild-options';
 import { buildLazyChunks } from '../../infra/build/lazy-chunks.mjs';
 
 export { esbuildOptionsFor };

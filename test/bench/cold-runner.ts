@@ -3,7 +3,7 @@
 // bundle (Lambda's init phase), serves the one event (the first invocation), prints one JSON line and exits.
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createLambdaContext } from '../../infra/local/lambda-runtime';
+import { createLambdaContext } from '#infra/local/lambda-runtime';
 
 export interface ColdRunnerReport {
   readonly ok: boolean;

@@ -1,8 +1,8 @@
 // Benchmark: what every section shares: options, the running local stack, clients and a progress log.
 import type { Handler } from 'aws-lambda';
-import type { Principal } from '../../shared/auth/principal';
-import type { TableContext } from '../../shared/data/client';
-import type { LocalStack } from '../../infra/local/stack';
+import type { Principal } from '#shared/auth/principal';
+import type { TableContext } from '#shared/data/client';
+import type { LocalStack } from '#infra/local/stack';
 import type { CapacityMeter } from './capacity';
 
 export interface BenchOptions {

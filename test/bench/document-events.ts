@@ -5,9 +5,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import canonicalize from 'canonicalize';
 import type { Handler, SQSBatchResponse } from 'aws-lambda';
-import type { DocumentStore } from '../../shared/document-events/store';
-import { applyEvent, type DocumentEvent, type DocumentState } from '../../shared/document-events/state';
-import { invokeHandler } from '../../infra/local/lambda-runtime';
+import type { DocumentStore } from '#shared/document-events/store';
+import { applyEvent, type DocumentEvent, type DocumentState } from '#shared/document-events/state';
+import { invokeHandler } from '#infra/local/lambda-runtime';
 import { queuedMessage, sqsEvent, type ProviderEvent } from './events';
 import { inPool } from './seed';
 import { seededRandom, shuffle } from './stats';

@@ -3,21 +3,21 @@
 // the webhook puts on the queue (shared/schemas/webhook-signature.ts for ids and signatures).
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context, SQSEvent } from 'aws-lambda';
-import { toAuthorizerContext, type Principal } from '../../shared/auth/principal';
-import { signDevToken } from '../../shared/auth/tokens';
-import type { QueuedDocumentEvent } from '../../shared/schemas/messages/document-events';
-import { canonicalEvent, eventIdOf, signEvent } from '../../shared/schemas/webhook-signature';
-import { stageName, type Operation } from '../../shared/operations';
+import { toAuthorizerContext, type Principal } from '#shared/auth/principal';
+import { signDevToken } from '#shared/auth/tokens';
+import type { QueuedDocumentEvent } from '#shared/schemas/messages/document-events';
+import { canonicalEvent, eventIdOf, signEvent } from '#shared/schemas/webhook-signature';
+import { stageName, type Operation } from '#shared/operations/index';
 import {
   buildAuthorizerEvent,
   buildProxyEvent,
   newRequestIds,
   type IncomingRequest,
   type MatchedRoute,
-} from '../../infra/local/gateway-event';
-import { toSqsRecord } from '../../infra/local/event-source-mapping';
-import { createLambdaContext } from '../../infra/local/lambda-runtime';
-import { localAccountId, localRegion } from '../../infra/local/local-aws';
+} from '#infra/local/gateway-event';
+import { toSqsRecord } from '#infra/local/event-source-mapping';
+import { createLambdaContext } from '#infra/local/lambda-runtime';
+import { localAccountId, localRegion } from '#infra/local/local-aws';
 
 export interface HttpRequest {
   readonly pathParameters?: Readonly<Record<string, string>>;

@@ -12,8 +12,8 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { consumedQueueDefinitions } from '../../shared/events/queues';
-import { operations } from '../../shared/operations';
+import { consumedQueueDefinitions } from '#shared/events/queues';
+import { operations } from '#shared/operations/index';
 import { bearerToken, lambdaContext, proxyEvent } from './events';
 
 const root = resolve(process.argv[2] ?? '.');

@@ -2,8 +2,8 @@
 // TOTAL, added by a middleware on the functions' client: test/bench/capacity.ts), for a tenant of 20 and one of
 // 2,000 locations. Measured once before and once after 20,000 locations of other tenants exist, in the same run.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Principal } from '../../shared/auth/principal';
-import { operationsById, type Operation } from '../../shared/operations';
+import type { Principal } from '#shared/auth/principal';
+import { operationsById, type Operation } from '#shared/operations/index';
 import type { CapacityTotals } from './capacity';
 import type { BenchContext } from './context';
 import { lambdaContext, proxyEvent, type HttpRequest } from './events';

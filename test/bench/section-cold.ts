@@ -4,10 +4,10 @@
 // function's ratio is the median of its (function / preceding baseline) pairs, which cancels the machine's drift.
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { functionBundling, repositoryRoot } from '../../infra/constructs/operation-function';
-import { localWebhookSecret } from '../../shared/schemas/webhook-signature';
-import { consumedQueueDefinitions, documentEventsQueue, queueDefinitions } from '../../shared/events/queues';
-import { operations, operationsById, type Operation } from '../../shared/operations';
+import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
+import { localWebhookSecret } from '#shared/schemas/webhook-signature';
+import { consumedQueueDefinitions, documentEventsQueue, queueDefinitions } from '#shared/events/queues';
+import { operations, operationsById, type Operation } from '#shared/operations/index';
 import { buildBundle, type BuiltBundle } from './bundles';
 import { coldStart, type ColdSample } from './cold-start';
 import type { BenchContext } from './context';

@@ -3,13 +3,13 @@
 // 100-line receipt, warm and in process, against the raw Query of its partition that Get is built on (same run,
 // interleaved), with the capacity each consumes.
 import { PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../../shared/auth/principal';
-import { stockOnHandKey, stockOnHandPartition, warehouseSortKeyPrefix } from '../../shared/data/stock-on-hand-keys';
-import { headerSortKey, lineSortKeyPrefix, receiptPartition } from '../../shared/delivery-receipts/keys';
-import { createReceiptRepository } from '../../shared/delivery-receipts/repository';
-import { createReceiptService } from '../../shared/delivery-receipts/service';
-import { deliveryReceiptAddInventory, deliveryReceiptGetV2, deliveryReceiptSaveV2 } from '../../shared/operations/delivery-receipts';
-import { inventoryGetDetailedSOHV2 } from '../../shared/operations/inventory';
+import type { Principal } from '#shared/auth/principal';
+import { stockOnHandKey, stockOnHandPartition, warehouseSortKeyPrefix } from '#shared/data/stock-on-hand-keys';
+import { headerSortKey, lineSortKeyPrefix, receiptPartition } from '#shared/delivery-receipts/keys';
+import { createReceiptRepository } from '#shared/delivery-receipts/repository';
+import { createReceiptService } from '#shared/delivery-receipts/service';
+import { deliveryReceiptAddInventory, deliveryReceiptGetV2, deliveryReceiptSaveV2 } from '#shared/operations/delivery-receipts';
+import { inventoryGetDetailedSOHV2 } from '#shared/operations/inventory';
 import type { CapacityTotals } from './capacity';
 import { benchTenantIds, principalOf, type BenchContext } from './context';
 import type { HttpRequest } from './events';

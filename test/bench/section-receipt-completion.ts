@@ -3,8 +3,8 @@
 // cold start against the SDK-only baseline (measured by section 1; its request reads item 1 of the cold tenant,
 // which `seedColdStock` puts on hand).
 import { performance } from 'node:perf_hooks';
-import { completeReceipt, continueCompletion, type CompletionMessage } from '../../shared/delivery-receipts/completion';
-import { inventoryGetDetailedSOHV2 } from '../../shared/operations/inventory';
+import { completeReceipt, continueCompletion, type CompletionMessage } from '#shared/delivery-receipts/completion';
+import { inventoryGetDetailedSOHV2 } from '#shared/operations/inventory';
 import { expectedStock, manyLines, seedReceipt, stockOf } from '../integration/delivery-receipts/completion-support';
 import type { CapacityTotals } from './capacity';
 import type { BenchContext } from './context';

@@ -5,9 +5,9 @@
 // count-only form, whose costs README.md documents; and the search function's cold start (section 1) against the
 // SDK-only baseline.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Principal } from '../../shared/auth/principal';
-import { receiptSortFields } from '../../shared/delivery-receipts/search-keys';
-import { deliveryReceiptSearchV2 } from '../../shared/operations/delivery-receipts';
+import type { Principal } from '#shared/auth/principal';
+import { receiptSortFields } from '#shared/delivery-receipts/search-keys';
+import { deliveryReceiptSearchV2 } from '#shared/operations/delivery-receipts';
 import { receiptsOf, seedReceipts } from '../support/delivery-receipt-search-seed';
 import { benchTenantIds, principalOf, type BenchContext } from './context';
 import { lambdaContext, proxyEvent } from './events';

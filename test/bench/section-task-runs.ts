@@ -6,10 +6,10 @@
 import { performance } from 'node:perf_hooks';
 import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ensureQueues } from '../../infra/local/provision';
-import { taskRunsQueue, taskWorkQueue } from '../../shared/events/queues';
-import { taskKey, taskPartition } from '../../shared/scheduled-tasks/keys';
-import type { TaskRunMessage, TaskWorkMessage } from '../../shared/scheduled-tasks/messages';
+import { ensureQueues } from '#infra/local/provision';
+import { taskRunsQueue, taskWorkQueue } from '#shared/events/queues';
+import { taskKey, taskPartition } from '#shared/scheduled-tasks/keys';
+import type { TaskRunMessage, TaskWorkMessage } from '#shared/scheduled-tasks/messages';
 import { dailyTask, takeMessages } from '../support/task-runs';
 import type { CapacityTotals } from './capacity';
 import type { BenchContext } from './context';

@@ -3,13 +3,13 @@
 // other tenants) is written with BatchWriteItem, using the repository's own item builder (`toItem`) and the key
 // builders of shared/tenant-locations/keys.ts, so every item has exactly the shape Save writes.
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../../shared/auth/principal';
-import type { TableContext } from '../../shared/data/client';
-import type { TenantLocation, TenantLocationInfo } from '../../shared/schemas/tenant-location';
-import { sequenceKey } from '../../shared/data/sequence';
-import { defaultPointerItem, locationName, locationSequence } from '../../shared/tenant-locations/keys';
-import { createTenantLocationRepository, toItem } from '../../shared/tenant-locations/repository';
-import { createTenantLocationService } from '../../shared/tenant-locations/service';
+import type { Principal } from '#shared/auth/principal';
+import type { TableContext } from '#shared/data/client';
+import type { TenantLocation, TenantLocationInfo } from '#shared/schemas/tenant-location';
+import { sequenceKey } from '#shared/data/sequence';
+import { defaultPointerItem, locationName, locationSequence } from '#shared/tenant-locations/keys';
+import { createTenantLocationRepository, toItem } from '#shared/tenant-locations/repository';
+import { createTenantLocationService } from '#shared/tenant-locations/service';
 
 const places = [
   ['Perth', 'WA', '6000'],

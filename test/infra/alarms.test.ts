@@ -1,9 +1,9 @@
 // Infra tests: every failure signal has an alarm, and every alarm notifies the topic (which only accepts TLS).
-import { consumedQueueDefinitions, queueDefinitions } from '../../shared/events/queues';
-import { operations } from '../../shared/operations';
+import { consumedQueueDefinitions, queueDefinitions } from '#shared/events/queues';
+import { operations } from '#shared/operations/index';
 import { logicalIdOf, resourcesOfType, synthesize, type CfnTemplate, type Synthesized } from './synthesize';
-import { businessAlarms } from '../../infra/constructs/service-alarms';
-import { businessMetrics } from '../../shared/observability/metrics';
+import { businessAlarms } from '#infra/constructs/service-alarms';
+import { businessMetrics } from '#shared/observability/metrics';
 
 let synthesized: Synthesized;
 let template: CfnTemplate;

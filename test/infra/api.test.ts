@@ -1,11 +1,11 @@
 // Infra tests: the REST API matches the manifest (routes, auth), answers its own refusals with the shared problem
 // responses, logs every request without secrets, throttles, and sits behind the web ACL.
 import { Match } from 'aws-cdk-lib/assertions';
-import { gatewayProblemTemplate, gatewayResponses } from '../../shared/http/gateway-responses';
-import { headerOrderRepeatPattern, onceOnlyHeaders, repeatedHeaderDetail } from '../../shared/http/header-lines';
-import { securityHeaders } from '../../shared/http/headers';
-import { gatewayContentSecurityPolicy } from '../../shared/http/headers';
-import { operations, stageName } from '../../shared/operations';
+import { gatewayProblemTemplate, gatewayResponses } from '#shared/http/gateway-responses';
+import { headerOrderRepeatPattern, onceOnlyHeaders, repeatedHeaderDetail } from '#shared/http/header-lines';
+import { securityHeaders } from '#shared/http/headers';
+import { gatewayContentSecurityPolicy } from '#shared/http/headers';
+import { operations, stageName } from '#shared/operations/index';
 import { logicalIdOf, resourcesOfType, synthesize, type CfnTemplate, type Synthesized } from './synthesize';
 
 let synthesized: Synthesized;

@@ -1,9 +1,9 @@
 // Infra tests: deploy-time settings come from CDK context, are checked before anything is built, and the
 // authorizer's issuer settings are either baked in from context or left to stack parameters.
 import { App } from 'aws-cdk-lib';
-import { readAppConfig } from '../../infra/app-config';
-import { operations } from '../../shared/operations';
-import { stackSettings } from '../../shared/operations/settings';
+import { readAppConfig } from '#infra/app-config';
+import { operations } from '#shared/operations/index';
+import { stackSettings } from '#shared/operations/settings';
 import { logicalIdOf, resourcesOfType, synthesize, type Synthesized } from './synthesize';
 
 const configFor = (context: Record<string, unknown>) => readAppConfig(new App({ context }).node);

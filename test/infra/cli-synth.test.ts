@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apiStackName, dataStackName } from '../../infra/create-app';
-import { offlineCdkEnvironment } from '../../infra/local/cloud-assembly';
-import { operations } from '../../shared/operations';
+import { apiStackName, dataStackName } from '#infra/create-app';
+import { offlineCdkEnvironment } from '#infra/local/cloud-assembly';
+import { operations } from '#shared/operations/index';
 import type { CfnTemplate } from './synthesize';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

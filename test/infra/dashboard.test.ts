@@ -1,7 +1,7 @@
 // Infra tests: one CloudWatch dashboard shows every alarm, every business metric the functions write (EMF), and the
 // operational metrics beside them (API, function errors, queue backlogs, dead-letter queues).
-import { consumedQueueDefinitions, queueDefinitions } from '../../shared/events/queues';
-import { businessMetrics } from '../../shared/observability/metrics';
+import { consumedQueueDefinitions, queueDefinitions } from '#shared/events/queues';
+import { businessMetrics } from '#shared/observability/metrics';
 import { logicalIdOf, resourcesOfType, synthesize, type Synthesized } from './synthesize';
 
 interface Widget {

@@ -1,10 +1,10 @@
 // Infra tests: the document-events path on AWS. The queue, its DLQ and the webhook secret live in the data stack
 // as shared/events/queues.ts declares them; the consumer is invoked by an event source mapping with partial batch
 // responses; the webhook and consumer get exactly the queue, secret and table rights they use; failures alarm.
-import { documentEventsQueue } from '../../shared/events/queues';
-import { operations } from '../../shared/operations';
-import { webhookSecretGeneration } from '../../infra/stacks/data-stack';
-import type { OperationFunction } from '../../infra/constructs/operation-function';
+import { documentEventsQueue } from '#shared/events/queues';
+import { operations } from '#shared/operations/index';
+import { webhookSecretGeneration } from '#infra/stacks/data-stack';
+import type { OperationFunction } from '#infra/constructs/operation-function';
 import {
   actionsOf,
   expectedQueueProperties,

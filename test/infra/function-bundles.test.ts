@@ -3,9 +3,9 @@
 // tests, while functions run their compiled form (shared/compiled/, `npm run validators`).
 import { build } from 'esbuild';
 import { join } from 'node:path';
-import { functionBundling, repositoryRoot } from '../../infra/constructs/operation-function';
-import { consumedQueueDefinitions } from '../../shared/events/queues';
-import { operations } from '../../shared/operations';
+import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
+import { consumedQueueDefinitions } from '#shared/events/queues';
+import { operations } from '#shared/operations/index';
 import { esbuildOptionsFor } from '../bench/bundles';
 
 const modules = [...new Set([...operations.map((operation) => operation.handler), 'functions/authorizer.ts', ...consumedQueueDefinitions.map((definition) => definition.consumer.handler)])];

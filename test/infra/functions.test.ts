@@ -2,10 +2,10 @@
 // shared settings and granted exactly the table actions its manifest entry (or queues.ts) lists.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { operations } from '../../shared/operations';
-import { repositoryRoot } from '../../infra/constructs/operation-function';
-import type { OperationFunction } from '../../infra/constructs/operation-function';
-import { consumedQueueDefinitions } from '../../shared/events/queues';
+import { operations } from '#shared/operations/index';
+import { repositoryRoot } from '#infra/constructs/operation-function';
+import type { OperationFunction } from '#infra/constructs/operation-function';
+import { consumedQueueDefinitions } from '#shared/events/queues';
 import {
   actionsOf,
   logicalIdOf,

@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { esbuildOptionsFor } from '../../infra/build/esbuild-options';
+import { esbuildOptionsFor } from '#infra/build/esbuild-options';
 import { buildLazyChunks, lazyModules, lazySpecifiersIn } from '../../infra/build/lazy-chunks.mjs';
-import { functionBundling, repositoryRoot } from '../../infra/constructs/operation-function';
-import { consumedQueueDefinitions } from '../../shared/events/queues';
-import { operations, operationsById } from '../../shared/operations';
+import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
+import { consumedQueueDefinitions } from '#shared/events/queues';
+import { operations, operationsById } from '#shared/operations/index';
 import { principalOf } from '../bench/context';
 import { proxyEvent } from '../bench/events';
 

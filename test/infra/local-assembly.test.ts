@@ -4,16 +4,16 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { assemblyStacks, ensureCloudAssembly } from '../../infra/local/cloud-assembly';
-import { readAssemblyStack, resourcesOfType, type AssemblyStack } from '../../infra/local/template';
-import { handlerModule } from '../../infra/local/template-functions';
-import { resolveAssembly, templateApi, templateEventSources } from '../../infra/local/template-resources';
-import { queueSettingsFromTemplate, tableFromTemplate } from '../../infra/local/template-provisioning';
-import { renderGatewayResponse, sharedGatewayResponseSet } from '../../infra/local/gateway-responses';
-import { tableDefinition } from '../../shared/data/table';
-import { gatewayResponses } from '../../shared/http/gateway-responses';
-import { consumedQueueDefinitions, queueDefinitions } from '../../shared/events/queues';
-import { operations, resourceOf } from '../../shared/operations';
+import { assemblyStacks, ensureCloudAssembly } from '#infra/local/cloud-assembly';
+import { readAssemblyStack, resourcesOfType, type AssemblyStack } from '#infra/local/template';
+import { handlerModule } from '#infra/local/template-functions';
+import { resolveAssembly, templateApi, templateEventSources } from '#infra/local/template-resources';
+import { queueSettingsFromTemplate, tableFromTemplate } from '#infra/local/template-provisioning';
+import { renderGatewayResponse, sharedGatewayResponseSet } from '#infra/local/gateway-responses';
+import { tableDefinition } from '#shared/data/table';
+import { gatewayResponses } from '#shared/http/gateway-responses';
+import { consumedQueueDefinitions, queueDefinitions } from '#shared/events/queues';
+import { operations, resourceOf } from '#shared/operations/index';
 
 let api: AssemblyStack;
 let assemblyDir: string;

@@ -1,10 +1,10 @@
 // Infra tests: the payments queue, its DLQ and consumer, and who may send to it (the refund function only), on the
 // synthesized templates. The table's TTL attribute, which expires Idempotency-Key records, is table.test.ts's.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { paymentsQueue } from '../../shared/events/queues';
-import { operations } from '../../shared/operations';
-import type { OperationFunction } from '../../infra/constructs/operation-function';
-import { paymentsQueueUrlVariable } from '../../shared/payments/queue';
+import { paymentsQueue } from '#shared/events/queues';
+import { operations } from '#shared/operations/index';
+import type { OperationFunction } from '#infra/constructs/operation-function';
+import { paymentsQueueUrlVariable } from '#shared/payments/queue';
 import {
   actionsOf,
   expectedQueueProperties,

@@ -3,12 +3,12 @@
 // only) in the data stack; the manageSchedules grant (the group's schedules only, PassRole of that role to the
 // scheduler only); the secret-fields KMS key (rotation, a key policy for the API stack's roles with the
 // encryption-context conditions) and the sealSecrets/openSecrets grants. Statements are asserted exactly.
-import { consumedQueueDefinitions, scheduleSyncQueue, taskRunsQueue } from '../../shared/events/queues';
-import { reconcilerSchedule } from '../../shared/schedules/reconciler-schedule';
-import { operations } from '../../shared/operations';
-import { schedulerEnvironment, secretFieldsKeyConditions, type ResourceGrant } from '../../shared/operations/grants';
-import { keyAdministrationActions, scheduleGroupNameOf } from '../../infra/stacks/data-stack';
-import type { OperationFunction } from '../../infra/constructs/operation-function';
+import { consumedQueueDefinitions, scheduleSyncQueue, taskRunsQueue } from '#shared/events/queues';
+import { reconcilerSchedule } from '#shared/schedules/reconciler-schedule';
+import { operations } from '#shared/operations/index';
+import { schedulerEnvironment, secretFieldsKeyConditions, type ResourceGrant } from '#shared/operations/grants';
+import { keyAdministrationActions, scheduleGroupNameOf } from '#infra/stacks/data-stack';
+import type { OperationFunction } from '#infra/constructs/operation-function';
 import {
   actionsOf,
   exportedValue,

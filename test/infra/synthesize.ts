@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Stack, type CfnElement, type Environment } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { apiStackName, createApp, dataStackName, type BusinessPlatformApp } from '../../infra/create-app';
+import { apiStackName, createApp, dataStackName, type BusinessPlatformApp } from '#infra/create-app';
 
 export interface Synthesized extends BusinessPlatformApp {
   readonly api: Template;

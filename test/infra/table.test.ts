@@ -1,7 +1,7 @@
 // Infra tests: the data stack creates the single table exactly as shared/data/table.ts declares it, and keeps it
 // (retain, deletion protection) only where the data is real.
-import { tableDefinition } from '../../shared/data/table';
-import { queueDefinitions } from '../../shared/events/queues';
+import { tableDefinition } from '#shared/data/table';
+import { queueDefinitions } from '#shared/events/queues';
 import { resourcesOfType, synthesize, type CfnResource, type Synthesized } from './synthesize';
 
 const tableOf = (synthesized: Synthesized): CfnResource => {

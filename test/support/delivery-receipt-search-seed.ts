@@ -3,13 +3,13 @@
 // repository's save leaves them (its header fields, status fields and Version, entity names): BatchWriteItem, so
 // 20,000 receipts take seconds where 20,000 saves would take minutes. The Search integration test also saves
 // receipts through the real service and finds them the same way.
-import type { TableContext } from '../../shared/data/client';
-import { headerKey, lineKey } from '../../shared/delivery-receipts/keys';
-import { statusView } from '../../shared/delivery-receipts/lifecycle';
-import { headerEntity, lineEntity } from '../../shared/delivery-receipts/repository';
-import { searchIndexAttributes } from '../../shared/delivery-receipts/search-keys';
-import type { ReceiptStatus } from '../../shared/schemas/receipt-fields';
-import type { DeliveryLine, DeliveryReceiptT } from '../../shared/schemas/delivery-receipt';
+import type { TableContext } from '#shared/data/client';
+import { headerKey, lineKey } from '#shared/delivery-receipts/keys';
+import { statusView } from '#shared/delivery-receipts/lifecycle';
+import { headerEntity, lineEntity } from '#shared/delivery-receipts/repository';
+import { searchIndexAttributes } from '#shared/delivery-receipts/search-keys';
+import type { ReceiptStatus } from '#shared/schemas/receipt-fields';
+import type { DeliveryLine, DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 import { batchWriteAll } from '../bench/seed';
 
 export type StoredReceipt = DeliveryReceiptT & Required<Pick<DeliveryReceiptT, 'ID' | 'RefNumber' | 'CreatedDateTime_utc' | 'Status'>>;

@@ -3,9 +3,9 @@
 import { readFile } from 'node:fs/promises';
 import { expect } from '@jest/globals';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { coerceToSchema } from '../../shared/http/codecs/coerce';
-import { parseXml } from '../../shared/http/codecs/xml';
-import { DocumentStateView } from '../../shared/schemas/webhook';
+import { coerceToSchema } from '#shared/http/codecs/coerce';
+import { parseXml } from '#shared/http/codecs/xml';
+import { DocumentStateView } from '#shared/schemas/webhook';
 import { documentPath, eventually, webhookPath } from './document-events';
 import { api, apiBaseUrl } from './http';
 import { problemOutcome, securityHeaders, uuidPattern } from './responses';

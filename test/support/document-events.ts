@@ -1,7 +1,7 @@
 // Test support: document events as the provider sends them (signed like its reference implementation), ids no
 // other test uses, and bounded polling for what the queue consumer applies asynchronously.
 import { randomUUID } from 'node:crypto';
-import { eventIdOf, localWebhookSecret, signEvent } from '../../shared/schemas/webhook-signature';
+import { eventIdOf, localWebhookSecret, signEvent } from '#shared/schemas/webhook-signature';
 
 /** An event of the provider, before it is signed: the four fields we read, plus anything else it sends. */
 export interface ProviderEvent {

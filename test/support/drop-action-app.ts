@@ -9,7 +9,7 @@ import { Aspects, Stack, type IAspect } from 'aws-cdk-lib';
 import { CfnGatewayResponse } from 'aws-cdk-lib/aws-apigateway';
 import { CfnPolicy } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
-import { createApp } from '../../infra/create-app';
+import { createApp } from '#infra/create-app';
 
 interface Statement {
   readonly Action?: string | string[];

@@ -1,11 +1,11 @@
 // Test support: jest globalSetup of the integration and e2e projects. Starts the local stack once per run as a
 // child process and hands its endpoints to every test through process.env (workers inherit it).
-import { localDevSecret } from '../../shared/auth/tokens';
-import { queueDefinitions } from '../../shared/events/queues';
+import { localDevSecret } from '#shared/auth/tokens';
+import { queueDefinitions } from '#shared/events/queues';
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { runLogFile, spawnLocalStack, type LocalStackProcess } from './local-stack-process';
-import { ensureCloudAssembly } from '../../infra/local/cloud-assembly';
+import { ensureCloudAssembly } from '#infra/local/cloud-assembly';
 
 declare global {
   // Shared with global-teardown.ts: jest runs both in its main process.

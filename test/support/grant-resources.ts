@@ -1,8 +1,8 @@
 // Test support: a complete set of grant resources (shared/operations/grants.ts) for tests that build function
 // fleets or grants without the local stack: every queue of queues.ts named on the given edge, a secret, a key, a
 // schedule group. Tests override the members they look at.
-import { queueDefinitions } from '../../shared/events/queues';
-import type { GrantResources, OtherResources } from '../../shared/operations/grants';
+import { queueDefinitions } from '#shared/events/queues';
+import type { GrantResources, OtherResources } from '#shared/operations/grants';
 
 const account = '123456789012';
 const region = 'us-east-1';

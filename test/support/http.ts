@@ -1,8 +1,8 @@
 // Test support: calling the API over HTTP from integration and end-to-end tests. The base URL is the local stack
 // started by global-setup.ts (E2E_BASE_URL); tokens are signed like `npm run token`.
 import { connect } from 'node:net';
-import type { Principal } from '../../shared/auth/principal';
-import { localDevSecret, signDevToken } from '../../shared/auth/tokens';
+import type { Principal } from '#shared/auth/principal';
+import { localDevSecret, signDevToken } from '#shared/auth/tokens';
 
 export interface TokenClaims {
   readonly tenant: number;

@@ -2,7 +2,7 @@
 // operation and a Lambda context with a deadline.
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { requestIdentity } from '../../infra/local/gateway-event';
+import { requestIdentity } from '#infra/local/gateway-event';
 
 export const lambdaContext = (functionName: string, remainingMs = 10_000): Context => {
   const deadline = Date.now() + remainingMs;

@@ -2,8 +2,8 @@
 // and a reader that turns a response into one value a single `toEqual` can compare whole.
 import { expect } from '@jest/globals';
 import type { z } from 'zod';
-import { coerceToSchema } from '../../shared/http/codecs/coerce';
-import { parseXml } from '../../shared/http/codecs/xml';
+import { coerceToSchema } from '#shared/http/codecs/coerce';
+import { parseXml } from '#shared/http/codecs/xml';
 import type { ApiResponse } from './http';
 
 export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

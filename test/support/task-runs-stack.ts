@@ -1,7 +1,7 @@
 // Test support: the local stack's table and SQS server for one task-runs test file, closed after its tests.
 import { afterAll } from '@jest/globals';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { createDocumentClient, type TableContext } from '../../shared/data/client';
+import { createDocumentClient, type TableContext } from '#shared/data/client';
 import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from './local-endpoints';
 
 /** The clients, after the loopback check; closed in the file's afterAll. */

@@ -1,7 +1,7 @@
 // Test support: task runs. A task item as the save stores it (contract C4's attribute names), and the work messages
 // on a work queue, taken off it (another test's messages are put back at once). No jest import: the bench uses it.
 import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { StoredTaskState } from '../../shared/scheduled-tasks/runs';
+import type { StoredTaskState } from '#shared/scheduled-tasks/runs';
 
 /** Every 15 minutes from 09:00 UTC on 2 March 2026, version 3, task type 7. */
 export const quarterHourlyTask = {

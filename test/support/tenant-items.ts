@@ -2,7 +2,7 @@
 // parallel against one shared table) and every stored item of that tenant, to prove a request changed nothing.
 import { randomInt } from 'node:crypto';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { locationKey, tenantPartition } from '../../shared/tenant-locations/keys';
+import { locationKey, tenantPartition } from '#shared/tenant-locations/keys';
 import { localDynamoDbClient, requireLocalEndpoints } from './local-endpoints';
 
 /** A tenant id no other test file uses (well above any fixed id a test might pick). */

@@ -2,8 +2,8 @@
 // (shared/openapi/pattern-length.ts) and the integer format that fits a schema's bounds.
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { integerFormat } from '../../shared/openapi/component-schemas';
-import { maxLengthOfPattern } from '../../shared/openapi/pattern-length';
+import { integerFormat } from '#shared/openapi/component-schemas';
+import { maxLengthOfPattern } from '#shared/openapi/pattern-length';
 
 describe('maxLengthOfPattern', () => {
   it.each([

@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { operations } from '../../shared/operations';
-import { checkPlan } from '../../shared/validation/check';
-import { planOf } from '../../shared/validation/compile';
+import { operations } from '#shared/operations/index';
+import { checkPlan } from '#shared/validation/check';
+import { planOf } from '#shared/validation/compile';
 import { acceptedBodies, refusedAddressTypes, refusedBodies, refusedPathIds, serverOnlyRules } from '../support/refused-bodies';
 
 interface Document {

@@ -2,8 +2,8 @@
 // schema carries its bounds, the gap around zero DynamoDB cannot store (a `not`), and the rule in its description.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { walkSchema } from '../../shared/openapi/component-schemas';
-import { isJsonObject, type JsonObject } from '../../shared/openapi/types';
+import { walkSchema } from '#shared/openapi/component-schemas';
+import { isJsonObject, type JsonObject } from '#shared/openapi/types';
 
 const document = JSON.parse(readFileSync(new URL('../../shared/openapi/openapi.json', import.meta.url), 'utf8')) as JsonObject;
 const components = (document.components as JsonObject).schemas as JsonObject;

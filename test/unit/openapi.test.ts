@@ -5,15 +5,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { z } from 'zod';
-import { operations, type Operation } from '../../shared/operations';
+import { operations, type Operation } from '#shared/operations/index';
 import {
   buildOpenApiDocument,
   buildOpenApiDocumentFrom,
   openApiJsonUrl,
   serializeOpenApiDocument,
   type OpenApiDocument,
-} from '../../shared/openapi/document';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/openapi/types';
+} from '#shared/openapi/document';
+import { isJsonObject, type JsonObject, type JsonValue } from '#shared/openapi/types';
 
 const document = buildOpenApiDocument();
 

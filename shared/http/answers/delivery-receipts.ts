@@ -1,8 +1,8 @@
 // HTTP: the answers of the delivery-receipt operations in the platform's envelopes. The area returns domain results
 // (a saved receipt, a view); this module answers them.
-import { deliveryReceiptGetV2 } from '../../compiled/operations/delivery-receipts';
-import type { ReceiptView, SavedReceipt } from '../../delivery-receipts/service';
-import { actionResults, editResponse } from '../../schemas/envelope-bodies';
+import { deliveryReceiptGetV2 } from '#shared/compiled/operations/delivery-receipts';
+import type { ReceiptView, SavedReceipt } from '#shared/delivery-receipts/service';
+import { actionResults, editResponse } from '#shared/schemas/envelope-bodies';
 import { locationOf } from '../location';
 
 export interface ReceiptAnswer {

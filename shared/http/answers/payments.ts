@@ -1,11 +1,11 @@
 // HTTP: the answers of the payment operations in the platform's envelopes. The area returns domain results (a saved
 // payment); this module answers them. How an answer is kept for Idempotency-Key replays without the card holder's
 // name is the area's (shared/payments/answer-storage.ts).
-import { paymentGetByID } from '../../compiled/operations/payments';
-import type { Answer } from '../../payments/idempotency';
-import type { SavedPayment } from '../../payments/service';
-import { acceptedSynkValidation, editResponse, synkSaveQueueResponse } from '../../schemas/envelope-bodies';
-import type { PaymentT } from '../../schemas/payment';
+import { paymentGetByID } from '#shared/compiled/operations/payments';
+import type { Answer } from '#shared/payments/idempotency';
+import type { SavedPayment } from '#shared/payments/service';
+import { acceptedSynkValidation, editResponse, synkSaveQueueResponse } from '#shared/schemas/envelope-bodies';
+import type { PaymentT } from '#shared/schemas/payment';
 import { locationOf } from '../location';
 
 /**

@@ -3,9 +3,9 @@
 // all formats and the same logical body yields the same validated object. The walk reads either a zod schema
 // (`coerceToSchema`) or its compiled plan (`coerceToPlan`, what the functions' bundles use): one algorithm, two views.
 import type { z } from 'zod';
-import { numberTextProblem } from '../../data/numbers';
-import { ValidationFailed } from '../../errors';
-import type { SchemaPlan } from '../../validation/plan';
+import { numberTextProblem } from '#shared/data/numbers';
+import { ValidationFailed } from '#shared/errors';
+import type { SchemaPlan } from '#shared/validation/plan';
 import { forbiddenKeys } from './forbidden-keys';
 
 export type CoercionMode = 'typed' | 'text';

@@ -2,7 +2,7 @@
 // by their field names (16 segments); a JSON body of 1 MiB could otherwise nest some 20,000 levels deep, and the
 // recursive walks after decoding (coercion, validation) would exhaust the stack: a 500 for a hostile body. The
 // recursive shapes of the spec (inventory class groups <-> classes <-> group types) are bounded by this too.
-import { pointerSegment, ValidationFailed } from '../../errors';
+import { pointerSegment, ValidationFailed } from '#shared/errors';
 
 /** Objects and arrays nest at most this deep (the root object is level 1), as in XML bodies. */
 export const maxBodyDepth = 32;

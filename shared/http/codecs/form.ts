@@ -1,8 +1,8 @@
 // HTTP codecs: application/x-www-form-urlencoded bodies. Nested fields use dots or brackets (`Address.City`,
 // `Address[City]`); arrays are repeated keys (`IDs=1&IDs=2`) or indexed (`IDs[0]=1`, `Rows[0].Name=x`). Every
 // value is a string here; the schema coerces it afterwards.
-import { MalformedBody, ValidationFailed } from '../../errors';
-import { limits } from '../../schemas/limits';
+import { MalformedBody, ValidationFailed } from '#shared/errors';
+import { limits } from '#shared/schemas/limits';
 import { forbiddenKeys } from './forbidden-keys';
 
 const maxFields = 2_000;

@@ -3,8 +3,8 @@
 // store a value the client never sent. This scan reads the (already parsed, so valid) text once and refuses, with a
 // pointer to each, every number that a double does not hold exactly as written or that DynamoDB cannot store
 // (shared/data/numbers.ts), in declared and free-form members alike (the webhook's `data.object`).
-import { isStorableNumber, numberTextProblem, storableNumberRule } from '../../data/numbers';
-import { ValidationFailed, type FieldError } from '../../errors';
+import { isStorableNumber, numberTextProblem, storableNumberRule } from '#shared/data/numbers';
+import { ValidationFailed, type FieldError } from '#shared/errors';
 
 type Container = { kind: 'object'; key: string | undefined; expectKey: boolean } | { kind: 'array'; index: number };
 

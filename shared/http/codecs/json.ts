@@ -4,7 +4,7 @@
 // object member are refused, so JSON is too: a member name that appears twice in one object, at any depth, is a 400
 // naming the second one by its JSON pointer. The check is one linear scan of the text (no recursion, one Set per
 // open object), run after JSON.parse has proved the text well-formed.
-import { MalformedBody, pointerSegment, ValidationFailed } from '../../errors';
+import { MalformedBody, pointerSegment, ValidationFailed } from '#shared/errors';
 import { assertDepthWithin } from './depth';
 
 const quote = 0x22;

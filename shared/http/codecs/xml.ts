@@ -7,7 +7,7 @@
 // tsx and jest, and a chunk of its own beside the function's bundle on Lambda (infra/build/lazy-chunks.mjs). Call
 // `loadXmlParser()` before `parseXml()`; the HTTP stack does so when a request's body is XML.
 import type { XMLParser as XmlParserClass, ValidationError } from 'fast-xml-parser';
-import { MalformedBody, ValidationFailed } from '../../errors';
+import { MalformedBody, ValidationFailed } from '#shared/errors';
 import { forbiddenKeys } from './forbidden-keys';
 
 const dtdPattern = /<!\s*(DOCTYPE|ENTITY|ELEMENT|ATTLIST|NOTATION)/i;

@@ -3,10 +3,10 @@
 // types, reserved keys, bad quantities, over-receipt, a 1,001st line, stale versions, refused transitions, taken
 // references, another tenant's ids, bad path ids).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { api, tokenFor } from '../../support/http';
-import { viewOf } from '../../support/responses';
-import { refusedInventory, refusedPathIds, refusedReceiptSaves, type ReceiptTarget } from '../../support/refused-bodies';
-import { freshTenantId } from '../../support/tenant-items';
+import { api, tokenFor } from '#test/support/http';
+import { viewOf } from '#test/support/responses';
+import { refusedInventory, refusedPathIds, refusedReceiptSaves, type ReceiptTarget } from '#test/support/refused-bodies';
+import { freshTenantId } from '#test/support/tenant-items';
 import { addInventory, linesOf, openReceiptTable, saveReceipt, type Receipt } from './support';
 
 const tenant = freshTenantId();

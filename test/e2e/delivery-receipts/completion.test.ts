@@ -4,11 +4,11 @@
 // /v2/Inventory/{id}/stockonhand; another tenant sees neither the receipt nor the stock; a refused completion
 // changes neither.
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually } from '../../support/document-events';
-import { api, tokenFor } from '../../support/http';
-import { freshTenantId } from '../../support/tenant-items';
-import type { DeliveryReceiptT } from '../../../shared/schemas/delivery-receipt';
-import type { InventoryStockOnHandT } from '../../../shared/schemas/inventory';
+import { eventually } from '#test/support/document-events';
+import { api, tokenFor } from '#test/support/http';
+import { freshTenantId } from '#test/support/tenant-items';
+import type { DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
+import type { InventoryStockOnHandT } from '#shared/schemas/inventory';
 
 interface Answer<T> {
   readonly Value: T;

@@ -3,14 +3,14 @@
 // LastRowNumber, tenancy, and hostile filters refused with a problem. Receipts are stored as a save leaves them
 // (test/support/delivery-receipt-search-seed.ts).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createDocumentClient } from '../../../shared/data/client';
-import { DeliveryReceiptSearchResult } from '../../../shared/schemas/delivery-receipt-search';
-import { encodeBody, isXml, requestMediaTypes, responseMediaTypes } from '../../support/bodies';
-import { receiptsOf, seedReceipts, type StoredReceipt } from '../../support/delivery-receipt-search-seed';
-import { api, tokenFor } from '../../support/http';
-import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
-import { parseXmlAs, problemHeaders, successHeaders, validationProblem, viewOf } from '../../support/responses';
-import { freshTenantId } from '../../support/tenant-items';
+import { createDocumentClient } from '#shared/data/client';
+import { DeliveryReceiptSearchResult } from '#shared/schemas/delivery-receipt-search';
+import { encodeBody, isXml, requestMediaTypes, responseMediaTypes } from '#test/support/bodies';
+import { receiptsOf, seedReceipts, type StoredReceipt } from '#test/support/delivery-receipt-search-seed';
+import { api, tokenFor } from '#test/support/http';
+import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
+import { parseXmlAs, problemHeaders, successHeaders, validationProblem, viewOf } from '#test/support/responses';
+import { freshTenantId } from '#test/support/tenant-items';
 
 const path = '/v2/DeliveryReceipt/';
 const tenant = freshTenantId();

@@ -3,10 +3,10 @@
 // Location headers, Version, lines replaced and matched by ID or GUID, add inventory applied once, and tenancy
 // (another tenant's receipt is 404 everywhere).
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { requestMediaTypes } from '../../support/bodies';
-import { api, tokenFor } from '../../support/http';
-import { parseXmlAs, problemHeaders, successHeaders, uuidPattern, viewOf } from '../../support/responses';
-import { freshTenantId } from '../../support/tenant-items';
+import { requestMediaTypes } from '#test/support/bodies';
+import { api, tokenFor } from '#test/support/http';
+import { parseXmlAs, problemHeaders, successHeaders, uuidPattern, viewOf } from '#test/support/responses';
+import { freshTenantId } from '#test/support/tenant-items';
 import { addInventory, getReceipt, linesOf, readSchema, saveReceipt, savedSchema, type Receipt } from './support';
 
 let token: string;

@@ -4,10 +4,10 @@
 // receipt answers 202 Completing and completes through the queue; a refused completion leaves receipt and stock
 // untouched.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually } from '../../support/document-events';
-import { api, tokenFor } from '../../support/http';
-import { viewOf } from '../../support/responses';
-import { freshTenantId } from '../../support/tenant-items';
+import { eventually } from '#test/support/document-events';
+import { api, tokenFor } from '#test/support/http';
+import { viewOf } from '#test/support/responses';
+import { freshTenantId } from '#test/support/tenant-items';
 import { addInventory, getReceipt, linesOf, openReceiptTable, saveReceipt, type Receipt } from './support';
 
 const tenant = freshTenantId();

@@ -2,13 +2,13 @@
 // the answer schemas to read XML back, and the receipt's items straight from the table (to prove a refusal changed
 // nothing, and to read stock on hand).
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { stockOnHandPartition } from '../../../shared/data/stock-on-hand-keys';
-import { receiptPartition } from '../../../shared/delivery-receipts/keys';
-import { ActionResults } from '../../../shared/schemas/envelopes';
-import { DeliveryReceiptEditResponse, DeliveryReceiptT } from '../../../shared/schemas/delivery-receipt';
-import { encodeBody, type RequestMediaType } from '../../support/bodies';
-import { api, type ApiResponse } from '../../support/http';
-import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
+import { stockOnHandPartition } from '#shared/data/stock-on-hand-keys';
+import { receiptPartition } from '#shared/delivery-receipts/keys';
+import { ActionResults } from '#shared/schemas/envelopes';
+import { DeliveryReceiptEditResponse, DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
+import { encodeBody, type RequestMediaType } from '#test/support/bodies';
+import { api, type ApiResponse } from '#test/support/http';
+import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 
 export const savedSchema = ActionResults(DeliveryReceiptT);
 export const readSchema = DeliveryReceiptEditResponse;

@@ -2,7 +2,7 @@
 // organisation (anything else is a 404, never a 403 that would confirm it exists), in JSON or XML, and its id may
 // hold any printable character but "#" once percent-encoded.
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { freshDocumentId, freshOrganisationId, idOf, isoOf, nowSeconds, providerEvent, signed } from '../../support/document-events';
+import { freshDocumentId, freshOrganisationId, idOf, isoOf, nowSeconds, providerEvent, signed } from '#test/support/document-events';
 import {
   documentWhen,
   getDocument,
@@ -16,8 +16,8 @@ import {
   uuidPattern,
   validationProblem,
   viewOf,
-} from '../../support/document-events-http';
-import { tokenFor } from '../../support/http';
+} from '#test/support/document-events-http';
+import { tokenFor } from '#test/support/http';
 
 const organisationId = freshOrganisationId();
 // Printable, no "#": spaces, reserved URL and XML characters, a percent sign, quotes and non-ASCII letters.

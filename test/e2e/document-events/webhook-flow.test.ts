@@ -2,7 +2,7 @@
 // source mapping to the consumer, and read back through the read endpoint. Arrival order, duplicates and a provider's
 // retry with a fresh `t` must not matter: the document ends in the in-order state, each event counted once.
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { documentEventsQueue } from '../../../shared/events/queues';
+import { documentEventsQueue } from '#shared/events/queues';
 import {
   freshDocumentId,
   freshOrganisationId,
@@ -12,9 +12,9 @@ import {
   providerEvent,
   signed,
   type ProviderEvent,
-} from '../../support/document-events';
-import { documentWhen, getDocument, isoPattern, jsonHeaders, postWebhook, queueDrained, viewOf } from '../../support/document-events-http';
-import { tokenFor } from '../../support/http';
+} from '#test/support/document-events';
+import { documentWhen, getDocument, isoPattern, jsonHeaders, postWebhook, queueDrained, viewOf } from '#test/support/document-events-http';
+import { tokenFor } from '#test/support/http';
 
 const organisationId = freshOrganisationId();
 let token: string;

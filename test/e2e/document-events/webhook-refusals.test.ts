@@ -4,7 +4,7 @@
 // the stack's log.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { documentEventsQueue } from '../../../shared/events/queues';
+import { documentEventsQueue } from '#shared/events/queues';
 import {
   digestsOf,
   freshDocumentId,
@@ -14,7 +14,7 @@ import {
   providerEvent,
   signed,
   type ProviderEvent,
-} from '../../support/document-events';
+} from '#test/support/document-events';
 import {
   documentWhen,
   getDocument,
@@ -27,8 +27,8 @@ import {
   validationProblem,
   viewOf,
   type ResponseView,
-} from '../../support/document-events-http';
-import { tokenFor } from '../../support/http';
+} from '#test/support/document-events-http';
+import { tokenFor } from '#test/support/http';
 
 const organisationId = freshOrganisationId();
 let token: string;

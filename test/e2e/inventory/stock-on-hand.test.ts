@@ -3,15 +3,15 @@
 // receipt Save is merged, which drives completion through HTTP): exact sums per warehouse and in total, in JSON and
 // in XML; an item never received, or another tenant's, is 404; a bad id is 400.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createDocumentClient, type TableContext } from '../../../shared/data/client';
-import { completeReceipt } from '../../../shared/delivery-receipts/completion';
-import { inventoryGetDetailedSOHV2 } from '../../../shared/operations/inventory';
-import { api, tokenFor } from '../../support/http';
-import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
-import { parseXmlAs, problem, problemHeaders, successHeaders, validationProblem, viewOf } from '../../support/responses';
-import { freshTenantId } from '../../support/tenant-items';
-import { seededVersion, seedReceipt } from '../../integration/delivery-receipts/completion-support';
-import { refusedPathIds } from '../../support/refused-bodies';
+import { createDocumentClient, type TableContext } from '#shared/data/client';
+import { completeReceipt } from '#shared/delivery-receipts/completion';
+import { inventoryGetDetailedSOHV2 } from '#shared/operations/inventory';
+import { api, tokenFor } from '#test/support/http';
+import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
+import { parseXmlAs, problem, problemHeaders, successHeaders, validationProblem, viewOf } from '#test/support/responses';
+import { freshTenantId } from '#test/support/tenant-items';
+import { seededVersion, seedReceipt } from '#test/integration/delivery-receipts/completion-support';
+import { refusedPathIds } from '#test/support/refused-bodies';
 
 const raw = localDynamoDbClient();
 const table: TableContext = { client: createDocumentClient(raw), tableName: requireLocalEndpoints().tableName };

@@ -2,11 +2,11 @@
 // same after each refused request (wrong types, prototype keys, oversized lists, bad money, card data, edits,
 // contradicting flags, bad path ids and Idempotency-Keys, refunds the payment cannot take).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { toForm, toXml } from '../../support/bodies';
-import { api, tokenFor } from '../../support/http';
-import { viewOf } from '../../support/responses';
-import { refusedPathIds, refusedPayments, refusedRefunds, type RefundTarget } from '../../support/refused-bodies';
-import { freshTenantId, openTenantTable } from '../../support/tenant-items';
+import { toForm, toXml } from '#test/support/bodies';
+import { api, tokenFor } from '#test/support/http';
+import { viewOf } from '#test/support/responses';
+import { refusedPathIds, refusedPayments, refusedRefunds, type RefundTarget } from '#test/support/refused-bodies';
+import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
 import { getPayment, postPayment, postRefund } from './support';
 
 const tenant = freshTenantId();

@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { ScanCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { requestMediaTypes } from '../../support/bodies';
-import { tokenFor } from '../../support/http';
-import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
-import { currentRunLogFile } from '../../support/local-stack-process';
-import { freshTenantId } from '../../support/tenant-items';
+import { requestMediaTypes } from '#test/support/bodies';
+import { tokenFor } from '#test/support/http';
+import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
+import { currentRunLogFile } from '#test/support/local-stack-process';
+import { freshTenantId } from '#test/support/tenant-items';
 import { getPayment, postPayment, postRefund, secrets } from './support';
 
 const raw = localDynamoDbClient();

@@ -4,11 +4,11 @@
 // refunds and the payments consumer follow the same rules; the same Idempotency-Key sent many times at once refunds once.
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { api, tokenFor } from '../../support/http';
-import { problemType, viewOf } from '../../support/responses';
-import { freshTenantId } from '../../support/tenant-items';
-import type { PaymentT } from '../../../shared/schemas/payment';
-import { eventually } from '../../support/document-events';
+import { api, tokenFor } from '#test/support/http';
+import { problemType, viewOf } from '#test/support/responses';
+import { freshTenantId } from '#test/support/tenant-items';
+import type { PaymentT } from '#shared/schemas/payment';
+import { eventually } from '#test/support/document-events';
 import { postPayment, postRefund } from './support';
 
 let token: string;

@@ -3,11 +3,11 @@
 // refunds completed by the payments consumer, Idempotency-Key replays, and tenancy (another tenant's payment is 404).
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { isXml, requestMediaTypes } from '../../support/bodies';
-import { tokenFor } from '../../support/http';
-import { parseXmlAs, successHeaders, viewOf } from '../../support/responses';
-import { freshTenantId } from '../../support/tenant-items';
-import { eventually } from '../../support/document-events';
+import { isXml, requestMediaTypes } from '#test/support/bodies';
+import { tokenFor } from '#test/support/http';
+import { parseXmlAs, successHeaders, viewOf } from '#test/support/responses';
+import { freshTenantId } from '#test/support/tenant-items';
+import { eventually } from '#test/support/document-events';
 import { getPayment, postPayment, postRefund, readSchema, savedSchema } from './support';
 
 let token: string;

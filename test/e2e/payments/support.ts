@@ -1,9 +1,9 @@
 // Test support for the payment end-to-end tests: requests in any media type, the answer schemas to read XML back,
 // and the card the tests send (whose number, CVV, token and holder name the scans look for).
-import { EditResponse, SynkSaveQueueResponse } from '../../../shared/schemas/envelopes';
-import { PaymentT } from '../../../shared/schemas/payment';
-import { encodeBody, type RequestMediaType } from '../../support/bodies';
-import { api, type ApiResponse } from '../../support/http';
+import { EditResponse, SynkSaveQueueResponse } from '#shared/schemas/envelopes';
+import { PaymentT } from '#shared/schemas/payment';
+import { encodeBody, type RequestMediaType } from '#test/support/bodies';
+import { api, type ApiResponse } from '#test/support/http';
 
 export const savedSchema = SynkSaveQueueResponse(PaymentT);
 export const readSchema = EditResponse(PaymentT);

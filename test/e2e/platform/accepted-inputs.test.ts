@@ -3,10 +3,10 @@
 // level, and receipt lines that share a GUID. Each is a 4xx problem naming the field, and changes nothing: every item
 // of the tenant (its partition, the ID sequences, and every partition of its receipts and tasks) is the same after.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { encodeBody, requestMediaTypes, type RequestMediaType } from '../../support/bodies';
-import { api, tokenFor } from '../../support/http';
-import { problem, problemType, validationProblem } from '../../support/responses';
-import { freshTenantId } from '../../support/tenant-items';
+import { encodeBody, requestMediaTypes, type RequestMediaType } from '#test/support/bodies';
+import { api, tokenFor } from '#test/support/http';
+import { problem, problemType, validationProblem } from '#test/support/responses';
+import { freshTenantId } from '#test/support/tenant-items';
 import { openTable } from '../scheduled-tasks/support';
 
 const tenant = freshTenantId();

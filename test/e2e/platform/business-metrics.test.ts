@@ -9,16 +9,16 @@ import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { GetQueueUrlCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { taskRunsQueue } from '../../../shared/events/queues';
-import { businessMetrics, metricsNamespace } from '../../../shared/observability/metrics';
-import { taskKey } from '../../../shared/scheduled-tasks/keys';
-import type { TaskRunMessage } from '../../../shared/scheduled-tasks/messages';
-import { eventually } from '../../support/document-events';
-import { api, tokenFor } from '../../support/http';
-import { currentRunLogFile } from '../../support/local-stack-process';
-import { dailyTask } from '../../support/task-runs';
-import { localTaskStack } from '../../support/task-runs-stack';
-import { freshTenantId } from '../../support/tenant-items';
+import { taskRunsQueue } from '#shared/events/queues';
+import { businessMetrics, metricsNamespace } from '#shared/observability/metrics';
+import { taskKey } from '#shared/scheduled-tasks/keys';
+import type { TaskRunMessage } from '#shared/scheduled-tasks/messages';
+import { eventually } from '#test/support/document-events';
+import { api, tokenFor } from '#test/support/http';
+import { currentRunLogFile } from '#test/support/local-stack-process';
+import { dailyTask } from '#test/support/task-runs';
+import { localTaskStack } from '#test/support/task-runs-stack';
+import { freshTenantId } from '#test/support/tenant-items';
 import { postPayment, postRefund } from '../payments/support';
 
 interface EmfLine {

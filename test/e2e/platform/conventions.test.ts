@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { parseXml } from '../../../shared/http/codecs/xml';
-import { api, apiBaseUrl, tokenFor, type ApiResponse } from '../../support/http';
+import { parseXml } from '#shared/http/codecs/xml';
+import { api, apiBaseUrl, tokenFor, type ApiResponse } from '#test/support/http';
 import {
   gatewayProblemHeaders,
   problem,
@@ -17,8 +17,8 @@ import {
   uuidPattern,
   validationProblem,
   viewOf,
-} from '../../support/responses';
-import { freshTenantId } from '../../support/tenant-items';
+} from '#test/support/responses';
+import { freshTenantId } from '#test/support/tenant-items';
 
 const tenant = freshTenantId();
 let token: string;

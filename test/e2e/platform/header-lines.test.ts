@@ -5,9 +5,9 @@
 // make a second refund.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { api, apiLines, tokenFor, type ApiResponse } from '../../support/http';
-import { gatewayProblemHeaders, problem, viewOf } from '../../support/responses';
-import { freshTenantId, openTenantTable, type TenantTable } from '../../support/tenant-items';
+import { api, apiLines, tokenFor, type ApiResponse } from '#test/support/http';
+import { gatewayProblemHeaders, problem, viewOf } from '#test/support/responses';
+import { freshTenantId, openTenantTable, type TenantTable } from '#test/support/tenant-items';
 
 const tenantA = freshTenantId();
 const tenantB = freshTenantId();

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { referencePageContentSecurityPolicy } from '../../../infra/local/reference-page';
-import { api, apiBaseUrl, tokenFor } from '../../support/http';
-import { freshTenantId } from '../../support/tenant-items';
+import { referencePageContentSecurityPolicy } from '#infra/local/reference-page';
+import { api, apiBaseUrl, tokenFor } from '#test/support/http';
+import { freshTenantId } from '#test/support/tenant-items';
 
 /** Debian's chromium (`.ci/run` installs it when missing). */
 const chromiumPath = '/usr/bin/chromium';

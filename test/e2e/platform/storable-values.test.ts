@@ -3,9 +3,9 @@
 // area; a record too large for one DynamoDB item is refused with 413 naming its size and the limit. Either way the
 // tenant's items are unchanged, its ID sequences included: the next create gets the ID the refused one would have had.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { toForm, toXml } from '../../support/bodies';
-import { api, tokenFor, type ApiResponse } from '../../support/http';
-import { freshTenantId, openTenantTable } from '../../support/tenant-items';
+import { toForm, toXml } from '#test/support/bodies';
+import { api, tokenFor, type ApiResponse } from '#test/support/http';
+import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
 import { postPayment } from '../payments/support';
 import { saveReceipt } from '../delivery-receipts/support';
 import { quarterHourly, saveTask } from '../scheduled-tasks/support';

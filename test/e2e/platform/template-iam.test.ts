@@ -7,11 +7,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ensureCloudAssembly } from '../../../infra/local/cloud-assembly';
-import { readAssemblyStack, resourcesOfType } from '../../../infra/local/template';
-import { operationsById } from '../../../shared/operations';
-import { tokenFor } from '../../support/http';
-import { spawnLocalStack, type LocalStackProcess } from '../../support/local-stack-process';
+import { ensureCloudAssembly } from '#infra/local/cloud-assembly';
+import { readAssemblyStack, resourcesOfType } from '#infra/local/template';
+import { operationsById } from '#shared/operations/index';
+import { tokenFor } from '#test/support/http';
+import { spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
 
 const synthTimeoutMs = 15 * 60_000;
 const workDir = mkdtempSync(join(tmpdir(), 'template-iam-'));

@@ -14,10 +14,10 @@ import { join } from 'node:path';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DecryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ensureCloudAssembly } from '../../../infra/local/cloud-assembly';
-import { tokenFor } from '../../support/http';
-import { currentRunLogFile, spawnLocalStack, type LocalStackProcess } from '../../support/local-stack-process';
-import { freshTenantId } from '../../support/tenant-items';
+import { ensureCloudAssembly } from '#infra/local/cloud-assembly';
+import { tokenFor } from '#test/support/http';
+import { currentRunLogFile, spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
+import { freshTenantId } from '#test/support/tenant-items';
 import { openTable, quarterHourly, saveTask } from '../scheduled-tasks/support';
 
 const synthTimeoutMs = 15 * 60_000;

@@ -1,10 +1,10 @@
 // End to end: hostile and invalid scheduled-task saves. Each is a 400 problem with errors[] pointing at the field,
 // never a 5xx, and changes nothing: the tenant has no item at all afterwards (no task, not even a taken ID).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { api, tokenFor } from '../../support/http';
-import { reservedKeyProblem, validationProblem } from '../../support/responses';
-import { refusedTasks } from '../../support/refused-bodies';
-import { freshTenantId } from '../../support/tenant-items';
+import { api, tokenFor } from '#test/support/http';
+import { reservedKeyProblem, validationProblem } from '#test/support/responses';
+import { refusedTasks } from '#test/support/refused-bodies';
+import { freshTenantId } from '#test/support/tenant-items';
 import { openTable, quarterHourly, saveTask } from './support';
 
 const tenant = freshTenantId();

@@ -3,10 +3,10 @@
 // same stored task; answers in JSON and XML carry the same task; an update merges (200), a stale Version is 409,
 // another tenant's task is 404, and a multipart form is refused (415) without storing anything.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { isXml, requestMediaTypes } from '../../support/bodies';
-import { api, tokenFor } from '../../support/http';
-import { parseXmlAs } from '../../support/responses';
-import { freshTenantId } from '../../support/tenant-items';
+import { isXml, requestMediaTypes } from '#test/support/bodies';
+import { api, tokenFor } from '#test/support/http';
+import { parseXmlAs } from '#test/support/responses';
+import { freshTenantId } from '#test/support/tenant-items';
 import { answerSchema, getTask, openTable, quarterHourly, saveTask, tomorrow } from './support';
 
 const tenant = freshTenantId();

@@ -4,10 +4,10 @@
 // disabled or inactive task has none; a refused save creates none.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GetScheduleCommand, ListSchedulesCommand, ResourceNotFoundException, SchedulerClient } from '@aws-sdk/client-scheduler';
-import { localScheduleGroupName } from '../../../infra/local/stack';
-import { scheduleNameOf } from '../../../shared/scheduled-tasks/schedules';
-import { tokenFor } from '../../support/http';
-import { freshTenantId } from '../../support/tenant-items';
+import { localScheduleGroupName } from '#infra/local/stack';
+import { scheduleNameOf } from '#shared/scheduled-tasks/schedules';
+import { tokenFor } from '#test/support/http';
+import { freshTenantId } from '#test/support/tenant-items';
 import { quarterHourly, saveTask, tomorrow } from './support';
 
 const tenant = freshTenantId();

@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { tokenFor } from '../../support/http';
-import { currentRunLogFile } from '../../support/local-stack-process';
-import { freshTenantId } from '../../support/tenant-items';
+import { tokenFor } from '#test/support/http';
+import { currentRunLogFile } from '#test/support/local-stack-process';
+import { freshTenantId } from '#test/support/tenant-items';
 import { getTask, openTable, quarterHourly, saveTask } from './support';
 
 const table = openTable();

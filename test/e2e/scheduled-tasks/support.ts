@@ -2,11 +2,11 @@
 // read XML back, every stored item of a tenant's tasks (to prove a refused save changed nothing), and a schedule
 // time safely in the future of the test run.
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ActionResults } from '../../../shared/schemas/envelopes';
-import { ScheduledTask } from '../../../shared/schemas/scheduled-task';
-import { encodeBody, type RequestMediaType } from '../../support/bodies';
-import { api, type ApiResponse } from '../../support/http';
-import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
+import { ActionResults } from '#shared/schemas/envelopes';
+import { ScheduledTask } from '#shared/schemas/scheduled-task';
+import { encodeBody, type RequestMediaType } from '#test/support/bodies';
+import { api, type ApiResponse } from '#test/support/http';
+import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 
 export const answerSchema = ActionResults(ScheduledTask);
 
@@ -39,7 +39,7 @@ export const tomorrow = (): string => {
 };
 
 /** Every 15 minutes from a fixed past instant (the grid), in UTC. */
-export { quarterHourly } from '../../support/refused-bodies';
+export { quarterHourly } from '#test/support/refused-bodies';
 
 /** The local table, read directly (test-only Scans of the local stack's table). */
 export const openTable = () => {

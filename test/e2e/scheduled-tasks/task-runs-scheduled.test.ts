@@ -10,14 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, expect, it } from '@jest/globals';
 import { GetQueueUrlCommand } from '@aws-sdk/client-sqs';
-import { taskWorkQueue } from '../../../shared/events/queues';
-import type { TaskWorkMessage } from '../../../shared/scheduled-tasks/messages';
-import { eventually } from '../../support/document-events';
-import { readStackLog } from '../../support/document-events-http';
-import { tokenFor } from '../../support/http';
-import { takeMessages } from '../../support/task-runs';
-import { localTaskStack } from '../../support/task-runs-stack';
-import { freshTenantId } from '../../support/tenant-items';
+import { taskWorkQueue } from '#shared/events/queues';
+import type { TaskWorkMessage } from '#shared/scheduled-tasks/messages';
+import { eventually } from '#test/support/document-events';
+import { readStackLog } from '#test/support/document-events-http';
+import { tokenFor } from '#test/support/http';
+import { takeMessages } from '#test/support/task-runs';
+import { localTaskStack } from '#test/support/task-runs-stack';
+import { freshTenantId } from '#test/support/tenant-items';
 import { getTask, saveTask } from './support';
 
 const { sqs } = localTaskStack();

@@ -2,11 +2,11 @@
 // a body that names another tenancy than the token is refused (403) and changes nothing; a tenancy of 0 or
 // absent is the token's.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { signDevToken } from '../../../shared/auth/tokens';
-import { encodeBody, requestMediaTypes } from '../../support/bodies';
-import { api, tokenFor } from '../../support/http';
-import { gatewayProblemHeaders, problem, problemHeaders, problemType, viewOf } from '../../support/responses';
-import { freshTenantId, openTenantTable } from '../../support/tenant-items';
+import { signDevToken } from '#shared/auth/tokens';
+import { encodeBody, requestMediaTypes } from '#test/support/bodies';
+import { api, tokenFor } from '#test/support/http';
+import { gatewayProblemHeaders, problem, problemHeaders, problemType, viewOf } from '#test/support/responses';
+import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
 import { create, expectedLocation, get } from './support';
 
 const tenant = freshTenantId();

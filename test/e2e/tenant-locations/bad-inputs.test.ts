@@ -3,9 +3,9 @@
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { TenantLocation } from '../../../shared/schemas/tenant-location';
-import { encodeBody, requestMediaTypes } from '../../support/bodies';
-import { api, apiBaseUrl, tokenFor, type ApiResponse } from '../../support/http';
+import type { TenantLocation } from '#shared/schemas/tenant-location';
+import { encodeBody, requestMediaTypes } from '#test/support/bodies';
+import { api, apiBaseUrl, tokenFor, type ApiResponse } from '#test/support/http';
 import {
   gatewayProblemHeaders,
   malformedProblem,
@@ -15,9 +15,9 @@ import {
   validationProblem,
   viewOf,
   type ResponseView,
-} from '../../support/responses';
-import { refusedAddressTypes, refusedPathIds } from '../../support/refused-bodies';
-import { freshTenantId, openTenantTable } from '../../support/tenant-items';
+} from '#test/support/responses';
+import { refusedAddressTypes, refusedPathIds } from '#test/support/refused-bodies';
+import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
 import { create, expectedLocation, get, getByName, getDefaultAddress, remove, save, search } from './support';
 
 const tenant = freshTenantId();

@@ -1,10 +1,10 @@
 // End to end: the tenant-location rules of shared/tenant-locations/README.md as a client sees them over HTTP, with
 // the stored items checked where the rule is about storage (soft delete, name claims, the default pointer).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { TenantLocation } from '../../../shared/schemas/tenant-location';
-import { api, tokenFor } from '../../support/http';
-import { problem, problemHeaders, problemType, successHeaders, validationProblem, viewOf } from '../../support/responses';
-import { freshTenantId, openTenantTable } from '../../support/tenant-items';
+import type { TenantLocation } from '#shared/schemas/tenant-location';
+import { api, tokenFor } from '#test/support/http';
+import { problem, problemHeaders, problemType, successHeaders, validationProblem, viewOf } from '#test/support/responses';
+import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
 import {
   create,
   expectedLocation,

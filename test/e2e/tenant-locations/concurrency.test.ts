@@ -1,10 +1,10 @@
 // End to end: the rules that must hold under concurrency, with real concurrent requests through the whole stack.
 // Each test has a tenant of its own, so what it counts in the table is only what its requests did.
 import { afterAll, describe, expect, test } from '@jest/globals';
-import type { TenantLocation } from '../../../shared/schemas/tenant-location';
-import { tokenFor } from '../../support/http';
-import { problem, problemHeaders, problemType, viewOf } from '../../support/responses';
-import { freshTenantId, openTenantTable } from '../../support/tenant-items';
+import type { TenantLocation } from '#shared/schemas/tenant-location';
+import { tokenFor } from '#test/support/http';
+import { problem, problemHeaders, problemType, viewOf } from '#test/support/responses';
+import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
 import { create, get, getAll, getByName, remove, save, search } from './support';
 
 const table = openTenantTable();

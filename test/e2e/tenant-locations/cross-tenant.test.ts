@@ -1,10 +1,10 @@
 // End to end: another tenant's locations do not exist for the caller. Tenant B gets 404 (never 403, never data)
 // for A's location ids, whatever the operation, and A's stored items are exactly as they were afterwards.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { TenantLocation } from '../../../shared/schemas/tenant-location';
-import { tokenFor } from '../../support/http';
-import { problem, problemHeaders, validationProblem, viewOf } from '../../support/responses';
-import { freshTenantId, openTenantTable } from '../../support/tenant-items';
+import type { TenantLocation } from '#shared/schemas/tenant-location';
+import { tokenFor } from '#test/support/http';
+import { problem, problemHeaders, validationProblem, viewOf } from '#test/support/responses';
+import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
 import { create, get, getAll, getByName, getDefaultAddress, names, remove, save, search } from './support';
 
 const tenantA = freshTenantId();

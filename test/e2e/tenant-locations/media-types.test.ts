@@ -3,12 +3,12 @@
 // back with the service's own codec and the manifest's response schema equal the JSON answers).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { z } from 'zod';
-import { operationsById, type OperationId } from '../../../shared/operations';
-import type { TenantLocation, TenantLocationInfo } from '../../../shared/schemas/tenant-location';
-import { encodeBody, isXml, requestMediaTypes, responseMediaTypes, toForm, toXml } from '../../support/bodies';
-import { api, tokenFor, type ApiResponse } from '../../support/http';
-import { parseXmlAs, successHeaders, viewOf } from '../../support/responses';
-import { freshTenantId, openTenantTable } from '../../support/tenant-items';
+import { operationsById, type OperationId } from '#shared/operations/index';
+import type { TenantLocation, TenantLocationInfo } from '#shared/schemas/tenant-location';
+import { encodeBody, isXml, requestMediaTypes, responseMediaTypes, toForm, toXml } from '#test/support/bodies';
+import { api, tokenFor, type ApiResponse } from '#test/support/http';
+import { parseXmlAs, successHeaders, viewOf } from '#test/support/responses';
+import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
 import { expectedLocation, get, isoTimestamp, getAll, getByName, getDefaultAddress, remove, save, search } from './support';
 
 const tenant = freshTenantId();

@@ -2,10 +2,10 @@
 // paging with LastRowNumber, and the count-only form, answered as the platform's PagedActionResults<TenantLocationInfo>.
 // Rows are compared whole with what Get returns.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { TenantLocationSearchResult, type TenantLocation, type TenantLocationInfo } from '../../../shared/schemas/tenant-location';
-import { api, tokenFor } from '../../support/http';
-import { parseXmlAs, problemHeaders, successHeaders, validationProblem, viewOf } from '../../support/responses';
-import { freshTenantId, openTenantTable } from '../../support/tenant-items';
+import { TenantLocationSearchResult, type TenantLocation, type TenantLocationInfo } from '#shared/schemas/tenant-location';
+import { api, tokenFor } from '#test/support/http';
+import { parseXmlAs, problemHeaders, successHeaders, validationProblem, viewOf } from '#test/support/responses';
+import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
 import { create, get, remove, save, search } from './support';
 
 const tenant = freshTenantId();

@@ -1,9 +1,9 @@
 // Test support for the tenant-location end-to-end tests: calls of each operation over HTTP, and the record the
 // service is expected to return for a saved body.
 import { expect } from '@jest/globals';
-import type { Address } from '../../../shared/schemas/address';
-import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '../../../shared/schemas/tenant-location';
-import { api, type ApiResponse } from '../../support/http';
+import type { Address } from '#shared/schemas/address';
+import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '#shared/schemas/tenant-location';
+import { api, type ApiResponse } from '#test/support/http';
 
 export const isoTimestamp = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 

@@ -1,11 +1,11 @@
 // Integration: case-insensitive unique claims (shared/data/claims.ts) against DynamoDB Local, written through the
 // transaction helper as an area writes them: together with the owner's record.
 import { describe, expect, it } from '@jest/globals';
-import { claimChanges, defineClaim, normaliseClaimValue } from '../../../shared/data/claims';
-import { tenantKey } from '../../../shared/data/partition';
-import { transact, transactionActions } from '../../../shared/data/transaction';
-import { versionedPut } from '../../../shared/data/versioned';
-import { NameTaken } from '../../../shared/errors';
+import { claimChanges, defineClaim, normaliseClaimValue } from '#shared/data/claims';
+import { tenantKey } from '#shared/data/partition';
+import { transact, transactionActions } from '#shared/data/transaction';
+import { versionedPut } from '#shared/data/versioned';
+import { NameTaken } from '#shared/errors';
 import { failureOf, freshTenantId, openLocalTable, tenantItems } from './support';
 
 const table = openLocalTable();

@@ -3,9 +3,9 @@
 // ValidationException became a 500); the guard's count matches DynamoDB's at the boundary for strings, lists and maps.
 import { describe, expect, it } from '@jest/globals';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { itemBytes, maxItemBytes } from '../../../shared/data/item-size';
-import { composeKey, tenantKey } from '../../../shared/data/partition';
-import { transact } from '../../../shared/data/transaction';
+import { itemBytes, maxItemBytes } from '#shared/data/item-size';
+import { composeKey, tenantKey } from '#shared/data/partition';
+import { transact } from '#shared/data/transaction';
 import { failureOf, freshTenantId, openLocalTable, storedItem, tenantItems } from './support';
 
 const table = openLocalTable();

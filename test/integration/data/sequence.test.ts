@@ -1,8 +1,8 @@
 // Integration: per-tenant named sequences (shared/data/sequence.ts) against DynamoDB Local.
 import { describe, expect, it } from '@jest/globals';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { giveBackValue, maxSequenceValue, nextValue, sequenceKey, withNextValue } from '../../../shared/data/sequence';
-import { Conflict } from '../../../shared/errors';
+import { giveBackValue, maxSequenceValue, nextValue, sequenceKey, withNextValue } from '#shared/data/sequence';
+import { Conflict } from '#shared/errors';
 import { failureOf, freshTenantId, openLocalTable, storedItem } from './support';
 
 const table = openLocalTable();

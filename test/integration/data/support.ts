@@ -2,11 +2,11 @@
 // tenant of the test's own, and strongly consistent reads of what the table holds.
 import { afterAll } from '@jest/globals';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, type TableContext } from '../../../shared/data/client';
-import { tenantPartition, type ItemKey } from '../../../shared/data/partition';
-import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
+import { createDocumentClient, type TableContext } from '#shared/data/client';
+import { tenantPartition, type ItemKey } from '#shared/data/partition';
+import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 
-export { freshTenantId } from '../../support/tenant-items';
+export { freshTenantId } from '#test/support/tenant-items';
 
 /** The local table, closed after the file's tests. */
 export const openLocalTable = (): TableContext => {

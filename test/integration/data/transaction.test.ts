@@ -1,10 +1,10 @@
 // Integration: the transaction helper (shared/data/transaction.ts) against DynamoDB Local: roles decide the error
 // of a failed condition, one action is a single-item write, a ClientRequestToken makes a transaction idempotent.
 import { describe, expect, it } from '@jest/globals';
-import { tenantKey } from '../../../shared/data/partition';
-import { withOptimisticRetry } from '../../../shared/data/retry';
-import { chunkActions, transact, transactionActions, type TransactionItem } from '../../../shared/data/transaction';
-import { NameTaken, StaleVersion } from '../../../shared/errors';
+import { tenantKey } from '#shared/data/partition';
+import { withOptimisticRetry } from '#shared/data/retry';
+import { chunkActions, transact, transactionActions, type TransactionItem } from '#shared/data/transaction';
+import { NameTaken, StaleVersion } from '#shared/errors';
 import { failureOf, freshTenantId, openLocalTable, tenantItems } from './support';
 
 const table = openLocalTable();

@@ -1,11 +1,11 @@
 // Integration: versioned (optimistic) writes (shared/data/versioned.ts) and the one optimistic-retry policy
 // (shared/data/retry.ts) against DynamoDB Local.
 import { describe, expect, it } from '@jest/globals';
-import { tenantKey } from '../../../shared/data/partition';
-import { withOptimisticRetry } from '../../../shared/data/retry';
-import { transact } from '../../../shared/data/transaction';
-import { nextVersion, versionedPut, versionedUpdate } from '../../../shared/data/versioned';
-import { ConcurrentModification, StaleVersion } from '../../../shared/errors';
+import { tenantKey } from '#shared/data/partition';
+import { withOptimisticRetry } from '#shared/data/retry';
+import { transact } from '#shared/data/transaction';
+import { nextVersion, versionedPut, versionedUpdate } from '#shared/data/versioned';
+import { ConcurrentModification, StaleVersion } from '#shared/errors';
 import { failureOf, freshTenantId, openLocalTable, storedItem } from './support';
 
 const table = openLocalTable();

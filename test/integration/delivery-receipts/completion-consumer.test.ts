@@ -5,12 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, expect, it } from '@jest/globals';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { createCompletionConsumer } from '../../../functions/delivery-receipts/consume-receipt-completions';
-import { startIsolatedFunctions, type IsolatedFunctions } from '../../../infra/local/function-host';
-import type { CompletionMessage } from '../../../shared/delivery-receipts/completion';
-import { logger } from '../../../shared/observability/logger';
-import { lambdaContext } from '../../support/lambda-events';
-import { requireLocalEndpoints } from '../../support/local-endpoints';
+import { createCompletionConsumer } from '#functions/delivery-receipts/consume-receipt-completions';
+import { startIsolatedFunctions, type IsolatedFunctions } from '#infra/local/function-host';
+import type { CompletionMessage } from '#shared/delivery-receipts/completion';
+import { logger } from '#shared/observability/logger';
+import { lambdaContext } from '#test/support/lambda-events';
+import { requireLocalEndpoints } from '#test/support/local-endpoints';
 import { freshTenantId, openLocalTable } from '../data/support';
 import { expectedStock, inventoryIdsOf, manyLines, receiptItems, seedAndComplete, seededVersion, stockOf } from './completion-support';
 

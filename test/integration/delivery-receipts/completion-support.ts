@@ -1,13 +1,13 @@
 // Test support for completion tests: receipts created through the delivery-receipt service (InProgress, not yet
 // completed), the exact stock a receipt should put on hand, and what the table holds.
-import { queryAll, type TableContext } from '../../../shared/data/client';
-import { completeReceipt, type CompletionMessage } from '../../../shared/delivery-receipts/completion';
-import { formatUnits, numberToUnits as toUnits } from '../../../shared/decimal';
-import { receiptPartition } from '../../../shared/delivery-receipts/keys';
-import { createReceiptRepository } from '../../../shared/delivery-receipts/repository';
-import { createReceiptService } from '../../../shared/delivery-receipts/service';
-import { readItemStock } from '../../../shared/inventory/repository';
-import { quantityScale } from '../../../shared/schemas/limits';
+import { queryAll, type TableContext } from '#shared/data/client';
+import { completeReceipt, type CompletionMessage } from '#shared/delivery-receipts/completion';
+import { formatUnits, numberToUnits as toUnits } from '#shared/decimal/index';
+import { receiptPartition } from '#shared/delivery-receipts/keys';
+import { createReceiptRepository } from '#shared/delivery-receipts/repository';
+import { createReceiptService } from '#shared/delivery-receipts/service';
+import { readItemStock } from '#shared/inventory/repository';
+import { quantityScale } from '#shared/schemas/limits';
 
 export interface SeedLine {
   readonly InventoryID?: number;

@@ -3,8 +3,8 @@
 // never count), once: duplicate and late messages, concurrent passes and a pass cut short change nothing more. A
 // refused completion (stale Version, no WarehouseID, a queue that cannot take the message) changes nothing.
 import { describe, expect, it } from '@jest/globals';
-import { completeReceipt, continueCompletion, type CompletionMessage } from '../../../shared/delivery-receipts/completion';
-import { logger } from '../../../shared/observability/logger';
+import { completeReceipt, continueCompletion, type CompletionMessage } from '#shared/delivery-receipts/completion';
+import { logger } from '#shared/observability/logger';
 import { failureOf, freshTenantId, openLocalTable } from '../data/support';
 import { completionActor, completionNow, expectedStock, inventoryIdsOf, manyLines, receiptItems, seedAndComplete, seededVersion, seedReceipt, stockOf, type SeedLine } from './completion-support';
 

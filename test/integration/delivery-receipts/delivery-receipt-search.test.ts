@@ -3,17 +3,17 @@
 // continuations, the fallback without one, tenancy, and what a page costs.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../../../shared/auth/principal';
-import { createDocumentClient, type TableContext } from '../../../shared/data/client';
-import { tenantPartition } from '../../../shared/data/partition';
-import { continuationKey, createDeliveryReceiptSearch, queryHashOf, deliveryReceiptSearch, searchCriteria } from '../../../shared/delivery-receipts/search';
-import { ApiError } from '../../../shared/errors';
-import type { SearchFilter } from '../../../shared/schemas/search-filter';
-import { attachCapacityMeter } from '../../bench/capacity';
-import { batchWriteAll } from '../../bench/seed';
-import { lineItem, receiptsOf, seedReceipts, type StoredReceipt } from '../../support/delivery-receipt-search-seed';
-import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
-import { freshTenantId } from '../../support/tenant-items';
+import type { Principal } from '#shared/auth/principal';
+import { createDocumentClient, type TableContext } from '#shared/data/client';
+import { tenantPartition } from '#shared/data/partition';
+import { continuationKey, createDeliveryReceiptSearch, queryHashOf, deliveryReceiptSearch, searchCriteria } from '#shared/delivery-receipts/search';
+import { ApiError } from '#shared/errors';
+import type { SearchFilter } from '#shared/schemas/search-filter';
+import { attachCapacityMeter } from '#test/bench/capacity';
+import { batchWriteAll } from '#test/bench/seed';
+import { lineItem, receiptsOf, seedReceipts, type StoredReceipt } from '#test/support/delivery-receipt-search-seed';
+import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
+import { freshTenantId } from '#test/support/tenant-items';
 import { freshPrincipal, openReceipts } from './support';
 
 const { tableName } = requireLocalEndpoints();

@@ -3,9 +3,9 @@
 // of one Version commit exactly one; a multi-transaction save holds a lease that other saves wait out, and a save
 // that crashed between chunks blocks the receipt only until its lease expires; RefNumbers are unique per tenant.
 import { describe, expect, it } from '@jest/globals';
-import { headerKey, lineKey } from '../../../shared/delivery-receipts/keys';
-import { saveLeaseMilliseconds } from '../../../shared/delivery-receipts/repository';
-import { logger } from '../../../shared/observability/logger';
+import { headerKey, lineKey } from '#shared/delivery-receipts/keys';
+import { saveLeaseMilliseconds } from '#shared/delivery-receipts/repository';
+import { logger } from '#shared/observability/logger';
 import { storedItem } from '../data/support';
 import { failureOf, freshPrincipal, linesOf, openReceipts, writesSince } from './support';
 

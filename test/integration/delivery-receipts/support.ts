@@ -2,12 +2,12 @@
 // completion bound to the same table), a principal of a fresh tenant, and a record of the commands the repository
 // sent, to count what a save wrote.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../../../shared/auth/principal';
-import type { TableContext } from '../../../shared/data/client';
-import { completeReceipt } from '../../../shared/delivery-receipts/completion';
-import { linePolicy } from '../../../shared/delivery-receipts/lines';
-import { createReceiptRepository } from '../../../shared/delivery-receipts/repository';
-import { createReceiptService } from '../../../shared/delivery-receipts/service';
+import type { Principal } from '#shared/auth/principal';
+import type { TableContext } from '#shared/data/client';
+import { completeReceipt } from '#shared/delivery-receipts/completion';
+import { linePolicy } from '#shared/delivery-receipts/lines';
+import { createReceiptRepository } from '#shared/delivery-receipts/repository';
+import { createReceiptService } from '#shared/delivery-receipts/service';
 import { freshTenantId, openLocalTable } from '../data/support';
 
 export { failureOf } from '../data/support';

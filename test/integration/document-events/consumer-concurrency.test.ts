@@ -9,19 +9,19 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ReceiveMessageCommand, SendMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { succeededRecords, toSqsRecord } from '../../../infra/local/event-source-mapping';
-import { ensureQueues, type ProvisionedQueue } from '../../../infra/local/provision';
-import { createDocumentClient } from '../../../shared/data/client';
-import { createEventPublisher } from '../../../shared/document-events/publisher';
-import { createDocumentRepository } from '../../../shared/document-events/repository';
-import type { DocumentStore } from '../../../shared/document-events/store';
-import { localWebhookSecret } from '../../../shared/schemas/webhook-signature';
-import { createDocumentEventsService } from '../../../shared/document-events/service';
-import { documentEventsQueue } from '../../../shared/events/queues';
-import { logger } from '../../../shared/observability/logger';
-import { eventually, freshDocumentId, freshOrganisationId, providerEvent, signed, type ProviderEvent } from '../../support/document-events';
-import { lambdaContext } from '../../support/lambda-events';
-import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
+import { succeededRecords, toSqsRecord } from '#infra/local/event-source-mapping';
+import { ensureQueues, type ProvisionedQueue } from '#infra/local/provision';
+import { createDocumentClient } from '#shared/data/client';
+import { createEventPublisher } from '#shared/document-events/publisher';
+import { createDocumentRepository } from '#shared/document-events/repository';
+import type { DocumentStore } from '#shared/document-events/store';
+import { localWebhookSecret } from '#shared/schemas/webhook-signature';
+import { createDocumentEventsService } from '#shared/document-events/service';
+import { documentEventsQueue } from '#shared/events/queues';
+import { logger } from '#shared/observability/logger';
+import { eventually, freshDocumentId, freshOrganisationId, providerEvent, signed, type ProviderEvent } from '#test/support/document-events';
+import { lambdaContext } from '#test/support/lambda-events';
+import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 
 const { tableName } = requireLocalEndpoints();
 // One log line per record and an error per poison record: expected here, noise in the report.
@@ -40,7 +40,7 @@ const poisonAt: readonly (number | undefined)[] = [0, undefined, 9, 4, undefined
 
 beforeAll(async () => {
   // Imported once, after the loopback check (the module builds its table client when loaded): one process's copy.
-  ({ handler: consume } = (await import('../../../functions/document-events/consume-document-events')) as { handler: ConsumerHandler });
+  ({ handler: consume } = (await import('#functions/document-events/consume-document-events')) as { handler: ConsumerHandler });
   sqs = localSqsClient();
   dynamodb = localDynamoDbClient();
   repository = createDocumentRepository({ client: createDocumentClient(dynamodb), tableName });

@@ -6,16 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ReceiveMessageCommand, SendMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { toSqsRecord } from '../../../infra/local/event-source-mapping';
-import { ensureQueues, type ProvisionedQueue } from '../../../infra/local/provision';
-import { createDocumentClient } from '../../../shared/data/client';
-import { createEventPublisher } from '../../../shared/document-events/publisher';
-import { createDocumentRepository } from '../../../shared/document-events/repository';
-import type { DocumentStore } from '../../../shared/document-events/store';
-import { localWebhookSecret } from '../../../shared/schemas/webhook-signature';
-import { createDocumentEventsService } from '../../../shared/document-events/service';
-import { documentEventsQueue } from '../../../shared/events/queues';
-import { logger } from '../../../shared/observability/logger';
+import { toSqsRecord } from '#infra/local/event-source-mapping';
+import { ensureQueues, type ProvisionedQueue } from '#infra/local/provision';
+import { createDocumentClient } from '#shared/data/client';
+import { createEventPublisher } from '#shared/document-events/publisher';
+import { createDocumentRepository } from '#shared/document-events/repository';
+import type { DocumentStore } from '#shared/document-events/store';
+import { localWebhookSecret } from '#shared/schemas/webhook-signature';
+import { createDocumentEventsService } from '#shared/document-events/service';
+import { documentEventsQueue } from '#shared/events/queues';
+import { logger } from '#shared/observability/logger';
 import {
   eventually,
   freshDocumentId,
@@ -25,9 +25,9 @@ import {
   providerEvent,
   signed,
   type ProviderEvent,
-} from '../../support/document-events';
-import { lambdaContext } from '../../support/lambda-events';
-import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
+} from '#test/support/document-events';
+import { lambdaContext } from '#test/support/lambda-events';
+import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 
 const { tableName } = requireLocalEndpoints();
 // The consumer logs one line per record (and an error per poison record): expected here, noise in the report.
@@ -42,7 +42,7 @@ let queue: ProvisionedQueue;
 
 beforeAll(async () => {
   // Imported after the loopback check: the module builds its table client from the environment when loaded.
-  ({ handler: consume } = (await import('../../../functions/document-events/consume-document-events')) as { handler: ConsumerHandler });
+  ({ handler: consume } = (await import('#functions/document-events/consume-document-events')) as { handler: ConsumerHandler });
   sqs = localSqsClient();
   dynamodb = localDynamoDbClient();
   repository = createDocumentRepository({ client: createDocumentClient(dynamodb), tableName });

@@ -14,17 +14,17 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, Handler, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { startEventSourceMapping, type RunningEventSourceMapping } from '../../../infra/local/event-source-mapping';
-import { ensureQueues, type QueueDefinition } from '../../../infra/local/provision';
-import { createDocumentClient } from '../../../shared/data/client';
-import { createEventPublisher } from '../../../shared/document-events/publisher';
-import { createDocumentRepository } from '../../../shared/document-events/repository';
-import { localWebhookSecret } from '../../../shared/schemas/webhook-signature';
-import { createDocumentEventsService } from '../../../shared/document-events/service';
-import { documentEventsQueue } from '../../../shared/events/queues';
-import { logger } from '../../../shared/observability/logger';
-import { eventually, freshDocumentId, freshOrganisationId, providerEvent, signed } from '../../support/document-events';
-import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
+import { startEventSourceMapping, type RunningEventSourceMapping } from '#infra/local/event-source-mapping';
+import { ensureQueues, type QueueDefinition } from '#infra/local/provision';
+import { createDocumentClient } from '#shared/data/client';
+import { createEventPublisher } from '#shared/document-events/publisher';
+import { createDocumentRepository } from '#shared/document-events/repository';
+import { localWebhookSecret } from '#shared/schemas/webhook-signature';
+import { createDocumentEventsService } from '#shared/document-events/service';
+import { documentEventsQueue } from '#shared/events/queues';
+import { logger } from '#shared/observability/logger';
+import { eventually, freshDocumentId, freshOrganisationId, providerEvent, signed } from '#test/support/document-events';
+import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 
 const { tableName } = requireLocalEndpoints();
 logger.setLogLevel('SILENT');
@@ -36,7 +36,7 @@ let dynamodb: DynamoDBClient;
 let mapping: RunningEventSourceMapping | undefined;
 
 beforeAll(async () => {
-  ({ handler: consume } = (await import('../../../functions/document-events/consume-document-events')) as { handler: ConsumerHandler });
+  ({ handler: consume } = (await import('#functions/document-events/consume-document-events')) as { handler: ConsumerHandler });
   sqs = localSqsClient();
   dynamodb = localDynamoDbClient();
 });

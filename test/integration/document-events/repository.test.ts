@@ -4,14 +4,14 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient } from '../../../shared/data/client';
-import { documentPartition } from '../../../shared/document-events/keys';
-import { createDocumentRepository } from '../../../shared/document-events/repository';
-import type { DocumentStore } from '../../../shared/document-events/store';
-import { applyEvent, type DocumentEvent, type DocumentState } from '../../../shared/document-events/state';
-import { eventIdOf } from '../../../shared/schemas/webhook-signature';
-import { freshDocumentId, freshOrganisationId } from '../../support/document-events';
-import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
+import { createDocumentClient } from '#shared/data/client';
+import { documentPartition } from '#shared/document-events/keys';
+import { createDocumentRepository } from '#shared/document-events/repository';
+import type { DocumentStore } from '#shared/document-events/store';
+import { applyEvent, type DocumentEvent, type DocumentState } from '#shared/document-events/state';
+import { eventIdOf } from '#shared/schemas/webhook-signature';
+import { freshDocumentId, freshOrganisationId } from '#test/support/document-events';
+import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 
 const { tableName } = requireLocalEndpoints();
 const clients: DynamoDBClient[] = [];

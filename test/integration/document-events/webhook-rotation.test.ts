@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { CreateQueueCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { QueuedDocumentEvent } from '../../../shared/schemas/messages/document-events';
-import { logger } from '../../../shared/observability/logger';
+import { QueuedDocumentEvent } from '#shared/schemas/messages/document-events';
+import { logger } from '#shared/observability/logger';
 import {
   digestsOf,
   freshDocumentId,
@@ -17,9 +17,9 @@ import {
   signed,
   webhookPath,
   type SignedEvent,
-} from '../../support/document-events';
-import { invokeHttp, proxyEvent } from '../../support/lambda-events';
-import { localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
+} from '#test/support/document-events';
+import { invokeHttp, proxyEvent } from '#test/support/lambda-events';
+import { localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 
 requireLocalEndpoints();
 logger.setLogLevel('SILENT');
@@ -41,7 +41,7 @@ beforeAll(async () => {
   // Mid-rotation: the new secret is current, the old one still listed (comma-separated, as the local stack reads it).
   Object.assign(process.env, { WEBHOOK_SECRETS: `${newSecret},${oldSecret}`, DOCUMENT_EVENTS_QUEUE_URL: queueUrl });
   delete process.env.WEBHOOK_SECRET_ARN;
-  ({ handler: webhook } = (await import('../../../functions/document-events/webhook')) as { handler: WebhookHandler });
+  ({ handler: webhook } = (await import('#functions/document-events/webhook')) as { handler: WebhookHandler });
 });
 
 afterAll(() => {

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { createSqsServer } from 'local-aws-sqs';
-import { QueuedDocumentEvent } from '../../../shared/schemas/messages/document-events';
-import { logger } from '../../../shared/observability/logger';
+import { QueuedDocumentEvent } from '#shared/schemas/messages/document-events';
+import { logger } from '#shared/observability/logger';
 import {
   freshDocumentId,
   freshOrganisationId,
@@ -18,9 +18,9 @@ import {
   signed,
   webhookPath,
   type ProviderEvent,
-} from '../../support/document-events';
-import { invokeHttp, proxyEvent } from '../../support/lambda-events';
-import { requireLocalEndpoints } from '../../support/local-endpoints';
+} from '#test/support/document-events';
+import { invokeHttp, proxyEvent } from '#test/support/lambda-events';
+import { requireLocalEndpoints } from '#test/support/local-endpoints';
 
 requireLocalEndpoints();
 // The access log and the 5xx error line are expected here; the response is what is asserted.
@@ -63,7 +63,7 @@ beforeAll(async () => {
   // The module reads its configuration once, when loaded (as on a cold start): set it first.
   Object.assign(process.env, { WEBHOOK_SECRETS: secret, DOCUMENT_EVENTS_QUEUE_URL: queueUrl, AWS_ENDPOINT_URL_SQS: endpoint });
   delete process.env.WEBHOOK_SECRET_ARN;
-  ({ handler: webhook } = (await import('../../../functions/document-events/webhook')) as { handler: WebhookHandler });
+  ({ handler: webhook } = (await import('#functions/document-events/webhook')) as { handler: WebhookHandler });
 });
 
 afterAll(async () => {

@@ -15,10 +15,10 @@ import {
   succeededRecords,
   type EventSourceMappingOptions,
   type RunningEventSourceMapping,
-} from '../../../infra/local/event-source-mapping';
-import { ensureQueues, type ProvisionedQueue, type QueueDefinition } from '../../../infra/local/provision';
-import { documentEventsQueue } from '../../../shared/events/queues';
-import { localSqsClient } from '../../support/local-endpoints';
+} from '#infra/local/event-source-mapping';
+import { ensureQueues, type ProvisionedQueue, type QueueDefinition } from '#infra/local/provision';
+import { documentEventsQueue } from '#shared/events/queues';
+import { localSqsClient } from '#test/support/local-endpoints';
 
 let sqs: SQSClient;
 const running: RunningEventSourceMapping[] = [];

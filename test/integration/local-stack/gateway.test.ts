@@ -4,10 +4,10 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { openApiModulePath, startGateway, type GatewayOptions, type RunningGateway } from '../../../infra/local/gateway';
-import { importFromRepoRoot } from '../../../infra/local/lambda-runtime';
-import { gatewaySecurityHeaders } from '../../../shared/http/headers';
-import { problemOutcome } from '../../support/responses';
+import { openApiModulePath, startGateway, type GatewayOptions, type RunningGateway } from '#infra/local/gateway';
+import { importFromRepoRoot } from '#infra/local/lambda-runtime';
+import { gatewaySecurityHeaders } from '#shared/http/headers';
+import { problemOutcome } from '#test/support/responses';
 
 const fixture = (name: string) => `test/support/fixtures/${name}.ts`;
 

@@ -6,16 +6,16 @@ import { jest } from '@jest/globals';
 import { DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { startIsolatedFunctions, type IsolatedFunctions } from '../../../infra/local/function-host';
-import { accessKeyIdOf, localAuthorizerSettings, localFunctionFleet, type DeclaredFunction } from '../../../infra/local/functions';
-import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions, type RunningGateway } from '../../../infra/local/gateway';
-import { callerArn, startIamEdge, type EdgeIdentity, type RunningIamEdge } from '../../../infra/local/iam-edge';
-import { signDevToken } from '../../../shared/auth/tokens';
-import { operationsById, type Operation } from '../../../shared/operations';
-import { locationKey } from '../../../shared/tenant-locations/keys';
-import { requireLocalEndpoints } from '../../support/local-endpoints';
-import { freshTenantId, openTenantTable, type TenantTable } from '../../support/tenant-items';
-import { testGrantResources } from '../../support/grant-resources';
+import { startIsolatedFunctions, type IsolatedFunctions } from '#infra/local/function-host';
+import { accessKeyIdOf, localAuthorizerSettings, localFunctionFleet, type DeclaredFunction } from '#infra/local/functions';
+import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions, type RunningGateway } from '#infra/local/gateway';
+import { callerArn, startIamEdge, type EdgeIdentity, type RunningIamEdge } from '#infra/local/iam-edge';
+import { signDevToken } from '#shared/auth/tokens';
+import { operationsById, type Operation } from '#shared/operations/index';
+import { locationKey } from '#shared/tenant-locations/keys';
+import { requireLocalEndpoints } from '#test/support/local-endpoints';
+import { freshTenantId, openTenantTable, type TenantTable } from '#test/support/tenant-items';
+import { testGrantResources } from '#test/support/grant-resources';
 
 // Each function's first invocation is its cold start: a process that loads its module graph.
 jest.setTimeout(90_000);

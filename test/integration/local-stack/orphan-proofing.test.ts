@@ -4,8 +4,8 @@
 // `npm start` stops it all on SIGTERM.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { signDevToken } from '../../../shared/auth/tokens';
-import { repoRoot, spawnLocalStack, waitUntilClosed, type LocalStackProcess, type SpawnLocalStackOptions } from '../../support/local-stack-process';
+import { signDevToken } from '#shared/auth/tokens';
+import { repoRoot, spawnLocalStack, waitUntilClosed, type LocalStackProcess, type SpawnLocalStackOptions } from '#test/support/local-stack-process';
 
 // Each test starts its own stack: a JVM start takes seconds on a small machine.
 const stackTestTimeoutMs = 90_000;

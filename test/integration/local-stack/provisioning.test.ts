@@ -2,12 +2,12 @@
 // definitions, provisioning again is a no-op, and its gateway routes the real operations manifest.
 import { DescribeTableCommand, DescribeTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { ensureQueues, ensureTable } from '../../../infra/local/provision';
-import { tableDefinition } from '../../../shared/data/table';
-import { documentEventsQueue } from '../../../shared/events/queues';
-import { gatewaySecurityHeaders } from '../../../shared/http/headers';
-import { api } from '../../support/http';
-import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
+import { ensureQueues, ensureTable } from '#infra/local/provision';
+import { tableDefinition } from '#shared/data/table';
+import { documentEventsQueue } from '#shared/events/queues';
+import { gatewaySecurityHeaders } from '#shared/http/headers';
+import { api } from '#test/support/http';
+import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 
 const endpoints = requireLocalEndpoints();
 let dynamodb: DynamoDBClient;

@@ -13,17 +13,17 @@ import {
   type CreateScheduleCommandInput,
 } from '@aws-sdk/client-scheduler';
 import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { startIamEdge, type EdgeIdentity, type RunningIamEdge } from '../../../infra/local/iam-edge';
-import { localAccountId, localRegion } from '../../../infra/local/local-aws';
-import { ensureQueues, type ProvisionedQueue } from '../../../infra/local/provision';
-import { startSchedulerEmulation, type RunningScheduler } from '../../../infra/local/scheduler';
-import { taskRunsQueue } from '../../../shared/events/queues';
-import { resourceGrants, schedulerExecutionStatements } from '../../../shared/operations/grants';
-import { parseTaskRunMessage } from '../../../shared/scheduled-tasks/messages';
-import { recurrenceOf } from '../../../shared/scheduled-tasks/recurrence';
-import { scheduleNameOf, ScheduleSyncFailed, syncScheduleWith, type SchedulerSettings, type TaskSchedule } from '../../../shared/scheduled-tasks/schedules';
-import { localSqsClient, requireLocalEndpoints } from '../../support/local-endpoints';
-import { testGrantResources } from '../../support/grant-resources';
+import { startIamEdge, type EdgeIdentity, type RunningIamEdge } from '#infra/local/iam-edge';
+import { localAccountId, localRegion } from '#infra/local/local-aws';
+import { ensureQueues, type ProvisionedQueue } from '#infra/local/provision';
+import { startSchedulerEmulation, type RunningScheduler } from '#infra/local/scheduler';
+import { taskRunsQueue } from '#shared/events/queues';
+import { resourceGrants, schedulerExecutionStatements } from '#shared/operations/grants';
+import { parseTaskRunMessage } from '#shared/scheduled-tasks/messages';
+import { recurrenceOf } from '#shared/scheduled-tasks/recurrence';
+import { scheduleNameOf, ScheduleSyncFailed, syncScheduleWith, type SchedulerSettings, type TaskSchedule } from '#shared/scheduled-tasks/schedules';
+import { localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
+import { testGrantResources } from '#test/support/grant-resources';
 
 const group = 'test-tasks';
 const roleArn = `arn:aws:iam::${localAccountId}:role/test-task-scheduler`;

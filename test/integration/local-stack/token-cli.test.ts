@@ -1,7 +1,7 @@
 // Integration: `npm run --silent token` prints only a token the stack's verifier accepts, and refuses bad input.
 import { spawnSync } from 'node:child_process';
-import { createTokenVerifier, localDevSecret, localIssuer, defaultAudience } from '../../../shared/auth/tokens';
-import { repoRoot } from '../../support/local-stack-process';
+import { createTokenVerifier, localDevSecret, localIssuer, defaultAudience } from '#shared/auth/tokens';
+import { repoRoot } from '#test/support/local-stack-process';
 
 const token = (...args: string[]) => {
   const env: NodeJS.ProcessEnv = { ...process.env, AUTH_HS256_SECRET: localDevSecret };

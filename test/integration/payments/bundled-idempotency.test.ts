@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { esbuildOptionsFor } from '../../../infra/build/esbuild-options';
+import { esbuildOptionsFor } from '#infra/build/esbuild-options';
 import { buildLazyChunks } from '../../../infra/build/lazy-chunks.mjs';
-import { functionBundling, repositoryRoot } from '../../../infra/constructs/operation-function';
-import { operationsById } from '../../../shared/operations';
-import { principalOf } from '../../bench/context';
-import { proxyEvent } from '../../bench/events';
+import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
+import { operationsById } from '#shared/operations/index';
+import { principalOf } from '#test/bench/context';
+import { proxyEvent } from '#test/bench/events';
 
 const folder = mkdtempSync(join(tmpdir(), 'bundled-payment-'));
 const operation = operationsById.paymentPost;

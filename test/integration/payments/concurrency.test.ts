@@ -3,8 +3,8 @@
 // longer fits; a payment takes any number of refunds, and GET pages through all of them; queued refunds and their
 // settlement follow the same rules.
 import { describe, expect, it } from '@jest/globals';
-import type { Principal } from '../../../shared/auth/principal';
-import type { PaymentT } from '../../../shared/schemas/payment';
+import type { Principal } from '#shared/auth/principal';
+import type { PaymentT } from '#shared/schemas/payment';
 import { freshPrincipal, openPayments, tenantItems } from './support';
 
 const { table, service } = openPayments();

@@ -3,11 +3,11 @@
 // same key is 422, a request in progress is 409, keys are per tenant and per operation, and records expire
 // through the table's TTL attribute after 24 hours.
 import { describe, expect, it } from '@jest/globals';
-import { tenantPartition } from '../../../shared/data/partition';
-import { savedAnswer } from '../../../shared/http/answers/payments';
-import { paymentAnswerStorage } from '../../../shared/payments/answer-storage';
-import { createIdempotency, idempotencyWindowSeconds, type Answer } from '../../../shared/payments/idempotency';
-import { lambdaContext } from '../../support/lambda-events';
+import { tenantPartition } from '#shared/data/partition';
+import { savedAnswer } from '#shared/http/answers/payments';
+import { paymentAnswerStorage } from '#shared/payments/answer-storage';
+import { createIdempotency, idempotencyWindowSeconds, type Answer } from '#shared/payments/idempotency';
+import { lambdaContext } from '#test/support/lambda-events';
 import { failureOf, freshPrincipal, openPayments, tenantItems, testCard } from './support';
 
 const { table, repository, service } = openPayments();

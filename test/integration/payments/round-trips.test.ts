@@ -3,8 +3,8 @@
 // tenant's items exactly as they were, its sequence included (even a sequence it created); the first page of a
 // payment is one Query. Calls are counted on the client the repository uses.
 import { describe, expect, it } from '@jest/globals';
-import { createPaymentRepository } from '../../../shared/payments/repository';
-import { createPaymentService } from '../../../shared/payments/service';
+import { createPaymentRepository } from '#shared/payments/repository';
+import { createPaymentService } from '#shared/payments/service';
 import { failureOf, freshPrincipal, tenantItems } from './support';
 import { openLocalTable } from '../data/support';
 

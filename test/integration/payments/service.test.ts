@@ -2,7 +2,7 @@
 // refunds, the transaction's conditions under concurrency (exactly as many refunds succeed as the amount allows),
 // queued refunds and their settlement, and tenancy.
 import { describe, expect, it } from '@jest/globals';
-import { paymentGuidClaim, paymentKey } from '../../../shared/payments/keys';
+import { paymentGuidClaim, paymentKey } from '#shared/payments/keys';
 import { failureOf, freshPrincipal, openPayments, storedItem, tenantItems, testCard } from './support';
 
 // One service for the file; its queue is whatever the running test says (by default it takes every message).

@@ -1,9 +1,9 @@
 // Test support for the payment integration tests: the real service and repository on DynamoDB Local, a principal
 // of a fresh tenant, and what a refused call threw.
-import { createPaymentRepository } from '../../../shared/payments/repository';
-import { createPaymentService } from '../../../shared/payments/service';
-import type { RefundPublisher } from '../../../shared/payments/queue';
-import type { Principal } from '../../../shared/auth/principal';
+import { createPaymentRepository } from '#shared/payments/repository';
+import { createPaymentService } from '#shared/payments/service';
+import type { RefundPublisher } from '#shared/payments/queue';
+import type { Principal } from '#shared/auth/principal';
 import { freshTenantId, openLocalTable } from '../data/support';
 
 export { failureOf, storedItem, tenantItems } from '../data/support';

@@ -7,16 +7,16 @@ import { expect, it } from '@jest/globals';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { createTaskRunsConsumer } from '../../../functions/scheduled-tasks/consume-task-runs';
-import { logger } from '../../../shared/observability/logger';
-import { taskKey } from '../../../shared/scheduled-tasks/keys';
-import type { TaskRunMessage, TaskWorkMessage } from '../../../shared/scheduled-tasks/messages';
-import { createRunRecorder, createWorkPublisher, latestRuns } from '../../../shared/scheduled-tasks/runs';
-import { eventually } from '../../support/document-events';
-import { lambdaContext } from '../../support/lambda-events';
-import { quarterHourlyTask, takeMessages } from '../../support/task-runs';
-import { localTaskStack } from '../../support/task-runs-stack';
-import { freshTenantId } from '../../support/tenant-items';
+import { createTaskRunsConsumer } from '#functions/scheduled-tasks/consume-task-runs';
+import { logger } from '#shared/observability/logger';
+import { taskKey } from '#shared/scheduled-tasks/keys';
+import type { TaskRunMessage, TaskWorkMessage } from '#shared/scheduled-tasks/messages';
+import { createRunRecorder, createWorkPublisher, latestRuns } from '#shared/scheduled-tasks/runs';
+import { eventually } from '#test/support/document-events';
+import { lambdaContext } from '#test/support/lambda-events';
+import { quarterHourlyTask, takeMessages } from '#test/support/task-runs';
+import { localTaskStack } from '#test/support/task-runs-stack';
+import { freshTenantId } from '#test/support/tenant-items';
 
 const { tableName, table, sqs } = localTaskStack();
 // The consumer logs one line per record (and an error per unreadable one): expected here, noise in the report.

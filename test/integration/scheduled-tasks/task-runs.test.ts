@@ -7,20 +7,20 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { TableContext } from '../../../shared/data/client';
-import { runKey, taskKey, taskPartition } from '../../../shared/scheduled-tasks/keys';
-import { createScheduledTaskRepository } from '../../../shared/scheduled-tasks/repository';
+import type { TableContext } from '#shared/data/client';
+import { runKey, taskKey, taskPartition } from '#shared/scheduled-tasks/keys';
+import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
 import {
   createRunRecorder,
   createWorkPublisher,
   latestRuns,
   RunPublicationInProgress,
   type TaskFiring,
-} from '../../../shared/scheduled-tasks/runs';
-import type { TaskWorkMessage } from '../../../shared/scheduled-tasks/messages';
-import { quarterHourlyTask, takeMessages } from '../../support/task-runs';
-import { localTaskStack } from '../../support/task-runs-stack';
-import { freshTenantId } from '../../support/tenant-items';
+} from '#shared/scheduled-tasks/runs';
+import type { TaskWorkMessage } from '#shared/scheduled-tasks/messages';
+import { quarterHourlyTask, takeMessages } from '#test/support/task-runs';
+import { localTaskStack } from '#test/support/task-runs-stack';
+import { freshTenantId } from '#test/support/tenant-items';
 
 const { tableName, table, sqs } = localTaskStack();
 

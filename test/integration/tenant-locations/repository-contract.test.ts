@@ -2,9 +2,9 @@
 // The service's tests rely on exactly this behaviour; any other implementation would have to pass the same suite,
 // so none can drift from the real store (an in-memory fake once sorted GetAll with `#` where the index uses U+0001).
 import { describe, expect, it } from '@jest/globals';
-import type { TenantLocation } from '../../../shared/schemas/tenant-location';
-import { createTenantLocationRepository, type TenantLocationRepository } from '../../../shared/tenant-locations/repository';
-import { freshTenantId } from '../../support/tenant-items';
+import type { TenantLocation } from '#shared/schemas/tenant-location';
+import { createTenantLocationRepository, type TenantLocationRepository } from '#shared/tenant-locations/repository';
+import { freshTenantId } from '#test/support/tenant-items';
 import { locationOf, openLocalTable, refusal, seedLocation } from './support';
 
 const describeRepositoryContract = (implementation: string, open: () => TenantLocationRepository) =>

@@ -1,7 +1,7 @@
 // Integration tests of the tenant-location service (shared/tenant-locations/service.ts): Search, over the real
 // repository on DynamoDB Local (its filters run in DynamoDB), in tenants of the file's own.
 import { describe, expect, it } from '@jest/globals';
-import type { TenantLocationFilter } from '../../../shared/schemas/search-filter';
+import type { TenantLocationFilter } from '#shared/schemas/search-filter';
 import { refusal, serviceOnTable } from './support';
 
 /** Six locations of the tenant (five active) and one of another tenant. By name: alpha shop, Bravo, charlie, Warehouse, Zulu. */

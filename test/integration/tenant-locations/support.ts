@@ -2,14 +2,14 @@
 // Local, in tenants of the test's own (files run in parallel on one table), with a clock the test moves, stored
 // fixtures written through the repository itself, and a reader of the errors the service throws.
 import { afterAll } from '@jest/globals';
-import type { Principal } from '../../../shared/auth/principal';
-import { createDocumentClient, type TableContext } from '../../../shared/data/client';
-import { ApiError } from '../../../shared/errors';
-import type { TenantLocation } from '../../../shared/schemas/tenant-location';
-import { createTenantLocationRepository, type LocationWrite, type TenantLocationRepository } from '../../../shared/tenant-locations/repository';
-import { createTenantLocationService } from '../../../shared/tenant-locations/service';
-import { localDynamoDbClient, requireLocalEndpoints } from '../../support/local-endpoints';
-import { freshTenantId } from '../../support/tenant-items';
+import type { Principal } from '#shared/auth/principal';
+import { createDocumentClient, type TableContext } from '#shared/data/client';
+import { ApiError } from '#shared/errors';
+import type { TenantLocation } from '#shared/schemas/tenant-location';
+import { createTenantLocationRepository, type LocationWrite, type TenantLocationRepository } from '#shared/tenant-locations/repository';
+import { createTenantLocationService } from '#shared/tenant-locations/service';
+import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
+import { freshTenantId } from '#test/support/tenant-items';
 
 export const t0 = '2026-03-01T10:00:00.000Z';
 

@@ -2,9 +2,9 @@
 // the environment when the module loads, so the environment is set before the module is imported.
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { localDevSecret, signDevToken } from '../../../shared/auth/tokens';
-import { logger } from '../../../shared/observability/logger';
-import { requestIdentity } from '../../../infra/local/gateway-event';
+import { localDevSecret, signDevToken } from '#shared/auth/tokens';
+import { logger } from '#shared/observability/logger';
+import { requestIdentity } from '#infra/local/gateway-event';
 
 type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 let handler: AuthorizerHandler;
@@ -15,7 +15,7 @@ beforeAll(async () => {
   delete process.env.AUTH_ISSUER;
   delete process.env.AUTH_AUDIENCE;
   process.env.AUTH_HS256_SECRET = localDevSecret;
-  ({ handler } = (await import('../../../functions/authorizer')) as { handler: AuthorizerHandler });
+  ({ handler } = (await import('#functions/authorizer')) as { handler: AuthorizerHandler });
 });
 
 const methodArn = 'arn:aws:execute-api:eu-west-1:123456789012:abc123def4/api/GET/TenantLocation/Get/5';

@@ -6,7 +6,7 @@ import {
   principalFromAuthorizerContext,
   toAuthorizerContext,
   type Principal,
-} from '../../../shared/auth/principal';
+} from '#shared/auth/principal';
 import {
   createTokenVerifier,
   defaultAudience,
@@ -15,7 +15,7 @@ import {
   localIssuer,
   signDevToken,
   tokenVerifierConfigFromEnv,
-} from '../../../shared/auth/tokens';
+} from '#shared/auth/tokens';
 
 const principal: Principal = { tenantId: 7, websiteId: 1, userId: 3 };
 const verify = createTokenVerifier({ mode: 'hs256', secret: localDevSecret, issuer: localIssuer, audience: defaultAudience });

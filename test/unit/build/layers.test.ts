@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { checkLayers, describeViolation, layers } from '../../../infra/build/layers';
+import { checkLayers, describeViolation, layers } from '#infra/build/layers';
 
 const timeout = 120_000;
 

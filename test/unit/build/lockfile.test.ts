@@ -2,7 +2,7 @@
 // integrity (links and bundled entries excepted). A failure names the entries.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { entryDefect, incompleteEntries, lockfilePath, type Lockfile, type LockfileEntry } from '../../../infra/build/lockfile';
+import { entryDefect, incompleteEntries, lockfilePath, type Lockfile, type LockfileEntry } from '#infra/build/lockfile';
 
 describe('package-lock.json', () => {
   it('has a version and an integrity in every entry', () => {

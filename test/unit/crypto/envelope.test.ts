@@ -9,7 +9,7 @@ import {
   secretCipherFromEnvironment,
   SecretKeyConfigurationError,
   SecretNotOpened,
-} from '../../../shared/crypto/envelope';
+} from '#shared/crypto/envelope';
 
 const plaintext = 'oauth-token-secret-7f3a9c-ÄÖÜ-🔑';
 const context = { tenant: '7', task: '42', field: 'TokenDetails/TokenSecret' };

@@ -2,7 +2,7 @@
 // anywhere), the merge rules over stored ciphertext, the public view, and opening under the owner's context only.
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { localSecretCipher, SecretNotOpened } from '../../../shared/crypto/envelope';
+import { localSecretCipher, SecretNotOpened } from '#shared/crypto/envelope';
 import {
   extractSecrets,
   isSecretKeyName,
@@ -10,9 +10,9 @@ import {
   publicAdaptorDetails,
   sealAdaptorDetails,
   type StoredAdaptorDetails,
-} from '../../../shared/crypto/secret-fields';
-import { ValidationFailed } from '../../../shared/errors';
-import type { AdaptorDetails } from '../../../shared/schemas/scheduled-task';
+} from '#shared/crypto/secret-fields';
+import { ValidationFailed } from '#shared/errors';
+import type { AdaptorDetails } from '#shared/schemas/scheduled-task';
 
 const cipher = localSecretCipher(randomBytes(32));
 const owner = { tenantId: 7, taskId: 42 };

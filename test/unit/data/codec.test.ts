@@ -1,8 +1,8 @@
 // Unit tests of entity codecs (shared/data/codec.ts): only a record's own fields are stored and come back.
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { defineCodec, fieldsOf } from '../../../shared/data/codec';
-import { composeKey, padNumber, tenantKey } from '../../../shared/data/partition';
+import { defineCodec, fieldsOf } from '#shared/data/codec';
+import { composeKey, padNumber, tenantKey } from '#shared/data/partition';
 
 const Widget = z.object({ ID: z.number(), TenantID: z.number(), Name: z.string(), Note: z.string().optional() });
 type Widget = z.infer<typeof Widget>;

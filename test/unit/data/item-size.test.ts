@@ -2,8 +2,8 @@
 // AWS's "DynamoDB item sizes and formats" (CapacityUnitCalculations.html), and of the guard built on it.
 import { describe, expect, it } from '@jest/globals';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import { assertItemFits, itemBytes, maxItemBytes, numberBytes, valueBytes } from '../../../shared/data/item-size';
-import { ItemTooLarge } from '../../../shared/errors';
+import { assertItemFits, itemBytes, maxItemBytes, numberBytes, valueBytes } from '#shared/data/item-size';
+import { ItemTooLarge } from '#shared/errors';
 
 describe('itemBytes (AWS rules)', () => {
   it('a string is its name and value in UTF-8 bytes', () => {

@@ -9,10 +9,10 @@ import {
   notBelowSmallestMagnitude,
   numberTextProblem,
   significantDigits,
-} from '../../../shared/data/numbers';
-import { decimal, storableNumber } from '../../../shared/schemas/common';
-import { planOf } from '../../../shared/validation/compile';
-import { checkPlan } from '../../../shared/validation/check';
+} from '#shared/data/numbers';
+import { decimal, storableNumber } from '#shared/schemas/common';
+import { planOf } from '#shared/validation/compile';
+import { checkPlan } from '#shared/validation/check';
 
 describe('isStorableNumber', () => {
   it.each([0, -0, 1, -1, 1e-130, -1e-130, 1.5e-130, 0.1, 123.45, 1e15, 9007199254740991, -9007199254740991])(

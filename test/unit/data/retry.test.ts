@@ -1,6 +1,6 @@
 // Unit tests of the optimistic-retry policy (shared/data/retry.ts): full-jitter delays within doubling bounds.
 import { describe, expect, it } from '@jest/globals';
-import { backoffDelayMs, optimisticRetryPolicy } from '../../../shared/data/retry';
+import { backoffDelayMs, optimisticRetryPolicy } from '#shared/data/retry';
 
 describe('backoffDelayMs', () => {
   it('is uniformly random below a bound that doubles from 25 ms up to 1 s', () => {

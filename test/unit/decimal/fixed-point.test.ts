@@ -22,7 +22,7 @@ import {
   textToUnits,
   unitsAt,
   type DecimalProblem,
-} from '../../../shared/decimal';
+} from '#shared/decimal/index';
 
 const problemOf = (run: () => unknown): DecimalProblem => {
   try {

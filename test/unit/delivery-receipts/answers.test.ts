@@ -2,10 +2,10 @@
 // AllowedStatuses before Value; and the view every answer shows (fields in the schema's order, active lines only,
 // in SequenceNumber order, with QuantityToBeReceived derived).
 import { describe, expect, it } from '@jest/globals';
-import { inventoryAnswer, readAnswer, savedAnswer } from '../../../shared/http/answers/delivery-receipts';
-import type { StoredLine } from '../../../shared/delivery-receipts/lines';
-import type { ReceiptHeader } from '../../../shared/delivery-receipts/repository';
-import { receiptView } from '../../../shared/delivery-receipts/service';
+import { inventoryAnswer, readAnswer, savedAnswer } from '#shared/http/answers/delivery-receipts';
+import type { StoredLine } from '#shared/delivery-receipts/lines';
+import type { ReceiptHeader } from '#shared/delivery-receipts/repository';
+import { receiptView } from '#shared/delivery-receipts/service';
 
 const header: ReceiptHeader = {
   Version: 4,

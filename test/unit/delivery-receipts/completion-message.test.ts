@@ -1,8 +1,8 @@
 // Unit: the receipt completion message: exactly tenantId, receiptId and completionId, anything else refused (the
 // consumer sends an unreadable record to the DLQ after its receives rather than guessing).
 import { describe, expect, it } from '@jest/globals';
-import { completionMessageOf, parseCompletionMessage } from '../../../shared/delivery-receipts/completion-message';
-import { exactNumber } from '../../../shared/data/exact-items';
+import { completionMessageOf, parseCompletionMessage } from '#shared/delivery-receipts/completion-message';
+import { exactNumber } from '#shared/data/exact-items';
 
 const message = { tenantId: 12, receiptId: 8, completionId: '3f2b8c1e-0d4a-4b7e-9c21-5a6f7e8d9c0b' };
 

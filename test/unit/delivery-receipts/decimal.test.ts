@@ -1,7 +1,7 @@
 // Unit tests of the exact decimals under quantities and prices.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { formatUnits, halfUnitAt, numberToUnits as toUnits, rescale, unitsToNumber } from '../../../shared/decimal';
+import { formatUnits, halfUnitAt, numberToUnits as toUnits, rescale, unitsToNumber } from '#shared/decimal/index';
 
 describe('toUnits', () => {
   it('reads the decimal a JSON number was written as, exactly', () => {

@@ -6,7 +6,7 @@ import {
   searchIndexAttributes,
   searchSortKey,
   sortableDate,
-} from '../../../shared/delivery-receipts/search-keys';
+} from '#shared/delivery-receipts/search-keys';
 
 const header = { ID: 7, RefNumber: ' DR-000007 ', DeliveryDate: '2026-03-01', CreatedDateTime_utc: '2026-02-27T10:00:00.000Z', Status: 'Draft' };
 

@@ -1,9 +1,9 @@
 // Unit tests of delivery-receipt Search's plan (shared/delivery-receipts/search.ts): what a filter becomes before
 // anything is read: the index and direction, the criteria, the key condition and FilterExpression, the refusals.
 import { describe, expect, it } from '@jest/globals';
-import { deliveryReceiptSearch, matches, queryExpression, queryHashOf, searchCriteria } from '../../../shared/delivery-receipts/search';
-import { searchIndexAttributes } from '../../../shared/delivery-receipts/search-keys';
-import { ValidationFailed } from '../../../shared/errors';
+import { deliveryReceiptSearch, matches, queryExpression, queryHashOf, searchCriteria } from '#shared/delivery-receipts/search';
+import { searchIndexAttributes } from '#shared/delivery-receipts/search-keys';
+import { ValidationFailed } from '#shared/errors';
 
 const refusalOf = (run: () => unknown) => {
   try {

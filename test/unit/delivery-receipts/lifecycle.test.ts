@@ -1,8 +1,8 @@
 // Unit tests of the receiving lifecycle: the state table, refused transitions, the read-only rule and the stamps.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { InvalidTransition, ReadOnlyRecord, ValidationFailed, problemKinds } from '../../../shared/errors';
-import { toProblem } from '../../../shared/http/problem';
+import { InvalidTransition, ReadOnlyRecord, ValidationFailed, problemKinds } from '#shared/errors';
+import { toProblem } from '#shared/http/problem';
 import {
   actorOf,
   allowedStatuses,
@@ -20,9 +20,9 @@ import {
   statusOf,
   statusView,
   type ReceiptStatus,
-} from '../../../shared/delivery-receipts/lifecycle';
-import type { StoredLine } from '../../../shared/delivery-receipts/lines';
-import type { DeliveryReceiptT } from '../../../shared/schemas/delivery-receipt';
+} from '#shared/delivery-receipts/lifecycle';
+import type { StoredLine } from '#shared/delivery-receipts/lines';
+import type { DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 
 const caught = (act: () => unknown): unknown => {
   try {

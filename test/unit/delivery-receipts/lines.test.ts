@@ -2,7 +2,7 @@
 // add-inventory mapping and the LineTotal rule.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { ValidationFailed } from '../../../shared/errors';
+import { ValidationFailed } from '#shared/errors';
 import {
   activeLines,
   applyInventoryList,
@@ -13,8 +13,8 @@ import {
   mergeLines,
   withDerivedFields,
   type StoredLine,
-} from '../../../shared/delivery-receipts/lines';
-import type { DeliveryLine, InventoryLine } from '../../../shared/schemas/delivery-receipt';
+} from '#shared/delivery-receipts/lines';
+import type { DeliveryLine, InventoryLine } from '#shared/schemas/delivery-receipt';
 
 const guid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const guids = () => {

@@ -2,10 +2,10 @@
 // receipts and a model of the chunked protocol (crashes between chunks, duplicate and stale deliveries).
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { ValidationFailed } from '../../../shared/errors';
-import { numberToUnits as toUnits } from '../../../shared/decimal';
-import { quantityScale } from '../../../shared/schemas/limits';
-import type { StoredLine } from '../../../shared/delivery-receipts/lines';
+import { ValidationFailed } from '#shared/errors';
+import { numberToUnits as toUnits } from '#shared/decimal/index';
+import { quantityScale } from '#shared/schemas/limits';
+import type { StoredLine } from '#shared/delivery-receipts/lines';
 import {
   chunkAt,
   chunkRequestToken,
@@ -16,7 +16,7 @@ import {
   type CompletionPlan,
   type CompletionRequest,
   type TransactionAction,
-} from '../../../shared/delivery-receipts/stock-effects';
+} from '#shared/delivery-receipts/stock-effects';
 
 const completionId = '6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f';
 const actor = { userId: 42, at: '2026-03-02T01:02:03.004Z' };

@@ -5,7 +5,7 @@ import {
   parseSignature,
   signEvent,
   verifyEventSignature,
-} from '../../../shared/schemas/webhook-signature';
+} from '#shared/schemas/webhook-signature';
 
 // The test vectors published in shared/document-events/README.md: a provider's implementation must reproduce them byte for byte.
 const vector = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { applyEvent, type DocumentEvent, type DocumentState } from '../../../shared/document-events/state';
+import { applyEvent, type DocumentEvent, type DocumentState } from '#shared/document-events/state';
 
 const event = (type: string, t: number, eventId: string, userId = 'u1'): DocumentEvent => ({
   eventId,

@@ -1,13 +1,13 @@
 // Unit tests of shared/http/codecs/coerce.ts: one schema, three body formats, the same validated object.
 import { describe, expect, it } from '@jest/globals';
-import { ValidationFailed } from '../../../shared/errors';
-import { coerceToPlan, coerceToSchema, type CoercionMode } from '../../../shared/http/codecs/coerce';
-import { parseForm } from '../../../shared/http/codecs/form';
-import { parseXml } from '../../../shared/http/codecs/xml';
-import { RecordPaymentRequest } from '../../../shared/schemas/payment';
-import { TenantLocationFilter } from '../../../shared/schemas/search-filter';
-import { planOf } from '../../../shared/validation/compile';
-import { TenantLocationInfo, TenantLocationSearchResult } from '../../../shared/schemas/tenant-location';
+import { ValidationFailed } from '#shared/errors';
+import { coerceToPlan, coerceToSchema, type CoercionMode } from '#shared/http/codecs/coerce';
+import { parseForm } from '#shared/http/codecs/form';
+import { parseXml } from '#shared/http/codecs/xml';
+import { RecordPaymentRequest } from '#shared/schemas/payment';
+import { TenantLocationFilter } from '#shared/schemas/search-filter';
+import { planOf } from '#shared/validation/compile';
+import { TenantLocationInfo, TenantLocationSearchResult } from '#shared/schemas/tenant-location';
 
 type Format = 'json' | 'xml' | 'form';
 const decoders: Record<Format, [(text: string) => unknown, CoercionMode]> = {

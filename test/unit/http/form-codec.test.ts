@@ -1,7 +1,7 @@
 // Unit tests of shared/http/codecs/form.ts: application/x-www-form-urlencoded bodies with nested and list fields.
 import { describe, expect, it } from '@jest/globals';
-import { MalformedBody, ValidationFailed } from '../../../shared/errors';
-import { parseForm } from '../../../shared/http/codecs/form';
+import { MalformedBody, ValidationFailed } from '#shared/errors';
+import { parseForm } from '#shared/http/codecs/form';
 
 /** What parseForm threw, reduced to what a caller would see. */
 const refusal = (body: string) => {

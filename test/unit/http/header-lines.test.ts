@@ -4,8 +4,8 @@
 // 400 problem naming it, before the handler runs. Events are built by hand, as API Gateway could send them.
 import { describe, expect, it } from '@jest/globals';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { headerOrderRepeatPattern, onceOnlyHeaders } from '../../../shared/http/header-lines';
-import { problemOutcome } from '../../support/responses';
+import { headerOrderRepeatPattern, onceOnlyHeaders } from '#shared/http/header-lines';
+import { problemOutcome } from '#test/support/responses';
 import { apiEvent, operationWith, problemHeaders, requestId, type EventOptions } from './support';
 
 const body = '{"Name":"Main"}';

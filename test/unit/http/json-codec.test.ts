@@ -3,7 +3,7 @@
 // reads it. The scan is linear and iterative, so big, wide and deep bodies cost no more than reading them.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { firstDuplicateMember, parseJsonBody } from '../../../shared/http/codecs/json';
+import { firstDuplicateMember, parseJsonBody } from '#shared/http/codecs/json';
 import { apiEvent, operationWith, problemHeaders, validationProblem } from './support';
 
 describe('firstDuplicateMember', () => {

@@ -2,9 +2,9 @@
 // (shared/http/codecs/json-numbers.ts), and of the same rule in XML and form coercion (codecs/coerce.ts).
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { coerceToSchema } from '../../../shared/http/codecs/coerce';
-import { assertJsonNumbersStorable, jsonNumberProblems } from '../../../shared/http/codecs/json-numbers';
-import { ValidationFailed } from '../../../shared/errors';
+import { coerceToSchema } from '#shared/http/codecs/coerce';
+import { assertJsonNumbersStorable, jsonNumberProblems } from '#shared/http/codecs/json-numbers';
+import { ValidationFailed } from '#shared/errors';
 
 const pointers = (text: string) => jsonNumberProblems(text).map((error) => ('pointer' in error ? error.pointer : ''));
 

@@ -1,16 +1,16 @@
 // Unit tests of the one Location mechanism (shared/http/location.ts): the URL of the operation that reads a record,
 // from its manifest route path template, the same from a compiled entry as from the manifest entry.
 import { describe, expect, it } from '@jest/globals';
-import { deliveryReceiptGetV2 as compiledReceiptGet } from '../../../shared/compiled/operations/delivery-receipts';
-import { paymentGetByID as compiledPaymentGet } from '../../../shared/compiled/operations/payments';
-import { scheduledTaskGet as compiledTaskGet } from '../../../shared/compiled/operations/scheduled-tasks';
-import { tenantLocationGet as compiledLocationGet } from '../../../shared/compiled/operations/tenant-locations';
-import { locationOf } from '../../../shared/http/location';
-import { deliveryReceiptGetV2 } from '../../../shared/operations/delivery-receipts';
-import { paymentGetByID } from '../../../shared/operations/payments';
-import { apiBasePath } from '../../../shared/operations/routes';
-import { scheduledTaskGet } from '../../../shared/operations/scheduled-tasks';
-import { tenantLocationGet } from '../../../shared/operations/tenant-locations';
+import { deliveryReceiptGetV2 as compiledReceiptGet } from '#shared/compiled/operations/delivery-receipts';
+import { paymentGetByID as compiledPaymentGet } from '#shared/compiled/operations/payments';
+import { scheduledTaskGet as compiledTaskGet } from '#shared/compiled/operations/scheduled-tasks';
+import { tenantLocationGet as compiledLocationGet } from '#shared/compiled/operations/tenant-locations';
+import { locationOf } from '#shared/http/location';
+import { deliveryReceiptGetV2 } from '#shared/operations/delivery-receipts';
+import { paymentGetByID } from '#shared/operations/payments';
+import { apiBasePath } from '#shared/operations/routes';
+import { scheduledTaskGet } from '#shared/operations/scheduled-tasks';
+import { tenantLocationGet } from '#shared/operations/tenant-locations';
 
 describe('locationOf', () => {
   it.each([

@@ -1,6 +1,6 @@
 // Unit tests of shared/http/media.ts: media-type parsing and Accept negotiation (RFC 9110 §12.5.1).
 import { describe, expect, it } from '@jest/globals';
-import { isXmlMediaType, negotiate, parseMediaType, responseMediaTypes } from '../../../shared/http/media';
+import { isXmlMediaType, negotiate, parseMediaType, responseMediaTypes } from '#shared/http/media';
 
 const standard = responseMediaTypes.standard;
 

@@ -1,7 +1,7 @@
 // Black-box tests of the operation stack (shared/http/operation.ts): request bodies in every format, media types,
 // size limits, validation with errors[] pointers, and path and query parameters.
 import zlib from 'node:zlib';
-import { problemOutcome } from '../../support/responses';
+import { problemOutcome } from '#test/support/responses';
 import { describe, expect, it } from '@jest/globals';
 import {
   apiEvent,

@@ -2,10 +2,10 @@
 // the headers of every response and the problems that errors become. Each test calls a wrapped handler with an API
 // Gateway event and compares the whole response.
 import { describe, expect, it } from '@jest/globals';
-import { NotFound } from '../../../shared/errors';
-import { serializeXml } from '../../../shared/http/codecs/xml';
-import { respond } from '../../../shared/http/operation';
-import { pagedActionResults } from '../../../shared/schemas/envelopes';
+import { NotFound } from '#shared/errors';
+import { serializeXml } from '#shared/http/codecs/xml';
+import { respond } from '#shared/http/operation';
+import { pagedActionResults } from '#shared/schemas/envelopes';
 import {
   apiEvent,
   jsonEvent,

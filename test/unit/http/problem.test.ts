@@ -1,9 +1,9 @@
 // Unit tests of shared/http/problem.ts: every thrown value becomes an RFC 9457 problem that reveals nothing internal,
 // with the platform's outcome members (IsSuccess false, Messages, ErrorCode) as extension members.
 import { describe, expect, it } from '@jest/globals';
-import { ApiError, NotFound, problemKinds, StaleVersion, ValidationFailed } from '../../../shared/errors';
-import { parseXml } from '../../../shared/http/codecs/xml';
-import { problemResponse, problemXml, toApiError, toProblem } from '../../../shared/http/problem';
+import { ApiError, NotFound, problemKinds, StaleVersion, ValidationFailed } from '#shared/errors';
+import { parseXml } from '#shared/http/codecs/xml';
+import { problemResponse, problemXml, toApiError, toProblem } from '#shared/http/problem';
 
 /** An error shaped like the ones the AWS SDK v3 throws. */
 const sdkError = (name: string, fault: 'client' | 'server', message = 'Rate exceeded for table business-platform') =>

@@ -1,11 +1,11 @@
 // Test support for the HTTP-layer unit tests: hand-built API Gateway events and Lambda contexts, the headers every
 // response must carry, and a reader that turns a response into something one `toEqual` can compare whole.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { httpOperation } from '../../../shared/http/operation';
-import { logger } from '../../../shared/observability/logger';
-import { operationsById, type OperationId } from '../../../shared/operations';
-import { requestIdentity } from '../../../infra/local/gateway-event';
-import { problemOutcome } from '../../support/responses';
+import { httpOperation } from '#shared/http/operation';
+import { logger } from '#shared/observability/logger';
+import { operationsById, type OperationId } from '#shared/operations/index';
+import { requestIdentity } from '#infra/local/gateway-event';
+import { problemOutcome } from '#test/support/responses';
 
 // The access log line of every request would bury the test report; the stack's behaviour does not depend on it.
 logger.setLogLevel('SILENT');

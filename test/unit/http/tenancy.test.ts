@@ -3,12 +3,12 @@
 // one mechanism for every operation, driven by the schema plan.
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { applyTenancy } from '../../../shared/http/tenancy';
-import { operationsById } from '../../../shared/operations';
-import { tenancyFields } from '../../../shared/schemas/common';
-import { planOf } from '../../../shared/validation/compile';
+import { applyTenancy } from '#shared/http/tenancy';
+import { operationsById } from '#shared/operations/index';
+import { tenancyFields } from '#shared/schemas/common';
+import { planOf } from '#shared/validation/compile';
 import { apiEvent, jsonEvent, operationWith, principal, problemHeaders, problemType, requestId } from './support';
-import { problemOutcome } from '../../support/responses';
+import { problemOutcome } from '#test/support/responses';
 
 const Leaf = z.strictObject({ Name: z.string().optional(), ...tenancyFields });
 const Body = z.strictObject({

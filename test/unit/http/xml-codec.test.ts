@@ -1,10 +1,10 @@
 // Unit tests of shared/http/codecs/xml.ts: parsing request bodies (safely) and serialising responses.
 import { describe, expect, it } from '@jest/globals';
-import { MalformedBody, ValidationFailed } from '../../../shared/errors';
-import { coerceToSchema } from '../../../shared/http/codecs/coerce';
+import { MalformedBody, ValidationFailed } from '#shared/errors';
+import { coerceToSchema } from '#shared/http/codecs/coerce';
 import { XMLValidator } from 'fast-xml-parser';
-import { encodeElementName, parseXml, serializeXml } from '../../../shared/http/codecs/xml';
-import { TenantLocation } from '../../../shared/schemas/tenant-location';
+import { encodeElementName, parseXml, serializeXml } from '#shared/http/codecs/xml';
+import { TenantLocation } from '#shared/schemas/tenant-location';
 
 /** What parseXml threw, reduced to what a caller would see. */
 const refusal = (xml: string) => {

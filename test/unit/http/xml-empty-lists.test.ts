@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { coerceToSchema } from '../../../shared/http/codecs/coerce';
-import { parseForm } from '../../../shared/http/codecs/form';
-import { parseXml, serializeXml } from '../../../shared/http/codecs/xml';
-import { TenantLocationList, TenantLocationSearchResult } from '../../../shared/schemas/tenant-location';
+import { coerceToSchema } from '#shared/http/codecs/coerce';
+import { parseForm } from '#shared/http/codecs/form';
+import { parseXml, serializeXml } from '#shared/http/codecs/xml';
+import { TenantLocationList, TenantLocationSearchResult } from '#shared/schemas/tenant-location';
 
 const roundTrip = <S extends z.ZodType>(schema: S, root: Parameters<typeof serializeXml>[0], value: unknown) =>
   schema.parse(coerceToSchema(parseXml(serializeXml(root, value)), schema, 'text'));

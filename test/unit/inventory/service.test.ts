@@ -1,8 +1,8 @@
 // Unit tests of the inventory service over its store port (shared/inventory/store.ts): any StockStore will do, so a
 // fake one stands in for DynamoDB here (the DynamoDB adapter is tested end to end in test/e2e/inventory).
 import { describe, expect, it } from '@jest/globals';
-import { createInventoryService } from '../../../shared/inventory/service';
-import type { ItemStock, StockStore } from '../../../shared/inventory/store';
+import { createInventoryService } from '#shared/inventory/service';
+import type { ItemStock, StockStore } from '#shared/inventory/store';
 
 const storeOf = (stock: ReadonlyMap<string, ItemStock>): StockStore & { readonly asked: string[] } => {
   const asked: string[] = [];

@@ -2,7 +2,7 @@
 // one value the authorizer function verifies: the only Authorization line (issue 14). A request carrying Authorization
 // on several lines, in any case form, is neither verified nor looked up in the cache.
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { createAuthorizer } from '../../../infra/local/gateway-authorizer';
+import { createAuthorizer } from '#infra/local/gateway-authorizer';
 
 const methodArn = 'arn:aws:execute-api:us-east-1:123456789012:localapi00/api/GET/Payment/1';
 

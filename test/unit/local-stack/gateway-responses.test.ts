@@ -1,7 +1,7 @@
 // Unit tests: the local gateway renders a gateway response as API Gateway does, from the response set it is given
 // (the template's): `$context` variables in the body, header mappings, and the DEFAULT_4XX/5XX fallback.
 import { describe, expect, it } from '@jest/globals';
-import { renderGatewayResponse, type GatewayResponseSpec } from '../../../infra/local/gateway-responses';
+import { renderGatewayResponse, type GatewayResponseSpec } from '#infra/local/gateway-responses';
 
 const set = (entries: Record<string, GatewayResponseSpec>) => new Map(Object.entries(entries));
 

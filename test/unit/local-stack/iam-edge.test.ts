@@ -8,12 +8,12 @@ import {
   schedulerAccess,
   sqsAccess,
   statementsAllow,
-} from '../../../infra/local/iam-edge';
-import { accessKeyIdOf, localFunctionFleet } from '../../../infra/local/functions';
-import { grantsOf, tableGrant, type GrantResources } from '../../../shared/operations/grants';
-import { operationsById } from '../../../shared/operations';
-import { documentEventsQueue } from '../../../shared/events/queues';
-import { testGrantResources } from '../../support/grant-resources';
+} from '#infra/local/iam-edge';
+import { accessKeyIdOf, localFunctionFleet } from '#infra/local/functions';
+import { grantsOf, tableGrant, type GrantResources } from '#shared/operations/grants';
+import { operationsById } from '#shared/operations/index';
+import { documentEventsQueue } from '#shared/events/queues';
+import { testGrantResources } from '#test/support/grant-resources';
 
 const table = 'arn:aws:dynamodb:us-east-1:123456789012:table/business-platform';
 const queue = 'arn:aws:sqs:us-east-1:123456789012:document-events';

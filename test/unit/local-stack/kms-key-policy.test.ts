@@ -2,8 +2,8 @@
 // evaluation of a same-account key's policy beside the caller's role policies, as AWS documents it: the key policy
 // allows by itself when it names the role, delegates to IAM when it names the account root, refuses otherwise.
 import { describe, expect, it } from '@jest/globals';
-import { accountRootArn, keyPolicyDecision, kmsAccess, statementsAllow, type EdgeIdentity, type ResourcePolicy } from '../../../infra/local/iam-edge';
-import { kmsKeyArn, type KeyPolicyStatement } from '../../../infra/local/kms';
+import { accountRootArn, keyPolicyDecision, kmsAccess, statementsAllow, type EdgeIdentity, type ResourcePolicy } from '#infra/local/iam-edge';
+import { kmsKeyArn, type KeyPolicyStatement } from '#infra/local/kms';
 
 const keyId = '00000000-0000-4000-8000-000000000001';
 const keyArn = kmsKeyArn(keyId);

@@ -2,7 +2,7 @@
 // context (AES-256-GCM, the context as additional authenticated data), keys by id, ARN or alias, KMS's errors.
 import { DecryptCommand, EncryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { kmsKeyArn, startKmsEmulation, type RunningKms } from '../../../infra/local/kms';
+import { kmsKeyArn, startKmsEmulation, type RunningKms } from '#infra/local/kms';
 
 const keyId = '00000000-0000-4000-8000-00000000000a';
 const lines: string[] = [];

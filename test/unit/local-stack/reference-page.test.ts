@@ -1,6 +1,6 @@
 // Unit: the address the local stack's OpenAPI document names as its first server. The Host header is the client's:
 // only a syntactically valid host[:port] is taken, anything else falls back to the address the request reached.
-import { serverUrlOf, validHost } from '../../../infra/local/reference-page';
+import { serverUrlOf, validHost } from '#infra/local/reference-page';
 
 const listening = { address: '127.0.0.1', port: 41234 };
 

@@ -1,10 +1,10 @@
 // Unit: the local stack's reading of synthesized templates: every intrinsic the templates use resolves against
 // the local resources, AWS::NoValue removes what it stands in, and what cannot be resolved fails loudly.
 import { describe, expect, it } from '@jest/globals';
-import { createResolver, exportsOf, UnresolvableError, type AssemblyStack, type CfnTemplate, type LocalPhysical } from '../../../infra/local/template';
-import { roleStatements } from '../../../infra/local/template-functions';
-import { localFunctionEnvironment } from '../../../infra/local/template-resources';
-import { explainRefusal, statementsAllow, type EdgeStatement } from '../../../infra/local/iam-edge';
+import { createResolver, exportsOf, UnresolvableError, type AssemblyStack, type CfnTemplate, type LocalPhysical } from '#infra/local/template';
+import { roleStatements } from '#infra/local/template-functions';
+import { localFunctionEnvironment } from '#infra/local/template-resources';
+import { explainRefusal, statementsAllow, type EdgeStatement } from '#infra/local/iam-edge';
 
 const pseudo = { accountId: '123456789012', region: 'us-east-1' };
 

@@ -5,12 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { SQSRecord } from 'aws-lambda';
-import { defineQueue } from '../../../shared/events/queues';
-import { consumer, type Delivery } from '../../../shared/messaging/consumer';
-import { jsonMessage } from '../../../shared/messaging/contract';
-import { queuedRefundMessage, scheduleSyncQueueMessage } from '../../../shared/messaging/messages';
-import { logger } from '../../../shared/observability/logger';
-import { lambdaContext } from '../../support/lambda-events';
+import { defineQueue } from '#shared/events/queues';
+import { consumer, type Delivery } from '#shared/messaging/consumer';
+import { jsonMessage } from '#shared/messaging/contract';
+import { queuedRefundMessage, scheduleSyncQueueMessage } from '#shared/messaging/messages';
+import { logger } from '#shared/observability/logger';
+import { lambdaContext } from '#test/support/lambda-events';
 
 const record = (body: string, receiveCount = 1): SQSRecord => ({
   messageId: randomUUID(),

@@ -2,7 +2,7 @@
 // service's defaults, and a consumed queue always reports partial batch failures.
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { consumerTimeoutSeconds, defineQueue, queueDefinitions } from '../../../shared/events/queues';
+import { consumerTimeoutSeconds, defineQueue, queueDefinitions } from '#shared/events/queues';
 
 describe('defineQueue', () => {
   it('derives the dead-letter queue, the names and the URL variable from the name, with the defaults', () => {

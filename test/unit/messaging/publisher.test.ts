@@ -3,8 +3,8 @@
 // sent), and a send failure mapped to 503 with Retry-After. The SQS client is a fake (unit tests mock).
 import { describe, expect, it } from '@jest/globals';
 import type { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { ApiError, PayloadTooLarge, ServiceUnavailable } from '../../../shared/errors';
-import { createPublisher } from '../../../shared/messaging/publisher';
+import { ApiError, PayloadTooLarge, ServiceUnavailable } from '#shared/errors';
+import { createPublisher } from '#shared/messaging/publisher';
 
 const queue = { maximumMessageBytes: 64, urlVariable: 'TEST_QUEUE_URL' } as const;
 const queueUrl = 'http://127.0.0.1:9324/000000000000/test';

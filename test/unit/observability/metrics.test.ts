@@ -1,9 +1,9 @@
 // Unit: business metrics are EMF lines with the one namespace, the `service` dimension and at most one low-cardinality
 // dimension of their own; the webhook's answers map to a closed list of reasons; tracing is on only with a daemon.
 import { jest } from '@jest/globals';
-import { businessMetrics, countMetric, metricsNamespace, type BusinessMetric } from '../../../shared/observability/metrics';
-import { webhookRefusalReason } from '../../../shared/document-events/webhook-metrics';
-import { tracingEnabled } from '../../../shared/observability/tracing';
+import { businessMetrics, countMetric, metricsNamespace, type BusinessMetric } from '#shared/observability/metrics';
+import { webhookRefusalReason } from '#shared/document-events/webhook-metrics';
+import { tracingEnabled } from '#shared/observability/tracing';
 
 const emitted = (act: () => void): Record<string, any>[] => {
   const lines: string[] = [];

@@ -1,7 +1,7 @@
 // Unit tests of stack settings (shared/operations/settings.ts): one definition gives the variable, the context key,
 // the default and the check, for the CDK app (context) and the local stack (its environment) alike.
 import { describe, expect, it } from '@jest/globals';
-import { readStackSettings, settingsEnvironment, stackSettings } from '../../../shared/operations/settings';
+import { readStackSettings, settingsEnvironment, stackSettings } from '#shared/operations/settings';
 
 const fromEnvironment = (env: Record<string, string>) => readStackSettings((definition) => env[definition.variable]);
 

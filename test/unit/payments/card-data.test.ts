@@ -2,7 +2,7 @@
 // stored only masked, the token never shown.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { cardDataErrors, cardForAnswer, cardForStorage, maskCardNumber, passesLuhn } from '../../../shared/payments/card-data';
+import { cardDataErrors, cardForAnswer, cardForStorage, maskCardNumber, passesLuhn } from '#shared/payments/card-data';
 
 describe('card numbers', () => {
   it.each([

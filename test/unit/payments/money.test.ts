@@ -13,7 +13,7 @@ import {
   minorUnitsOf,
   parseDecimal,
   toMinorUnits,
-} from '../../../shared/money';
+} from '#shared/money/index';
 
 const problemOf = (run: () => unknown): string => {
   try {

@@ -1,9 +1,9 @@
 // Unit tests of the payment rules (shared/payments/rules.ts): what a recorded payment stores, what a refund may
 // take, the run-mode flags and the answer's derived fields. Pure functions: no fakes needed.
 import { describe, expect, it } from '@jest/globals';
-import { Conflict, ItemTooLarge, ValidationFailed, type FieldError } from '../../../shared/errors';
-import { itemBytes } from '../../../shared/data/item-size';
-import { assertPaymentFits, toItem } from '../../../shared/payments/repository';
+import { Conflict, ItemTooLarge, ValidationFailed, type FieldError } from '#shared/errors';
+import { itemBytes } from '#shared/data/item-size';
+import { assertPaymentFits, toItem } from '#shared/payments/repository';
 import {
   buildRefund,
   paymentView,
@@ -15,9 +15,9 @@ import {
   runModeOf,
   settleRefund,
   type PaymentRecord,
-} from '../../../shared/payments/rules';
-import type { PaymentT } from '../../../shared/schemas/payment';
-import { everyProblemAtOnce, refusedPaymentObjects } from '../../support/refused-bodies';
+} from '#shared/payments/rules';
+import type { PaymentT } from '#shared/schemas/payment';
+import { everyProblemAtOnce, refusedPaymentObjects } from '#test/support/refused-bodies';
 
 const now = '2026-03-02T00:00:00.000Z';
 const context = { id: 7, guid: '6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f', now, userId: 42 };

@@ -3,11 +3,11 @@
 // answer 503 with Retry-After; a balance that moved is decided again from a fresh read, and only a refund that no
 // longer fits is 409. The real repository's behaviour under concurrency is in test/integration/payments.
 import { describe, expect, it } from '@jest/globals';
-import { ConcurrentModification } from '../../../shared/errors';
-import type { PaymentRepository } from '../../../shared/payments/repository';
-import { BalanceMoved, prepareNewPayment, type PaymentRecord } from '../../../shared/payments/rules';
-import { contentionRetryAfterSeconds, createPaymentService } from '../../../shared/payments/service';
-import { optimisticRetryPolicy } from '../../../shared/data/retry';
+import { ConcurrentModification } from '#shared/errors';
+import type { PaymentRepository } from '#shared/payments/repository';
+import { BalanceMoved, prepareNewPayment, type PaymentRecord } from '#shared/payments/rules';
+import { contentionRetryAfterSeconds, createPaymentService } from '#shared/payments/service';
+import { optimisticRetryPolicy } from '#shared/data/retry';
 
 const principal = { tenantId: 5, websiteId: 1, userId: 42 };
 const now = '2026-03-02T00:00:00.000Z';

@@ -2,7 +2,7 @@
 // most 32 levels (shared/http/codecs/depth.ts), so a deeply nested body is a 400 with a pointer, never a stack
 // overflow (a 500) in coercion or validation. Black box through the operation stack with the scheduled-task save.
 import { describe, expect, it } from '@jest/globals';
-import { assertDepthWithin, maxBodyDepth } from '../../../shared/http/codecs/depth';
+import { assertDepthWithin, maxBodyDepth } from '#shared/http/codecs/depth';
 import { apiEvent, jsonEvent, operationWith, validationProblem } from '../http/support';
 
 /** `levels` class -> group -> classes[] cycles under AdaptorDetails.DefaultInventoryClass. */

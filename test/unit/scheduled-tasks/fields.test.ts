@@ -3,9 +3,9 @@
 // JSON Schema the OpenAPI document publishes, and the lists every part of the area reads from it.
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { fieldsOf } from '../../../shared/data/codec';
-import { openApiJsonUrl } from '../../../shared/openapi/document';
-import { ScheduledTask, ScheduledTaskXml } from '../../../shared/schemas/scheduled-task';
+import { fieldsOf } from '#shared/data/codec';
+import { openApiJsonUrl } from '#shared/openapi/document';
+import { ScheduledTask, ScheduledTaskXml } from '#shared/schemas/scheduled-task';
 import {
   clientFields,
   fieldsStoredElsewhere,
@@ -14,7 +14,7 @@ import {
   scheduleFields,
   taskFieldTable,
   taskFields,
-} from '../../../shared/scheduled-tasks/fields';
+} from '#shared/scheduled-tasks/fields';
 
 const sorted = (names: readonly string[]) => [...names].sort();
 

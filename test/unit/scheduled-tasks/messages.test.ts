@@ -10,8 +10,8 @@ import {
   parseTaskWorkMessage,
   taskRunBody,
   taskRunInput,
-} from '../../../shared/scheduled-tasks/messages';
-import { scheduledTimePlaceholder, scheduleReconcileInput } from '../../../shared/schedules/reconciler-schedule';
+} from '#shared/scheduled-tasks/messages';
+import { scheduledTimePlaceholder, scheduleReconcileInput } from '#shared/schedules/reconciler-schedule';
 
 const run = { tenantId: 3, taskId: 42, version: 7, scheduledTime: '2026-03-01T09:00:00Z' };
 

@@ -2,11 +2,11 @@
 // asks for (every shard, only those older than the grace period, page by page), what it does with each, and when it
 // stops (its time budget; a scheduler that is unavailable). The real index and scheduler: the integration test.
 import { describe, expect, it } from '@jest/globals';
-import type { TableContext } from '../../../shared/data/client';
-import { logger } from '../../../shared/observability/logger';
-import { unsyncedKeys } from '../../../shared/scheduled-tasks/keys';
-import { createScheduleReconciler } from '../../../shared/scheduled-tasks/reconciler';
-import { ScheduleSyncFailed } from '../../../shared/scheduled-tasks/schedules';
+import type { TableContext } from '#shared/data/client';
+import { logger } from '#shared/observability/logger';
+import { unsyncedKeys } from '#shared/scheduled-tasks/keys';
+import { createScheduleReconciler } from '#shared/scheduled-tasks/reconciler';
+import { ScheduleSyncFailed } from '#shared/scheduled-tasks/schedules';
 
 logger.setLogLevel('SILENT');
 

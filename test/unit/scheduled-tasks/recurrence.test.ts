@@ -13,9 +13,9 @@ import {
   scheduleFor,
   type Recurrence,
   type RecurrenceFields,
-} from '../../../shared/scheduled-tasks/recurrence';
-import { localDateTimeAt } from '../../../shared/schedules/zoned-time';
-import { ValidationFailed } from '../../../shared/errors';
+} from '#shared/scheduled-tasks/recurrence';
+import { localDateTimeAt } from '#shared/schedules/zoned-time';
+import { ValidationFailed } from '#shared/errors';
 
 const at = (iso: string) => new Date(iso);
 const iso = (dates: readonly Date[]) => dates.map((date) => date.toISOString());

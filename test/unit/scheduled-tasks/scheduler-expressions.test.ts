@@ -10,8 +10,8 @@ import {
   nextFiring,
   parseScheduleExpression,
   type FiringSchedule,
-} from '../../../shared/schedules/expressions';
-import { isRunTime, recurrenceOf, runsBetween, scheduleFor } from '../../../shared/scheduled-tasks/recurrence';
+} from '#shared/schedules/expressions';
+import { isRunTime, recurrenceOf, runsBetween, scheduleFor } from '#shared/scheduled-tasks/recurrence';
 
 const at = (iso: string) => new Date(iso).getTime();
 const iso = (instants: readonly number[]) => instants.map((instant) => new Date(instant).toISOString());

@@ -13,7 +13,7 @@ import {
   ValidationException,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
-import { recurrenceOf } from '../../../shared/scheduled-tasks/recurrence';
+import { recurrenceOf } from '#shared/scheduled-tasks/recurrence';
 import {
   clientTokenOf,
   scheduleNameOf,
@@ -22,7 +22,7 @@ import {
   ScheduleSyncFailed,
   syncScheduleWith,
   type TaskSchedule,
-} from '../../../shared/scheduled-tasks/schedules';
+} from '#shared/scheduled-tasks/schedules';
 
 const settings = {
   groupName: 'test-tasks',

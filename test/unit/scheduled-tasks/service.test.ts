@@ -3,14 +3,14 @@
 // versions, 404s, refusals that change nothing, secrets sealed and never shown, and the Pending path.
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { localSecretCipher } from '../../../shared/crypto/envelope';
-import { VersionConflict, type ApiError } from '../../../shared/errors';
-import { logger } from '../../../shared/observability/logger';
-import type { ScheduleState } from '../../../shared/schemas/scheduled-task';
-import type { ScheduledTaskRepository, StoredTask } from '../../../shared/scheduled-tasks/repository';
-import type { TaskSchedule } from '../../../shared/scheduled-tasks/schedules';
-import type { TaskRunMessage } from '../../../shared/scheduled-tasks/messages';
-import { createScheduledTaskService, createScheduleSyncRetrier, sealedSizeBound, type ScheduleSyncRequest } from '../../../shared/scheduled-tasks/service';
+import { localSecretCipher } from '#shared/crypto/envelope';
+import { VersionConflict, type ApiError } from '#shared/errors';
+import { logger } from '#shared/observability/logger';
+import type { ScheduleState } from '#shared/schemas/scheduled-task';
+import type { ScheduledTaskRepository, StoredTask } from '#shared/scheduled-tasks/repository';
+import type { TaskSchedule } from '#shared/scheduled-tasks/schedules';
+import type { TaskRunMessage } from '#shared/scheduled-tasks/messages';
+import { createScheduledTaskService, createScheduleSyncRetrier, sealedSizeBound, type ScheduleSyncRequest } from '#shared/scheduled-tasks/service';
 
 logger.setLogLevel('SILENT');
 

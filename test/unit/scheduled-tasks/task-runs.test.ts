@@ -2,8 +2,8 @@
 // stale versions, firings that are not runs, disabled tasks, misfires, one-off completion, and LastRun/NextRun that
 // never move backwards.
 import { describe, expect, it } from '@jest/globals';
-import { quarterHourlyTask } from '../../support/task-runs';
-import { planRun, UnknownTaskVersion, UnreadableTaskSchedule, workRunKey, type StoredTaskState, type TaskFiring } from '../../../shared/scheduled-tasks/runs';
+import { quarterHourlyTask } from '#test/support/task-runs';
+import { planRun, UnknownTaskVersion, UnreadableTaskSchedule, workRunKey, type StoredTaskState, type TaskFiring } from '#shared/scheduled-tasks/runs';
 
 const at = (iso: string) => new Date(iso);
 /** Every 15 minutes from 09:00 UTC, version 3. */

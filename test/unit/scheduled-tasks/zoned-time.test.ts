@@ -1,6 +1,6 @@
 // Unit tests of wall-clock arithmetic: offsets, the instants of a wall time around DST changes, calendar steps.
 import { describe, expect, it } from '@jest/globals';
-import { addDays, instantsOf, isoWeekday, knownTimeZone, localDateTimeAt, offsetAt, type Zone } from '../../../shared/schedules/zoned-time';
+import { addDays, instantsOf, isoWeekday, knownTimeZone, localDateTimeAt, offsetAt, type Zone } from '#shared/schedules/zoned-time';
 
 const sydney: Zone = { kind: 'iana', name: 'Australia/Sydney' };
 const lordHowe: Zone = { kind: 'iana', name: 'Australia/Lord_Howe' };

@@ -3,10 +3,10 @@
 // patterns the schemas, the compiled validators and the OpenAPI document carry agree with the reader.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { calendarTextPattern, daysInMonthOf, epochMsOf, isoDatePattern, isoDateTimePattern, readCalendar, utcInstantOf } from '../../../shared/schemas/calendar';
-import { calendarText, dateTime } from '../../../shared/schemas/common';
-import { planOf } from '../../../shared/validation/compile';
-import { checkPlan } from '../../../shared/validation/check';
+import { calendarTextPattern, daysInMonthOf, epochMsOf, isoDatePattern, isoDateTimePattern, readCalendar, utcInstantOf } from '#shared/schemas/calendar';
+import { calendarText, dateTime } from '#shared/schemas/common';
+import { planOf } from '#shared/validation/compile';
+import { checkPlan } from '#shared/validation/check';
 
 const pad = (value: number, width = 2) => String(value).padStart(width, '0');
 

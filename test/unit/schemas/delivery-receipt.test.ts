@@ -1,9 +1,9 @@
 // Unit tests of the delivery receipt (v2) schemas: both request envelopes, DeliveryReceiptT and its nested records.
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { isPersonalData } from '../../../shared/schemas/annotations';
-import type { Address } from '../../../shared/schemas/address';
-import { limits } from '../../../shared/schemas/common';
+import { isPersonalData } from '#shared/schemas/annotations';
+import type { Address } from '#shared/schemas/address';
+import { limits } from '#shared/schemas/common';
 import {
   ActionRequestDeliveryReceiptT,
   ActionRequestSupplierTransAddInventoryRequest,
@@ -12,8 +12,8 @@ import {
   DeliveryReceiptT,
   User,
   type InventoryLine,
-} from '../../../shared/schemas/delivery-receipt';
-import { lineFieldOrder, maxLinesPerReceipt, receiptFieldOrder } from '../../../shared/schemas/receipt-fields';
+} from '#shared/schemas/delivery-receipt';
+import { lineFieldOrder, maxLinesPerReceipt, receiptFieldOrder } from '#shared/schemas/receipt-fields';
 import { flaggedFields, issuePaths, issuesOf, repeat, unsetFields, variant } from './support';
 
 const address: Address = {

@@ -4,12 +4,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { z } from 'zod';
-import { coerceToSchema } from '../../../shared/http/codecs/coerce';
-import { parseXml, serializeXml } from '../../../shared/http/codecs/xml';
-import { buildOpenApiDocumentFrom } from '../../../shared/openapi/document';
-import { isJsonObject } from '../../../shared/openapi/types';
-import type { Operation } from '../../../shared/operations';
-import { shape, text } from '../../../shared/schemas/common';
+import { coerceToSchema } from '#shared/http/codecs/coerce';
+import { parseXml, serializeXml } from '#shared/http/codecs/xml';
+import { buildOpenApiDocumentFrom } from '#shared/openapi/document';
+import { isJsonObject } from '#shared/openapi/types';
+import type { Operation } from '#shared/operations/index';
+import { shape, text } from '#shared/schemas/common';
 import {
   acceptedSynkValidation,
   ActionResults,
@@ -20,7 +20,7 @@ import {
   pagedActionResults,
   SynkSaveQueueResponse,
   synkSaveQueueResponse,
-} from '../../../shared/schemas/envelopes';
+} from '#shared/schemas/envelopes';
 
 const Widget = shape('EnvelopeTestWidget', { ID: z.int32().min(1), Name: text(), Tags: z.array(text()).optional() });
 const widget = { ID: 7, Name: 'Seven' };

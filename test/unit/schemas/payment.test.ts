@@ -1,10 +1,10 @@
 // Unit tests of the payment schemas: SaveRequestPaymentT, PaymentT and its nested records.
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { isSensitive } from '../../../shared/schemas/annotations';
-import { limits } from '../../../shared/schemas/common';
-import { BusTrans, CreditCard, PaymentT, SaveRequestPaymentT } from '../../../shared/schemas/payment';
-import type { SyncLog } from '../../../shared/schemas/sync-log';
+import { isSensitive } from '#shared/schemas/annotations';
+import { limits } from '#shared/schemas/common';
+import { BusTrans, CreditCard, PaymentT, SaveRequestPaymentT } from '#shared/schemas/payment';
+import type { SyncLog } from '#shared/schemas/sync-log';
 import { flaggedFields, issuePaths, issuesOf, repeat, unsetFields, variant } from './support';
 
 const busTrans: BusTrans = {

@@ -2,8 +2,8 @@
 // recursive inventory class groups.
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { isSensitive } from '../../../shared/schemas/annotations';
-import { limits } from '../../../shared/schemas/common';
+import { isSensitive } from '#shared/schemas/annotations';
+import { limits } from '#shared/schemas/common';
 import {
   DefaultInventoryClass,
   InventoryClassGroup,
@@ -13,8 +13,8 @@ import {
   TokenDetails,
   type AdaptorDetails,
   type Instruction,
-} from '../../../shared/schemas/scheduled-task';
-import { SyncLog, SyncLogDateTime } from '../../../shared/schemas/sync-log';
+} from '#shared/schemas/scheduled-task';
+import { SyncLog, SyncLogDateTime } from '#shared/schemas/sync-log';
 import { flaggedFields, issuePaths, issuesOf, repeat, unsetFields, variant } from './support';
 
 const instruction: Instruction = {

@@ -1,7 +1,7 @@
 // Unit tests of the webhook event schema: required members, key-safe identifiers, extra members kept.
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { WebhookAccepted, WebhookEventRequest } from '../../../shared/schemas/webhook';
+import { WebhookAccepted, WebhookEventRequest } from '#shared/schemas/webhook';
 import { issuePaths, issuesOf, repeat } from './support';
 
 const event = {

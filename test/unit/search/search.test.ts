@@ -2,8 +2,8 @@
 // sorts (a Map of comparators: names of Object.prototype are unknown names, not 500s), pages, counts, and answers
 // PagedActionResults.
 import { describe, expect, it } from '@jest/globals';
-import { ValidationFailed } from '../../../shared/errors';
-import { defineSearch, type SearchControls } from '../../../shared/search/search';
+import { ValidationFailed } from '#shared/errors';
+import { defineSearch, type SearchControls } from '#shared/search/search';
 
 interface Row {
   readonly ID: number;

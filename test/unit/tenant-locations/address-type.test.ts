@@ -1,8 +1,8 @@
 // Unit tests of the tenant-location service's pure rules (shared/tenant-locations/service.ts): the addressType
 // parameter of GetDefaultAddress.
 import { describe, expect, it } from '@jest/globals';
-import { ApiError } from '../../../shared/errors';
-import { parseAddressType } from '../../../shared/tenant-locations/service';
+import { ApiError } from '#shared/errors';
+import { parseAddressType } from '#shared/tenant-locations/service';
 
 /** What parseAddressType threw, as a client would see it. */
 const refusal = async (pending: Promise<unknown>) => {

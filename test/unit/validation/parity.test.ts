@@ -3,17 +3,17 @@
 // compiled run-time schema, on valid inputs and on inputs broken in every way the schemas check.
 import { describe, expect, it } from '@jest/globals';
 import type { z } from 'zod';
-import { compiledOperations } from '../../../shared/compiled/operations';
-import * as principalCompiled from '../../../shared/compiled/schemas/principal';
-import * as messageCompiled from '../../../shared/compiled/schemas/messages/document-events';
-import * as locationCompiled from '../../../shared/compiled/schemas/tenant-location';
-import { QueuedDocumentEvent } from '../../../shared/schemas/messages/document-events';
-import { operationsById, type OperationId } from '../../../shared/operations';
-import { AuthorizerPrincipal, PrincipalClaims } from '../../../shared/schemas/principal';
-import { TenantLocation } from '../../../shared/schemas/tenant-location';
-import { checkPlan } from '../../../shared/validation/check';
-import { planOf } from '../../../shared/validation/compile';
-import type { NodePlan, SchemaPlan } from '../../../shared/validation/plan';
+import { compiledOperations } from '#shared/compiled/operations/index';
+import * as principalCompiled from '#shared/compiled/schemas/principal';
+import * as messageCompiled from '#shared/compiled/schemas/messages/document-events';
+import * as locationCompiled from '#shared/compiled/schemas/tenant-location';
+import { QueuedDocumentEvent } from '#shared/schemas/messages/document-events';
+import { operationsById, type OperationId } from '#shared/operations/index';
+import { AuthorizerPrincipal, PrincipalClaims } from '#shared/schemas/principal';
+import { TenantLocation } from '#shared/schemas/tenant-location';
+import { checkPlan } from '#shared/validation/check';
+import { planOf } from '#shared/validation/compile';
+import type { NodePlan, SchemaPlan } from '#shared/validation/plan';
 
 /** A deterministic generator of values shaped by a plan, right or wrong in the ways schemas check. */
 const sampler = (seed: number) => {
