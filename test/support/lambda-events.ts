@@ -1,8 +1,26 @@
 // Test support: invoking a function module in-process, as Lambda would: a REST API (v1) proxy event for an HTTP
-// operation and a Lambda context with a deadline.
+// operation, an SQS record for a queue consumer, and a Lambda context with a deadline.
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, SQSRecord } from 'aws-lambda';
 import { requestIdentity } from '#infra/local/gateway-event';
+
+/** One SQS record as Lambda's event source mapping delivers it: `receiveCount` is its ApproximateReceiveCount. */
+export const sqsRecord = (body: string, { receiveCount = 1, queue = 'test', senderId = 'LOCAL' } = {}): SQSRecord => ({
+  messageId: randomUUID(),
+  receiptHandle: randomUUID(),
+  body,
+  attributes: {
+    ApproximateReceiveCount: String(receiveCount),
+    SentTimestamp: String(Date.now()),
+    SenderId: senderId,
+    ApproximateFirstReceiveTimestamp: String(Date.now()),
+  },
+  messageAttributes: {},
+  md5OfBody: '',
+  eventSource: 'aws:sqs',
+  eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${queue}`,
+  awsRegion: 'us-east-1',
+});
 
 export const lambdaContext = (functionName: string, remainingMs = 10_000): Context => {
   const deadline = Date.now() + remainingMs;

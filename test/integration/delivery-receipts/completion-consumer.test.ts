@@ -2,14 +2,13 @@
 // own process, as the local stack runs functions (infra/local/function-host.ts), killed while it runs the chunks of
 // a 1,000-line receipt: the redelivered message resumes at the cursor and stock ends exactly right. In-process: a
 // batch with an unreadable record reports only that record as failed; a duplicate record changes nothing.
-import { randomUUID } from 'node:crypto';
 import { afterAll, expect, it } from '@jest/globals';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { createCompletionConsumer } from '#functions/delivery-receipts/consume-receipt-completions';
 import { startIsolatedFunctions, type IsolatedFunctions } from '#infra/local/function-host';
 import type { CompletionMessage } from '#shared/delivery-receipts/completion';
 import { logger } from '#shared/observability/logger';
-import { lambdaContext } from '#test/support/lambda-events';
+import { lambdaContext, sqsRecord } from '#test/support/lambda-events';
 import { requireLocalEndpoints } from '#test/support/local-endpoints';
 import { freshTenantId, openLocalTable } from '../data/support';
 import { expectedStock, inventoryIdsOf, manyLines, receiptItems, seedAndComplete, seededVersion, stockOf } from './completion-support';
@@ -21,22 +20,7 @@ afterAll(async () => {
   for (const functions of running) await functions.close();
 });
 
-const record = (body: string, receiveCount = 1): SQSRecord => ({
-  messageId: randomUUID(),
-  receiptHandle: randomUUID(),
-  body,
-  attributes: {
-    ApproximateReceiveCount: String(receiveCount),
-    SentTimestamp: String(Date.now()),
-    SenderId: 'LOCAL',
-    ApproximateFirstReceiveTimestamp: String(Date.now()),
-  },
-  messageAttributes: {},
-  md5OfBody: '',
-  eventSource: 'aws:sqs',
-  eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:receipt-completions',
-  awsRegion: 'us-east-1',
-});
+const record = (body: string, receiveCount = 1): SQSRecord => sqsRecord(body, { receiveCount, queue: 'receipt-completions' });
 
 /** Starts a chunked completion of a 1,000-line receipt; returns its lines and message. */
 const startLarge = async (tenantId: number) => {

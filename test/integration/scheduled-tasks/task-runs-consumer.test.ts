@@ -13,7 +13,7 @@ import { taskKey } from '#shared/scheduled-tasks/keys';
 import type { TaskRunMessage, TaskWorkMessage } from '#shared/scheduled-tasks/messages';
 import { createRunRecorder, createWorkPublisher, latestRuns } from '#shared/scheduled-tasks/runs';
 import { eventually } from '#test/support/document-events';
-import { lambdaContext } from '#test/support/lambda-events';
+import { lambdaContext, sqsRecord } from '#test/support/lambda-events';
 import { quarterHourlyTask, takeMessages } from '#test/support/task-runs';
 import { localTaskStack } from '#test/support/task-runs-stack';
 import { freshTenantId } from '#test/support/tenant-items';
@@ -22,22 +22,7 @@ const { tableName, table, sqs } = localTaskStack();
 // The consumer logs one line per record (and an error per unreadable one): expected here, noise in the report.
 logger.setLogLevel('SILENT');
 
-const record = (body: string, receiveCount = 1): SQSRecord => ({
-  messageId: randomUUID(),
-  receiptHandle: randomUUID(),
-  body,
-  attributes: {
-    ApproximateReceiveCount: String(receiveCount),
-    SentTimestamp: String(Date.now()),
-    SenderId: 'scheduler',
-    ApproximateFirstReceiveTimestamp: String(Date.now()),
-  },
-  messageAttributes: {},
-  md5OfBody: '',
-  eventSource: 'aws:sqs',
-  eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:task-runs',
-  awsRegion: 'us-east-1',
-});
+const record = (body: string, receiveCount = 1): SQSRecord => sqsRecord(body, { receiveCount, queue: 'task-runs', senderId: 'scheduler' });
 
 it('records and publishes the readable runs of a batch and reports only the records that failed', async () => {
   const tenantId = freshTenantId();

@@ -2,7 +2,6 @@
 // definition, a contract and a per-message handler, invoked with SQS events. Each record is read by the contract and
 // handled on its own; failures (unreadable or thrown) come back as a partial batch response naming only them; the
 // handler learns the receive count and whether this is the last receive; an unreadable body never reaches a log.
-import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { SQSRecord } from 'aws-lambda';
 import { defineQueue } from '#shared/events/queues';
@@ -10,24 +9,9 @@ import { consumer, type Delivery } from '#shared/messaging/consumer';
 import { jsonMessage } from '#shared/messaging/contract';
 import { queuedRefundMessage, scheduleSyncQueueMessage } from '#shared/messaging/messages';
 import { logger } from '#shared/observability/logger';
-import { lambdaContext } from '#test/support/lambda-events';
+import { lambdaContext, sqsRecord } from '#test/support/lambda-events';
 
-const record = (body: string, receiveCount = 1): SQSRecord => ({
-  messageId: randomUUID(),
-  receiptHandle: randomUUID(),
-  body,
-  attributes: {
-    ApproximateReceiveCount: String(receiveCount),
-    SentTimestamp: String(Date.now()),
-    SenderId: 'LOCAL',
-    ApproximateFirstReceiveTimestamp: String(Date.now()),
-  },
-  messageAttributes: {},
-  md5OfBody: '',
-  eventSource: 'aws:sqs',
-  eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:test',
-  awsRegion: 'us-east-1',
-});
+const record = (body: string, receiveCount = 1): SQSRecord => sqsRecord(body, { receiveCount });
 
 const queue = defineQueue({ name: 'test', maximumMessageBytes: 200, maxReceiveCount: 3 });
 const refund = (refundId: number) => JSON.stringify({ tenantId: 1, refundId });
