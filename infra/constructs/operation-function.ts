@@ -9,7 +9,7 @@ import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { commonFunctionEnvironment, type Granted } from '#shared/operations/grants';
-import { esbuildOptionsFor } from '../build/esbuild-options';
+import { esbuildOptionsFor } from '#infra/build/esbuild-options';
 
 /** The repository root: manifest handler paths are relative to it, and esbuild resolves from it. */
 export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -18,7 +18,7 @@ import {
 import { templateFunctions, roleStatements, type TemplateFunction, type TemplateStatement } from './template-functions';
 import { assemblyStacks } from './cloud-assembly';
 import type { HttpMethod } from '#shared/operations/operation';
-import { taskSchedulerRoleId } from '../stacks/construct-ids';
+import { taskSchedulerRoleId } from '#infra/stacks/construct-ids';
 
 /** A local queue: the URL functions are given (through the IAM edge), its ARN and its name. */
 export interface LocalQueue {

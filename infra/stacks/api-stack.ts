@@ -21,14 +21,14 @@ import type { Construct } from 'constructs';
 import { consumedQueueDefinitions, queueDefinitions, type ConsumedQueueDefinition, type QueueName } from '#shared/events/queues';
 import { operations, type Operation, type OtherResources } from '#shared/operations/index';
 import { readStackSettings, settingsEnvironment, type StackSetting } from '#shared/operations/settings';
-import type { AuthContext } from '../app-config';
-import { ApiFirewall } from '../constructs/api-firewall';
-import { grantOperationResources, grantResourcesOf } from '../constructs/grant-operation-resources';
-import { grantTableAccess } from '../constructs/grant-table-access';
-import { OperationFunction } from '../constructs/operation-function';
-import { OperationsApi } from '../constructs/operations-api';
-import { ServiceAlarms } from '../constructs/service-alarms';
-import { ServiceDashboard } from '../constructs/service-dashboard';
+import type { AuthContext } from '#infra/app-config';
+import { ApiFirewall } from '#infra/constructs/api-firewall';
+import { grantOperationResources, grantResourcesOf } from '#infra/constructs/grant-operation-resources';
+import { grantTableAccess } from '#infra/constructs/grant-table-access';
+import { OperationFunction } from '#infra/constructs/operation-function';
+import { OperationsApi } from '#infra/constructs/operations-api';
+import { ServiceAlarms } from '#infra/constructs/service-alarms';
+import { ServiceDashboard } from '#infra/constructs/service-dashboard';
 
 export interface ApiStackProps extends StackProps {
   readonly table: ITable;

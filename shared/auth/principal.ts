@@ -1,8 +1,8 @@
 // Authentication: who is calling. Built from verified token claims by the authorizer, handed to functions through
 // the API Gateway authorizer context, and the only source of a request's tenancy.
 import type { z } from 'zod';
-import { AuthorizerPrincipal, PrincipalClaims } from '../compiled/schemas/principal';
-import type { PrincipalClaims as PrincipalClaimsSchema } from '../schemas/principal';
+import { AuthorizerPrincipal, PrincipalClaims } from '#shared/compiled/schemas/principal';
+import type { PrincipalClaims as PrincipalClaimsSchema } from '#shared/schemas/principal';
 
 /** Claims of a verified token (zod schema in shared/schemas/principal.ts; this is its compiled, zod-free form). */
 export { PrincipalClaims };

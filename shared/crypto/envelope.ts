@@ -14,7 +14,7 @@ import {
   type KeyringNode,
   type KmsNodeClientSupplier,
 } from '@aws-crypto/client-node';
-import { traced } from '../observability/tracing';
+import { traced } from '#shared/observability/tracing';
 
 /** Names what a secret belongs to (tenant, task, field); a ciphertext opens only under the same context. */
 export type EncryptionContext = Readonly<Record<string, string>>;

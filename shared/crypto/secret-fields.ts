@@ -2,8 +2,8 @@
 // A save turns incoming details into their stored form (details without secret values, plus one sealed secret per
 // field), keeping or clearing stored secrets by the merge rules; the public view shows only that a secret is set.
 // The rules are written down in shared/scheduled-tasks/README.md.
-import { pointerSegment, ValidationFailed, type FieldError } from '../errors';
-import type { AdaptorDetails, Instruction, TokenDetails } from '../schemas/scheduled-task';
+import { pointerSegment, ValidationFailed, type FieldError } from '#shared/errors';
+import type { AdaptorDetails, Instruction, TokenDetails } from '#shared/schemas/scheduled-task';
 import type { EncryptionContext, SecretCipher } from './envelope';
 
 /** TokenDetails fields that are encrypted at rest and never returned. */

@@ -2,7 +2,7 @@
 // Endpoints come from the SDK's standard settings (AWS_ENDPOINT_URL_DYNAMODB locally), never from code.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { traced } from '../observability/tracing';
+import { traced } from '#shared/observability/tracing';
 
 export const createDocumentClient = (client: DynamoDBClient = traced(new DynamoDBClient({}))): DynamoDBDocumentClient =>
   DynamoDBDocumentClient.from(client, {

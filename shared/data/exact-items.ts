@@ -10,7 +10,7 @@ import {
   type QueryCommandInput,
   type QueryCommandOutput,
 } from '@aws-sdk/client-dynamodb';
-import { sameDecimal } from '../decimal';
+import { sameDecimal } from '#shared/decimal/index';
 import type { TableContext } from './client';
 import type { ItemKey } from './partition';
 

@@ -6,7 +6,7 @@
 // negative, so 1.5 takes 3 bytes as 01|50 and 15 takes 2); binary its raw bytes; a boolean or null 1 byte; a list or map 3 bytes plus
 // each element's size plus 1 byte per element (a map's element counts its name too). Key attributes are limited
 // separately: a partition key value to 2,048 bytes, a sort key value to 1,024 (tables and indexes alike).
-import { ItemTooLarge } from '../errors';
+import { ItemTooLarge } from '#shared/errors';
 import { decimalFormOf } from './numbers';
 
 /** DynamoDB's item size limit: 400 KB, attribute names included. */

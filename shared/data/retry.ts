@@ -1,7 +1,7 @@
 // Data layer: the one optimistic-retry policy. An optimistic write reads, decides and writes under a condition;
 // when another writer got there first, the attempt is repeated from the read. Every area uses this policy, so
 // contention behaves the same everywhere.
-import { ConcurrentModification } from '../errors';
+import { ConcurrentModification } from '#shared/errors';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */

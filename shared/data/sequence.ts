@@ -4,7 +4,7 @@
 // value (the item-size guard included); `withNextValue` gives the value back when the write that used it is refused
 // with nothing written (a name or GUID taken meanwhile), unless a later value was taken since: then the gap stays.
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ApiError, SequenceExhausted } from '../errors';
+import { ApiError, SequenceExhausted } from '#shared/errors';
 import type { TableContext } from './client';
 import { composeKey, tenantKey, type ItemKey } from './partition';
 

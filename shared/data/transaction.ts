@@ -10,7 +10,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { ConcurrentModification } from '../errors';
+import { ConcurrentModification } from '#shared/errors';
 import type { TableContext } from './client';
 import { assertItemFits } from './item-size';
 

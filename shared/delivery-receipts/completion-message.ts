@@ -3,10 +3,10 @@
 // bundle loads no zod) and its publisher (shared/messaging/publisher.ts).
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { z } from 'zod';
-import { CompletionMessage as completionMessageContract } from '../compiled/schemas/messages/delivery-receipts';
-import { receiptCompletionsQueue } from '../events/queues';
-import { createPublisher } from '../messaging/publisher';
-import type * as schema from '../schemas/messages/delivery-receipts';
+import { CompletionMessage as completionMessageContract } from '#shared/compiled/schemas/messages/delivery-receipts';
+import { receiptCompletionsQueue } from '#shared/events/queues';
+import { createPublisher } from '#shared/messaging/publisher';
+import type * as schema from '#shared/schemas/messages/delivery-receipts';
 
 export type CompletionMessage = Readonly<z.output<typeof schema.CompletionMessage>>;
 

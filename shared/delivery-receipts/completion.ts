@@ -4,13 +4,13 @@
 // completions queue, whose consumer (functions/delivery-receipts/consume-receipt-completions.ts) runs them one after another.
 import { randomUUID } from 'node:crypto';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import type { TableContext } from '../data/client';
-import { getRawItem, plainItem, queryRawItems, type RawItem } from '../data/exact-items';
-import { stockOnHandKey } from '../data/stock-on-hand-keys';
-import { transact, transactionActions, type TransactionItem } from '../data/transaction';
-import { ConcurrentModification, NotFound, ServiceUnavailable, VersionConflict } from '../errors';
-import { describeError, logger } from '../observability/logger';
-import { countMetric } from '../observability/metrics';
+import type { TableContext } from '#shared/data/client';
+import { getRawItem, plainItem, queryRawItems, type RawItem } from '#shared/data/exact-items';
+import { stockOnHandKey } from '#shared/data/stock-on-hand-keys';
+import { transact, transactionActions, type TransactionItem } from '#shared/data/transaction';
+import { ConcurrentModification, NotFound, ServiceUnavailable, VersionConflict } from '#shared/errors';
+import { describeError, logger } from '#shared/observability/logger';
+import { countMetric } from '#shared/observability/metrics';
 import { completionMessageOf, defaultCompletionPublisher, type CompletionMessage, type CompletionPublisher } from './completion-message';
 import { completionKey, headerKey, headerSortKey, lineKey, lineSortKeyPrefix, movementKey, receiptPartition } from './keys';
 import { statusView, type Actor } from './lifecycle';

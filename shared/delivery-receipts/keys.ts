@@ -9,7 +9,7 @@
 //   pk `T#<tenant>#DR#<id>`        sk `COMPLETION`      completionId and CompletionCursor of a chunked completion
 //   pk `T#<tenant>#SOH#<item>`     sk `WH#<warehouse>`  TotalSOH (shared with inventory: shared/data/stock-on-hand-keys.ts)
 //   pk `T#<tenant>`                sk `SEQ#DR`          the receipt ID sequence (data kit), also RefNumber DR-000001
-import { composeKey, padNumber, tenantPartition, type ItemKey } from '../data/partition';
+import { composeKey, padNumber, tenantPartition, type ItemKey } from '#shared/data/partition';
 
 /** The per-tenant sequence of receipt IDs; the default RefNumber is `DR-` and the ID in six digits or more. */
 export const receiptSequence = 'DR';

@@ -1,10 +1,10 @@
 // Domain: the receiving lifecycle of a delivery receipt (Draft -> InProgress -> Complete, or Cancelled), its
 // read-only rule and the Started*/Completed* stamps. Pure: the caller passes the stored receipt, the body, the
 // principal and the clock; nothing here reads or writes storage.
-import type { Principal } from '../auth/principal';
-import { InvalidTransition, ReadOnlyRecord, ValidationFailed } from '../errors';
-import type { DeliveryLine, DeliveryReceiptT } from '../schemas/delivery-receipt';
-import { receiptFieldOrder, receiptStatuses, type ReceiptStatus } from '../schemas/receipt-fields';
+import type { Principal } from '#shared/auth/principal';
+import { InvalidTransition, ReadOnlyRecord, ValidationFailed } from '#shared/errors';
+import type { DeliveryLine, DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
+import { receiptFieldOrder, receiptStatuses, type ReceiptStatus } from '#shared/schemas/receipt-fields';
 import { changedLinePointers, type StoredLine } from './lines';
 
 export { receiptStatuses, type ReceiptStatus };

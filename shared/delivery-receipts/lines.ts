@@ -2,11 +2,11 @@
 // checks the quantity rules and derives QuantityToBeReceived, LineCount and TotalLines. Pure: the caller passes the
 // stored lines and the receipt's line counter, and stores what comes back.
 import { randomUUID } from 'node:crypto';
-import { ValidationFailed, type FieldError } from '../errors';
-import type { DeliveryLine, InventoryLine } from '../schemas/delivery-receipt';
-import { lineFieldOrder, maxLinesPerReceipt } from '../schemas/receipt-fields';
-import { formatUnits, halfUnitAt, numberToUnits, rescale, unitsToNumber } from '../decimal';
-import { priceScale, quantityScale } from '../schemas/limits';
+import { ValidationFailed, type FieldError } from '#shared/errors';
+import type { DeliveryLine, InventoryLine } from '#shared/schemas/delivery-receipt';
+import { lineFieldOrder, maxLinesPerReceipt } from '#shared/schemas/receipt-fields';
+import { formatUnits, halfUnitAt, numberToUnits, rescale, unitsToNumber } from '#shared/decimal/index';
+import { priceScale, quantityScale } from '#shared/schemas/limits';
 
 /** The bound: a receipt holds at most 1,000 lines (active and deactivated: each is an item to read). */
 export { maxLinesPerReceipt };

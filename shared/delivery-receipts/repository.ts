@@ -4,14 +4,14 @@
 // fits (100 actions), else in chunks under a save lease on the header (see README.md, "Saves larger than one
 // transaction"). Completion's items (movements, the completion cursor) are shared/delivery-receipts/completion.ts's.
 import { randomUUID } from 'node:crypto';
-import { queryAll, type TableContext } from '../data/client';
-import { claimChanges, defineClaim } from '../data/claims';
-import { defineCodec } from '../data/codec';
-import { assertItemFits } from '../data/item-size';
-import { nextValue, withNextValue } from '../data/sequence';
-import { assertActionsFit, chunkActions, maxTransactionActions, transact, transactionActions, type TransactionItem } from '../data/transaction';
-import { ConcurrentModification, ReferenceTaken, VersionConflict } from '../errors';
-import { lineFieldOrder, receiptFieldOrder } from '../schemas/receipt-fields';
+import { queryAll, type TableContext } from '#shared/data/client';
+import { claimChanges, defineClaim } from '#shared/data/claims';
+import { defineCodec } from '#shared/data/codec';
+import { assertItemFits } from '#shared/data/item-size';
+import { nextValue, withNextValue } from '#shared/data/sequence';
+import { assertActionsFit, chunkActions, maxTransactionActions, transact, transactionActions, type TransactionItem } from '#shared/data/transaction';
+import { ConcurrentModification, ReferenceTaken, VersionConflict } from '#shared/errors';
+import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
 import type { StoredLine } from './lines';
 import { headerKey, headerSortKey, lineKey, lineSortKeyPrefix, receiptPartition, receiptSequence } from './keys';
 import { searchIndexAttributes, searchTextAttribute } from './search-keys';

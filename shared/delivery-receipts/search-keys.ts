@@ -4,11 +4,11 @@
 // and Search merges the four shards in order. The sort key is the sort value, U+0001, then the ID in 10 digits:
 // U+0001 sorts below every character a value can hold, so a value comes before the longer values it begins and
 // rows equal on the sort field are ordered by ID, in the index exactly as in `compareSortKeys`.
-import { normaliseClaimValue } from '../data/claims';
-import { composeKey, padNumber, tenantPartition } from '../data/partition';
-import { receiptsByCreatedDateTime, receiptsByDeliveryDate, receiptsById, receiptsByRefNumber } from '../data/indexes';
-import type { IndexDefinition } from '../data/table';
-import { epochMsOf, readCalendar } from '../schemas/calendar';
+import { normaliseClaimValue } from '#shared/data/claims';
+import { composeKey, padNumber, tenantPartition } from '#shared/data/partition';
+import { receiptsByCreatedDateTime, receiptsByDeliveryDate, receiptsById, receiptsByRefNumber } from '#shared/data/indexes';
+import type { IndexDefinition } from '#shared/data/table';
+import { epochMsOf, readCalendar } from '#shared/schemas/calendar';
 
 /** Shards of each index's partition key per tenant. Changing it re-keys every header (a migration). */
 export const searchShardCount = 4;

@@ -3,12 +3,12 @@
 // repository and hands a requested completion to completion.ts. Every rule is checked before the first write, so a
 // refused request changes nothing. Throws named errors; never builds a response.
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/principal';
-import { normaliseClaimValue } from '../data/claims';
-import { withOptimisticRetry } from '../data/retry';
-import { maxSequenceValue } from '../data/sequence';
-import { NotFound, ReadOnlyRecord, StaleVersion, TenancyMismatch, ValidationFailed, VersionConflict } from '../errors';
-import type { ActionRequestDeliveryReceiptT, ActionRequestSupplierTransAddInventoryRequest, DeliveryReceiptT } from '../schemas/delivery-receipt';
+import type { Principal } from '#shared/auth/principal';
+import { normaliseClaimValue } from '#shared/data/claims';
+import { withOptimisticRetry } from '#shared/data/retry';
+import { maxSequenceValue } from '#shared/data/sequence';
+import { NotFound, ReadOnlyRecord, StaleVersion, TenancyMismatch, ValidationFailed, VersionConflict } from '#shared/errors';
+import type { ActionRequestDeliveryReceiptT, ActionRequestSupplierTransAddInventoryRequest, DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 import { defaultRefNumber } from './keys';
 import {
   actorOf,
@@ -40,7 +40,7 @@ import {
   type LinePolicy,
   type StoredLine,
 } from './lines';
-import { lineFieldOrder, receiptFieldOrder } from '../schemas/receipt-fields';
+import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
 import { inFieldOrder, RefNumberTaken } from './repository';
 import type { CompleteReceipt, ReceiptHeader, ReceiptStore, StoredReceipt } from './store';
 import { stockEffects } from './stock-effects';

@@ -1,9 +1,9 @@
 // Domain: what completing a delivery receipt writes, as a plan of abstract transaction actions split into chunks
 // that each fit one DynamoDB transaction. Pure and deterministic: the repository maps each action to a
 // TransactWriteItems entry; replaying any chunk is a no-op because of its cursor condition and request token.
-import { ValidationFailed } from '../errors';
-import { formatUnits } from '../decimal';
-import { quantityScale } from '../schemas/limits';
+import { ValidationFailed } from '#shared/errors';
+import { formatUnits } from '#shared/decimal/index';
+import { quantityScale } from '#shared/schemas/limits';
 import type { Actor } from './lifecycle';
 import { quantityUnits, type StoredLine } from './lines';
 

@@ -1,7 +1,7 @@
 // Domain port (delivery receipts): what the receipt service needs from storage and from completion. The DynamoDB
 // adapter is repository.ts (completion.ts for `CompleteReceipt`); the wiring (wiring.ts) plugs them in once per
 // process, and tests may pass any other implementation.
-import type { DeliveryReceiptT } from '../schemas/delivery-receipt';
+import type { DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 import type { StoredLine } from './lines';
 
 /** A receipt's header as stored: every field but Lines, with its identity, tenancy and Version always present. */

@@ -2,8 +2,8 @@
 // once per process. Get and add inventory never complete a receipt, so they take `receiptService()` and bundle
 // neither completion nor the SQS client; save passes completion in (`completingReceiptService(completeReceipt)`).
 // The over-receipt tolerance is the stack's setting, read once at start-up (a bad value fails the cold start).
-import { defaultTable, type TableContext } from '../data/client';
-import { stackSettings } from '../operations/settings';
+import { defaultTable, type TableContext } from '#shared/data/client';
+import { stackSettings } from '#shared/operations/settings';
 import { linePolicy } from './lines';
 import { createReceiptRepository } from './repository';
 import { createReceiptService, type ReceiptService } from './service';

@@ -1,6 +1,6 @@
 // Data layer (document events): where documents live in the single table. One partition per document
 // (`ORG#<organisation>#DOC#<document>`) holds the state item (`STATE`) and one item per event (`EVENT#<event id>`).
-import { composeKey, type ItemKey } from '../data/partition';
+import { composeKey, type ItemKey } from '#shared/data/partition';
 
 export const documentPartition = (organisationId: string, documentId: string) => composeKey('ORG', organisationId, 'DOC', documentId);
 

@@ -2,8 +2,8 @@
 // check, 413 above the queue's limit, and any failure to enqueue a 503 + Retry-After, so the provider retries and no
 // event is lost).
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { documentEventsQueue } from '../events/queues';
-import { createPublisher } from '../messaging/publisher';
+import { documentEventsQueue } from '#shared/events/queues';
+import { createPublisher } from '#shared/messaging/publisher';
 
 /** A verified event to queue: `canonicalEvent` is the exact JCS text that was signed (signature removed). */
 export interface VerifiedEvent {

@@ -2,12 +2,12 @@
 // DynamoDB adapter of the DocumentStore port (store.ts). Each event is applied in one transaction that records it (only
 // if its id is new) and writes the state (only if nobody wrote it meanwhile).
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, type TableContext } from '../data/client';
-import { defineCodec } from '../data/codec';
-import { withOptimisticRetry } from '../data/retry';
-import { transact } from '../data/transaction';
-import { versionedPut } from '../data/versioned';
-import { ConcurrentModification } from '../errors';
+import { queryAll, type TableContext } from '#shared/data/client';
+import { defineCodec } from '#shared/data/codec';
+import { withOptimisticRetry } from '#shared/data/retry';
+import { transact } from '#shared/data/transaction';
+import { versionedPut } from '#shared/data/versioned';
+import { ConcurrentModification } from '#shared/errors';
 import { documentPartition, eventKey, stateKey, stateSortKey } from './keys';
 import { applyEvent, type DocumentEvent, type DocumentState } from './state';
 import { StateContention, type ApplyOutcome, type DocumentRecord, type DocumentStore, type HistoryEntry } from './store';

@@ -2,8 +2,8 @@
 // secret; the function reads and caches it for five minutes, so a rotation is picked up without a deploy);
 // locally they come from WEBHOOK_SECRETS (comma-separated).
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { traced } from '../observability/tracing';
-import { parseSecretValue } from '../schemas/webhook-signature';
+import { traced } from '#shared/observability/tracing';
+import { parseSecretValue } from '#shared/schemas/webhook-signature';
 
 const cacheMilliseconds = 5 * 60 * 1000;
 

@@ -1,13 +1,13 @@
 // Domain: document events. The webhook side verifies and enqueues (nothing else); the consumer side applies
 // each event exactly once; the read side shows a document to its own organisation only.
-import type { Principal } from '../auth/principal';
-import { NotFound, ServiceUnavailable, signatureChallenge, Unauthorized } from '../errors';
-import type { WebhookEventRequest, DocumentStateView } from '../schemas/webhook';
-import type { QueuedDocumentEvent } from '../schemas/messages/document-events';
+import type { Principal } from '#shared/auth/principal';
+import { NotFound, ServiceUnavailable, signatureChallenge, Unauthorized } from '#shared/errors';
+import type { WebhookEventRequest, DocumentStateView } from '#shared/schemas/webhook';
+import type { QueuedDocumentEvent } from '#shared/schemas/messages/document-events';
 import type { EventPublisher } from './publisher';
 import type { ApplyOutcome, DocumentStore } from './store';
 import type { SecretsSource } from './secrets';
-import { canonicalEvent, eventIdOfCanonical, InvalidSignature, verifySignature } from '../schemas/webhook-signature';
+import { canonicalEvent, eventIdOfCanonical, InvalidSignature, verifySignature } from '#shared/schemas/webhook-signature';
 import canonicalize from 'canonicalize';
 
 export interface DocumentEventsDependencies {

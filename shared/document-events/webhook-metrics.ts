@@ -1,6 +1,6 @@
 // Domain: what the webhook's answer means to an operator. Every answer is one data point: accepted (202), or
 // refused with the reason its status stands for (the webhook has no bearer token, so a 401 is always the signature).
-import { countMetric, type WebhookRefusalReason } from '../observability/metrics';
+import { countMetric, type WebhookRefusalReason } from '#shared/observability/metrics';
 
 const refusalReasons = new Map<number, WebhookRefusalReason>([
   [400, 'Invalid'],

@@ -2,7 +2,7 @@
 // queue publisher, the secrets source, the service) from the function's environment. The only file of the area a
 // handler imports besides the state rules and the webhook's metrics. Each entry gets only what it uses: the webhook a
 // publisher and secrets, the consumer and the read the store.
-import { defaultTable, requireEnv } from '../data/client';
+import { defaultTable, requireEnv } from '#shared/data/client';
 import { createEventPublisher } from './publisher';
 import { createDocumentRepository } from './repository';
 import { webhookSecretsFromEnv } from './secrets';

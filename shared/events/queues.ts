@@ -4,7 +4,7 @@
 // and the local event source mappings all iterate `queueDefinitions`: adding a queue is one definition here (plus,
 // when a function sends to it, one grant entry). The consumer and publisher mechanisms are in shared/messaging/.
 
-import type { IndexName, TableAction } from '../data/table';
+import type { IndexName, TableAction } from '#shared/data/table';
 import type { ResourceGrant } from './resource-grants';
 
 export const consumerTimeoutSeconds = 30;

@@ -1,6 +1,6 @@
 // HTTP conventions: the platform's outcome members of a failure (IsSuccess false, Messages, ErrorCode), added to
 // every problem response: by functions (problem.ts) and by the gateway itself (gateway-responses.ts).
-import type { FieldError } from '../errors';
+import type { FieldError } from '#shared/errors';
 
 /** A field error as one line of text: where (pointer or parameter), then what. */
 export const fieldErrorMessage = (error: FieldError): string => {

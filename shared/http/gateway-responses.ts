@@ -1,6 +1,6 @@
 // HTTP conventions: the problem responses API Gateway sends by itself (before or instead of a function). The CDK
 // stack installs them as gateway responses and the local gateway answers with the same ones.
-import { bearerChallenge, problemKinds, type ProblemKind } from '../errors';
+import { bearerChallenge, problemKinds, type ProblemKind } from '#shared/errors';
 import { failureOutcome } from './failure-outcome';
 import { gatewaySecurityHeaders, requestIdHeader } from './headers';
 

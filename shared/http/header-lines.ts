@@ -9,7 +9,7 @@
 // authorizer cache another; the media type check one Content-Type, the parser another). A field that may appear
 // once is only ever read when exactly one line carries it, in any case form, with any value.
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { ApiError, problemKinds } from '../errors';
+import { ApiError, problemKinds } from '#shared/errors';
 
 /**
  * Header fields a request may carry on one line only: singleton fields of RFC 9110 that this API reads (or that

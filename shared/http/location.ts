@@ -1,7 +1,7 @@
 // HTTP: the one way a `Location` header is built: the URL of the operation that reads the created record, from its
 // manifest route path template (`/Payment/{id}` -> `/api/Payment/7`). Pass the compiled entry (a function's bundle
 // loads no zod) or the manifest entry: both carry the path.
-import { apiBasePath } from '../operations/routes';
+import { apiBasePath } from '#shared/operations/routes';
 
 /** The operation that reads a record: any entry with a route path template. */
 export interface ReadRoute {

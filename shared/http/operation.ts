@@ -5,7 +5,7 @@
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { principalFromAuthorizerContext, type Principal } from '../auth/principal';
+import { principalFromAuthorizerContext, type Principal } from '#shared/auth/principal';
 import {
   ApiError,
   NotAcceptable,
@@ -14,13 +14,13 @@ import {
   Unauthorized,
   UnsupportedMediaType,
   ValidationFailed,
-} from '../errors';
-import { describeError, logger } from '../observability/logger';
-import type { Operation } from '../operations/operation';
-import { limits } from '../schemas/limits';
-import { isCompiledOperation, type CompiledOperation } from '../operations/compiled-operation';
-import { compileOperation } from '../operations/compile-operation';
-import type { SchemaPlan } from '../validation/plan';
+} from '#shared/errors';
+import { describeError, logger } from '#shared/observability/logger';
+import type { Operation } from '#shared/operations/operation';
+import { limits } from '#shared/schemas/limits';
+import { isCompiledOperation, type CompiledOperation } from '#shared/operations/compiled-operation';
+import { compileOperation } from '#shared/operations/compile-operation';
+import type { SchemaPlan } from '#shared/validation/plan';
 import { coerceToPlan } from './codecs/coerce';
 import { assertJsonNumbersStorable } from './codecs/json-numbers';
 import { parseForm } from './codecs/form';

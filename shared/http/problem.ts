@@ -3,7 +3,7 @@
 // Every problem also carries the platform's outcome members (IsSuccess false, Messages, ErrorCode = the status), so a
 // client of the platform that checks IsSuccess reads our errors as it reads the platform's.
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError, problemKinds, ServiceUnavailable, type FieldError } from '../errors';
+import { ApiError, problemKinds, ServiceUnavailable, type FieldError } from '#shared/errors';
 import { serializeXml } from './codecs/xml';
 import { failureOutcome } from './failure-outcome';
 

@@ -6,9 +6,9 @@
 // of a nested record stays absent, so a record that never carried one is stored and answered as it was sent. One walk
 // over the body and its schema plan, so every area applies the same rule without code of its own. Runs after
 // coercion (XML and form values are numbers by then) and before validation.
-import type { Principal } from '../auth/principal';
-import { pointerSegment, TenancyMismatch } from '../errors';
-import type { NodePlan, SchemaPlan } from '../validation/plan';
+import type { Principal } from '#shared/auth/principal';
+import { pointerSegment, TenancyMismatch } from '#shared/errors';
+import type { NodePlan, SchemaPlan } from '#shared/validation/plan';
 
 /** The body fields that name a tenancy, and the claim of the token each must equal. */
 export const tenancyClaims = [

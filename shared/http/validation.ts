@@ -3,10 +3,10 @@
 // functions' zod-free form of the zod schema; a zod schema handed in directly is compiled first, so both give the
 // same result.
 import type { z } from 'zod';
-import { pointerSegment, ValidationFailed, type FieldError } from '../errors';
-import { checkPlan } from '../validation/check';
-import { planOf } from '../validation/compile';
-import type { SchemaPlan } from '../validation/plan';
+import { pointerSegment, ValidationFailed, type FieldError } from '#shared/errors';
+import { checkPlan } from '#shared/validation/check';
+import { planOf } from '#shared/validation/compile';
+import type { SchemaPlan } from '#shared/validation/plan';
 
 export type InputLocation = 'body' | 'path' | 'query';
 

@@ -1,10 +1,10 @@
 // Data layer (inventory): stock on hand of an item, as completed delivery receipts put it (one item per warehouse in
 // the item's own partition, ./keys.ts). One strongly consistent Query with DynamoDB's exact decimals: the warehouse
 // figures are summed as integers at the quantity scale, never as doubles.
-import type { TableContext } from '../data/client';
-import { queryRawItems, storedNumberText } from '../data/exact-items';
-import { formatUnits, textToUnits } from '../decimal';
-import { quantityScale } from '../schemas/limits';
+import type { TableContext } from '#shared/data/client';
+import { queryRawItems, storedNumberText } from '#shared/data/exact-items';
+import { formatUnits, textToUnits } from '#shared/decimal/index';
+import { quantityScale } from '#shared/schemas/limits';
 import { stockOnHandPartition, warehouseSortKeyPrefix } from './keys';
 import type { ItemStock, StockStore } from './store';
 

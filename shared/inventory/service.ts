@@ -1,6 +1,6 @@
 // Domain (inventory): the stock-on-hand view of an item, over the store the area declares (./store.ts).
-import { NotFound } from '../errors';
-import type { InventoryStockOnHandT } from '../schemas/inventory';
+import { NotFound } from '#shared/errors';
+import type { InventoryStockOnHandT } from '#shared/schemas/inventory';
 import type { StockStore } from './store';
 
 export interface InventoryService {

@@ -1,5 +1,5 @@
 // Domain wiring (inventory): the service over the function's table, created once per process (cold start).
-import { defaultTable } from '../data/client';
+import { defaultTable } from '#shared/data/client';
 import { createStockRepository } from './repository';
 import { createInventoryService, type InventoryService } from './service';
 

@@ -5,8 +5,8 @@
 // guarantees.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { QueueDefinition } from '../events/queues';
-import { describeError, logger } from '../observability/logger';
+import type { QueueDefinition } from '#shared/events/queues';
+import { describeError, logger } from '#shared/observability/logger';
 import type { MessageContract } from './contract';
 
 /** What a handler knows of the record besides its message. */

@@ -1,9 +1,9 @@
 // Messaging: the message contract of every queue the service consumes, in one place. Each is the compiled form
 // (shared/compiled/) of a schema the contracts layer declares beside the message's type, read from JSON.
-import { QueuedDocumentEvent } from '../compiled/schemas/messages/document-events';
-import { QueuedRefund } from '../compiled/schemas/messages/payments';
-import { CompletionMessage } from '../compiled/schemas/messages/delivery-receipts';
-import { ScheduleSyncQueueMessage, TaskRunMessage, TaskWorkMessage } from '../compiled/schemas/messages/scheduled-tasks';
+import { QueuedDocumentEvent } from '#shared/compiled/schemas/messages/document-events';
+import { QueuedRefund } from '#shared/compiled/schemas/messages/payments';
+import { CompletionMessage } from '#shared/compiled/schemas/messages/delivery-receipts';
+import { ScheduleSyncQueueMessage, TaskRunMessage, TaskWorkMessage } from '#shared/compiled/schemas/messages/scheduled-tasks';
 import { jsonMessage } from './contract';
 
 /** documentEventsQueue: a verified provider event (shared/schemas/messages/document-events.ts). */

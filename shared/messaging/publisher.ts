@@ -3,10 +3,10 @@
 // 503 + Retry-After: an HTTP caller that gets it retries, and a consumer whose send fails fails its record, which
 // SQS delivers again. README.md says what it guarantees.
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { requireEnv } from '../data/client';
-import { PayloadTooLarge, ServiceUnavailable } from '../errors';
-import type { QueueDefinition } from '../events/queues';
-import { traced } from '../observability/tracing';
+import { requireEnv } from '#shared/data/client';
+import { PayloadTooLarge, ServiceUnavailable } from '#shared/errors';
+import type { QueueDefinition } from '#shared/events/queues';
+import { traced } from '#shared/observability/tracing';
 
 let processClient: SQSClient | undefined;
 

@@ -3,10 +3,10 @@
 // doubles and exactly 30 cents here.
 // The arithmetic is the one exact decimal module's (shared/decimal); what is here is the currency layer: minor units
 // per currency, bounds and display.
-import { formatFixed, InvalidDecimal, parseDecimal as parseExact, unitsAt, type DecimalProblem, type ExactDecimal } from '../decimal';
+import { formatFixed, InvalidDecimal, parseDecimal as parseExact, unitsAt, type DecimalProblem, type ExactDecimal } from '#shared/decimal/index';
 import { minorUnitsOf, type MinorUnits } from './currencies';
 
-export type { ExactDecimal } from '../decimal';
+export type { ExactDecimal } from '#shared/decimal/index';
 
 /**
  * Largest magnitude of an amount in minor units: 15 significant digits. Every decimal of at most 15 significant

@@ -7,9 +7,9 @@
 // change the output), convert it twice, once per io, then keep one component per id when both io forms agree and
 // split `<id>` (output) from `<id>Input` (input) when they do not (defaults, coercions, transforms, secrets).
 import { z } from 'zod';
-import { dynamoNumber, storableNumberRule } from '../data/numbers';
-import { forbiddenKeys } from '../http/codecs/forbidden-keys';
-import { portablePattern } from '../validation/portable';
+import { dynamoNumber, storableNumberRule } from '#shared/data/numbers';
+import { forbiddenKeys } from '#shared/http/codecs/forbidden-keys';
+import { portablePattern } from '#shared/validation/portable';
 import { maxLengthOfPattern } from './pattern-length';
 import { isJsonObject, type JsonObject, type JsonValue, type SchemaObject } from './types';
 

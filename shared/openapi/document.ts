@@ -1,10 +1,10 @@
 // OpenAPI document: the OpenAPI 3.1 description of the service, built from the operations manifest and the zod
 // schemas alone (a pure function: same code, same document). `npm run openapi` writes it to openapi.json.
-import { signatureToleranceSeconds } from '../schemas/webhook-signature';
+import { signatureToleranceSeconds } from '#shared/schemas/webhook-signature';
 import { readFileSync } from 'node:fs';
-import { operations as manifestOperations, type Area, type HttpMethod, type Operation } from '../operations';
-import { isXmlMediaType, requestMediaTypes, responseMediaTypes } from '../http/media';
-import { limits } from '../schemas/common';
+import { operations as manifestOperations, type Area, type HttpMethod, type Operation } from '#shared/operations/index';
+import { isXmlMediaType, requestMediaTypes, responseMediaTypes } from '#shared/http/media';
+import { limits } from '#shared/schemas/common';
 import { buildSchemaCatalog, type ParameterSchema, type SchemaCatalog, type SchemaRoot } from './component-schemas';
 import {
   headerComponents,

@@ -1,9 +1,9 @@
 // OpenAPI document: the RFC 9457 problem responses and the response headers every operation shares, written once
 // as components. Titles and problem types come from shared/errors.ts, so the document cannot drift from them.
-import { problemKinds } from '../errors';
-import { failureOutcome } from '../http/failure-outcome';
-import { requestIdHeader } from '../http/headers';
-import { limits } from '../schemas/common';
+import { problemKinds } from '#shared/errors';
+import { failureOutcome } from '#shared/http/failure-outcome';
+import { requestIdHeader } from '#shared/http/headers';
+import { limits } from '#shared/schemas/common';
 import { schemaRefPrefix } from './component-schemas';
 import type { HeaderObject, JsonObject, ReferenceObject, ResponseObject, SchemaObject } from './types';
 

@@ -4,9 +4,9 @@
 import type { z } from 'zod';
 import type { Operation } from './operation';
 import type { CompiledOperation } from './compiled-operation';
-import type { XmlRoot } from '../validation/compiled';
-import { createPlanBuilder } from '../validation/compile';
-import type { SchemaPlan } from '../validation/plan';
+import type { XmlRoot } from '#shared/validation/compiled';
+import { createPlanBuilder } from '#shared/validation/compile';
+import type { SchemaPlan } from '#shared/validation/plan';
 
 interface Described {
   readonly _zod: { readonly def: { readonly type: string; readonly element?: z.ZodType } };

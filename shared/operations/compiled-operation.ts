@@ -2,8 +2,8 @@
 // compile-operation.ts builds one in process). It carries validation plans (shared/validation) instead of zod
 // schemas, so the functions that import one bundle no zod; its TypeScript types come from the manifest entry.
 import type { Operation } from './operation';
-import type { XmlRoot } from '../validation/compiled';
-import type { SchemaPlan } from '../validation/plan';
+import type { XmlRoot } from '#shared/validation/compiled';
+import type { SchemaPlan } from '#shared/validation/plan';
 
 declare const sourceOperation: unique symbol;
 

@@ -4,11 +4,11 @@ import {
   ActionRequestSupplierTransAddInventoryRequest,
   DeliveryReceiptEditResponse,
   DeliveryReceiptT,
-} from '../schemas/delivery-receipt';
-import { DeliveryReceiptSearchResult } from '../schemas/delivery-receipt-search';
-import { ActionResults } from '../schemas/envelopes';
-import { SearchFilter } from '../schemas/search-filter';
-import { receiptsByCreatedDateTime, receiptsByDeliveryDate, receiptsById, receiptsByRefNumber } from '../data/indexes';
+} from '#shared/schemas/delivery-receipt';
+import { DeliveryReceiptSearchResult } from '#shared/schemas/delivery-receipt-search';
+import { ActionResults } from '#shared/schemas/envelopes';
+import { SearchFilter } from '#shared/schemas/search-filter';
+import { receiptsByCreatedDateTime, receiptsByDeliveryDate, receiptsById, receiptsByRefNumber } from '#shared/data/indexes';
 import { bodyProblems, idPath, type Operation } from './operation';
 
 /** The receipt in the platform's envelope, as save and add inventory answer it. */

@@ -1,6 +1,6 @@
 // Operations manifest: document events (the provider webhook and the document read endpoint).
-import { documentEventsQueue } from '../events/queues';
-import { DocumentPath, DocumentStateView, WebhookAccepted, WebhookEventRequest } from '../schemas/webhook';
+import { documentEventsQueue } from '#shared/events/queues';
+import { DocumentPath, DocumentStateView, WebhookAccepted, WebhookEventRequest } from '#shared/schemas/webhook';
 import type { Operation } from './operation';
 export const providerWebhook = {
   operationId: 'providerWebhook',

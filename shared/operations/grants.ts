@@ -3,9 +3,9 @@
 // (infra/constructs/grant-*.ts) and the local stack (function environments and the IAM edge that enforces the
 // statements, infra/local/) both derive from this module, so a function locally holds exactly the rights and the
 // settings its deployed role and configuration give it.
-import { tableDefinition, type IndexName, type TableAction } from '../data/table';
-import { queueDefinitions, type QueueName } from '../events/queues';
-import type { ResourceGrant } from '../events/resource-grants';
+import { tableDefinition, type IndexName, type TableAction } from '#shared/data/table';
+import { queueDefinitions, type QueueName } from '#shared/events/queues';
+import type { ResourceGrant } from '#shared/events/resource-grants';
 
 /** The service name every function logs under (Powertools), on AWS and locally. */
 export const serviceName = 'business-platform-api';
@@ -93,7 +93,7 @@ export interface TableGrant {
   readonly indexes?: readonly IndexName[];
 }
 
-export type { ResourceGrant } from '../events/resource-grants';
+export type { ResourceGrant } from '#shared/events/resource-grants';
 
 /** The environment variables of the manageSchedules grant (read by shared/scheduled-tasks/schedules.ts). */
 export const schedulerEnvironment = {

@@ -1,7 +1,7 @@
 // Operations manifest: inventory. Beyond the spec (issue 9, section 6): stock on hand, so a completed delivery
 // receipt's effect is visible, on the original platform's own path and operation id (Inventory_GetDetailedSOHV2).
-import { ActionResults } from '../schemas/envelopes';
-import { InventoryStockOnHandT } from '../schemas/inventory';
+import { ActionResults } from '#shared/schemas/envelopes';
+import { InventoryStockOnHandT } from '#shared/schemas/inventory';
 import { idPath, type Operation } from './operation';
 
 export const inventoryGetDetailedSOHV2 = {

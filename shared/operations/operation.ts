@@ -2,8 +2,8 @@
 // bundles only its own area's schemas); index.ts gathers them into the one list the CDK stack, the local gateway,
 // the OpenAPI document and the tests read.
 import { z } from 'zod';
-import { pathId } from '../schemas/common';
-import type { IndexName, TableAction } from '../data/table';
+import { pathId } from '#shared/schemas/common';
+import type { IndexName, TableAction } from '#shared/data/table';
 import type { ResourceGrant } from './grants';
 import type { StackSetting } from './settings';
 

@@ -1,8 +1,8 @@
 // Operations manifest: payments. `paymentPost` and `paymentGetByID` are the original platform's (beyond the spec,
 // which has only the refund: a refund needs a payment to refund); the refund is the spec's `paymentPostRefund`.
-import { EditResponse, SynkSaveQueueResponse } from '../schemas/envelopes';
-import { refundsPage } from '../schemas/limits';
-import { PaymentGetQuery, PaymentT, RecordPaymentRequest, SaveRequestPaymentT } from '../schemas/payment';
+import { EditResponse, SynkSaveQueueResponse } from '#shared/schemas/envelopes';
+import { refundsPage } from '#shared/schemas/limits';
+import { PaymentGetQuery, PaymentT, RecordPaymentRequest, SaveRequestPaymentT } from '#shared/schemas/payment';
 import { bodyProblems, idPath, type Operation } from './operation';
 
 const SavedPayment = SynkSaveQueueResponse(PaymentT);

@@ -1,7 +1,7 @@
 // Operations manifest: scheduled tasks (issue 8). The save stores the task, seals its credentials and brings its
 // EventBridge Scheduler schedule in line; the get (beyond the spec) reads it back with its latest runs.
-import { ActionResults } from '../schemas/envelopes';
-import { ScheduledTask, ScheduledTaskXml } from '../schemas/scheduled-task';
+import { ActionResults } from '#shared/schemas/envelopes';
+import { ScheduledTask, ScheduledTaskXml } from '#shared/schemas/scheduled-task';
 import { bodyProblems, idPath, type Operation } from './operation';
 
 const ScheduledTaskAnswer = ActionResults(ScheduledTask);

@@ -1,14 +1,14 @@
 // Operations manifest: tenant locations.
-import { Address } from '../schemas/address';
-import { SearchFilter, TenantLocationFilter } from '../schemas/search-filter';
+import { Address } from '#shared/schemas/address';
+import { SearchFilter, TenantLocationFilter } from '#shared/schemas/search-filter';
 import {
   GetDefaultAddressQuery,
   TenantLocation,
   TenantLocationInfo,
   TenantLocationList,
   TenantLocationSearchResult,
-} from '../schemas/tenant-location';
-import { activeLocationsByName } from '../data/indexes';
+} from '#shared/schemas/tenant-location';
+import { activeLocationsByName } from '#shared/data/indexes';
 import { bodyProblems, idPath, type Operation } from './operation';
 export const tenantLocationDelete = {
   operationId: 'tenantLocationDelete',

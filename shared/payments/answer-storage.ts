@@ -1,6 +1,6 @@
 // Domain: how a payment write's answer is kept for Idempotency-Key replays without the card holder's name (personal
 // data stays in the payment record only). The answers themselves are the http layer's (shared/http/answers/payments.ts).
-import type { PaymentT } from '../schemas/payment';
+import type { PaymentT } from '#shared/schemas/payment';
 import type { Answer, AnswerStorage } from './idempotency';
 import type { PaymentRepository } from './repository';
 

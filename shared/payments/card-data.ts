@@ -1,8 +1,8 @@
 // Domain: card data rules (PCI DSS 4.0 3.3.1, 3.4.1, 3.5.1). Payments are recorded after authorisation, so the
 // service never needs, and never keeps, what would let anyone charge the card again: no CVV (refused), no whole card
 // number (masked before anything is stored), no payment service token (dropped). Pure: no I/O.
-import type { FieldError } from '../errors';
-import type { CreditCard } from '../schemas/payment';
+import type { FieldError } from '#shared/errors';
+import type { CreditCard } from '#shared/schemas/payment';
 
 /** What a stored payment keeps of a card. */
 export interface StoredCard {

@@ -8,10 +8,10 @@
 // chunk of its own beside the function's bundle on Lambda, so a payment write without a key never pays its cold start.
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
-import type { TableContext } from '../data/client';
-import { tenantPartition } from '../data/partition';
-import { tableDefinition } from '../data/table';
-import { ApiError, problemKinds, ValidationFailed } from '../errors';
+import type { TableContext } from '#shared/data/client';
+import { tenantPartition } from '#shared/data/partition';
+import { tableDefinition } from '#shared/data/table';
+import { ApiError, problemKinds, ValidationFailed } from '#shared/errors';
 import { idempotencyKeyPrefix } from './keys';
 
 /** The header, as the HTTP stack hands it (lower case), and how long a key is remembered. */

@@ -1,8 +1,8 @@
 // Data layer: where payments live in the single table. Every item is in the tenant's partition: the payment (or
 // refund) record, the links from a payment to its refunds (sorted right after it, so one Query reads a payment with
 // its refunds), the GUID claims and the ID sequence.
-import { defineClaim } from '../data/claims';
-import { composeKey, padNumber, tenantKey, type ItemKey } from '../data/partition';
+import { defineClaim } from '#shared/data/claims';
+import { composeKey, padNumber, tenantKey, type ItemKey } from '#shared/data/partition';
 
 /** The per-tenant sequence of payment IDs (refunds take theirs from it too). */
 export const paymentSequence = 'PAY';

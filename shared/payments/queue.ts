@@ -1,11 +1,11 @@
 // Messaging: puts queued refunds on the payments queue (`{"tenantId":1,"refundId":8}`, message.ts), through the one
 // publisher (shared/messaging/publisher.ts).
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { QueuedRefund } from '../schemas/messages/payments';
-import { paymentsQueue } from '../events/queues';
-import { createPublisher } from '../messaging/publisher';
+import type { QueuedRefund } from '#shared/schemas/messages/payments';
+import { paymentsQueue } from '#shared/events/queues';
+import { createPublisher } from '#shared/messaging/publisher';
 
-export { paymentsQueueUrlVariable } from '../events/queues';
+export { paymentsQueueUrlVariable } from '#shared/events/queues';
 
 export type RefundPublisher = (message: QueuedRefund) => Promise<void>;
 

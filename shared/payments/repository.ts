@@ -5,14 +5,14 @@
 // transaction too. A record is one GetItem; a payment with the first page of its refunds is one Query (the links sort
 // right after the payment), a later page a GetItem and a Query sent at once.
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { TableContext } from '../data/client';
-import { assertItemFits } from '../data/item-size';
-import { giveBackValue, maxSequenceValue, nextValue, withNextValue } from '../data/sequence';
-import { transact, transactionActions } from '../data/transaction';
-import { versionedPut } from '../data/versioned';
-import { ConcurrentModification } from '../errors';
-import { fromMinorUnits } from '../money';
-import type { PaymentRefund } from '../schemas/payment';
+import type { TableContext } from '#shared/data/client';
+import { assertItemFits } from '#shared/data/item-size';
+import { giveBackValue, maxSequenceValue, nextValue, withNextValue } from '#shared/data/sequence';
+import { transact, transactionActions } from '#shared/data/transaction';
+import { versionedPut } from '#shared/data/versioned';
+import { ConcurrentModification } from '#shared/errors';
+import { fromMinorUnits } from '#shared/money/index';
+import type { PaymentRefund } from '#shared/schemas/payment';
 import { paymentGuidClaim, paymentKey, paymentSequence, paymentSortKey, refundLinkKey } from './keys';
 import { BalanceMoved, PaymentGuidTaken, type PaymentRecord, type StoredPaymentFields } from './rules';
 import type { PaymentStore, PaymentWithRefunds, RefundPage, RefundWrite, SettlementWrite } from './store';

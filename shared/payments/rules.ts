@@ -1,13 +1,13 @@
 // Domain: the rules of payments and refunds, pure (no I/O, no clock, no randomness: the service passes ids, times
 // and GUIDs in). Money is computed in integer minor units (shared/money); a rule that fails throws a named error.
-import { ApiError, ConcurrentModification, Conflict, problemKinds, ValidationFailed, type FieldError } from '../errors';
-import { decimalText, defaultCurrency, formatAmount, fromMinorUnits, InvalidAmount, minorUnitsOf, toMinorUnits } from '../money';
-import { PaymentT as paymentSchema } from '../compiled/schemas/payment';
-import { epochMsOf, readCalendar, utcInstantOf } from '../schemas/calendar';
-import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
+import { ApiError, ConcurrentModification, Conflict, problemKinds, ValidationFailed, type FieldError } from '#shared/errors';
+import { decimalText, defaultCurrency, formatAmount, fromMinorUnits, InvalidAmount, minorUnitsOf, toMinorUnits } from '#shared/money/index';
+import { PaymentT as paymentSchema } from '#shared/compiled/schemas/payment';
+import { epochMsOf, readCalendar, utcInstantOf } from '#shared/schemas/calendar';
+import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '#shared/schemas/payment';
 import { cardDataErrors, cardForAnswer, cardForStorage } from './card-data';
 
-import { paymentStatuses, refundDetailFields, refundStatuses } from '../schemas/payment-lists';
+import { paymentStatuses, refundDetailFields, refundStatuses } from '#shared/schemas/payment-lists';
 
 export { paymentStatuses, refundStatuses };
 export type RefundStatus = (typeof refundStatuses)[number];

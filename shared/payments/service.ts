@@ -3,15 +3,15 @@
 // rules.ts and talks to storage only through the store it declares (store.ts). Throws named errors; never builds a
 // response. Each use case makes the fewest round trips its consistency needs (README.md, "Round trips").
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/principal';
-import { withOptimisticRetry, type RetryOptions } from '../data/retry';
-import { maxSequenceValue } from '../data/sequence';
-import { ApiError, ConcurrentModification, NotFound, ServiceUnavailable } from '../errors';
-import { describeError, logger } from '../observability/logger';
-import { countMetric } from '../observability/metrics';
-import { refundsPage } from '../schemas/limits';
-import type { PaymentGetQuery, PaymentT, SaveRequestPaymentT } from '../schemas/payment';
-import type { QueuedRefund } from '../schemas/messages/payments';
+import type { Principal } from '#shared/auth/principal';
+import { withOptimisticRetry, type RetryOptions } from '#shared/data/retry';
+import { maxSequenceValue } from '#shared/data/sequence';
+import { ApiError, ConcurrentModification, NotFound, ServiceUnavailable } from '#shared/errors';
+import { describeError, logger } from '#shared/observability/logger';
+import { countMetric } from '#shared/observability/metrics';
+import { refundsPage } from '#shared/schemas/limits';
+import type { PaymentGetQuery, PaymentT, SaveRequestPaymentT } from '#shared/schemas/payment';
+import type { QueuedRefund } from '#shared/schemas/messages/payments';
 import type { RefundPublisher } from './queue';
 import { assertPaymentFits } from './repository';
 import type { PaymentStore } from './store';

@@ -1,7 +1,7 @@
 // Domain port: what the payment service needs from storage, declared by the domain (like the
 // serverless-typescript-demo's ProductStore). repository.ts implements it on the single table; a unit test may fake
 // it. Every method is one round trip at most (README.md, "Round trips"); the service decides how they are combined.
-import type { PaymentRefund } from '../schemas/payment';
+import type { PaymentRefund } from '#shared/schemas/payment';
 import type { PaymentRecord } from './rules';
 
 export interface RefundWrite {

@@ -3,7 +3,7 @@
 // imports besides the HTTP answers. Each part is built on first use, so a function builds only what it calls: the
 // read and the consumer never create the SQS client (and their bundles leave it out: nothing they call reaches it),
 // and Powertools' idempotency utility loads only for a request that carries a key (idempotency.ts).
-import { defaultTable, requireEnv } from '../data/client';
+import { defaultTable, requireEnv } from '#shared/data/client';
 import { paymentAnswerStorage } from './answer-storage';
 import { createIdempotency, type Idempotency } from './idempotency';
 import { createRefundPublisher, paymentsQueueUrlVariable, type RefundPublisher } from './queue';

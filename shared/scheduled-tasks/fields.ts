@@ -3,7 +3,7 @@
 // client writes (the save's merge), the fields that make the schedule (a change is a new schedule), the fields the
 // run recorder reads, and those only it writes between saves. A unit test checks the table against the schema
 // (test/unit/scheduled-tasks/fields.test.ts), with the mechanism tenant locations use (`fieldsOf`, shared/data/codec.ts).
-import type { ScheduledTask } from '../schemas/scheduled-task';
+import type { ScheduledTask } from '#shared/schemas/scheduled-task';
 
 /**
  * Who writes a field: `client` (a save's body, merged), `server` (the save computes it), `scheduleSync` (the save's

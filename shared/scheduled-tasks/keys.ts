@@ -11,8 +11,8 @@
 // its schedule sync succeeds, so the index lists exactly the tasks whose schedule is not known to be in line.
 //
 //   gsi6pk `TASKSYNC#<shard>`  gsi6sk `<save time ISO>#<tenant>#<id>`  (shard: (tenant + id) mod 4)
-import { composeKey, padNumber, tenantPartition, type ItemKey } from '../data/partition';
-import { unsyncedTasksIndex } from '../data/indexes';
+import { composeKey, padNumber, tenantPartition, type ItemKey } from '#shared/data/partition';
+import { unsyncedTasksIndex } from '#shared/data/indexes';
 
 /** The per-tenant sequence of task IDs (`SEQ#TASK` in the tenant partition). */
 export const taskSequence = 'TASK';
@@ -31,7 +31,7 @@ export const runKey = (tenantId: number, taskId: number, scheduledTime: Date): I
 });
 
 /** How many runs a task's answer lists, newest first: a contract bound. */
-export { latestRunsShown } from '../schemas/limits';
+export { latestRunsShown } from '#shared/schemas/limits';
 
 /** The index of tasks whose schedule is not known to be in line (sparse; the reconciler reads it). */
 export { unsyncedTasksIndex };

@@ -9,10 +9,10 @@
 //   Input of the reconciler's own schedule (shared/scheduled-tasks/reconciler.ts), every few minutes.
 // - TaskWorkMessage: one due run for the workers of its TaskTypeID, on taskWorkQueue.
 import type { z } from 'zod';
-import * as compiled from '../compiled/schemas/messages/scheduled-tasks';
-import type * as schemas from '../schemas/messages/scheduled-tasks';
-import { schedulerInstantPattern } from '../schemas/calendar';
-import { scheduledTimePlaceholder, scheduleReconcileInput } from '../schedules/reconciler-schedule';
+import * as compiled from '#shared/compiled/schemas/messages/scheduled-tasks';
+import type * as schemas from '#shared/schemas/messages/scheduled-tasks';
+import { schedulerInstantPattern } from '#shared/schemas/calendar';
+import { scheduledTimePlaceholder, scheduleReconcileInput } from '#shared/schedules/reconciler-schedule';
 
 // EventBridge Scheduler's placeholder and the reconciler schedule's Input are the platform's (shared/schedules).
 export { scheduledTimePlaceholder, scheduleReconcileInput };

@@ -8,13 +8,13 @@
 // of its own (`reconcilerSchedule`: EventBridge Scheduler, emulated locally), whose firing is a
 // ScheduleReconcileMessage on the schedule-sync queue; that queue's consumer runs it.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { TableContext } from '../data/client';
-import { describeError, logger } from '../observability/logger';
+import type { TableContext } from '#shared/data/client';
+import { describeError, logger } from '#shared/observability/logger';
 import { unsyncedPartition, unsyncedShardCount, unsyncedTaskOf, unsyncedTasksIndex } from './keys';
 import { ScheduleSyncFailed } from './schedules';
 
 // The reconciler's own schedule is the platform's (the CDK data stack and the local stack create it).
-export { reconcilerSchedule, reconcilerScheduleRequest, type ReconcilerScheduleTarget } from '../schedules/reconciler-schedule';
+export { reconcilerSchedule, reconcilerScheduleRequest, type ReconcilerScheduleTarget } from '#shared/schedules/reconciler-schedule';
 
 /** What one pass did (logged by the consumer; tests read it). */
 export interface ReconcileReport {

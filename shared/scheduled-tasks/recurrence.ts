@@ -2,7 +2,7 @@
 // builds the EventBridge Scheduler definition (expression, time zone, start date) and computes the runs that
 // schedule fires, in the task's time zone, with EventBridge Scheduler's DST rules. Pure: every instant comes in as
 // an argument (the clock is the caller's). The rules and their sources are in README.md next to this file.
-import { ValidationFailed, type FieldError } from '../errors';
+import { ValidationFailed, type FieldError } from '#shared/errors';
 import {
   addDays,
   daysInMonth,
@@ -15,7 +15,7 @@ import {
   monthOf,
   type LocalDate,
   type Zone,
-} from '../schedules/zoned-time';
+} from '#shared/schedules/zoned-time';
 
 /** `IntervalType`: the unit of `Interval`. `None` (0) is accepted only on a one-off task, which has no interval. */
 export const IntervalType = { None: 0, Minute: 1, Hour: 2, Day: 3, Week: 4, Month: 5 } as const;

@@ -5,13 +5,13 @@
 // value (`AdaptorDetails`) and the sealed secrets (`AdaptorSecrets`, AWS Encryption SDK messages, never plaintext).
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { TableContext } from '../data/client';
-import { defineCodec } from '../data/codec';
-import { assertItemFits } from '../data/item-size';
-import { nextValue } from '../data/sequence';
-import { VersionConflict } from '../errors';
-import type { SealedSecret, StoredAdaptorDetails } from '../crypto/secret-fields';
-import type { AdaptorDetails, ScheduleState } from '../schemas/scheduled-task';
+import type { TableContext } from '#shared/data/client';
+import { defineCodec } from '#shared/data/codec';
+import { assertItemFits } from '#shared/data/item-size';
+import { nextValue } from '#shared/data/sequence';
+import { VersionConflict } from '#shared/errors';
+import type { SealedSecret, StoredAdaptorDetails } from '#shared/crypto/secret-fields';
+import type { AdaptorDetails, ScheduleState } from '#shared/schemas/scheduled-task';
 import { runOwnedFields, taskFields, type TaskFieldName } from './fields';
 import { latestRunsShown, runSortKeyPrefix, taskKey, taskPartition, taskSequence, taskSortKey, unsyncedKeys, unsyncedTasksIndex } from './keys';
 import { publicRun, type TaskRun } from './runs';

@@ -6,12 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { TableContext } from '../data/client';
-import { withOptimisticRetry } from '../data/retry';
-import { transact, transactionActions } from '../data/transaction';
-import { VersionConflict } from '../errors';
-import { consumerTimeoutSeconds, taskWorkQueue } from '../events/queues';
-import { createPublisher } from '../messaging/publisher';
+import type { TableContext } from '#shared/data/client';
+import { withOptimisticRetry } from '#shared/data/retry';
+import { transact, transactionActions } from '#shared/data/transaction';
+import { VersionConflict } from '#shared/errors';
+import { consumerTimeoutSeconds, taskWorkQueue } from '#shared/events/queues';
+import { createPublisher } from '#shared/messaging/publisher';
 import { isMisfire, isRunTime, nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import { runReadFields } from './fields';
 import { latestRunsShown, runKey, runSortKeyPrefix, taskKey, taskPartition } from './keys';

@@ -16,10 +16,10 @@ import {
   type CreateScheduleCommandInput,
   type GetScheduleCommandOutput,
 } from '@aws-sdk/client-scheduler';
-import { schedulerEnvironment } from '../operations/grants';
+import { schedulerEnvironment } from '#shared/operations/grants';
 import { scheduleFor, type Recurrence } from './recurrence';
 import { taskRunInput } from './messages';
-import { traced } from '../observability/tracing';
+import { traced } from '#shared/observability/tracing';
 
 /** What the scheduler is told about a task (contract C1). `enabled` = IsEnabled && IsActive. */
 export interface TaskSchedule {

@@ -2,16 +2,16 @@
 // principal; talks to storage through the repository, to EventBridge Scheduler through `syncSchedule` and to the
 // schedule-sync queue through `requestSync` (ports, so unit tests inject them and a clock). Throws named errors;
 // never builds a response. The rules are written down in README.md next to this file.
-import type { Principal } from '../auth/principal';
-import { extractSecrets, sealAdaptorDetails, type StoredAdaptorDetails } from '../crypto/secret-fields';
-import type { SecretCipher } from '../crypto/envelope';
-import { withOptimisticRetry } from '../data/retry';
-import { maxSequenceValue } from '../data/sequence';
-import { nextVersion } from '../data/versioned';
-import { ItemTooLarge, NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '../errors';
-import { describeError, logger } from '../observability/logger';
-import { countMetric } from '../observability/metrics';
-import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '../schemas/scheduled-task';
+import type { Principal } from '#shared/auth/principal';
+import { extractSecrets, sealAdaptorDetails, type StoredAdaptorDetails } from '#shared/crypto/secret-fields';
+import type { SecretCipher } from '#shared/crypto/envelope';
+import { withOptimisticRetry } from '#shared/data/retry';
+import { maxSequenceValue } from '#shared/data/sequence';
+import { nextVersion } from '#shared/data/versioned';
+import { ItemTooLarge, NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '#shared/errors';
+import { describeError, logger } from '#shared/observability/logger';
+import { countMetric } from '#shared/observability/metrics';
+import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '#shared/schemas/scheduled-task';
 import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import type { ScheduleSyncMessage, TaskRunMessage } from './messages';
 import { clientFields, scheduleFields } from './fields';

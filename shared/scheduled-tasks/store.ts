@@ -1,8 +1,8 @@
 // Domain: the port the scheduled-task service declares for its storage (as aws-samples/serverless-typescript-demo's
 // ProductStore): what it needs of a task store, in its own terms. repository.ts is the DynamoDB adapter; the unit
 // tests hold one in memory.
-import type { StoredAdaptorDetails } from '../crypto/secret-fields';
-import type { ScheduleState, ScheduledTask, ScheduledTaskRun } from '../schemas/scheduled-task';
+import type { StoredAdaptorDetails } from '#shared/crypto/secret-fields';
+import type { ScheduleState, ScheduledTask, ScheduledTaskRun } from '#shared/schemas/scheduled-task';
 
 /** The task's own fields as stored; ID, TenantID-free (the store is per tenant), Version set. */
 export type TaskRecord = Omit<ScheduledTask, 'AdaptorDetails' | 'Runs'> & { readonly ID: number; readonly Version: number };

@@ -2,8 +2,8 @@
 // (`{"tenantId":1,"taskId":5,"version":3}`, the schedule-sync queue's ScheduleSyncMessage) waits out a delay, so a
 // scheduler that is briefly down has time to come back, then the sync consumer brings the schedule in line.
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { scheduleSyncQueue } from '../events/queues';
-import { createPublisher } from '../messaging/publisher';
+import { scheduleSyncQueue } from '#shared/events/queues';
+import { createPublisher } from '#shared/messaging/publisher';
 import type { ScheduleSyncRequest } from './service';
 
 /** The first retry waits this long; later ones wait the queue's visibility timeout (its consumer's backoff). */

@@ -2,10 +2,10 @@
 // import from here and nothing else of the area's construction. Each builder is lazy and builds only what its
 // function uses, so a bundle keeps only its own (esbuild drops what a handler never reaches: the get's bundle holds
 // neither the scheduler client nor the SQS client, and no function loads the Encryption SDK before a save seals).
-import type { SecretCipher } from '../crypto/envelope';
-import { defaultTable, requireEnv } from '../data/client';
-import { scheduleSyncQueue, taskRunsQueue } from '../events/queues';
-import { createPublisher } from '../messaging/publisher';
+import type { SecretCipher } from '#shared/crypto/envelope';
+import { defaultTable, requireEnv } from '#shared/data/client';
+import { scheduleSyncQueue, taskRunsQueue } from '#shared/events/queues';
+import { createPublisher } from '#shared/messaging/publisher';
 import type { TaskRunMessage } from './messages';
 import { createScheduleReconciler, type ScheduleReconciler } from './reconciler';
 import { createScheduledTaskRepository } from './repository';

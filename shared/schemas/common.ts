@@ -1,8 +1,8 @@
 // Schemas: the primitive types of the spec with the bounds the spec leaves open (listed in shared/README.md).
 // Every shape of the service is built from these, so a bound is chosen once.
 import { z } from 'zod';
-import { dynamoNumber, notBelowSmallestMagnitude } from '../data/numbers';
-import { matches, numberTextMatches } from '../validation/portable';
+import { dynamoNumber, notBelowSmallestMagnitude } from '#shared/data/numbers';
+import { matches, numberTextMatches } from '#shared/validation/portable';
 import { calendarTextPattern, isoDateTimePattern } from './calendar';
 import { limits } from './limits';
 

@@ -2,7 +2,7 @@
 // Card data is validated strictly and flagged `x-sensitive` so it can be redacted wherever it travels; the card
 // holder's name is `x-personal-data`. Fields beyond the spec (the refund links, audit fields) say so.
 import { z } from 'zod';
-import { currencies } from '../money/currencies';
+import { currencies } from '#shared/money/currencies';
 import { paymentStatuses, refundDetailFields } from './payment-lists';
 import { personalData, sensitive } from './annotations';
 import {

@@ -1,9 +1,9 @@
 // Domain mechanism: the one way every search of the API filters, sorts, pages and counts, answering the platform's
 // PagedActionResults<T>. An area declares its search once (the filter members it applies, its sort fields); each
 // request is first checked (`plan`, before any read), then the matching rows are sorted and cut into a page (`page`).
-import { ValidationFailed, type FieldError } from '../errors';
-import { pagedActionResults } from '../schemas/envelope-bodies';
-import { defaultSearchResults, maxSearchResults } from '../schemas/limits';
+import { ValidationFailed, type FieldError } from '#shared/errors';
+import { pagedActionResults } from '#shared/schemas/envelope-bodies';
+import { defaultSearchResults, maxSearchResults } from '#shared/schemas/limits';
 
 export type Comparator<Row> = (a: Row, b: Row) => number;
 

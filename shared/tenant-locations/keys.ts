@@ -1,8 +1,8 @@
 // Data layer: key composition of the tenant-location entities, on the data kit. Every item of a tenant shares the
 // partition `T#<tenant>`, so no query can ever reach another tenant's items.
-import { defineClaim, normaliseClaimValue } from '../data/claims';
-import { composeKey, padNumber, tenantKey, tenantPartition } from '../data/partition';
-import { activeLocationsByName } from '../data/indexes';
+import { defineClaim, normaliseClaimValue } from '#shared/data/claims';
+import { composeKey, padNumber, tenantKey, tenantPartition } from '#shared/data/partition';
+import { activeLocationsByName } from '#shared/data/indexes';
 
 export { activeLocationsByName, tenantPartition };
 

@@ -6,16 +6,16 @@
 // Scan: every read is a GetItem, a Query of the tenant's own partition, or a Query of the sparse index of active
 // locations by name.
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, type TableContext } from '../data/client';
-import { claimChanges } from '../data/claims';
-import { defineCodec, fieldsOf } from '../data/codec';
-import { assertItemFits } from '../data/item-size';
-import { nextValue, withNextValue } from '../data/sequence';
-import { transact, transactionActions } from '../data/transaction';
-import { versionedPut } from '../data/versioned';
-import { ConcurrentModification, NameTaken, VersionConflict } from '../errors';
-import { TenantLocation as tenantLocationSchema } from '../compiled/schemas/tenant-location';
-import type { TenantLocation } from '../schemas/tenant-location';
+import { queryAll, type TableContext } from '#shared/data/client';
+import { claimChanges } from '#shared/data/claims';
+import { defineCodec, fieldsOf } from '#shared/data/codec';
+import { assertItemFits } from '#shared/data/item-size';
+import { nextValue, withNextValue } from '#shared/data/sequence';
+import { transact, transactionActions } from '#shared/data/transaction';
+import { versionedPut } from '#shared/data/versioned';
+import { ConcurrentModification, NameTaken, VersionConflict } from '#shared/errors';
+import { TenantLocation as tenantLocationSchema } from '#shared/compiled/schemas/tenant-location';
+import type { TenantLocation } from '#shared/schemas/tenant-location';
 import type { LocationFilter, LocationWrite, TenantLocationStore } from './store';
 import {
   activeIndexKeys,

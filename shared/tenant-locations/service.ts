@@ -1,16 +1,16 @@
 // Domain: the rules of tenant locations. Called by the functions with a validated request and the caller's
 // principal; talks to storage only through the repository. Throws named errors; never builds a response.
-import type { Principal } from '../auth/principal';
-import { withOptimisticRetry } from '../data/retry';
-import { maxSequenceValue } from '../data/sequence';
-import { nextVersion } from '../data/versioned';
-import { NotFound, StaleVersion, ValidationFailed, VersionConflict } from '../errors';
-import type { SearchFilter, TenantLocationFilter } from '../schemas/search-filter';
-import { TenantLocationFilter as tenantLocationFilterSchema } from '../compiled/schemas/search-filter';
-import { defineSearch } from '../search/search';
-import type { Address } from '../schemas/address';
-import { addressTypes, type AddressTypeName } from '../schemas/address-types';
-import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '../schemas/tenant-location';
+import type { Principal } from '#shared/auth/principal';
+import { withOptimisticRetry } from '#shared/data/retry';
+import { maxSequenceValue } from '#shared/data/sequence';
+import { nextVersion } from '#shared/data/versioned';
+import { NotFound, StaleVersion, ValidationFailed, VersionConflict } from '#shared/errors';
+import type { SearchFilter, TenantLocationFilter } from '#shared/schemas/search-filter';
+import { TenantLocationFilter as tenantLocationFilterSchema } from '#shared/compiled/schemas/search-filter';
+import { defineSearch } from '#shared/search/search';
+import type { Address } from '#shared/schemas/address';
+import { addressTypes, type AddressTypeName } from '#shared/schemas/address-types';
+import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '#shared/schemas/tenant-location';
 import { normaliseName } from './keys';
 import { assertLocationFits } from './repository';
 import type { TenantLocationStore } from './store';

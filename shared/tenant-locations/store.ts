@@ -1,6 +1,6 @@
 // Domain port (tenant locations): what the tenant-location service needs from storage. The DynamoDB adapter is
 // repository.ts (keys in keys.ts); wiring.ts plugs it in once per process, and tests may pass any other implementation.
-import type { TenantLocation } from '../schemas/tenant-location';
+import type { TenantLocation } from '#shared/schemas/tenant-location';
 
 export interface LocationFilter {
   readonly includeInactive: boolean;

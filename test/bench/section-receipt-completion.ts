@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { completeReceipt, continueCompletion, type CompletionMessage } from '#shared/delivery-receipts/completion';
 import { inventoryGetDetailedSOHV2 } from '#shared/operations/inventory';
-import { expectedStock, manyLines, seedReceipt, stockOf } from '../integration/delivery-receipts/completion-support';
+import { expectedStock, manyLines, seedReceipt, stockOf } from '#test/integration/delivery-receipts/completion-support';
 import type { CapacityTotals } from './capacity';
 import type { BenchContext } from './context';
 import { benchTenantIds } from './context';

@@ -8,7 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { Principal } from '#shared/auth/principal';
 import { receiptSortFields } from '#shared/delivery-receipts/search-keys';
 import { deliveryReceiptSearchV2 } from '#shared/operations/delivery-receipts';
-import { receiptsOf, seedReceipts } from '../support/delivery-receipt-search-seed';
+import { receiptsOf, seedReceipts } from '#test/support/delivery-receipt-search-seed';
 import { benchTenantIds, principalOf, type BenchContext } from './context';
 import { lambdaContext, proxyEvent } from './events';
 import type { ColdSection } from './section-cold';

@@ -10,7 +10,7 @@ import { ensureQueues } from '#infra/local/provision';
 import { taskRunsQueue, taskWorkQueue } from '#shared/events/queues';
 import { taskKey, taskPartition } from '#shared/scheduled-tasks/keys';
 import type { TaskRunMessage, TaskWorkMessage } from '#shared/scheduled-tasks/messages';
-import { dailyTask, takeMessages } from '../support/task-runs';
+import { dailyTask, takeMessages } from '#test/support/task-runs';
 import type { CapacityTotals } from './capacity';
 import type { BenchContext } from './context';
 import { benchTenantIds } from './context';

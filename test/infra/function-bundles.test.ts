@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
 import { consumedQueueDefinitions } from '#shared/events/queues';
 import { operations } from '#shared/operations/index';
-import { esbuildOptionsFor } from '../bench/bundles';
+import { esbuildOptionsFor } from '#test/bench/bundles';
 
 const modules = [...new Set([...operations.map((operation) => operation.handler), 'functions/authorizer.ts', ...consumedQueueDefinitions.map((definition) => definition.consumer.handler)])];
 

@@ -12,8 +12,8 @@ import { buildLazyChunks, lazyModules, lazySpecifiersIn } from '../../infra/buil
 import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
 import { consumedQueueDefinitions } from '#shared/events/queues';
 import { operations, operationsById } from '#shared/operations/index';
-import { principalOf } from '../bench/context';
-import { proxyEvent } from '../bench/events';
+import { principalOf } from '#test/bench/context';
+import { proxyEvent } from '#test/bench/events';
 
 const modules = [...new Set([...operations.map((operation) => operation.handler), 'functions/authorizer.ts', ...consumedQueueDefinitions.map((definition) => definition.consumer.handler)])];
 

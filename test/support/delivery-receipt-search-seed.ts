@@ -10,7 +10,7 @@ import { headerEntity, lineEntity } from '#shared/delivery-receipts/repository';
 import { searchIndexAttributes } from '#shared/delivery-receipts/search-keys';
 import type { ReceiptStatus } from '#shared/schemas/receipt-fields';
 import type { DeliveryLine, DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
-import { batchWriteAll } from '../bench/seed';
+import { batchWriteAll } from '#test/bench/seed';
 
 export type StoredReceipt = DeliveryReceiptT & Required<Pick<DeliveryReceiptT, 'ID' | 'RefNumber' | 'CreatedDateTime_utc' | 'Status'>>;
 

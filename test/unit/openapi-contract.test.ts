@@ -12,7 +12,7 @@ import addFormats from 'ajv-formats';
 import { operations } from '#shared/operations/index';
 import { checkPlan } from '#shared/validation/check';
 import { planOf } from '#shared/validation/compile';
-import { acceptedBodies, refusedAddressTypes, refusedBodies, refusedPathIds, serverOnlyRules } from '../support/refused-bodies';
+import { acceptedBodies, refusedAddressTypes, refusedBodies, refusedPathIds, serverOnlyRules } from '#test/support/refused-bodies';
 
 interface Document {
   readonly paths: Record<string, Record<string, { operationId?: string; requestBody?: { content: Record<string, { schema: object }> } }>>;

@@ -3,7 +3,7 @@
 import { deliveryReceiptGetV2 } from '#shared/compiled/operations/delivery-receipts';
 import type { ReceiptView, SavedReceipt } from '#shared/delivery-receipts/service';
 import { actionResults, editResponse } from '#shared/schemas/envelope-bodies';
-import { locationOf } from '../location';
+import { locationOf } from '#shared/http/location';
 
 export interface ReceiptAnswer {
   readonly status: number;

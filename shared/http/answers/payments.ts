@@ -6,7 +6,7 @@ import type { Answer } from '#shared/payments/idempotency';
 import type { SavedPayment } from '#shared/payments/service';
 import { acceptedSynkValidation, editResponse, synkSaveQueueResponse } from '#shared/schemas/envelope-bodies';
 import type { PaymentT } from '#shared/schemas/payment';
-import { locationOf } from '../location';
+import { locationOf } from '#shared/http/location';
 
 /**
  * `SynkSaveQueueResponse<PaymentT>`: 201 with the saved record, or 202 when the refund waits in the payments queue.

@@ -2,7 +2,7 @@
 // validators generator (shared/compiled/schemas/messages/scheduled-tasks.ts, the consumers' zod-free form) and for
 // types; messages.ts reads bodies with the compiled form. Every schema is strict: exactly its members.
 import { z } from 'zod';
-import { schedulerInstantPattern } from '../calendar';
+import { schedulerInstantPattern } from '#shared/schemas/calendar';
 
 const positiveMessage = 'must be a positive integer';
 const positive = () => z.int({ error: positiveMessage }).min(1, { error: positiveMessage });

@@ -7,7 +7,7 @@ import { encodeBody, requestMediaTypes, type RequestMediaType } from '#test/supp
 import { api, tokenFor } from '#test/support/http';
 import { problem, problemType, validationProblem } from '#test/support/responses';
 import { freshTenantId } from '#test/support/tenant-items';
-import { openTable } from '../scheduled-tasks/support';
+import { openTable } from '#test/e2e/scheduled-tasks/support';
 
 const tenant = freshTenantId();
 const table = openTable();

@@ -19,7 +19,7 @@ import { currentRunLogFile } from '#test/support/local-stack-process';
 import { dailyTask } from '#test/support/task-runs';
 import { localTaskStack } from '#test/support/task-runs-stack';
 import { freshTenantId } from '#test/support/tenant-items';
-import { postPayment, postRefund } from '../payments/support';
+import { postPayment, postRefund } from '#test/e2e/payments/support';
 
 interface EmfLine {
   readonly _aws: { readonly Timestamp: number; readonly CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };

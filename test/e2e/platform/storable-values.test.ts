@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { toForm, toXml } from '#test/support/bodies';
 import { api, tokenFor, type ApiResponse } from '#test/support/http';
 import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
-import { postPayment } from '../payments/support';
-import { saveReceipt } from '../delivery-receipts/support';
-import { quarterHourly, saveTask } from '../scheduled-tasks/support';
+import { postPayment } from '#test/e2e/payments/support';
+import { saveReceipt } from '#test/e2e/delivery-receipts/support';
+import { quarterHourly, saveTask } from '#test/e2e/scheduled-tasks/support';
 
 const tenant = freshTenantId();
 const table = openTenantTable();

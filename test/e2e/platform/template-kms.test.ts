@@ -18,7 +18,7 @@ import { ensureCloudAssembly } from '#infra/local/cloud-assembly';
 import { tokenFor } from '#test/support/http';
 import { currentRunLogFile, spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
 import { freshTenantId } from '#test/support/tenant-items';
-import { openTable, quarterHourly, saveTask } from '../scheduled-tasks/support';
+import { openTable, quarterHourly, saveTask } from '#test/e2e/scheduled-tasks/support';
 
 const synthTimeoutMs = 15 * 60_000;
 const credential = { Name: 'Ledger', TokenDetails: { Provider: 'Xero', OrgName: 'Acme', TokenSecret: 'ts-kms-e2e-secret' } };

@@ -10,7 +10,7 @@ import type { CompletionMessage } from '#shared/delivery-receipts/completion';
 import { logger } from '#shared/observability/logger';
 import { lambdaContext, sqsRecord } from '#test/support/lambda-events';
 import { requireLocalEndpoints } from '#test/support/local-endpoints';
-import { freshTenantId, openLocalTable } from '../data/support';
+import { freshTenantId, openLocalTable } from '#test/integration/data/support';
 import { expectedStock, inventoryIdsOf, manyLines, receiptItems, seedAndComplete, seededVersion, stockOf } from './completion-support';
 
 logger.setLogLevel('SILENT');

@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { completeReceipt, continueCompletion, type CompletionMessage } from '#shared/delivery-receipts/completion';
 import { logger } from '#shared/observability/logger';
-import { failureOf, freshTenantId, openLocalTable } from '../data/support';
+import { failureOf, freshTenantId, openLocalTable } from '#test/integration/data/support';
 import { completionActor, completionNow, expectedStock, inventoryIdsOf, manyLines, receiptItems, seedAndComplete, seededVersion, seedReceipt, stockOf, type SeedLine } from './completion-support';
 
 logger.setLogLevel('SILENT');

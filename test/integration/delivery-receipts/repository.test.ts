@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { headerKey, lineKey } from '#shared/delivery-receipts/keys';
 import { saveLeaseMilliseconds } from '#shared/delivery-receipts/repository';
 import { logger } from '#shared/observability/logger';
-import { storedItem } from '../data/support';
+import { storedItem } from '#test/integration/data/support';
 import { failureOf, freshPrincipal, linesOf, openReceipts, writesSince } from './support';
 
 logger.setLogLevel('SILENT');

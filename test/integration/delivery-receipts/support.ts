@@ -8,9 +8,9 @@ import { completeReceipt } from '#shared/delivery-receipts/completion';
 import { linePolicy } from '#shared/delivery-receipts/lines';
 import { createReceiptRepository } from '#shared/delivery-receipts/repository';
 import { createReceiptService } from '#shared/delivery-receipts/service';
-import { freshTenantId, openLocalTable } from '../data/support';
+import { freshTenantId, openLocalTable } from '#test/integration/data/support';
 
-export { failureOf } from '../data/support';
+export { failureOf } from '#test/integration/data/support';
 
 export interface SentCommand {
   readonly name: string;

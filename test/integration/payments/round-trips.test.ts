@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createPaymentRepository } from '#shared/payments/repository';
 import { createPaymentService } from '#shared/payments/service';
 import { failureOf, freshPrincipal, tenantItems } from './support';
-import { openLocalTable } from '../data/support';
+import { openLocalTable } from '#test/integration/data/support';
 
 const table = openLocalTable();
 

@@ -4,9 +4,9 @@ import { createPaymentRepository } from '#shared/payments/repository';
 import { createPaymentService } from '#shared/payments/service';
 import type { RefundPublisher } from '#shared/payments/queue';
 import type { Principal } from '#shared/auth/principal';
-import { freshTenantId, openLocalTable } from '../data/support';
+import { freshTenantId, openLocalTable } from '#test/integration/data/support';
 
-export { failureOf, storedItem, tenantItems } from '../data/support';
+export { failureOf, storedItem, tenantItems } from '#test/integration/data/support';
 
 export const openPayments = (publish: RefundPublisher = async () => undefined) => {
   const table = openLocalTable();

@@ -3,7 +3,7 @@
 // overflow (a 500) in coercion or validation. Black box through the operation stack with the scheduled-task save.
 import { describe, expect, it } from '@jest/globals';
 import { assertDepthWithin, maxBodyDepth } from '#shared/http/codecs/depth';
-import { apiEvent, jsonEvent, operationWith, validationProblem } from '../http/support';
+import { apiEvent, jsonEvent, operationWith, validationProblem } from '#test/unit/http/support';
 
 /** `levels` class -> group -> classes[] cycles under AdaptorDetails.DefaultInventoryClass. */
 const nested = (levels: number) => {
