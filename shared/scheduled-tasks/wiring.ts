@@ -56,15 +56,15 @@ export const scheduledTaskReader = () => (reader ??= createScheduledTaskReader({
 
 let retrier: ReturnType<typeof createScheduleSyncRetrier> | undefined;
 let reconciler: ScheduleReconciler | undefined;
-/** The task-runs queue's URL comes with the sendTaskRuns grant; read when a run is overdue. */
-const fireOverdue = createPublisher<TaskRunMessage>({ queue: taskRunsQueue, what: 'task run' });
 
 /** The schedule-sync consumer's retry of one task's sync (reads the task, syncs its schedule, records its state). */
 export const scheduleSyncRetrier = () => {
   retrier ??= createScheduleSyncRetrier({
     repository: taskRepository(),
     syncSchedule,
-    fireOverdue,
+    // The task-runs queue's URL comes with the sendTaskRuns grant; read when a run is overdue. Built here, not at
+    // module scope, so that the get (which imports this module too) bundles no SQS client.
+    fireOverdue: createPublisher<TaskRunMessage>({ queue: taskRunsQueue, what: 'task run' }),
   });
   return retrier;
 };

@@ -1,34 +1,59 @@
 // Infra tests: what each function's bundle loads (esbuild with the construct's own settings, metafile only). zod
 // stays out of every function: its schemas are the source of truth for the manifest, the OpenAPI document and the
-// tests, while functions run their compiled form (shared/compiled/, `npm run validators`).
+// tests, while functions run their compiled form (shared/compiled/, `npm run validators`). And a function bundles
+// an AWS SDK client only when one of its grants uses it: every client it carries costs every cold start.
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
 import { consumedQueueDefinitions } from '#shared/events/queues';
+import type { ResourceGrant } from '#shared/events/resource-grants';
 import { operations } from '#shared/operations/index';
 import { esbuildOptionsFor } from '#test/bench/bundles';
 
-const modules = [...new Set([...operations.map((operation) => operation.handler), 'functions/authorizer.ts', ...consumedQueueDefinitions.map((definition) => definition.consumer.handler)])];
+/** Every function's module with the grants it holds (the authorizer holds none). */
+const functionGrants = new Map<string, readonly ResourceGrant[]>([
+  ...operations.map((operation): readonly [string, readonly ResourceGrant[]] => [operation.handler, ('grants' in operation ? operation.grants : undefined) ?? []]),
+  ['functions/authorizer.ts', []],
+  ...consumedQueueDefinitions.map((definition) => [definition.consumer.handler, definition.consumer.grants ?? []] as const),
+]);
+const modules = [...functionGrants.keys()];
 
-/** For each input under node_modules/zod, the chain of repository modules that imports it. */
-const zodChains = async (module: string): Promise<string[]> => {
-  const result = await build({
-    ...esbuildOptionsFor(functionBundling),
-    absWorkingDir: repositoryRoot,
-    entryPoints: [join(repositoryRoot, module)],
-    write: false,
-    outfile: join(repositoryRoot, '.local', 'bundle-check', 'index.mjs'),
-    metafile: true,
-  });
+const metafiles = new Map<string, ReturnType<typeof build>>();
+/** The module's bundle, built once for every test of this file. */
+const bundleOf = (module: string) => {
+  let built = metafiles.get(module);
+  if (!built) {
+    built = build({
+      ...esbuildOptionsFor(functionBundling),
+      absWorkingDir: repositoryRoot,
+      entryPoints: [join(repositoryRoot, module)],
+      write: false,
+      outfile: join(repositoryRoot, '.local', 'bundle-check', 'index.mjs'),
+      metafile: true,
+    });
+    metafiles.set(module, built);
+  }
+  return built;
+};
+
+/** For each input under node_modules/<dependency> with bytes in the bundle, the chain of repository modules that imports it. */
+const importChains = async (module: string, dependency: string): Promise<string[]> => {
+  const { metafile } = await bundleOf(module);
+  if (!metafile) throw new Error(`esbuild wrote no metafile for ${module}`);
+  const inside = `node_modules/${dependency}/`;
   const importers = new Map<string, string>();
-  for (const [file, input] of Object.entries(result.metafile.inputs)) {
+  for (const [file, input] of Object.entries(metafile.inputs)) {
     for (const imported of input.imports) if (!importers.has(imported.path)) importers.set(imported.path, file);
   }
+  // What the output carries: an input esbuild read but tree-shook away entirely costs nothing at cold start.
+  const inOutput = new Set(
+    Object.values(metafile.outputs).flatMap((output) => Object.entries(output.inputs).filter(([, use]) => use.bytesInOutput > 0).map(([file]) => file)),
+  );
   const chains = new Set<string>();
-  for (const file of Object.keys(result.metafile.inputs).filter((input) => input.includes('node_modules/zod/'))) {
+  for (const file of Object.keys(metafile.inputs).filter((input) => input.includes(inside) && inOutput.has(input))) {
     const chain: string[] = [];
     let current: string | undefined = importers.get(file);
-    while (current?.includes('node_modules/zod/')) current = importers.get(current);
+    while (current?.includes(inside)) current = importers.get(current);
     while (current && chain.length < 10) {
       chain.push(current);
       current = importers.get(current);
@@ -38,12 +63,36 @@ const zodChains = async (module: string): Promise<string[]> => {
   return [...chains];
 };
 
+/** The AWS SDK clients a grant needs at run time (the Encryption SDK's KMS client is a lazy chunk, never the bundle). */
+const clientsOf: ReadonlyMap<ResourceGrant, string> = new Map<ResourceGrant, string>([
+  ['sendDocumentEvents', '@aws-sdk/client-sqs'],
+  ['sendPayments', '@aws-sdk/client-sqs'],
+  ['sendTaskWork', '@aws-sdk/client-sqs'],
+  ['sendTaskRuns', '@aws-sdk/client-sqs'],
+  ['sendScheduleSync', '@aws-sdk/client-sqs'],
+  ['sendReceiptCompletions', '@aws-sdk/client-sqs'],
+  ['readWebhookSecret', '@aws-sdk/client-secrets-manager'],
+  ['manageSchedules', '@aws-sdk/client-scheduler'],
+]);
+const clients = ['@aws-sdk/client-sqs', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-scheduler', '@aws-sdk/client-kms'];
+
 describe('function bundles', () => {
   it.each(modules)('%s bundles no zod', async (module) => {
     // If this fails, the chain shows which import pulls zod in. A function takes its operation from
     // shared/compiled/operations/<area>.ts, not shared/operations/<area>.ts; a schema it uses outside the HTTP stack
     // is listed in infra/build/validators.ts runtimeSchemas and imported from shared/compiled/; plain constants live
     // in zod-free modules (shared/schemas/limits.ts, shared/operations/routes.ts). Then run `npm run validators`.
-    expect(await zodChains(module)).toEqual([]);
+    expect(await importChains(module, 'zod')).toEqual([]);
+  });
+
+  it.each(modules)('%s bundles only the AWS SDK clients its grants use', async (module) => {
+    const needed = new Set((functionGrants.get(module) ?? []).flatMap((grant) => clientsOf.get(grant) ?? []));
+    for (const client of clients) {
+      // If this fails, the chain names the import that pulls the client in: build the client where it is used
+      // (a wiring function, not module scope), so esbuild leaves it out of the functions that never call it.
+      const chains = await importChains(module, client);
+      if (needed.has(client)) expect(chains).not.toEqual([]);
+      else expect({ client, chains }).toEqual({ client, chains: [] });
+    }
   });
 });
