@@ -8,7 +8,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { TableContext } from '#shared/data/client';
 import { defineCodec } from '#shared/data/codec';
 import { assertItemFits } from '#shared/data/item-size';
-import { nextValue } from '#shared/data/sequence';
+import { giveBackValue, nextValue } from '#shared/data/sequence';
 import { VersionConflict } from '#shared/errors';
 import type { SealedSecret, StoredAdaptorDetails } from '#shared/crypto/secret-fields';
 import type { AdaptorDetails, ScheduleState } from '#shared/schemas/scheduled-task';
@@ -78,6 +78,7 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
   return {
     /** The next task ID of the tenant's sequence (taken before sealing: the ID is part of each secret's context). */
     nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, taskSequence, 'scheduled task ID'),
+    giveBackId: (tenantId: number, id: number): Promise<boolean> => giveBackValue(table, tenantId, taskSequence, id),
 
     /** The task, strongly consistent, or undefined (another tenant's task is in another partition: never found). */
     async get(tenantId: number, id: number): Promise<StoredTask | undefined> {

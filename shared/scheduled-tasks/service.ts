@@ -8,7 +8,7 @@ import type { SecretCipher } from '#shared/crypto/envelope';
 import { withOptimisticRetry } from '#shared/data/retry';
 import { maxSequenceValue } from '#shared/data/sequence';
 import { nextVersion } from '#shared/data/versioned';
-import { ItemTooLarge, NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '#shared/errors';
+import { ApiError, ItemTooLarge, NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '#shared/errors';
 import { describeError, logger } from '#shared/observability/logger';
 import { countMetric } from '#shared/observability/metrics';
 import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '#shared/schemas/scheduled-task';
@@ -321,6 +321,13 @@ export const createScheduledTaskService = ({
     const id = isUpdate ? (input.ID as number) : await repository.nextId(tenantId);
     const expected = input.Version ? input.Version : undefined;
 
+    // A create that writes nothing (its seal failed: KMS down or refused; or a refusal) gives its ID back, so the
+    // tenant's items are as they were. Once a write was sent, the ID is kept unless the write was refused (4xx).
+    let writeSent = false;
+    const giveBackUnwritten = async (error: unknown): Promise<never> => {
+      if (!isUpdate && (!writeSent || (error instanceof ApiError && error.status < 500))) await repository.giveBackId(tenantId, id).catch(() => false);
+      throw error;
+    };
     const { record, recurrence, adaptor } = await withOptimisticRetry(async () => {
       const previous = isUpdate ? await require(tenantId, id) : undefined;
       if (previous && expected !== undefined && expected !== previous.task.Version) throw new StaleVersion();
@@ -330,6 +337,7 @@ export const createScheduledTaskService = ({
       const sealed: StoredAdaptorDetails | undefined = await sealAdaptorDetails({ incoming: incomingDetails, stored: previous?.adaptor, owner: { tenantId, taskId: id }, cipher });
       const next: StoredTask = { task: composed.record, ...(sealed ? { adaptor: sealed } : {}) };
       try {
+        writeSent = true;
         await repository.write(tenantId, next, previous?.task.Version, composed.scheduleChanged);
       } catch (error) {
         // The client named the version it edited: someone saved first, so its edit is stale (409), not retried.
@@ -337,7 +345,7 @@ export const createScheduledTaskService = ({
         throw error;
       }
       return { record: composed.record, recurrence: composed.recurrence, adaptor: sealed };
-    });
+    }).catch(giveBackUnwritten);
 
     const state = await synchronise(tenantId, record, recurrence, clock(), !isUpdate);
     return { created: !isUpdate, task: taskView({ ...record, ScheduleState: state }, adaptor) };

@@ -18,6 +18,11 @@ export interface StoredTask {
 export interface ScheduledTaskStore {
   /** The next task ID of the tenant's sequence (taken before sealing: the ID is part of each secret's context). */
   nextId(tenantId: number): Promise<number>;
+  /**
+   * Gives back an ID a create took and wrote nothing with (its seal failed, or it was refused), so the sequence is as
+   * it was; false when a later ID was taken meanwhile (the ID then stays a gap).
+   */
+  giveBackId(tenantId: number, id: number): Promise<boolean>;
   /** The task, strongly consistent, or undefined (another tenant's task is never found). */
   get(tenantId: number, id: number): Promise<StoredTask | undefined>;
   /**

@@ -29,6 +29,12 @@ const memoryRepository = () => {
       sequences.set(tenantId, value);
       return value;
     },
+    giveBackId: async (tenantId, id) => {
+      if (sequences.get(tenantId) !== id) return false;
+      if (id === 1) sequences.delete(tenantId);
+      else sequences.set(tenantId, id - 1);
+      return true;
+    },
     get: async (tenantId, id) => structuredClone(items.get(key(tenantId, id))),
     write: async (tenantId, next, expectedVersion, clearRunState = false) => {
       const stored = items.get(key(tenantId, next.task.ID));
@@ -434,6 +440,20 @@ describe('round trips', () => {
     expect(await reader.get(principal, 1)).toMatchObject({ ID: 1, Runs: [run] });
     await expect(reader.get(other, 1)).rejects.toMatchObject({ status: 404 });
     expect(reads).toEqual(['getWithRuns', 'getWithRuns']);
+  });
+
+  it('gives the ID back when a create cannot seal (KMS down or refused): the sequence is as it was, nothing written', async () => {
+    const sealFails = createScheduledTaskService({
+      repository: store.repository,
+      cipher: { seal: async () => Promise.reject(Object.assign(new Error('not authorized to kms:GenerateDataKey'), { name: 'AccessDeniedException' })), open: cipher.open },
+      syncSchedule: async () => 'Enabled',
+      requestSync: async () => undefined,
+      clock: () => now,
+    });
+    await expect(sealFails.save(principal, { ...hourly, AdaptorDetails: { Name: 'Ledger', TokenDetails: { Provider: 'Xero', TokenKey: 'tk-1', TokenSecret: 'ts-1' } } })).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    expect([store.items.size, store.sequences.get(principal.tenantId)]).toEqual([0, undefined]);
+    const { task } = await service().save(principal, { ...hourly, AdaptorDetails: { Name: 'Ledger', TokenDetails: { Provider: 'Xero', TokenKey: 'tk-1', TokenSecret: 'ts-1' } } });
+    expect(task.ID).toBe(1);
   });
 
   it('seals each credential of a create once (the size check before the ID uses a bound), and the bound holds', async () => {
