@@ -30,8 +30,11 @@ export const scheduledTaskSave = {
   requestBody: { schema: ScheduledTask, required: true, xmlSchema: ScheduledTaskXml },
   success: { status: 200, schema: ScheduledTaskAnswer, description: 'The task was updated (201 with Location when created).' , also: [{ status: 201, description: 'The task was created; Location is its URL.' }] },
   problems: [...bodyProblems, 404, 409],
-  /** Read the stored task; the ID sequence and the update and schedule state (UpdateItem); a create (PutItem). */
-  tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  /**
+   * Read the stored task; the ID sequence and the update and schedule state (UpdateItem); a create (PutItem); an ID
+   * given back by a create that wrote nothing (DeleteItem of the sequence item its ID created, or UpdateItem).
+   */
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   /** Sync the task's schedule, seal its credentials (GenerateDataKey only), queue a sync retry (SendMessage only). */
   grants: ['manageSchedules', 'sealSecrets', 'sendScheduleSync'],
 } as const satisfies Operation;
