@@ -13,9 +13,6 @@ import { describeError, logger } from '#shared/observability/logger';
 import { unsyncedPartition, unsyncedShardCount, unsyncedTaskOf, unsyncedTasksIndex } from './keys';
 import { ScheduleSyncFailed } from './schedules';
 
-// The reconciler's own schedule is the platform's (the CDK data stack and the local stack create it).
-export { reconcilerSchedule, reconcilerScheduleRequest, type ReconcilerScheduleTarget } from '#shared/schedules/reconciler-schedule';
-
 /** What one pass did (logged by the consumer; tests read it). */
 export interface ReconcileReport {
   /** Index entries read. */
