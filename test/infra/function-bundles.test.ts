@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
 import { consumedQueueDefinitions } from '#shared/events/queues';
 import type { ResourceGrant } from '#shared/events/resource-grants';
+import { resourceGrants } from '#shared/operations/grants';
 import { operations } from '#shared/operations/index';
+import { testGrantResources } from '#test/support/grant-resources';
 import { esbuildOptionsFor } from '#test/bench/bundles';
 
 /** Every function's module with the grants it holds (the authorizer holds none). */
@@ -63,18 +65,21 @@ const importChains = async (module: string, dependency: string): Promise<string[
   return [...chains];
 };
 
-/** The AWS SDK clients a grant needs at run time (the Encryption SDK's KMS client is a lazy chunk, never the bundle). */
-const clientsOf: ReadonlyMap<ResourceGrant, string> = new Map<ResourceGrant, string>([
-  ['sendDocumentEvents', '@aws-sdk/client-sqs'],
-  ['sendPayments', '@aws-sdk/client-sqs'],
-  ['sendTaskWork', '@aws-sdk/client-sqs'],
-  ['sendTaskRuns', '@aws-sdk/client-sqs'],
-  ['sendScheduleSync', '@aws-sdk/client-sqs'],
-  ['sendReceiptCompletions', '@aws-sdk/client-sqs'],
-  ['readWebhookSecret', '@aws-sdk/client-secrets-manager'],
-  ['manageSchedules', '@aws-sdk/client-scheduler'],
+/**
+ * The AWS SDK client each grant needs at run time, read from the statements the grant itself writes (grants.ts):
+ * `sqs:` needs client-sqs, `scheduler:` client-scheduler, `secretsmanager:` client-secrets-manager. `kms:` needs none
+ * in the bundle (the Encryption SDK and its KMS client are a lazy chunk), nor does `iam:PassRole` (no call of its own).
+ */
+const clientOfService = new Map([
+  ['sqs', '@aws-sdk/client-sqs'],
+  ['scheduler', '@aws-sdk/client-scheduler'],
+  ['secretsmanager', '@aws-sdk/client-secrets-manager'],
 ]);
-const clients = ['@aws-sdk/client-sqs', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-scheduler', '@aws-sdk/client-kms'];
+const grantResources = testGrantResources({ table: { name: 'table', arn: 'arn:aws:dynamodb:us-east-1:123456789012:table/table' }, queueHost: 'http://queues' });
+const clientsOf = (grant: ResourceGrant): string[] =>
+  resourceGrants[grant](grantResources).statements.flatMap((statement) => statement.actions.flatMap((action) => clientOfService.get(action.split(':')[0] ?? '') ?? []));
+/** Every client a function could carry: those the grants need, and KMS, which none may bundle. */
+const clients = [...new Set(clientOfService.values()), '@aws-sdk/client-kms'];
 
 describe('function bundles', () => {
   it.each(modules)('%s bundles no zod', async (module) => {
@@ -86,7 +91,7 @@ describe('function bundles', () => {
   });
 
   it.each(modules)('%s bundles only the AWS SDK clients its grants use', async (module) => {
-    const needed = new Set((functionGrants.get(module) ?? []).flatMap((grant) => clientsOf.get(grant) ?? []));
+    const needed = new Set((functionGrants.get(module) ?? []).flatMap(clientsOf));
     for (const client of clients) {
       // If this fails, the chain names the import that pulls the client in: build the client where it is used
       // (a wiring function, not module scope), so esbuild leaves it out of the functions that never call it.
