@@ -28,14 +28,16 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
     throw new Error('Unauthorized');
   }
   try {
-    const principal = await verify(authorization);
+    const { principal, validity } = await verify(authorization);
     return {
       principalId: `tenant-${principal.tenantId}/user-${principal.userId}`,
       policyDocument: {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) }],
       },
-      context: toAuthorizerContext(principal),
+      // The token's window goes with the tenancy: API Gateway serves this answer from its cache until the result TTL
+      // ends, and each function refuses it once the token has expired (principal.ts `tokenLapse`).
+      context: toAuthorizerContext(principal, validity),
     };
   } catch (error) {
     if (error instanceof InvalidToken) {

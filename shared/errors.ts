@@ -28,6 +28,8 @@ export const problemKinds = {
   notFound: { status: 404, title: 'Not Found', type: 'about:blank' },
   methodNotAllowed: { status: 405, title: 'Method Not Allowed', type: 'about:blank' },
   notAcceptable: { status: 406, title: 'Not Acceptable', type: 'about:blank' },
+  /** The local gateway's, for a client too slow to send its request (node:http's limits). */
+  requestTimeout: { status: 408, title: 'Request Timeout', type: 'about:blank' },
   conflict: { status: 409, title: 'Conflict', type: 'about:blank' },
   nameTaken: { status: 409, title: 'Name already in use', type: problemType('name-taken') },
   staleVersion: { status: 409, title: 'Stale version', type: problemType('stale-version') },
@@ -37,6 +39,8 @@ export const problemKinds = {
   payloadTooLarge: { status: 413, title: 'Content Too Large', type: 'about:blank' },
   recordTooLarge: { status: 413, title: 'Record too large to store', type: problemType('record-too-large') },
   unsupportedMediaType: { status: 415, title: 'Unsupported Media Type', type: 'about:blank' },
+  /** The local gateway's, for an `Expect` other than 100-continue (RFC 9110 §10.1.1). */
+  expectationFailed: { status: 417, title: 'Expectation Failed', type: 'about:blank' },
   idempotencyKeyReused: { status: 422, title: 'Idempotency key reused', type: problemType('idempotency-key-reused') },
   tooManyRequests: { status: 429, title: 'Too Many Requests', type: 'about:blank' },
   internal: { status: 500, title: 'Internal Server Error', type: 'about:blank' },

@@ -98,7 +98,8 @@ export class OperationsApi extends Construct {
     });
 
     // REQUEST authorizer keyed on the Authorization header: API Gateway answers 401 itself when it is missing,
-    // and caches each token's policy for five minutes, so a client's burst costs one verification.
+    // and caches each token's policy for five minutes, so a client's burst costs one verification. The cache ignores
+    // the token's exp: the context carries it and every function refuses an expired token (shared/http/README.md).
     this.authorizer = new RequestAuthorizer(this, 'BearerAuthorizer', {
       authorizerName: 'bearer-token',
       handler: props.authorizerFunction,

@@ -10,6 +10,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { apiBasePath, operations as manifestOperations, resourceOf, stageName, type Operation } from '#shared/operations/index';
+import { ApiError, problemKinds } from '#shared/errors';
 import type { GatewayResponseType } from '#shared/http/gateway-responses';
 import { rawHeaderLines, RepeatedHeader, repeatedOnceOnlyHeader } from '#shared/http/header-lines';
 import { gatewaySecurityHeaders, requestIdHeader } from '#shared/http/headers';
@@ -46,6 +47,12 @@ export const maxRequestLineAndHeaderBytes = 10_240;
  * same problem from the server's `clientError` handler: no refusal is ever a bare status line.
  */
 const nodeMaxHeaderBytes = 64 * 1024;
+/**
+ * node:http keeps the first 2,000 header lines of a request and silently drops the rest (`maxHeadersCount`). The
+ * gateway must see every line (a repeated Authorization at line 2,001 is still repeated), so there is no count limit:
+ * the header section's size (above) bounds it.
+ */
+const nodeMaxHeadersCount = 0;
 const logToStderr = (line: string) => void process.stderr.write(`${line}\n`);
 
 export interface GatewayOptions {
@@ -69,6 +76,13 @@ export interface GatewayOptions {
   readonly maxLambdaPayloadBytes?: number;
   /** The authorizer's result TTL: 300 s, like the stack. */
   readonly authorizerCacheTtlMs?: number;
+  /**
+   * node:http's limits on a slow client (its defaults: 60 s for the header section, 300 s for the whole request,
+   * checked every 30 s); past them the request is refused with a 408 problem. Tests shorten them.
+   */
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
+  readonly connectionsCheckingIntervalMs?: number;
   readonly binaryMediaTypes?: readonly string[];
   /**
    * The responses the gateway makes by itself, by type: the local stack's are the template's
@@ -141,40 +155,92 @@ const gatewayHeaders = (requestId: string): Record<string, string> => ({
   'x-amzn-RequestId': requestId,
 });
 
-/** Sends a gateway response as API Gateway renders it (gateway-responses.ts), with the request id it adds. */
+/**
+ * What the gateway refuses a request with: one of its gateway responses (as the template declares it), or a problem
+ * of its own for what API Gateway has no gateway response type for (a once-only header on several lines, an unknown
+ * `Expect`, a client too slow to send its request), with the gateway's headers.
+ */
+type Refusal = GatewayResponseType | ApiError;
+
+/** The problem of an unknown expectation (RFC 9110 §10.1.1): only `100-continue` is defined. */
+const expectationFailed = () =>
+  new ApiError(problemKinds.expectationFailed, 'The Expect header asks for an expectation this API does not meet; only 100-continue is supported.');
+/** The problem of a client that did not send its header section, or its whole request, in time (node:http's limits). */
+const requestTimedOut = () => new ApiError(problemKinds.requestTimeout, 'The request was not received in time.');
+
+/** Sends a refusal as API Gateway renders it (gateway-responses.ts), with the request id it adds. */
 const gatewayResponder = (responses: GatewayResponseSet) => {
-  const render = (type: GatewayResponseType, requestId: string) => {
-    const rendered = renderGatewayResponse(responses, type, { requestId, stage: stageName });
+  const render = (refusal: Refusal, requestId: string) => {
+    if (refusal instanceof ApiError) {
+      // The function stack's own problem (the same answer whichever refuses it), with the gateway's headers.
+      const body = JSON.stringify(toProblem(refusal, requestId));
+      const headers = { 'Content-Type': 'application/problem+json', 'Content-Length': String(Buffer.byteLength(body)), ...refusal.headers, ...gatewayHeaders(requestId) };
+      return { status: refusal.status, headers, body };
+    }
+    const rendered = renderGatewayResponse(responses, refusal, { requestId, stage: stageName });
     return { ...rendered, headers: { ...rendered.headers, 'x-amzn-RequestId': requestId } };
   };
   return {
-    send: (response: ServerResponse, type: GatewayResponseType, requestId: string, close = false) => {
-      const { status, headers, body } = render(type, requestId);
+    send: (response: ServerResponse, refusal: Refusal, requestId: string, close = false) => {
+      const { status, headers, body } = render(refusal, requestId);
       response.writeHead(status, { ...headers, ...(close ? { Connection: 'close' } : {}) });
       response.end(body);
     },
-    /** For requests node:http refuses before they become requests (header section too large, unparsable): raw HTTP. */
-    writeToSocket: (socket: Socket, type: GatewayResponseType) => {
-      const { status, headers, body } = render(type, newRequestIds().requestId);
+    /**
+     * For requests node:http takes off its own path (a CONNECT) or refuses before they become requests (header section
+     * too large, unparsable, too slow): raw HTTP, then the connection is closed. Returns the request id it answered with.
+     */
+    writeToSocket: (socket: Socket, refusal: Refusal): string => {
+      const { requestId } = newRequestIds();
+      const { status, headers, body } = render(refusal, requestId);
       const head = Object.entries({ ...headers, Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
       socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head.join('')}\r\n${body}`);
+      return requestId;
     },
   };
 };
 
+/** A refusal's name in the access log: the gateway response type, or the problem's status. */
+const refusalName = (refusal: Refusal): string => (refusal instanceof ApiError ? String(refusal.status) : refusal);
+
 /**
- * A once-only header on several lines, refused before routing and before the authorizer (or its cache): the gateway's
- * headers with the function stack's own problem naming the header, so the answer is the same whichever refuses it.
+ * What each connection has in flight: the responses it owes (node:http answers pipelined requests in order, so a
+ * refusal written straight to the socket must wait for them), and the request whose body is being read (a body
+ * node:http cannot parse, or that comes too slowly, is that request's to refuse, through its own response).
  */
-const sendRepeatedHeaderProblem = (response: ServerResponse, error: RepeatedHeader, requestId: string) => {
-  const body = JSON.stringify(toProblem(error, requestId));
-  response.writeHead(error.status, {
-    'Content-Type': 'application/problem+json',
-    'Content-Length': String(Buffer.byteLength(body)),
-    ...gatewayHeaders(requestId),
-    Connection: 'close',
-  });
-  response.end(body);
+interface Connection {
+  readonly owed: Set<ServerResponse>;
+  readonly whenSettled: (() => void)[];
+  reading?: { readonly request: IncomingMessage; readonly refuse: (refusal: Refusal) => void };
+}
+const connections = new WeakMap<Socket, Connection>();
+
+const connectionOf = (socket: Socket): Connection => {
+  let connection = connections.get(socket);
+  if (!connection) {
+    connection = { owed: new Set(), whenSettled: [] };
+    connections.set(socket, connection);
+  }
+  return connection;
+};
+
+/** Notes a response the connection owes until it is sent (or the connection is gone). */
+const owe = (socket: Socket, response: ServerResponse): void => {
+  const connection = connectionOf(socket);
+  connection.owed.add(response);
+  const settle = () => {
+    if (!connection.owed.delete(response) || connection.owed.size > 0) return;
+    for (const next of connection.whenSettled.splice(0)) next();
+  };
+  response.once('finish', settle);
+  response.once('close', settle);
+};
+
+/** Runs `next` once every response the connection owes has been sent: at once when it owes none. */
+const afterOwedResponses = (socket: Socket, next: () => void): void => {
+  const connection = connectionOf(socket);
+  if (connection.owed.size === 0) next();
+  else connection.whenSettled.push(next);
 };
 
 /** The size API Gateway's quota counts: the request line (`GET /api/x HTTP/1.1`) and every header value, in bytes. */
@@ -187,8 +253,11 @@ const requestLineAndHeaderBytes = (request: IncomingMessage): number => {
   return size;
 };
 
-/** Reads the body up to `limit` bytes; past it, stops keeping data (the rest is drained and dropped). */
-const readBody = (request: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> =>
+/**
+ * Reads the body up to `limit` bytes; past it, stops keeping data (the rest is drained and dropped). A body node:http
+ * refuses while it is read (bad chunked encoding, too slow: the server's `clientError`) resolves to that refusal.
+ */
+const readBody = (request: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | { readonly refused: Refusal }> =>
   new Promise((resolve, reject) => {
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
@@ -196,6 +265,11 @@ const readBody = (request: IncomingMessage, limit: number): Promise<Buffer | 'to
       resolve('too-large');
       return;
     }
+    const connection = connectionOf(request.socket);
+    connection.reading = { request, refuse: (refused) => resolve({ refused }) };
+    request.once('end', () => {
+      if (connection.reading?.request === request) delete connection.reading;
+    });
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
@@ -287,6 +361,7 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
   const serveReference = createApiReference({ resolveModule, headers: gatewayHeaders });
 
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    owe(request.socket, response);
     const started = Date.now();
     const { requestId, extendedRequestId } = newRequestIds();
     const method = request.method ?? 'GET';
@@ -295,9 +370,9 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
     const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);
     const rawQuery = queryStart === -1 ? '' : url.slice(queryStart + 1);
     const finish = (outcome: string) => log(`[gateway] ${method} ${rawPath} ${response.statusCode} ${Date.now() - started}ms ${requestId}${outcome ? ` ${outcome}` : ''}`);
-    const reject = (type: GatewayResponseType, detail = '', close = false) => {
-      responder.send(response, type, requestId, close);
-      finish(detail || type);
+    const reject = (refusal: Refusal, detail = '', close = false) => {
+      responder.send(response, refusal, requestId, close);
+      finish(detail || refusalName(refusal));
     };
 
     // The front door refuses oversized request lines and headers before any routing, authorizer or function.
@@ -319,8 +394,8 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
     // case form, is refused here: before routing, before the authorizer runs or its cache is read, before any function.
     const repeated = repeatedOnceOnlyHeader(lines);
     if (repeated) {
-      sendRepeatedHeaderProblem(response, new RepeatedHeader(repeated), requestId);
-      finish(repeated.header === 'Host' ? 'several Host headers' : `${repeated.header} header on ${repeated.lines} lines`);
+      // The function stack's own problem naming the header, so the answer is the same whichever refuses it.
+      reject(new RepeatedHeader(repeated), repeated.header === 'Host' ? 'several Host headers' : `${repeated.header} header on ${repeated.lines} lines`, true);
       request.resume();
       return;
     }
@@ -348,6 +423,11 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
       reject('REQUEST_TOO_LARGE', '', true);
       // Drain what the client is still sending, but not forever.
       setTimeout(() => request.socket.destroy(), 10_000).unref();
+      return;
+    }
+    if (!Buffer.isBuffer(body)) {
+      // node:http could not read the body (it closes the connection after this answer).
+      reject(body.refused, `the body could not be read: ${refusalName(body.refused)}`, true);
       return;
     }
 
@@ -412,23 +492,73 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
   };
 };
 
+/** What a request node:http refuses by itself is answered with: its own answer would be a bare status line. */
+const clientErrorRefusal = (code: string | undefined): Refusal =>
+  code === 'HPE_HEADER_OVERFLOW' ? 'REQUEST_TOO_LARGE' : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? requestTimedOut() : 'DEFAULT_4XX';
+
 export const startGateway = async (options: GatewayOptions & { port: number; host?: string }): Promise<RunningGateway> => {
   const responder = gatewayResponder(options.gatewayResponses ?? sharedGatewayResponseSet());
+  const log = options.log ?? logToStderr;
   const handle = createGatewayHandler(options, responder);
-  const server = createServer({ maxHeaderSize: nodeMaxHeaderBytes, requireHostHeader: false }, (request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      (options.log ?? logToStderr)(`[gateway] unexpected failure: ${String(error)}`);
-      if (!response.headersSent) responder.send(response, 'DEFAULT_5XX', 'unknown');
-      else response.destroy();
-    });
-  });
+  const server = createServer(
+    {
+      maxHeaderSize: nodeMaxHeaderBytes,
+      requireHostHeader: false,
+      ...(options.headersTimeoutMs === undefined ? {} : { headersTimeout: options.headersTimeoutMs }),
+      ...(options.requestTimeoutMs === undefined ? {} : { requestTimeout: options.requestTimeoutMs }),
+      ...(options.connectionsCheckingIntervalMs === undefined ? {} : { connectionsCheckingInterval: options.connectionsCheckingIntervalMs }),
+    },
+    (request, response) => {
+      handle(request, response).catch((error: unknown) => {
+        log(`[gateway] unexpected failure: ${String(error)}`);
+        if (!response.headersSent) responder.send(response, 'DEFAULT_5XX', 'unknown');
+        else response.destroy();
+      });
+    },
+  );
+  server.maxHeadersCount = nodeMaxHeadersCount;
+  // Every way node:http takes a request off the 'request' path is answered with a gateway problem, never dropped and
+  // never a bare status line (infra/local/README.md, "How faithful the gateway is"). An `Upgrade` request (WebSocket,
+  // h2c) needs no listener: without an 'upgrade' listener node:http serves it as an ordinary request, the Upgrade
+  // ignored (RFC 9110 §7.8), as API Gateway's REST APIs do.
+  //
+  // Unparsable, too large or too slow: a request node:http could not read. The answers the connection still owes
+  // (pipelined requests before it) are sent first; a body it could not read is its own request's to refuse.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    (options.log ?? logToStderr)(`[gateway] refused a request node:http could not parse: ${error.code ?? error.message}`);
-    responder.writeToSocket(socket, error.code === 'HPE_HEADER_OVERFLOW' ? 'REQUEST_TOO_LARGE' : 'DEFAULT_4XX');
+    const refusal = clientErrorRefusal(error.code);
+    const reading = connections.get(socket)?.reading;
+    if (reading && !reading.request.complete) {
+      reading.refuse(refusal);
+      return;
+    }
+    afterOwedResponses(socket, () => {
+      if (!socket.writable) return void socket.destroy();
+      const requestId = responder.writeToSocket(socket, refusal);
+      log(`[gateway] refused a request node:http could not read (${error.code ?? error.message}): ${refusalName(refusal)} ${requestId}`);
+    });
+  });
+  // CONNECT (a tunnel through a proxy): its target is an authority (`host:port`), not a path under the API, so no
+  // route can match; node:http hands the socket over and, with no listener, closes it unanswered.
+  server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    afterOwedResponses(socket, () => {
+      if (!socket.writable) return void socket.destroy();
+      const requestId = responder.writeToSocket(socket, 'DEFAULT_4XX');
+      log(`[gateway] CONNECT ${request.url ?? ''} 400 refused: no route takes a CONNECT ${requestId}`);
+    });
+  });
+  // An Expect other than 100-continue (node:http answers those itself, then emits 'request'): 417 as a problem, and
+  // the connection is closed, since the client may still send a body it was not asked for.
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    owe(request.socket, response);
+    const { requestId } = newRequestIds();
+    responder.send(response, expectationFailed(), requestId, true);
+    request.resume();
+    log(`[gateway] ${request.method ?? ''} ${request.url ?? ''} 417 unknown expectation ${requestId}`);
   });
   const host = options.host ?? '127.0.0.1';
   const port = await listen(server, options.port, host);

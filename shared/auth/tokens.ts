@@ -1,7 +1,7 @@
 // Authentication: bearer-token verification with jose. Locally an HS256 dev secret; on AWS the JWKS and issuer
 // of any OIDC provider. Configuration is read once, at first use, and fails fast when incomplete.
 import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
-import { PrincipalClaims, type Principal } from './principal';
+import { PrincipalClaims, tokenClockToleranceSeconds, wholeSeconds, type AuthorizedPrincipal, type Principal } from './principal';
 
 /** Used only by the local stack and tests. Never set on AWS (the stack configures JWKS instead). */
 export const localDevSecret = 'local-dev-secret-for-the-business-platform-api-only';
@@ -42,24 +42,27 @@ export const tokenVerifierConfigFromEnv = (env: NodeJS.ProcessEnv = process.env)
 const bearerPattern = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 const maxTokenLength = 8 * 1024;
 
-/** Verifies `Authorization: Bearer <JWT>` and returns the principal; throws InvalidToken with a safe message. */
+/**
+ * Verifies `Authorization: Bearer <JWT>` and returns the principal with its token's validity window (for the
+ * authorizer context: principal.ts); throws InvalidToken with a safe message.
+ */
 export const createTokenVerifier = (config: TokenVerifierConfig) => {
   const key: Uint8Array | JWTVerifyGetKey =
     config.mode === 'hs256' ? new TextEncoder().encode(config.secret) : createRemoteJWKSet(new URL(config.jwksUrl));
   const algorithms = config.mode === 'hs256' ? ['HS256'] : ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'];
 
-  return async (authorization: string | undefined): Promise<Principal> => {
+  return async (authorization: string | undefined): Promise<AuthorizedPrincipal> => {
     if (!authorization) throw new InvalidToken('missing bearer token');
     if (authorization.length > maxTokenLength) throw new InvalidToken('token too long');
     const match = bearerPattern.exec(authorization.trim());
     if (!match?.[1]) throw new InvalidToken('malformed bearer token');
-    let payload: unknown;
+    let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(match[1], key as Uint8Array, {
         algorithms,
         issuer: config.issuer,
         ...(config.audience ? { audience: config.audience } : {}),
-        clockTolerance: 5,
+        clockTolerance: tokenClockToleranceSeconds,
         requiredClaims: ['exp'],
       }));
     } catch (error) {
@@ -67,7 +70,12 @@ export const createTokenVerifier = (config: TokenVerifierConfig) => {
     }
     const claims = PrincipalClaims.safeParse(payload);
     if (!claims.success) throw new InvalidToken('token lacks tenancy claims');
-    return claims.data;
+    // jose checked exp (required) and nbf are finite numbers; the window must also be whole seconds a function can
+    // compare exactly, so a NumericDate beyond the safe integers (1e300: a token that never expires) is refused.
+    const exp = wholeSeconds(payload.exp);
+    const nbf = payload.nbf === undefined ? undefined : wholeSeconds(payload.nbf);
+    if (exp === undefined || (payload.nbf !== undefined && nbf === undefined)) throw new InvalidToken('token validity out of range');
+    return { principal: claims.data, validity: { exp, ...(nbf === undefined ? {} : { nbf }) } };
   };
 };
 

@@ -115,3 +115,18 @@ export const gatewayResponse = (type: GatewayResponseType): GatewayResponseDefin
   if (!found) throw new Error(`No gateway response of type ${type}`);
   return found;
 };
+
+/**
+ * A gateway response as a function sends it: for a refusal the gateway would have made itself had its authorizer
+ * cache not answered instead (a token that expired after its Allow was cached: shared/http/README.md). The same status,
+ * body and headers as the installed gateway response (`gatewayResponseSettings`), with the request id substituted as
+ * API Gateway substitutes `$context.requestId`; the caller adds `X-Request-Id` as for every answer.
+ */
+export const gatewayResponseFromFunction = (type: GatewayResponseType, requestId: string) => {
+  const definition = gatewayResponse(type);
+  return {
+    statusCode: definition.kind.status,
+    headers: { ...gatewaySecurityHeaders, 'Content-Type': 'application/problem+json', ...definition.headers },
+    body: gatewayProblemTemplate(definition).replace('"$context.requestId"', JSON.stringify(requestId)),
+  };
+};

@@ -1,11 +1,11 @@
 // HTTP entry: the one middy stack every operation (the webhook too) runs, built from the operation's manifest entry.
 // Flow: case-insensitive headers -> request id & security headers -> problem responses -> a repeated once-only header
-// is refused -> content negotiation -> authentication -> body/path/query parsing and validation -> handler -> response
-// serialisation.
+// is refused -> authentication (the principal, and its token not expired) -> content negotiation -> body/path/query
+// parsing and validation -> handler -> response serialisation.
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { principalFromAuthorizerContext, type Principal } from '#shared/auth/principal';
+import { principalFromAuthorizerContext, tokenLapse, type Principal } from '#shared/auth/principal';
 import {
   ApiError,
   NotAcceptable,
@@ -26,8 +26,9 @@ import { assertJsonNumbersStorable } from './codecs/json-numbers';
 import { parseForm } from './codecs/form';
 import { parseJsonBody } from './codecs/json';
 import { loadXmlParser, parseXml, serializeXml } from './codecs/xml';
+import { gatewayResponseFromFunction, type GatewayResponseType } from './gateway-responses';
 import { ambiguousOnceOnlyHeader, eventHeaderLines, normalizedHeaderMaps, RepeatedHeader, type RepeatedHeaderFinding } from './header-lines';
-import { requestIdHeader, securityHeaders } from './headers';
+import { gatewaySecurityHeaders, requestIdHeader, securityHeaders } from './headers';
 import {
   acceptedContentCodings,
   isShortToken,
@@ -88,6 +89,21 @@ interface Internal extends Record<string, unknown> {
   responseType?: string;
   startedAt?: number;
   ambiguousHeader?: RepeatedHeaderFinding | undefined;
+  principal?: Principal;
+  /** The answer is a gateway response (`GatewayRefusal`): it keeps the gateway's security headers. */
+  gatewayAnswer?: boolean;
+}
+
+/**
+ * A refusal the gateway itself makes for a request it sees (an expired token, when no cached Allow stands in the
+ * way): a function that meets one answers the gateway's own response, so the client gets the same answer whichever
+ * refused it.
+ */
+class GatewayRefusal extends Error {
+  override readonly name = 'GatewayRefusal';
+  constructor(readonly type: GatewayResponseType, reason: string) {
+    super(reason);
+  }
 }
 
 /** The validated input of each in-flight event, handed from parseRequest to the handler without touching either. */
@@ -128,7 +144,8 @@ const responseHeaders = (operation: CompiledOperation): HttpMiddleware => {
   const finish = (request: HttpRequest) => {
     const response = request.response as APIGatewayProxyResult | undefined;
     if (!response) return;
-    response.headers = { ...response.headers, ...securityHeaders, [requestIdHeader]: requestIdOf(request) };
+    const security = request.internal.gatewayAnswer ? gatewaySecurityHeaders : securityHeaders;
+    response.headers = { ...response.headers, ...security, [requestIdHeader]: requestIdOf(request) };
     logger.info('request completed', {
       operationId: operation.operationId,
       status: response.statusCode,
@@ -153,10 +170,35 @@ const prefersXml = (operation: CompiledOperation, accept: string | undefined): b
 /** Turns any error into a problem response (XML when the client prefers XML). Logs 5xx with safe fields only. */
 const problemResponses = (operation: CompiledOperation): HttpMiddleware => ({
   onError: (request) => {
+    if (request.error instanceof GatewayRefusal) {
+      logger.info('request refused', { status: 401, reason: request.error.message });
+      request.internal.gatewayAnswer = true;
+      request.response = gatewayResponseFromFunction(request.error.type, requestIdOf(request));
+      return;
+    }
     const error = toApiError(request.error);
     if (error.status >= 500) logger.error('request failed', describeError(request.error));
     else logger.info('request refused', { status: error.status, problemType: error.kind.type });
     request.response = problemResponse(error, requestIdOf(request), prefersXml(operation, header(request.event, 'accept')));
+  },
+});
+
+/**
+ * Who is calling: the principal from the authorizer's context, before anything else reads the request (the gateway
+ * runs its authorizer before the function, after refusing a repeated once-only header). API Gateway serves the
+ * authorizer's Allow from its cache for the result TTL whatever the token's `exp` says, so the context carries the
+ * token's window and a token that has lapsed since is refused here, with the gateway's own 401 (the answer the
+ * gateway gives the same token on a cache miss). A context without a valid principal or `exp` is refused too (401).
+ */
+const authenticate = (operation: CompiledOperation): HttpMiddleware => ({
+  before: (request) => {
+    if (operation.auth !== 'bearer') return;
+    const authorized = principalFromAuthorizerContext(request.event.requestContext?.authorizer);
+    if (!authorized) throw new Unauthorized();
+    const lapse = tokenLapse(authorized.validity);
+    if (lapse) throw new GatewayRefusal('UNAUTHORIZED', `token ${lapse}`);
+    request.internal.principal = authorized.principal;
+    logger.appendKeys({ tenantId: authorized.principal.tenantId });
   },
 });
 
@@ -262,16 +304,11 @@ const singleQueryParameters = (event: APIGatewayProxyEvent): Record<string, stri
   return event.queryStringParameters ?? {};
 };
 
-/** Authenticates (from the authorizer's context) and parses, coerces and validates path, query and body. */
+/** Parses, coerces and validates path, query and body. */
 const parseRequest = (operation: CompiledOperation): HttpMiddleware => ({
   before: async (request) => {
     const { event } = request;
-    let principal: Principal | undefined;
-    if (operation.auth === 'bearer') {
-      principal = principalFromAuthorizerContext(event.requestContext?.authorizer);
-      if (!principal) throw new Unauthorized();
-      logger.appendKeys({ tenantId: principal.tenantId });
-    }
+    const { principal } = request.internal;
 
     const path = operation.pathParameters ? validate(operation.pathParameters, event.pathParameters ?? {}, 'path') : undefined;
     const query = operation.query ? validate(operation.query, singleQueryParameters(event), 'query') : undefined;
@@ -316,6 +353,7 @@ const buildHandler = <O>(operation: CompiledOperation, handle: OperationHandler<
     .use(responseHeaders(operation))
     .use(problemResponses(operation))
     .use(refuseAmbiguousHeaders())
+    .use(authenticate(operation))
     .use(contentNegotiation(operation))
     .use(parseRequest(operation))
     .handler(async (event) => {

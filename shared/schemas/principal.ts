@@ -17,4 +17,20 @@ export const PrincipalClaims = z.object({
 
 /** The same principal as API Gateway hands it to functions: it turns context numbers into strings. */
 const contextId = z.union([z.int32().min(1), z.string().regex(/^[1-9][0-9]{0,9}$/).transform(Number).pipe(z.int32())]);
-export const AuthorizerPrincipal = z.object({ tenantId: contextId, websiteId: contextId, userId: contextId, organisationId });
+/**
+ * A token's `exp` or `nbf` as the authorizer hands it on: whole seconds since the epoch (shared/auth/principal.ts
+ * rounds them up), a number or the string API Gateway makes of it.
+ */
+const contextSeconds = z.union([z.int(), z.string().regex(/^(0|-?[1-9][0-9]{0,15})$/).transform(Number).pipe(z.int())]);
+/**
+ * The principal and its token's validity window (`exp` required: a context without it is refused, so an Allow cached
+ * before the authorizer passed it on, or by anything else, never reaches a handler).
+ */
+export const AuthorizerPrincipal = z.object({
+  tenantId: contextId,
+  websiteId: contextId,
+  userId: contextId,
+  organisationId,
+  exp: contextSeconds,
+  nbf: contextSeconds.optional(),
+});

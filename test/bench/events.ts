@@ -3,7 +3,7 @@
 // the webhook puts on the queue (shared/schemas/webhook-signature.ts for ids and signatures).
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context, SQSEvent } from 'aws-lambda';
-import { toAuthorizerContext, type Principal } from '#shared/auth/principal';
+import { epochSeconds, toAuthorizerContext, type Principal } from '#shared/auth/principal';
 import { signDevToken } from '#shared/auth/tokens';
 import type { QueuedDocumentEvent } from '#shared/schemas/messages/document-events';
 import { canonicalEvent, eventIdOf, signEvent } from '#shared/schemas/webhook-signature';
@@ -78,10 +78,11 @@ const incomingRequest = async (operation: Operation, route: MatchedRoute, reques
 
 /**
  * What API Gateway hands the integration after the REQUEST authorizer (functions/authorizer.ts) allowed the call:
- * the authorizer's context with every value as a string, plus principalId and integrationLatency.
+ * the authorizer's context with every value as a string, plus principalId and integrationLatency. The token's `exp` is
+ * an hour ahead (`bearerToken`'s are 12 hours long).
  */
 export const integrationContextOf = (principal: Principal): Record<string, unknown> => ({
-  ...Object.fromEntries(Object.entries(toAuthorizerContext(principal)).map(([key, value]) => [key, String(value)])),
+  ...Object.fromEntries(Object.entries(toAuthorizerContext(principal, { exp: epochSeconds() + 3600 })).map(([key, value]) => [key, String(value)])),
   principalId: `tenant-${principal.tenantId}/user-${principal.userId}`,
   integrationLatency: 0,
 });

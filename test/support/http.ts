@@ -102,22 +102,84 @@ export const apiLines = <TBody = unknown>(path: string, request: RawApiRequest):
     ['Connection', 'close'] as const,
   ];
   const head = `${request.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
+  // Written, not ended: node:http aborts a request whose client half-closes before the answer. `Connection: close`
+  // makes the server close the socket after answering.
+  return rawExchange(head + body).then(({ responses: [response] }) => {
+    if (!response) throw new Error(`no response to ${request.method ?? 'GET'} ${url.pathname}`);
+    return response as ApiResponse<TBody>;
+  });
+};
+
+export interface RawExchange {
+  /** Every response the server wrote, in order. */
+  readonly responses: readonly ApiResponse[];
+  /** Bytes after the last whole response (a response cut short), as text. */
+  readonly rest: string;
+  /** True when the server closed the connection; false when the wait ended first (the test's socket is then closed). */
+  readonly closedByServer: boolean;
+}
+
+/** Reads consecutive HTTP/1.1 responses (Content-Length or chunked bodies) from the bytes a server wrote. */
+const parseResponses = (raw: Buffer): { responses: ApiResponse[]; rest: string } => {
+  const responses: ApiResponse[] = [];
+  let offset = 0;
+  for (;;) {
+    const split = raw.indexOf('\r\n\r\n', offset);
+    if (split === -1) break;
+    const [statusLine = '', ...headerLines] = raw.subarray(offset, split).toString('latin1').split('\r\n');
+    const headers = new Headers();
+    for (const line of headerLines) headers.append(line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim());
+    let body: Buffer;
+    let next: number;
+    if (/chunked/i.test(headers.get('Transfer-Encoding') ?? '')) {
+      const chunks: Buffer[] = [];
+      let at = split + 4;
+      for (;;) {
+        const lineEnd = raw.indexOf('\r\n', at);
+        if (lineEnd === -1) return { responses, rest: raw.subarray(offset).toString('utf8') };
+        const size = Number.parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
+        if (size === 0) {
+          next = lineEnd + 4;
+          break;
+        }
+        chunks.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
+        at = lineEnd + 2 + size + 2;
+      }
+      body = Buffer.concat(chunks);
+    } else {
+      const length = Number(headers.get('Content-Length') ?? '0');
+      if (split + 4 + length > raw.length) break;
+      body = raw.subarray(split + 4, split + 4 + length);
+      next = split + 4 + length;
+    }
+    const text = body.toString('utf8');
+    const isJson = /[/+]json\b/i.test(headers.get('Content-Type') ?? '');
+    responses.push({ status: Number(statusLine.split(' ')[1]), headers, text, json: isJson && text ? JSON.parse(text) : undefined });
+    offset = next;
+  }
+  return { responses, rest: raw.subarray(offset).toString('utf8') };
+};
+
+/**
+ * Writes `bytes` as they are to the local stack's gateway over one raw connection (for requests no HTTP client sends:
+ * CONNECT, a bad chunked body, pipelined requests, an HTTP/2 preface) and reads what it answers until it closes the
+ * connection or `waitMs` passes. `halfClose` ends the client's side after writing (an HTTP/0.9 request has no other end).
+ */
+export const rawExchange = (bytes: string | Buffer, { halfClose = false, waitMs = 15_000 } = {}): Promise<RawExchange> => {
+  const url = new URL(apiBaseUrl());
   return new Promise((resolve, reject) => {
-    // Written, not ended: node:http aborts a request whose client half-closes before the answer. `Connection: close`
-    // makes the server close the socket after answering.
-    const socket = connect(Number(url.port), url.hostname, () => socket.write(head + body));
+    const socket = connect(Number(url.port), url.hostname, () => (halfClose ? socket.end(bytes) : socket.write(bytes)));
     const chunks: Buffer[] = [];
+    let closedByServer = true;
+    const timer = setTimeout(() => {
+      closedByServer = false;
+      socket.destroy();
+    }, waitMs);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);
     socket.on('close', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const split = raw.indexOf('\r\n\r\n');
-      const [statusLine = '', ...headerLines] = raw.slice(0, split).split('\r\n');
-      const headers = new Headers();
-      for (const line of headerLines) headers.append(line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim());
-      const text = raw.slice(split + 4);
-      const isJson = /[/+]json\b/i.test(headers.get('Content-Type') ?? '');
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, text, json: (isJson && text ? JSON.parse(text) : undefined) as TBody });
+      clearTimeout(timer);
+      resolve({ ...parseResponses(Buffer.concat(chunks)), closedByServer });
     });
   });
 };

@@ -7,19 +7,26 @@ import type * as source from '../../schemas/principal';
 
 const pattern0 = /^[^\u0000-\u001f\u007f#]+$/;
 const pattern1 = /^[1-9][0-9]{0,9}$/;
+const pattern2 = /^(0|-?[1-9][0-9]{0,15})$/;
 
 const nodes: readonly NodePlan[] = [
   /* 0 */ {"type":"object","shape":{"tenantId":{"node":1},"websiteId":{"node":1},"userId":{"node":1},"organisationId":{"node":2,"optin":"optional","optout":"optional"}}},
   /* 1 */ {"type":"number","checks":[{"check":"number_format","format":"int32"},{"check":"greater_than","value":1,"inclusive":true}]},
   /* 2 */ {"type":"optional","inner":3},
   /* 3 */ {"type":"string","checks":[{"check":"min_length","minimum":1},{"check":"max_length","maximum":128},{"check":"string_format","format":"regex","pattern":pattern0,"message":"must be printable text without \"#\""}]},
-  /* 4 */ {"type":"object","shape":{"tenantId":{"node":5},"websiteId":{"node":5},"userId":{"node":5},"organisationId":{"node":2,"optin":"optional","optout":"optional"}}},
+  /* 4 */ {"type":"object","shape":{"tenantId":{"node":5},"websiteId":{"node":5},"userId":{"node":5},"organisationId":{"node":2,"optin":"optional","optout":"optional"},"exp":{"node":11},"nbf":{"node":16,"optin":"optional","optout":"optional"}}},
   /* 5 */ {"type":"union","options":[1,6]},
   /* 6 */ {"type":"pipe","in":7,"out":10},
   /* 7 */ {"type":"pipe","in":8,"out":9},
   /* 8 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern1}]},
   /* 9 */ {"type":"transform","fn":"Number"},
   /* 10 */ {"type":"number","checks":[{"check":"number_format","format":"int32"}]},
+  /* 11 */ {"type":"union","options":[12,13]},
+  /* 12 */ {"type":"number","checks":[{"check":"number_format","format":"safeint"}]},
+  /* 13 */ {"type":"pipe","in":14,"out":12},
+  /* 14 */ {"type":"pipe","in":15,"out":9},
+  /* 15 */ {"type":"string","checks":[{"check":"string_format","format":"regex","pattern":pattern2}]},
+  /* 16 */ {"type":"optional","inner":11},
 ];
 
 export const PrincipalClaims = compiledSchema<typeof source.PrincipalClaims>(nodes, 0);

@@ -80,11 +80,14 @@ const rawGet = (path: string, headers: Record<string, string | string[]>) =>
     request.end();
   });
 
-/** Raw HTTP/1.1 over a socket, for requests whose exact bytes matter (header sizes) or that fetch refuses to send. */
-const rawExchange = (text: string) =>
+/**
+ * Raw HTTP/1.1 over a socket, for requests whose exact bytes matter (header sizes) or that fetch refuses to send. The
+ * client half-closes after writing, unless `stall` (it then never finishes its request: the gateway must end it).
+ */
+const rawExchangeWith = (target: RunningGateway, text: string, { stall = false } = {}) =>
   new Promise<{ status: number; headers: Map<string, string>; body: string }>((resolve, reject) => {
-    const { port } = new URL(gateway.baseUrl);
-    const socket = connect(Number(port), '127.0.0.1', () => socket.end(text));
+    const { port } = new URL(target.baseUrl);
+    const socket = connect(Number(port), '127.0.0.1', () => (stall ? socket.write(text) : socket.end(text)));
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);
@@ -98,29 +101,28 @@ const rawExchange = (text: string) =>
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
     });
   });
+const rawExchange = (text: string) => rawExchangeWith(gateway, text);
 
 const tooLargeDetail = "The request exceeds the gateway's limits: a 10 MB body, 10,240 bytes of request line and header values.";
 
-/** A raw response that must be the gateway's 400 problem (by default the generic one). */
-const expectRawBadRequest = (response: Awaited<ReturnType<typeof rawExchange>>, detail = 'The request was refused by the gateway.') => {
-  expect({ status: response.status, type: response.headers.get('content-type'), body: JSON.parse(response.body) as unknown }).toEqual({
-    status: 400,
-    type: 'application/problem+json',
-    body: { type: 'about:blank', title: 'Bad Request', status: 400, detail, instance: response.headers.get('x-request-id'), ...problemOutcome(400, detail) },
-  });
-};
-
-/** A raw response that must be the gateway's 413 problem, with the gateway's headers. */
-const expectRawTooLarge = (response: Awaited<ReturnType<typeof rawExchange>>) => {
+/** A raw response that must be a gateway problem, with the gateway's headers. */
+const expectRawGatewayProblem = (response: Awaited<ReturnType<typeof rawExchange>>, status: number, title: string, detail: string) => {
   const requestId = response.headers.get('x-request-id');
   expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
   for (const [name, value] of Object.entries(gatewaySecurityHeaders)) expect(response.headers.get(name.toLowerCase())).toBe(value);
   expect({ status: response.status, type: response.headers.get('content-type'), body: JSON.parse(response.body) as unknown }).toEqual({
-    status: 413,
+    status,
     type: 'application/problem+json',
-    body: { type: 'about:blank', title: 'Content Too Large', status: 413, detail: tooLargeDetail, instance: requestId, ...problemOutcome(413, tooLargeDetail) },
+    body: { type: 'about:blank', title, status, detail, instance: requestId, ...problemOutcome(status, detail) },
   });
 };
+
+/** A raw response that must be the gateway's 400 problem (by default the generic one). */
+const expectRawBadRequest = (response: Awaited<ReturnType<typeof rawExchange>>, detail = 'The request was refused by the gateway.') =>
+  expectRawGatewayProblem(response, 400, 'Bad Request', detail);
+
+/** A raw response that must be the gateway's 413 problem, with the gateway's headers. */
+const expectRawTooLarge = (response: Awaited<ReturnType<typeof rawExchange>>) => expectRawGatewayProblem(response, 413, 'Content Too Large', tooLargeDetail);
 
 describe('event shape', () => {
   it('builds the REST v1 proxy event: resource, paths, parameters, multi-value maps, stage and authorizer context', async () => {
@@ -490,5 +492,42 @@ describe('limits and failures', () => {
   it('answers 502 for a result that is not a valid proxy result', async () => {
     await expectGatewayProblem(await call('/malformed'), 502, 'Bad Gateway');
     expect(gatewayLog.some((line) => line.includes('malformed proxy response: body must be a string'))).toBe(true);
+  });
+});
+
+// Issue 21: node:http's limits on a slow client (60 s for the header section, 300 s for the whole request) end in a
+// 408 gateway problem, never a bare status line or a dropped connection. A gateway of its own, with the limits short.
+describe('a client too slow to send its request', () => {
+  let slowGateway: RunningGateway;
+  const slowLog: string[] = [];
+
+  beforeAll(async () => {
+    slowGateway = await startGateway({
+      port: 0,
+      operations,
+      authorizerModule: fixture('authorizer'),
+      headersTimeoutMs: 300,
+      requestTimeoutMs: 600,
+      connectionsCheckingIntervalMs: 50,
+      log: (line) => slowLog.push(line),
+    });
+  });
+
+  afterAll(() => slowGateway.close());
+
+  /** The gateway's 408: the client wrote `text` and never finished its request. */
+  const expectRawTimeout = async (text: string) =>
+    expectRawGatewayProblem(await rawExchangeWith(slowGateway, text, { stall: true }), 408, 'Request Timeout', 'The request was not received in time.');
+
+  it('a header section that never ends: 408 problem, then the connection closes', async () => {
+    await expectRawTimeout('GET /api/things/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer allow-1\r\n');
+    expect(slowLog.join('\n')).toContain('ERR_HTTP_REQUEST_TIMEOUT');
+  });
+
+  it('a body that never ends: 408 problem, answered by the request itself (its own access-log line)', async () => {
+    const logged = slowLog.length;
+
+    await expectRawTimeout('POST /api/things/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer allow-1\r\nContent-Length: 10\r\n\r\n{}');
+    expect(slowLog.slice(logged).join('\n')).toMatch(/\[gateway\] POST \/api\/things\/ 408 \d+ms [0-9a-f-]{36} the body could not be read: 408/);
   });
 });

@@ -16,7 +16,7 @@ it('prints only a JWT carrying the given tenancy, with website and user defaulti
 
   expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
   expect(result.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
-  expect(await verify(`Bearer ${result.stdout.trim()}`)).toEqual({ tenantId: 42, websiteId: 1, userId: 1, organisationId: 'org_1' });
+  expect((await verify(`Bearer ${result.stdout.trim()}`)).principal).toEqual({ tenantId: 42, websiteId: 1, userId: 1, organisationId: 'org_1' });
 });
 
 it.each([

@@ -114,7 +114,7 @@ const saveEvent = (body: unknown) => {
   const event = proxyEvent({ method: 'POST', resource: '/ScheduledTasks/', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   return {
     ...event,
-    requestContext: { ...event.requestContext, authorizer: { tenantId: String(tenantId), websiteId: '1', userId: '3', principalId: `tenant-${tenantId}/user-3` } },
+    requestContext: { ...event.requestContext, authorizer: { tenantId: String(tenantId), websiteId: '1', userId: '3', exp: String(Math.floor(Date.now() / 1000) + 3600), principalId: `tenant-${tenantId}/user-3` } },
   };
 };
 

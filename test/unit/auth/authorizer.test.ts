@@ -58,8 +58,9 @@ const decide = async (headers: Record<string, string>) => {
 };
 
 describe('authorizer', () => {
-  it('allows the whole API (every stage, method and path) and hands the tenancy on as context', async () => {
-    const token = await signDevToken({ tenantId: 7, websiteId: 1, userId: 3 });
+  it("allows the whole API (every stage, method and path) and hands the tenancy and the token's exp on as context", async () => {
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const token = await signDevToken({ tenantId: 7, websiteId: 1, userId: 3 }, { expiresIn: exp });
 
     expect(await decide({ Authorization: `Bearer ${token}` })).toEqual({
       principalId: 'tenant-7/user-3',
@@ -67,15 +68,16 @@ describe('authorizer', () => {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123def4/*' }],
       },
-      context: { tenantId: 7, websiteId: 1, userId: 3 },
+      context: { tenantId: 7, websiteId: 1, userId: 3, exp },
     });
   });
 
   it('reads a lower-case authorization header and passes the organisation id on', async () => {
-    const token = await signDevToken({ tenantId: 9, websiteId: 2, userId: 4, organisationId: 'org-9' });
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const token = await signDevToken({ tenantId: 9, websiteId: 2, userId: 4, organisationId: 'org-9' }, { expiresIn: exp });
 
     expect(await decide({ authorization: `Bearer ${token}` })).toEqual(
-      expect.objectContaining({ principalId: 'tenant-9/user-4', context: { tenantId: 9, websiteId: 2, userId: 4, organisationId: 'org-9' } }),
+      expect.objectContaining({ principalId: 'tenant-9/user-4', context: { tenantId: 9, websiteId: 2, userId: 4, organisationId: 'org-9', exp } }),
     );
   });
 

@@ -3,7 +3,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { SignJWT } from 'jose';
 import {
+  epochSeconds,
   principalFromAuthorizerContext,
+  tokenClockToleranceSeconds,
+  tokenLapse,
   toAuthorizerContext,
   type Principal,
 } from '#shared/auth/principal';
@@ -35,7 +38,7 @@ const signClaims = (claims: Record<string, unknown>, { exp = now() + 600, secret
 /** The reason verification gave, or the principal when it passed. */
 const outcome = async (authorization: string | undefined) => {
   try {
-    return await verify(authorization);
+    return (await verify(authorization)).principal;
   } catch (error) {
     if (error instanceof InvalidToken) return `InvalidToken: ${error.message}`;
     throw error;
@@ -133,6 +136,47 @@ describe('createTokenVerifier (hs256)', () => {
     expect(await outcome(`Bearer ${token}`)).toBe('InvalidToken: token lacks tenancy claims');
   });
 
+  it("returns the token's validity window with the principal: exp, and nbf when the token has one", async () => {
+    const exp = now() + 600;
+    const plain = await signClaims({ ...principal }, { exp });
+    const withNbf = await new SignJWT({ ...principal })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(localIssuer)
+      .setAudience(defaultAudience)
+      .setNotBefore(now() - 30)
+      .setExpirationTime(exp)
+      .sign(new TextEncoder().encode(localDevSecret));
+
+    expect([await verify(`Bearer ${plain}`), await verify(`Bearer ${withNbf}`)]).toEqual([
+      { principal, validity: { exp } },
+      { principal, validity: { exp, nbf: now() - 30 } },
+    ]);
+  });
+
+  it('rounds a fractional exp or nbf up to whole seconds, which keeps the expiry rule exact', async () => {
+    const exp = now() + 600.25;
+    const token = await new SignJWT({ ...principal, nbf: now() - 30.5 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(localIssuer)
+      .setAudience(defaultAudience)
+      .setExpirationTime(exp)
+      .sign(new TextEncoder().encode(localDevSecret));
+
+    expect((await verify(`Bearer ${token}`)).validity).toEqual({ exp: Math.ceil(exp), nbf: now() - 30 });
+  });
+
+  it('refuses a token whose exp is beyond the safe integers (one that would never expire)', async () => {
+    const token = await signClaims({ ...principal }, { exp: 1e300 });
+
+    expect(await outcome(`Bearer ${token}`)).toBe('InvalidToken: token validity out of range');
+  });
+
+  it(`accepts a token up to ${tokenClockToleranceSeconds} s past its exp, the clock tolerance every function applies too`, async () => {
+    const token = await signClaims({ ...principal }, { exp: now() - tokenClockToleranceSeconds + 2 });
+
+    expect(await outcome(`Bearer ${token}`)).toEqual(principal);
+  });
+
   it('never puts the token in its reason', async () => {
     const token = await signDevToken(principal, { secret: 'another-secret-that-is-long-enough-to-be-used-here' });
 
@@ -166,25 +210,81 @@ describe('tokenVerifierConfigFromEnv', () => {
 });
 
 describe('principal and the authorizer context', () => {
-  it('round-trips through the context, as numbers or as the strings API Gateway makes of them', () => {
-    const context = toAuthorizerContext({ ...principal, organisationId: 'org-1' });
+  const validity = { exp: 1_767_225_600, nbf: 1_767_222_000 };
+
+  it('round-trips through the context with its validity window, as numbers or as the strings API Gateway makes of them', () => {
+    const context = toAuthorizerContext({ ...principal, organisationId: 'org-1' }, validity);
     const asStrings = Object.fromEntries(Object.entries(context).map(([key, value]) => [key, String(value)]));
 
     expect([context, principalFromAuthorizerContext(context), principalFromAuthorizerContext(asStrings)]).toEqual([
-      { tenantId: 7, websiteId: 1, userId: 3, organisationId: 'org-1' },
-      { ...principal, organisationId: 'org-1' },
-      { ...principal, organisationId: 'org-1' },
+      { tenantId: 7, websiteId: 1, userId: 3, organisationId: 'org-1', exp: 1_767_225_600, nbf: 1_767_222_000 },
+      { principal: { ...principal, organisationId: 'org-1' }, validity },
+      { principal: { ...principal, organisationId: 'org-1' }, validity },
     ]);
   });
 
-  it('leaves organisationId out of the context when there is none', () => {
-    expect(toAuthorizerContext(principal)).toStrictEqual({ tenantId: 7, websiteId: 1, userId: 3 });
+  it('leaves organisationId and nbf out of the context when there are none', () => {
+    expect(toAuthorizerContext(principal, { exp: 1_767_225_600 })).toStrictEqual({ tenantId: 7, websiteId: 1, userId: 3, exp: 1_767_225_600 });
+    expect(principalFromAuthorizerContext({ tenantId: '7', websiteId: '1', userId: '3', exp: '1767225600' })).toStrictEqual({
+      principal,
+      validity: { exp: 1_767_225_600 },
+    });
   });
 
-  it.each([undefined, null, {}, { tenantId: '7' }, { tenantId: '', websiteId: '1', userId: '3' }])(
-    'reads no principal from %j',
-    (context) => {
-      expect(principalFromAuthorizerContext(context)).toBeUndefined();
-    },
-  );
+  it.each([
+    undefined,
+    null,
+    {},
+    { tenantId: '7' },
+    { tenantId: '', websiteId: '1', userId: '3', exp: '1767225600' },
+    // A context without exp (an Allow cached before the authorizer passed it on): fail closed.
+    { tenantId: '7', websiteId: '1', userId: '3' },
+    { tenantId: '7', websiteId: '1', userId: '3', exp: '' },
+    { tenantId: '7', websiteId: '1', userId: '3', exp: '1767225600.5' },
+    { tenantId: '7', websiteId: '1', userId: '3', exp: '1e10' },
+    { tenantId: '7', websiteId: '1', userId: '3', exp: ' 1767225600' },
+    { tenantId: '7', websiteId: '1', userId: '3', exp: '017672256' },
+    { tenantId: '7', websiteId: '1', userId: '3', exp: '99999999999999999' },
+    { tenantId: '7', websiteId: '1', userId: '3', exp: 1_767_225_600.5 },
+    { tenantId: '7', websiteId: '1', userId: '3', exp: true },
+    { tenantId: '7', websiteId: '1', userId: '3', exp: '1767225600', nbf: 'soon' },
+  ])('reads no principal from %j', (context) => {
+    expect(principalFromAuthorizerContext(context)).toBeUndefined();
+  });
+});
+
+describe('tokenLapse: the expiry rule every function applies to a cached principal', () => {
+  const exp = 1_767_225_600;
+  const tolerance = tokenClockToleranceSeconds;
+
+  it('is the verifier\'s rule: served until exp + tolerance, refused from that second on', () => {
+    expect([
+      tokenLapse({ exp }, exp),
+      tokenLapse({ exp }, exp + tolerance - 1),
+      tokenLapse({ exp }, exp + tolerance),
+      tokenLapse({ exp }, exp + 3600),
+    ]).toEqual([undefined, undefined, 'expired', 'expired']);
+  });
+
+  it('refuses a token whose nbf lies beyond the tolerance ahead (a function whose clock is behind the authorizer\'s)', () => {
+    const nbf = exp - 600;
+    expect([
+      tokenLapse({ exp, nbf }, nbf - tolerance - 1),
+      tokenLapse({ exp, nbf }, nbf - tolerance),
+      tokenLapse({ exp, nbf }, nbf),
+    ]).toEqual(['not yet valid', undefined, undefined]);
+  });
+
+  it('agrees with the verifier at the edge: the second jose refuses a token is the second a function does', async () => {
+    // A token that expired exactly `tolerance` seconds ago is refused by both; one a second younger is accepted by both.
+    const edge = now() - tolerance;
+    const [refused, accepted] = [await signClaims({ ...principal }, { exp: edge }), await signClaims({ ...principal }, { exp: edge + 2 })];
+
+    expect([await outcome(`Bearer ${refused}`), tokenLapse({ exp: edge }, now())]).toEqual(['InvalidToken: token rejected: ERR_JWT_EXPIRED', 'expired']);
+    expect([await outcome(`Bearer ${accepted}`), tokenLapse({ exp: edge + 2 }, now())]).toEqual([principal, undefined]);
+  });
+
+  it('counts whole seconds of the clock, as jose does', () => {
+    expect([epochSeconds(1_767_225_600_999), epochSeconds(1_767_225_601_000)]).toEqual([1_767_225_600, 1_767_225_601]);
+  });
 });

@@ -1,7 +1,21 @@
 // Black-box tests of the operation stack (shared/http/operation.ts): authentication from the authorizer context
 // and the tenancy of request bodies, which is never trusted from the client.
 import { describe, expect, it } from '@jest/globals';
-import { apiEvent, jsonEvent, operationWith, principal, problemHeaders, problemType, requestId, storedLocation, successHeaders } from './support';
+import { tokenClockToleranceSeconds } from '#shared/auth/principal';
+import { renderGatewayResponse, sharedGatewayResponseSet } from '#infra/local/gateway-responses';
+import {
+  apiEvent,
+  authorizerContext,
+  jsonEvent,
+  operationWith,
+  principal,
+  problemHeaders,
+  problemType,
+  requestId,
+  securityHeaders,
+  storedLocation,
+  successHeaders,
+} from './support';
 
 const tenancy = { TenantID: 7, WebsiteID: 1, UserID: 3 };
 const saveJson = (json: unknown, headers: Record<string, string> = {}) =>
@@ -48,7 +62,10 @@ describe('operation stack: authentication', () => {
     ['a tenantId of 0', { tenantId: '0', websiteId: '1', userId: '3' }],
     ['a tenantId that is not a number', { tenantId: 'abc', websiteId: '1', userId: '3' }],
     ['a fractional tenantId', { tenantId: '7.5', websiteId: '1', userId: '3' }],
-    ['a tenantId beyond int32', { tenantId: '2147483648', websiteId: '1', userId: '3' }],
+    ['a tenantId beyond int32', { tenantId: '2147483648', websiteId: '1', userId: '3', exp: '4102444800' }],
+    ['a context without exp (an Allow cached before the authorizer passed it on)', { tenantId: '7', websiteId: '1', userId: '3' }],
+    ['an exp that is not whole seconds', { tenantId: '7', websiteId: '1', userId: '3', exp: '4102444800.5' }],
+    ['an exp that is not a number', { tenantId: '7', websiteId: '1', userId: '3', exp: 'never' }],
   ])('answers 401 for %s, before the handler runs', async (_case, authorizer) => {
     const { call, seen } = operationWith('tenantLocationGet');
 
@@ -83,9 +100,79 @@ describe('operation stack: authentication', () => {
   it('reads the principal from string or number context values, and keeps an organisation id', async () => {
     const { call, seen } = operationWith('tenantLocationGet');
 
-    await call(apiEvent({ pathParameters: { id: '5' }, authorizer: { tenantId: 7, websiteId: '1', userId: 3, organisationId: 'org-1' } }));
+    await call(apiEvent({ pathParameters: { id: '5' }, authorizer: { tenantId: 7, websiteId: '1', userId: 3, organisationId: 'org-1', exp: 4102444800 } }));
 
     expect(seen[0]?.principal).toEqual({ ...principal, organisationId: 'org-1' });
+  });
+});
+
+// Issue 21: API Gateway serves the authorizer's Allow from its cache for the result TTL (300 s), whatever the token's
+// exp says. The context carries exp, and the stack refuses a token that has expired since, with the gateway's own 401.
+describe('operation stack: a token that expired after its Allow was cached', () => {
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  const contextExpiring = (exp: number, extra: Record<string, string> = {}) => ({ ...authorizerContext, exp: String(exp), ...extra });
+
+  /** The gateway's UNAUTHORIZED response, as the local gateway renders the shared definition (the CDK stack installs it). */
+  const gatewayUnauthorized = () => {
+    const { status, headers, body } = renderGatewayResponse(sharedGatewayResponseSet(), 'UNAUTHORIZED', { requestId });
+    const { 'Content-Length': _length, ...rest } = headers;
+    return { statusCode: status, headers: { ...rest, 'X-Request-Id': requestId }, body: JSON.parse(body) as unknown };
+  };
+
+  it.each([
+    ['an hour ago', () => nowSeconds() - 3600],
+    [`exactly the ${tokenClockToleranceSeconds} s clock tolerance ago`, () => nowSeconds() - tokenClockToleranceSeconds],
+  ])('answers exactly what the gateway answers an expired token (401, WWW-Authenticate) for one that expired %s, before the handler runs', async (_case, exp) => {
+    const { call, seen } = operationWith('tenantLocationGet');
+
+    const response = await call(apiEvent({ pathParameters: { id: '5' }, authorizer: contextExpiring(exp()) }));
+
+    expect({ response, handled: seen.length }).toEqual({ response: gatewayUnauthorized(), handled: 0 });
+    expect(response).toEqual({
+      statusCode: 401,
+      headers: {
+        ...securityHeaders,
+        'Content-Security-Policy': 'sandbox',
+        'Content-Type': 'application/problem+json',
+        'WWW-Authenticate': 'Bearer realm="api"',
+        'X-Request-Id': requestId,
+      },
+      body: unauthorized.body,
+    });
+  });
+
+  it('refuses a write before reading its body, and in JSON for an XML client, as the gateway would', async () => {
+    const { call, seen } = operationWith('tenantLocationSave');
+    const expired = contextExpiring(nowSeconds() - 60);
+
+    const responses = [
+      await call(jsonEvent({ method: 'POST', resource: '/TenantLocation/Save', json: { Name: 'Stored after expiry' }, authorizer: expired })),
+      await call(apiEvent({ method: 'POST', resource: '/TenantLocation/Save', body: '{not json', headers: { 'Content-Type': 'application/json' }, authorizer: expired })),
+      await call(jsonEvent({ method: 'POST', resource: '/TenantLocation/Save', json: { Name: 'x' }, headers: { Accept: 'application/xml' }, authorizer: expired })),
+      await call(jsonEvent({ method: 'POST', resource: '/TenantLocation/Save', json: { Name: 'x' }, headers: { Accept: 'image/png' }, authorizer: expired })),
+    ];
+
+    expect({ responses, handled: seen.length }).toEqual({ responses: responses.map(() => gatewayUnauthorized()), handled: 0 });
+  });
+
+  it('refuses a token whose nbf is beyond the clock tolerance ahead (a function clock behind the authorizer\'s)', async () => {
+    const { call, seen } = operationWith('tenantLocationGet');
+
+    const response = await call(apiEvent({ pathParameters: { id: '5' }, authorizer: contextExpiring(nowSeconds() + 3600, { nbf: String(nowSeconds() + 600) }) }));
+
+    expect({ response, handled: seen.length }).toEqual({ response: gatewayUnauthorized(), handled: 0 });
+  });
+
+  it('serves a token within the clock tolerance past its exp, or with an nbf within it ahead, as the verifier does', async () => {
+    const { call, seen } = operationWith('tenantLocationGet');
+
+    const responses = [
+      await call(apiEvent({ pathParameters: { id: '5' }, authorizer: contextExpiring(nowSeconds() - 1) })),
+      await call(apiEvent({ pathParameters: { id: '5' }, authorizer: contextExpiring(nowSeconds() + 60, { nbf: String(nowSeconds() + 1) }) })),
+    ];
+
+    expect(responses.map((response) => response.statusCode)).toEqual([200, 200]);
+    expect(seen.map((request) => request.principal)).toEqual([principal, principal]);
   });
 });
 

@@ -12,8 +12,11 @@ logger.setLogLevel('SILENT');
 
 export const requestId = 'c0ffee00-0000-4000-8000-000000000001';
 
-/** What the authorizer hands to functions: API Gateway turns every context value into a string. */
-export const authorizerContext = { tenantId: '7', websiteId: '1', userId: '3' } as const;
+/**
+ * What the authorizer hands to functions: API Gateway turns every context value into a string. The token's `exp` is
+ * 1 January 2100, so these requests are never refused as expired.
+ */
+export const authorizerContext = { tenantId: '7', websiteId: '1', userId: '3', exp: '4102444800' } as const;
 
 /** The principal a function sees for `authorizerContext`. */
 export const principal = { tenantId: 7, websiteId: 1, userId: 3 } as const;
