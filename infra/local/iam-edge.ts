@@ -5,7 +5,9 @@
 // the request needs (each TransactItems entry, each table of a batch, the index of a Query, the queue of a
 // SendMessage) and refuses what that function's grants (shared/operations/grants.ts) do not allow, with the error
 // AWS answers. Allowed requests pass through byte for byte (the local servers do not verify signatures).
-// Tests, provisioning and tools use the admin key and pass unchecked; any other key is refused.
+// Tests, provisioning and tools use the admin key and pass unchecked; any other key is refused. In the fault mode
+// (faults.ts, edge-faults.ts) a function's allowed call may instead be refused, delayed, never answered, or answered
+// after its caller is killed, and an index query may miss recent writes, as a rule says; without it, nothing changes.
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { PolicyConditions, PolicyStatement } from '#shared/operations/grants';

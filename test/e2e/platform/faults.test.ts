@@ -1,5 +1,6 @@
 // E2E: the local stack's fault mode, one smoke test per injection point, on a stack of its own started with the
-// control endpoint (`faults: 'control'`): each test PUTs its rules, drives the API, and reads back what fired.
+// control endpoint (`faults: 'control'`): each test PUTs its rules, drives the API, and reads back what fired. A
+// killed environment takes down the one invocation it ran (function-host.ts: one invocation per environment).
 // The IAM edge (errors after SDK retries, throttling the SDK absorbs, a hung call the SDK's request timeout ends,
 // commit-then-crash, GSI index lag), the function host (crash, timeout), the event source mapping (a duplicate
 // delivery). The scheduler's firing faults are in test/integration/local-stack/scheduler.test.ts (its clock is
@@ -63,6 +64,9 @@ const eventually = async <T>(check: () => T | undefined | Promise<T | undefined>
   }
 };
 
+/** Waits until the stack's log (written as its output arrives) holds this text. */
+const logged = (text: string) => eventually(() => (stackLog().includes(text) ? true : undefined), `the log line ${text}`, 10_000);
+
 describe('the IAM edge', () => {
   it('answers an injected DynamoDB 500 until the SDK gives up: the operation answers 503 with Retry-After, and each attempt is logged', async () => {
     await rules({ name: 'save-500', service: 'dynamodb', caller: 'tenantLocationSave', effect: { type: 'error', code: 'InternalServerError' } });
@@ -74,8 +78,8 @@ describe('the IAM edge', () => {
     // The SDK's attempts, each refused.
     expect(fired.length).toBeGreaterThanOrEqual(2);
     expect(fired.every((fault) => fault.rule === 'save-500' && fault.caller === 'tenantLocationSave')).toBe(true);
-    expect(stackLog()).toContain('[fault] save-500 dynamodb.');
-    expect(stackLog()).toContain('caller=tenantLocationSave -> error code=InternalServerError');
+    await logged('caller=tenantLocationSave -> error code=InternalServerError');
+    expect(stackLog()).toMatch(/\[fault\] save-500 dynamodb\.\w+ caller=tenantLocationSave -> error code=InternalServerError/);
     await clearFaults(endpoint);
     expect(await names()).not.toContain('Never saved');
   });
@@ -104,11 +108,41 @@ describe('the IAM edge', () => {
     expect(await names()).toContain('Committed then crashed');
   });
 
+  it('refuses the webhook\'s SendMessage until the SDK gives up: 503 with Retry-After, never a 2xx for an event it could not enqueue', async () => {
+    await rules({ name: 'sqs-down', service: 'sqs', operation: 'SendMessage', caller: 'providerWebhook', effect: { type: 'error', code: 'InternalError' } });
+    const event = providerEvent('document.uploaded', { organisationId: freshOrganisationId(), documentId: freshDocumentId('down'), object: { name: 'a.pdf' } });
+    const refused = await call(webhookPath, { body: signed(event), auth: false });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await firedFaults(endpoint)).every((fault) => fault.operation === 'SendMessage' && fault.caller === 'providerWebhook')).toBe(true);
+  });
+
+  it('throttles KMS for a save that seals a credential: 503 with Retry-After', async () => {
+    await rules({ name: 'kms-throttle', service: 'kms', caller: 'scheduledTaskSave', effect: { type: 'error', code: 'ThrottlingException' } });
+    const refused = await call('/ScheduledTasks/', {
+      body: {
+        Name: 'Sealed under throttling',
+        TaskTypeID: 7,
+        IsRecurringSchedule: true,
+        Interval: 1,
+        IntervalType: 3,
+        TimeOfDay: '2026-01-01T02:00:00+08:00',
+        TimeZone: 'Australia/Perth',
+        AdaptorDetails: { Name: 'Ledger', TokenDetails: { Provider: 'Xero', TokenKey: 'tk-example', TokenSecret: 'ts-example' } },
+      },
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    const fired = await firedFaults(endpoint);
+    expect(fired.length).toBeGreaterThan(0);
+    expect(fired.every((fault) => fault.service === 'kms' && fault.caller === 'scheduledTaskSave')).toBe(true);
+  });
+
   it('hides an item written in the last N ms from a query of an index, and shows it once the lag is over', async () => {
     await rules({ name: 'lag', service: 'dynamodb', operation: 'Query', caller: 'tenantLocationGetAll', effect: { type: 'index-lag', ms: 60_000 } });
     expect((await save('Lagging in the index')).status).toBe(201);
     expect(await names()).not.toContain('Lagging in the index');
-    expect(stackLog()).toContain('[fault] lag dynamodb.Query caller=tenantLocationGetAll -> index-lag ms=60000');
+    await logged('[fault] lag dynamodb.Query caller=tenantLocationGetAll -> index-lag ms=60000');
     await clearFaults(endpoint);
     expect(await names()).toContain('Lagging in the index');
   });
@@ -125,6 +159,14 @@ describe('the function host', () => {
     expect((await save('After the crash')).status).toBe(201);
   });
 
+  it('loses one environment, not the requests other environments serve: one 502 in a burst, the rest 201', async () => {
+    await rules({ name: 'one-lost', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', nth: [1], effect: { type: 'commit-then-crash' } });
+    const burst = await Promise.all(Array.from({ length: 6 }, (_, index) => save(`Burst ${index}`)));
+    expect(burst.map((answer) => answer.status).sort()).toEqual([201, 201, 201, 201, 201, 502]);
+    await clearFaults(endpoint);
+    expect((await names()).filter((name) => name.startsWith('Burst '))).toHaveLength(6);
+  });
+
   it('crashes the function before it runs: 502, nothing written', async () => {
     await rules({ name: 'init-crash', service: 'lambda', caller: 'tenantLocationSave', times: 1, effect: { type: 'crash', when: 'before-first-call' } });
     expect((await save('Never run')).status).toBe(502);
@@ -136,7 +178,7 @@ describe('the function host', () => {
     await rules({ name: 'slow', service: 'lambda', caller: 'tenantLocationGetAll', times: 1, effect: { type: 'timeout', ms: 500 } });
     const answer = await call('/TenantLocation/GetAll');
     expect(answer.status).toBe(502);
-    expect(stackLog()).toContain('[fault] slow lambda.invoke caller=tenantLocationGetAll -> timeout ms=500');
+    await logged('[fault] slow lambda.invoke caller=tenantLocationGetAll -> timeout ms=500');
   });
 });
 
