@@ -99,6 +99,21 @@ describe('the IAM edge', () => {
     expect(await firedFaults(endpoint)).toEqual([expect.objectContaining({ rule: 'stall', effect: { type: 'hang' } })]);
   }, 30_000);
 
+  it('stalls a transaction that lands: the SDK retries it after its request timeout, and the save exists once', async () => {
+    await rules({ name: 'stalled-commit', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', nth: [1], effect: { type: 'hang', forward: true } });
+    const answer = await save('Stalled but landed');
+    expect(answer.status).toBe(201);
+    expect((await names()).filter((name) => name === 'Stalled but landed')).toHaveLength(1);
+  }, 30_000);
+
+  it('cancels a transaction for a conflict once: the save is retried and answered 201', async () => {
+    await rules({ name: 'conflict', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', nth: [1], effect: { type: 'transaction-conflict' } });
+    const answer = await save('Saved after a conflict');
+    expect(answer.status).toBe(201);
+    expect(await firedFaults(endpoint)).toHaveLength(1);
+    expect((await names()).filter((name) => name === 'Saved after a conflict')).toHaveLength(1);
+  });
+
   it('commits a write, then kills its caller before it reads the answer: the gateway answers 502 and the write is there', async () => {
     await rules({ name: 'commit-crash', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', times: 1, effect: { type: 'commit-then-crash' } });
     const answer = await save('Committed then crashed');
