@@ -8,7 +8,8 @@
 // As on Lambda, an environment runs one invocation at a time: an invocation takes an idle environment of its
 // function, else starts another, up to `maxEnvironments` per function (Lambda's would be the account's concurrency);
 // past it, it waits for one to be free (its own timeout starts when it runs; the caller's includes the wait). So a
-// process that dies fails the one invocation it ran, as a lost Lambda environment does. A timed-out invocation's
+// process that dies fails the one invocation it ran, as a lost Lambda environment does. An extra environment left
+// idle for a minute is stopped (Lambda reclaims idle ones; the first stays warm). A timed-out invocation's
 // environment is killed and replaced (Lambda stops the handler with its environment; it never runs on after its
 // answer). A process that exits fails what it was running; the next invocation starts a new one.
 import { fork, type ChildProcess } from 'node:child_process';
@@ -132,6 +133,8 @@ interface Environment {
   busy: boolean;
   /** Being killed: never taken again. */
   retired: boolean;
+  /** Ends an extra environment that stays idle (set while idle). */
+  reaper?: NodeJS.Timeout;
 }
 
 const toError = (serialized: { name: string; message: string; stack?: string }): Error =>
@@ -152,9 +155,12 @@ export interface IsolatedFunctionsOptions {
   readonly maxEnvironments?: number;
   /** The fault mode (faults.ts): crash and timeout effects on invocations. */
   readonly faults?: FaultEngine;
+  /** How long an extra environment may stay idle before it is stopped (default 60 s). */
+  readonly idleEnvironmentMs?: number;
 }
 
 export const defaultMaxEnvironments = 10;
+export const defaultIdleEnvironmentMs = 60_000;
 
 export const startIsolatedFunctions = (
   functions: Iterable<IsolatedFunction>,
@@ -162,6 +168,7 @@ export const startIsolatedFunctions = (
   options: IsolatedFunctionsOptions = {},
 ): IsolatedFunctions => {
   const maxEnvironments = Math.max(1, options.maxEnvironments ?? defaultMaxEnvironments);
+  const idleEnvironmentMs = options.idleEnvironmentMs ?? defaultIdleEnvironmentMs;
   const definitions = new Map([...functions].map((fn) => [fn.functionName, fn]));
   /** Each function's environments, and the invocations waiting for one. */
   const environments = new Map<string, Set<Environment>>();
@@ -229,6 +236,7 @@ export const startIsolatedFunctions = (
       const taken = idle ?? (set.size < maxEnvironments ? start(fn) : undefined);
       if (taken) {
         taken.busy = true;
+        clearTimeout(taken.reaper);
         return taken;
       }
       const remaining = deadline - Date.now();
@@ -248,6 +256,22 @@ export const startIsolatedFunctions = (
         waiting.set(fn.functionName, queue);
       });
     }
+  };
+
+  /**
+   * An extra environment (not the first slot's) left idle for `idleEnvironmentMs` is stopped, as Lambda reclaims
+   * idle environments: a burst does not keep its processes (and their memory) for the rest of the run. The first
+   * stays warm, as the function's single process did before.
+   */
+  const reapWhenIdle = (environment: Environment) => {
+    if (environment.slot === 1 || environment.retired) return;
+    clearTimeout(environment.reaper);
+    environment.reaper = setTimeout(() => {
+      if (environment.busy || environment.retired) return;
+      environment.retired = true;
+      environment.child.kill('SIGTERM');
+    }, idleEnvironmentMs);
+    environment.reaper.unref();
   };
 
   /** Kills an environment (SIGKILL, as a crashed one dies) and waits for it to be gone. */
@@ -302,6 +326,7 @@ export const startIsolatedFunctions = (
     } finally {
       pending.delete(id);
       environment.busy = false;
+      reapWhenIdle(environment);
       released(fn.functionName);
     }
   };
@@ -316,6 +341,7 @@ export const startIsolatedFunctions = (
     kill,
     close: async () => {
       closed = true;
+      for (const set of environments.values()) for (const environment of set) clearTimeout(environment.reaper);
       for (const queue of waiting.values()) for (const resume of queue.splice(0)) resume();
       const all = [...environments.values()].flatMap((set) => [...set]);
       for (const { child } of all) child.kill('SIGTERM');

@@ -1,6 +1,7 @@
 // Integration: the function host's execution environments (infra/local/function-host.ts), real processes running a
 // fixture handler. As on Lambda, an environment runs one invocation at a time (concurrent invocations take separate
-// environments, each with its own access key; an idle one is reused; past the limit, they wait); a timed-out
+// environments, each with its own access key; an idle one is reused, an extra one left idle stopped; past the
+// limit, they wait); a timed-out
 // invocation's environment is killed, so its handler never runs on after the answer; the fault mode's crash and
 // timeout effects, and a kill of one environment, fail only what that environment ran.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -64,6 +65,16 @@ describe('execution environments', () => {
     expect([first!.accessKeyId, second!.accessKeyId].sort()).toEqual(['LOCALprobe', 'LOCALprobeENV2']);
     const again = await invokeProbe(functions);
     expect([first!.pid, second!.pid]).toContain(again.pid);
+  }, 60_000);
+
+  it('stops an extra environment left idle, and keeps the first warm', async () => {
+    const functions = host([probe()], quiet, { idleEnvironmentMs: 200 });
+    const both = await Promise.all([invokeProbe(functions, { waitMs: 300 }), invokeProbe(functions, { waitMs: 300 })]);
+    const extra = both.find((probed) => probed.accessKeyId !== 'LOCALprobe')!;
+    const first = both.find((probed) => probed.accessKeyId === 'LOCALprobe')!;
+    await until(() => !alive(extra.pid), 'the idle extra environment to stop');
+    expect(alive(first.pid)).toBe(true);
+    expect((await invokeProbe(functions)).pid).toBe(first.pid);
   }, 60_000);
 
   it('makes an invocation wait for a free environment past the limit', async () => {
