@@ -34,6 +34,8 @@ import {
 } from './template-resources';
 import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions } from './gateway';
 import { startIamEdge, type EdgeIdentity } from './iam-edge';
+import { FaultEngine, type FaultRules } from './faults';
+import { startFaultControl } from './fault-control';
 import { repoRoot } from './lambda-runtime';
 import { closeServer, ensurePortsFree, findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
 import { ensureQueues, ensureTable, type ProvisionedQueue, type QueueSettings } from './provision';
@@ -63,6 +65,13 @@ export interface LocalStackOptions {
    * to date with the sources (cloud-assembly.ts).
    */
   readonly assemblyDir?: string;
+  /**
+   * The fault mode (faults.ts): these rules (none: only the control endpoint, for rules PUT at run time), `seed`
+   * overriding theirs. Absent: no fault engine at all, every call passes untouched.
+   */
+  readonly faults?: { readonly rules?: FaultRules; readonly seed?: number };
+  /** Execution environments (processes) per function at most (function-host.ts; default 10). */
+  readonly maxEnvironments?: number;
 }
 
 export interface LocalStackEndpoints {
@@ -78,6 +87,8 @@ export interface LocalStackEndpoints {
   readonly schedulerEndpoint: string;
   /** The KMS emulation (direct, admin): the templates' keys. */
   readonly kmsEndpoint: string;
+  /** The fault mode's control endpoint (fault-control.ts), with `faults` only. */
+  readonly faultsEndpoint?: string;
 }
 
 export interface LocalStack extends LocalStackEndpoints {
@@ -233,11 +244,26 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       ['sqs', sqsEndpoint],
     ]);
     let kms: RunningKms | undefined;
+    // The fault mode: one engine for every injection point, its control endpoint on loopback.
+    const faults = options.faults ? new FaultEngine(options.faults.rules, log, options.faults.seed) : undefined;
+    const faultControl = faults ? await startFaultControl(faults) : undefined;
+    if (faultControl) stops.push(() => faultControl.close());
+    let killFunction: ((functionName: string, accessKeyId: string) => Promise<void>) | undefined;
+    const table = tableFromTemplate(dataStack);
     const edge = await startIamEdge({
       upstreams,
       identities,
       adminAccessKeyId: localCredentials.accessKeyId,
       kmsKeys: { keyArnOf: (keyId) => kms?.keyArnOf(keyId), policyOf: (keyArn) => kms?.policyOf(keyArn) },
+      ...(faults
+        ? {
+          faults: {
+            engine: faults,
+            killCaller: (functionName: string, accessKeyId: string) => killFunction?.(functionName, accessKeyId) ?? Promise.resolve(),
+            tableKeys: new Map([[endpoints.tableName, [table.partitionKey, table.sortKey]]]),
+          },
+        }
+        : {}),
       log,
     });
     stops.push(() => edge.close());
@@ -290,6 +316,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       },
       ...(options.schedulerClock ? { clock: options.schedulerClock } : {}),
       ...(options.schedulerTickMs !== undefined ? { tickMs: options.schedulerTickMs } : {}),
+      ...(faults ? { faults } : {}),
       log,
     });
     stops.push(() => scheduler.close());
@@ -359,8 +386,12 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     });
     for (const [accessKeyId, identity] of fleet.identities) identities.set(accessKeyId, identity);
     for (const { accessKeyId, identity } of templateFleet) identities.set(accessKeyId, identity);
-    const functions = startIsolatedFunctions([...fleet.functions, ...templateFleet.map(({ fn }) => fn)], log);
+    const functions = startIsolatedFunctions([...fleet.functions, ...templateFleet.map(({ fn }) => fn)], log, {
+      ...(options.maxEnvironments !== undefined ? { maxEnvironments: options.maxEnvironments } : {}),
+      ...(faults ? { faults } : {}),
+    });
     stops.push(() => functions.close());
+    killFunction = functions.kill;
 
     // Routes, methods, the authorizer's cache TTL, the gateway responses, binary media types and the integration
     // timeout: the API stack's REST API resources, not the manifest.
@@ -404,12 +435,21 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         functionName: consumer.functionName,
         functionTimeoutMs: (templateFunction?.timeoutSeconds ?? consumer.timeoutSeconds) * 1000,
         ...settings,
+        ...(faults ? { faults } : {}),
         log,
       });
       stops.push(() => mapping.stop());
     });
 
-    return { ...endpoints, baseUrl: gateway.baseUrl, iamEdgeEndpoint: edge.endpoint, schedulerEndpoint: scheduler.endpoint, kmsEndpoint: kms.endpoint, stop };
+    return {
+      ...endpoints,
+      baseUrl: gateway.baseUrl,
+      iamEdgeEndpoint: edge.endpoint,
+      schedulerEndpoint: scheduler.endpoint,
+      kmsEndpoint: kms.endpoint,
+      ...(faultControl ? { faultsEndpoint: faultControl.endpoint } : {}),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
