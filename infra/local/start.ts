@@ -117,7 +117,7 @@ Local stack ready (${parsed['in-memory'] ? 'in memory' : `data in ${relative(rep
   KMS          ${stack.kmsEndpoint}  (KMS emulation: the templates' keys, their key policies enforced at the IAM edge)
   IAM edge     ${stack.iamEdgeEndpoint}  (the functions' DynamoDB, SQS, Scheduler and KMS endpoint: enforces their role and key policies)
 
-Get a token:   npm run --silent token -- --tenant 1
+Get a token:   npm run --silent token -- --tenant 1 --organisation org_1   (document reads need the events' organisation)
 Try it:        curl -H "Authorization: Bearer $(npm run --silent token -- --tenant 1)" ${stack.baseUrl}/TenantLocation/GetAll
 Ctrl-C stops everything.
 `);
