@@ -134,3 +134,19 @@ describe('the cdk CLI refuses a deploy context that would deploy a broken stack'
     expect(lines.filter((line) => !message.test(line) && !fromCli.test(line))).toEqual([]);
   });
 });
+
+describe('npm run cdk, as the README runs it', () => {
+  it('answers a refused context value with the one line and exit 1', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'cli-synth-'));
+    runs.push(outdir);
+    const env = offlineCdkEnvironment(join(outdir, 'home'), { AWS_REGION: 'ap-southeast-2' });
+    const result = spawnSync('npm', ['run', '--silent', 'cdk', '--', 'synth', '-q', '-o', join(outdir, 'cdk.out'), '-c', 'stage=staging'], {
+      cwd: repoRoot,
+      env,
+      encoding: 'utf8',
+      timeout: synthTimeoutMs,
+    });
+    expect(result.status).toBe(1);
+    expect(`${result.stdout}${result.stderr}`).toBe('Context stage must be one of dev, prod; got "staging"\nnpx tsx infra/app.ts: Subprocess exited with error 1\n');
+  }, synthTimeoutMs);
+});
