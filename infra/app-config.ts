@@ -27,17 +27,28 @@ export interface AppConfig {
 
 const stages: readonly DeployStage[] = ['dev', 'prod'];
 
+/**
+ * A context value the app refuses: the user's to fix, so infra/app.ts prints its message as one line and exits 1,
+ * without a stack trace (any other error is a bug and keeps its stack).
+ */
+export class DeployContextError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DeployContextError';
+  }
+}
+
 const optionalString = (node: Node, key: string): string | undefined => {
   const value: unknown = node.tryGetContext(key);
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new Error(`Context ${key} must be a string`);
+  if (typeof value !== 'string') throw new DeployContextError(`Context ${key} must be a string`);
   return value;
 };
 
 export const readAppConfig = (node: Node): AppConfig => {
   const stage = optionalString(node, 'stage') ?? 'dev';
   if (!stages.includes(stage as DeployStage)) {
-    throw new Error(`Context stage must be one of ${stages.join(', ')}; got "${stage}"`);
+    throw new DeployContextError(`Context stage must be one of ${stages.join(', ')}; got "${stage}"`);
   }
   const prod = stage === 'prod';
 
@@ -45,15 +56,15 @@ export const readAppConfig = (node: Node): AppConfig => {
   // The authorizer downloads signing keys from this URL: plain HTTP would let anyone on the path forge tokens. An
   // empty one is refused too: it would deploy an authorizer that answers every bearer request with 500.
   if (jwksUrl !== undefined && !/^https:\/\/\S+$/.test(jwksUrl)) {
-    throw new Error(`Context authJwksUrl must be an https:// URL; got "${jwksUrl}"`);
+    throw new DeployContextError(`Context authJwksUrl must be an https:// URL; got "${jwksUrl}"`);
   }
   const issuer = optionalString(node, 'authIssuer');
-  if (issuer === '') throw new Error('Context authIssuer must not be empty (omit it to make it a deploy parameter)');
+  if (issuer === '') throw new DeployContextError('Context authIssuer must not be empty (omit it to make it a deploy parameter)');
   const audience = optionalString(node, 'authAudience');
 
   const alarmEmail = optionalString(node, 'alarmEmail');
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) {
-    throw new Error(`Context alarmEmail must be an e-mail address; got "${alarmEmail}"`);
+    throw new DeployContextError(`Context alarmEmail must be an e-mail address; got "${alarmEmail}"`);
   }
 
   return {
@@ -66,6 +77,16 @@ export const readAppConfig = (node: Node): AppConfig => {
       ...(audience !== undefined ? { audience } : {}),
     },
     ...(alarmEmail ? { alarmEmail } : {}),
-    settings: readStackSettings((definition) => optionalString(node, definition.contextKey)),
+    settings: readSettings(node),
   };
+};
+
+/** The stack settings from context; a value readStackSettings refuses is a context error like the others. */
+const readSettings = (node: Node): AppConfig['settings'] => {
+  try {
+    return readStackSettings((definition) => optionalString(node, definition.contextKey));
+  } catch (error) {
+    if (error instanceof DeployContextError) throw error;
+    throw new DeployContextError(`Context ${(error as Error).message}`);
+  }
 };

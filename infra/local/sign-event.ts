@@ -4,7 +4,16 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { localWebhookSecret, parseSecretValue, signEvent } from '#shared/schemas/webhook-signature';
 
-const usage = 'usage: npm run --silent sign-event -- <event.json | -> [--secret S] [--t UNIX_SECONDS]';
+const usage = `usage: npm run --silent sign-event -- <event.json | -> [--secret S] [--t UNIX_SECONDS]
+
+  <event.json | ->  The event, a JSON object (- reads stdin); infra/local/examples/document-uploaded.json is one
+  --secret S        The signing secret (default: the first of $WEBHOOK_SECRETS, else the local stack's)
+  --t UNIX_SECONDS  The signature's timestamp (default: now)
+  -h, --help        Show this help
+
+Prints the event with its \`signature\` on stdout, ready to POST to the webhook, e.g.
+  npm run --silent sign-event -- infra/local/examples/document-uploaded.json |
+    curl -H 'Content-Type: application/json' -d @- http://127.0.0.1:3000/api/Platform/DocumentAnalyser/Provider/Webhook`;
 
 const fail = (message: string): never => {
   process.stderr.write(`${message}\n${usage}\n`);
@@ -13,12 +22,19 @@ const fail = (message: string): never => {
 
 const { values, positionals } = (() => {
   try {
-    return parseArgs({ options: { secret: { type: 'string' }, t: { type: 'string' } }, allowPositionals: true });
+    return parseArgs({
+      options: { secret: { type: 'string' }, t: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+    });
   } catch (error) {
     return fail((error as Error).message);
   }
 })();
 
+if (values.help) {
+  process.stdout.write(`${usage}\n`);
+  process.exit(0);
+}
 if (positionals.length !== 1) fail('one event file is required');
 const source = positionals[0] === '-' ? 0 : (positionals[0] as string);
 let event: unknown;

@@ -150,7 +150,7 @@ const viaEdge = (queueUrl: string, edgeEndpoint: string): string => {
 const localWebhookSecretArn = `arn:aws:secretsmanager:${localRegion}:${localAccountId}:secret:local-webhook-signing-secret`;
 
 /** The local id of the secret-fields KMS key (the template's AWS::KMS::Key): the local KMS holds it (kms.ts). */
-const localSecretFieldsKeyArn = kmsKeyArn('00000000-0000-4000-8000-000000000001');
+export const localSecretFieldsKeyArn = kmsKeyArn('00000000-0000-4000-8000-000000000001');
 
 /** The local stage's schedule group and the execution role its schedules name. */
 export const localScheduleGroupName = 'business-platform-dev-tasks';

@@ -4,9 +4,10 @@ import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from './lambda-runtime';
 import { watchLaunchers } from './launchers';
-import { PortInUseError } from './local-aws';
+import { LocalSetupError } from './local-aws';
 import { loadFaultRules, type FaultRules } from './faults';
 import { defaultDataDir, startLocalStack, type LocalStack } from './stack';
+import { removeStackState, writeStackState } from './stack-state';
 
 const usage = `Usage: npm start -- [options]
 
@@ -104,6 +105,7 @@ const shutdown = (reason: string, exitCode = 0) => {
     return stopping;
   }
   log(`[local-stack] stopping (${reason})`);
+  removeStackState(); // the local tools' state file (stack-state.ts)
   stopping = (stack?.stop() ?? Promise.resolve()).finally(() => process.exit(exitCode));
   return stopping;
 };
@@ -131,8 +133,8 @@ try {
     log,
   });
 } catch (error) {
-  // A busy port is the user's to fix, in one line; anything else is ours, with its stack.
-  if (error instanceof PortInUseError) log(`[local-stack] ${error.message}`);
+  // A busy port or a missing Java is the user's to fix, in one line; anything else is ours, with its stack.
+  if (error instanceof LocalSetupError) log(`[local-stack] ${error.message}`);
   else log(`[local-stack] failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(1);
 }
@@ -155,10 +157,13 @@ Local stack ready (${parsed['in-memory'] ? 'in memory' : `data in ${relative(rep
     : ''
 }
 
-Get a token:   npm run --silent token -- --tenant 1
+Get a token:   npm run --silent token -- --tenant 1 --organisation org_1   (document reads need the events' organisation)
 Try it:        curl -H "Authorization: Bearer $(npm run --silent token -- --tenant 1)" ${stack.baseUrl}/TenantLocation/GetAll
 Ctrl-C stops everything.
 `);
+// The local tools (npm run redrive, npm run local) find this stack through its state file (stack-state.ts).
+writeStackState(stack, parsed['in-memory']);
+process.on('exit', () => removeStackState());
 if (readyJson) {
   process.stdout.write(
     `${JSON.stringify({

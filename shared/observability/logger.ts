@@ -2,7 +2,23 @@
 // logged; a log line carries ids, statuses and timings only, plus the request id appended per invocation.
 import { Logger } from '@aws-lambda-powertools/logger';
 
-export const logger = new Logger({
+/**
+ * Powertools reports `cold_start: true` only where AWS_LAMBDA_INITIALIZATION_TYPE is "on-demand": under any other
+ * value, or none (a local runtime, Lambda managed instances), every line said false, first invocations included.
+ * Here the first invocation an execution environment serves is cold, unless provisioned concurrency initialised it
+ * ahead of any request (AWS's meaning, and Powertools' for that case). addContext asks once per invocation.
+ */
+class ServiceLogger extends Logger {
+  #cold = process.env.AWS_LAMBDA_INITIALIZATION_TYPE?.trim() !== 'provisioned-concurrency';
+
+  override getColdStart(): boolean {
+    const cold = this.#cold;
+    this.#cold = false;
+    return cold;
+  }
+}
+
+export const logger = new ServiceLogger({
   serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'business-platform-api',
   logLevel: (process.env.LOG_LEVEL as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' | undefined) ?? 'INFO',
 });

@@ -119,9 +119,34 @@ describe('the cdk CLI refuses a deploy context that would deploy a broken stack'
     ['an unknown stage', ['-c', 'stage=staging'], /stage must be one of dev, prod/],
     ['a JWKS URL over plain HTTP', ['-c', 'authJwksUrl=http://issuer.example.com/jwks.json'], /authJwksUrl must be an https:\/\/ URL/],
     ['an alarm e-mail that is not one', ['-c', 'alarmEmail=oncall'], /alarmEmail must be an e-mail address/],
-  ])('%s', (_, args, message) => {
+    ['an empty issuer', ['-c', 'authIssuer='], /authIssuer must not be empty/],
+    ['a stack setting out of range', ['-c', 'overReceiptTolerancePercent=5%'], /overReceiptTolerancePercent .* must be a percentage/],
+  ])('%s: one line, no stack trace', (_, args, message) => {
     const run = cdkSynth(args, { AWS_REGION: 'ap-southeast-2' });
     expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(message);
+    // The app's one line, then the CLI's own "Subprocess exited with error 1"; nothing of Node's error report.
+    const lines = run.output.split('\n').filter((line) => line.trim() !== '');
+    expect(lines.filter((line) => message.test(line))).toHaveLength(1);
+    expect(lines.find((line) => message.test(line))).toMatch(/^Context /);
+    expect(run.output).not.toMatch(/^\s+at |Error:|Node\.js v|\^$/m);
+    // Whatever else is there is the CLI's: its exit line (and its warning about the --all this test passes).
+    const fromCli = /Subprocess exited with error 1$|^Unknown option\(s\): --all\./;
+    expect(lines.filter((line) => !message.test(line) && !fromCli.test(line))).toEqual([]);
   });
+});
+
+describe('npm run cdk, as the README runs it', () => {
+  it('answers a refused context value with the one line and exit 1', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'cli-synth-'));
+    runs.push(outdir);
+    const env = offlineCdkEnvironment(join(outdir, 'home'), { AWS_REGION: 'ap-southeast-2' });
+    const result = spawnSync('npm', ['run', '--silent', 'cdk', '--', 'synth', '-q', '-o', join(outdir, 'cdk.out'), '-c', 'stage=staging'], {
+      cwd: repoRoot,
+      env,
+      encoding: 'utf8',
+      timeout: synthTimeoutMs,
+    });
+    expect(result.status).toBe(1);
+    expect(`${result.stdout}${result.stderr}`).toBe('Context stage must be one of dev, prod; got "staging"\nnpx tsx infra/app.ts: Subprocess exited with error 1\n');
+  }, synthTimeoutMs);
 });

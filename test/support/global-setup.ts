@@ -46,6 +46,8 @@ export default async function globalSetup(): Promise<void> {
     AWS_SECRET_ACCESS_KEY: 'local',
     AUTH_HS256_SECRET: process.env.AUTH_HS256_SECRET ?? localDevSecret,
     LOCAL_STACK_LOG_FILE: logFile,
+    // The stack's pid: the local tools (npm run local, npm run redrive -- --port 0) pick it with --pid.
+    LOCAL_STACK_PID: String(ready.pid),
   });
 }
 
