@@ -38,6 +38,11 @@ export interface IsolatedFunction extends LocalFunctionRef {
   readonly asset?: { readonly taskRoot: string; readonly modulePath: string; readonly exportName: string; readonly handler: string };
   /** The function's own timeout (the template's Timeout): an invocation ends at the earlier of it and the caller's. */
   readonly timeoutMs?: number;
+  /**
+   * The template's Runtime (`nodejs24.x`) and the node executable that runs it (lambda-runtime.ts
+   * nodeExecutableFor: the pinned Node package's). Without it, the function runs on the stack's own Node.
+   */
+  readonly runtime?: { readonly name: string; readonly execPath: string };
 }
 
 export interface IsolatedFunctions {
@@ -95,7 +100,7 @@ export const lambdaRuntimeEnvironment = (fn: IsolatedFunction): Record<string, s
   AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
   AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryLimitInMB ?? 512),
   AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.functionName}`,
-  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+  AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime?.name ?? 'nodejs24.x'}`,
   // As AWS sets it for on-demand functions (Powertools' cold-start detection reads it).
   AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
   LAMBDA_TASK_ROOT: fn.asset?.taskRoot ?? repoRoot,
@@ -103,7 +108,7 @@ export const lambdaRuntimeEnvironment = (fn: IsolatedFunction): Record<string, s
   TZ: ':UTC',
   LANG: 'en_US.UTF-8',
   PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-  // Local only: the SDK's warning about Node 20 would otherwise print once per function.
+  // Local only: the SDK's warning about Node 20 would otherwise print once per function run on the stack's Node.
   ...(process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED
     ? { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED }
     : {}),
@@ -195,6 +200,8 @@ export const startIsolatedFunctions = (
     const accessKeyId = environmentKeyOf(fn.credentials.accessKeyId, slot);
     const child = fork(fn.asset ? bundledFunctionProcess() : processEntry, [], {
       cwd: fn.asset?.taskRoot ?? repoRoot,
+      // The Node.js the template's Runtime names; the stack's own processes stay on the machine's.
+      ...(fn.runtime ? { execPath: fn.runtime.execPath } : {}),
       env: functionProcessEnvironment({ ...fn, credentials: { ...fn.credentials, accessKeyId } }),
       // Lambda sizes the V8 heap from the function's memory (lambdaHeapFlags); a function that needs more fails
       // here as there.

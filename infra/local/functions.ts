@@ -6,7 +6,7 @@ import { localDevSecret } from '#shared/auth/tokens';
 import { commonFunctionEnvironment, grantsOf, type FunctionGrants, type GrantResources } from '#shared/operations/grants';
 import type { IsolatedFunction } from './function-host';
 import type { EdgeIdentity } from './iam-edge';
-import type { LocalFunctionRef } from './lambda-runtime';
+import { nodeExecutableFor, type LocalFunctionRef } from './lambda-runtime';
 import type { TemplateFunction } from './template-functions';
 import { localFunctionEnvironment, type LocalSubstitutes } from './template-resources';
 
@@ -73,8 +73,9 @@ export interface TemplateFleetMember {
 
 /**
  * A function as the template declares it: its built asset and Handler, its resolved environment with the local
- * substitutes (template-resources.ts), its MemorySize and Timeout; at the edge, the statements of its role's
- * policies as synthesized.
+ * substitutes (template-resources.ts), its MemorySize and Timeout, and the Node.js its Runtime names (the pinned
+ * package's executable: nodeExecutableFor throws when the local stack cannot run that major); at the edge, the
+ * statements of its role's policies as synthesized.
  */
 export const isolatedFromTemplate = (
   functionName: string,
@@ -93,6 +94,7 @@ export const isolatedFromTemplate = (
       memoryLimitInMB: fn.memorySize,
       timeoutMs: fn.timeoutSeconds * 1000,
       asset: { taskRoot: fn.assetDir, modulePath: fn.modulePath, exportName: fn.exportName, handler: fn.handler },
+      runtime: { name: fn.runtime, execPath: nodeExecutableFor(fn.runtime, { subject: `${functionName} (${fn.logicalId})` }).path },
     },
     accessKeyId,
     identity: {

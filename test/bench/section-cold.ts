@@ -4,7 +4,8 @@
 // function's ratio is the median of its (function / preceding baseline) pairs, which cancels the machine's drift.
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
+import { functionBundling, functionRuntime, repositoryRoot } from '#infra/constructs/operation-function';
+import { nodeMajorOf } from '#infra/local/lambda-runtime';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { consumedQueueDefinitions, documentEventsQueue, queueDefinitions } from '#shared/events/queues';
 import { operations, operationsById, type Operation } from '#shared/operations/index';
@@ -42,8 +43,8 @@ const activeTracingEnvironment = (): Record<string, string> => ({
   ...(process.env.BENCH_TRACE_ENABLED === 'false' ? { POWERTOOLS_TRACE_ENABLED: 'false' } : {}),
 });
 
-/** Lambda's target runtime is nodejs24.x; this machine runs the bench on its own Node. */
-export const runTarget = `node${process.versions.node.split('.')[0]}`;
+/** The Node.js the cold starts run on (cold-start.ts functionNode: the functions' Runtime, nodejs24.x). */
+export const runTarget = `node${nodeMajorOf(functionRuntime.name)}`;
 export const coldStartTarget = 1.3;
 /** Bundle bytes against the baseline's (issue 6: zod classic alone was 443 KiB of a 900 KiB bundle). */
 export const bundleTarget = 1.6;
@@ -223,7 +224,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
   ];
 
   // Bundles: the construct's settings as they are (target node24: the sizes Lambda gets), and the same settings
-  // with this machine's Node as target for the cold starts here.
+  // with the cold starts' Node as target (the same major: one build).
   const modules = [...new Set([...functions.map((fn) => fn.module), baselineModule])];
   const bundles = new Map<string, { lambda: BuiltBundle; run: BuiltBundle }>();
   for (const module of modules) {

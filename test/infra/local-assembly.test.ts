@@ -1,12 +1,16 @@
 // Infra tests: the assembly `cdk synth` writes (the local stack's cdk.out/, synthesized offline by the project's
 // CLI when stale) stays runnable by SAM CLI and LocalStack: every function carries the asset metadata they read
 // (`aws:asset:path`, `aws:asset:property`), and its asset holds the module its Handler names, built by esbuild.
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { assemblyStacks, ensureCloudAssembly } from '#infra/local/cloud-assembly';
 import { readAssemblyStack, resourcesOfType, type AssemblyStack } from '#infra/local/template';
-import { handlerModule } from '#infra/local/template-functions';
+import { handlerModule, templateFunctions } from '#infra/local/template-functions';
+import { functionRuntime } from '#infra/constructs/operation-function';
+import { isolatedFromTemplate } from '#infra/local/functions';
+import { nodeMajorOf } from '#infra/local/lambda-runtime';
 import { resolveAssembly, templateApi, templateEventSources } from '#infra/local/template-resources';
 import { queueSettingsFromTemplate, tableFromTemplate } from '#infra/local/template-provisioning';
 import { renderGatewayResponse, sharedGatewayResponseSet } from '#infra/local/gateway-responses';
@@ -126,5 +130,63 @@ describe('the gateway responses the local gateway reads from the template', () =
   it('carries the request limits the template declares: no binary media types, the integration timeout', () => {
     const { binaryMediaTypes, integrationTimeoutMs } = templateApi(api);
     expect({ binaryMediaTypes, integrationTimeoutMs }).toEqual({ binaryMediaTypes: [], integrationTimeoutMs: 29_000 });
+  });
+});
+
+describe('the Node.js the local stack runs each function on', () => {
+  const substitutes = { edgeEndpoint: 'http://edge', webhookSecrets: '{}', authHs256Secret: 'local-secret' };
+  const pseudo = { accountId: '123456789012', region: 'us-east-1' };
+  const resolved = () =>
+    resolveAssembly(assemblyDir, {
+      pseudo,
+      table: { name: 'business-platform', arn: 'arn:aws:dynamodb:us-east-1:123456789012:table/business-platform' },
+      queues: new Map(
+        queueDefinitions.flatMap((queue) => [
+          [queue.logicalName, { url: 'http://edge/queue', arn: `arn:aws:sqs:us-east-1:123456789012:${queue.localQueueName}`, name: queue.localQueueName }],
+          [queue.deadLetterQueue.logicalName, { url: 'http://edge/dlq', arn: 'arn:aws:sqs:us-east-1:123456789012:dlq', name: 'dlq' }],
+        ]),
+      ),
+      webhookSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:local',
+      secretFieldsKeyArn: 'arn:aws:kms:us-east-1:123456789012:key/local',
+      schedulerRoleArn: 'arn:aws:iam::123456789012:role/local',
+    });
+
+  it('is the major its Runtime names, the executable of the pinned Node package', () => {
+    const assembly = resolved();
+    const functions = templateFunctions(assembly.api, assembly.apiResolver);
+    expect(new Set(functions.map((fn) => fn.runtime))).toEqual(new Set([functionRuntime.name]));
+    const executables = new Set(
+      functions.map((fn) => {
+        const { runtime } = isolatedFromTemplate(fn.constructId, 'unused', fn, api.stackName, substitutes).fn;
+        expect(runtime?.name).toBe(fn.runtime);
+        return runtime!.execPath;
+      }),
+    );
+    expect(executables.size).toBe(1);
+    const [executable] = executables;
+    expect(executable).toMatch(/node_modules\/node-linux-(x64|arm64)\/bin\/node$/);
+    expect(execFileSync(executable!, ['--version'], { encoding: 'utf8' }).trim()).toMatch(new RegExp(`^v${nodeMajorOf(functionRuntime.name)}\\.`));
+  });
+
+  it.each([
+    ['nodejs18.x', /Runtime nodejs18\.x names Node\.js 18; the local stack can run functions on Node\.js 24\.\d+\.\d+ only/],
+    ['nodejs22.x', /Runtime nodejs22\.x names Node\.js 22; the local stack can run functions on Node\.js 24\./],
+    ['nodejs26.x', /Runtime nodejs26\.x names Node\.js 26; the local stack can run functions on Node\.js 24\./],
+    ['python3.12', /Runtime python3\.12 is not a Node\.js runtime/],
+  ])('refuses a function whose Runtime is %s, naming the function', (runtime, message) => {
+    const assembly = resolved();
+    const [firstId] = resourcesOfType(assembly.api.template, 'AWS::Lambda::Function')[0]!;
+    const resources = Object.fromEntries(
+      Object.entries(assembly.api.template.Resources ?? {}).map(([logicalId, resource]) => [
+        logicalId,
+        logicalId === firstId ? { ...resource, Properties: { ...resource.Properties, Runtime: runtime } } : resource,
+      ]),
+    );
+    const stack = { ...assembly.api, template: { ...assembly.api.template, Resources: resources } };
+    const functions = templateFunctions(stack, assembly.apiResolver);
+    const changed = functions.find((fn) => fn.logicalId === firstId)!;
+    expect(changed.runtime).toBe(runtime);
+    expect(() => isolatedFromTemplate('changedFunction', 'unused', changed, stack.stackName, substitutes)).toThrow(message);
+    expect(() => isolatedFromTemplate('changedFunction', 'unused', changed, stack.stackName, substitutes)).toThrow(`changedFunction (${firstId})`);
   });
 });

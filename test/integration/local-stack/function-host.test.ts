@@ -4,13 +4,15 @@
 // limit, they wait); a timed-out
 // invocation's environment is killed, so its handler never runs on after the answer; the fault mode's crash and
 // timeout effects, and a kill of one environment, fail only what that environment ran.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { buildSync } from 'esbuild';
 import { FaultEngine } from '#infra/local/faults';
 import { startIsolatedFunctions, type IsolatedFunction, type IsolatedFunctions } from '#infra/local/function-host';
-import { InvocationTimeout } from '#infra/local/lambda-runtime';
+import { InvocationTimeout, nodeExecutableFor, nodeMajorOf, repoRoot } from '#infra/local/lambda-runtime';
+import { functionRuntime } from '#infra/constructs/operation-function';
 
 const quiet = () => undefined;
 const workDir = mkdtempSync(join(tmpdir(), 'function-host-'));
@@ -36,6 +38,9 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 interface Probed {
   readonly pid: number;
   readonly accessKeyId: string;
+  readonly nodeVersion: string;
+  readonly executionEnv: string;
+  readonly heapSizeLimit: number;
 }
 const invokeProbe = (functions: IsolatedFunctions, event: { waitMs?: number; marker?: string } = {}, callerTimeoutMs = 20_000) =>
   functions.invoke<Probed>({ functionName: 'probe', handler: 'unused' }, event, callerTimeoutMs);
@@ -56,6 +61,47 @@ const until = async (check: () => boolean, what: string, timeoutMs = 10_000) => 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 };
+
+/**
+ * The probe as the template gives a function: a built asset (plain ESM, run by the bundled function process, no
+ * TypeScript loader), its MemorySize, and the Runtime with the executable the local stack resolves for it.
+ */
+const assetProbe = (): IsolatedFunction => {
+  const taskRoot = join(workDir, 'asset');
+  mkdirSync(taskRoot, { recursive: true });
+  buildSync({
+    entryPoints: [join(repoRoot, 'test/support/fixtures/environment-probe-handler.ts')],
+    outfile: join(taskRoot, 'index.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    logLevel: 'silent',
+  });
+  return {
+    ...probe(),
+    memoryLimitInMB: 512,
+    asset: { taskRoot, modulePath: join(taskRoot, 'index.mjs'), exportName: 'handler', handler: 'index.handler' },
+    runtime: { name: functionRuntime.name, execPath: nodeExecutableFor(functionRuntime.name).path },
+  };
+};
+
+describe('the Node.js a function runs on', () => {
+  it("is the one its Runtime names, with Lambda's heap flags, while the stack stays on its own", async () => {
+    const functions = host([assetProbe()], quiet);
+    const probed = await invokeProbe(functions);
+    expect(probed.nodeVersion).toMatch(new RegExp(`^v${nodeMajorOf(functionRuntime.name)}\\.`));
+    expect(probed.executionEnv).toBe(`AWS_Lambda_${functionRuntime.name}`);
+    // 512 MB: --max-old-space-size=461 plus the young generation; Node's own default is several times more.
+    expect(probed.heapSizeLimit / 2 ** 20).toBeGreaterThan(461);
+    expect(probed.heapSizeLimit / 2 ** 20).toBeLessThan(600);
+  });
+
+  it('is the stack\'s own for a function without a Runtime (a TypeScript fixture run under tsx)', async () => {
+    const functions = host([probe()], quiet);
+    expect((await invokeProbe(functions)).nodeVersion).toBe(process.version);
+  });
+});
 
 describe('execution environments', () => {
   it('runs concurrent invocations in separate environments, each with its own key, and reuses an idle one', async () => {
