@@ -11,7 +11,7 @@
 // to its transaction through `transact`'s `claim` option, which puts it first and turns its failed condition into
 // KeyAlreadyClaimed. shared/payments/README.md ("Idempotency-Key") says what it guarantees.
 import { createHash } from 'node:crypto';
-import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type PutCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, problemKinds, ValidationFailed } from '#shared/errors';
 import type { TableContext } from './client';
 import { composeKey, tenantKey, type ItemKey } from './partition';
@@ -111,6 +111,12 @@ export interface WriteClaim<R> {
    * held. Its condition (the claim is this request's) never fails once the claim committed.
    */
   restate(result: R): TransactionItem;
+  /**
+   * Writes the claim alone (a conditional PutItem), for a write whose answer is known only after several commits of
+   * its own (a receipt's completion, itself exactly once): a key taken meanwhile is KeyAlreadyClaimed. Until it is
+   * written, a retry runs the write again; so only for a write whose effect a second run does not repeat.
+   */
+  settle(result: R): Promise<void>;
 }
 
 export interface IdempotentRequest {
@@ -163,6 +169,15 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
         JSON.stringify(storage.strip(jsonClean(answerOf(result))));
       const claim: WriteClaim<R> = {
         read: () => readClaim(key),
+        settle: async (result) => {
+          const { Put } = claim.item(result);
+          try {
+            await client.send(new PutCommand(Put as PutCommandInput));
+          } catch (error) {
+            if ((error as Error).name === 'ConditionalCheckFailedException') throw new KeyAlreadyClaimed();
+            throw error;
+          }
+        },
         restate: (result) => ({
           Update: {
             TableName: tableName,

@@ -3,7 +3,9 @@
 // neither completion nor the SQS client; save passes completion in (`completingReceiptService(completeReceipt)`).
 // The over-receipt tolerance is the stack's setting, read once at start-up (a bad value fails the cold start).
 import { defaultTable, type TableContext } from '#shared/data/client';
+import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
 import { stackSettings } from '#shared/operations/settings';
+import { receiptAnswerStorage } from './answer-storage';
 import { linePolicy } from './lines';
 import { createReceiptRepository } from './repository';
 import { createReceiptService, type ReceiptService } from './service';
@@ -36,6 +38,17 @@ export const receiptService = (): ReceiptService => {
 
 /** Completion as completion.ts runs it: on a table, for one request. */
 export type CompleteOnTable = (table: TableContext, request: Parameters<CompleteReceipt>[0]) => ReturnType<CompleteReceipt>;
+
+export { idempotencyKeyHeader } from '#shared/data/idempotency';
+
+/**
+ * Idempotency-Key handling of the save: the key's claim is written in the receipt's own transaction, its answer kept
+ * without the personal data of the receipt's Warehouse (answer-storage.ts).
+ */
+export const receiptIdempotency = (operationId: string): Idempotency => {
+  const table = defaultTable();
+  return createIdempotency(table, operationId, receiptAnswerStorage(createReceiptRepository(table)));
+};
 
 let completingService: ReceiptService | undefined;
 
