@@ -5,7 +5,6 @@
 import { defaultTable, type TableContext } from '#shared/data/client';
 import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
 import { stackSettings } from '#shared/operations/settings';
-import { receiptAnswerStorage } from './answer-storage';
 import { linePolicy } from './lines';
 import { createReceiptRepository } from './repository';
 import { createReceiptService, type ReceiptService } from './service';
@@ -42,13 +41,11 @@ export type CompleteOnTable = (table: TableContext, request: Parameters<Complete
 export { idempotencyKeyHeader } from '#shared/data/idempotency';
 
 /**
- * Idempotency-Key handling of the save: the key's claim is written in the receipt's own transaction, its answer kept
- * without the personal data of the receipt's Warehouse (answer-storage.ts).
+ * Idempotency-Key handling of the save: the key's claim is written in the receipt's own transaction. Its answer is
+ * kept whole: a receipt's answer holds no personal data (the `x-personal-data` fields of DeliveryReceiptT are in
+ * its Warehouse, which a receipt neither stores nor shows: shared/schemas/receipt-fields.ts).
  */
-export const receiptIdempotency = (operationId: string): Idempotency => {
-  const table = defaultTable();
-  return createIdempotency(table, operationId, receiptAnswerStorage(createReceiptRepository(table)));
-};
+export const receiptIdempotency = (operationId: string): Idempotency => createIdempotency(defaultTable(), operationId);
 
 let completingService: ReceiptService | undefined;
 

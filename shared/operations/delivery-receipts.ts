@@ -77,9 +77,8 @@ export const deliveryReceiptSaveV2 = {
     'receipt holds at most 1,000 lines; WarehouseID is required to complete; RefNumber DR-<number> is reserved for the ' +
     "server's own references; the header as stored (without its lines) fits 350,000 bytes of JSON. " +
     '`Idempotency-Key` makes a retry safe (a create above all: sent again without a key it makes a second receipt): ' +
-    'the same key with the same body replays the first answer (status, body, Location) and takes no ID. The answer is ' +
-    'kept without the Warehouse (its users and contacts are personal data): a replay shows the receipt\'s Warehouse as ' +
-    'stored. A save that completes the receipt writes its key after the completion (itself exactly once).',
+    'the same key with the same body replays the first answer (status, body, Location) and takes no ID. A save that ' +
+    'completes the receipt writes its key after the completion (itself exactly once).',
   area: 'delivery-receipts',
   method: 'POST',
   path: '/v2/DeliveryReceipt/',

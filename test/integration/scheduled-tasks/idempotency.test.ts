@@ -30,20 +30,25 @@ const never = new Promise<never>(() => undefined);
 
 type Fault = 'dies-after-commit' | 'throws-after-commit' | undefined;
 
-/** The service over a store whose next task write commits, then dies (never settles) or fails (the answer lost). */
+/** The service (and `committed`, settled once its faulty write committed) over a store whose next task write commits, then dies (never settles) or fails (the answer lost). */
 const serviceWith = (fault: Fault = undefined, schedulerFails = false) => {
   let armed = fault !== undefined;
+  let signal: () => void = () => undefined;
+  const committed = new Promise<void>((resolve) => {
+    signal = resolve;
+  });
   const store: ScheduledTaskStore = {
     ...repository,
     write: async (...args) => {
       await repository.write(...args);
       if (!armed) return;
       armed = false;
+      signal();
       if (fault === 'dies-after-commit') return never;
       throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
     },
   };
-  return createScheduledTaskService({
+  const service = createScheduledTaskService({
     repository: store,
     cipher,
     syncSchedule: async (task) => {
@@ -53,6 +58,7 @@ const serviceWith = (fault: Fault = undefined, schedulerFails = false) => {
     requestSync: async () => undefined,
     clock: () => new Date('2026-03-02T08:00:00Z'),
   });
+  return Object.assign(service, { committed });
 };
 
 type Service = ReturnType<typeof serviceWith>;
@@ -81,7 +87,10 @@ describe('POST /ScheduledTasks/ with an Idempotency-Key', () => {
   it('the function dies between the commit and its answer: the retry replays (Pending, as stored), one task, the sequence not advanced', async () => {
     const principal = principalOf();
     const body = task('crash');
-    expect(await stillPending(save(serviceWith('dies-after-commit'), principal, body, 'task-1'))).toBe(true);
+    const dying = serviceWith('dies-after-commit');
+    const lost = save(dying, principal, body, 'task-1');
+    await dying.committed;
+    expect(await stillPending(lost)).toBe(true);
     expect(await lastId(principal)).toBe(1);
     const retry = await save(serviceWith(), principal, body, 'task-1');
     expect(retry.status).toBe(201);

@@ -20,20 +20,25 @@ const keys = createIdempotency(table, 'tenantLocationSave');
 /** A function process that never answers: what a client sees of a process killed after its write was sent. */
 const never = new Promise<never>(() => undefined);
 
-/** The service over a store whose next write commits, then dies (never settles) or fails (the answer lost). */
+/** The service (and `committed`, settled once its faulty write committed) over a store whose next write commits, then dies (never settles) or fails (the answer lost). */
 const serviceWith = (fault?: 'dies-after-commit' | 'throws-after-commit') => {
   let armed = fault !== undefined;
+  let signal: () => void = () => undefined;
+  const committed = new Promise<void>((resolve) => {
+    signal = resolve;
+  });
   const store: TenantLocationRepository = {
     ...repository,
     write: async (write) => {
       await repository.write(write);
       if (!armed) return;
       armed = false;
+      signal();
       if (fault === 'dies-after-commit') return never;
       throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
     },
   };
-  return createTenantLocationService({ repository: store, clock: () => new Date('2026-03-01T10:00:00.000Z') });
+  return Object.assign(createTenantLocationService({ repository: store, clock: () => new Date('2026-03-01T10:00:00.000Z') }), { committed });
 };
 
 type Service = ReturnType<typeof serviceWith>;
@@ -50,7 +55,10 @@ describe('POST /TenantLocation/Save with an Idempotency-Key', () => {
   it('the function dies between the commit and its answer: the retry replays the create, one location, the sequence not advanced', async () => {
     const principal = principalOf();
     const body = { Name: 'Depot', IsDefault: true };
-    expect(await stillPending(save(serviceWith('dies-after-commit'), principal, body, 'loc-1'))).toBe(true);
+    const dying = serviceWith('dies-after-commit');
+    const lost = save(dying, principal, body, 'loc-1');
+    await dying.committed;
+    expect(await stillPending(lost)).toBe(true);
     const retry = await save(serviceWith(), principal, body, 'loc-1');
     expect(retry.status).toBe(201);
     expect(retry.headers).toEqual({ Location: expect.stringMatching(/\/TenantLocation\/Get\/1$/) });
