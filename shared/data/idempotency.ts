@@ -11,7 +11,7 @@
 // to its transaction through `transact`'s `claim` option, which puts it first and turns its failed condition into
 // KeyAlreadyClaimed. shared/payments/README.md ("Idempotency-Key") says what it guarantees.
 import { createHash } from 'node:crypto';
-import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type PutCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, problemKinds, ValidationFailed } from '#shared/errors';
 import type { TableContext } from './client';
 import { composeKey, tenantKey, type ItemKey } from './partition';
@@ -95,12 +95,28 @@ export class KeyAlreadyClaimed extends Error {
 
 type TransactionItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/** A transaction item of a key's claim (`WriteClaim.item` or `restate`), as an area's store takes it. */
+export type KeyClaimItem = TransactionItem;
+
 /** What a write does with its key: read the claim with its first reads, and claim the key in its transaction. */
 export interface WriteClaim<R> {
   /** The claim an earlier request left, or undefined (GetItem, consistent): send it with the write's first reads. */
   read(): Promise<StoredClaim | undefined>;
   /** The transaction item that takes the key with the answer of `result` (hand it to `transact` as `claim`). */
   item(result: R): TransactionItem;
+  /**
+   * The transaction item that replaces the claim's answer with the answer of `result`, for a write whose answer is
+   * settled by a step after its commit (a scheduled task's schedule state): written in that step's own write, before
+   * the answer is sent, so a replay is still the answer the client got. Until then a replay answers what the commit
+   * held. Its condition (the claim is this request's) never fails once the claim committed.
+   */
+  restate(result: R): TransactionItem;
+  /**
+   * Writes the claim alone (a conditional PutItem), for a write whose answer is known only after several commits of
+   * its own (a receipt's completion, itself exactly once): a key taken meanwhile is KeyAlreadyClaimed. Until it is
+   * written, a retry runs the write again; so only for a write whose effect a second run does not repeat.
+   */
+  settle(result: R): Promise<void>;
 }
 
 export interface IdempotentRequest {
@@ -147,8 +163,31 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
       if (input.key === undefined) return jsonClean(answerOf(await work(undefined)));
       const key = idempotencyClaimKey(input.tenantId, operationId, parseIdempotencyKey(input.key));
       const requestHash = sha256(JSON.stringify(input.request ?? null));
+      const answerText = (result: R): string =>
+        // JSON text, not a DynamoDB map (which does not keep member order): a replay is byte for byte the first
+        // answer, in JSON and in XML.
+        JSON.stringify(storage.strip(jsonClean(answerOf(result))));
       const claim: WriteClaim<R> = {
         read: () => readClaim(key),
+        settle: async (result) => {
+          const { Put } = claim.item(result);
+          try {
+            await client.send(new PutCommand(Put as PutCommandInput));
+          } catch (error) {
+            if ((error as Error).name === 'ConditionalCheckFailedException') throw new KeyAlreadyClaimed();
+            throw error;
+          }
+        },
+        restate: (result) => ({
+          Update: {
+            TableName: tableName,
+            Key: key,
+            UpdateExpression: 'SET #answer = :answer',
+            ConditionExpression: '#requestHash = :requestHash',
+            ExpressionAttributeNames: { '#answer': 'answer', '#requestHash': 'requestHash' },
+            ExpressionAttributeValues: { ':answer': answerText(result), ':requestHash': requestHash },
+          },
+        }),
         item: (result) => ({
           Put: {
             TableName: tableName,
@@ -156,9 +195,7 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
               ...key,
               entity: idempotencyEntity,
               requestHash,
-              // JSON text, not a DynamoDB map (which does not keep member order): a replay is byte for byte the
-              // first answer, in JSON and in XML.
-              answer: JSON.stringify(storage.strip(jsonClean(answerOf(result)))),
+              answer: answerText(result),
               [tableDefinition.timeToLiveAttribute]: Math.floor(Date.now() / 1000) + idempotencyWindowSeconds,
             },
             ConditionExpression: 'attribute_not_exists(pk)',

@@ -6,6 +6,7 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError, SequenceExhausted } from '#shared/errors';
 import type { TableContext } from './client';
+import { KeyAlreadyClaimed } from './idempotency';
 import { composeKey, tenantKey, type ItemKey } from './partition';
 
 /** Values are signed 32-bit integers (the spec's `int`). */
@@ -67,8 +68,15 @@ export const giveBackValue = async ({ client, tableName }: TableContext, tenantI
 };
 
 /**
- * Runs a create with the tenant's next value of `name`. When `create` is refused (a 4xx ApiError: a condition of
- * its single atomic write failed, or a check before it; nothing was written with the value), the value is given back,
+ * True when a write that took a value was refused with nothing written: a 4xx ApiError (a condition of its single
+ * atomic write failed, or a check before it), or its Idempotency-Key already claimed (a replay: idempotency.ts).
+ */
+export const wroteNothing = (error: unknown): boolean =>
+  error instanceof KeyAlreadyClaimed || (error instanceof ApiError && error.status >= 400 && error.status < 500);
+
+/**
+ * Runs a create with the tenant's next value of `name`. When `create` is refused (`wroteNothing`: nothing was
+ * written with the value, a replay of an Idempotency-Key included), the value is given back,
  * so a refused create leaves the sequence as it was. Not for a create written in several transactions.
  */
 export const withNextValue = async <T>(table: TableContext, tenantId: number, name: string, description: string, create: (value: number) => Promise<T>): Promise<T> => {
@@ -76,7 +84,7 @@ export const withNextValue = async <T>(table: TableContext, tenantId: number, na
   try {
     return await create(value);
   } catch (error) {
-    if (error instanceof ApiError && error.status >= 400 && error.status < 500) await giveBackValue(table, tenantId, name, value).catch(() => false);
+    if (wroteNothing(error)) await giveBackValue(table, tenantId, name, value).catch(() => false);
     throw error;
   }
 };

@@ -232,7 +232,7 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
     const last = transactionActions<Role>();
     claimActions(write, last.add);
     last.add('header', headerPut(write, now, write.previous ? leaseId : undefined));
-    await transact(table, last.actions, { errors: errors(write) });
+    await transact(table, last.actions, { errors: errors(write), ...(write.claim ? { claim: write.claim } : {}) });
   };
 
   /**
@@ -253,11 +253,11 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
     },
 
     /** True when the write is one transaction (at most 100 actions): a refusal then leaves nothing written. */
-    fitsOneTransaction(write: ReceiptWrite): boolean {
+    fitsOneTransaction(write: ReceiptWrite, keyed = false): boolean {
       const { actions, add } = transactionActions<Role>();
       claimActions(write, add);
       lineActions(write, add);
-      return actions.length + 1 <= maxTransactionActions;
+      return actions.length + 1 + (keyed ? 1 : 0) <= maxTransactionActions;
     },
 
     /** The next receipt ID of the tenant; its default RefNumber is `DR-` and the ID in six digits. */
@@ -316,8 +316,9 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
       add('header', headerPut(write, now));
       // Every item checked before the first chunk is sent, so a save too large to store writes nothing.
       assertFits(write, actions.map((action) => action.item));
-      if (actions.length <= maxTransactionActions) {
-        await transact(table, actions, { errors: errors(write) });
+      // The key's claim (when sent) is one more item of the one transaction, or of the chunked write's last.
+      if (actions.length + (write.claim ? 1 : 0) <= maxTransactionActions) {
+        await transact(table, actions, { errors: errors(write), ...(write.claim ? { claim: write.claim } : {}) });
         return;
       }
       await writeInChunks(write, now);

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '#shared/auth/principal';
 import { normaliseClaimValue } from '#shared/data/claims';
 import { withOptimisticRetry } from '#shared/data/retry';
+import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
 import { maxSequenceValue } from '#shared/data/sequence';
 import { NotFound, ReadOnlyRecord, StaleVersion, TenancyMismatch, ValidationFailed, VersionConflict } from '#shared/errors';
 import type { ActionRequestDeliveryReceiptT, ActionRequestSupplierTransAddInventoryRequest, DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
@@ -181,7 +182,7 @@ export const createReceiptService = ({
   };
 
   /** A create: every rule checked before an ID is taken, so a refused body leaves no gap. */
-  const create = async (principal: Principal, value: DeliveryReceiptT): Promise<SavedReceipt> => {
+  const create = async (principal: Principal, value: DeliveryReceiptT, claim?: WriteClaim<SavedReceipt>): Promise<SavedReceipt> => {
     const { tenantId } = principal;
     const actor = actorOf(principal, clock);
     const transition = requestedTransition(undefined, value.Status);
@@ -208,14 +209,19 @@ export const createReceiptService = ({
     // it takes an ID.
     const probe = { tenantId, header: headerWith(maxSequenceValue, '00000000-0000-0000-0000-000000000000'), lastLineNumber: lines.lastLineNumber, puts: lines.lines, deletes: [] };
     repository.assertFits(probe);
+    // With an Idempotency-Key, its claim is read before an ID is taken: a replay takes none.
+    const prior = await claim?.read();
+    if (prior) throw new KeyAlreadyClaimed(prior);
     const write = async (id: number): Promise<SavedReceipt> => {
       const header = headerWith(id, newGuid().toLowerCase());
-      await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, puts: lines.lines, deletes: [] });
-      return { ...receiptView(header, lines.lines), created: true, completing: false };
+      const saved = { ...receiptView(header, lines.lines), created: true, completing: false };
+      await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, puts: lines.lines, deletes: [], ...(claim ? { claim: claim.item(saved) } : {}) });
+      return saved;
     };
-    // One transaction: its RefNumber claim refuses a taken RefNumber and the ID is given back (2 round trips). A
-    // create in chunks writes its claim last, after the lines, so the RefNumber's owner is read before anything.
-    if (repository.fitsOneTransaction(probe)) return repository.withNextId(tenantId, write);
+    // One transaction: its RefNumber claim refuses a taken RefNumber and the ID is given back (2 round trips), as it
+    // is when the key's claim is taken by a twin meanwhile. A create in chunks writes its claims last, after the
+    // lines, so the RefNumber's owner is read before anything.
+    if (repository.fitsOneTransaction(probe, claim !== undefined)) return repository.withNextId(tenantId, write);
     await refNumberFor(tenantId, undefined, value.RefNumber, undefined);
     return write(await repository.nextId(tenantId));
   };
@@ -225,12 +231,13 @@ export const createReceiptService = ({
    * read; one with a stale Version is 409). A requested completion first commits the body's changes with the
    * receipt still InProgress, then hands over to completion (contract C5).
    */
-  const update = async (principal: Principal, value: DeliveryReceiptT & { readonly ID: number }): Promise<SavedReceipt> => {
+  const update = async (principal: Principal, value: DeliveryReceiptT & { readonly ID: number }, claim?: WriteClaim<SavedReceipt>): Promise<SavedReceipt> => {
     const { tenantId } = principal;
     const id = value.ID;
     const actor = actorOf(principal, clock);
     const written = await withOptimisticRetry(async () => {
-      const stored = await require(tenantId, id);
+      const [stored, prior] = await Promise.all([require(tenantId, id), claim?.read()]);
+      if (prior) throw new KeyAlreadyClaimed(prior);
       if (value.Version !== undefined && value.Version !== stored.header.Version) throw new StaleVersion();
       const status = statusOf(stored.header);
       const transition = requestedTransition(status, value.Status);
@@ -262,8 +269,10 @@ export const createReceiptService = ({
         lines: lines.lines,
       });
       const header = completing ? draft : applyTransition(draft, transition, actor);
+      // The key's claim goes with the write, unless completion follows: its answer is known only after it.
+      const keyed = claim && !completing ? { claim: claim.item({ ...receiptView(header, lines.lines), created: false, completing: false }) } : {};
       try {
-        await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, previous: stored, puts, deletes: lines.removed });
+        await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, previous: stored, puts, deletes: lines.removed, ...keyed });
       } catch (error) {
         if (error instanceof VersionConflict && value.Version !== undefined) throw new StaleVersion();
         throw error;
@@ -273,15 +282,18 @@ export const createReceiptService = ({
     if (!written.completing) return { ...receiptView(written.header, written.lines), created: false, completing: false };
     const { status } = await complete({ tenantId, receiptId: id, expectedVersion: written.header.Version, actor: { userId: actor.userId }, now: clock() });
     const after = await require(tenantId, id);
-    return { ...receiptView(after.header, after.lines), created: false, completing: status === 'Completing' };
+    const completed = { ...receiptView(after.header, after.lines), created: false, completing: status === 'Completing' };
+    // Completion is exactly once on its own (stock applied once); the key's claim follows it, alone.
+    await claim?.settle(completed);
+    return completed;
   };
 
   return {
     /** POST /v2/DeliveryReceipt/: ID 0 or absent creates (201), a positive ID updates the tenant's receipt. */
-    save(principal: Principal, request: ActionRequestDeliveryReceiptT): Promise<SavedReceipt> {
+    save(principal: Principal, request: ActionRequestDeliveryReceiptT, claim?: WriteClaim<SavedReceipt>): Promise<SavedReceipt> {
       const value = request.Value;
       if (value.TenantID && value.TenantID !== principal.tenantId) throw new TenancyMismatch('Value/TenantID');
-      return value.ID ? update(principal, { ...value, ID: value.ID }) : create(principal, value);
+      return value.ID ? update(principal, { ...value, ID: value.ID }, claim) : create(principal, value, claim);
     },
 
     /** GET /v2/DeliveryReceipt/{id}: the header and its active lines; any other tenant's receipt is 404. */

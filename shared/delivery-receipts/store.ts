@@ -1,6 +1,7 @@
 // Domain port (delivery receipts): what the receipt service needs from storage and from completion. The DynamoDB
 // adapter is repository.ts (completion.ts for `CompleteReceipt`); the wiring (wiring.ts) plugs them in once per
 // process, and tests may pass any other implementation.
+import type { KeyClaimItem } from '#shared/data/idempotency';
 import type { DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 import type { StoredLine } from './lines';
 
@@ -35,14 +36,16 @@ export interface ReceiptWrite {
   /** Lines to put (new or changed) and to delete (removed): nothing else of the partition is written. */
   readonly puts: readonly StoredLine[];
   readonly deletes: readonly StoredLine[];
+  /** An Idempotency-Key's claim (shared/data/idempotency.ts), written in the write's (last) transaction. */
+  readonly claim?: KeyClaimItem;
 }
 
 /** Storage of receipts: one partition per receipt (see README.md, "Storage"). */
 export interface ReceiptStore {
   /** Throws when the write could never be stored (an item or the transaction over DynamoDB's limits: 413). */
   assertFits(write: ReceiptWrite): void;
-  /** True when the write is one transaction: a refusal of it leaves nothing written. */
-  fitsOneTransaction(write: ReceiptWrite): boolean;
+  /** True when the write is one transaction (with its key's claim when `keyed`): a refusal of it leaves nothing written. */
+  fitsOneTransaction(write: ReceiptWrite, keyed?: boolean): boolean;
   /** The next receipt ID of the tenant. */
   nextId(tenantId: number): Promise<number>;
   /** Runs a one-transaction create with the next ID, given back when the create is refused (4xx) with nothing written. */

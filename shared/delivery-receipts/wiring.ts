@@ -3,6 +3,7 @@
 // neither completion nor the SQS client; save passes completion in (`completingReceiptService(completeReceipt)`).
 // The over-receipt tolerance is the stack's setting, read once at start-up (a bad value fails the cold start).
 import { defaultTable, type TableContext } from '#shared/data/client';
+import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
 import { stackSettings } from '#shared/operations/settings';
 import { linePolicy } from './lines';
 import { createReceiptRepository } from './repository';
@@ -36,6 +37,15 @@ export const receiptService = (): ReceiptService => {
 
 /** Completion as completion.ts runs it: on a table, for one request. */
 export type CompleteOnTable = (table: TableContext, request: Parameters<CompleteReceipt>[0]) => ReturnType<CompleteReceipt>;
+
+export { idempotencyKeyHeader } from '#shared/data/idempotency';
+
+/**
+ * Idempotency-Key handling of the save: the key's claim is written in the receipt's own transaction. Its answer is
+ * kept whole: a receipt's answer holds no personal data (the `x-personal-data` fields of DeliveryReceiptT are in
+ * its Warehouse, which a receipt neither stores nor shows: shared/schemas/receipt-fields.ts).
+ */
+export const receiptIdempotency = (operationId: string): Idempotency => createIdempotency(defaultTable(), operationId);
 
 let completingService: ReceiptService | undefined;
 

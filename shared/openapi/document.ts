@@ -154,7 +154,24 @@ const parametersOf = (operation: Operation, catalog: SchemaCatalog): ParameterOb
       required,
       schema,
     });
-  return [...path.map(toParameter('path')), ...query.map(toParameter('query'))];
+  if (operation.idempotencyKey && !(operation.problems.includes(409) && operation.problems.includes(422))) {
+    throw new Error(`${operation.operationId}: an operation that takes an Idempotency-Key answers 409 and 422`);
+  }
+  const header = operation.idempotencyKey ? [idempotencyKeyParameter] : [];
+  return [...path.map(toParameter('path')), ...query.map(toParameter('query')), ...header];
+};
+
+/** The `Idempotency-Key` request header (draft-ietf-httpapi-idempotency-key-header), as shared/data/idempotency.ts reads it. */
+const idempotencyKeyParameter: ParameterObject = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  description:
+    'Makes a retry safe: a request sent again with the same key (within 24 hours, per tenant and operation) is not ' +
+    'applied again; it gets the first answer again, status, body and headers. The same key with a different request ' +
+    'answers 422; while the first is still in progress, 409 with Retry-After. Without a key, a retry is a new request. ' +
+    '1 to 255 visible ASCII characters (a UUID is the usual choice); the quoted form `"..."` names the same key.',
+  required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 257, pattern: '^[!-~]+$' },
 };
 
 const requestBodyOf = (operation: Operation, catalog: SchemaCatalog): RequestBodyObject | undefined => {

@@ -51,7 +51,7 @@ export interface ResponseObject {
 
 export interface ParameterObject {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   description?: string;
   required: boolean;
   schema: SchemaObject;

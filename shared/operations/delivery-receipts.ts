@@ -26,7 +26,8 @@ export const deliveryReceiptAddInventory = {
     'twice changes nothing the second time; IsActive false deactivates it. LineTotal, when sent, must equal ' +
     'Quantity x (BuyPriceEx + BuyPriceTax) within half a minor unit of the currency (400 otherwise). A receipt holds ' +
     'at most 1,000 lines (400). InventoryID is required (not 0) and names one entry only; quantities and prices are 0 ' +
-    'or more with at most 5 decimal places (400). A read-only receipt (Complete, Cancelled, Completing) answers 409.',
+    'or more with at most 5 decimal places (400). A read-only receipt (Complete, Cancelled, Completing) answers 409. ' +
+    'Sent again, the same request changes nothing (it sets lines, it never adds to them), so it takes no Idempotency-Key.',
   area: 'delivery-receipts',
   method: 'POST',
   path: '/v2/DeliveryReceipt/{id}/inventory',
@@ -74,7 +75,10 @@ export const deliveryReceiptSaveV2 = {
     '+ QuantityOutOfDate + QuantityIncorrect may not exceed QuantityOrdered (plus the over-receipt tolerance); a line ID ' +
     'must be one of the receipt\'s, and no two body lines may name the same line (by ID or GUID, case-insensitively); a ' +
     'receipt holds at most 1,000 lines; WarehouseID is required to complete; RefNumber DR-<number> is reserved for the ' +
-    "server's own references; the header as stored (without its lines) fits 350,000 bytes of JSON.",
+    "server's own references; the header as stored (without its lines) fits 350,000 bytes of JSON. " +
+    '`Idempotency-Key` makes a retry safe (a create above all: sent again without a key it makes a second receipt): ' +
+    'the same key with the same body replays the first answer (status, body, Location) and takes no ID. A save that ' +
+    'completes the receipt writes its key after the completion (itself exactly once).',
   area: 'delivery-receipts',
   method: 'POST',
   path: '/v2/DeliveryReceipt/',
@@ -89,7 +93,8 @@ export const deliveryReceiptSaveV2 = {
       { status: 201, description: 'The receipt was created; Location is its URL.' },
       { status: 202, description: 'The receipt is Completing: its completion continues through the queue (read it until Complete).' },
     ] },
-  problems: [...bodyProblems, 404, 409],
+  problems: [...bodyProblems, 404, 409, 422],
+  idempotencyKey: true,
   tableAccess: [
     ...receiptReadAccess,
     'dynamodb:GetItem',

@@ -59,6 +59,11 @@ export interface Operation {
   readonly grants?: readonly ResourceGrant[];
   /** Stack settings the function reads (settings.ts): CDK context on AWS, the environment of `npm start` locally. */
   readonly stackSettings?: readonly StackSetting[];
+  /**
+   * The operation takes an `Idempotency-Key` header (shared/data/idempotency.ts): the OpenAPI document declares it,
+   * and `problems` must list 409 (a twin still in flight) and 422 (the key reused for another request).
+   */
+  readonly idempotencyKey?: true;
   /** Request bodies above this many bytes are refused with 413 (default: limits.requestBodyBytes). */
   readonly maxBodyBytes?: number;
 }

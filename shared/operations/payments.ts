@@ -32,6 +32,7 @@ export const paymentPost = {
   requestBody: { schema: RecordPaymentRequest, required: true },
   success: { status: 201, schema: SavedPayment, description: 'The payment was recorded; Location is its URL.' },
   problems: [...bodyProblems, 409, 422],
+  idempotencyKey: true,
   tableAccess: paymentWriteAccess,
 } as const satisfies Operation;
 
@@ -81,6 +82,7 @@ export const paymentPostRefund = {
   requestBody: { schema: SaveRequestPaymentT, required: false },
   success: { status: 201, schema: SavedPayment, description: 'The refund was made; Location is its URL.' , also: [{ status: 202, description: 'The refund waits in the payments queue (IsQueue); Location is its URL.', location: true }] },
   problems: [...bodyProblems, 404, 409, 422, 503],
+  idempotencyKey: true,
   tableAccess: paymentWriteAccess,
   grants: ['sendPayments'],
 } as const satisfies Operation;

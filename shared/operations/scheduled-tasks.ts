@@ -20,7 +20,11 @@ export const scheduledTaskSave = {
     'required; IsRecurringSchedule is required when Interval or IntervalType is sent; a recurring task needs IntervalType ' +
     '1 to 5 and Interval from 1 to a year of its unit; RecurrenceType 2 (local time) needs a day, week or month interval ' +
     'and 1 (elapsed time) anything but months; a one-off task whose schedule changed runs in the future; TimeZone is an ' +
-    'IANA zone name of the server\'s time zone database (case-sensitive); secret instruction KeyNames are unique.',
+    'IANA zone name of the server\'s time zone database (case-sensitive); secret instruction KeyNames are unique. ' +
+    '`Idempotency-Key` makes a retry safe (a create above all: nothing in a task is unique, so a create sent again ' +
+    'without a key makes a second task): the same key with the same body replays the first answer, status, body and ' +
+    'Location, and takes no ID; a replay after a lost answer may say `ScheduleState: "Pending"` (the task was stored ' +
+    'and its schedule is brought in line by the reconciler). Credential values are not part of what the key compares.',
   area: 'scheduled-tasks',
   method: 'POST',
   path: '/ScheduledTasks/',
@@ -29,10 +33,12 @@ export const scheduledTaskSave = {
   media: 'standard',
   requestBody: { schema: ScheduledTask, required: true, xmlSchema: ScheduledTaskXml },
   success: { status: 200, schema: ScheduledTaskAnswer, description: 'The task was updated (201 with Location when created).' , also: [{ status: 201, description: 'The task was created; Location is its URL.' }] },
-  problems: [...bodyProblems, 404, 409],
+  problems: [...bodyProblems, 404, 409, 422],
+  idempotencyKey: true,
   /**
-   * Read the stored task; the ID sequence and the update and schedule state (UpdateItem); a create (PutItem); an ID
-   * given back by a create that wrote nothing (DeleteItem of the sequence item its ID created, or UpdateItem).
+   * Read the stored task and the key's claim; the ID sequence and the update and schedule state (UpdateItem); a
+   * create (PutItem); the key's claim and its restated answer (PutItem, UpdateItem, in the write's transaction); an
+   * ID given back by a create that wrote nothing (DeleteItem of the sequence item its ID created, or UpdateItem).
    */
   tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   /** Sync the task's schedule, seal its credentials (GenerateDataKey only), queue a sync retry (SendMessage only). */

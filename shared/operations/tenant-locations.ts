@@ -13,7 +13,9 @@ import { bodyProblems, idPath, type Operation } from './operation';
 export const tenantLocationDelete = {
   operationId: 'tenantLocationDelete',
   summary: 'Soft-delete a tenant location',
-  description: 'Marks the location inactive and returns it. Deleting a deleted location returns it unchanged.',
+  description:
+    'Marks the location inactive and returns it. Deleting a deleted location returns it unchanged, so a retried ' +
+    'delete is safe without an Idempotency-Key (it takes none: its effect, inactive, is the same however often it is sent).',
   area: 'tenant-locations',
   method: 'DELETE',
   path: '/TenantLocation/Delete/{id}',
@@ -97,7 +99,9 @@ export const tenantLocationSave = {
   description:
     'ID 0 or absent creates (201, Location header); a positive ID updates (200). Name is required and must not be blank ' +
     '(400); names are unique per tenant, case-insensitive. ParentID must name another location of the tenant, never ' +
-    'the location itself or one of its descendants (400).',
+    'the location itself or one of its descendants (400). `Idempotency-Key` makes a retry safe: the same key with the ' +
+    'same body replays the first answer (status, body, Location) and takes no ID. A create sent again without a key ' +
+    'is a new create: its name is then taken by the first one (409), even when that first one was its own.',
   area: 'tenant-locations',
   method: 'POST',
   path: '/TenantLocation/Save',
@@ -106,7 +110,8 @@ export const tenantLocationSave = {
   media: 'standard',
   requestBody: { schema: TenantLocationInfo, required: true },
   success: { status: 200, schema: TenantLocation, description: 'The saved location (201 when created).' , also: [{ status: 201, description: 'The location was created; Location is its URL.' }] },
-  problems: [...bodyProblems, 404, 409],
+  problems: [...bodyProblems, 404, 409, 422],
+  idempotencyKey: true,
   tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
 } as const satisfies Operation;
 

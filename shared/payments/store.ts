@@ -1,7 +1,7 @@
 // Domain port: what the payment service needs from storage, declared by the domain (like the
 // serverless-typescript-demo's ProductStore). repository.ts implements it on the single table; a unit test may fake
 // it. Every method is one round trip at most (README.md, "Round trips"); the service decides how they are combined.
-import type { WriteClaim } from '#shared/data/idempotency';
+import type { KeyClaimItem } from '#shared/data/idempotency';
 import type { PaymentRefund } from '#shared/schemas/payment';
 import type { PaymentRecord } from './rules';
 
@@ -34,7 +34,7 @@ export interface PaymentWithRefunds {
 }
 
 /** The transaction item of an Idempotency-Key's claim (shared/data/idempotency.ts), written with the write. */
-export type KeyClaimItem = ReturnType<WriteClaim<unknown>['item']>;
+export type { KeyClaimItem };
 
 export interface PaymentStore {
   /** The tenant's next payment ID (refunds take theirs from the same sequence). One UpdateItem. */

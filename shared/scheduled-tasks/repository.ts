@@ -3,19 +3,20 @@
 // fields (attribute names are the schema's: the runs consumer reads and writes Version, NextRunDateTime_utc,
 // LastRunDateTime_utc, Status and CompletedDateTime_utc by these names), the adaptor's details without any secret
 // value (`AdaptorDetails`) and the sealed secrets (`AdaptorSecrets`, AWS Encryption SDK messages, never plaintext).
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { TableContext } from '#shared/data/client';
 import { defineCodec } from '#shared/data/codec';
 import { assertItemFits } from '#shared/data/item-size';
 import { giveBackValue, nextValue } from '#shared/data/sequence';
+import { transact, type TransactionItem } from '#shared/data/transaction';
 import { VersionConflict } from '#shared/errors';
 import type { SealedSecret, StoredAdaptorDetails } from '#shared/crypto/secret-fields';
 import type { AdaptorDetails, ScheduleState } from '#shared/schemas/scheduled-task';
 import { runOwnedFields, taskFields, type TaskFieldName } from './fields';
 import { latestRunsShown, runSortKeyPrefix, taskKey, taskPartition, taskSequence, taskSortKey, unsyncedKeys, unsyncedTasksIndex } from './keys';
 import { publicRun, type TaskRun } from './runs';
-import type { ScheduledTaskStore, StoredTask, TaskRecord } from './store';
+import type { KeyClaimItem, ScheduledTaskStore, StoredTask, TaskRecord } from './store';
 
 export type { StoredTask, TaskRecord } from './store';
 
@@ -114,13 +115,15 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
      * Every write puts the task on the reconciler's index (keys.ts `unsyncedKeys`) until its schedule sync succeeds
      * (`setScheduleState`): a process that dies between this write and the sync leaves it listed there.
      */
-    async write(tenantId: number, next: StoredTask, expectedVersion: number | undefined, clearRunState = false): Promise<void> {
+    async write(tenantId: number, next: StoredTask, expectedVersion: number | undefined, clearRunState = false, claim?: KeyClaimItem): Promise<void> {
       const savedAt = next.task.ModifiedDateTime_utc ?? new Date().toISOString();
       const item = { ...toTaskItem(tenantId, next), ...unsyncedKeys(tenantId, next.task.ID, savedAt) };
       assertItemFits(item, { reserveBytes: runStateReserveBytes });
       try {
+        // One write (PutItem or UpdateItem), or with an Idempotency-Key's claim one transaction (data kit transact).
+        const writeTask = (task: TransactionItem) => transact(table, [{ role: 'task', item: task }], { errors: { task: () => new VersionConflict() }, ...(claim ? { claim } : {}) });
         if (expectedVersion === undefined) {
-          await client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+          await writeTask({ Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
           return;
         }
         const names: Record<string, string> = { '#version': 'Version' };
@@ -143,16 +146,16 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
           if (Object.hasOwn(item, attribute) || (runOwned.has(attribute) && !clearRunState)) continue;
           remove.push(name(attribute));
         }
-        await client.send(
-          new UpdateCommand({
+        await writeTask({
+          Update: {
             TableName: tableName,
             Key: taskKey(tenantId, next.task.ID),
             UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
             ConditionExpression: '#version = :expected',
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
-          }),
-        );
+          },
+        });
       } catch (error) {
         if (isConditionFailure(error)) throw new VersionConflict();
         throw error;
@@ -164,26 +167,39 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
      * Version is not raised: the state is the server's bookkeeping, not an edit. A state the scheduler confirmed
      * (anything but `Pending`) also takes the task off the reconciler's index. Returns false when a newer save won.
      */
-    async setScheduleState(tenantId: number, id: number, version: number, state: ScheduleState): Promise<boolean> {
+    async setScheduleState(tenantId: number, id: number, version: number, state: ScheduleState, restated?: KeyClaimItem): Promise<boolean> {
+      const answer = restated ? [{ role: 'answer' as const, item: restated }] : [];
       try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: taskKey(tenantId, id),
-            UpdateExpression: state === 'Pending' ? 'SET #state = :state' : 'SET #state = :state REMOVE #indexPk, #indexSk',
-            ConditionExpression: '#version = :version',
-            ExpressionAttributeNames: {
-              '#state': 'ScheduleState',
-              '#version': 'Version',
-              ...(state === 'Pending' ? {} : { '#indexPk': unsyncedTasksIndex.partitionKey, '#indexSk': unsyncedTasksIndex.sortKey }),
+        await transact(
+          table,
+          [
+            {
+              role: 'task' as const,
+              item: {
+                Update: {
+                  TableName: tableName,
+                  Key: taskKey(tenantId, id),
+                  UpdateExpression: state === 'Pending' ? 'SET #state = :state' : 'SET #state = :state REMOVE #indexPk, #indexSk',
+                  ConditionExpression: '#version = :version',
+                  ExpressionAttributeNames: {
+                    '#state': 'ScheduleState',
+                    '#version': 'Version',
+                    ...(state === 'Pending' ? {} : { '#indexPk': unsyncedTasksIndex.partitionKey, '#indexSk': unsyncedTasksIndex.sortKey }),
+                  },
+                  ExpressionAttributeValues: { ':state': state, ':version': version },
+                },
+              },
             },
-            ExpressionAttributeValues: { ':state': state, ':version': version },
-          }),
+            ...answer,
+          ],
+          { errors: { task: () => new VersionConflict() } },
         );
         return true;
       } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
+        if (!(error instanceof VersionConflict) && !isConditionFailure(error)) throw error;
+        // A newer save won: its own state stands; the claim's answer is still restated (the answer this save sends).
+        if (answer.length > 0) await transact(table, answer);
+        return false;
       }
     },
   };

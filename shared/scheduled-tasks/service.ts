@@ -6,7 +6,8 @@ import type { Principal } from '#shared/auth/principal';
 import { extractSecrets, sealAdaptorDetails, type StoredAdaptorDetails } from '#shared/crypto/secret-fields';
 import type { SecretCipher } from '#shared/crypto/envelope';
 import { withOptimisticRetry } from '#shared/data/retry';
-import { maxSequenceValue } from '#shared/data/sequence';
+import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
+import { maxSequenceValue, wroteNothing } from '#shared/data/sequence';
 import { nextVersion } from '#shared/data/versioned';
 import { ApiError, ItemTooLarge, NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '#shared/errors';
 import { describeError, logger } from '#shared/observability/logger';
@@ -16,9 +17,21 @@ import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import type { ScheduleSyncMessage, TaskRunMessage } from './messages';
 import { clientFields, scheduleFields } from './fields';
 import { assertTaskFits } from './repository';
-import type { ScheduledTaskStore, StoredTask, TaskRecord } from './store';
+import type { KeyClaimItem, ScheduledTaskStore, StoredTask, TaskRecord } from './store';
 import type { ScheduleState as SyncedState, TaskSchedule } from './schedules';
 import { taskView } from './task-view';
+
+/**
+ * What an Idempotency-Key's request hash covers: the body with each secret value left out (the fields it sets stay
+ * named), so no hash of a credential is stored (the claim's hash sits beside an answer that holds every other field:
+ * a weak password could be guessed back from it). A request that differs from the first only in a secret's value
+ * therefore replays the first answer instead of answering 422.
+ */
+export const keyedRequestOf = (input: ScheduledTask | ScheduledTaskXml): unknown => {
+  if (!('AdaptorDetails' in input) || !input.AdaptorDetails) return { body: input };
+  const { details, secrets } = extractSecrets(input.AdaptorDetails);
+  return { body: { ...input, AdaptorDetails: details }, secretFields: secrets.map((secret) => secret.field) };
+};
 
 /** `Status` (server-owned). */
 export const TaskStatus = { Scheduled: 'Scheduled', Completed: 'Completed', Disabled: 'Disabled' } as const;
@@ -270,7 +283,14 @@ export const createScheduledTaskService = ({
    * Brings the scheduler in line with a committed task. A scheduler that fails leaves the task `Pending` (if no newer
    * save has come since) with a retry on the schedule-sync queue: the caller still gets its stored task.
    */
-  const synchronise = async (tenantId: number, record: TaskRecord, recurrence: Recurrence, now: Date, created: boolean): Promise<ScheduleState> => {
+  const synchronise = async (
+    tenantId: number,
+    record: TaskRecord,
+    recurrence: Recurrence,
+    now: Date,
+    created: boolean,
+    restate?: (state: ScheduleState) => KeyClaimItem,
+  ): Promise<ScheduleState> => {
     const request = { tenantId, taskId: record.ID, version: record.Version };
     let state: ScheduleState | undefined;
     try {
@@ -294,11 +314,17 @@ export const createScheduledTaskService = ({
     }
     // Always recorded, even when it is the state written: a state the scheduler confirmed takes the task off the
     // reconciler's index (a process that dies before this line leaves it there, and the reconciler repairs it).
-    await repository.setScheduleState(tenantId, record.ID, record.Version, state);
+    // With an Idempotency-Key, the claim's answer is restated with the state in the same write, before it is sent.
+    await repository.setScheduleState(tenantId, record.ID, record.Version, state, restate?.(state));
     return state;
   };
 
-  const save = async (principal: Principal, input: ScheduledTask | ScheduledTaskXml): Promise<SaveOutcome> => {
+  /**
+   * POST /ScheduledTasks/. With an Idempotency-Key (`claim`), the key's claim is read with the create's ID and written
+   * in the task's own write (shared/data/idempotency.ts): its answer says `Pending` (a replay after a lost answer
+   * finds the task out of line until the reconciler syncs it), restated with the schedule's state once that is known.
+   */
+  const save = async (principal: Principal, input: ScheduledTask | ScheduledTaskXml, claim?: WriteClaim<SaveOutcome>): Promise<SaveOutcome> => {
     const tenantId = principal.tenantId;
     const isUpdate = Boolean(input.ID);
     const incomingDetails = 'AdaptorDetails' in input && input.AdaptorDetails ? withoutAnswerFlags(input.AdaptorDetails) : undefined;
@@ -318,17 +344,19 @@ export const createScheduledTaskService = ({
       if (!incomingDetails) assertTaskFits(tenantId, { task: draft.record });
       else await fitsWith(sealedSizeBound).catch((error: unknown) => (error instanceof ItemTooLarge ? fitsWith(cipher) : Promise.reject(error)));
     }
-    const id = isUpdate ? (input.ID as number) : await repository.nextId(tenantId);
+    // The key's claim is read in the round trip that takes the ID (none without a key).
+    const [id, prior] = await Promise.all([isUpdate ? (input.ID as number) : repository.nextId(tenantId), claim?.read()]);
     const expected = input.Version ? input.Version : undefined;
 
-    // A create that writes nothing (its seal failed: KMS down or refused; or a refusal) gives its ID back, so the
-    // tenant's items are as they were. Once a write was sent, the ID is kept unless the write was refused (4xx).
+    // A create that writes nothing (its seal failed: KMS down or refused; a refusal; a replay of its key) gives its
+    // ID back, so the tenant's items are as they were. Once a write was sent, the ID is kept unless it was refused.
     let writeSent = false;
     const giveBackUnwritten = async (error: unknown): Promise<never> => {
-      if (!isUpdate && (!writeSent || (error instanceof ApiError && error.status < 500))) await repository.giveBackId(tenantId, id).catch(() => false);
+      if (!isUpdate && (!writeSent || wroteNothing(error))) await repository.giveBackId(tenantId, id).catch(() => false);
       throw error;
     };
     const { record, recurrence, adaptor } = await withOptimisticRetry(async () => {
+      if (prior) throw new KeyAlreadyClaimed(prior);
       const previous = isUpdate ? await require(tenantId, id) : undefined;
       if (previous && expected !== undefined && expected !== previous.task.Version) throw new StaleVersion();
       const now = clock();
@@ -338,7 +366,8 @@ export const createScheduledTaskService = ({
       const next: StoredTask = { task: composed.record, ...(sealed ? { adaptor: sealed } : {}) };
       try {
         writeSent = true;
-        await repository.write(tenantId, next, previous?.task.Version, composed.scheduleChanged);
+        const pending = { created: !isUpdate, task: taskView({ ...composed.record, ScheduleState: 'Pending' }, sealed) };
+        await repository.write(tenantId, next, previous?.task.Version, composed.scheduleChanged, claim?.item(pending));
       } catch (error) {
         // The client named the version it edited: someone saved first, so its edit is stale (409), not retried.
         if (error instanceof VersionConflict && expected !== undefined) throw new StaleVersion();
@@ -347,8 +376,9 @@ export const createScheduledTaskService = ({
       return { record: composed.record, recurrence: composed.recurrence, adaptor: sealed };
     }).catch(giveBackUnwritten);
 
-    const state = await synchronise(tenantId, record, recurrence, clock(), !isUpdate);
-    return { created: !isUpdate, task: taskView({ ...record, ScheduleState: state }, adaptor) };
+    const outcome = (state: ScheduleState): SaveOutcome => ({ created: !isUpdate, task: taskView({ ...record, ScheduleState: state }, adaptor) });
+    const state = await synchronise(tenantId, record, recurrence, clock(), !isUpdate, claim && ((settled) => claim.restate(outcome(settled))));
+    return outcome(state);
   };
 
   return {

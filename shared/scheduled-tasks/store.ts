@@ -2,7 +2,10 @@
 // ProductStore): what it needs of a task store, in its own terms. repository.ts is the DynamoDB adapter; the unit
 // tests hold one in memory.
 import type { StoredAdaptorDetails } from '#shared/crypto/secret-fields';
+import type { KeyClaimItem } from '#shared/data/idempotency';
 import type { ScheduleState, ScheduledTask, ScheduledTaskRun } from '#shared/schemas/scheduled-task';
+
+export type { KeyClaimItem };
 
 /** The task's own fields as stored; ID, TenantID-free (the store is per tenant), Version set. */
 export type TaskRecord = Omit<ScheduledTask, 'AdaptorDetails' | 'Runs'> & { readonly ID: number; readonly Version: number };
@@ -33,9 +36,13 @@ export interface ScheduledTaskStore {
   /**
    * Writes a save: a create (`expectedVersion` undefined) if no task has the ID; an update if the stored Version is
    * `expectedVersion` (else VersionConflict). Run-owned fields are left alone unless `clearRunState`. The task is
-   * marked out of line (the reconciler's index) until `setScheduleState` records a confirmed state.
+   * marked out of line (the reconciler's index) until `setScheduleState` records a confirmed state. With an
+   * Idempotency-Key's claim, in the same transaction (a key taken meanwhile is KeyAlreadyClaimed).
    */
-  write(tenantId: number, next: StoredTask, expectedVersion: number | undefined, clearRunState?: boolean): Promise<void>;
-  /** Records the schedule's state if the task still has `version`; false when a newer save won. */
-  setScheduleState(tenantId: number, id: number, version: number, state: ScheduleState): Promise<boolean>;
+  write(tenantId: number, next: StoredTask, expectedVersion: number | undefined, clearRunState?: boolean, claim?: KeyClaimItem): Promise<void>;
+  /**
+   * Records the schedule's state if the task still has `version`; false when a newer save won. `restated` (the
+   * key's claim with its final answer) is written with it, or alone when a newer save won.
+   */
+  setScheduleState(tenantId: number, id: number, version: number, state: ScheduleState, restated?: KeyClaimItem): Promise<boolean>;
 }

@@ -4,6 +4,7 @@
 // neither the scheduler client nor the SQS client, and no function loads the Encryption SDK before a save seals).
 import type { SecretCipher } from '#shared/crypto/envelope';
 import { defaultTable, requireEnv } from '#shared/data/client';
+import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
 import { scheduleSyncQueue, taskRunsQueue } from '#shared/events/queues';
 import { createPublisher } from '#shared/messaging/publisher';
 import type { TaskRunMessage } from './messages';
@@ -48,6 +49,15 @@ export const scheduledTaskService = (): ScheduledTaskService => {
   });
   return service;
 };
+
+export { idempotencyKeyHeader } from '#shared/data/idempotency';
+export { keyedRequestOf } from './service';
+
+/**
+ * Idempotency-Key handling of the save: the key's claim is written in the task's own write. Its answer holds no
+ * secret (a task's answer shows a credential only as `Has<Field>`: task-view.ts), so it is kept whole.
+ */
+export const scheduledTaskIdempotency = (operationId: string): Idempotency => createIdempotency(defaultTable(), operationId);
 
 let reader: ReturnType<typeof createScheduledTaskReader> | undefined;
 

@@ -187,7 +187,7 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
      * Writes a location and everything its rules touch, atomically. A failed version condition is VersionConflict,
      * a taken name NameTaken, a default pointer that moved meanwhile DefaultMoved; all but NameTaken are retried.
      */
-    async write({ next, previous, makesDefault }: LocationWrite): Promise<void> {
+    async write({ next, previous, makesDefault, claim }: LocationWrite): Promise<void> {
       const tenantId = next.TenantID;
       const { actions, add } = transactionActions<Role>();
       add('location', versionedPut(tableName, toItem(next), previous?.Version));
@@ -207,6 +207,7 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
 
       await transact(table, actions, {
         errors: { location: () => new VersionConflict(), claim: () => new NameTaken(), pointer: () => new DefaultMoved() },
+        ...(claim ? { claim } : {}),
       });
     },
   };

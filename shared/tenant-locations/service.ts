@@ -2,6 +2,7 @@
 // principal; talks to storage only through the repository. Throws named errors; never builds a response.
 import type { Principal } from '#shared/auth/principal';
 import { withOptimisticRetry } from '#shared/data/retry';
+import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
 import { maxSequenceValue } from '#shared/data/sequence';
 import { nextVersion } from '#shared/data/versioned';
 import { NotFound, StaleVersion, ValidationFailed, VersionConflict } from '#shared/errors';
@@ -117,7 +118,11 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     return parent;
   };
 
-  const save = async (principal: Principal, input: TenantLocationInfo): Promise<SaveOutcome> => {
+  /**
+   * POST /TenantLocation/Save. With an Idempotency-Key (`claim`), the key's claim is read with the create's ID and
+   * written in the location's own transaction (shared/data/idempotency.ts); a replay gives the ID back.
+   */
+  const save = async (principal: Principal, input: TenantLocationInfo, claim?: WriteClaim<SaveOutcome>): Promise<SaveOutcome> => {
     const name = input.Name?.trim();
     if (!name) throw new ValidationFailed([{ pointer: '/Name', detail: 'is required' }]);
     const tenantId = principal.tenantId;
@@ -149,12 +154,14 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     if (!isUpdate) assertLocationFits(compose(maxSequenceValue, undefined, now()));
     // Lost races are retried under the one optimistic-retry policy (shared/data/retry.ts), from the read.
     const saveAs = (id: number) => withOptimisticRetry(async () => {
-      const previous = isUpdate ? await require(tenantId, id) : undefined;
+      const [previous, prior] = await Promise.all([isUpdate ? require(tenantId, id) : undefined, claim?.read()]);
+      if (prior) throw new KeyAlreadyClaimed(prior);
       if (previous && input.Version !== undefined && input.Version !== previous.Version) throw new StaleVersion();
       const next = compose(id, previous, now());
       try {
         // "Make this the default" (IsDefault true in the body) conflicts with nobody: the last committed wins.
-        await repository.write({ next, previous, makesDefault: next.IsDefault && input.IsDefault === true });
+        const makesDefault = next.IsDefault && input.IsDefault === true;
+        await repository.write({ next, previous, makesDefault, ...(claim ? { claim: claim.item({ created: !isUpdate, location: next }) } : {}) });
       } catch (error) {
         // The client named the version it edited: another writer changed the record first, so its edit is stale.
         if (error instanceof VersionConflict && input.Version !== undefined) throw new StaleVersion();

@@ -1,5 +1,6 @@
 // Domain port (tenant locations): what the tenant-location service needs from storage. The DynamoDB adapter is
 // repository.ts (keys in keys.ts); wiring.ts plugs it in once per process, and tests may pass any other implementation.
+import type { KeyClaimItem } from '#shared/data/idempotency';
 import type { TenantLocation } from '#shared/schemas/tenant-location';
 
 export interface LocationFilter {
@@ -21,6 +22,8 @@ export interface LocationWrite {
    * and the last such write committed wins. Otherwise a `next` that stays the default only checks that it still is.
    */
   readonly makesDefault: boolean;
+  /** An Idempotency-Key's claim (shared/data/idempotency.ts), written in the same transaction. */
+  readonly claim?: KeyClaimItem;
 }
 
 export interface TenantLocationStore {

@@ -4,12 +4,9 @@ import { deliveryReceiptGetV2 } from '#shared/compiled/operations/delivery-recei
 import type { ReceiptView, SavedReceipt } from '#shared/delivery-receipts/service';
 import { actionResults, editResponse } from '#shared/schemas/envelope-bodies';
 import { locationOf } from '#shared/http/location';
+import type { Answer } from '#shared/data/idempotency';
 
-export interface ReceiptAnswer {
-  readonly status: number;
-  readonly body: unknown;
-  readonly headers: Record<string, string>;
-}
+export type ReceiptAnswer = Answer;
 
 /**
  * `ActionResults<DeliveryReceiptT>`: 201 with a Location for a create, 202 when completion continues through the

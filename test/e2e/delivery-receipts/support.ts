@@ -28,13 +28,16 @@ export interface ReadBody extends SavedBody {
 export interface SendOptions {
   readonly type?: RequestMediaType;
   readonly accept?: string;
+  /** An Idempotency-Key to send. */
+  readonly key?: string;
 }
 
 type Body = Parameters<typeof encodeBody>[1];
 
-const send = <T>(path: string, token: string, body: Body, root: string, { type = 'application/json', accept }: SendOptions) => {
+const send = <T>(path: string, token: string, body: Body, root: string, { type = 'application/json', accept, key }: SendOptions) => {
   const encoded = encodeBody(type, body, root);
-  return api<T>(path, { method: 'POST', token, body: encoded.body, headers: { ...encoded.headers, ...(accept ? { Accept: accept } : {}) } });
+  const headers = { ...encoded.headers, ...(accept ? { Accept: accept } : {}), ...(key ? { 'Idempotency-Key': key } : {}) };
+  return api<T>(path, { method: 'POST', token, body: encoded.body, headers });
 };
 
 export const saveReceipt = (token: string, value: Body, options: SendOptions = {}): Promise<ApiResponse<SavedBody>> =>

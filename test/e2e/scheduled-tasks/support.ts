@@ -21,11 +21,14 @@ type Body = Parameters<typeof encodeBody>[1];
 export interface SendOptions {
   readonly type?: RequestMediaType;
   readonly accept?: string;
+  /** An Idempotency-Key to send. */
+  readonly key?: string;
 }
 
-export const saveTask = (token: string, body: Body, { type = 'application/json', accept }: SendOptions = {}): Promise<ApiResponse<TaskAnswer>> => {
+export const saveTask = (token: string, body: Body, { type = 'application/json', accept, key }: SendOptions = {}): Promise<ApiResponse<TaskAnswer>> => {
   const encoded = encodeBody(type, body, 'ScheduledTaskXml');
-  return api<TaskAnswer>('/ScheduledTasks/', { method: 'POST', token, body: encoded.body, headers: { ...encoded.headers, ...(accept ? { Accept: accept } : {}) } });
+  const headers = { ...encoded.headers, ...(accept ? { Accept: accept } : {}), ...(key ? { 'Idempotency-Key': key } : {}) };
+  return api<TaskAnswer>('/ScheduledTasks/', { method: 'POST', token, body: encoded.body, headers });
 };
 
 export const getTask = (token: string, id: number | string, accept?: string): Promise<ApiResponse<TaskAnswer>> =>

@@ -1,0 +1,138 @@
+// Integration (issue 22, chaos defect 2's "same shape"): POST /v2/DeliveryReceipt/ with an Idempotency-Key, at the
+// mechanism, on DynamoDB Local with the real service, repository, completion and key claims. A client retries with
+// the same key after the function died between the receipt's commit and its answer, after an answer lost in flight,
+// and in a burst. Each time: one receipt, the retry's answer byte for byte the first, the tenant's sequence not
+// advanced by the retry; the Warehouse a client sends (its users are personal data) is neither stored nor answered,
+// so no claim holds it.
+import { describe, expect, it } from '@jest/globals';
+import type { Principal } from '#shared/auth/principal';
+import { createIdempotency, idempotencyEntity, type Answer } from '#shared/data/idempotency';
+import { sequenceKey } from '#shared/data/sequence';
+import { completeReceipt } from '#shared/delivery-receipts/completion';
+import { headerKey, receiptSequence } from '#shared/delivery-receipts/keys';
+import { linePolicy } from '#shared/delivery-receipts/lines';
+import { createReceiptRepository } from '#shared/delivery-receipts/repository';
+import { createReceiptService } from '#shared/delivery-receipts/service';
+import type { ReceiptStore } from '#shared/delivery-receipts/store';
+import { savedAnswer } from '#shared/http/answers/delivery-receipts';
+import type { ActionRequestDeliveryReceiptT } from '#shared/schemas/delivery-receipt';
+import { freshTenantId, openLocalTable, storedItem, tenantItems } from '#test/integration/data/support';
+import { receiptItems, stockOf } from './completion-support';
+
+const table = openLocalTable();
+const repository = createReceiptRepository(table);
+const keys = createIdempotency(table, 'deliveryReceiptSaveV2');
+
+/** A function process that never answers: what a client sees of a process killed after its write was sent. */
+const never = new Promise<never>(() => undefined);
+
+/** The service (and `committed`, settled once its faulty write committed) over a store whose next write commits, then dies (never settles) or fails (the answer lost). */
+const serviceWith = (fault?: 'dies-after-commit' | 'throws-after-commit') => {
+  let armed = fault !== undefined;
+  let signal: () => void = () => undefined;
+  const committed = new Promise<void>((resolve) => {
+    signal = resolve;
+  });
+  const store: ReceiptStore = {
+    ...repository,
+    write: async (write) => {
+      await repository.write(write);
+      if (!armed) return;
+      armed = false;
+      signal();
+      if (fault === 'dies-after-commit') return never;
+      throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    },
+  };
+  return Object.assign(createReceiptService({ repository: store, complete: (request) => completeReceipt(table, request), policy: linePolicy(0) }), { committed });
+};
+
+type Service = ReturnType<typeof serviceWith>;
+
+const save = (service: Service, principal: Principal, body: ActionRequestDeliveryReceiptT, key: string): Promise<Answer> =>
+  keys.run({ tenantId: principal.tenantId, key, request: { body } }, savedAnswer, (claim) => service.save(principal, body, claim));
+
+const principalOf = (): Principal => ({ tenantId: freshTenantId(), websiteId: 1, userId: 42 });
+const lastId = async (principal: Principal) => (await storedItem(table, sequenceKey(principal.tenantId, receiptSequence)))?.value as number | undefined;
+const stillPending = async (pending: Promise<unknown>) =>
+  Promise.race([pending.then(() => false, () => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 200))]);
+const valueOf = (answer: Answer) => (answer.body as { Value: { ID: number; Version: number; Status: string } }).Value;
+
+const personal = { FirstName: 'Pat', LastName: 'Receiver', EmailAddress: 'pat.receiver@example.com' };
+const receipt = (note: string): ActionRequestDeliveryReceiptT => ({
+  Value: {
+    SupplierName: 'Acme',
+    InternalNote: note,
+    WarehouseID: 9,
+    Warehouse: { ID: 9, Name: 'Main', Users: [{ ID: 1, ...personal }] },
+    Lines: [{ InventoryID: 1, SKU: 'SKU-1', QuantityOrdered: 10, QuantityReceived: 4 }],
+  },
+});
+
+describe('POST /v2/DeliveryReceipt/ with an Idempotency-Key', () => {
+  it('the function dies between the commit and its answer: the retry replays the create, one receipt, the sequence not advanced', async () => {
+    const principal = principalOf();
+    const body = receipt('crash');
+    const dying = serviceWith('dies-after-commit');
+    const lost = save(dying, principal, body, 'dr-1');
+    await dying.committed;
+    expect(await stillPending(lost)).toBe(true);
+    const retry = await save(serviceWith(), principal, body, 'dr-1');
+    expect(retry.status).toBe(201);
+    expect(retry.headers).toEqual({ Location: expect.stringMatching(/\/v2\/DeliveryReceipt\/1$/) });
+    expect(valueOf(retry)).toMatchObject({ ID: 1, SupplierName: 'Acme' });
+    expect(await lastId(principal)).toBe(1);
+    expect(await storedItem(table, headerKey(principal.tenantId, 2))).toBeUndefined();
+    expect(JSON.stringify(await save(serviceWith(), principal, body, 'dr-1'))).toBe(JSON.stringify(retry));
+  });
+
+  it('an answer lost after the commit: the retry replays byte for byte; no claim holds personal data', async () => {
+    const principal = principalOf();
+    const body = receipt('lost');
+    const first = await save(serviceWith('throws-after-commit'), principal, body, 'dr-2');
+    expect(first.status).toBe(201);
+    expect(JSON.stringify(await save(serviceWith(), principal, body, 'dr-2'))).toBe(JSON.stringify(first));
+    const claims = (await tenantItems(table, principal.tenantId)).filter((item) => item.entity === idempotencyEntity);
+    expect(claims).toHaveLength(1);
+    expect(JSON.stringify(claims)).not.toContain(personal.EmailAddress);
+    expect(JSON.stringify(claims)).not.toContain(personal.LastName);
+  });
+
+  it('a burst of the same create with one key makes one receipt; every answer is the same', async () => {
+    const principal = principalOf();
+    const body = receipt('burst');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => save(serviceWith(), principal, body, 'dr-3')));
+    expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
+    expect(answers[0]?.status).toBe(201);
+    // The twins took IDs at once: those taken after another cannot be given back (a gap), but only one holds a receipt.
+    const stored = await Promise.all(Array.from({ length: (await lastId(principal)) ?? 0 }, (_, index) => storedItem(table, headerKey(principal.tenantId, index + 1))));
+    expect(stored.filter(Boolean).map((item) => item?.ID)).toEqual([valueOf(answers[0] as Answer).ID]);
+  });
+
+  it('the same key with another request is 422 and writes nothing; an update replays its 200 at one Version', async () => {
+    const principal = principalOf();
+    await save(serviceWith(), principal, receipt('one'), 'dr-4');
+    await expect(save(serviceWith(), principal, receipt('two'), 'dr-4')).rejects.toMatchObject({ status: 422 });
+    expect(await lastId(principal)).toBe(1);
+    const update = { Value: { ID: 1, InternalNote: 'edited' } };
+    const updated = await save(serviceWith(), principal, update, 'dr-5');
+    expect(updated.status).toBe(200);
+    expect(JSON.stringify(await save(serviceWith(), principal, update, 'dr-5'))).toBe(JSON.stringify(updated));
+    expect(await storedItem(table, headerKey(principal.tenantId, 1))).toMatchObject({ InternalNote: 'edited', Version: 2 });
+  });
+
+  it('a save that completes the receipt: the replay is its answer, the stock applied once', async () => {
+    const principal = principalOf();
+    await save(serviceWith(), principal, receipt('to complete'), 'dr-6');
+    await save(serviceWith(), principal, { Value: { ID: 1, Status: 'InProgress' } }, 'dr-7');
+    const completing = { Value: { ID: 1, Status: 'Complete' } };
+    const completed = await save(serviceWith(), principal, completing, 'dr-8');
+    expect(completed.status).toBe(200);
+    expect(valueOf(completed).Status).toBe('Complete');
+    expect(JSON.stringify(await save(serviceWith(), principal, completing, 'dr-8'))).toBe(JSON.stringify(completed));
+    const stored = await receiptItems(table, principal.tenantId, 1);
+    expect(stored.movements).toHaveLength(1);
+    expect(await stockOf(table, principal.tenantId, [1], 9)).toEqual(new Map([[1, '4']]));
+    expect(stored.header).toMatchObject({ Status: 'Complete', Version: valueOf(completed).Version });
+  });
+});

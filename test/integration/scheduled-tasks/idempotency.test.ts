@@ -1,0 +1,155 @@
+// Integration (issue 22, chaos defect 2): POST /ScheduledTasks/ with an Idempotency-Key, at the mechanism, on DynamoDB
+// Local with the real service, repository and key claims (shared/data/idempotency.ts). A client retries with the same
+// key after the function died between the task's commit and its answer, after an answer lost in flight, and in a
+// burst. Each time: one task, the retry's answer byte for byte the first (status, body, Location), the tenant's
+// sequence not advanced by the retry, and no credential in the claim.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import type { Principal } from '#shared/auth/principal';
+import { localSecretCipher } from '#shared/crypto/envelope';
+import { createIdempotency, idempotencyEntity, type Answer } from '#shared/data/idempotency';
+import { sequenceKey } from '#shared/data/sequence';
+import { savedAnswer } from '#shared/http/answers/scheduled-tasks';
+import { logger } from '#shared/observability/logger';
+import type { ScheduledTask } from '#shared/schemas/scheduled-task';
+import { taskKey, taskSequence } from '#shared/scheduled-tasks/keys';
+import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
+import { createScheduledTaskService, keyedRequestOf } from '#shared/scheduled-tasks/service';
+import type { ScheduledTaskStore } from '#shared/scheduled-tasks/store';
+import { freshTenantId, openLocalTable, storedItem, tenantItems } from '#test/integration/data/support';
+
+logger.setLogLevel('SILENT');
+
+const table = openLocalTable();
+const repository = createScheduledTaskRepository(table);
+const keys = createIdempotency(table, 'scheduledTaskSave');
+const cipher = localSecretCipher(randomBytes(32));
+
+/** A function process that never answers: what a client sees of a process killed after its write was sent. */
+const never = new Promise<never>(() => undefined);
+
+type Fault = 'dies-after-commit' | 'throws-after-commit' | undefined;
+
+/** The service (and `committed`, settled once its faulty write committed) over a store whose next task write commits, then dies (never settles) or fails (the answer lost). */
+const serviceWith = (fault: Fault = undefined, schedulerFails = false) => {
+  let armed = fault !== undefined;
+  let signal: () => void = () => undefined;
+  const committed = new Promise<void>((resolve) => {
+    signal = resolve;
+  });
+  const store: ScheduledTaskStore = {
+    ...repository,
+    write: async (...args) => {
+      await repository.write(...args);
+      if (!armed) return;
+      armed = false;
+      signal();
+      if (fault === 'dies-after-commit') return never;
+      throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    },
+  };
+  const service = createScheduledTaskService({
+    repository: store,
+    cipher,
+    syncSchedule: async (task) => {
+      if (schedulerFails) throw Object.assign(new Error('unreachable'), { name: 'ScheduleSyncFailed' });
+      return task.enabled ? 'Enabled' : 'Disabled';
+    },
+    requestSync: async () => undefined,
+    clock: () => new Date('2026-03-02T08:00:00Z'),
+  });
+  return Object.assign(service, { committed });
+};
+
+type Service = ReturnType<typeof serviceWith>;
+
+const save = (service: Service, principal: Principal, body: ScheduledTask, key: string): Promise<Answer> =>
+  keys.run({ tenantId: principal.tenantId, key, request: keyedRequestOf(body) }, savedAnswer, (claim) => service.save(principal, body, claim));
+
+const principalOf = (): Principal => ({ tenantId: freshTenantId(), websiteId: 1, userId: 3 });
+const secret = `ts-${randomUUID()}`;
+const task = (name: string): ScheduledTask => ({
+  Name: name,
+  TaskTypeID: 7,
+  IsRecurringSchedule: true,
+  Interval: 15,
+  IntervalType: 1,
+  TimeOfDay: '2026-03-02T09:00:00Z',
+  AdaptorDetails: { TokenDetails: { TokenKey: 'tk-1', TokenSecret: secret } },
+});
+
+const lastId = async (principal: Principal) => (await storedItem(table, sequenceKey(principal.tenantId, taskSequence)))?.value as number | undefined;
+const claimsOf = async (principal: Principal) => (await tenantItems(table, principal.tenantId)).filter((item) => item.entity === idempotencyEntity);
+const stillPending = async (pending: Promise<unknown>) =>
+  Promise.race([pending.then(() => false, () => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 200))]);
+
+describe('POST /ScheduledTasks/ with an Idempotency-Key', () => {
+  it('the function dies between the commit and its answer: the retry replays (Pending, as stored), one task, the sequence not advanced', async () => {
+    const principal = principalOf();
+    const body = task('crash');
+    const dying = serviceWith('dies-after-commit');
+    const lost = save(dying, principal, body, 'task-1');
+    await dying.committed;
+    expect(await stillPending(lost)).toBe(true);
+    expect(await lastId(principal)).toBe(1);
+    const retry = await save(serviceWith(), principal, body, 'task-1');
+    expect(retry.status).toBe(201);
+    expect(retry.headers).toEqual({ Location: expect.stringMatching(/\/ScheduledTasks\/1$/) });
+    expect((retry.body as { Value: ScheduledTask }).Value).toMatchObject({ ID: 1, ScheduleState: 'Pending' });
+    expect(await lastId(principal)).toBe(1);
+    expect(await storedItem(table, taskKey(principal.tenantId, 2))).toBeUndefined();
+    expect(JSON.stringify(await save(serviceWith(), principal, body, 'task-1'))).toBe(JSON.stringify(retry));
+  });
+
+  it('an answer lost after the commit: the retry replays the first answer byte for byte, its schedule state included', async () => {
+    const principal = principalOf();
+    const body = task('lost');
+    const first = await save(serviceWith(), principal, body, 'task-2');
+    expect((first.body as { Value: ScheduledTask }).Value.ScheduleState).toBe('Enabled');
+    const retry = await save(serviceWith(), principal, body, 'task-2');
+    expect(JSON.stringify(retry)).toBe(JSON.stringify(first));
+    expect(await lastId(principal)).toBe(1);
+  });
+
+  it('a first answer that said Pending (the scheduler failed) is replayed as Pending', async () => {
+    const principal = principalOf();
+    const body = task('pending');
+    const first = await save(serviceWith(undefined, true), principal, body, 'task-3');
+    expect((first.body as { Value: ScheduledTask }).Value.ScheduleState).toBe('Pending');
+    expect(JSON.stringify(await save(serviceWith(), principal, body, 'task-3'))).toBe(JSON.stringify(first));
+  });
+
+  it('a burst of the same create with one key makes one task; every answer is the same', async () => {
+    const principal = principalOf();
+    const body = task('burst');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => save(serviceWith(), principal, body, 'task-4')));
+    expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
+    expect(answers[0]?.status).toBe(201);
+    // The twins took IDs at once: those taken after another cannot be given back (a gap, which IDs may have), but only
+    // the answer's ID holds a task.
+    const id = (answers[0]?.body as { Value: ScheduledTask }).Value.ID as number;
+    const stored = await Promise.all(Array.from({ length: (await lastId(principal)) ?? 0 }, (_, index) => storedItem(table, taskKey(principal.tenantId, index + 1))));
+    expect(stored.filter(Boolean).map((item) => item?.ID)).toEqual([id]);
+  });
+
+  it('the same key with another request is 422 and writes nothing; an update replays too', async () => {
+    const principal = principalOf();
+    await save(serviceWith(), principal, task('first'), 'task-5');
+    await expect(save(serviceWith(), principal, task('other'), 'task-5')).rejects.toMatchObject({ status: 422 });
+    expect(await lastId(principal)).toBe(1);
+    const update = { ...task('renamed'), ID: 1 };
+    const updated = await save(serviceWith(), principal, update, 'task-6');
+    expect(updated.status).toBe(200);
+    expect(JSON.stringify(await save(serviceWith(), principal, update, 'task-6'))).toBe(JSON.stringify(updated));
+    expect(await storedItem(table, taskKey(principal.tenantId, 1))).toMatchObject({ Name: 'renamed', Version: 2 });
+  });
+
+  it('the claim holds no credential: the answer shows Has<Field>, the hash leaves secret values out', async () => {
+    const principal = principalOf();
+    await save(serviceWith(), principal, task('secret'), 'task-7');
+    const claims = await claimsOf(principal);
+    expect(claims).toHaveLength(1);
+    expect(JSON.stringify(claims)).not.toContain(secret);
+    expect(JSON.stringify(claims)).toContain('HasTokenSecret');
+  });
+});
