@@ -31,7 +31,15 @@ const run = (script: string, ...args: string[]) => {
   // The tools must find the stack themselves, not through the variables jest's setup exports.
   delete env.AWS_ENDPOINT_URL_SQS;
   delete env.AWS_ENDPOINT_URL_DYNAMODB;
-  return spawnSync(process.execPath, ['--import', 'tsx', `infra/local/${script}.ts`, ...args], { cwd: repoRoot, env, encoding: 'utf8', timeout: 60_000 });
+  // `items` without --tenant prints the whole shared table, which a full run fills with many megabytes: spawnSync's
+  // default 1 MiB output buffer would kill the tool mid-print (status null).
+  return spawnSync(process.execPath, ['--import', 'tsx', `infra/local/${script}.ts`, ...args], {
+    cwd: repoRoot,
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+    maxBuffer: 1024 * 1024 * 1024,
+  });
 };
 
 const dynamodb = DynamoDBDocumentClient.from(localDynamoDbClient());
