@@ -110,7 +110,9 @@ const transactionItem = (tableName: string, action: TransactionAction, lineSeque
           TableName: tableName,
           Key: headerKey(action.key.tenantId, action.key.receiptId),
           UpdateExpression:
-            'SET #status = :status, FriendlyStatus = :friendly, IsReadOnly = :readOnly, CompletedByUserID = :user, CompletedDateTime_utc = :at ADD Version :one',
+            // A write moves the modified stamps with the Version: the completion's, so ModifiedDateTime_utc is never
+            // older than CompletedDateTime_utc (and every replay of the last chunk writes the same values).
+            'SET #status = :status, FriendlyStatus = :friendly, IsReadOnly = :readOnly, CompletedByUserID = :user, CompletedDateTime_utc = :at, ModifiedByUserID = :user, ModifiedDateTime_utc = :at ADD Version :one',
           ExpressionAttributeNames: { '#status': 'Status' },
           ...(expect.status === 'InProgress'
             ? {
@@ -214,7 +216,10 @@ const completionRecordOf = (item: RawItem | undefined): CompletionRecord | undef
 const readCompletion = async (table: TableContext, tenantId: number, receiptId: number) =>
   completionRecordOf(await getRawItem(table, completionKey(tenantId, receiptId)));
 
-/** Header -> Completing (read-only, Version + 1) with the completion item at cursor 0, in one transaction. */
+/**
+ * Header -> Completing (read-only, Version + 1, modified by the requester at the request's time) with the completion
+ * item at cursor 0, in one transaction.
+ */
 const startChunked = async (table: TableContext, request: CompleteReceiptRequest, plan: CompletionPlan, warehouseId: number, actor: Actor) => {
   const { tenantId, receiptId, expectedVersion } = request;
   const view = statusView('Completing');
@@ -223,7 +228,8 @@ const startChunked = async (table: TableContext, request: CompleteReceiptRequest
     Update: {
       TableName: table.tableName,
       Key: headerKey(tenantId, receiptId),
-      UpdateExpression: 'SET #status = :status, FriendlyStatus = :friendly, IsReadOnly = :readOnly, CompletionID = :completion ADD Version :one',
+      UpdateExpression:
+        'SET #status = :status, FriendlyStatus = :friendly, IsReadOnly = :readOnly, CompletionID = :completion, ModifiedByUserID = :user, ModifiedDateTime_utc = :at ADD Version :one',
       ConditionExpression: '#status = :expected AND Version = :version',
       ExpressionAttributeNames: { '#status': 'Status' },
       ExpressionAttributeValues: {
@@ -231,6 +237,8 @@ const startChunked = async (table: TableContext, request: CompleteReceiptRequest
         ':friendly': view.FriendlyStatus,
         ':readOnly': view.IsReadOnly,
         ':completion': plan.completionId,
+        ':user': actor.userId,
+        ':at': actor.at,
         ':one': 1,
         ':expected': 'InProgress',
         ':version': expectedVersion,

@@ -3,7 +3,7 @@
 import { ApiError, ConcurrentModification, Conflict, problemKinds, ValidationFailed, type FieldError } from '#shared/errors';
 import { decimalText, defaultCurrency, formatAmount, fromMinorUnits, InvalidAmount, minorUnitsOf, toMinorUnits } from '#shared/money/index';
 import { PaymentT as paymentSchema } from '#shared/compiled/schemas/payment';
-import { epochMsOf, readCalendar, utcInstantOf } from '#shared/schemas/calendar';
+import { epochMsOf, readCalendar } from '#shared/schemas/calendar';
 import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '#shared/schemas/payment';
 import { cardDataErrors, cardForAnswer, cardForStorage } from './card-data';
 
@@ -135,17 +135,67 @@ export const runModeOf = (request: SaveRequestPaymentT, operation: 'record' | 'r
 };
 
 /**
- * `PaymentDateTime_utc` is an ISO 8601 date-time with an offset that exists (the one calendar reader: 30 February
- * is refused, never rolled forward), kept as the UTC instant it names.
+ * The payment's date, by the platform's rule (its sample `NewPaymentT.json` sends `"DateTime": "2020-04-21T00:00:00.000"`
+ * and its answer `EditResponseOfPaymentT.json` has `DateTime` and `PaymentDateTime_utc` both `2020-04-21T00:00:00`,
+ * `PaymentDateTime_offset` 480 and `DateTimeString` "21 Apr 2020 8:00 AM"):
+ * - the date is the client's `DateTime` or `PaymentDateTime_utc` (both: they must name the same instant); neither: now;
+ * - a value without an offset is UTC (the `_utc` the platform answers it as); a date alone is its UTC midnight;
+ * - `PaymentDateTime_offset` (minutes east of UTC) is where the payment was taken, for the display strings only: the
+ *   client's, else the value's own offset when it wrote one, else 0 (the platform's 480 was its tenant's, Perth; this
+ *   service knows no tenant time zone, so a client that wants local strings sends the offset).
+ * A value that is not an ISO 8601 date or date-time that exists is refused (30 February is never 1 March).
  */
-const paymentTime = (value: string | undefined, now: string, errors: FieldError[]): string => {
-  if (value === undefined || value === '') return now;
-  const instant = utcInstantOf(value);
-  if (instant === undefined) {
-    errors.push({ pointer: '/Object/PaymentDateTime_utc', detail: 'must be an ISO 8601 date-time with an offset that exists' });
-    return now;
+export interface PaymentDate {
+  /** The UTC instant, `toISOString` form: stored as both `DateTime` and `PaymentDateTime_utc`. */
+  readonly utc: string;
+  /** Minutes east of UTC, stored as `PaymentDateTime_offset`. */
+  readonly offset: number;
+}
+
+const paymentDateFields = ['DateTime', 'PaymentDateTime_utc'] as const;
+
+export const paymentDateOf = (
+  input: Pick<PaymentT, 'DateTime' | 'PaymentDateTime_utc' | 'PaymentDateTime_offset'>,
+  now: string,
+  errors: FieldError[],
+): PaymentDate => {
+  const read: { field: string; epochMs: number; offset: number | undefined }[] = [];
+  for (const field of paymentDateFields) {
+    const text = input[field];
+    if (text === undefined || text === '') continue;
+    const value = readCalendar(text);
+    const epochMs = value ? epochMsOf(value) : Number.NaN;
+    if (!value || !Number.isFinite(epochMs)) {
+      errors.push({ pointer: `/Object/${field}`, detail: 'must be an ISO 8601 date or date-time that exists (without an offset: UTC)' });
+      continue;
+    }
+    read.push({ field, epochMs, offset: value.offsetMinutes });
   }
-  return instant;
+  const [first, second] = read;
+  if (first && second && first.epochMs !== second.epochMs) {
+    errors.push({ pointer: '/Object/PaymentDateTime_utc', detail: 'names another instant than DateTime: send one, or both the same' });
+  }
+  const offset = input.PaymentDateTime_offset ?? read.find((value) => value.offset !== undefined)?.offset ?? 0;
+  return { utc: first ? new Date(first.epochMs).toISOString() : now, offset };
+};
+
+const twoDigits = (value: number) => String(value).padStart(2, '0');
+const monthNames = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
+
+/**
+ * The platform's display strings of an instant at an offset (minutes east of UTC): `DateString` "21 Apr 2020",
+ * `DateTimeString` "21 Apr 2020 8:00 AM" (day without a leading zero, English month, 12-hour clock, AM/PM).
+ * Offsets are fixed (no daylight saving): the offset is the one the payment was taken at.
+ */
+export const paymentDateStrings = (utc: string, offset: number): { DateString: string; DateTimeString: string } | undefined => {
+  const value = readCalendar(utc);
+  if (!value?.time) return undefined;
+  const local = new Date(epochMsOf(value) + offset * 60_000);
+  if (!Number.isFinite(local.getTime())) return undefined;
+  const date = `${local.getUTCDate()} ${monthNames[local.getUTCMonth()]} ${local.getUTCFullYear()}`;
+  const hour = local.getUTCHours();
+  const time = `${hour % 12 === 0 ? 12 : hour % 12}:${twoDigits(local.getUTCMinutes())} ${hour < 12 ? 'AM' : 'PM'}`;
+  return { DateString: date, DateTimeString: `${date} ${time}` };
 };
 
 /** Money fields of a payment besides Amount: each is checked against the currency's decimals like Amount. */
@@ -215,7 +265,7 @@ export const prepareNewPayment = (input: PaymentT | undefined, context: NewRecor
   errors.push(...cardDataErrors(input.CreditCard, input.CreditCardLastFour, '/Object'));
   const status = statusOf(input, errors);
   const guid = guidOf(input, context.guid, errors);
-  const paidAt = paymentTime(input.PaymentDateTime_utc, context.now, errors);
+  const paidAt = paymentDateOf(input, context.now, errors);
   if (errors.length > 0) throw new ValidationFailed(errors);
 
   const {
@@ -261,7 +311,9 @@ export const prepareNewPayment = (input: PaymentT | undefined, context: NewRecor
       Status: status,
       IsActive: input.IsActive ?? true,
       IsRefund: false,
-      PaymentDateTime_utc: paidAt,
+      DateTime: paidAt.utc,
+      PaymentDateTime_utc: paidAt.utc,
+      PaymentDateTime_offset: paidAt.offset,
       ...(card.card ? { CreditCard: card.card } : {}),
       ...(card.lastFour ? { CreditCardLastFour: card.lastFour } : {}),
       CreatedDateTime_utc: context.now,
@@ -353,9 +405,13 @@ export const refundAmountMinor = (original: PaymentRecord, request: RefundReques
   return minor;
 };
 
-/** Fields a refund takes over from the payment it refunds: who paid, how, and in what money. */
+/**
+ * Fields a refund takes over from the payment it refunds: who paid, how, in what money, and the offset its dates are
+ * shown at (a refund's own date is the time it is recorded).
+ */
 const inheritedFields = [
   'Currency',
+  'PaymentDateTime_offset',
   'ExchangeRate',
   'MethodID',
   'Method',
@@ -427,6 +483,7 @@ export const buildRefund = (
       Description: request.description ?? `Refund of payment ${original.fields.RefNumber}`,
       ...(request.method !== undefined ? { Method: request.method } : {}),
       TransactionType: 'Refund',
+      DateTime: context.now,
       PaymentDateTime_utc: context.now,
       PaymentUserID: context.userId,
       PaymentLogs: [refundLogEntry(1, status, message, context.now, context.userId)],
@@ -469,9 +526,6 @@ export const settleRefund = (
 
 const paymentFieldOrder = Object.keys(paymentSchema.shape);
 
-const dateFormat = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' });
-const timeFormat = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', hour: 'numeric', minute: '2-digit', hour12: true });
-const plainSpaces = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
 
 /** A page of a payment's refunds, as `GET /Payment/{id}` shows it with the payment. */
 export interface RefundsShown {
@@ -493,8 +547,7 @@ export const paymentView = (record: PaymentRecord, page: RefundsShown = noRefund
   const money = (minor: number) => fromMinorUnits(minor, currency);
   const shown = (value: number | undefined) => (value === undefined ? undefined : formatAmount(toMinorUnits(value, currency), currency));
   const balanceMinor = fields.IsRefund ? 0 : record.amountMinor - record.refundedMinor;
-  const paidAt = fields.PaymentDateTime_utc ? readCalendar(fields.PaymentDateTime_utc) : undefined;
-  const local = paidAt?.time ? new Date(epochMsOf(paidAt) + (fields.PaymentDateTime_offset ?? 0) * 60_000) : undefined;
+  const dateStrings = fields.PaymentDateTime_utc ? paymentDateStrings(fields.PaymentDateTime_utc, fields.PaymentDateTime_offset ?? 0) : undefined;
   const card = cardForAnswer(fields.CreditCard);
   const { CreditCard: _card, ...rest } = fields;
   const view: Record<string, unknown> = {
@@ -511,7 +564,7 @@ export const paymentView = (record: PaymentRecord, page: RefundsShown = noRefund
     FeeString: shown(fields.Fee),
     AmountTenderedString: shown(fields.AmountTendered),
     ChangeGivenString: shown(fields.ChangeGiven),
-    ...(local ? { DateString: plainSpaces(dateFormat.format(local)), DateTimeString: plainSpaces(`${dateFormat.format(local)} ${timeFormat.format(local)}`) } : {}),
+    ...(dateStrings ?? {}),
     ...(fields.IsRefund ? {} : { Refunds: [...page.refunds], RefundCount: record.refundCount, MoreRefunds: page.more }),
   };
   // Members in the schema's order (stored items come back in no particular order), so every answer, JSON or XML,

@@ -388,6 +388,22 @@ export const NewPaymentT = PaymentT.extend({
     .optional()
     .meta({ description: 'The GUID as text (empty: none); must name the same GUID as GUID when both are sent.' }),
   Currency: currencyCode().optional().meta({ description: 'ISO 4217 code, upper case; AUD when absent.' }),
+  // The payment's date, by the platform's rule (shared/payments/rules.ts, paymentDateOf).
+  DateTime: calendarText()
+    .optional()
+    .meta({
+      description:
+        "The payment's date: an ISO 8601 date or date-time that exists; without an offset it is UTC (the platform's rule); absent: now. Answered as the UTC instant, like PaymentDateTime_utc.",
+    }),
+  PaymentDateTime_utc: calendarText()
+    .optional()
+    .meta({ description: "The payment's date, like DateTime: send either, or both naming the same instant. Without an offset: UTC." }),
+  PaymentDateTime_offset: utcOffset()
+    .optional()
+    .meta({
+      description:
+        'Minutes east of UTC where the payment was taken (480 Perth, 600 Sydney standard time), for DateString and DateTimeString only; absent: the offset the date was written with, else 0.',
+    }),
   ExchangeRate: positiveAmount().optional(),
   CreditCard: NewPaymentCard.optional(),
   CreditCardLastFour: z.string().regex(/^[0-9]{4}$/, { error: 'must be the last 4 digits of the card number' }).optional(),

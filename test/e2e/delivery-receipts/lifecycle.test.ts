@@ -58,6 +58,9 @@ describe('the state table', () => {
 
     const completed = await save({ ID: created.ID, Version: 2, Status: 'Complete' });
     expect(completed).toMatchObject({ Status: 'Complete', FriendlyStatus: 'Complete', IsReadOnly: true, CompletedByUserID: 5, Version: 3 });
+    // The completion is a write: it moved the modified stamps with the Version (never older than CompletedDateTime_utc).
+    expect(completed).toMatchObject({ ModifiedByUserID: 5, ModifiedDateTime_utc: completed.CompletedDateTime_utc });
+    expect(Date.parse(completed.ModifiedDateTime_utc as string)).toBeGreaterThanOrEqual(Date.parse(started.ModifiedDateTime_utc as string));
     expect(completed.Lines.slice(0, 2).every((line: Receipt['Lines'][number]) => line.IsStockAdjustmentComplete && line.ReceivedByUserID === 5)).toBe(true);
     expect(completed.Lines[2]?.IsStockAdjustmentComplete).toBeUndefined();
     expect(await allowedOf(created.ID)).toEqual([]);
@@ -134,6 +137,8 @@ describe('the state table', () => {
       { timeoutMs: 60_000, intervalMs: 250 },
     );
     expect(done.Lines.every((line) => line.IsStockAdjustmentComplete)).toBe(true);
+    expect(done.ModifiedDateTime_utc).toBe(done.CompletedDateTime_utc);
+    expect(Date.parse(done.ModifiedDateTime_utc as string)).toBeGreaterThanOrEqual(Date.parse(started.ModifiedDateTime_utc as string));
     for (const item of [7_500, 7_537, 7_574]) expect(await stockOf(item)).toEqual([{ WarehouseID: 6, TotalSOH: 1 }]);
   });
 });

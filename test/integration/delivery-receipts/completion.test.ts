@@ -62,6 +62,9 @@ describe('one transaction', () => {
       Version: seededVersion + 1,
       CompletedByUserID: 42,
       CompletedDateTime_utc: now.toISOString(),
+      // The write that raised Version moved the modified stamps: never older than the completion.
+      ModifiedByUserID: 42,
+      ModifiedDateTime_utc: now.toISOString(),
     });
     expect(stored.completion).toBeUndefined();
     const received = stored.lines.filter((line) => line.IsStockAdjustmentComplete === true).map((line) => line.ID);
@@ -132,14 +135,28 @@ describe('chunks through the queue', () => {
     const lines = manyLines(count, items);
     const message = await start(tenantId, lines);
     const completing = await receiptItems(table, tenantId, 1);
-    expect(completing.header).toMatchObject({ Status: 'Completing', IsReadOnly: true, Version: seededVersion + 1, CompletionID: message.completionId });
+    expect(completing.header).toMatchObject({
+      Status: 'Completing',
+      IsReadOnly: true,
+      Version: seededVersion + 1,
+      CompletionID: message.completionId,
+      ModifiedByUserID: 42,
+      ModifiedDateTime_utc: now.toISOString(),
+    });
     expect(completing.completion).toMatchObject({ CompletionID: message.completionId, CompletionCursor: 0, ChunkCount: chunks });
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(new Map());
 
     await expect(continueCompletion(table, message)).resolves.toEqual({ outcome: 'completed', chunksRun: chunks });
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
     const done = await receiptItems(table, tenantId, 1);
-    expect(done.header).toMatchObject({ Status: 'Complete', Version: seededVersion + 2, CompletedByUserID: 42, CompletedDateTime_utc: now.toISOString() });
+    expect(done.header).toMatchObject({
+      Status: 'Complete',
+      Version: seededVersion + 2,
+      CompletedByUserID: 42,
+      CompletedDateTime_utc: now.toISOString(),
+      ModifiedByUserID: 42,
+      ModifiedDateTime_utc: now.toISOString(),
+    });
     expect(done.completion).toMatchObject({ CompletionCursor: chunks });
     expect(done.lines.every((line) => line.IsStockAdjustmentComplete === true)).toBe(true);
     expect(done.movements).toHaveLength(count);

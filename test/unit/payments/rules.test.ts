@@ -6,6 +6,8 @@ import { itemBytes } from '#shared/data/item-size';
 import { assertPaymentFits, toItem } from '#shared/payments/repository';
 import {
   buildRefund,
+  paymentDateOf,
+  paymentDateStrings,
   paymentView,
   prepareNewPayment,
   readRefundRequest,
@@ -52,7 +54,9 @@ describe('prepareNewPayment', () => {
         Status: 'Paid',
         IsActive: true,
         IsRefund: false,
+        DateTime: now,
         PaymentDateTime_utc: now,
+        PaymentDateTime_offset: 0,
         CreatedDateTime_utc: now,
         CreatedByUserID: 42,
         ModifiedDateTime_utc: now,
@@ -317,7 +321,9 @@ describe('buildRefund and settleRefund', () => {
         OriginalPaymentID: 7,
         Description: 'Damaged',
         TransactionType: 'Refund',
+        DateTime: now,
         PaymentDateTime_utc: now,
+        PaymentDateTime_offset: 0,
         PaymentUserID: 42,
         PaymentLogs: [
           {
@@ -391,7 +397,7 @@ describe('paymentView', () => {
       MoreRefunds: true,
       CreditCard: { CardNumber: '411111******1111' },
     });
-    expect(view.DateTimeString).toMatch(/^2 Mar 2026 9:30 am$/i);
+    expect(view.DateTimeString).toBe('2 Mar 2026 9:30 AM');
     expect(JSON.stringify(view)).not.toContain('ctok_1');
   });
 
@@ -400,5 +406,63 @@ describe('paymentView', () => {
     expect(paymentView(refund)).toMatchObject({ IsRefund: true, OriginalPaymentID: 7, Amount: 10, Balance: 0, IsRefunded: false, IsPaid: true });
     expect(paymentView(refund)).not.toHaveProperty('Refunds');
     expect(paymentView(refund)).not.toHaveProperty('RefundCount');
+  });
+});
+
+describe("the payment's date (the platform's rule)", () => {
+  const dateOf = (input: PaymentT) => {
+    const errors: FieldError[] = [];
+    const date = paymentDateOf(input, now, errors);
+    return { ...date, errors };
+  };
+
+  it("reads the platform sample's DateTime without an offset as UTC, shown at offset 0 unless the client sends one", () => {
+    expect(dateOf({ DateTime: '2020-04-21T00:00:00.000' })).toEqual({ utc: '2020-04-21T00:00:00.000Z', offset: 0, errors: [] });
+    expect(dateOf({ DateTime: '2020-04-21T00:00:00.000', PaymentDateTime_offset: 480 })).toEqual({ utc: '2020-04-21T00:00:00.000Z', offset: 480, errors: [] });
+    expect(dateOf({ PaymentDateTime_utc: '2020-04-21T00:00:00' })).toEqual({ utc: '2020-04-21T00:00:00.000Z', offset: 0, errors: [] });
+    expect(dateOf({ DateTime: '2020-04-21' })).toEqual({ utc: '2020-04-21T00:00:00.000Z', offset: 0, errors: [] });
+  });
+
+  it("takes a written offset as the instant's and, when the client sends none, as the offset shown", () => {
+    expect(dateOf({ DateTime: '2020-04-21T08:00:00+08:00' })).toEqual({ utc: '2020-04-21T00:00:00.000Z', offset: 480, errors: [] });
+    expect(dateOf({ DateTime: '2026-03-02T09:30:00-05:30' })).toEqual({ utc: '2026-03-02T15:00:00.000Z', offset: -330, errors: [] });
+    expect(dateOf({ PaymentDateTime_utc: '2026-03-02T09:30:00Z' })).toEqual({ utc: '2026-03-02T09:30:00.000Z', offset: 0, errors: [] });
+    expect(dateOf({ DateTime: '2020-04-21T08:00:00+08:00', PaymentDateTime_offset: 570 })).toMatchObject({ utc: '2020-04-21T00:00:00.000Z', offset: 570 });
+  });
+
+  it('is now without a date, and accepts DateTime and PaymentDateTime_utc together when they name the same instant', () => {
+    expect(dateOf({})).toEqual({ utc: now, offset: 0, errors: [] });
+    expect(dateOf({ DateTime: '', PaymentDateTime_offset: 600 })).toEqual({ utc: now, offset: 600, errors: [] });
+    expect(dateOf({ DateTime: '2020-04-21T08:00:00+08:00', PaymentDateTime_utc: '2020-04-21T00:00:00' })).toEqual({ utc: '2020-04-21T00:00:00.000Z', offset: 480, errors: [] });
+  });
+
+  it('refuses a date that is not one, does not exist, or contradicts the other field', () => {
+    const detail = 'must be an ISO 8601 date or date-time that exists (without an offset: UTC)';
+    expect(dateOf({ DateTime: 'yesterday' }).errors).toEqual([{ pointer: '/Object/DateTime', detail }]);
+    expect(dateOf({ DateTime: '2026-02-30T09:00:00' }).errors).toEqual([{ pointer: '/Object/DateTime', detail }]);
+    expect(dateOf({ PaymentDateTime_utc: '2026-03-01T24:00:00' }).errors).toEqual([{ pointer: '/Object/PaymentDateTime_utc', detail }]);
+    expect(dateOf({ DateTime: '2020-04-21T00:00:00', PaymentDateTime_utc: '2020-04-21T00:00:00+08:00' }).errors).toEqual([
+      { pointer: '/Object/PaymentDateTime_utc', detail: 'names another instant than DateTime: send one, or both the same' },
+    ]);
+    expect(pointers(() => paid({ Amount: 1, DateTime: '1 Mar 2026' }))).toEqual(['/Object/DateTime']);
+  });
+
+  it("derives the platform's strings at fixed offsets (no daylight saving), across midnight and the year", () => {
+    expect(paymentDateStrings('2020-04-21T00:00:00.000Z', 480)).toEqual({ DateString: '21 Apr 2020', DateTimeString: '21 Apr 2020 8:00 AM' });
+    expect(paymentDateStrings('2020-04-21T00:00:00.000Z', 0)).toEqual({ DateString: '21 Apr 2020', DateTimeString: '21 Apr 2020 12:00 AM' });
+    expect(paymentDateStrings('2020-04-21T04:05:00.000Z', 480)).toEqual({ DateString: '21 Apr 2020', DateTimeString: '21 Apr 2020 12:05 PM' });
+    expect(paymentDateStrings('2026-12-31T14:30:00.000Z', 630)).toEqual({ DateString: '1 Jan 2027', DateTimeString: '1 Jan 2027 1:00 AM' });
+    expect(paymentDateStrings('2026-01-01T03:00:00.000Z', -300)).toEqual({ DateString: '31 Dec 2025', DateTimeString: '31 Dec 2025 10:00 PM' });
+    expect(paymentDateStrings('2026-07-01T03:00:00.000Z', 600)).toEqual({ DateString: '1 Jul 2026', DateTimeString: '1 Jul 2026 1:00 PM' });
+    expect(paymentDateStrings('2026-01-01T03:00:00.000Z', 600)).toEqual({ DateString: '1 Jan 2026', DateTimeString: '1 Jan 2026 1:00 PM' });
+  });
+
+  it('stores the date as DateTime and PaymentDateTime_utc with its offset, and answers the strings; a refund is dated now at its payment\'s offset', () => {
+    const record = paid({ Amount: 1056.35, DateTime: '2020-04-21T00:00:00.000', PaymentDateTime_offset: 480 });
+    expect(record.fields).toMatchObject({ DateTime: '2020-04-21T00:00:00.000Z', PaymentDateTime_utc: '2020-04-21T00:00:00.000Z', PaymentDateTime_offset: 480 });
+    expect(paymentView(record)).toMatchObject({ DateString: '21 Apr 2020', DateTimeString: '21 Apr 2020 8:00 AM' });
+    const refund = buildRefund(record, readRefundRequest(undefined), 105635, 'inline', { ...context, id: 8 });
+    expect(refund.fields).toMatchObject({ DateTime: now, PaymentDateTime_utc: now, PaymentDateTime_offset: 480 });
+    expect(paymentView(refund)).toMatchObject({ DateString: '2 Mar 2026', DateTimeString: '2 Mar 2026 8:00 AM' });
   });
 });
