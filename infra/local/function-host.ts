@@ -36,6 +36,11 @@ export interface IsolatedFunction extends LocalFunctionRef {
 
 export interface IsolatedFunctions {
   readonly invoke: FunctionInvoker;
+  /**
+   * Kills a function's process (SIGKILL, as a crashed environment dies) and resolves once it is gone: what it was
+   * running fails, the next invocation starts a new one (the fault mode's commit-then-crash and crash effects).
+   */
+  kill(functionName: string): Promise<void>;
   /** Stops every function process and waits for them. */
   close(): Promise<void>;
 }
@@ -196,8 +201,16 @@ export const startIsolatedFunctions = (
     }
   };
 
+  const kill = async (functionName: string) => {
+    const instance = running.get(functionName);
+    if (!instance) return;
+    instance.child.kill('SIGKILL');
+    await instance.exited;
+  };
+
   return {
     invoke,
+    kill,
     close: async () => {
       closed = true;
       const instances = [...running.values()];

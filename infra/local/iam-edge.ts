@@ -10,6 +10,16 @@ import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { PolicyConditions, PolicyStatement } from '#shared/operations/grants';
 import { schedulerServicePrincipal } from '#shared/operations/grants';
+import {
+  faultErrorReply,
+  indexQueryOf,
+  operationOf,
+  RecentWrites,
+  transactionConflictReply,
+  writeOperations,
+  type TableKeys,
+} from './edge-faults';
+import { edgeEffects, faultServices, type FaultEngine, type FaultService } from './faults';
 import { requestedKeyId, type KeyPolicyStatement } from './kms';
 import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
 
@@ -411,6 +421,16 @@ export interface IamEdgeOptions {
   };
   readonly port?: number;
   readonly log?: (line: string) => void;
+  /** The fault mode (faults.ts): absent, every allowed call passes through untouched. */
+  readonly faults?: EdgeFaultOptions;
+}
+
+export interface EdgeFaultOptions {
+  readonly engine: FaultEngine;
+  /** Kills the process of the function that made a call (commit-then-crash); resolves once it is gone. */
+  killCaller(functionName: string, accessKeyId: string): Promise<void>;
+  /** The tables' primary key attributes (index lag tells items apart by them). */
+  readonly tableKeys: TableKeys;
 }
 
 export interface RunningIamEdge {
@@ -446,6 +466,94 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
       else response.destroy();
     });
     outgoing.end(body);
+  };
+
+  /** Forwards a request and reads the whole answer (the fault mode looks at it before the caller does). */
+  const relay = (request: IncomingMessage, upstream: string, body: Buffer) =>
+    new Promise<{ status: number; rawHeaders: string[]; body: Buffer }>((resolve, reject) => {
+      const target = new URL(upstream);
+      const outgoing = httpRequest(
+        { hostname: target.hostname, port: target.port, method: request.method, path: request.url, headers: request.headers },
+        (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.once('end', () => resolve({ status: answer.statusCode ?? 502, rawHeaders: answer.rawHeaders, body: Buffer.concat(chunks) }));
+          answer.once('error', reject);
+        },
+      );
+      outgoing.once('error', reject);
+      outgoing.end(body);
+    });
+
+  const recentWrites = options.faults ? new RecentWrites(options.faults.tableKeys) : undefined;
+
+  /**
+   * A function's allowed call under the fault mode: the first rule that matches it (faults.ts) answers an error or
+   * a conflict, holds it, never answers it, or forwards it and kills the caller before it reads the answer; a
+   * Query on an index does not see the items written in the last N ms of an index-lag rule.
+   */
+  const forwardWithFaults = async (
+    faults: EdgeFaultOptions,
+    request: IncomingMessage,
+    response: ServerResponse,
+    upstream: string,
+    body: Buffer,
+    service: string,
+    caller: { functionName: string; accessKeyId: string },
+  ) => {
+    if (!faultServices.includes(service as FaultService)) return forward(request, response, upstream, body);
+    const { engine } = faults;
+    const operation = operationOf(service, request, body);
+    const call = { service: service as FaultService, operation, caller: caller.functionName };
+    const effect = engine.decide(call, edgeEffects)?.effect;
+    if (effect?.type === 'error') return reply(response, faultErrorReply(service, request, effect));
+    if (effect?.type === 'transaction-conflict') return reply(response, transactionConflictReply(operation, body));
+    if (effect?.type === 'hang') {
+      // Never answered: the caller's SDK timeout ends it. With forward, the call lands all the same.
+      if (effect.forward) relay(request, upstream, body).catch((error: unknown) => log(`[iam-edge] ${upstream} unreachable: ${String(error)}`));
+      return;
+    }
+    if (effect?.type === 'latency') await new Promise((resolve) => setTimeout(resolve, effect.ms));
+    const lagging = service === 'dynamodb' && engine.has('index-lag');
+    const indexQuery = lagging && effect === undefined ? indexQueryOf(operation, body) : undefined;
+    const lag = indexQuery ? engine.decide(call, ['index-lag'])?.effect : undefined;
+    const tracksWrite = lagging && writeOperations.has(operation);
+    if (effect?.type !== 'commit-then-crash' && lag?.type !== 'index-lag' && !tracksWrite) return forward(request, response, upstream, body);
+
+    let answer: Awaited<ReturnType<typeof relay>>;
+    try {
+      answer = await relay(request, upstream, body);
+    } catch (error) {
+      log(`[iam-edge] ${upstream} unreachable: ${(error as Error).message}`);
+      return reply(response, plainError(503, 'ServiceUnavailable', 'The local service is unavailable.'));
+    }
+    if (tracksWrite && answer.status === 200) {
+      recentWrites?.record(operation, body);
+      const longest = Math.max(0, ...engine.current().rules.map((rule) => (rule.effect.type === 'index-lag' ? rule.effect.ms : 0)));
+      recentWrites?.prune(longest);
+    }
+    if (effect?.type === 'commit-then-crash') {
+      // The write landed; its caller dies before the answer reaches it.
+      await faults.killCaller(caller.functionName, caller.accessKeyId);
+      response.destroy();
+      return;
+    }
+    let answerBody = answer.body;
+    let rawHeaders = answer.rawHeaders;
+    if (lag?.type === 'index-lag' && indexQuery && answer.status === 200) {
+      const hidden = recentWrites?.hideRecent(indexQuery.table, answer.body.toString('utf8'), lag.ms);
+      if (hidden && hidden.hidden > 0) {
+        log(`[iam-edge] index lag hid ${hidden.hidden} item(s) of ${indexQuery.table} ${indexQuery.index} from ${caller.functionName}`);
+        answerBody = Buffer.from(hidden.body);
+        // The length and the CRC32 of DynamoDB's answer describe the body as it was.
+        rawHeaders = rawHeaders.flatMap((value, index, all) =>
+          index % 2 === 0 && !['content-length', 'x-amz-crc32'].includes(value.toLowerCase()) ? [value, all[index + 1] as string] : [],
+        );
+        rawHeaders.push('Content-Length', String(answerBody.length));
+      }
+    }
+    response.writeHead(answer.status, rawHeaders);
+    response.end(answerBody);
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
@@ -487,6 +595,12 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
         log(`${explainRefusal(identity, access)}${delegated}`);
         return reply(response, accessDenied(credential.service, identity.functionName, access));
       }
+    }
+    if (options.faults) {
+      return forwardWithFaults(options.faults, request, response, upstream, body, credential.service, {
+        functionName: identity.functionName,
+        accessKeyId: credential.accessKeyId,
+      });
     }
     return forward(request, response, upstream, body);
   };

@@ -34,6 +34,8 @@ import {
 } from './template-resources';
 import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions } from './gateway';
 import { startIamEdge, type EdgeIdentity } from './iam-edge';
+import { FaultEngine, type FaultRules } from './faults';
+import { startFaultControl } from './fault-control';
 import { repoRoot } from './lambda-runtime';
 import { closeServer, ensurePortsFree, findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
 import { ensureQueues, ensureTable, type ProvisionedQueue, type QueueSettings } from './provision';
@@ -63,6 +65,11 @@ export interface LocalStackOptions {
    * to date with the sources (cloud-assembly.ts).
    */
   readonly assemblyDir?: string;
+  /**
+   * The fault mode (faults.ts): these rules (none: only the control endpoint, for rules PUT at run time), `seed`
+   * overriding theirs. Absent: no fault engine at all, every call passes untouched.
+   */
+  readonly faults?: { readonly rules?: FaultRules; readonly seed?: number };
 }
 
 export interface LocalStackEndpoints {
@@ -78,6 +85,8 @@ export interface LocalStackEndpoints {
   readonly schedulerEndpoint: string;
   /** The KMS emulation (direct, admin): the templates' keys. */
   readonly kmsEndpoint: string;
+  /** The fault mode's control endpoint (fault-control.ts), with `faults` only. */
+  readonly faultsEndpoint?: string;
 }
 
 export interface LocalStack extends LocalStackEndpoints {
@@ -233,11 +242,26 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       ['sqs', sqsEndpoint],
     ]);
     let kms: RunningKms | undefined;
+    // The fault mode: one engine for every injection point, its control endpoint on loopback.
+    const faults = options.faults ? new FaultEngine(options.faults.rules, log, options.faults.seed) : undefined;
+    const faultControl = faults ? await startFaultControl(faults) : undefined;
+    if (faultControl) stops.push(() => faultControl.close());
+    let killFunction: ((functionName: string) => Promise<void>) | undefined;
+    const table = tableFromTemplate(dataStack);
     const edge = await startIamEdge({
       upstreams,
       identities,
       adminAccessKeyId: localCredentials.accessKeyId,
       kmsKeys: { keyArnOf: (keyId) => kms?.keyArnOf(keyId), policyOf: (keyArn) => kms?.policyOf(keyArn) },
+      ...(faults
+        ? {
+          faults: {
+            engine: faults,
+            killCaller: (functionName: string) => killFunction?.(functionName) ?? Promise.resolve(),
+            tableKeys: new Map([[endpoints.tableName, [table.partitionKey, table.sortKey]]]),
+          },
+        }
+        : {}),
       log,
     });
     stops.push(() => edge.close());
@@ -361,6 +385,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     for (const { accessKeyId, identity } of templateFleet) identities.set(accessKeyId, identity);
     const functions = startIsolatedFunctions([...fleet.functions, ...templateFleet.map(({ fn }) => fn)], log);
     stops.push(() => functions.close());
+    killFunction = functions.kill;
 
     // Routes, methods, the authorizer's cache TTL, the gateway responses, binary media types and the integration
     // timeout: the API stack's REST API resources, not the manifest.
@@ -409,7 +434,15 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       stops.push(() => mapping.stop());
     });
 
-    return { ...endpoints, baseUrl: gateway.baseUrl, iamEdgeEndpoint: edge.endpoint, schedulerEndpoint: scheduler.endpoint, kmsEndpoint: kms.endpoint, stop };
+    return {
+      ...endpoints,
+      baseUrl: gateway.baseUrl,
+      iamEdgeEndpoint: edge.endpoint,
+      schedulerEndpoint: scheduler.endpoint,
+      kmsEndpoint: kms.endpoint,
+      ...(faultControl ? { faultsEndpoint: faultControl.endpoint } : {}),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

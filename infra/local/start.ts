@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { repoRoot } from './lambda-runtime';
 import { watchLaunchers } from './launchers';
 import { PortInUseError } from './local-aws';
+import { loadFaultRules, type FaultRules } from './faults';
 import { defaultDataDir, startLocalStack, type LocalStack } from './stack';
 
 const usage = `Usage: npm start -- [options]
@@ -16,6 +17,10 @@ const usage = `Usage: npm start -- [options]
   --assembly <dir>     Run this cloud assembly (a cdk.out that \`cdk synth\` wrote) instead of synthesizing cdk.out/
   --ready-json         Print one JSON line with the endpoints when ready (always when stdout is not a TTY)
   --exit-with-stdin    Stop when stdin closes (for a parent process that spawns the stack)
+  --faults <profile|file>  Inject faults by rule: a profile of infra/local/fault-profiles.json (flaky, ...) or a
+                       rule file (JSON); each fired fault logs one [fault] line (infra/local/README.md)
+  --faults-seed <n>    The fault PRNG's seed (default: the rules' own, else 1): one seed replays one run
+  --faults-control     Start the fault mode's control endpoint without rules (rules are PUT at run time)
   -h, --help           Show this help
 `;
 
@@ -40,6 +45,9 @@ const parsed = (() => {
         assembly: { type: 'string' },
         'ready-json': { type: 'boolean', default: false },
         'exit-with-stdin': { type: 'boolean', default: false },
+        faults: { type: 'string' },
+        'faults-seed': { type: 'string' },
+        'faults-control': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -56,6 +64,25 @@ if (parsed.help) {
 }
 
 const port = portOption(parsed.port ?? process.env.PORT, 3000, '--port') as number;
+
+const faultRules = ((): FaultRules | undefined => {
+  if (parsed.faults === undefined) return undefined;
+  try {
+    return loadFaultRules(parsed.faults);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${usage}`);
+    process.exit(2);
+  }
+})();
+const faultSeed = parsed['faults-seed'] === undefined ? undefined : Number(parsed['faults-seed']);
+if (faultSeed !== undefined && !Number.isSafeInteger(faultSeed)) {
+  process.stderr.write(`--faults-seed must be an integer\n\n${usage}`);
+  process.exit(2);
+}
+const faults =
+  faultRules || parsed['faults-control'] || faultSeed !== undefined
+    ? { ...(faultRules ? { rules: faultRules } : {}), ...(faultSeed !== undefined ? { seed: faultSeed } : {}) }
+    : undefined;
 const readyJson = parsed['ready-json'] || !process.stdout.isTTY;
 // With a machine reading stdout, keep it for the ready line; people still see everything on stderr.
 const say = (text: string) => (readyJson ? process.stderr : process.stdout).write(`${text}\n`);
@@ -92,6 +119,7 @@ try {
     sqsPort: portOption(parsed['sqs-port'], undefined, '--sqs-port'),
     inMemory: parsed['in-memory'],
     ...(parsed.assembly ? { assemblyDir: resolve(parsed.assembly) } : {}),
+    ...(faults ? { faults } : {}),
     log,
   });
 } catch (error) {
@@ -113,7 +141,11 @@ Local stack ready (${parsed['in-memory'] ? 'in memory' : `data in ${relative(rep
   SQS          ${stack.sqsEndpoint}${queues}
   Scheduler    ${stack.schedulerEndpoint}  (EventBridge Scheduler emulation: fires task schedules into the task-runs queue)
   KMS          ${stack.kmsEndpoint}  (KMS emulation: the templates' keys, their key policies enforced at the IAM edge)
-  IAM edge     ${stack.iamEdgeEndpoint}  (the functions' DynamoDB, SQS, Scheduler and KMS endpoint: enforces their role and key policies)
+  IAM edge     ${stack.iamEdgeEndpoint}  (the functions' DynamoDB, SQS, Scheduler and KMS endpoint: enforces their role and key policies)${
+  stack.faultsEndpoint
+    ? `\n  Faults       ${stack.faultsEndpoint}  (${parsed.faults ? `${parsed.faults}: ` : ''}${faultRules?.rules.length ?? 0} rule(s); PUT/DELETE /rules, GET /log; each fired fault logs a [fault] line)`
+    : ''
+}
 
 Get a token:   npm run --silent token -- --tenant 1
 Try it:        curl -H "Authorization: Bearer $(npm run --silent token -- --tenant 1)" ${stack.baseUrl}/TenantLocation/GetAll
@@ -131,6 +163,7 @@ if (readyJson) {
       iamEdgeEndpoint: stack.iamEdgeEndpoint,
       schedulerEndpoint: stack.schedulerEndpoint,
       kmsEndpoint: stack.kmsEndpoint,
+      ...(stack.faultsEndpoint ? { faultsEndpoint: stack.faultsEndpoint } : {}),
       pid: process.pid,
     })}\n`,
   );

@@ -10,7 +10,8 @@ import { applyEvent, type DocumentEvent, type DocumentState } from '#shared/docu
 import { invokeHandler } from '#infra/local/lambda-runtime';
 import { queuedMessage, sqsEvent, type ProviderEvent } from './events';
 import { inPool } from './seed';
-import { seededRandom, shuffle } from './stats';
+import { seededRandom } from '#infra/local/seeded-random';
+import { shuffle } from './stats';
 
 export interface GeneratedDocument {
   readonly organisationId: string;

@@ -16,7 +16,8 @@ import type { BenchContext } from './context';
 import { benchTenantIds } from './context';
 import { drainThroughMapping, loadContainers } from './section-consumer';
 import { batchWriteAll, inPool, range } from './seed';
-import { ms, ratio, renderTable, seededRandom, shuffle, units } from './stats';
+import { seededRandom } from '#infra/local/seeded-random';
+import { ms, ratio, renderTable, shuffle, units } from './stats';
 
 export interface TaskRunsSection {
   readonly messages: number;

@@ -45,18 +45,6 @@ export const timeAsync = async <T>(call: () => Promise<T>): Promise<{ ms: number
   return { ms: performance.now() - started, value };
 };
 
-/** A small deterministic PRNG (mulberry32), so every run generates the same data set. */
-export const seededRandom = (seed: number): (() => number) => {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
-
 export const shuffle = <T>(items: readonly T[], random: () => number): T[] => {
   const copy = [...items];
   for (let index = copy.length - 1; index > 0; index -= 1) {

@@ -1,10 +1,11 @@
 // Test support: runs the local stack (infra/local/start.ts) as a child process and waits for its ready line.
 // The child is started with --exit-with-stdin, so it stops by itself if the test runner dies.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { FaultRules } from '#infra/local/faults';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -22,6 +23,8 @@ export interface LocalStackReady {
   readonly schedulerEndpoint: string;
   /** The KMS emulation (direct, admin key). */
   readonly kmsEndpoint: string;
+  /** The fault mode's control endpoint (test/support/faults.ts), when started with `faults`. */
+  readonly faultsEndpoint?: string;
   readonly pid: number;
 }
 
@@ -46,7 +49,28 @@ export interface SpawnLocalStackOptions {
   readonly logFile?: string;
   /** Runs this cloud assembly (`--assembly <dir>`) instead of the repository's cdk.out/. */
   readonly assemblyDir?: string;
+  /**
+   * The fault mode: a profile of infra/local/fault-profiles.json, a rule file's path, a rule object (written to a
+   * file under .local/ for `--faults`), or `control` for the control endpoint alone (rules PUT by the test).
+   */
+  readonly faults?: string | FaultRules;
+  /** `--faults-seed`: overrides the rules' seed. */
+  readonly faultsSeed?: number;
 }
+
+let ruleFiles = 0;
+
+/** The `--faults*` options of a spawn, and the rule file written for a rule object (removed when the stack stops). */
+const faultOptions = (options: SpawnLocalStackOptions): { args: string[]; file?: string } => {
+  const seed = options.faultsSeed === undefined ? [] : ['--faults-seed', String(options.faultsSeed)];
+  if (options.faults === undefined) return { args: seed };
+  if (options.faults === 'control') return { args: ['--faults-control', ...seed] };
+  if (typeof options.faults === 'string') return { args: ['--faults', options.faults, ...seed] };
+  const file = join(repoRoot, '.local', `faults-${process.pid}-${(ruleFiles += 1)}.json`);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(options.faults));
+  return { args: ['--faults', file, ...seed], file };
+};
 
 const isReadyLine = (line: string): LocalStackReady | undefined => {
   if (!line.startsWith('{')) return undefined;
@@ -84,7 +108,15 @@ export const spawnLocalStack = async (options: SpawnLocalStackOptions = {}): Pro
   const env = { ...process.env };
   // jest's flags (--experimental-vm-modules) are not for the stack.
   delete env.NODE_OPTIONS;
-  const stackOptions = ['--in-memory', '--port', '0', '--ready-json', ...(options.assemblyDir ? ['--assembly', options.assemblyDir] : [])];
+  const faults = faultOptions(options);
+  const stackOptions = [
+    '--in-memory',
+    '--port',
+    '0',
+    '--ready-json',
+    ...(options.assemblyDir ? ['--assembly', options.assemblyDir] : []),
+    ...faults.args,
+  ];
   const [command, args] =
     options.launcher === 'npm-start'
       ? ['npm', ['start', '--silent', '--', ...stackOptions]]
@@ -141,6 +173,7 @@ export const spawnLocalStack = async (options: SpawnLocalStackOptions = {}): Pro
     child.kill('SIGKILL');
     await exitOf(child);
     log?.end();
+    if (faults.file) rmSync(faults.file, { force: true });
     throw error;
   });
   // Keep draining output after the ready line: a full pipe would block the stack.
@@ -158,6 +191,7 @@ export const spawnLocalStack = async (options: SpawnLocalStackOptions = {}): Pro
     // After a clean stop the JVM is already gone; after a SIGKILL its watchdog stops it within seconds.
     await waitUntilClosed(ready.dynamodbEndpoint);
     log?.end();
+    if (faults.file) rmSync(faults.file, { force: true });
   };
 
   return { child, ready, stop };

@@ -1,0 +1,227 @@
+// Local stack: the fault mode at the IAM edge (iam-edge.ts), where every AWS call of every function passes with its
+// caller's identity. What a rule's effect answers, in each service's protocol as AWS answers it (status, `__type`,
+// the SDK's retry signals), and the index lag of DynamoDB's global secondary indexes: the edge remembers the keys
+// of the items written through it and hides those written in the last N ms from a Query on an index.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FaultEffect } from './faults';
+
+export interface EdgeReply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The operation of a call to an emulated service: `X-Amz-Target`'s, an SQS form's `Action`, a scheduler REST route's. */
+export const operationOf = (service: string, request: IncomingMessage, body: Buffer): string => {
+  const target = String(request.headers['x-amz-target'] ?? '');
+  if (target) return target.slice(target.indexOf('.') + 1);
+  if (service === 'sqs') return new URLSearchParams(body.toString('utf8')).get('Action') ?? 'Unknown';
+  if (service === 'scheduler') {
+    const path = new URL(request.url ?? '/', 'http://edge').pathname;
+    if (path === '/schedules') return 'ListSchedules';
+    const byMethod: Record<string, string> = { POST: 'CreateSchedule', PUT: 'UpdateSchedule', GET: 'GetSchedule', DELETE: 'DeleteSchedule' };
+    return byMethod[request.method ?? 'GET'] ?? 'Unknown';
+  }
+  return 'Unknown';
+};
+
+/** Each code's status as its service answers it (a rule's `status` wins; a code not listed answers 400). */
+const statusOf = (service: string, code: string): number => {
+  if (code === 'ThrottlingException') return service === 'scheduler' ? 429 : 400;
+  const statuses: Record<string, number> = {
+    InternalServerError: 500,
+    InternalServerException: 500,
+    InternalError: 500,
+    InternalFailure: 500,
+    KMSInternalException: 500,
+    ServiceUnavailable: 503,
+    ServiceUnavailableException: 503,
+    DependencyTimeoutException: 503,
+  };
+  return statuses[code] ?? 400;
+};
+
+/** The messages AWS gives with the errors the profiles use. */
+const defaultMessages: Record<string, string> = {
+  ThrottlingException: 'Rate of requests exceeds the allowed throughput.',
+  ProvisionedThroughputExceededException:
+    'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
+  RequestLimitExceeded: 'Throughput exceeds the current throughput limit for your account.',
+  RequestThrottled: 'Request is throttled.',
+  InternalServerError: 'Internal server error',
+  InternalError: 'We encountered an internal error. Please try again.',
+  InternalServerException: 'Unexpected error encountered while processing the request.',
+  KMSInternalException: 'An internal error occurred.',
+  ServiceUnavailable: 'Service Unavailable',
+  ServiceUnavailableException: 'Service Unavailable',
+  DependencyTimeoutException: 'The system timed out while trying to fulfill the request.',
+};
+
+/** The namespace of a DynamoDB error's `__type`: the availability layer's for throttling, the service's otherwise. */
+const dynamoDbNamespace = (code: string) => (code === 'ThrottlingException' ? 'com.amazon.coral.availability' : 'com.amazonaws.dynamodb.v20120810');
+
+/**
+ * An error as the service answers it. DynamoDB and KMS (JSON 1.0/1.1): `__type` and `message`. SQS, JSON protocol:
+ * `__type` `com.amazonaws.sqs#<code>` and `x-amzn-query-error: <code>;Sender|Receiver` (the SDK names the error from
+ * it); query protocol: the XML ErrorResponse. Scheduler (REST-JSON): the status and `x-amzn-ErrorType`.
+ */
+export const faultErrorReply = (service: string, request: IncomingMessage, effect: Extract<FaultEffect, { type: 'error' }>): EdgeReply => {
+  const status = effect.status ?? statusOf(service, effect.code);
+  const message = effect.message ?? defaultMessages[effect.code] ?? `${effect.code} (injected by the local stack's fault mode)`;
+  const requestId = randomUUID();
+  if (service === 'scheduler') {
+    return {
+      status,
+      headers: { 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId, 'x-amzn-ErrorType': effect.code },
+      body: JSON.stringify({ Message: message }),
+    };
+  }
+  if (service === 'sqs') {
+    const fault = status >= 500 ? 'Receiver' : 'Sender';
+    if (!request.headers['x-amz-target']) {
+      return {
+        status,
+        headers: { 'Content-Type': 'text/xml', 'x-amzn-RequestId': requestId },
+        body: `<?xml version="1.0"?><ErrorResponse><Error><Type>${fault}</Type><Code>${effect.code}</Code><Message>${message}</Message><Detail/></Error><RequestId>${requestId}</RequestId></ErrorResponse>`,
+      };
+    }
+    return {
+      status,
+      headers: { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-RequestId': requestId, 'x-amzn-query-error': `${effect.code};${fault}` },
+      body: JSON.stringify({ __type: `com.amazonaws.sqs#${effect.code}`, message }),
+    };
+  }
+  const type = service === 'dynamodb' ? `${dynamoDbNamespace(effect.code)}#${effect.code}` : effect.code;
+  const contentType = service === 'dynamodb' ? 'application/x-amz-json-1.0' : 'application/x-amz-json-1.1';
+  return { status, headers: { 'Content-Type': contentType, 'x-amzn-RequestId': requestId }, body: JSON.stringify({ __type: type, message }) };
+};
+
+/**
+ * DynamoDB's answer to a write that meets another transaction on one of its items: a transaction is cancelled
+ * (TransactionCanceledException, one reason per entry: TransactionConflict for the first, None for the rest, as
+ * DynamoDB cancels at the first conflicting item); a single-item write is refused (TransactionConflictException).
+ */
+export const transactionConflictReply = (operation: string, body: Buffer): EdgeReply => {
+  const headers = { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-RequestId': randomUUID() };
+  if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
+    const input = parseJson(body.toString('utf8'));
+    const entries = isRecord(input) && Array.isArray(input.TransactItems) ? input.TransactItems.length : 1;
+    const reasons = Array.from({ length: Math.max(1, entries) }, (_, index) =>
+      index === 0 ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' },
+    );
+    return {
+      status: 400,
+      headers,
+      body: JSON.stringify({
+        __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+        CancellationReasons: reasons,
+        Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,
+      }),
+    };
+  }
+  return {
+    status: 400,
+    headers,
+    body: JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#TransactionConflictException', message: 'Transaction is ongoing for the item' }),
+  };
+};
+
+/** A table's primary key attributes, by table name. */
+export type TableKeys = ReadonlyMap<string, readonly string[]>;
+
+/** The keys a DynamoDB write touches, by table (PutItem's Item, Update/DeleteItem's Key, each transaction or batch entry). */
+export const writtenKeys = (operation: string, body: Buffer, tableKeys: TableKeys): { table: string; key: string }[] => {
+  const input = parseJson(body.toString('utf8'));
+  if (!isRecord(input)) return [];
+  const keyOf = (table: unknown, attributes: unknown): { table: string; key: string }[] => {
+    if (typeof table !== 'string' || !isRecord(attributes)) return [];
+    const names = tableKeys.get(table);
+    return names ? [{ table, key: JSON.stringify(names.map((name) => attributes[name] ?? null)) }] : [];
+  };
+  if (operation === 'PutItem') return keyOf(input.TableName, input.Item);
+  if (operation === 'UpdateItem' || operation === 'DeleteItem') return keyOf(input.TableName, input.Key);
+  if (operation === 'TransactWriteItems' && Array.isArray(input.TransactItems)) {
+    return input.TransactItems.flatMap((entry: unknown) => {
+      if (!isRecord(entry)) return [];
+      if (isRecord(entry.Put)) return keyOf(entry.Put.TableName, entry.Put.Item);
+      if (isRecord(entry.Update)) return keyOf(entry.Update.TableName, entry.Update.Key);
+      if (isRecord(entry.Delete)) return keyOf(entry.Delete.TableName, entry.Delete.Key);
+      return [];
+    });
+  }
+  if (operation === 'BatchWriteItem' && isRecord(input.RequestItems)) {
+    return Object.entries(input.RequestItems).flatMap(([table, requests]) =>
+      (Array.isArray(requests) ? requests : []).flatMap((request: unknown) => {
+        if (!isRecord(request)) return [];
+        if (isRecord(request.PutRequest)) return keyOf(table, request.PutRequest.Item);
+        if (isRecord(request.DeleteRequest)) return keyOf(table, request.DeleteRequest.Key);
+        return [];
+      }),
+    );
+  }
+  return [];
+};
+
+/** DynamoDB operations whose success writes items. */
+export const writeOperations = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
+
+/** Recent writes by table and key (epoch ms of the answer), forgotten past the longest lag a rule asks for. */
+export class RecentWrites {
+  private readonly writes = new Map<string, number>();
+
+  constructor(private readonly tableKeys: TableKeys) {}
+
+  record(operation: string, body: Buffer, now = Date.now()): void {
+    for (const { table, key } of writtenKeys(operation, body, this.tableKeys)) {
+      const id = `${table} ${key}`;
+      this.writes.delete(id);
+      this.writes.set(id, now);
+    }
+  }
+
+  /** Forgets writes older than `ms` (the map is in write order). */
+  prune(ms: number, now = Date.now()): void {
+    for (const [id, at] of this.writes) {
+      if (now - at <= ms) break;
+      this.writes.delete(id);
+    }
+  }
+
+  /**
+   * A Query answer without the items written in the last `ms`; Count follows. Returns undefined when the answer is
+   * not a Query page it can read (left as it is).
+   */
+  hideRecent(table: string, answer: string, ms: number, now = Date.now()): { body: string; hidden: number } | undefined {
+    const names = this.tableKeys.get(table);
+    const page = parseJson(answer);
+    if (!names || !isRecord(page) || !Array.isArray(page.Items)) return undefined;
+    const visible = page.Items.filter((item: unknown) => {
+      if (!isRecord(item)) return true;
+      const at = this.writes.get(`${table} ${JSON.stringify(names.map((name) => item[name] ?? null))}`);
+      return at === undefined || now - at > ms;
+    });
+    const hidden = page.Items.length - visible.length;
+    if (hidden === 0) return { body: answer, hidden };
+    return { body: JSON.stringify({ ...page, Items: visible, ...(typeof page.Count === 'number' ? { Count: visible.length } : {}) }), hidden };
+  }
+}
+
+/** The table and index of a Query (`IndexName`), or undefined for another operation or a Query of the table. */
+export const indexQueryOf = (operation: string, body: Buffer): { table: string; index: string } | undefined => {
+  if (operation !== 'Query') return undefined;
+  const input = parseJson(body.toString('utf8'));
+  return isRecord(input) && typeof input.TableName === 'string' && typeof input.IndexName === 'string'
+    ? { table: input.TableName, index: input.IndexName }
+    : undefined;
+};

@@ -1,0 +1,270 @@
+// Local stack: the fault mode's rule engine. Rules (a profile of fault-profiles.json, a JSON file, or a runtime PUT)
+// say which calls fail and how: by service, operation, calling function, probability, the n-th matching call and a
+// maximum count, with a seeded PRNG so that one seed and one sequence of calls give the same faults. Each injection
+// point (the IAM edge for AWS calls, the function host for invocations, the event source mappings for deliveries,
+// the scheduler for firings) asks `decide` with the effects it can produce; a rule whose effect the point cannot
+// produce is not counted there. Every fired fault is logged as one line and kept for `GET <faultsEndpoint>/log`.
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { repoRoot } from './lambda-runtime';
+import { seededRandom } from './seeded-random';
+
+export const faultServices = ['dynamodb', 'sqs', 'kms', 'scheduler', 'lambda'] as const;
+export type FaultService = (typeof faultServices)[number];
+
+export type FaultEffect =
+  /** An AWS error reply: `code` (`ThrottlingException`, `InternalServerError`, ...), its status unless given. */
+  | { readonly type: 'error'; readonly code: string; readonly status?: number; readonly message?: string }
+  /** DynamoDB: TransactionCanceledException with a TransactionConflict reason (TransactionConflictException for a single write). */
+  | { readonly type: 'transaction-conflict' }
+  /** The call is held this long before it is forwarded. */
+  | { readonly type: 'latency'; readonly ms: number }
+  /** The call is never answered (`forward`: it is forwarded and lands, only its answer never comes). */
+  | { readonly type: 'hang'; readonly forward?: boolean }
+  /** The call is forwarded and answered upstream, then the calling function's process is killed before it reads the answer. */
+  | { readonly type: 'commit-then-crash' }
+  /** DynamoDB Query on a GSI: items written in the last `ms` are not in the answer. */
+  | { readonly type: 'index-lag'; readonly ms: number }
+  /** SQS delivery: the batch is delivered twice (two concurrent invocations). */
+  | { readonly type: 'duplicate' }
+  /** SQS delivery: the batch is delivered `ms` late. */
+  | { readonly type: 'delay'; readonly ms: number }
+  /** SQS delivery: the batch's records in reverse order. */
+  | { readonly type: 'reorder' }
+  /** Lambda: the function's process dies (before the invocation runs, after it answered, or after its writes, before its answer). */
+  | { readonly type: 'crash'; readonly when: 'before-first-call' | 'between-calls' | 'after-last-write' }
+  /** Lambda: the invocation times out (after `ms`, default the function's timeout); its process is reset. */
+  | { readonly type: 'timeout'; readonly ms?: number }
+  /** Scheduler: a firing is delivered twice. */
+  | { readonly type: 'fire-twice' }
+  /** Scheduler: a firing is delivered `ms` late. */
+  | { readonly type: 'fire-late'; readonly ms: number };
+
+export type FaultEffectType = FaultEffect['type'];
+
+export interface FaultRule {
+  /** Named in the log line. */
+  readonly name: string;
+  readonly service: FaultService;
+  /** The AWS operation (`TransactWriteItems`, `SendMessage`, `Encrypt`, `CreateSchedule`), `invoke`, `deliver` or `fire`. */
+  readonly operation?: string;
+  /** The calling function's name (`paymentPostRefund`; the consumer for `deliver`, the invoked function for `invoke`). */
+  readonly caller?: string;
+  /** Chance that a matching call fires (default 1), drawn from the seeded PRNG. */
+  readonly probability?: number;
+  /** Only these matching calls (1-based, counted per rule) fire. */
+  readonly nth?: readonly number[];
+  /** The rule fires at most this many times. */
+  readonly times?: number;
+  readonly effect: FaultEffect;
+}
+
+export interface FaultRules {
+  readonly seed?: number;
+  readonly rules: readonly FaultRule[];
+}
+
+/** The call an injection point asks about. */
+export interface FaultCall {
+  readonly service: FaultService;
+  readonly operation: string;
+  readonly caller?: string;
+}
+
+export interface FiredFault extends FaultCall {
+  readonly at: string;
+  readonly rule: string;
+  /** Which matching call of its rule this was (1-based). */
+  readonly call: number;
+  readonly effect: FaultEffect;
+}
+
+/** Where each effect can be injected: the services it applies to. */
+const effectServices: Readonly<Record<FaultEffectType, readonly FaultService[]>> = {
+  error: ['dynamodb', 'sqs', 'kms', 'scheduler'],
+  'transaction-conflict': ['dynamodb'],
+  latency: ['dynamodb', 'sqs', 'kms', 'scheduler'],
+  hang: ['dynamodb', 'sqs', 'kms', 'scheduler'],
+  'commit-then-crash': ['dynamodb', 'sqs', 'kms', 'scheduler'],
+  'index-lag': ['dynamodb'],
+  duplicate: ['sqs'],
+  delay: ['sqs'],
+  reorder: ['sqs'],
+  crash: ['lambda'],
+  timeout: ['lambda'],
+  'fire-twice': ['scheduler'],
+  'fire-late': ['scheduler'],
+};
+
+/** The effects of AWS calls at the IAM edge (the other effects belong to deliveries, invocations and firings). */
+export const edgeEffects: readonly FaultEffectType[] = ['error', 'transaction-conflict', 'latency', 'hang', 'commit-then-crash'];
+export const deliveryEffects: readonly FaultEffectType[] = ['duplicate', 'delay', 'reorder'];
+export const invocationEffects: readonly FaultEffectType[] = ['crash', 'timeout'];
+export const firingEffects: readonly FaultEffectType[] = ['fire-twice', 'fire-late'];
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const nonNegative = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/** Checks a rule file's shape and says what is wrong (the rule's index and name, the field). */
+export const parseFaultRules = (input: unknown, origin = 'fault rules'): FaultRules => {
+  const fail = (why: string): never => {
+    throw new Error(`${origin}: ${why}`);
+  };
+  if (!isRecord(input)) return fail('must be a JSON object {"seed": n, "rules": [...]}');
+  if (input.seed !== undefined && !Number.isSafeInteger(input.seed)) fail('seed must be an integer');
+  if (!Array.isArray(input.rules)) return fail('rules must be an array');
+  const rules = input.rules.map((rule: unknown, index): FaultRule => {
+    const at = `rule ${index}${isRecord(rule) && typeof rule.name === 'string' ? ` (${rule.name})` : ''}`;
+    if (!isRecord(rule)) return fail(`${at} must be an object`);
+    if (typeof rule.name !== 'string' || rule.name === '' || /\s/.test(rule.name)) fail(`${at}: name must be a non-empty word`);
+    if (!faultServices.includes(rule.service as FaultService)) fail(`${at}: service must be one of ${faultServices.join(', ')}`);
+    if (rule.operation !== undefined && typeof rule.operation !== 'string') fail(`${at}: operation must be a string`);
+    if (rule.caller !== undefined && typeof rule.caller !== 'string') fail(`${at}: caller must be a string`);
+    if (rule.probability !== undefined && !(nonNegative(rule.probability) && rule.probability <= 1)) fail(`${at}: probability must be within 0..1`);
+    if (rule.nth !== undefined && !(Array.isArray(rule.nth) && rule.nth.every((n) => Number.isSafeInteger(n) && (n as number) >= 1))) {
+      fail(`${at}: nth must be a list of call numbers from 1`);
+    }
+    if (rule.times !== undefined && !(Number.isSafeInteger(rule.times) && (rule.times as number) >= 1)) fail(`${at}: times must be a positive integer`);
+    const effect = rule.effect;
+    if (!isRecord(effect) || typeof effect.type !== 'string' || !Object.hasOwn(effectServices, effect.type)) {
+      return fail(`${at}: effect.type must be one of ${Object.keys(effectServices).join(', ')}`);
+    }
+    const type = effect.type as FaultEffectType;
+    if (!effectServices[type].includes(rule.service as FaultService)) fail(`${at}: effect ${type} applies to ${effectServices[type].join(', ')}, not ${String(rule.service)}`);
+    if (type === 'error') {
+      if (typeof effect.code !== 'string' || !/^[A-Za-z.]+$/.test(effect.code)) fail(`${at}: an error effect needs a code (ThrottlingException, InternalServerError, ...)`);
+      if (effect.status !== undefined && !(Number.isInteger(effect.status) && (effect.status as number) >= 400 && (effect.status as number) <= 599)) fail(`${at}: status must be 4xx or 5xx`);
+      if (effect.message !== undefined && typeof effect.message !== 'string') fail(`${at}: message must be a string`);
+    }
+    if ((type === 'latency' || type === 'index-lag' || type === 'delay' || type === 'fire-late') && !nonNegative(effect.ms)) fail(`${at}: a ${type} effect needs ms`);
+    if (type === 'timeout' && effect.ms !== undefined && !nonNegative(effect.ms)) fail(`${at}: ms must be a number of milliseconds`);
+    if (type === 'hang' && effect.forward !== undefined && typeof effect.forward !== 'boolean') fail(`${at}: forward must be true or false`);
+    if (type === 'crash' && !['before-first-call', 'between-calls', 'after-last-write'].includes(effect.when as string)) {
+      fail(`${at}: a crash effect needs when: before-first-call, between-calls or after-last-write`);
+    }
+    return rule as unknown as FaultRule;
+  });
+  const names = rules.map((rule) => rule.name);
+  const repeated = names.find((name, index) => names.indexOf(name) !== index);
+  if (repeated) fail(`two rules are named ${repeated}`);
+  return { ...(input.seed !== undefined ? { seed: input.seed as number } : {}), rules };
+};
+
+/** The named profiles (`npm start -- --faults flaky`). */
+export const faultProfilesFile = resolve(repoRoot, 'infra/local/fault-profiles.json');
+
+export const faultProfiles = (): Readonly<Record<string, unknown>> => JSON.parse(readFileSync(faultProfilesFile, 'utf8')) as Record<string, unknown>;
+
+/** A profile name of fault-profiles.json, or a path to a rule file (relative to the working directory). */
+export const loadFaultRules = (profileOrFile: string, cwd = process.cwd()): FaultRules => {
+  const profiles = faultProfiles();
+  if (Object.hasOwn(profiles, profileOrFile)) return parseFaultRules(profiles[profileOrFile], `fault profile ${profileOrFile}`);
+  const path = resolve(cwd, profileOrFile);
+  if (!existsSync(path)) {
+    throw new Error(`--faults ${profileOrFile}: neither a profile (${Object.keys(profiles).join(', ')}) nor a file`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`--faults ${profileOrFile}: not JSON (${(error as Error).message})`);
+  }
+  return parseFaultRules(parsed, profileOrFile);
+};
+
+/** `error code=ThrottlingException`, `latency ms=200`, `crash when=after-last-write`. */
+export const describeEffect = (effect: FaultEffect): string =>
+  [effect.type, ...Object.entries(effect).filter(([key]) => key !== 'type').map(([key, value]) => `${key}=${String(value)}`)].join(' ');
+
+/** The log line of a fired fault: `[fault] <rule> <service>.<operation> caller=<fn> -> <effect>`. */
+export const faultLogLine = (fired: FiredFault): string =>
+  `[fault] ${fired.rule} ${fired.service}.${fired.operation} caller=${fired.caller ?? '-'} -> ${describeEffect(fired.effect)}`;
+
+export const defaultFaultSeed = 1;
+
+/** Fired faults kept for GET /log (the oldest are dropped past this). */
+const keptLogEntries = 10_000;
+
+export class FaultEngine {
+  private rules: readonly FaultRule[] = [];
+  private matched = new Map<string, number>();
+  private fired = new Map<string, number>();
+  private random: () => number = seededRandom(defaultFaultSeed);
+  private seed = defaultFaultSeed;
+  private readonly entries: FiredFault[] = [];
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    rules: FaultRules = { rules: [] },
+    private readonly log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
+    seedOverride?: number,
+  ) {
+    this.setRules(rules, seedOverride);
+  }
+
+  /** Replaces the rules: the counters start again and the PRNG restarts from the rules' seed (or the given one). */
+  setRules(rules: FaultRules, seedOverride?: number): void {
+    this.rules = rules.rules;
+    this.seed = seedOverride ?? rules.seed ?? defaultFaultSeed;
+    this.random = seededRandom(this.seed);
+    this.matched = new Map();
+    this.fired = new Map();
+    for (const listener of this.listeners) listener();
+  }
+
+  clear(): void {
+    this.setRules({ rules: [] });
+  }
+
+  current(): FaultRules {
+    return { seed: this.seed, rules: this.rules };
+  }
+
+  /** Called whenever the rules change (the edge starts or stops remembering writes for index lag). */
+  onChange(listener: () => void): void {
+    this.listeners.add(listener);
+  }
+
+  /** Whether any rule has an effect of this type (an injection point that costs something only does it then). */
+  has(type: FaultEffectType, service?: FaultService): boolean {
+    return this.rules.some((rule) => rule.effect.type === type && (service === undefined || rule.service === service));
+  }
+
+  /**
+   * The fault to inject into this call, if any: the first rule (in order) that matches the call and whose effect
+   * this point produces, and whose n-th call, remaining count and probability let it fire. Every matching rule's
+   * count advances, fired or not; a PRNG draw is taken only for a rule with a probability below 1.
+   */
+  decide(call: FaultCall, effects: readonly FaultEffectType[]): FiredFault | undefined {
+    let chosen: FiredFault | undefined;
+    for (const rule of this.rules) {
+      if (rule.service !== call.service || !effects.includes(rule.effect.type)) continue;
+      if (rule.operation !== undefined && rule.operation !== call.operation) continue;
+      if (rule.caller !== undefined && rule.caller !== call.caller) continue;
+      const count = (this.matched.get(rule.name) ?? 0) + 1;
+      this.matched.set(rule.name, count);
+      if (chosen) continue;
+      if (rule.nth !== undefined && !rule.nth.includes(count)) continue;
+      if (rule.times !== undefined && (this.fired.get(rule.name) ?? 0) >= rule.times) continue;
+      if (rule.probability !== undefined && rule.probability < 1 && this.random() >= rule.probability) continue;
+      this.fired.set(rule.name, (this.fired.get(rule.name) ?? 0) + 1);
+      chosen = { at: new Date().toISOString(), rule: rule.name, ...call, call: count, effect: rule.effect };
+    }
+    if (chosen) {
+      this.entries.push(chosen);
+      if (this.entries.length > keptLogEntries) this.entries.shift();
+      this.log(faultLogLine(chosen));
+    }
+    return chosen;
+  }
+
+  /** Every fault fired since the start (or the last `clearLog`), oldest first. */
+  firedFaults(): readonly FiredFault[] {
+    return [...this.entries];
+  }
+
+  clearLog(): void {
+    this.entries.length = 0;
+  }
+}

@@ -1,0 +1,180 @@
+// Unit: the local stack's fault mode. The rule engine (matching by service, operation, caller and effect; n-th
+// calls, a maximum count, a probability from a seeded PRNG that replays), its log line, the rule files and
+// profiles it accepts, and what the IAM edge answers for an injected error, conflict or index lag.
+import { describe, expect, it } from '@jest/globals';
+import type { IncomingMessage } from 'node:http';
+import {
+  describeEffect,
+  edgeEffects,
+  FaultEngine,
+  faultLogLine,
+  faultProfiles,
+  loadFaultRules,
+  parseFaultRules,
+  type FaultCall,
+  type FaultRules,
+} from '#infra/local/faults';
+import { seededRandom } from '#infra/local/seeded-random';
+import { faultErrorReply, operationOf, RecentWrites, transactionConflictReply, writtenKeys } from '#infra/local/edge-faults';
+
+const quiet = () => undefined;
+const put: FaultCall = { service: 'dynamodb', operation: 'PutItem', caller: 'tenantLocationSave' };
+const error = { type: 'error', code: 'ThrottlingException' } as const;
+
+const firings = (engine: FaultEngine, call: FaultCall, calls: number) =>
+  Array.from({ length: calls }, () => engine.decide(call, edgeEffects)?.rule ?? '-');
+
+describe('the fault rule engine', () => {
+  it('matches by service, operation and caller, and only effects the injection point produces', () => {
+    const engine = new FaultEngine(
+      {
+        rules: [
+          { name: 'other-service', service: 'sqs', effect: error },
+          { name: 'other-operation', service: 'dynamodb', operation: 'Query', effect: error },
+          { name: 'other-caller', service: 'dynamodb', caller: 'paymentPostRefund', effect: error },
+          { name: 'index', service: 'dynamodb', effect: { type: 'index-lag', ms: 100 } },
+          { name: 'hit', service: 'dynamodb', operation: 'PutItem', caller: 'tenantLocationSave', effect: error },
+        ],
+      },
+      quiet,
+    );
+    expect(engine.decide(put, edgeEffects)?.rule).toBe('hit');
+    expect(engine.decide({ ...put, operation: 'Query' }, edgeEffects)?.rule).toBe('other-operation');
+    expect(engine.decide({ ...put, operation: 'Query' }, ['index-lag'])?.rule).toBe('index');
+    expect(engine.decide({ service: 'kms', operation: 'Encrypt', caller: 'x' }, edgeEffects)).toBeUndefined();
+  });
+
+  it('fires only the n-th matching calls, and at most `times` times', () => {
+    const engine = new FaultEngine({ rules: [{ name: 'second-and-fourth', service: 'dynamodb', nth: [2, 4], effect: error }] }, quiet);
+    expect(firings(engine, put, 5)).toEqual(['-', 'second-and-fourth', '-', 'second-and-fourth', '-']);
+    engine.setRules({ rules: [{ name: 'twice', service: 'dynamodb', times: 2, effect: error }] });
+    expect(firings(engine, put, 4)).toEqual(['twice', 'twice', '-', '-']);
+  });
+
+  it('gives the first firing rule the call, and counts the call for every rule that matched it', () => {
+    const engine = new FaultEngine(
+      {
+        rules: [
+          { name: 'first', service: 'dynamodb', nth: [1], effect: error },
+          { name: 'second-call', service: 'dynamodb', nth: [1, 2], effect: { type: 'latency', ms: 1 } },
+        ],
+      },
+      quiet,
+    );
+    // Call 1 is first's; second-call counted it all the same, so its call 2 is the next one.
+    expect(firings(engine, put, 3)).toEqual(['first', 'second-call', '-']);
+  });
+
+  it('replays the same faults from the same seed, and others from another seed', () => {
+    const rules: FaultRules = { seed: 42, rules: [{ name: 'coin', service: 'dynamodb', probability: 0.5, effect: error }] };
+    const run = (seed?: number) => firings(new FaultEngine(rules, quiet, seed), put, 40).join(',');
+    expect(run()).toBe(run());
+    expect(run()).toBe(run(42));
+    expect(run(43)).not.toBe(run());
+    const fired = run().split(',').filter((rule) => rule === 'coin').length;
+    expect(fired).toBeGreaterThan(5);
+    expect(fired).toBeLessThan(35);
+  });
+
+  it('restarts its counters and its PRNG when the rules are replaced, and fires nothing once cleared', () => {
+    const rules: FaultRules = { seed: 9, rules: [{ name: 'coin', service: 'dynamodb', probability: 0.3, nth: [1, 2, 3, 4, 5, 6, 7, 8], effect: error }] };
+    const engine = new FaultEngine(rules, quiet);
+    const first = firings(engine, put, 8);
+    engine.setRules(rules);
+    expect(firings(engine, put, 8)).toEqual(first);
+    engine.clear();
+    expect(firings(engine, put, 3)).toEqual(['-', '-', '-']);
+  });
+
+  it('logs one line per fired fault and keeps it for the control endpoint', () => {
+    const lines: string[] = [];
+    const engine = new FaultEngine({ rules: [{ name: 'ddb-throttle', service: 'dynamodb', nth: [2], effect: error }] }, (line) => lines.push(line));
+    firings(engine, put, 3);
+    expect(lines).toEqual(['[fault] ddb-throttle dynamodb.PutItem caller=tenantLocationSave -> error code=ThrottlingException']);
+    expect(engine.firedFaults()).toEqual([
+      expect.objectContaining({ rule: 'ddb-throttle', service: 'dynamodb', operation: 'PutItem', caller: 'tenantLocationSave', call: 2, effect: error }),
+    ]);
+    expect(faultLogLine({ ...engine.firedFaults()[0]!, caller: undefined })).toContain('caller=- ->');
+    expect(describeEffect({ type: 'crash', when: 'after-last-write' })).toBe('crash when=after-last-write');
+    engine.clearLog();
+    expect(engine.firedFaults()).toEqual([]);
+  });
+
+  it('has a seeded PRNG in [0, 1)', () => {
+    const draw = seededRandom(5);
+    const values = Array.from({ length: 1000 }, draw);
+    expect(values.every((value) => value >= 0 && value < 1)).toBe(true);
+    expect(Array.from({ length: 5 }, seededRandom(5))).toEqual(values.slice(0, 5));
+  });
+});
+
+describe('rule files and profiles', () => {
+  it('refuses a malformed rule, saying which and why', () => {
+    const bad = (rule: unknown) => () => parseFaultRules({ rules: [rule] }, 'rules.json');
+    expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'crash', when: 'between-calls' } })).toThrow('rules.json: rule 0 (x): effect crash applies to lambda, not dynamodb');
+    expect(bad({ name: 'x', service: 'ec2', effect: error })).toThrow('service must be one of');
+    expect(bad({ name: 'x', service: 'dynamodb', probability: 2, effect: error })).toThrow('probability must be within 0..1');
+    expect(bad({ name: 'x', service: 'dynamodb', nth: [0], effect: error })).toThrow('nth must be a list');
+    expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'error' } })).toThrow('needs a code');
+    expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'latency' } })).toThrow('needs ms');
+    expect(() => parseFaultRules({ rules: [{ name: 'a', service: 'sqs', effect: error }, { name: 'a', service: 'kms', effect: error }] })).toThrow('two rules are named a');
+    expect(() => parseFaultRules([])).toThrow('must be a JSON object');
+  });
+
+  it('loads every profile of fault-profiles.json, flaky among them', () => {
+    const profiles = faultProfiles();
+    expect(Object.keys(profiles)).toContain('flaky');
+    for (const name of Object.keys(profiles)) expect(loadFaultRules(name).rules.length).toBeGreaterThan(0);
+    expect(() => loadFaultRules('no-such-profile')).toThrow('neither a profile (flaky');
+  });
+});
+
+const request = (headers: Record<string, string>, method = 'POST', url = '/') => ({ headers, method, url }) as unknown as IncomingMessage;
+
+describe('what the edge answers for a fault', () => {
+  it('answers errors in each service protocol, with the status AWS gives the code', () => {
+    const dynamodb = faultErrorReply('dynamodb', request({ 'x-amz-target': 'DynamoDB_20120810.PutItem' }), error);
+    expect(dynamodb.status).toBe(400);
+    expect(JSON.parse(dynamodb.body)).toEqual({ __type: 'com.amazon.coral.availability#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' });
+    const internal = faultErrorReply('dynamodb', request({}), { type: 'error', code: 'InternalServerError' });
+    expect(internal.status).toBe(500);
+    expect(JSON.parse(internal.body).__type).toBe('com.amazonaws.dynamodb.v20120810#InternalServerError');
+    const sqs = faultErrorReply('sqs', request({ 'x-amz-target': 'AmazonSQS.SendMessage' }), { type: 'error', code: 'InternalError' });
+    expect(sqs.status).toBe(500);
+    expect(sqs.headers['x-amzn-query-error']).toBe('InternalError;Receiver');
+    const scheduler = faultErrorReply('scheduler', request({}), error);
+    expect(scheduler.status).toBe(429);
+    expect(scheduler.headers['x-amzn-ErrorType']).toBe('ThrottlingException');
+    expect(faultErrorReply('kms', request({}), { type: 'error', code: 'Custom', status: 503 }).status).toBe(503);
+  });
+
+  it('cancels a transaction with a TransactionConflict reason, and refuses a single write with TransactionConflictException', () => {
+    const body = Buffer.from(JSON.stringify({ TransactItems: [{ Put: {} }, { Update: {} }] }));
+    const cancelled = JSON.parse(transactionConflictReply('TransactWriteItems', body).body);
+    expect(cancelled.__type).toBe('com.amazonaws.dynamodb.v20120810#TransactionCanceledException');
+    expect(cancelled.CancellationReasons).toEqual([{ Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }, { Code: 'None' }]);
+    expect(JSON.parse(transactionConflictReply('PutItem', Buffer.from('{}')).body).__type).toBe('com.amazonaws.dynamodb.v20120810#TransactionConflictException');
+  });
+
+  it('names the operation of each protocol', () => {
+    expect(operationOf('dynamodb', request({ 'x-amz-target': 'DynamoDB_20120810.Query' }), Buffer.from(''))).toBe('Query');
+    expect(operationOf('sqs', request({}), Buffer.from('Action=SendMessage&QueueUrl=x'))).toBe('SendMessage');
+    expect(operationOf('scheduler', request({}, 'DELETE', '/schedules/a'), Buffer.from(''))).toBe('DeleteSchedule');
+  });
+
+  it('hides the items written in the last N ms from an index query', () => {
+    const keys = new Map([['t', ['pk', 'sk']]]);
+    const writes = new RecentWrites(keys);
+    const item = (pk: string) => ({ pk: { S: pk }, sk: { S: 'a' }, gsi1pk: { S: 'g' } });
+    writes.record('TransactWriteItems', Buffer.from(JSON.stringify({ TransactItems: [{ Put: { TableName: 't', Item: item('new') } }] })), 1_000);
+    writes.record('PutItem', Buffer.from(JSON.stringify({ TableName: 't', Item: item('old') })), 0);
+    const page = JSON.stringify({ Items: [item('old'), item('new')], Count: 2, ScannedCount: 2 });
+    const seen = writes.hideRecent('t', page, 500, 1_200);
+    expect(seen?.hidden).toBe(1);
+    expect(JSON.parse(seen!.body)).toEqual({ Items: [item('old')], Count: 1, ScannedCount: 2 });
+    expect(writes.hideRecent('t', page, 500, 2_000)?.hidden).toBe(0);
+    writes.prune(500, 2_000);
+    expect(writes.hideRecent('t', page, 5_000, 2_000)?.hidden).toBe(0);
+    expect(writtenKeys('BatchWriteItem', Buffer.from(JSON.stringify({ RequestItems: { t: [{ DeleteRequest: { Key: item('x') } }] } })), keys)).toHaveLength(1);
+  });
+});
