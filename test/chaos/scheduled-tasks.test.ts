@@ -31,7 +31,7 @@ describe('scheduled tasks under faults', () => {
         await queueSettled('taskRuns', 75_000);
         return sent;
       },
-      check: async (sent) => ({ findings: await checkFiring(sent, chaos.logFile, { republishMayRepeat }), requests: sent.saves.length }),
+      check: async (sent) => ({ findings: await checkFiring(sent, chaos.logFile, { republishMayRepeat }), sent: sent.saves }),
     });
     await chaos.cells(
       [
@@ -57,7 +57,7 @@ describe('scheduled tasks under faults', () => {
       seed,
       rules,
       run: () => runTaskSaves(retryingClient(seed), `task${seed}`),
-      check: async (run) => ({ findings: await checkTaskSaves(run, chaos.logFile), requests: run.saves.length }),
+      check: async (run) => ({ findings: await checkTaskSaves(run, chaos.logFile), sent: run.saves }),
     });
   }, 150_000);
 });

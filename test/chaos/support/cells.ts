@@ -34,6 +34,8 @@ export interface CellResult {
   readonly fired: number;
   readonly findings: Findings;
   readonly requests: number;
+  /** Every answer the clients got, attempts included, by status (`dropped` when none came): how the fault showed. */
+  readonly answers: Readonly<Record<string, number>>;
 }
 
 /** The worst thing found wins: doubled, then lost, then any other breach; a fault that never fired is no evidence. */
@@ -81,6 +83,12 @@ export const renderTable = (cells: readonly CellResult[]): string => {
   for (const flow of flows) lines.push(`| ${flow} | ${faults.map((fault) => at(flow, fault)?.outcome ?? '–').join(' | ')} |`);
   return lines.join('\n');
 };
+
+/** One line per cell: the faults fired and the answers they made the clients see. */
+export const renderAnswers = (cells: readonly CellResult[]): string =>
+  cells
+    .map((cell) => `- ${cell.flow} x ${cell.fault}: ${cell.fired} faults fired; answers ${Object.entries(cell.answers).map(([status, count]) => `${status} x${count}`).join(', ')}`)
+    .join('\n');
 
 /** Every cell that did not survive, with what its checker found (the lines a defect report needs). */
 export const renderFindings = (cells: readonly CellResult[]): string =>

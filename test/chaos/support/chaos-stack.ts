@@ -12,6 +12,7 @@ import { localSqsClient } from '#test/support/local-endpoints';
 import { repoRoot, spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
 import { stackEnvironment } from '#test/support/stack-environment';
 import { outcomeOf, recordCell, type Findings } from './cells';
+import { answerCounts, type Sent } from './requests';
 
 export interface ChaosStackOptions {
   /**
@@ -25,9 +26,9 @@ export interface ChaosStackOptions {
 }
 
 export interface CellRun {
-  /** The flow's result: what its invariant checker found, and how many requests it sent. */
+  /** The flow's result: what its invariant checker found, and the logical requests it sent (with their answers). */
   readonly findings: Findings;
-  readonly requests: number;
+  readonly sent: readonly Sent[];
 }
 
 export interface Cell<T> {
@@ -111,7 +112,7 @@ export const chaosStack = (name: string, options: ChaosStackOptions = {}): Chaos
         const result = await cell.check(sent[index]);
         const count = fired.filter((entry) => entry.rule.startsWith(prefixOf(cell))).length;
         const outcome = outcomeOf(result.findings, count);
-        recordCell({ flow: cell.flow, fault: cell.fault, seed, outcome, fired: count, findings: result.findings, requests: result.requests });
+        recordCell({ flow: cell.flow, fault: cell.fault, seed, outcome, fired: count, findings: result.findings, requests: result.sent.length, answers: answerCounts(result.sent) });
         verdicts.push({ flow: cell.flow, fault: cell.fault, outcome, findings: result.findings });
       }
       expect(verdicts).toEqual(cells.map((cell) => ({ flow: cell.flow, fault: cell.fault, outcome: 'survived', findings: { doubled: [], lost: [], violated: [] } })));

@@ -34,7 +34,8 @@ export interface PaymentsBurst {
   readonly refundMinor: number;
 }
 
-export const smallBurst: PaymentsBurst = { payments: 4, refunds: 12, queueEvery: 3, amountMinor: 1_000, refundMinor: 107 };
+/** 12 refunds of 1.07 against 20.00: all fit, so a refund applied twice shows as a second record, never as a 409. */
+export const smallBurst: PaymentsBurst = { payments: 4, refunds: 12, queueEvery: 3, amountMinor: 2_000, refundMinor: 107 };
 
 const decimal = (minor: number) => `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, '0')}`;
 
@@ -144,5 +145,3 @@ export const checkPayments = async (run: PaymentsRun): Promise<Findings> => {
     table.close();
   }
 };
-
-export const requestCount = (run: PaymentsRun) => run.payments.length + run.refunds.length;

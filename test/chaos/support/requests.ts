@@ -21,8 +21,16 @@ export const burst = <TBody>(
 export const breachesOf = (sent: readonly Sent[]): string[] =>
   sent.flatMap(({ label, call }) => answerBreaches(call.attempts).map((breach) => `${label}: ${breach}`));
 
-/** A short account of a request's answers, for a finding: `502, 409, 201`. */
-export const statusesOf = (sent: Sent): string => sent.call.attempts.map((attempt) => String(attempt.status)).join(', ');
+/** A short account of a request's answers, for a finding: `502, 409 idempotency-key-in-use, 201`. */
+export const statusesOf = (sent: Sent): string =>
+  sent.call.attempts.map((attempt) => `${attempt.status}${attempt.problemType ? ` ${attempt.problemType.split('/').pop()}` : ''}`).join(', ');
+
+/** Every attempt's status over a burst, counted (`dropped` for no answer). */
+export const answerCounts = (sent: readonly Sent[]): Record<string, number> => {
+  const counts: Record<string, number> = {};
+  for (const attempt of sent.flatMap(({ call }) => call.attempts)) counts[String(attempt.status)] = (counts[String(attempt.status)] ?? 0) + 1;
+  return counts;
+};
 
 /** How many items carry each label (a Name, a Description...), to find a doubled or missing effect. */
 export const countBy = <T>(items: readonly T[], labelOf: (item: T) => unknown): Map<string, number> => {

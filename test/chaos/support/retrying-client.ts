@@ -3,7 +3,7 @@
 // SAME body, after the Retry-After the answer names (capped), or else a full-jitter backoff, up to a bounded number
 // of attempts. Every attempt is kept, so the tier can hold each answer to the service's rules (no 500, no stack
 // trace, a dependency failure is 503 with Retry-After or the gateway's 502/504).
-import { seededRandom } from '#infra/local/faults';
+import { seededRandom } from '#infra/local/seeded-random';
 import { api, type ApiRequest, type ApiResponse } from '#test/support/http';
 import { problemType } from '#test/support/responses';
 
@@ -17,10 +17,16 @@ export interface RetryPolicy {
   readonly retryAfterCapMs: number;
   /** The client's own timeout for one attempt: past it the attempt counts as dropped. */
   readonly attemptTimeoutMs: number;
+  /** The client stops retrying once this long has passed since the first attempt (its attempts may run out first). */
+  readonly totalMs: number;
 }
 
-/** Above the gateway's 29 s integration timeout, so the gateway's 504 is seen rather than cut short. */
-export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 8, baseMs: 100, capMs: 1_000, retryAfterCapMs: 2_000, attemptTimeoutMs: 35_000 };
+/**
+ * An attempt may take up to 35 s, above the gateway's 29 s integration timeout, so the gateway's 504 is seen rather
+ * than cut short. The client keeps at it for 40 s: longer than a function's invocation (10 s), so a retry answered
+ * `idempotency-key-in-use` while the first attempt's invocation is gone keeps asking until the key is free again.
+ */
+export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 30, baseMs: 100, capMs: 1_000, retryAfterCapMs: 2_000, attemptTimeoutMs: 35_000, totalMs: 40_000 };
 
 export interface Attempt {
   /** The HTTP status, or `dropped` when no answer came (connection reset, refused, or the attempt's timeout). */
@@ -70,6 +76,7 @@ export const retryingClient = (seed: number, policy: RetryPolicy = defaultRetryP
     async send<TBody>(path: string, { idempotencyKey, ...request }: ApiRequest & { readonly idempotencyKey?: string }) {
       const headers = { ...(request.headers ?? {}), ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) };
       const attempts: Attempt[] = [];
+      const started = Date.now();
       let final: ApiResponse<TBody> | undefined;
       for (let number = 1; ; number += 1) {
         let attempt: Attempt;
@@ -88,7 +95,7 @@ export const retryingClient = (seed: number, policy: RetryPolicy = defaultRetryP
         }
         attempts.push(attempt);
         if (!isRetryable(attempt)) return { final, attempts, gaveUp: false };
-        if (number >= policy.maxAttempts) return { final, attempts, gaveUp: true };
+        if (number >= policy.maxAttempts || Date.now() - started >= policy.totalMs) return { final, attempts, gaveUp: true };
         const asked = retryAfterMs(attempt.retryAfter);
         await sleep(asked !== undefined ? Math.min(asked, policy.retryAfterCapMs) : random() * Math.min(policy.capMs, policy.baseMs * 2 ** number));
       }
