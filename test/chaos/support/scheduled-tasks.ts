@@ -128,6 +128,19 @@ export const checkTaskSaves = async (run: TasksRun, logFile: string, syncWithinM
   }
 };
 
+/** Every work message published on the file's stack so far (the queue has no consumer: the tier takes them all). */
+const published: TaskWorkMessage[] = [];
+
+const workMessages = async (): Promise<readonly TaskWorkMessage[]> => {
+  const sqs = localSqsClient();
+  try {
+    published.push(...(await takeMessages<TaskWorkMessage>(sqs, queueUrls('taskWork').queue)));
+    return published;
+  } finally {
+    sqs.destroy();
+  }
+};
+
 /**
  * A firing: the one-off task's run is recorded once as a Run for its minute, the task Completed, and its work
  * message published; more than one publication counts as doubled unless `republishMayRepeat` (a consumer crash).
@@ -154,24 +167,13 @@ export const checkFiring = async (run: FiringRun, logFile: string, { republishMa
   if (ran.length > 1) doubled.push(`task ${id}: ${ran.length} runs recorded for ${due}`);
   for (const entry of ran) if (entry.Outcome !== 'Run') violated.push(`task ${id}: its run for ${due} is ${entry.Outcome} (${String(entry.Reason)})`);
   if (runs.length > ran.length) violated.push(`task ${id}: ${runs.length - ran.length} runs at other times`);
-  const sqs = localSqsClient();
-  try {
-    const runKey = `${run.tenantId}:${id}:${due}`;
-    const messages = await eventually(
-      async () => {
-        const taken = await takeMessages<TaskWorkMessage>(sqs, queueUrls('taskWork').queue, (body) => body.tenantId === run.tenantId && body.taskId === id);
-        return taken.length > 0 ? taken : undefined;
-      },
-      `the work message of task ${id}`,
-      { timeoutMs: 15_000, intervalMs: 500 },
-    ).catch(() => [] as TaskWorkMessage[]);
-    // Let a second publication, if any, arrive, then take it too.
-    const more = await takeMessages<TaskWorkMessage>(sqs, queueUrls('taskWork').queue, (body) => body.tenantId === run.tenantId && body.taskId === id, 1);
-    const published = [...messages, ...more].filter((message) => message.runKey === runKey);
-    if (published.length === 0) lost.push(`task ${id}: its run was never published to the work queue`);
-    if (published.length > 1 && !republishMayRepeat) doubled.push(`task ${id}: its run was published ${published.length} times`);
-  } finally {
-    sqs.destroy();
-  }
+  const runKey = `${run.tenantId}:${id}:${due}`;
+  const mine = (message: TaskWorkMessage) => message.runKey === runKey;
+  await eventually(async () => ((await workMessages()).some(mine) ? true : undefined), `the work message of task ${id}`, { timeoutMs: 15_000, intervalMs: 500 }).catch(() => false);
+  // Let a second publication, if any, arrive too.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const published = (await workMessages()).filter(mine);
+  if (published.length === 0) lost.push(`task ${id}: its run was never published to the work queue`);
+  if (published.length > 1 && !republishMayRepeat) doubled.push(`task ${id}: its run was published ${published.length} times`);
   return { doubled, lost, violated };
 };
