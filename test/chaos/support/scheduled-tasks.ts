@@ -18,7 +18,7 @@ import { freshTenantId } from '#test/support/tenant-items';
 import { takeMessages } from '#test/support/task-runs';
 import { getTask, openTable, type TaskAnswer } from '#test/e2e/scheduled-tasks/support';
 import { mergeFindings, type Findings } from './cells';
-import { queueUrls } from './queues';
+import { deadLetters, queueUrls } from './queues';
 import { breachesOf, burst, countBy, exactlyOnce, isSuccess, statusesOf, type Sent } from './requests';
 import type { RetryingClient } from './retrying-client';
 
@@ -175,5 +175,7 @@ export const checkFiring = async (run: FiringRun, logFile: string, { republishMa
   const published = (await workMessages()).filter(mine);
   if (published.length === 0) lost.push(`task ${id}: its run was never published to the work queue`);
   if (published.length > 1 && !republishMayRepeat) doubled.push(`task ${id}: its run was published ${published.length} times`);
+  const dead = (await deadLetters('taskRuns')) as { tenantId?: number }[];
+  if (dead.some((letter) => letter.tenantId === run.tenantId)) violated.push(`task ${id}: a firing of it is in the task-runs DLQ`);
   return { doubled, lost, violated };
 };
