@@ -178,6 +178,21 @@ export class ServiceUnavailable extends ApiError {
   }
 }
 
+/**
+ * 504: a write ran out of time (the function's early timeout, or a request to a dependency that timed out) while what
+ * it sent may still commit. No Retry-After: the answer does not invite a blind retry (shared/http/README.md, "A write
+ * that runs out of time").
+ */
+export class WriteOutcomeUnknown extends ApiError {
+  constructor(cause?: unknown) {
+    super(
+      problemKinds.gatewayTimeout,
+      'The operation did not finish in time and its changes may still be applied. Read the result before sending it again, or send it again with the same Idempotency-Key, which is never applied twice.',
+      { cause },
+    );
+  }
+}
+
 /** A conditional write lost a race with another writer; the domain may retry, else the caller gets 409. */
 export class ConcurrentModification extends ApiError {
   constructor(detail = 'The record changed while this request was saving it; retry.') {

@@ -12,6 +12,7 @@ import {
 import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { ConcurrentModification } from '#shared/errors';
 import type { TableContext } from './client';
+import { KeyAlreadyClaimed } from './idempotency';
 import { assertItemFits } from './item-size';
 
 /** One item of TransactWriteItems: exactly one of Put, Update, Delete, ConditionCheck (TableName included). */
@@ -32,6 +33,12 @@ export interface TransactOptions<Role extends string> {
    * and the same actions succeeds without writing again. Up to 36 characters. Forces a transaction even for one action.
    */
   readonly clientRequestToken?: string;
+  /**
+   * The Idempotency-Key's claim of the write (idempotency.ts, `WriteClaim.item`), written first in the same
+   * transaction; a twin's claim found there cancels the whole transaction as KeyAlreadyClaimed (before any other
+   * role's error: whatever else failed, the twin's commit is why).
+   */
+  readonly claim?: TransactionItem;
 }
 
 /** DynamoDB's limit of actions in one transaction. */
@@ -94,8 +101,9 @@ const sendSingle = async ({ client }: TableContext, item: TransactionItem): Prom
 export const transact = async <Role extends string>(
   table: TableContext,
   actions: readonly TransactionAction<Role>[],
-  { errors = {}, clientRequestToken }: TransactOptions<Role> = {},
+  { errors = {}, clientRequestToken, claim }: TransactOptions<Role> = {},
 ): Promise<void> => {
+  if (claim) return transactClaimed(table, claim, actions, { errors, ...(clientRequestToken === undefined ? {} : { clientRequestToken }) });
   if (actions.length === 0) return;
   if (actions.length > maxTransactionActions) throw new Error(`a transaction holds at most ${maxTransactionActions} actions`);
   assertActionsFit(actions.map((action) => action.item));
@@ -119,4 +127,22 @@ export const transact = async <Role extends string>(
     if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new ConcurrentModification();
     throw error;
   }
+};
+
+/** The role of the Idempotency-Key's claim in a transaction (no area's action may take the name). */
+const claimRole = 'idempotencyKey';
+
+/** `transact` with the key's claim first: its failed condition is KeyAlreadyClaimed. */
+const transactClaimed = <Role extends string>(
+  table: TableContext,
+  claim: TransactionItem,
+  actions: readonly TransactionAction<Role>[],
+  { errors = {}, clientRequestToken }: TransactOptions<Role>,
+): Promise<void> => {
+  const role = claimRole as Role;
+  if (actions.some((action) => action.role === role)) throw new Error(`the role name ${role} is the claim's`);
+  return transact(table, [{ role, item: claim }, ...actions], {
+    errors: { ...errors, [role]: () => new KeyAlreadyClaimed() },
+    ...(clientRequestToken === undefined ? {} : { clientRequestToken }),
+  });
 };

@@ -14,6 +14,7 @@ import {
   Unauthorized,
   UnsupportedMediaType,
   ValidationFailed,
+  WriteOutcomeUnknown,
 } from '#shared/errors';
 import { describeError, logger } from '#shared/observability/logger';
 import type { Operation } from '#shared/operations/operation';
@@ -150,10 +151,22 @@ const responseHeaders = (operation: CompiledOperation): HttpMiddleware => {
 const prefersXml = (operation: CompiledOperation, accept: string | undefined): boolean =>
   operation.media === 'standard' && isXmlMediaType(negotiate(accept, responseMediaTypes[operation.media]) ?? '');
 
+/** An operation whose method may write (anything but GET). */
+const mayWrite = (operation: CompiledOperation): boolean => operation.method !== 'GET';
+
+/**
+ * The rule of a write that runs out of time (README.md, "A write that runs out of time"): middy's early timeout, or a
+ * request to a dependency that timed out (`TimeoutError` both), leaves what the write sent in flight, and it may still
+ * commit. A read answers 503 with Retry-After (a retry is harmless); a write answers 504 without it, and says that
+ * only a retry with the same Idempotency-Key is safe.
+ */
+const answerOf = (operation: CompiledOperation, error: unknown) =>
+  mayWrite(operation) && error instanceof Error && error.name === 'TimeoutError' ? new WriteOutcomeUnknown(error) : toApiError(error);
+
 /** Turns any error into a problem response (XML when the client prefers XML). Logs 5xx with safe fields only. */
 const problemResponses = (operation: CompiledOperation): HttpMiddleware => ({
   onError: (request) => {
-    const error = toApiError(request.error);
+    const error = answerOf(operation, request.error);
     if (error.status >= 500) logger.error('request failed', describeError(request.error));
     else logger.info('request refused', { status: error.status, problemType: error.kind.type });
     request.response = problemResponse(error, requestIdOf(request), prefersXml(operation, header(request.event, 'accept')));

@@ -7,7 +7,10 @@ import { bodyProblems, idPath, type Operation } from './operation';
 
 const SavedPayment = SynkSaveQueueResponse(PaymentT);
 
-/** Table actions of the writes: the ID sequence (UpdateItem), the transaction (Put/Update), Idempotency-Key records. */
+/**
+ * Table actions of the writes: the ID sequence (UpdateItem; DeleteItem gives back a first ID), the transaction
+ * (Put/Update, the Idempotency-Key's claim included), the reads of the payment and of the key's claim (GetItem).
+ */
 const paymentWriteAccess = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const;
 
 export const paymentPost = {

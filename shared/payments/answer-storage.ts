@@ -1,7 +1,7 @@
 // Domain: how a payment write's answer is kept for Idempotency-Key replays without the card holder's name (personal
 // data stays in the payment record only). The answers themselves are the http layer's (shared/http/answers/payments.ts).
 import type { PaymentT } from '#shared/schemas/payment';
-import type { Answer, AnswerStorage } from './idempotency';
+import type { Answer, AnswerStorage } from '#shared/data/idempotency';
 import type { PaymentRepository } from './repository';
 
 interface SavedBody {
@@ -18,7 +18,7 @@ const withHolderName = (answer: Answer, name: string | null): Answer => {
 };
 
 /**
- * The idempotency record keeps a recorded payment's answer with `CardHolderName` null; a replay reads the name back
+ * The Idempotency-Key's claim keeps a recorded payment's answer with `CardHolderName` null; a replay reads the name back
  * from the payment, which is never edited, so the replay is the first answer exactly.
  */
 export const paymentAnswerStorage = (repository: PaymentRepository): AnswerStorage => ({

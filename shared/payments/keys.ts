@@ -17,6 +17,3 @@ export const refundLinkKey = (tenantId: number, paymentId: number, refundId: num
 
 /** A payment's GUID is unique in its tenant: a second payment with the same GUID is refused (409). */
 export const paymentGuidClaim = defineClaim({ prefix: 'PAYGUID', entity: 'PaymentGuid', ownerAttribute: 'PaymentID' });
-
-/** The sort-key prefix of the Powertools idempotency records of an operation (in the tenant's partition). */
-export const idempotencyKeyPrefix = (operationId: string): string => composeKey('IDEMPOTENCY', operationId);

@@ -7,7 +7,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from '#shared/data/client';
 import { assertItemFits } from '#shared/data/item-size';
-import { giveBackValue, maxSequenceValue, nextValue, withNextValue } from '#shared/data/sequence';
+import { giveBackValue, maxSequenceValue, nextValue } from '#shared/data/sequence';
 import { transact, transactionActions } from '#shared/data/transaction';
 import { versionedPut } from '#shared/data/versioned';
 import { ConcurrentModification } from '#shared/errors';
@@ -15,7 +15,7 @@ import { fromMinorUnits } from '#shared/money/index';
 import type { PaymentRefund } from '#shared/schemas/payment';
 import { paymentGuidClaim, paymentKey, paymentSequence, paymentSortKey, refundLinkKey } from './keys';
 import { BalanceMoved, PaymentGuidTaken, type PaymentRecord, type StoredPaymentFields } from './rules';
-import type { PaymentStore, PaymentWithRefunds, RefundPage, RefundWrite, SettlementWrite } from './store';
+import type { KeyClaimItem, PaymentStore, PaymentWithRefunds, RefundPage, RefundWrite, SettlementWrite } from './store';
 
 const paymentEntity = 'Payment';
 const linkEntity = 'PaymentRefundLink';
@@ -47,8 +47,8 @@ const fromItem = (item: Readonly<Record<string, unknown>>): PaymentRecord => {
 const refundReserveBytes = 64;
 
 /**
- * The answer an Idempotency-Key remembers (idempotency.ts) holds the payment as JSON text in one item of its own,
- * beside the envelope, the headers and Powertools' attributes: room for those.
+ * The answer an Idempotency-Key remembers (shared/data/idempotency.ts) holds the payment as JSON text in its claim
+ * item, beside the envelope, the headers and the claim's own attributes: room for those.
  */
 const idempotencyAnswerReserveBytes = 4096;
 
@@ -190,8 +190,6 @@ export const createPaymentRepository = (table: TableContext): PaymentStore => {
 
     giveBackId: (tenantId, id) => giveBackValue(table, tenantId, paymentSequence, id),
 
-    withNextId: (tenantId, create) => withNextValue(table, tenantId, paymentSequence, 'payment ID', create),
-
     get,
 
     /**
@@ -216,9 +214,9 @@ export const createPaymentRepository = (table: TableContext): PaymentStore => {
     },
 
     /** Records a new payment and claims its GUID; a GUID another payment holds answers PaymentGuidTaken (409). */
-    async create(tenantId: number, record: PaymentRecord): Promise<void> {
+    async create(tenantId: number, record: PaymentRecord, claim?: KeyClaimItem): Promise<void> {
       assertPaymentFits(tenantId, record);
-      await transact(table, recordActions(tableName, tenantId, record), { errors: { guid: () => new PaymentGuidTaken() } });
+      await transact(table, recordActions(tableName, tenantId, record), { errors: { guid: () => new PaymentGuidTaken() }, ...(claim ? { claim } : {}) });
     },
 
     /**
@@ -226,8 +224,9 @@ export const createPaymentRepository = (table: TableContext): PaymentStore => {
      * Amount (else BalanceMoved: other refunds took the balance since it was read; read again and decide again).
      * Another transaction on the payment in flight at the same moment is ConcurrentModification (retried).
      */
-    async refund(tenantId: number, write: RefundWrite): Promise<void> {
+    async refund(tenantId: number, write: RefundWrite, claim?: KeyClaimItem): Promise<void> {
       await transact(table, refundActions(tableName, tenantId, write), {
+        ...(claim ? { claim } : {}),
         errors: {
           payment: () => new BalanceMoved(),
           // The refund's ID comes from the sequence: finding it taken means the data is inconsistent, not a race.

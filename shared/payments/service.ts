@@ -4,6 +4,7 @@
 // response. Each use case makes the fewest round trips its consistency needs (README.md, "Round trips").
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '#shared/auth/principal';
+import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
 import { withOptimisticRetry, type RetryOptions } from '#shared/data/retry';
 import { maxSequenceValue } from '#shared/data/sequence';
 import { ApiError, ConcurrentModification, NotFound, ServiceUnavailable } from '#shared/errors';
@@ -12,7 +13,7 @@ import { countMetric } from '#shared/observability/metrics';
 import { refundsPage } from '#shared/schemas/limits';
 import type { PaymentGetQuery, PaymentT, SaveRequestPaymentT } from '#shared/schemas/payment';
 import type { QueuedRefund } from '#shared/schemas/messages/payments';
-import type { RefundPublisher } from './queue';
+import { queuedRefundGuaranteeDelaySeconds, type RefundPublisher } from './queue';
 import { assertPaymentFits } from './repository';
 import type { PaymentStore } from './store';
 import {
@@ -42,12 +43,26 @@ export interface SavedPayment {
   readonly queued: boolean;
 }
 
-/** What the consumer did with a queued refund. */
-export type SettlementOutcome = 'completed' | 'failed' | 'already-settled';
+/**
+ * What the consumer did with a queued refund. `absent`: no queued refund has the message's ID: the guarantee message
+ * of a refund whose transaction never committed (queue.ts); nothing to do.
+ */
+export type SettlementOutcome = 'completed' | 'failed' | 'already-settled' | 'absent';
 
 /** The message a failed queued refund shows: says what happened and what to do, nothing internal. */
 export const queuedRefundFailureMessage =
   'The queued refund could not be completed after repeated attempts; its amount is refundable again. Record a new refund to retry.';
+
+/**
+ * True when a failed write wrote nothing, so the ID it took can be given back: a refusal (4xx), contention that ran
+ * out of retries (every transaction cancelled), or an Idempotency-Key already claimed (read before the write, or a
+ * twin's claim that cancelled the transaction).
+ */
+const wroteNothing = (error: unknown): boolean =>
+  error instanceof KeyAlreadyClaimed || (error instanceof ApiError && (error.status < 500 || error.cause instanceof ConcurrentModification));
+
+/** Seconds a client waits before sending again a queued refund the payments queue could not take (503). */
+const queueRetryAfterSeconds = 5;
 
 /** Seconds a client waits before sending again a refund that met too much contention (503). */
 export const contentionRetryAfterSeconds = 1;
@@ -90,11 +105,33 @@ export const createPaymentService = ({
       .then(() => repository.giveBackId(tenantId, id))
       .catch(() => false);
 
+  /**
+   * Takes the tenant's next ID, the write's own first read and its Idempotency-Key's claim in one round trip. A claim
+   * found means an earlier request with the key did the work: the ID is given back and KeyAlreadyClaimed carries the
+   * claim to its replay. Then runs `write` with the ID, giving it back when the write wrote nothing.
+   */
+  const withId = async <T, R>(
+    tenantId: number,
+    claim: Pick<WriteClaim<unknown>, 'read'> | undefined,
+    read: () => Promise<T>,
+    write: (id: number, read: T) => Promise<R>,
+  ): Promise<R> => {
+    const [value, id, prior] = await Promise.all([read(), repository.nextId(tenantId), claim?.read()]);
+    try {
+      if (prior) throw new KeyAlreadyClaimed(prior);
+      return await write(id, value);
+    } catch (error) {
+      if (wroteNothing(error)) await giveBackId(tenantId, id);
+      throw error;
+    }
+  };
+
   /** Settles a queued refund under the optimistic-retry policy; a refund no longer Queued is left as it is. */
   const settle = (message: QueuedRefund, outcome: Parameters<typeof settleRefund>[1]): Promise<SettlementOutcome> =>
     underContention(async () => {
       const refund = await repository.get(message.tenantId, message.refundId);
-      if (!refund?.fields.IsRefund) throw new Error(`queued refund ${message.refundId} does not exist`);
+      // No refund with the ID: its transaction never committed (the ID, given back, may even name a later payment).
+      if (!refund?.fields.IsRefund) return 'absent';
       if (refund.fields.Status !== 'Queued') return 'already-settled';
       const next = settleRefund(refund, outcome, now());
       await repository.settle(message.tenantId, {
@@ -111,20 +148,24 @@ export const createPaymentService = ({
     }, retry, `refund ${message.refundId} is still Queued`);
 
   return {
-    /** POST /Payment: records a payment (never queued: it is one write). */
-    async record(principal: Principal, request: SaveRequestPaymentT): Promise<SavedPayment> {
+    /**
+     * POST /Payment: records a payment (never queued: it is one write). With an Idempotency-Key, the key's claim is
+     * read with the ID and written in the payment's own transaction (shared/data/idempotency.ts).
+     */
+    async record(principal: Principal, request: SaveRequestPaymentT, claim?: WriteClaim<SavedPayment>): Promise<SavedPayment> {
       runModeOf(request, 'record');
       const context = { guid: newGuid(), now: now(), userId: principal.userId };
       // Checked before an ID is spent on it, so a refused body leaves no gap in the tenant's IDs: with the largest ID,
       // the stored item can only be smaller than the one checked.
       assertPaymentFits(principal.tenantId, prepareNewPayment(request.Object, { ...context, id: maxSequenceValue }));
-      const record = await repository.withNextId(principal.tenantId, async (id) => {
+      const saved = await withId(principal.tenantId, claim, async () => undefined, async (id) => {
         const prepared = prepareNewPayment(request.Object, { ...context, id });
-        await repository.create(principal.tenantId, prepared);
-        return prepared;
+        const answer = { payment: paymentView(prepared), queued: false };
+        await repository.create(principal.tenantId, prepared, claim?.item(answer));
+        return answer;
       });
       countMetric('paymentsRecorded');
-      return { payment: paymentView(record), queued: false };
+      return saved;
     },
 
     /**
@@ -147,34 +188,42 @@ export const createPaymentService = ({
      * so the refund is two round trips (the read with the ID, then the transaction). Queued: the amount is reserved the same way, and the refund goes to the
      * payments queue; if the queue cannot take it, the reservation is released and the caller gets 503.
      */
-    async refund(principal: Principal, paymentId: number, request: SaveRequestPaymentT): Promise<SavedPayment> {
+    async refund(principal: Principal, paymentId: number, request: SaveRequestPaymentT, claim?: WriteClaim<SavedPayment>): Promise<SavedPayment> {
       const mode = runModeOf(request, 'refund');
       const details = readRefundRequest(request.Object);
       const tenantId = principal.tenantId;
-      // The refund's ID is taken while the payment is read: one round trip before the transaction, not two.
-      const [first, id] = await Promise.all([repository.get(tenantId, paymentId), repository.nextId(tenantId)]);
-      const context = { id, guid: newGuid(), now: now(), userId: principal.userId };
       const metricMode = mode === 'queued' ? 'Queued' : 'Inline';
-      const refund = await underContention(async (attempt) => {
-        const original = attempt === 1 ? existing(first, paymentId) : await require(tenantId, paymentId);
-        const next = buildRefund(original, details, refundAmountMinor(original, details), mode, context);
-        await repository.refund(tenantId, { original, refund: next });
-        return next;
-      }, retry, 'nothing was refunded').catch(async (error: unknown) => {
+      // The refund's ID (and the key's claim) is taken while the payment is read: one round trip before the
+      // transaction, not two.
+      const refund = await withId(tenantId, claim, () => repository.get(tenantId, paymentId), async (id, first) => {
+        const context = { id, guid: newGuid(), now: now(), userId: principal.userId };
+        const plan = (original: PaymentRecord) => ({ original, refund: buildRefund(original, details, refundAmountMinor(original, details), mode, context) });
+        // Refused (404, 409, 400) before anything is sent.
+        const planned = plan(existing(first, paymentId));
+        // A queued refund's guarantee goes first: if the function dies after the commit, it still settles the refund.
+        // A queue that cannot take it: 503, nothing written, the ID given back.
+        if (mode === 'queued') {
+          await publish({ tenantId, refundId: id }, queuedRefundGuaranteeDelaySeconds).catch(async (error: unknown) => {
+            logger.error('queued refund not sent: nothing was written', { refundId: id, ...describeError(error) });
+            await giveBackId(tenantId, id);
+            throw new ServiceUnavailable('The refund could not be queued and was not made; retry shortly.', queueRetryAfterSeconds, error);
+          });
+        }
+        return underContention(async (attempt) => {
+          const write = attempt === 1 ? planned : plan(await require(tenantId, paymentId));
+          await repository.refund(tenantId, write, claim?.item({ payment: paymentView(write.refund), queued: mode === 'queued' }));
+          return write.refund;
+        }, retry, 'nothing was refunded');
+      }).catch((error: unknown) => {
         if (error instanceof ServiceUnavailable) countMetric('refundFailures', metricMode);
-        // Refused (404, 409, 400) or out of retries: every transaction was cancelled, so no item uses the ID.
-        if (error instanceof ApiError && (error.status < 500 || error.cause instanceof ConcurrentModification)) await giveBackId(tenantId, id);
         throw error;
       });
       if (mode === 'queued') {
         const message = { tenantId, refundId: refund.fields.ID };
-        try {
-          await publish(message);
-        } catch (error) {
-          logger.error('queued refund not sent: releasing its reservation', { refundId: refund.fields.ID, ...describeError(error) });
-          await settle(message, { status: 'Failed', errorMessage: 'The payments queue could not take the refund; nothing was refunded.' });
-          throw new ServiceUnavailable('The refund could not be queued and was not made; retry shortly.', 5, error);
-        }
+        // The fast path: a queue that cannot take it now leaves the refund to its guarantee message, a minute later.
+        await publish(message).catch((error: unknown) => {
+          logger.warn('queued refund not sent at once: its guarantee message settles it', { refundId: refund.fields.ID, ...describeError(error) });
+        });
       }
       countMetric('refunds', metricMode);
       if (mode !== 'queued') countMetric('refundedAmount', refund.fields.Currency, refund.amountMinor);

@@ -1,6 +1,7 @@
 // Domain port: what the payment service needs from storage, declared by the domain (like the
 // serverless-typescript-demo's ProductStore). repository.ts implements it on the single table; a unit test may fake
 // it. Every method is one round trip at most (README.md, "Round trips"); the service decides how they are combined.
+import type { WriteClaim } from '#shared/data/idempotency';
 import type { PaymentRefund } from '#shared/schemas/payment';
 import type { PaymentRecord } from './rules';
 
@@ -32,6 +33,9 @@ export interface PaymentWithRefunds {
   readonly more: boolean;
 }
 
+/** The transaction item of an Idempotency-Key's claim (shared/data/idempotency.ts), written with the write. */
+export type KeyClaimItem = ReturnType<WriteClaim<unknown>['item']>;
+
 export interface PaymentStore {
   /** The tenant's next payment ID (refunds take theirs from the same sequence). One UpdateItem. */
   nextId(tenantId: number): Promise<number>;
@@ -40,19 +44,21 @@ export interface PaymentStore {
    * later one was taken since; otherwise it stays a gap. Best effort: false when it stays.
    */
   giveBackId(tenantId: number, id: number): Promise<boolean>;
-  /** Runs a create with the next ID, given back if the create is refused with nothing written (a GUID taken). */
-  withNextId<T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T>;
   /** A payment or refund record, strongly consistent; undefined when the tenant has none with this ID. */
   get(tenantId: number, id: number): Promise<PaymentRecord | undefined>;
   /** A payment with one page of its refunds, oldest first, strongly consistent. */
   getWithRefunds(tenantId: number, id: number, page: RefundPage): Promise<PaymentWithRefunds | undefined>;
-  /** Records a new payment and claims its GUID; a GUID another payment holds is PaymentGuidTaken (409). */
-  create(tenantId: number, record: PaymentRecord): Promise<void>;
+  /**
+   * Records a new payment and claims its GUID (and its Idempotency-Key, when given: a key taken meanwhile is
+   * KeyAlreadyClaimed); a GUID another payment holds is PaymentGuidTaken (409).
+   */
+  create(tenantId: number, record: PaymentRecord, claim?: KeyClaimItem): Promise<void>;
   /**
    * Writes a refund and raises the payment's refunded amount, only if it stays within the payment's Amount (else
-   * BalanceMoved); another transaction on the payment at the same moment is ConcurrentModification.
+   * BalanceMoved); another transaction on the payment at the same moment is ConcurrentModification. With the
+   * Idempotency-Key's claim in the same transaction, when given (a key taken meanwhile is KeyAlreadyClaimed).
    */
-  refund(tenantId: number, write: RefundWrite): Promise<void>;
+  refund(tenantId: number, write: RefundWrite, claim?: KeyClaimItem): Promise<void>;
   /** Completes or fails a queued refund: the refund record (on its Version), its link, and a failure's release. */
   settle(tenantId: number, write: SettlementWrite): Promise<void>;
 }

@@ -2,16 +2,16 @@
 // queue publisher, Idempotency-Key handling) from the function's environment. The only file of the area a handler
 // imports besides the HTTP answers. Each part is built on first use, so a function builds only what it calls: the
 // read and the consumer never create the SQS client (and their bundles leave it out: nothing they call reaches it),
-// and Powertools' idempotency utility loads only for a request that carries a key (idempotency.ts).
+// and a request without an Idempotency-Key never reads or writes a claim (shared/data/idempotency.ts).
 import { defaultTable, requireEnv } from '#shared/data/client';
+import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
 import { paymentAnswerStorage } from './answer-storage';
-import { createIdempotency, type Idempotency } from './idempotency';
 import { createRefundPublisher, paymentsQueueUrlVariable, type RefundPublisher } from './queue';
 import { createPaymentRepository } from './repository';
 import { createPaymentService, type PaymentService } from './service';
 import type { PaymentStore } from './store';
 
-export { idempotencyKeyHeader } from './idempotency';
+export { idempotencyKeyHeader } from '#shared/data/idempotency';
 
 let store: PaymentStore | undefined;
 const paymentStore = (): PaymentStore => (store ??= createPaymentRepository(defaultTable()));
@@ -32,6 +32,9 @@ let queueing: PaymentService | undefined;
 export const queueingPaymentService = (): PaymentService =>
   (queueing ??= createPaymentService({ repository: paymentStore(), publish: createRefundPublisher(requireEnv(paymentsQueueUrlVariable)) }));
 
-/** Idempotency-Key handling of a payment write, keeping answers without the card holder's name (answers.ts). */
+/**
+ * Idempotency-Key handling of a payment write: the key's claim is written in the write's own transaction, its answer
+ * kept without the card holder's name (answer-storage.ts).
+ */
 export const paymentIdempotency = (operationId: string): Idempotency =>
   createIdempotency(defaultTable(), operationId, paymentAnswerStorage(paymentStore()));

@@ -24,8 +24,6 @@ const lazyOrigins = [
   'node_modules/@aws-crypto/',
   'node_modules/bn.js/',
   'shared/crypto/envelope.ts',
-  'node_modules/@aws-lambda-powertools/idempotency/',
-  'shared/payments/idempotency-library.ts',
   'node_modules/@aws-lambda-powertools/tracer/',
   'node_modules/aws-xray-sdk-core/',
 ];
@@ -40,7 +38,6 @@ describe('lazy libraries', () => {
     expect(lazyModules()).toEqual({
       '#lazy/xml-parser': 'fast-xml-parser',
       '#lazy/secret-cipher': './shared/crypto/envelope.ts',
-      '#lazy/idempotency': './shared/payments/idempotency-library.ts',
       '#lazy/tracer': '@aws-lambda-powertools/tracer',
     });
   });

@@ -2,7 +2,7 @@
 // payment); this module answers them. How an answer is kept for Idempotency-Key replays without the card holder's
 // name is the area's (shared/payments/answer-storage.ts).
 import { paymentGetByID } from '#shared/compiled/operations/payments';
-import type { Answer } from '#shared/payments/idempotency';
+import type { Answer } from '#shared/data/idempotency';
 import type { SavedPayment } from '#shared/payments/service';
 import { acceptedSynkValidation, editResponse, synkSaveQueueResponse } from '#shared/schemas/envelope-bodies';
 import type { PaymentT } from '#shared/schemas/payment';

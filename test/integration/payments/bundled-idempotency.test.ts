@@ -1,7 +1,7 @@
 // Integration: the payment function as Lambda runs it (its esbuild bundle and the lazy chunks the construct's
 // afterBundling hook builds, in a plain node process, no tsx and no repository node_modules on the path), against
-// DynamoDB Local. Powertools idempotency is a chunk loaded only for a request with an Idempotency-Key: a replay
-// across two fresh processes must give the first answer, and a request without a key must never load the chunk.
+// DynamoDB Local. The Idempotency-Key's claim is part of the bundle (shared/data/idempotency.ts, no lazy chunk): a
+// replay across two fresh processes must give the first answer, and a request without a key writes no claim.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,7 @@ const tenant = 7_301_001;
 beforeAll(async () => {
   const options = esbuildOptionsFor(functionBundling, { target: `node${process.versions.node.split('.')[0]}` });
   await build({ ...options, absWorkingDir: repositoryRoot, entryPoints: [join(repositoryRoot, operation.handler)], outfile: join(folder, 'index.mjs') });
-  expect(await buildLazyChunks(folder, options)).toEqual(['package.json', 'lazy/idempotency.mjs', 'lazy/tracer.mjs', 'lazy/xml-parser.mjs']);
+  expect(await buildLazyChunks(folder, options)).toEqual(['package.json', 'lazy/tracer.mjs', 'lazy/xml-parser.mjs']);
   writeFileSync(
     join(folder, 'run.mjs'),
     "const { handler } = await import('./index.mjs');" +
@@ -61,19 +61,19 @@ const invoke = async (body: unknown, idempotencyKey?: string) => {
   return JSON.parse(line.slice('RESULT '.length)) as { statusCode: number; body: string; headers?: Record<string, string> };
 };
 
-it('replays the first answer to the same key from a second fresh process, through the idempotency chunk', async () => {
+it('replays the first answer to the same key from a second fresh process', async () => {
   const key = `bundle-${Date.now()}`;
   const first = await invoke({ Object: { Amount: 12.5, Description: 'bundled' } }, key);
   expect(first.statusCode).toBe(201);
   const again = await invoke({ Object: { Amount: 12.5, Description: 'bundled' } }, key);
   expect(again.statusCode).toBe(201);
   expect(JSON.parse(again.body)).toEqual(JSON.parse(first.body));
-  // The same key with another request is refused (422), through the library's own error class in the chunk.
+  // The same key with another request is refused (422).
   const other = await invoke({ Object: { Amount: 99, Description: 'bundled' } }, key);
   expect(other.statusCode).toBe(422);
 }, 120_000);
 
-it('records payments without a key (the chunk is never needed)', async () => {
+it('records payments without a key', async () => {
   const first = await invoke({ Object: { Amount: 3, Description: 'no key' } });
   const second = await invoke({ Object: { Amount: 3, Description: 'no key' } });
   expect([first.statusCode, second.statusCode]).toEqual([201, 201]);

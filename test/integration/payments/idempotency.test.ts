@@ -1,120 +1,122 @@
-// Integration: Idempotency-Key on Powertools' idempotency utility with DynamoDB persistence in the single table
-// (DynamoDB Local): a repeat replays the first answer without running the work again, another request under the
-// same key is 422, a request in progress is 409, keys are per tenant and per operation, and records expire
-// through the table's TTL attribute after 24 hours.
+// Integration: the Idempotency-Key mechanism (shared/data/idempotency.ts) on DynamoDB Local: the key's claim is
+// written in the same transaction as the write's effect, so a repeat replays the first answer without a second
+// effect, another request under the same key is 422, a twin in flight ends with one effect and both answers equal,
+// keys are per tenant and per operation, and claims expire through the table's TTL attribute after 24 hours.
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { tenantPartition } from '#shared/data/partition';
+import { createIdempotency, idempotencyWindowSeconds, KeyAlreadyClaimed, type Answer, type WriteClaim } from '#shared/data/idempotency';
+import { tenantKey, tenantPartition } from '#shared/data/partition';
+import { transact } from '#shared/data/transaction';
 import { savedAnswer } from '#shared/http/answers/payments';
 import { paymentAnswerStorage } from '#shared/payments/answer-storage';
-import { createIdempotency, idempotencyWindowSeconds, type Answer } from '#shared/payments/idempotency';
-import { lambdaContext } from '#test/support/lambda-events';
 import { failureOf, freshPrincipal, openPayments, tenantItems, testCard } from './support';
 
 const { table, repository, service } = openPayments();
 const idempotency = createIdempotency(table, 'paymentPost', paymentAnswerStorage(repository));
-const context = lambdaContext('paymentPost');
-
-const counted = () => {
-  let runs = 0;
-  return {
-    get runs() {
-      return runs;
-    },
-    work: (answer: Answer) => async () => {
-      runs += 1;
-      return answer;
-    },
-  };
-};
 
 const answer = (n: number): Answer => ({ status: 201, body: { n, Nested: { list: [1, 2] } }, headers: { Location: `/api/Payment/${n}` } });
 
+/**
+ * A write whose effect is one item `EFFECT#<n>#<uuid>`, written in one transaction with the key's claim as the data
+ * kit's writes do; it reads the claim first, as a write does with its first reads.
+ */
+const effectOf = (tenantId: number, n: number, gate?: Promise<void>) => async (claim: WriteClaim<number> | undefined) => {
+  const prior = await claim?.read();
+  if (prior) throw new KeyAlreadyClaimed(prior);
+  await gate;
+  const item = { Put: { TableName: table.tableName, Item: { ...tenantKey(tenantId, `EFFECT#${n}#${randomUUID()}`), entity: 'Effect' } } };
+  await transact(table, [{ role: 'effect', item }], claim ? { claim: claim.item(n) } : {});
+  return n;
+};
+
+const effects = async (tenantId: number) => (await tenantItems(table, tenantId)).filter((item) => item.entity === 'Effect');
+
 describe('Idempotency-Key', () => {
-  it('replays the first answer (status, body, headers) and runs the work once', async () => {
+  it('replays the first answer (status, body, headers) with one effect', async () => {
     const { tenantId } = freshPrincipal();
-    const counter = counted();
-    const first = await idempotency.run({ tenantId, key: 'key-1', request: { body: { a: 1 } }, context }, counter.work(answer(1)));
-    const again = await idempotency.run({ tenantId, key: 'key-1', request: { body: { a: 1 } }, context }, counter.work(answer(2)));
+    const first = await idempotency.run({ tenantId, key: 'key-1', request: { body: { a: 1 } } }, answer, effectOf(tenantId, 1));
+    const again = await idempotency.run({ tenantId, key: 'key-1', request: { body: { a: 1 } } }, answer, effectOf(tenantId, 2));
     expect(first).toEqual(answer(1));
-    expect(again).toEqual(first);
-    expect(counter.runs).toBe(1);
+    expect(JSON.stringify(again)).toBe(JSON.stringify(first));
+    expect(await effects(tenantId)).toHaveLength(1);
   });
 
   it('answers 422 to the same key with another request, and keeps the first answer', async () => {
     const { tenantId } = freshPrincipal();
-    const counter = counted();
-    await idempotency.run({ tenantId, key: 'key-2', request: { body: { a: 1 } }, context }, counter.work(answer(1)));
-    expect(
-      await failureOf(idempotency.run({ tenantId, key: 'key-2', request: { body: { a: 2 } }, context }, counter.work(answer(2)))),
-    ).toMatchObject({ name: 'IdempotencyKeyReused', status: 422 });
-    expect(await idempotency.run({ tenantId, key: 'key-2', request: { body: { a: 1 } }, context }, counter.work(answer(3)))).toEqual(answer(1));
-    expect(counter.runs).toBe(1);
+    await idempotency.run({ tenantId, key: 'key-2', request: { body: { a: 1 } } }, answer, effectOf(tenantId, 1));
+    expect(await failureOf(idempotency.run({ tenantId, key: 'key-2', request: { body: { a: 2 } } }, answer, effectOf(tenantId, 2)))).toMatchObject({
+      name: 'IdempotencyKeyReused',
+      status: 422,
+    });
+    expect(await idempotency.run({ tenantId, key: 'key-2', request: { body: { a: 1 } } }, answer, effectOf(tenantId, 3))).toEqual(answer(1));
+    expect(await effects(tenantId)).toHaveLength(1);
   });
 
-  it('answers 409 while a request with the same key is still in progress', async () => {
+  it('a twin in flight: both read no claim, one commits, the other is cancelled by the claim and replays it', async () => {
     const { tenantId } = freshPrincipal();
     let release: () => void = () => undefined;
-    const slow = idempotency.run({ tenantId, key: 'key-3', request: {}, context }, async () => {
-      await new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      return answer(1);
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await failureOf(idempotency.run({ tenantId, key: 'key-3', request: {}, context }, async () => answer(2)))).toMatchObject({
-      name: 'IdempotencyKeyInUse',
-      status: 409,
-    });
+    const held = idempotency.run({ tenantId, key: 'key-3', request: {} }, answer, effectOf(tenantId, 1, gate));
+    const twin = await idempotency.run({ tenantId, key: 'key-3', request: {} }, answer, effectOf(tenantId, 2));
     release();
-    expect(await slow).toEqual(answer(1));
+    expect(twin).toEqual(answer(2));
+    expect(await held).toEqual(answer(2));
+    expect(await effects(tenantId)).toHaveLength(1);
   });
 
   it('scopes a key to its tenant and its operation', async () => {
     const a = freshPrincipal().tenantId;
     const b = freshPrincipal().tenantId;
     const refunds = createIdempotency(table, 'paymentPostRefund');
-    expect(await idempotency.run({ tenantId: a, key: 'shared', request: {}, context }, async () => answer(1))).toEqual(answer(1));
-    expect(await idempotency.run({ tenantId: b, key: 'shared', request: {}, context }, async () => answer(2))).toEqual(answer(2));
-    expect(await refunds.run({ tenantId: a, key: 'shared', request: {}, context }, async () => answer(3))).toEqual(answer(3));
+    expect(await idempotency.run({ tenantId: a, key: 'shared', request: {} }, answer, effectOf(a, 1))).toEqual(answer(1));
+    expect(await idempotency.run({ tenantId: b, key: 'shared', request: {} }, answer, effectOf(b, 2))).toEqual(answer(2));
+    expect(await refunds.run({ tenantId: a, key: 'shared', request: {} }, answer, effectOf(a, 3))).toEqual(answer(3));
   });
 
-  it("keeps its record in the tenant's partition, expiring through the table's TTL attribute after 24 hours", async () => {
+  it("keeps its claim in the tenant's partition, expiring through the table's TTL attribute after 24 hours", async () => {
     const { tenantId } = freshPrincipal();
     const before = Math.floor(Date.now() / 1000);
-    await idempotency.run({ tenantId, key: 'key-ttl', request: {}, context }, async () => answer(1));
-    const [record] = (await tenantItems(table, tenantId)).filter((item) => String(item.sk).startsWith('IDEMPOTENCY#paymentPost#'));
-    expect(record).toMatchObject({ pk: tenantPartition(tenantId), idempotencyStatus: 'COMPLETED' });
-    expect(Number(record?.expiresAt)).toBeGreaterThanOrEqual(before + idempotencyWindowSeconds);
-    expect(Number(record?.expiresAt)).toBeLessThanOrEqual(before + idempotencyWindowSeconds + 5);
-    expect(String(record?.sk)).not.toContain('key-ttl');
+    await idempotency.run({ tenantId, key: 'key-ttl', request: {} }, answer, effectOf(tenantId, 1));
+    const [claim] = (await tenantItems(table, tenantId)).filter((item) => String(item.sk).startsWith('IDEMPOTENCY#paymentPost#'));
+    expect(claim).toMatchObject({ pk: tenantPartition(tenantId), entity: 'IdempotencyKey', answer: JSON.stringify(answer(1)) });
+    expect(Number(claim?.expiresAt)).toBeGreaterThanOrEqual(before + idempotencyWindowSeconds);
+    expect(Number(claim?.expiresAt)).toBeLessThanOrEqual(before + idempotencyWindowSeconds + 5);
+    expect(String(claim?.sk)).not.toContain('key-ttl');
   });
 
-  it('forgets a request that failed, so it can be sent again with its key', async () => {
+  it('forgets a request that was refused (it wrote nothing), so it can be sent again with its key', async () => {
     const { tenantId } = freshPrincipal();
-    expect(
-      await failureOf(
-        idempotency.run({ tenantId, key: 'key-4', request: {}, context }, async () => {
-          throw new Error('refused');
-        }),
-      ),
-    ).toMatchObject({ name: 'Error' });
-    expect(await idempotency.run({ tenantId, key: 'key-4', request: {}, context }, async () => answer(2))).toEqual(answer(2));
+    const refused = idempotency.run({ tenantId, key: 'key-4', request: {} }, answer, async () => {
+      throw new Error('refused');
+    });
+    expect(await failureOf(refused)).toMatchObject({ name: 'Error' });
+    expect(await idempotency.run({ tenantId, key: 'key-4', request: {} }, answer, effectOf(tenantId, 2))).toEqual(answer(2));
+  });
+
+  it('writes no claim for a request without a key', async () => {
+    const { tenantId } = freshPrincipal();
+    expect(await idempotency.run({ tenantId, key: undefined, request: {} }, answer, effectOf(tenantId, 1))).toEqual(answer(1));
+    expect((await tenantItems(table, tenantId)).map((item) => item.entity)).toEqual(['Effect']);
   });
 
   it.each([[''], ['has space'], ['x'.repeat(256)], ['naïve']])('refuses the key %j with 400', async (key) => {
-    expect(await failureOf(idempotency.run({ tenantId: 1, key, request: {}, context }, async () => answer(1)))).toMatchObject({ status: 400 });
+    expect(await failureOf(idempotency.run({ tenantId: 1, key, request: {} }, answer, effectOf(1, 1)))).toMatchObject({ status: 400 });
   });
 
   it("keeps a recorded payment's answer without the card holder's name, and replays it with the name", async () => {
     const principal = freshPrincipal();
-    const record = () => service.record(principal, { Object: { Amount: 10, CreditCard: { ...testCard } } }).then(savedAnswer);
-    const first = await idempotency.run({ tenantId: principal.tenantId, key: 'key-5', request: { card: 1 }, context }, record);
-    const replay = await idempotency.run({ tenantId: principal.tenantId, key: 'key-5', request: { card: 1 }, context }, record);
+    const request = { Object: { Amount: 10, CreditCard: { ...testCard } } };
+    const record = () => idempotency.run({ tenantId: principal.tenantId, key: 'key-5', request }, savedAnswer, (claim) => service.record(principal, request, claim));
+    const first = await record();
+    const replay = await record();
     expect(JSON.stringify(replay)).toBe(JSON.stringify(first));
     expect(JSON.stringify(first)).toContain(testCard.CardHolderName);
     const items = await tenantItems(table, principal.tenantId);
     const holding = items.filter((item) => JSON.stringify(item).includes(testCard.CardHolderName));
     expect(holding.map((item) => item.entity)).toEqual(['Payment']);
     expect(items.filter((item) => item.entity === 'Payment')).toHaveLength(1);
+    expect(items.filter((item) => item.entity === 'IdempotencyKey')).toHaveLength(1);
   });
 });

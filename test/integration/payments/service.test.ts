@@ -135,7 +135,8 @@ describe('queued refunds', () => {
     const { payment: refund, queued: isQueued } = await queued.service.refund(principal, 1, { IsQueue: true, Object: { Amount: 4 } });
     expect(isQueued).toBe(true);
     expect(refund).toMatchObject({ ID: 2, Status: 'Queued', IsPaid: false });
-    expect(sent).toEqual([{ tenantId: principal.tenantId, refundId: 2 }]);
+    // The guarantee (delayed, before the commit) and the message at once (after it) name the same refund.
+    expect(sent).toEqual([{ tenantId: principal.tenantId, refundId: 2 }, { tenantId: principal.tenantId, refundId: 2 }]);
     expect(await queued.service.get(principal, 1)).toMatchObject({ RefundedAmount: 4, Balance: 6, Refunds: [{ ID: 2, Status: 'Queued' }] });
     // The reservation counts: only 6.00 is left.
     expect(await failureOf(queued.service.refund(principal, 1, { Object: { Amount: 6.01 } }))).toMatchObject({ status: 409 });
@@ -161,15 +162,31 @@ describe('queued refunds', () => {
     expect(await service.completeQueuedRefund({ tenantId: principal.tenantId, refundId: 2 })).toBe('already-settled');
   });
 
-  it('answers 503 and releases the reservation when the queue cannot take the refund', async () => {
+  it('answers 503 and writes nothing when the queue cannot take the refund (its guarantee goes before the commit)', async () => {
     queue = async () => {
       throw Object.assign(new Error('queue down'), { name: 'ServiceUnavailable' });
     };
     const down = { service };
     const principal = freshPrincipal();
     await down.service.record(principal, { Object: { Amount: 10 } });
+    const before = await tenantItems(table, principal.tenantId);
     expect(await failureOf(down.service.refund(principal, 1, { IsQueue: true, Object: { Amount: 3 } }))).toMatchObject({ status: 503 });
-    expect(await down.service.get(principal, 1)).toMatchObject({ RefundedAmount: 0, Refunds: [{ ID: 2, Status: 'Failed' }] });
-    expect(await repository.get(principal.tenantId, 2)).toMatchObject({ fields: { Status: 'Failed' } });
+    expect(await down.service.get(principal, 1)).toMatchObject({ RefundedAmount: 0, Balance: 10, RefundCount: 0, Refunds: [] });
+    expect(await repository.get(principal.tenantId, 2)).toBeUndefined();
+    // Nothing at all: not even the ID, which was given back.
+    expect(await tenantItems(table, principal.tenantId)).toEqual(before);
+  });
+
+  it('answers 202 when only the message after the commit fails: the guarantee settles the refund', async () => {
+    const sent: number[] = [];
+    queue = async (message) => {
+      sent.push((message as { refundId: number }).refundId);
+      if (sent.length > 1) throw Object.assign(new Error('queue down'), { name: 'ServiceUnavailable' });
+    };
+    const principal = freshPrincipal();
+    await service.record(principal, { Object: { Amount: 10 } });
+    expect(await service.refund(principal, 1, { IsQueue: true, Object: { Amount: 3 } })).toMatchObject({ queued: true, payment: { ID: 2, Status: 'Queued' } });
+    expect(sent).toEqual([2, 2]);
+    expect(await service.completeQueuedRefund({ tenantId: principal.tenantId, refundId: 2 })).toBe('completed');
   });
 });

@@ -1,0 +1,193 @@
+// Data kit: the `Idempotency-Key` of a write. The key's claim is an item written IN THE SAME TRANSACTION as the
+// write's own items (condition: the key is free), holding the request's hash and the answer to replay. So the effect
+// and the key commit together or not at all: whatever dies when (the function between its commit and its answer, an
+// early answer while the transaction is still in flight), a retry with the same key finds the claim and replays the
+// first answer, byte for byte, or its own transaction is cancelled by the twin's claim and it replays that. Nothing
+// holds a key without its effect, so there is no lock to expire and no second write after the work.
+//
+// Item: `{ pk: T#<tenant>, sk: IDEMPOTENCY#<operation>#<SHA-256 of the key>, entity: IdempotencyKey, requestHash,
+// answer (JSON text), expiresAt }`, per tenant and per operation, expiring after 24 hours through the table's TTL.
+// The write reads the claim (GetItem, consistent) in the round trip of its own first reads, and adds `claim.item(...)`
+// to its transaction through `transact`'s `claim` option, which puts it first and turns its failed condition into
+// KeyAlreadyClaimed. shared/payments/README.md ("Idempotency-Key") says what it guarantees.
+import { createHash } from 'node:crypto';
+import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ApiError, problemKinds, ValidationFailed } from '#shared/errors';
+import type { TableContext } from './client';
+import { composeKey, tenantKey, type ItemKey } from './partition';
+import { tableDefinition } from './table';
+
+/** The header, as the HTTP stack hands it (lower case), and how long a key is remembered. */
+export const idempotencyKeyHeader = 'idempotency-key';
+export const idempotencyWindowSeconds = 24 * 60 * 60;
+
+/** The `entity` of a claim item. */
+export const idempotencyEntity = 'IdempotencyKey';
+
+/** A complete answer: what a replay gives back, byte for byte the same status, body and headers. */
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * How an answer is kept: `strip` takes out what the claim must not hold (personal data) and `restore` puts it back on
+ * a replay, from where it is kept for good.
+ */
+export interface AnswerStorage {
+  readonly strip: (answer: Answer) => Answer;
+  readonly restore: (stored: Answer, tenantId: number) => Promise<Answer>;
+}
+
+const keepWhole: AnswerStorage = { strip: (answer) => answer, restore: async (stored) => stored };
+
+const keyPattern = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * The key of a request: 1 to 255 visible ASCII characters (a UUID is the usual choice). The IETF draft's quoted
+ * form (`"abc"`, a Structured Field string) and the bare form used by Stripe and others name the same key.
+ */
+export const parseIdempotencyKey = (raw: string): string => {
+  const trimmed = raw.trim();
+  const key = trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"') ? trimmed.slice(1, -1) : trimmed;
+  if (!keyPattern.test(key)) {
+    throw new ValidationFailed([{ parameter: 'Idempotency-Key', detail: 'must be 1 to 255 visible ASCII characters' }]);
+  }
+  return key;
+};
+
+export class IdempotencyKeyReused extends ApiError {
+  constructor() {
+    super(
+      problemKinds.idempotencyKeyReused,
+      'This Idempotency-Key was used with a different request in the last 24 hours; use a new key for a new request.',
+    );
+  }
+}
+
+export class IdempotencyKeyInUse extends ApiError {
+  constructor() {
+    super(
+      problemKinds.idempotencyKeyInUse,
+      'A request with this Idempotency-Key is still in progress; retry once it has finished.',
+      { headers: { 'Retry-After': '1' } },
+    );
+  }
+}
+
+/** What a claim holds: the hash of the request that took the key, and its answer as JSON text (storage-stripped). */
+export interface StoredClaim {
+  readonly requestHash: string;
+  readonly answer: string;
+}
+
+/**
+ * The key is taken: read before the write (`found`), or by a twin whose transaction committed first (the claim's
+ * condition cancelled this one). Nothing of this request was written: an ID it took can be given back.
+ */
+export class KeyAlreadyClaimed extends Error {
+  override readonly name = 'KeyAlreadyClaimed';
+  constructor(readonly found?: StoredClaim) {
+    super('the Idempotency-Key is already claimed');
+  }
+}
+
+type TransactionItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** What a write does with its key: read the claim with its first reads, and claim the key in its transaction. */
+export interface WriteClaim<R> {
+  /** The claim an earlier request left, or undefined (GetItem, consistent): send it with the write's first reads. */
+  read(): Promise<StoredClaim | undefined>;
+  /** The transaction item that takes the key with the answer of `result` (hand it to `transact` as `claim`). */
+  item(result: R): TransactionItem;
+}
+
+export interface IdempotentRequest {
+  readonly tenantId: number;
+  /** The header's raw value, or undefined when the request has none (then nothing is remembered). */
+  readonly key: string | undefined;
+  /** What a replay must match: the same key with anything else here answers 422. */
+  readonly request: unknown;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** Only JSON survives the claim: an answer is made JSON-clean before it is sent, so a replay equals it. */
+const jsonClean = (answer: Answer): Answer => JSON.parse(JSON.stringify(answer)) as Answer;
+
+/** The sort-key prefix of an operation's claims (in the tenant's partition). */
+export const idempotencyKeyPrefix = (operationId: string): string => composeKey('IDEMPOTENCY', operationId);
+
+/** Where the claim of `key` (already parsed) lives: the key itself is never stored, only its SHA-256. */
+export const idempotencyClaimKey = (tenantId: number, operationId: string, key: string): ItemKey =>
+  tenantKey(tenantId, composeKey(idempotencyKeyPrefix(operationId), sha256(key)));
+
+/**
+ * The Idempotency-Key of one operation. `run` gives the work a WriteClaim (none without a key); the work reads the
+ * claim with its first reads (a claim found: throw KeyAlreadyClaimed with it, after giving back what it took) and adds
+ * the claim's item to its transaction. Then:
+ * - the work succeeded: its answer (the claim holds the same, stripped);
+ * - KeyAlreadyClaimed, or any refusal or failure while a twin may have committed: the claim is read (consistent);
+ *   found with the same request: its answer replayed; with another request: 422; not found: the error as it was
+ *   (a refusal is not remembered: it wrote nothing, so sending it again is harmless).
+ */
+export const createIdempotency = (table: TableContext, operationId: string, storage: AnswerStorage = keepWhole) => {
+  const { client, tableName } = table;
+
+  const readClaim = async (key: ItemKey): Promise<StoredClaim | undefined> => {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+    if (Item?.entity !== idempotencyEntity) return undefined;
+    return { requestHash: String(Item.requestHash), answer: String(Item.answer) };
+  };
+
+  return {
+    /** Runs `work` once per tenant, operation and key within 24 hours; a repeat gets the first answer. */
+    async run<R>(input: IdempotentRequest, answerOf: (result: R) => Answer, work: (claim: WriteClaim<R> | undefined) => Promise<R>): Promise<Answer> {
+      if (input.key === undefined) return jsonClean(answerOf(await work(undefined)));
+      const key = idempotencyClaimKey(input.tenantId, operationId, parseIdempotencyKey(input.key));
+      const requestHash = sha256(JSON.stringify(input.request ?? null));
+      const claim: WriteClaim<R> = {
+        read: () => readClaim(key),
+        item: (result) => ({
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...key,
+              entity: idempotencyEntity,
+              requestHash,
+              // JSON text, not a DynamoDB map (which does not keep member order): a replay is byte for byte the
+              // first answer, in JSON and in XML.
+              answer: JSON.stringify(storage.strip(jsonClean(answerOf(result)))),
+              [tableDefinition.timeToLiveAttribute]: Math.floor(Date.now() / 1000) + idempotencyWindowSeconds,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        }),
+      };
+      const replay = async (found: StoredClaim): Promise<Answer> => {
+        if (found.requestHash !== requestHash) throw new IdempotencyKeyReused();
+        return storage.restore(JSON.parse(found.answer) as Answer, input.tenantId);
+      };
+      let result: R;
+      try {
+        result = await work(claim);
+      } catch (error) {
+        if (error instanceof KeyAlreadyClaimed) {
+          const found = error.found ?? (await readClaim(key));
+          // Taken and gone again: only the TTL removes a claim, so this is a key a day old; send it again.
+          if (!found) throw new IdempotencyKeyInUse();
+          return replay(found);
+        }
+        // A refusal decided on a read that already saw a twin's commit (its balance, its GUID), or a failure after
+        // this request's own commit: the claim says which. A claim that cannot be read leaves the error as it was.
+        const found = await readClaim(key).catch(() => undefined);
+        if (found) return replay(found);
+        throw error;
+      }
+      return jsonClean(answerOf(result));
+    },
+  };
+};
+
+export type Idempotency = ReturnType<typeof createIdempotency>;

@@ -1,0 +1,232 @@
+// Integration (issue 22, section 0): the doubled cases measured on the running stack, reproduced at the mechanism on
+// DynamoDB Local with the real service, repository and Idempotency-Key claims. A client retries with the same key
+// after (1) the function died between its commit and its answer, (2) a burst of the same request, (3) a write stalled
+// in flight while the retry ran, (4) a queued refund whose function died between the commit and the send. Each time:
+// one effect, the retry's answer byte for byte the first, the refunded sum exact, the tenant's sequence not advanced
+// by the retry, and a queued refund settled once.
+import { describe, expect, it } from '@jest/globals';
+import { createIdempotency, type Answer } from '#shared/data/idempotency';
+import { sequenceKey } from '#shared/data/sequence';
+import { savedAnswer } from '#shared/http/answers/payments';
+import { paymentAnswerStorage } from '#shared/payments/answer-storage';
+import { paymentSequence } from '#shared/payments/keys';
+import { queuedRefundGuaranteeDelaySeconds } from '#shared/payments/queue';
+import { createPaymentRepository } from '#shared/payments/repository';
+import { createPaymentService } from '#shared/payments/service';
+import type { PaymentStore } from '#shared/payments/store';
+import type { QueuedRefund } from '#shared/schemas/messages/payments';
+import type { SaveRequestPaymentT } from '#shared/schemas/payment';
+import type { Principal } from '#shared/auth/principal';
+import { freshPrincipal, storedItem, tenantItems } from './support';
+import { openLocalTable } from '#test/integration/data/support';
+
+const table = openLocalTable();
+const repository = createPaymentRepository(table);
+const refundKeys = createIdempotency(table, 'paymentPostRefund', paymentAnswerStorage(repository));
+const recordKeys = createIdempotency(table, 'paymentPost', paymentAnswerStorage(repository));
+
+/** A function process that never answers: what a client sees of a process killed after its write was sent. */
+const never = new Promise<never>(() => undefined);
+
+type Fault = 'dies-after-commit' | 'throws-after-commit' | 'stalls-before-write' | undefined;
+
+/**
+ * The service over a store whose next write of each kind does what `fault` says: commits then the process dies (the
+ * call never settles), commits then fails (the answer lost), or is held before it is sent until `release`.
+ */
+const serviceWith = (fault: Fault = undefined) => {
+  const sent: { message: QueuedRefund; delaySeconds: number | undefined }[] = [];
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let armed = fault !== undefined;
+  const faulty = async (write: () => Promise<void>): Promise<void> => {
+    if (!armed) return write();
+    armed = false;
+    if (fault === 'stalls-before-write') {
+      await held;
+      return write();
+    }
+    await write();
+    if (fault === 'dies-after-commit') return never;
+    throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+  };
+  const store: PaymentStore = {
+    ...repository,
+    create: (tenantId, record, claim) => faulty(() => repository.create(tenantId, record, claim)),
+    refund: (tenantId, write, claim) => faulty(() => repository.refund(tenantId, write, claim)),
+  };
+  const service = createPaymentService({
+    repository: store,
+    publish: async (message, delaySeconds) => {
+      sent.push({ message, delaySeconds });
+    },
+    retry: { sleep: async () => undefined },
+  });
+  return { service, sent, release };
+};
+
+type Service = ReturnType<typeof serviceWith>['service'];
+
+const refund = (service: Service, principal: Principal, paymentId: number, body: SaveRequestPaymentT, key: string): Promise<Answer> =>
+  refundKeys.run({ tenantId: principal.tenantId, key, request: { id: paymentId, body } }, savedAnswer, (claim) => service.refund(principal, paymentId, body, claim));
+
+const record = (service: Service, principal: Principal, body: SaveRequestPaymentT, key: string): Promise<Answer> =>
+  recordKeys.run({ tenantId: principal.tenantId, key, request: { body } }, savedAnswer, (claim) => service.record(principal, body, claim));
+
+/** The tenant's payment sequence: the last ID handed out. */
+const lastId = async (principal: Principal) => Number((await storedItem(table, sequenceKey(principal.tenantId, paymentSequence)))?.value);
+
+const refundsOf = async (principal: Principal) => (await tenantItems(table, principal.tenantId)).filter((item) => item.entity === 'Payment' && item.IsRefund === true);
+
+/** A tenant with one payment of 10.00 (ID 1). */
+const paid = async () => {
+  const principal = freshPrincipal();
+  await serviceWith().service.record(principal, { Object: { Amount: 10 } });
+  return principal;
+};
+
+/** Races `pending` against a short wait: true when it has not settled (a dead process's request). */
+const stillPending = async (pending: Promise<unknown>) =>
+  Promise.race([pending.then(() => false, () => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 200))]);
+
+describe('(1) the function dies between its commit and its answer', () => {
+  it('a refund: the retry replays the first answer, one refund, the sum exact, the sequence not advanced', async () => {
+    const principal = await paid();
+    const body = { Object: { Amount: 1.07 } };
+    const dying = serviceWith('dies-after-commit');
+    const lost = refund(dying.service, principal, 1, body, 'refund-1');
+    expect(await stillPending(lost)).toBe(true);
+    const afterCommit = await lastId(principal);
+    const retry = await refund(serviceWith().service, principal, 1, body, 'refund-1');
+    expect(retry.status).toBe(201);
+    expect(await lastId(principal)).toBe(afterCommit);
+    const refunds = await refundsOf(principal);
+    expect(refunds.map((item) => item.ID)).toEqual([(retry.body as { Value: { ID: number } }).Value.ID]);
+    expect(await storedItem(table, { pk: `T#${principal.tenantId}`, sk: 'PAY#0000000001' })).toMatchObject({ refundedMinor: 107, refundCount: 1 });
+    // A third send of the same request is the same answer, byte for byte.
+    expect(JSON.stringify(await refund(serviceWith().service, principal, 1, body, 'refund-1'))).toBe(JSON.stringify(retry));
+  });
+
+  it('a refund whose answer was lost (the call failed after the commit): the same call replays its own commit', async () => {
+    const principal = await paid();
+    const body = { Object: { Amount: 2 } };
+    const first = await refund(serviceWith('throws-after-commit').service, principal, 1, body, 'refund-2');
+    const retry = await refund(serviceWith().service, principal, 1, body, 'refund-2');
+    expect(first.status).toBe(201);
+    expect(JSON.stringify(retry)).toBe(JSON.stringify(first));
+    expect(await refundsOf(principal)).toHaveLength(1);
+  });
+
+  it('a payment: the retry replays the first answer, one payment, the sequence not advanced', async () => {
+    const principal = freshPrincipal();
+    const body = { Object: { Amount: 42.5, Description: 'crash' } };
+    const lost = record(serviceWith('dies-after-commit').service, principal, body, 'pay-1');
+    expect(await stillPending(lost)).toBe(true);
+    const retry = await record(serviceWith().service, principal, body, 'pay-1');
+    expect(retry.status).toBe(201);
+    expect(await lastId(principal)).toBe(1);
+    expect((await tenantItems(table, principal.tenantId)).filter((item) => item.entity === 'Payment')).toHaveLength(1);
+  });
+});
+
+describe('(2) a burst of the same request with one key', () => {
+  it('makes one refund; every answer is the same 201, byte for byte', async () => {
+    const principal = await paid();
+    const body = { Object: { Amount: 0.5 } };
+    const answers = await Promise.all(Array.from({ length: 12 }, () => refund(serviceWith().service, principal, 1, body, 'burst-1')));
+    expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
+    expect(answers[0]?.status).toBe(201);
+    expect(await refundsOf(principal)).toHaveLength(1);
+    expect(await storedItem(table, { pk: `T#${principal.tenantId}`, sk: 'PAY#0000000001' })).toMatchObject({ refundedMinor: 50, refundCount: 1 });
+  });
+
+  it('makes one payment from a burst of POST /Payment with one key', async () => {
+    const principal = freshPrincipal();
+    const body = { Object: { Amount: 3 } };
+    const answers = await Promise.all(Array.from({ length: 12 }, () => record(serviceWith().service, principal, body, 'burst-2')));
+    expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
+    expect((await tenantItems(table, principal.tenantId)).filter((item) => item.entity === 'Payment')).toHaveLength(1);
+  });
+
+  it('a burst that takes the whole balance: the twins replay the one refund, none answers refund-exceeds-balance', async () => {
+    const principal = await paid();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => refund(serviceWith().service, principal, 1, {}, 'burst-3')));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(201));
+    expect(await refundsOf(principal)).toHaveLength(1);
+  });
+});
+
+describe('(3) a write stalled in flight while the retry runs (the early answer of a stalled DynamoDB)', () => {
+  it('the retry commits first; the stalled write, released, is cancelled by the claim and replays: one refund', async () => {
+    const principal = await paid();
+    const body = { Object: { Amount: 4 } };
+    const stalled = serviceWith('stalls-before-write');
+    const first = refund(stalled.service, principal, 1, body, 'stall-1');
+    expect(await stillPending(first)).toBe(true);
+    const retry = await refund(serviceWith().service, principal, 1, body, 'stall-1');
+    stalled.release();
+    expect(JSON.stringify(await first)).toBe(JSON.stringify(retry));
+    expect(await refundsOf(principal)).toHaveLength(1);
+    expect(await storedItem(table, { pk: `T#${principal.tenantId}`, sk: 'PAY#0000000001' })).toMatchObject({ refundedMinor: 400 });
+  });
+
+  it('the stalled write commits first; the retry, held after its read, is cancelled by the claim and replays: one payment', async () => {
+    const principal = freshPrincipal();
+    const body = { Object: { Amount: 8 } };
+    const stalled = serviceWith('stalls-before-write');
+    const retrying = serviceWith('stalls-before-write');
+    const first = record(stalled.service, principal, body, 'stall-2');
+    const retry = record(retrying.service, principal, body, 'stall-2');
+    expect(await stillPending(first)).toBe(true);
+    expect(await stillPending(retry)).toBe(true);
+    stalled.release();
+    const answered = await first;
+    retrying.release();
+    expect(JSON.stringify(await retry)).toBe(JSON.stringify(answered));
+    expect((await tenantItems(table, principal.tenantId)).filter((item) => item.entity === 'Payment')).toHaveLength(1);
+  });
+});
+
+describe('(4) a queued refund whose function dies between the commit and the send', () => {
+  it('its guarantee message, sent before the commit, settles it once; the retry replays the 202', async () => {
+    const principal = await paid();
+    const body = { IsQueue: true, Object: { Amount: 2.5 } };
+    const dying = serviceWith('dies-after-commit');
+    const lost = refund(dying.service, principal, 1, body, 'queued-1');
+    expect(await stillPending(lost)).toBe(true);
+    // Only the guarantee left the process, with its delay, before the commit.
+    expect(dying.sent).toEqual([{ message: { tenantId: principal.tenantId, refundId: 2 }, delaySeconds: queuedRefundGuaranteeDelaySeconds }]);
+    const retrying = serviceWith();
+    const retry = await refund(retrying.service, principal, 1, body, 'queued-1');
+    expect(retry.status).toBe(202);
+    expect(retrying.sent).toEqual([]);
+    // The consumer settles the refund from the guarantee, once; a redelivery changes nothing.
+    const consumer = serviceWith().service;
+    expect(await consumer.completeQueuedRefund(dying.sent[0]!.message)).toBe('completed');
+    expect(await consumer.completeQueuedRefund(dying.sent[0]!.message)).toBe('already-settled');
+    expect((await refundsOf(principal)).map((item) => item.Status)).toEqual(['Refunded']);
+    expect(await storedItem(table, { pk: `T#${principal.tenantId}`, sk: 'PAY#0000000001' })).toMatchObject({ refundedMinor: 250, refundCount: 1 });
+  });
+
+  it('a queued refund that commits sends its guarantee first and its message at once after the commit', async () => {
+    const principal = await paid();
+    const queued = serviceWith();
+    const answer = await refund(queued.service, principal, 1, { IsQueue: true, Object: { Amount: 1 } }, 'queued-2');
+    expect(answer.status).toBe(202);
+    const message = { tenantId: principal.tenantId, refundId: 2 };
+    expect(queued.sent).toEqual([
+      { message, delaySeconds: queuedRefundGuaranteeDelaySeconds },
+      { message, delaySeconds: undefined },
+    ]);
+  });
+
+  it("a guarantee whose refund never committed changes nothing (the consumer's 'absent')", async () => {
+    const principal = await paid();
+    const before = await tenantItems(table, principal.tenantId);
+    expect(await serviceWith().service.completeQueuedRefund({ tenantId: principal.tenantId, refundId: 7 })).toBe('absent');
+    expect(await serviceWith().service.completeQueuedRefund({ tenantId: principal.tenantId, refundId: 1 })).toBe('absent');
+    expect(await tenantItems(table, principal.tenantId)).toEqual(before);
+  });
+});
