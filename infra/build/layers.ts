@@ -25,8 +25,8 @@ const areaPaths = areas.flatMap((area) => [`shared/${area}/`, `shared/compiled/$
 export const layers: readonly Layer[] = [
   {
     name: 'core',
-    owns: 'named errors, the logger, metrics and tracing, exact amounts and currencies, the numbers DynamoDB stores exactly',
-    paths: ['shared/errors.ts', 'shared/observability/', 'shared/decimal/', 'shared/money/', 'shared/data/numbers.ts'],
+    owns: 'named errors, the logger, metrics and tracing, the AWS SDK clients\' request timeouts, exact amounts and currencies, the numbers DynamoDB stores exactly',
+    paths: ['shared/errors.ts', 'shared/aws-requests.ts', 'shared/observability/', 'shared/decimal/', 'shared/money/', 'shared/data/numbers.ts'],
   },
   {
     name: 'validation',

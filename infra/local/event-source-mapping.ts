@@ -10,6 +10,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Handler, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { deliveryEffects, type FaultEngine } from './faults';
 import { invokeHandler } from './lambda-runtime';
 import { localRegion } from './local-aws';
 
@@ -38,6 +39,8 @@ export interface EventSourceMappingOptions {
   readonly pollWaitSeconds?: number;
   readonly region?: string;
   readonly log?: (line: string) => void;
+  /** The fault mode (faults.ts): a batch delivered twice, late, or in another order (operation `deliver`, caller the function). */
+  readonly faults?: FaultEngine;
 }
 
 export interface RunningEventSourceMapping {
@@ -166,13 +169,27 @@ export const startEventSourceMapping = (options: EventSourceMappingOptions): Run
     }
   };
 
+  /**
+   * Runs the batch once (twice, concurrently, under a duplicate fault: both deliveries of a message count, and either
+   * one's success deletes it, as SQS deletes a message by any of its receipt handles).
+   */
+  const deliver = async (records: SQSRecord[]): Promise<SQSRecord[]> => {
+    const fault = options.faults?.decide({ service: 'sqs', operation: 'deliver', caller: options.functionName }, deliveryEffects)?.effect;
+    if (fault?.type === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+    const delivered = fault?.type === 'reorder' ? [...records].reverse() : records;
+    const once = async () => succeededRecords(delivered, await runBatch({ Records: delivered }), options.reportBatchItemFailures);
+    if (fault?.type !== 'duplicate') return once();
+    const outcomes = await Promise.allSettled([once(), once()]);
+    const succeeded = new Set(outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value : [])));
+    if (succeeded.size === 0 && outcomes.every((outcome) => outcome.status === 'rejected')) throw (outcomes[0] as PromiseRejectedResult).reason;
+    return records.filter((record) => succeeded.has(record));
+  };
+
   const handleBatch = async (messages: readonly Message[]) => {
     const records = messages.map((message) => toSqsRecord(message, options.queueArn, region));
-    const event: SQSEvent = { Records: records };
     let succeeded: SQSRecord[];
     try {
-      const response = await runBatch(event);
-      succeeded = succeededRecords(records, response, options.reportBatchItemFailures);
+      succeeded = options.faults ? await deliver(records) : succeededRecords(records, await runBatch({ Records: records }), options.reportBatchItemFailures);
     } catch (error) {
       // A failed invocation fails the whole batch: every message comes back after its visibility timeout.
       log(`[event-source] ${options.functionName} failed on ${records.length} record(s): ${error instanceof Error ? error.message : String(error)}`);

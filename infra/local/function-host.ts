@@ -1,13 +1,17 @@
-// Local stack: runs each function isolated, like Lambda: a process of its own per function, started on its first
-// invocation (the cold start) with exactly its environment (what its grants give it, its own settings and the
-// Lambda runtime's standard variables, nothing of the stack's), its own module graph and module singletons, and
-// its own fake access key, by which the IAM edge (iam-edge.ts) knows it. Events, results, errors and the
-// deadline cross the process boundary; console output goes to the stack's stdout and stderr.
+// Local stack: runs each function isolated, like Lambda: its execution environments are processes of their own,
+// each started when an invocation finds none idle (a cold start) with exactly the function's environment (what its
+// grants give it, its own settings and the Lambda runtime's standard variables, nothing of the stack's), its own
+// module graph and module singletons, and its own fake access key, by which the IAM edge (iam-edge.ts) knows it.
+// Events, results, errors and the deadline cross the process boundary; console output goes to the stack's stdout
+// and stderr.
 //
-// One process per function serves that function's concurrent invocations (Lambda would start one environment per
-// concurrent invocation; one process keeps the memory of a whole stack within a laptop's). A timed-out invocation
-// fails at once but its handler keeps running, as in-process; a process that exits fails what it was running and
-// the next invocation starts a new one.
+// As on Lambda, an environment runs one invocation at a time: an invocation takes an idle environment of its
+// function, else starts another, up to `maxEnvironments` per function (Lambda's would be the account's concurrency);
+// past it, it waits for one to be free (its own timeout starts when it runs; the caller's includes the wait). So a
+// process that dies fails the one invocation it ran, as a lost Lambda environment does. An extra environment left
+// idle for a minute is stopped (Lambda reclaims idle ones; the first stays warm). A timed-out invocation's
+// environment is killed and replaced (Lambda stops the handler with its environment; it never runs on after its
+// answer). A process that exits fails what it was running; the next invocation starts a new one.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
@@ -16,7 +20,9 @@ import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { InvokeMessage, ResultMessage } from './function-process';
-import { repoRoot, withinTimeout, type FunctionInvoker, type LocalFunctionRef } from './lambda-runtime';
+import { invocationEffects, type FaultEngine } from './faults';
+import { environmentKeyOf } from './iam-edge';
+import { InvocationTimeout, repoRoot, withinTimeout, type FunctionInvoker, type LocalFunctionRef } from './lambda-runtime';
 import { localRegion } from './local-aws';
 
 export interface IsolatedFunction extends LocalFunctionRef {
@@ -37,10 +43,11 @@ export interface IsolatedFunction extends LocalFunctionRef {
 export interface IsolatedFunctions {
   readonly invoke: FunctionInvoker;
   /**
-   * Kills a function's process (SIGKILL, as a crashed environment dies) and resolves once it is gone: what it was
-   * running fails, the next invocation starts a new one (the fault mode's commit-then-crash and crash effects).
+   * Kills the environment whose access key this is (every environment of the function without one): SIGKILL, as a
+   * crashed environment dies; resolves once it is gone. What it was running fails; the next invocation starts a
+   * new one (the fault mode's commit-then-crash).
    */
-  kill(functionName: string): Promise<void>;
+  kill(functionName: string, accessKeyId?: string): Promise<void>;
   /** Stops every function process and waits for them. */
   close(): Promise<void>;
 }
@@ -114,10 +121,20 @@ interface Pending {
   reject(error: Error): void;
 }
 
-interface FunctionProcess {
+/** One execution environment: a process that runs one invocation at a time. */
+interface Environment {
   readonly child: ChildProcess;
+  /** Its own access key (environmentKeyOf): the IAM edge knows the function by it, and which environment called. */
+  readonly accessKeyId: string;
+  readonly slot: number;
   readonly pending: Map<number, Pending>;
   readonly exited: Promise<void>;
+  /** Taken by an invocation (from the moment it is chosen, before its message is sent). */
+  busy: boolean;
+  /** Being killed: never taken again. */
+  retired: boolean;
+  /** Ends an extra environment that stays idle (set while idle). */
+  reaper?: NodeJS.Timeout;
 }
 
 const toError = (serialized: { name: string; message: string; stack?: string }): Error =>
@@ -133,19 +150,50 @@ export const lambdaHeapFlags = (memoryInMB: number): string[] => {
   return [`--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryInMB - newSpace}`];
 };
 
+export interface IsolatedFunctionsOptions {
+  /** Environments per function at most (default 10): past it, invocations wait for one to be free. */
+  readonly maxEnvironments?: number;
+  /** The fault mode (faults.ts): crash and timeout effects on invocations. */
+  readonly faults?: FaultEngine;
+  /** How long an extra environment may stay idle before it is stopped (default 60 s). */
+  readonly idleEnvironmentMs?: number;
+}
+
+export const defaultMaxEnvironments = 10;
+export const defaultIdleEnvironmentMs = 60_000;
+
 export const startIsolatedFunctions = (
   functions: Iterable<IsolatedFunction>,
   log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
+  options: IsolatedFunctionsOptions = {},
 ): IsolatedFunctions => {
+  const maxEnvironments = Math.max(1, options.maxEnvironments ?? defaultMaxEnvironments);
+  const idleEnvironmentMs = options.idleEnvironmentMs ?? defaultIdleEnvironmentMs;
   const definitions = new Map([...functions].map((fn) => [fn.functionName, fn]));
-  const running = new Map<string, FunctionProcess>();
+  /** Each function's environments, and the invocations waiting for one. */
+  const environments = new Map<string, Set<Environment>>();
+  const waiting = new Map<string, (() => void)[]>();
   let nextId = 0;
   let closed = false;
 
-  const start = (fn: IsolatedFunction): FunctionProcess => {
+  const environmentsOf = (functionName: string): Set<Environment> => {
+    let set = environments.get(functionName);
+    if (!set) environments.set(functionName, (set = new Set()));
+    return set;
+  };
+
+  /** An environment is free again (or gone): the first invocation waiting for one goes on. */
+  const released = (functionName: string) => waiting.get(functionName)?.shift()?.();
+
+  const start = (fn: IsolatedFunction): Environment => {
+    // The lowest slot no live environment of the function holds: a function with one environment keeps its own key.
+    const used = new Set([...environmentsOf(fn.functionName)].map((environment) => environment.slot));
+    let slot = 1;
+    while (used.has(slot)) slot += 1;
+    const accessKeyId = environmentKeyOf(fn.credentials.accessKeyId, slot);
     const child = fork(fn.asset ? bundledFunctionProcess() : processEntry, [], {
       cwd: fn.asset?.taskRoot ?? repoRoot,
-      env: functionProcessEnvironment(fn),
+      env: functionProcessEnvironment({ ...fn, credentials: { ...fn.credentials, accessKeyId } }),
       // Lambda sizes the V8 heap from the function's memory (lambdaHeapFlags); a function that needs more fails
       // here as there.
       execArgv: fn.asset ? (fn.memoryLimitInMB ? lambdaHeapFlags(fn.memoryLimitInMB) : []) : ['--import', tsxLoader],
@@ -155,57 +203,137 @@ export const startIsolatedFunctions = (
     const pending = new Map<number, Pending>();
     const exited = new Promise<void>((resolve) => {
       child.once('exit', (code, signal) => {
-        if (running.get(fn.functionName)?.child === child) running.delete(fn.functionName);
+        environmentsOf(fn.functionName).delete(environment);
         const error = new Error(`Runtime exited with error: ${signal ? `signal ${signal}` : `exit status ${code}`}`);
-        for (const waiting of pending.values()) waiting.reject(error);
+        for (const invocation of pending.values()) invocation.reject(error);
         pending.clear();
+        released(fn.functionName);
         resolve();
       });
     });
     child.on('message', (message: ResultMessage) => {
-      const waiting = pending.get(message.id);
-      if (!waiting) return;
+      const invocation = pending.get(message.id);
+      if (!invocation) return;
       pending.delete(message.id);
-      if (message.ok) waiting.resolve(message.result);
-      else waiting.reject(toError(message.error));
+      if (message.ok) invocation.resolve(message.result);
+      else invocation.reject(toError(message.error));
     });
     child.once('error', (error) => log(`[functions] ${fn.functionName}: ${error.message}`));
-    return { child, pending, exited };
+    const environment: Environment = { child, accessKeyId, pending, exited, slot, busy: false, retired: false };
+    environmentsOf(fn.functionName).add(environment);
+    return environment;
+  };
+
+  /**
+   * Takes an idle environment of the function, a new one while below the limit, else the first to come free; an
+   * InvocationTimeout (the caller's) when none is free by `deadline`.
+   */
+  const acquire = async (fn: IsolatedFunction, deadline: number): Promise<Environment> => {
+    for (;;) {
+      if (closed) throw new Error('The local functions are stopped');
+      const set = environmentsOf(fn.functionName);
+      const idle = [...set].find((environment) => !environment.busy && !environment.retired && environment.child.exitCode === null);
+      const taken = idle ?? (set.size < maxEnvironments ? start(fn) : undefined);
+      if (taken) {
+        taken.busy = true;
+        clearTimeout(taken.reaper);
+        return taken;
+      }
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new InvocationTimeout(`${fn.functionName}: no environment came free within the caller's timeout`);
+      await new Promise<void>((resolve) => {
+        const queue = waiting.get(fn.functionName) ?? [];
+        const timer = setTimeout(() => {
+          const at = queue.indexOf(resume);
+          if (at >= 0) queue.splice(at, 1);
+          resolve();
+        }, remaining);
+        const resume = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        queue.push(resume);
+        waiting.set(fn.functionName, queue);
+      });
+    }
+  };
+
+  /**
+   * An extra environment (not the first slot's) left idle for `idleEnvironmentMs` is stopped, as Lambda reclaims
+   * idle environments: a burst does not keep its processes (and their memory) for the rest of the run. The first
+   * stays warm, as the function's single process did before.
+   */
+  const reapWhenIdle = (environment: Environment) => {
+    if (environment.slot === 1 || environment.retired) return;
+    clearTimeout(environment.reaper);
+    environment.reaper = setTimeout(() => {
+      if (environment.busy || environment.retired) return;
+      environment.retired = true;
+      environment.child.kill('SIGTERM');
+    }, idleEnvironmentMs);
+    environment.reaper.unref();
+  };
+
+  /** Kills an environment (SIGKILL, as a crashed one dies) and waits for it to be gone. */
+  const killEnvironment = async (environment: Environment) => {
+    environment.retired = true;
+    environment.child.kill('SIGKILL');
+    await environment.exited;
   };
 
   const invoke: FunctionInvoker = async <TResult>(ref: LocalFunctionRef, event: unknown, callerTimeoutMs: number) => {
     if (closed) throw new Error('The local functions are stopped');
     const fn = definitions.get(ref.functionName);
     if (!fn) throw new Error(`No local function named ${ref.functionName}`);
-    const timeoutMs = Math.min(callerTimeoutMs, fn.timeoutMs ?? callerTimeoutMs);
-    let instance = running.get(fn.functionName);
-    if (!instance) {
-      instance = start(fn);
-      running.set(fn.functionName, instance);
-    }
+    const callerDeadline = Date.now() + callerTimeoutMs;
+    const environment = await acquire(fn, callerDeadline);
+    const callerRemainingMs = Math.max(0, callerDeadline - Date.now());
+    const timeoutMs = Math.min(callerRemainingMs, fn.timeoutMs ?? callerRemainingMs);
+    const fault = options.faults?.decide({ service: 'lambda', operation: 'invoke', caller: fn.functionName }, invocationEffects)?.effect;
     const id = (nextId += 1);
-    const { pending, child } = instance;
+    const { pending, child } = environment;
     const completed = new Promise<TResult>((resolve, reject) => {
       pending.set(id, { resolve: (result) => resolve(result as TResult), reject });
     });
+    // The environment is busy from here: an invocation that arrives meanwhile takes another.
+    if (fault?.type === 'crash' && fault.when === 'before-first-call') {
+      await killEnvironment(environment);
+      return completed;
+    }
     const message: InvokeMessage = { type: 'invoke', id, event, deadline: Date.now() + timeoutMs, timeoutMs };
     child.send(message, (error) => {
       if (!error) return;
       pending.get(id)?.reject(error);
       pending.delete(id);
     });
+    // A timeout fault: the invocation ends as timed out at `ms` (default its timeout), whatever its handler did.
+    const running = fault?.type === 'timeout' ? completed.catch(() => undefined).then(() => new Promise<TResult>(() => undefined)) : completed;
+    const limitMs = fault?.type === 'timeout' ? Math.min(timeoutMs, fault.ms ?? timeoutMs) : timeoutMs;
+    const limit = limitMs < callerRemainingMs ? 'function' : 'caller';
     try {
-      return await withinTimeout(completed, { functionName: fn.functionName, timeoutMs });
+      const result = await withinTimeout(running, { functionName: fn.functionName, timeoutMs: limitMs, limit });
+      if (fault?.type === 'crash' && fault.when === 'after-last-write') {
+        // Its work is done; the process dies before its answer leaves it.
+        await killEnvironment(environment);
+        throw new Error('Runtime exited with error: signal SIGKILL');
+      }
+      if (fault?.type === 'crash' && fault.when === 'between-calls') void killEnvironment(environment);
+      return result;
+    } catch (error) {
+      // Lambda does not let a timed-out handler run on: its environment is reset.
+      if (error instanceof InvocationTimeout) void killEnvironment(environment);
+      throw error;
     } finally {
       pending.delete(id);
+      environment.busy = false;
+      reapWhenIdle(environment);
+      released(fn.functionName);
     }
   };
 
-  const kill = async (functionName: string) => {
-    const instance = running.get(functionName);
-    if (!instance) return;
-    instance.child.kill('SIGKILL');
-    await instance.exited;
+  const kill = async (functionName: string, accessKeyId?: string) => {
+    const targets = [...environmentsOf(functionName)].filter((environment) => accessKeyId === undefined || environment.accessKeyId === accessKeyId);
+    await Promise.all(targets.map(killEnvironment));
   };
 
   return {
@@ -213,9 +341,11 @@ export const startIsolatedFunctions = (
     kill,
     close: async () => {
       closed = true;
-      const instances = [...running.values()];
-      for (const { child } of instances) child.kill('SIGTERM');
-      await Promise.all(instances.map((instance) => instance.exited));
+      for (const set of environments.values()) for (const environment of set) clearTimeout(environment.reaper);
+      for (const queue of waiting.values()) for (const resume of queue.splice(0)) resume();
+      const all = [...environments.values()].flatMap((set) => [...set]);
+      for (const { child } of all) child.kill('SIGTERM');
+      await Promise.all(all.map((environment) => environment.exited));
     },
   };
 };

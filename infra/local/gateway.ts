@@ -396,7 +396,12 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
       }
       result = toHttpResult(returned);
     } catch (error) {
-      if (error instanceof InvocationTimeout) return reject('INTEGRATION_TIMEOUT');
+      // The integration's own timeout is API Gateway's 504; a function that ends at its own timeout is a Lambda error, 502.
+      if (error instanceof InvocationTimeout && error.limit === 'caller') return reject('INTEGRATION_TIMEOUT');
+      if (error instanceof InvocationTimeout) {
+        log(`[gateway] ${requestId} ${found.route.operation.operationId} failed: ${error.message}`);
+        return reject('INTEGRATION_FAILURE', 'function timed out');
+      }
       log(`[gateway] ${requestId} ${found.route.operation.operationId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return reject('INTEGRATION_FAILURE', error instanceof MalformedProxyResult ? `malformed proxy response: ${error.message}` : 'function error');
     }

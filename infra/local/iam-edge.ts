@@ -5,7 +5,9 @@
 // the request needs (each TransactItems entry, each table of a batch, the index of a Query, the queue of a
 // SendMessage) and refuses what that function's grants (shared/operations/grants.ts) do not allow, with the error
 // AWS answers. Allowed requests pass through byte for byte (the local servers do not verify signatures).
-// Tests, provisioning and tools use the admin key and pass unchecked; any other key is refused.
+// Tests, provisioning and tools use the admin key and pass unchecked; any other key is refused. In the fault mode
+// (faults.ts, edge-faults.ts) a function's allowed call may instead be refused, delayed, never answered, or answered
+// after its caller is killed, and an index query may miss recent writes, as a rule says; without it, nothing changes.
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { PolicyConditions, PolicyStatement } from '#shared/operations/grants';
@@ -300,6 +302,14 @@ export const keyPolicyDecision = (policy: ResourcePolicy, identity: EdgeIdentity
   };
 };
 
+/**
+ * The access key of a function's execution environment in slot n (function-host.ts): the function's key for the
+ * first, `<key>ENV<n>` for the others (letters and digits only, as DynamoDB Local requires). The edge knows the
+ * function by the key without the suffix and the environment by the whole key (the one commit-then-crash kills).
+ */
+export const environmentKeyOf = (functionKey: string, slot: number): string => (slot === 1 ? functionKey : `${functionKey}ENV${slot}`);
+export const functionKeyOf = (accessKeyId: string): string => accessKeyId.replace(/ENV\d+$/, '');
+
 /** `AWS4-HMAC-SHA256 Credential=<key id>/<date>/<region>/<service>/aws4_request, ...` -> key id and service. */
 export const credentialOf = (authorization: string | undefined): { accessKeyId: string; service: string } | undefined => {
   const match = /Credential=([^/,\s]+)\/\d{8}\/[^/]+\/([^/]+)\/aws4_request/.exec(authorization ?? '');
@@ -440,6 +450,12 @@ export interface RunningIamEdge {
   close(): Promise<void>;
 }
 
+/**
+ * How long the edge waits for a local service to answer (after which the caller gets a 503): longer than SQS's
+ * longest poll (20 s), far longer than the functions' SDK request timeout (shared/aws-requests.ts).
+ */
+const upstreamTimeoutMs = 30_000;
+
 /** DynamoDB's largest request is far below this; anything bigger is refused before it is buffered. */
 const maxRequestBytes = 32 * 1024 * 1024;
 
@@ -460,6 +476,8 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
         answer.pipe(response);
       },
     );
+    // A service that never answers must not hold the call forever (the caller's SDK gives up sooner).
+    outgoing.setTimeout(upstreamTimeoutMs, () => outgoing.destroy(new Error(`no answer within ${upstreamTimeoutMs} ms`)));
     outgoing.once('error', (error) => {
       log(`[iam-edge] ${upstream} unreachable: ${error.message}`);
       if (!response.headersSent) reply(response, plainError(503, 'ServiceUnavailable', 'The local service is unavailable.'));
@@ -481,6 +499,7 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
           answer.once('error', reject);
         },
       );
+      outgoing.setTimeout(upstreamTimeoutMs, () => outgoing.destroy(new Error(`no answer within ${upstreamTimeoutMs} ms`)));
       outgoing.once('error', reject);
       outgoing.end(body);
     });
@@ -566,7 +585,7 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
       if (!upstream) return reply(response, plainError(501, 'NotImplemented', `The local stack does not emulate ${credential.service}.`));
       return forward(request, response, upstream, body);
     }
-    const identity = options.identities.get(credential.accessKeyId);
+    const identity = options.identities.get(credential.accessKeyId) ?? options.identities.get(functionKeyOf(credential.accessKeyId));
     if (!identity) {
       return reply(response, plainError(400, 'UnrecognizedClientException', 'The security token included in the request is invalid.'));
     }

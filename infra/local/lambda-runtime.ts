@@ -35,14 +35,27 @@ export const cachedHandlerLoader = (resolveModule: ModuleResolver) => {
   };
 };
 
+/**
+ * An invocation that did not answer in time. `limit` says whose limit ended it: the function's own timeout (Lambda
+ * answers the caller with an error: API Gateway's 502) or the caller's (API Gateway's integration timeout: 504).
+ */
 export class InvocationTimeout extends Error {
   override readonly name = 'InvocationTimeout';
+
+  constructor(
+    message: string,
+    readonly limit: 'function' | 'caller' = 'caller',
+  ) {
+    super(message);
+  }
 }
 
 export interface InvokeOptions {
   readonly functionName: string;
   readonly timeoutMs: number;
   readonly memoryLimitInMB?: number;
+  /** Whose limit `timeoutMs` is (default the caller's). */
+  readonly limit?: 'function' | 'caller';
 }
 
 export const createLambdaContext = (options: InvokeOptions, deadline: number): Context => {
@@ -86,7 +99,7 @@ export const withinTimeout = async <TResult>(completed: Promise<TResult>, option
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new InvocationTimeout(`${options.functionName} timed out after ${options.timeoutMs} ms`)),
+      () => reject(new InvocationTimeout(`${options.functionName} timed out after ${options.timeoutMs} ms`, options.limit)),
       options.timeoutMs,
     );
   });

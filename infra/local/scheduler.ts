@@ -15,6 +15,7 @@ import {
   parseScheduleExpression,
   type FiringSchedule,
 } from '#shared/schedules/expressions';
+import { firingEffects, type FaultEngine } from './faults';
 import { statementsAllow } from './iam-edge';
 import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
 
@@ -74,6 +75,8 @@ export interface SchedulerEmulationOptions {
   readonly tickMs?: number;
   readonly port?: number;
   readonly log?: (line: string) => void;
+  /** The fault mode (faults.ts): a firing delivered twice, or late (operation `fire`, caller the schedule's name). */
+  readonly faults?: FaultEngine;
 }
 
 export interface RunningScheduler {
@@ -381,11 +384,27 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
       'attempt-number': String(attempt),
     });
 
+  /** Late firings of the fault mode, not yet delivered (cleared on close). */
+  const lateFirings = new Set<NodeJS.Timeout>();
+
   const attempt = async (retry: Retry, now: number): Promise<'delivered' | 'failed' | 'dead'> => {
     retry.attempts += 1;
     const { schedule, scheduledTime, executionId } = retry;
+    const body = bodyOf(schedule, scheduledTime, executionId, retry.attempts);
+    const fault = retry.attempts === 1 ? options.faults?.decide({ service: 'scheduler', operation: 'fire', caller: schedule.Name }, firingEffects)?.effect : undefined;
+    if (fault?.type === 'fire-late') {
+      // Delivered `ms` late, once (a late delivery that fails is logged, not retried).
+      const late = setTimeout(() => {
+        lateFirings.delete(late);
+        send(schedule, schedule.Target.Arn, body).catch((error: unknown) => log(`[scheduler] ${schedule.Name}: late delivery of ${isoSeconds(scheduledTime)} failed: ${String(error)}`));
+      }, fault.ms);
+      lateFirings.add(late);
+      return 'delivered';
+    }
     try {
-      await send(schedule, schedule.Target.Arn, bodyOf(schedule, scheduledTime, executionId, retry.attempts));
+      await send(schedule, schedule.Target.Arn, body);
+      // At-least-once: the same firing (same execution id) a second time.
+      if (fault?.type === 'fire-twice') await send(schedule, schedule.Target.Arn, body);
       return 'delivered';
     } catch (error) {
       const policy = schedule.Target.RetryPolicy;
@@ -455,6 +474,7 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
     schedules: () => [...entries.values()].map((entry) => entry.schedule),
     close: async () => {
       if (timer) clearInterval(timer);
+      for (const late of lateFirings) clearTimeout(late);
       await closeServer(server);
     },
   };

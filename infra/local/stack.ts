@@ -70,6 +70,8 @@ export interface LocalStackOptions {
    * overriding theirs. Absent: no fault engine at all, every call passes untouched.
    */
   readonly faults?: { readonly rules?: FaultRules; readonly seed?: number };
+  /** Execution environments (processes) per function at most (function-host.ts; default 10). */
+  readonly maxEnvironments?: number;
 }
 
 export interface LocalStackEndpoints {
@@ -246,7 +248,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const faults = options.faults ? new FaultEngine(options.faults.rules, log, options.faults.seed) : undefined;
     const faultControl = faults ? await startFaultControl(faults) : undefined;
     if (faultControl) stops.push(() => faultControl.close());
-    let killFunction: ((functionName: string) => Promise<void>) | undefined;
+    let killFunction: ((functionName: string, accessKeyId: string) => Promise<void>) | undefined;
     const table = tableFromTemplate(dataStack);
     const edge = await startIamEdge({
       upstreams,
@@ -257,7 +259,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         ? {
           faults: {
             engine: faults,
-            killCaller: (functionName: string) => killFunction?.(functionName) ?? Promise.resolve(),
+            killCaller: (functionName: string, accessKeyId: string) => killFunction?.(functionName, accessKeyId) ?? Promise.resolve(),
             tableKeys: new Map([[endpoints.tableName, [table.partitionKey, table.sortKey]]]),
           },
         }
@@ -314,6 +316,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       },
       ...(options.schedulerClock ? { clock: options.schedulerClock } : {}),
       ...(options.schedulerTickMs !== undefined ? { tickMs: options.schedulerTickMs } : {}),
+      ...(faults ? { faults } : {}),
       log,
     });
     stops.push(() => scheduler.close());
@@ -383,7 +386,10 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     });
     for (const [accessKeyId, identity] of fleet.identities) identities.set(accessKeyId, identity);
     for (const { accessKeyId, identity } of templateFleet) identities.set(accessKeyId, identity);
-    const functions = startIsolatedFunctions([...fleet.functions, ...templateFleet.map(({ fn }) => fn)], log);
+    const functions = startIsolatedFunctions([...fleet.functions, ...templateFleet.map(({ fn }) => fn)], log, {
+      ...(options.maxEnvironments !== undefined ? { maxEnvironments: options.maxEnvironments } : {}),
+      ...(faults ? { faults } : {}),
+    });
     stops.push(() => functions.close());
     killFunction = functions.kill;
 
@@ -429,6 +435,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         functionName: consumer.functionName,
         functionTimeoutMs: (templateFunction?.timeoutSeconds ?? consumer.timeoutSeconds) * 1000,
         ...settings,
+        ...(faults ? { faults } : {}),
         log,
       });
       stops.push(() => mapping.stop());

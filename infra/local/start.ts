@@ -21,6 +21,7 @@ const usage = `Usage: npm start -- [options]
                        rule file (JSON); each fired fault logs one [fault] line (infra/local/README.md)
   --faults-seed <n>    The fault PRNG's seed (default: the rules' own, else 1): one seed replays one run
   --faults-control     Start the fault mode's control endpoint without rules (rules are PUT at run time)
+  --max-environments <n>  Execution environments (processes) per function at most (default 10)
   -h, --help           Show this help
 `;
 
@@ -48,6 +49,7 @@ const parsed = (() => {
         faults: { type: 'string' },
         'faults-seed': { type: 'string' },
         'faults-control': { type: 'boolean', default: false },
+        'max-environments': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -77,6 +79,11 @@ const faultRules = ((): FaultRules | undefined => {
 const faultSeed = parsed['faults-seed'] === undefined ? undefined : Number(parsed['faults-seed']);
 if (faultSeed !== undefined && !Number.isSafeInteger(faultSeed)) {
   process.stderr.write(`--faults-seed must be an integer\n\n${usage}`);
+  process.exit(2);
+}
+const maxEnvironments = parsed['max-environments'] === undefined ? undefined : Number(parsed['max-environments']);
+if (maxEnvironments !== undefined && !(Number.isSafeInteger(maxEnvironments) && maxEnvironments >= 1)) {
+  process.stderr.write(`--max-environments must be a positive integer\n\n${usage}`);
   process.exit(2);
 }
 const faults =
@@ -120,6 +127,7 @@ try {
     inMemory: parsed['in-memory'],
     ...(parsed.assembly ? { assemblyDir: resolve(parsed.assembly) } : {}),
     ...(faults ? { faults } : {}),
+    ...(maxEnvironments !== undefined ? { maxEnvironments } : {}),
     log,
   });
 } catch (error) {

@@ -14,6 +14,7 @@ import {
   type KeyringNode,
   type KmsNodeClientSupplier,
 } from '@aws-crypto/client-node';
+import { awsRequestHandler } from '#shared/aws-requests';
 import { traced } from '#shared/observability/tracing';
 
 /** Names what a secret belongs to (tenant, task, field); a ciphertext opens only under the same context. */
@@ -109,7 +110,7 @@ export const localSecretCipher = (key: Uint8Array): SecretCipher => {
 };
 
 /** The keyring's default KMS clients (one per region, cached once KMS answered), each call traced (observability/tracing.ts). */
-const kmsClientOf = getClient(KMS);
+const kmsClientOf = getClient(KMS, { requestHandler: awsRequestHandler });
 const tracedKmsClients: KmsNodeClientSupplier = cacheClients((region: string) => {
   const client = kmsClientOf(region);
   return client && traced(client);

@@ -2,6 +2,7 @@
 // secret; the function reads and caches it for five minutes, so a rotation is picked up without a deploy);
 // locally they come from WEBHOOK_SECRETS (comma-separated).
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { awsRequestHandler } from '#shared/aws-requests';
 import { traced } from '#shared/observability/tracing';
 import { parseSecretValue } from '#shared/schemas/webhook-signature';
 
@@ -12,7 +13,7 @@ export type SecretsSource = () => Promise<readonly string[]>;
 export const webhookSecretsFromEnv = (env: NodeJS.ProcessEnv = process.env): SecretsSource => {
   const arn = env.WEBHOOK_SECRET_ARN;
   if (arn) {
-    const client = traced(new SecretsManagerClient({}));
+    const client = traced(new SecretsManagerClient({ requestHandler: awsRequestHandler }));
     let cached: { secrets: readonly string[]; until: number } | undefined;
     return async () => {
       if (cached && cached.until > Date.now()) return cached.secrets;

@@ -6,12 +6,13 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { requireEnv } from '#shared/data/client';
 import { PayloadTooLarge, ServiceUnavailable } from '#shared/errors';
 import type { QueueDefinition } from '#shared/events/queues';
+import { awsRequestHandler } from '#shared/aws-requests';
 import { traced } from '#shared/observability/tracing';
 
 let processClient: SQSClient | undefined;
 
 /** The process's SQS client, created on the first send (the AWS SDK reads AWS_ENDPOINT_URL_SQS locally). */
-export const sqsClient = (): SQSClient => (processClient ??= traced(new SQSClient({})));
+export const sqsClient = (): SQSClient => (processClient ??= traced(new SQSClient({ requestHandler: awsRequestHandler })));
 
 /** Seconds an HTTP caller is told to wait (`Retry-After`) when a queue did not take its message. */
 export const sendRetryAfterSeconds = 5;

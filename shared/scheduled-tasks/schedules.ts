@@ -19,6 +19,7 @@ import {
 import { schedulerEnvironment } from '#shared/operations/grants';
 import { scheduleFor, type Recurrence } from './recurrence';
 import { taskRunInput } from './messages';
+import { awsRequestHandler } from '#shared/aws-requests';
 import { traced } from '#shared/observability/tracing';
 
 /** What the scheduler is told about a task (contract C1). `enabled` = IsEnabled && IsActive. */
@@ -245,7 +246,7 @@ export const syncSchedule = (task: TaskSchedule, now: Date, options?: { readonly
   try {
     defaultDependencies ??= {
       settings: schedulerSettingsFromEnvironment(),
-      client: traced(new SchedulerClient({ maxAttempts: 2, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 } })),
+      client: traced(new SchedulerClient({ maxAttempts: 2, requestHandler: awsRequestHandler })),
     };
   } catch (error) {
     return Promise.reject(failure(error));

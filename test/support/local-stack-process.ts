@@ -56,6 +56,8 @@ export interface SpawnLocalStackOptions {
   readonly faults?: string | FaultRules;
   /** `--faults-seed`: overrides the rules' seed. */
   readonly faultsSeed?: number;
+  /** `--max-environments`: execution environments (processes) per function at most (default 10). */
+  readonly maxEnvironments?: number;
 }
 
 let ruleFiles = 0;
@@ -116,6 +118,7 @@ export const spawnLocalStack = async (options: SpawnLocalStackOptions = {}): Pro
     '--ready-json',
     ...(options.assemblyDir ? ['--assembly', options.assemblyDir] : []),
     ...faults.args,
+    ...(options.maxEnvironments !== undefined ? ['--max-environments', String(options.maxEnvironments)] : []),
   ];
   const [command, args] =
     options.launcher === 'npm-start'

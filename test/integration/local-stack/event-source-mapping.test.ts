@@ -16,6 +16,7 @@ import {
   type EventSourceMappingOptions,
   type RunningEventSourceMapping,
 } from '#infra/local/event-source-mapping';
+import { FaultEngine, type FaultEffect } from '#infra/local/faults';
 import { ensureQueues, type ProvisionedQueue, type QueueDefinition } from '#infra/local/provision';
 import { documentEventsQueue } from '#shared/events/queues';
 import { localSqsClient } from '#test/support/local-endpoints';
@@ -244,5 +245,57 @@ describe('which records are deleted', () => {
 
   it('ignores the response without ReportBatchItemFailures', () => {
     expect(succeededRecords(records, { batchItemFailures: [{ itemIdentifier: 'm2' }] }, false)).toHaveLength(3);
+  });
+});
+
+describe('the fault mode at the event source mapping', () => {
+  const engineOf = (effect: FaultEffect) =>
+    new FaultEngine({ rules: [{ name: 'delivery', service: 'sqs', operation: 'deliver', caller: 'fixtureConsumer', nth: [1], effect }] }, () => undefined);
+
+  it('delivers a batch twice at once, and deletes its messages once either delivery succeeded', async () => {
+    const definition = fastQueue(3);
+    const queue = await ensureQueues(sqs, definition);
+    await send(queue.queueUrl, ['x']);
+    const faults = engineOf({ type: 'duplicate' });
+    let calls = 0;
+    // The first delivery fails, its duplicate succeeds: the message is deleted all the same.
+    const consumer = consume(queue, definition, () => {
+      calls += 1;
+      if (calls === 1) throw new Error('the first delivery fails');
+    }, { faults });
+    await waitFor(() => consumer.events.length >= 2, 'two deliveries');
+    expect(bodies(consumer.records())).toEqual(['x', 'x']);
+    expect(consumer.events[0]!.Records[0]!.messageId).toBe(consumer.events[1]!.Records[0]!.messageId);
+    await waitFor(async () => (await messagesIn(queue.queueUrl)) === 0, 'the message deleted');
+    expect(faults.firedFaults()).toHaveLength(1);
+  });
+
+  it('delivers a batch in reverse order', async () => {
+    const definition = fastQueue(3);
+    const queue = await ensureQueues(sqs, definition);
+    await send(queue.queueUrl, ['1', '2', '3']);
+    const faults = engineOf({ type: 'reorder' });
+    const seen: string[][] = [];
+    const consumer = consume(queue, definition, (event) => void seen.push(event.Records.map((record) => record.body)), { faults, maxBatchingWindowSeconds: 1, pollWaitSeconds: 0 });
+    await waitFor(() => consumer.records().length >= 3, 'three records');
+    expect(faults.firedFaults()).toHaveLength(1);
+    // local-aws-sqs hands a standard queue's messages out in the order sent: the first batch (of two or more)
+    // reached the handler reversed, the batches after it in order.
+    const [first, ...rest] = seen;
+    expect(first!.length).toBeGreaterThanOrEqual(2);
+    expect(first).toEqual([...first!].sort().reverse());
+    expect(rest.flat()).toEqual([...rest.flat()].sort());
+    expect(bodies(consumer.records())).toEqual(['1', '2', '3']);
+  });
+
+  it('delivers a batch late', async () => {
+    const definition = fastQueue(3);
+    const queue = await ensureQueues(sqs, definition);
+    await send(queue.queueUrl, ['late']);
+    const faults = engineOf({ type: 'delay', ms: 300 });
+    const consumer = consume(queue, definition, () => undefined, { faults });
+    await waitFor(() => faults.firedFaults().length === 1, 'the delay to fire');
+    expect(consumer.events).toHaveLength(0);
+    await waitFor(() => consumer.records().length === 1, 'the late delivery');
   });
 });

@@ -1,8 +1,10 @@
 // Unit: the local stack's fault mode. The rule engine (matching by service, operation, caller and effect; n-th
 // calls, a maximum count, a probability from a seeded PRNG that replays), its log line, the rule files and
-// profiles it accepts, and what the IAM edge answers for an injected error, conflict or index lag.
+// profiles it accepts, what the IAM edge answers for an injected error, conflict or index lag, and the scheduler
+// emulation's firing faults (its real server on loopback, deliveries collected).
 import { describe, expect, it } from '@jest/globals';
 import type { IncomingMessage } from 'node:http';
+import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import {
   describeEffect,
   edgeEffects,
@@ -15,6 +17,7 @@ import {
   type FaultRules,
 } from '#infra/local/faults';
 import { seededRandom } from '#infra/local/seeded-random';
+import { startSchedulerEmulation } from '#infra/local/scheduler';
 import { faultErrorReply, operationOf, RecentWrites, transactionConflictReply, writtenKeys } from '#infra/local/edge-faults';
 
 const quiet = () => undefined;
@@ -176,5 +179,58 @@ describe('what the edge answers for a fault', () => {
     writes.prune(500, 2_000);
     expect(writes.hideRecent('t', page, 5_000, 2_000)?.hidden).toBe(0);
     expect(writtenKeys('BatchWriteItem', Buffer.from(JSON.stringify({ RequestItems: { t: [{ DeleteRequest: { Key: item('x') } }] } })), keys)).toHaveLength(1);
+  });
+});
+
+describe('the scheduler emulation under firing faults', () => {
+  const roleArn = 'arn:aws:iam::123456789012:role/test-task-scheduler';
+  const queueArn = 'arn:aws:sqs:us-east-1:123456789012:runs';
+
+  it('delivers a firing twice (same execution id), and another one late', async () => {
+    let now = Date.parse('2026-06-01T00:00:30Z');
+    const delivered: string[] = [];
+    const engine = new FaultEngine(
+      {
+        rules: [
+          { name: 'twice', service: 'scheduler', operation: 'fire', caller: 'daily', nth: [1], effect: { type: 'fire-twice' } },
+          { name: 'late', service: 'scheduler', operation: 'fire', caller: 'daily', nth: [2], effect: { type: 'fire-late', ms: 50 } },
+        ],
+      },
+      quiet,
+    );
+    const scheduler = await startSchedulerEmulation({
+      groups: [],
+      roles: new Map([[roleArn, [{ actions: ['sqs:SendMessage'], resources: [queueArn] }]]]),
+      deliver: async (_arn, body) => void delivered.push(body),
+      clock: () => now,
+      tickMs: 0,
+      faults: engine,
+      log: quiet,
+    });
+    const client = new SchedulerClient({ region: 'us-east-1', endpoint: scheduler.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      await client.send(
+        new CreateScheduleCommand({
+          Name: 'daily',
+          ScheduleExpression: 'cron(0 9 * * ? *)',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          Target: { Arn: queueArn, RoleArn: roleArn, Input: '{"at":"<aws.scheduler.scheduled-time>","id":"<aws.scheduler.execution-id>"}' },
+        }),
+      );
+      now = Date.parse('2026-06-01T09:00:00Z');
+      await scheduler.fireDue();
+      expect(delivered).toHaveLength(2);
+      expect(delivered[1]).toBe(delivered[0]);
+      now = Date.parse('2026-06-02T09:00:00Z');
+      await scheduler.fireDue();
+      expect(delivered).toHaveLength(2);
+      const deadline = Date.now() + 5_000;
+      while (delivered.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(JSON.parse(delivered[2]!).at).toBe('2026-06-02T09:00:00Z');
+      expect(engine.firedFaults().map((fired) => fired.rule)).toEqual(['twice', 'late']);
+    } finally {
+      client.destroy();
+      await scheduler.close();
+    }
   });
 });

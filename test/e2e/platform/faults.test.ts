@@ -1,0 +1,216 @@
+// E2E: the local stack's fault mode, one smoke test per injection point, on a stack of its own started with the
+// control endpoint (`faults: 'control'`): each test PUTs its rules, drives the API, and reads back what fired. A
+// killed environment takes down the one invocation it ran (function-host.ts: one invocation per environment).
+// The IAM edge (errors after SDK retries, throttling the SDK absorbs, a hung call the SDK's request timeout ends,
+// commit-then-crash, GSI index lag), the function host (crash, timeout), the event source mapping (a duplicate
+// delivery). The scheduler's firing faults are in test/integration/local-stack/scheduler.test.ts (its clock is
+// the test's there).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { FaultRule } from '#infra/local/faults';
+import { freshDocumentId, freshOrganisationId, idOf, providerEvent, signed, webhookPath } from '#test/support/document-events';
+import { clearFaults, firedFaults, forgetFiredFaults, setFaults } from '#test/support/faults';
+import { tokenFor } from '#test/support/http';
+import { repoRoot, spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
+
+const logFile = join(repoRoot, '.local', `faults-e2e-${process.pid}.log`);
+let stack: LocalStackProcess;
+let endpoint: string;
+let token: string;
+const tenant = 7_220_001;
+
+beforeAll(async () => {
+  stack = await spawnLocalStack({ faults: 'control', logFile });
+  endpoint = stack.ready.faultsEndpoint!;
+  token = await tokenFor({ tenant });
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+afterEach(async () => {
+  await clearFaults(endpoint);
+  await forgetFiredFaults(endpoint);
+});
+
+const call = async (path: string, init: { method?: string; body?: unknown; auth?: boolean } = {}) => {
+  const response = await fetch(`${stack.ready.baseUrl}${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: {
+      ...(init.auth === false ? {} : { Authorization: `Bearer ${token}` }),
+      ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, json: text ? (JSON.parse(text) as unknown) : undefined };
+};
+
+const rules = (...list: FaultRule[]) => setFaults(endpoint, { seed: 1, rules: list });
+const save = (name: string) => call('/TenantLocation/Save', { body: { Name: name } });
+const names = async () => ((await call('/TenantLocation/GetAll')).json as unknown as { Name: string }[]).map((location) => location.Name);
+const stackLog = () => readFileSync(logFile, 'utf8');
+
+/** Polls until `check` returns something (the stack's consumers and scheduler are asynchronous). */
+const eventually = async <T>(check: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+};
+
+/** Waits until the stack's log (written as its output arrives) holds this text. */
+const logged = (text: string) => eventually(() => (stackLog().includes(text) ? true : undefined), `the log line ${text}`, 10_000);
+
+describe('the IAM edge', () => {
+  it('answers an injected DynamoDB 500 until the SDK gives up: the operation answers 503 with Retry-After, and each attempt is logged', async () => {
+    await rules({ name: 'save-500', service: 'dynamodb', caller: 'tenantLocationSave', effect: { type: 'error', code: 'InternalServerError' } });
+    const answer = await save('Never saved');
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(JSON.stringify(answer.json)).not.toMatch(/at .*\.(ts|js|mjs):\d+/);
+    const fired = await firedFaults(endpoint);
+    // The SDK's attempts, each refused.
+    expect(fired.length).toBeGreaterThanOrEqual(2);
+    expect(fired.every((fault) => fault.rule === 'save-500' && fault.caller === 'tenantLocationSave')).toBe(true);
+    await logged('caller=tenantLocationSave -> error code=InternalServerError');
+    expect(stackLog()).toMatch(/\[fault\] save-500 dynamodb\.\w+ caller=tenantLocationSave -> error code=InternalServerError/);
+    await clearFaults(endpoint);
+    expect(await names()).not.toContain('Never saved');
+  });
+
+  it('throttles the first two calls, which the SDK retries: the save is answered 201 and exists once', async () => {
+    await rules({ name: 'throttle', service: 'dynamodb', caller: 'tenantLocationSave', nth: [1, 2], effect: { type: 'error', code: 'ProvisionedThroughputExceededException' } });
+    const answer = await save('Saved despite throttling');
+    expect(answer.status).toBe(201);
+    expect((await firedFaults(endpoint)).map((fault) => fault.call)).toEqual([1, 2]);
+    expect((await names()).filter((name) => name === 'Saved despite throttling')).toHaveLength(1);
+  });
+
+  it('hangs one call: the SDK request timeout ends it and its retry is answered', async () => {
+    await rules({ name: 'stall', service: 'dynamodb', caller: 'tenantLocationGetAll', nth: [1], effect: { type: 'hang' } });
+    const answer = await call('/TenantLocation/GetAll');
+    expect(answer.status).toBe(200);
+    expect(await firedFaults(endpoint)).toEqual([expect.objectContaining({ rule: 'stall', effect: { type: 'hang' } })]);
+  }, 30_000);
+
+  it('stalls a transaction that lands: the SDK retries it after its request timeout, and the save exists once', async () => {
+    await rules({ name: 'stalled-commit', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', nth: [1], effect: { type: 'hang', forward: true } });
+    const answer = await save('Stalled but landed');
+    expect(answer.status).toBe(201);
+    expect((await names()).filter((name) => name === 'Stalled but landed')).toHaveLength(1);
+  }, 30_000);
+
+  it('cancels a transaction for a conflict once: the save is retried and answered 201', async () => {
+    await rules({ name: 'conflict', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', nth: [1], effect: { type: 'transaction-conflict' } });
+    const answer = await save('Saved after a conflict');
+    expect(answer.status).toBe(201);
+    expect(await firedFaults(endpoint)).toHaveLength(1);
+    expect((await names()).filter((name) => name === 'Saved after a conflict')).toHaveLength(1);
+  });
+
+  it('commits a write, then kills its caller before it reads the answer: the gateway answers 502 and the write is there', async () => {
+    await rules({ name: 'commit-crash', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', times: 1, effect: { type: 'commit-then-crash' } });
+    const answer = await save('Committed then crashed');
+    expect(answer.status).toBe(502);
+    expect(await firedFaults(endpoint)).toHaveLength(1);
+    await clearFaults(endpoint);
+    expect(await names()).toContain('Committed then crashed');
+  });
+
+  it('refuses the webhook\'s SendMessage until the SDK gives up: 503 with Retry-After, never a 2xx for an event it could not enqueue', async () => {
+    await rules({ name: 'sqs-down', service: 'sqs', operation: 'SendMessage', caller: 'providerWebhook', effect: { type: 'error', code: 'InternalError' } });
+    const event = providerEvent('document.uploaded', { organisationId: freshOrganisationId(), documentId: freshDocumentId('down'), object: { name: 'a.pdf' } });
+    const refused = await call(webhookPath, { body: signed(event), auth: false });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await firedFaults(endpoint)).every((fault) => fault.operation === 'SendMessage' && fault.caller === 'providerWebhook')).toBe(true);
+  });
+
+  it('throttles KMS for a save that seals a credential: 503 with Retry-After', async () => {
+    await rules({ name: 'kms-throttle', service: 'kms', caller: 'scheduledTaskSave', effect: { type: 'error', code: 'ThrottlingException' } });
+    const refused = await call('/ScheduledTasks/', {
+      body: {
+        Name: 'Sealed under throttling',
+        TaskTypeID: 7,
+        IsRecurringSchedule: true,
+        Interval: 1,
+        IntervalType: 3,
+        TimeOfDay: '2026-01-01T02:00:00+08:00',
+        TimeZone: 'Australia/Perth',
+        AdaptorDetails: { Name: 'Ledger', TokenDetails: { Provider: 'Xero', TokenKey: 'tk-example', TokenSecret: 'ts-example' } },
+      },
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    const fired = await firedFaults(endpoint);
+    expect(fired.length).toBeGreaterThan(0);
+    expect(fired.every((fault) => fault.service === 'kms' && fault.caller === 'scheduledTaskSave')).toBe(true);
+  });
+
+  it('hides an item written in the last N ms from a query of an index, and shows it once the lag is over', async () => {
+    await rules({ name: 'lag', service: 'dynamodb', operation: 'Query', caller: 'tenantLocationGetAll', effect: { type: 'index-lag', ms: 60_000 } });
+    expect((await save('Lagging in the index')).status).toBe(201);
+    expect(await names()).not.toContain('Lagging in the index');
+    await logged('[fault] lag dynamodb.Query caller=tenantLocationGetAll -> index-lag ms=60000');
+    await clearFaults(endpoint);
+    expect(await names()).toContain('Lagging in the index');
+  });
+});
+
+describe('the function host', () => {
+  it('crashes the function after its last write, before its answer: 502, and the write is there', async () => {
+    await rules({ name: 'crash', service: 'lambda', caller: 'tenantLocationSave', times: 1, effect: { type: 'crash', when: 'after-last-write' } });
+    const answer = await save('Written before the crash');
+    expect(answer.status).toBe(502);
+    await clearFaults(endpoint);
+    expect(await names()).toContain('Written before the crash');
+    // A new environment serves the next call.
+    expect((await save('After the crash')).status).toBe(201);
+  });
+
+  it('loses one environment, not the requests other environments serve: one 502 in a burst, the rest 201', async () => {
+    await rules({ name: 'one-lost', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', nth: [1], effect: { type: 'commit-then-crash' } });
+    const burst = await Promise.all(Array.from({ length: 6 }, (_, index) => save(`Burst ${index}`)));
+    expect(burst.map((answer) => answer.status).sort()).toEqual([201, 201, 201, 201, 201, 502]);
+    await clearFaults(endpoint);
+    expect((await names()).filter((name) => name.startsWith('Burst '))).toHaveLength(6);
+  });
+
+  it('crashes the function before it runs: 502, nothing written', async () => {
+    await rules({ name: 'init-crash', service: 'lambda', caller: 'tenantLocationSave', times: 1, effect: { type: 'crash', when: 'before-first-call' } });
+    expect((await save('Never run')).status).toBe(502);
+    await clearFaults(endpoint);
+    expect(await names()).not.toContain('Never run');
+  });
+
+  it('times the invocation out at its own limit: the gateway answers 502, not the integration timeout 504', async () => {
+    await rules({ name: 'slow', service: 'lambda', caller: 'tenantLocationGetAll', times: 1, effect: { type: 'timeout', ms: 500 } });
+    const answer = await call('/TenantLocation/GetAll');
+    expect(answer.status).toBe(502);
+    await logged('[fault] slow lambda.invoke caller=tenantLocationGetAll -> timeout ms=500');
+  });
+});
+
+describe('the event source mapping', () => {
+  it('delivers a batch twice: the consumer sees the message twice and applies it once', async () => {
+    await rules({ name: 'twice', service: 'sqs', operation: 'deliver', caller: 'documentEventsConsumer', times: 1, effect: { type: 'duplicate' } });
+    const event = providerEvent('document.uploaded', { organisationId: freshOrganisationId(), documentId: freshDocumentId('dup'), object: { name: 'a.pdf' } });
+    const accepted = await call(webhookPath, { body: signed(event), auth: false });
+    expect(accepted.status).toBe(202);
+    const lines = await eventually(() => {
+      const seen = stackLog()
+        .split('\n')
+        .filter((line) => line.includes('"document event"') && line.includes(idOf(event)));
+      return seen.length >= 2 ? seen : undefined;
+    }, 'two deliveries of the event');
+    const outcomes = lines.map((line) => (JSON.parse(line) as { outcome: string }).outcome).sort();
+    expect(outcomes.filter((outcome) => outcome === 'applied')).toHaveLength(1);
+    expect(await firedFaults(endpoint)).toEqual([expect.objectContaining({ rule: 'twice', service: 'sqs', operation: 'deliver', caller: 'documentEventsConsumer' })]);
+  });
+});
