@@ -15,8 +15,10 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   ['DynamoDB throttle', 501, [{ name: 'throttle', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, probability: 0.3, effect: { type: 'error', code: 'ProvisionedThroughputExceededException' } }]],
   ['transaction conflict', 502, [{ name: 'conflict', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2, 3], effect: { type: 'transaction-conflict' } }]],
   ['commit-then-crash', 506, [{ name: 'commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2], effect: { type: 'commit-then-crash' } }]],
+  // A chunk's transaction lands but its answer never comes: the SDK's timeout, then its retry (same ClientRequestToken).
+  ['DynamoDB hang (the commit lands)', 505, [{ name: 'stalled-commit', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2], effect: { type: 'hang', forward: true } }]],
   ['duplicate delivery', 509, [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: consumer, nth: [1], effect: { type: 'duplicate' } }]],
-  ['Lambda crash between calls', 513, [{ name: 'crash-between', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'crash', when: 'between-calls' } }]],
+  ['Lambda crash after last write', 514, [{ name: 'crash-after', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'crash', when: 'after-last-write' } }]],
   ['invocation timeout', 515, [{ name: 'timeout', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'timeout', ms: 1_000 } }]],
 ];
 

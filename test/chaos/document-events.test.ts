@@ -24,9 +24,12 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   ['duplicate delivery', 209, [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'duplicate' } }]],
   ['late delivery', 210, [{ name: 'late', service: 'sqs', operation: 'deliver', caller: consumer, times: 2, effect: { type: 'delay', ms: 2_000 } }]],
   ['reorder', 211, [{ name: 'reorder', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'reorder' } }]],
-  ['Lambda crash before first call', 212, [{ name: 'crash-before', service: 'lambda', operation: 'invoke', caller: webhook, nth: [2], effect: { type: 'crash', when: 'before-first-call' } }]],
+  ['Lambda crash before first call', 212, [{ name: 'crash-before', service: 'lambda', operation: 'invoke', caller: webhook, nth: [2, 5], effect: { type: 'crash', when: 'before-first-call' } }]],
   ['Lambda crash between calls', 213, [{ name: 'crash-between', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'crash', when: 'between-calls' } }]],
-  ['Lambda crash after last write', 214, [{ name: 'crash-after', service: 'lambda', operation: 'invoke', caller: webhook, nth: [3], effect: { type: 'crash', when: 'after-last-write' } }]],
+  // The webhook's message is sent, then its environment dies: 502, and the provider's retry sends the event again.
+  ['Lambda crash after last write', 214, [{ name: 'crash-after', service: 'lambda', operation: 'invoke', caller: webhook, nth: [3, 6], effect: { type: 'crash', when: 'after-last-write' } }]],
+  // The consumer applied its batch, then died: the whole batch comes back after the visibility timeout.
+  ['consumer crash after last write', 216, [{ name: 'consumer-crash', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'crash', when: 'after-last-write' } }]],
   ['invocation timeout', 215, [{ name: 'timeout', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'timeout', ms: 1_500 } }]],
 ];
 

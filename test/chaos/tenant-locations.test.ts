@@ -21,7 +21,7 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   ['index lag', 307, [{ name: 'lag', service: 'dynamodb', operation: 'Query', effect: { type: 'index-lag', ms: 2_000 } }]],
   ['Lambda crash before first call', 312, [{ name: 'crash-before', service: 'lambda', operation: 'invoke', caller: save, nth: [2], effect: { type: 'crash', when: 'before-first-call' } }]],
   ['Lambda crash between calls', 313, [{ name: 'crash-between', service: 'lambda', operation: 'invoke', caller: save, nth: [4], effect: { type: 'crash', when: 'between-calls' } }]],
-  ['Lambda crash after last write', 314, [{ name: 'crash-after', service: 'lambda', operation: 'invoke', caller: save, nth: [3], effect: { type: 'crash', when: 'after-last-write' } }]],
+  ['Lambda crash after last write', 314, [{ name: 'crash-after', service: 'lambda', operation: 'invoke', caller: save, nth: [3, 7], effect: { type: 'crash', when: 'after-last-write' } }]],
   ['invocation timeout', 315, [{ name: 'timeout', service: 'lambda', operation: 'invoke', caller: save, nth: [2], effect: { type: 'timeout', ms: 1_500 } }]],
 ];
 
