@@ -19,7 +19,7 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   ['DynamoDB latency', 204, [{ name: 'slow', service: 'dynamodb', caller: consumer, probability: 0.5, effect: { type: 'latency', ms: 400 } }]],
   ['DynamoDB hang', 205, [{ name: 'hang', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2], effect: { type: 'hang' } }]],
   ['commit-then-crash', 206, [{ name: 'commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2], effect: { type: 'commit-then-crash' } }]],
-  ['SQS send refused', 207, [{ name: 'send-refused', service: 'sqs', operation: 'SendMessage', caller: webhook, times: 4, effect: { type: 'error', code: 'RequestThrottled' } }]],
+  ['SQS send refused', 207, [{ name: 'send-refused', service: 'sqs', operation: 'SendMessage', caller: webhook, times: 12, effect: { type: 'error', code: 'RequestThrottled' } }]],
   ['SQS send commit-then-crash', 208, [{ name: 'send-crash', service: 'sqs', operation: 'SendMessage', caller: webhook, nth: [2], effect: { type: 'commit-then-crash' } }]],
   ['duplicate delivery', 209, [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'duplicate' } }]],
   ['late delivery', 210, [{ name: 'late', service: 'sqs', operation: 'deliver', caller: consumer, times: 2, effect: { type: 'delay', ms: 2_000 } }]],

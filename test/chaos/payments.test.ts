@@ -25,7 +25,7 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   ['commit-then-crash', 106, [{ name: 'commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: refund, nth: [3, 8], effect: { type: 'commit-then-crash' } }]],
   // Issue 22 section 0, third case: DynamoDB stalled for 11 s during a burst of payments (middy's early 503).
   ['DynamoDB stalled (burst of payments)', 107, [{ name: 'stall', service: 'dynamodb', operation: 'TransactWriteItems', caller: 'paymentPost', times: 4, effect: { type: 'latency', ms: 11_000 } }]],
-  ['SQS send refused', 108, [{ name: 'send-refused', service: 'sqs', operation: 'SendMessage', caller: refund, times: 4, effect: { type: 'error', code: 'RequestThrottled' } }]],
+  ['SQS send refused', 108, [{ name: 'send-refused', service: 'sqs', operation: 'SendMessage', caller: refund, times: 10, effect: { type: 'error', code: 'RequestThrottled' } }]],
   ['duplicate delivery', 109, [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'duplicate' } }]],
   ['late delivery', 110, [{ name: 'late', service: 'sqs', operation: 'deliver', caller: consumer, times: 2, effect: { type: 'delay', ms: 2_000 } }]],
   ['reorder', 111, [{ name: 'reorder', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'reorder' } }]],

@@ -36,6 +36,8 @@ export interface CellResult {
   readonly requests: number;
   /** Every answer the clients got, attempts included, by status (`dropped` when none came): how the fault showed. */
   readonly answers: Readonly<Record<string, number>>;
+  /** How long the cell took, its checks included (reported for the tier's budget, never asserted). */
+  readonly seconds: number;
 }
 
 /** The worst thing found wins: doubled, then lost, then any other breach; a fault that never fired is no evidence. */
@@ -74,10 +76,41 @@ export const readCells = (dir: string): CellResult[] =>
         .map((line) => JSON.parse(line) as CellResult),
     );
 
+/** The rows and columns in the issue's order (a flow or fault not listed goes last, in the order first seen). */
+const flowOrder = ['Tenant locations', 'Webhook -> queue -> consumer', 'Payments', 'Scheduled tasks (a save)', 'Scheduled tasks (a firing)', 'Delivery receipts'];
+const faultOrder = [
+  'DynamoDB throttle',
+  'transaction conflict',
+  'DynamoDB internal error',
+  'DynamoDB latency',
+  'DynamoDB stalled (burst of payments)',
+  'DynamoDB hang',
+  'DynamoDB hang (the commit lands)',
+  'commit-then-crash',
+  'index lag',
+  'SQS send refused',
+  'SQS send commit-then-crash',
+  'duplicate delivery',
+  'late delivery',
+  'reorder',
+  'Lambda crash before first call',
+  'Lambda crash between calls',
+  'Lambda crash after last write',
+  'consumer crash after last write',
+  'invocation timeout',
+  'scheduler fires twice',
+  'scheduler fires late',
+  'scheduler unavailable',
+  'scheduler throttle',
+  'KMS unavailable',
+];
+const ordered = (values: readonly string[], order: readonly string[]) =>
+  [...new Set(values)].sort((a, b) => (order.includes(a) ? order.indexOf(a) : order.length) - (order.includes(b) ? order.indexOf(b) : order.length));
+
 /** The table as Markdown: one row per flow, one column per fault, `–` where the fault cannot touch the flow. */
 export const renderTable = (cells: readonly CellResult[]): string => {
-  const flows = [...new Set(cells.map((cell) => cell.flow))];
-  const faults = [...new Set(cells.map((cell) => cell.fault))];
+  const flows = ordered(cells.map((cell) => cell.flow), flowOrder);
+  const faults = ordered(cells.map((cell) => cell.fault), faultOrder);
   const at = (flow: string, fault: string) => cells.find((cell) => cell.flow === flow && cell.fault === fault);
   const lines = [`| Flow | ${faults.join(' | ')} |`, `|---|${faults.map(() => '---').join('|')}|`];
   for (const flow of flows) lines.push(`| ${flow} | ${faults.map((fault) => at(flow, fault)?.outcome ?? '–').join(' | ')} |`);
@@ -87,7 +120,12 @@ export const renderTable = (cells: readonly CellResult[]): string => {
 /** One line per cell: the faults fired and the answers they made the clients see. */
 export const renderAnswers = (cells: readonly CellResult[]): string =>
   cells
-    .map((cell) => `- ${cell.flow} x ${cell.fault}: ${cell.fired} faults fired; answers ${Object.entries(cell.answers).map(([status, count]) => `${status} x${count}`).join(', ')}`)
+    .map(
+      (cell) =>
+        `- ${cell.flow} x ${cell.fault} (seed ${cell.seed}): ${cell.fired} faults fired; answers ${Object.entries(cell.answers)
+          .map(([status, count]) => `${status} x${count}`)
+          .join(', ')}; ${cell.seconds} s`,
+    )
     .join('\n');
 
 /** Every cell that did not survive, with what its checker found (the lines a defect report needs). */

@@ -99,6 +99,7 @@ export const chaosStack = (name: string, options: ChaosStackOptions = {}): Chaos
     async cells(cells, seed) {
       // Rule names are words: the cell's flow and fault, slugged, then the rule's own name.
       const prefixOf = (cell: Cell<unknown>) => `${slug(cell.flow)}.${slug(cell.fault)}.`;
+      const started = Date.now();
       await setFaults(endpoint(), { seed, rules: cells.flatMap((cell) => cell.rules.map((rule) => ({ ...rule, name: `${prefixOf(cell)}${rule.name}` }))) });
       let sent: unknown[];
       try {
@@ -112,7 +113,8 @@ export const chaosStack = (name: string, options: ChaosStackOptions = {}): Chaos
         const result = await cell.check(sent[index]);
         const count = fired.filter((entry) => entry.rule.startsWith(prefixOf(cell))).length;
         const outcome = outcomeOf(result.findings, count);
-        recordCell({ flow: cell.flow, fault: cell.fault, seed, outcome, fired: count, findings: result.findings, requests: result.sent.length, answers: answerCounts(result.sent) });
+        const seconds = Math.round((Date.now() - started) / 1000);
+        recordCell({ flow: cell.flow, fault: cell.fault, seed, outcome, fired: count, findings: result.findings, requests: result.sent.length, answers: answerCounts(result.sent), seconds });
         verdicts.push({ flow: cell.flow, fault: cell.fault, outcome, findings: result.findings });
       }
       expect(verdicts).toEqual(cells.map((cell) => ({ flow: cell.flow, fault: cell.fault, outcome: 'survived', findings: { doubled: [], lost: [], violated: [] } })));
