@@ -24,7 +24,9 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   // Issue 22 section 0, second case: the refund's transaction commits, then its environment dies before it answers.
   ['commit-then-crash', 106, [{ name: 'commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: refund, nth: [3, 8], effect: { type: 'commit-then-crash' } }]],
   // Issue 22 section 0, third case: DynamoDB stalled for 11 s during a burst of payments (middy's early 503).
-  ['DynamoDB stalled (burst of payments)', 107, [{ name: 'stall', service: 'dynamodb', operation: 'TransactWriteItems', caller: 'paymentPost', times: 4, effect: { type: 'latency', ms: 11_000 } }]],
+  // Every attempt the SDK makes of each payment's first transaction is held 11 s (4 payments x 3 attempts): the
+  // transactions land after the function has answered, and the client's retry must find them.
+  ['DynamoDB stalled (burst of payments)', 107, [{ name: 'stall', service: 'dynamodb', operation: 'TransactWriteItems', caller: 'paymentPost', times: 12, effect: { type: 'latency', ms: 11_000 } }]],
   ['SQS send refused', 108, [{ name: 'send-refused', service: 'sqs', operation: 'SendMessage', caller: refund, times: 10, effect: { type: 'error', code: 'RequestThrottled' } }]],
   ['duplicate delivery', 109, [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'duplicate' } }]],
   ['late delivery', 110, [{ name: 'late', service: 'sqs', operation: 'deliver', caller: consumer, times: 2, effect: { type: 'delay', ms: 2_000 } }]],

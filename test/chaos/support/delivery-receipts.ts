@@ -27,7 +27,7 @@ export interface ReceiptsRun {
 }
 
 /** `items` inventory items, two lines each (1.1 and 0.00001 received): enough lines for several chunks. */
-export const runReceipts = async (client: RetryingClient, cell: string, items = 70): Promise<ReceiptsRun> => {
+export const runReceipts = async (client: RetryingClient, cell: string, items = 50): Promise<ReceiptsRun> => {
   const tenantId = freshTenantId();
   const token = await tokenFor({ tenant: tenantId, user: 7 });
   const lines = Array.from({ length: items * 2 }, (_, index) => ({ InventoryID: 1 + (index % items), QuantityReceived: index < items ? 1.1 : 0.00001 }));
