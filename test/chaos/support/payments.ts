@@ -84,11 +84,6 @@ export const runPayments = async (client: RetryingClient, cell: string, shape: P
           })),
         );
   const drained = await queueSettled('payments');
-  // A queued refund whose function died before its own message was sent is settled by its guarantee, a message
-  // delayed 60 s (shared/payments/README.md): wait for that, not for a fixed time.
-  await eventually(async () => ((await queuedRefunds(tenantId)) === 0 ? true : undefined), 'every queued refund settled', { timeoutMs: 90_000, intervalMs: 500 }).catch(
-    () => undefined,
-  );
   return { tenantId, paymentId, payments, refunds, drained };
 };
 
@@ -109,6 +104,11 @@ const refundEffects = (sent: readonly Sent<Saved>[], refunds: readonly Record<st
 };
 
 export const checkPayments = async (run: PaymentsRun): Promise<Findings> => {
+  // A queued refund whose function died before its own message was sent is settled by its guarantee, a message
+  // delayed 60 s (shared/payments/README.md): wait for that, not for a fixed time.
+  await eventually(async () => ((await queuedRefunds(run.tenantId)) === 0 ? true : undefined), 'every queued refund settled', { timeoutMs: 90_000, intervalMs: 500 }).catch(
+    () => undefined,
+  );
   const table = openTenantTable();
   try {
     const items = (await table.items(run.tenantId)).filter((item) => item.entity === 'Payment');

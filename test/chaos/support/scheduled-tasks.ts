@@ -72,6 +72,15 @@ export const runFiring = async (client: RetryingClient, cell: string, due: Date)
   return { tenantId, token, secrets: [secret], saves, due };
 };
 
+/** Resolves once the one-off task's firing is recorded (any outcome), or after 30 s. */
+export const runRecorded = async (run: FiringRun): Promise<void> => {
+  const id = run.saves[0]?.call.final?.json.Value.ID as number;
+  await eventually(async () => (((await getTask(run.token, id)).json?.Value?.Runs?.length ?? 0) > 0 ? true : undefined), `task ${id}'s run recorded`, {
+    timeoutMs: 30_000,
+    intervalMs: 250,
+  }).catch(() => undefined);
+};
+
 const scheduleExists = async (tenantId: number, taskId: number): Promise<boolean> => {
   const scheduler = new SchedulerClient({ region: 'us-east-1' });
   try {
