@@ -43,6 +43,8 @@ export interface ApiRequest {
   readonly headers?: Readonly<Record<string, string>>;
   /** Appended as a query string; arrays repeat the name. */
   readonly query?: Readonly<Record<string, string | number | boolean | readonly (string | number | boolean)[]>>;
+  /** Aborts the request (fetch then throws): a client's own timeout, as the chaos tier's retrying client sets. */
+  readonly signal?: AbortSignal;
 }
 
 export interface ApiResponse<TBody = unknown> {
@@ -72,7 +74,12 @@ export const api = async <TBody = unknown>(path: string, request: ApiRequest = {
     body = JSON.stringify(request.body);
     if (!headers.has('Content-Type')) headers.set('Content-Type', 'application/json');
   }
-  const response = await fetch(url, { method: request.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const response = await fetch(url, {
+    method: request.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+    ...(request.signal ? { signal: request.signal } : {}),
+  });
   const text = await response.text();
   const isJson = /[/+]json\b/i.test(response.headers.get('Content-Type') ?? '');
   return { status: response.status, headers: response.headers, text, json: (isJson && text ? JSON.parse(text) : undefined) as TBody };

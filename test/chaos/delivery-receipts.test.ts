@@ -1,0 +1,36 @@
+// Chaos tier, delivery receipts: a receipt too large for one transaction completes chunk by chunk through its queue
+// while the consumer crashes, commits then dies, is throttled or delivered twice (one cell each, seed fixed). Stock
+// on hand must equal the sum of the completed lines, exactly. Invariant: test/chaos/support/delivery-receipts.ts.
+import { describe, it } from '@jest/globals';
+import type { FaultRule } from '#infra/local/faults';
+import { chaosStack } from './support/chaos-stack';
+import { checkReceipts, runReceipts } from './support/delivery-receipts';
+import { retryingClient } from './support/retrying-client';
+
+const chaos = chaosStack('delivery-receipts', { visibilityTimeouts: { ReceiptCompletions: 8 } });
+
+const consumer = 'receiptCompletionsConsumer';
+
+const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]][] = [
+  ['DynamoDB throttle', 501, [{ name: 'throttle', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, probability: 0.3, effect: { type: 'error', code: 'ProvisionedThroughputExceededException' } }]],
+  ['transaction conflict', 502, [{ name: 'conflict', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2, 3], effect: { type: 'transaction-conflict' } }]],
+  ['commit-then-crash', 506, [{ name: 'commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2], effect: { type: 'commit-then-crash' } }]],
+  // A chunk's transaction lands but its answer never comes: the SDK's timeout, then its retry (same ClientRequestToken).
+  ['DynamoDB hang (the commit lands)', 505, [{ name: 'stalled-commit', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2], effect: { type: 'hang', forward: true } }]],
+  ['duplicate delivery', 509, [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: consumer, nth: [1], effect: { type: 'duplicate' } }]],
+  ['Lambda crash after last write', 514, [{ name: 'crash-after', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'crash', when: 'after-last-write' } }]],
+  ['invocation timeout', 515, [{ name: 'timeout', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'timeout', ms: 1_000 } }]],
+];
+
+describe('delivery receipts under faults: stock on hand is the sum of the completed lines, exactly', () => {
+  it.each(cells)('%s (seed %d)', async (fault, seed, rules) => {
+    await chaos.cell({
+      flow: 'Delivery receipts',
+      fault,
+      seed,
+      rules,
+      run: () => runReceipts(retryingClient(seed), `dr${seed}`),
+      check: async (run) => ({ findings: await checkReceipts(run), sent: run.completion ? [run.completion] : [] }),
+    });
+  }, 150_000);
+});

@@ -1,0 +1,95 @@
+// Chaos tier, scheduled tasks. Saves with credentials while the scheduler, KMS or DynamoDB fails (a save answered
+// Pending is brought in line by its retry); and one-off tasks' firings while the scheduler fires twice or late, a
+// delivery is duplicated or the runs consumer crashes: each firing runs once. Credentials never reach a log line
+// or an item. Invariants: test/chaos/support/scheduled-tasks.ts.
+//
+// Time: a firing comes at a whole minute and a Pending task's retry is queued 30 s ahead, so the firing cells and the
+// scheduler-down cell run at once, on one set of rules (the firing tasks are saved before the rules are set, and
+// each rule names the path it hits: the save, the scheduler's firing, the runs consumer's delivery or invocation),
+// and the tier waits for one minute boundary, not one per cell.
+import { describe, it } from '@jest/globals';
+import type { FaultRule } from '#infra/local/faults';
+import { scheduleNameOf } from '#shared/scheduled-tasks/schedules';
+import { eventually } from '#test/support/document-events';
+import { chaosStack, type Cell } from './support/chaos-stack';
+import { queueSettled } from './support/queues';
+import { retryingClient } from './support/retrying-client';
+import { checkFiring, checkTaskSaves, nextRunMinute, runFiring, runRecorded, runTaskSaves, type FiringRun, type TasksRun } from './support/scheduled-tasks';
+
+// The task-runs queue keeps more than the 30 s publication lease (a redelivery must find it run out).
+const chaos = chaosStack('scheduled-tasks', { visibilityTimeouts: { TaskRuns: 35, ScheduleSync: 8 } });
+
+const save = 'scheduledTaskSave';
+const runs = 'scheduledTaskRunsConsumer';
+
+/** A save the scheduler refused is answered Pending and synced by its retry, queued 30 s ahead: checked last. */
+const saveCell = (fault: string, seed: number, rules: readonly FaultRule[], deferCheck = false): Cell<TasksRun> => ({
+  flow: 'Scheduled tasks (a save)',
+  fault,
+  seed,
+  rules,
+  deferCheck,
+  run: () => runTaskSaves(retryingClient(seed), `task${seed}`),
+  check: async (run) => ({ findings: await checkTaskSaves(run, chaos.logFile), sent: run.saves }),
+});
+
+describe('scheduled tasks under faults', () => {
+  it('runs each firing once (the scheduler firing twice or late, a duplicate delivery, a runs consumer dead after its commit) and syncs a save the scheduler refused', async () => {
+    const due = nextRunMinute();
+    // Saved before the rules are set: the firing cells' faults are on the firing's path, not the save's.
+    const seeds = [401, 402, 403, 404];
+    const saved = await Promise.all(seeds.map((seed) => runFiring(retryingClient(seed), `task${seed}`, due)));
+    // A firing's rule names its own task's schedule (the scheduler's caller is the schedule's name).
+    const scheduleOf = (index: number) => {
+      const run = saved[index] as FiringRun;
+      return scheduleNameOf(run.tenantId, run.saves[0]?.call.final?.json.Value.ID as number);
+    };
+    const plan: [fault: string, rules: readonly FaultRule[]][] = [
+      ['scheduler fires twice', [{ name: 'twice', service: 'scheduler', operation: 'fire', caller: scheduleOf(0), effect: { type: 'fire-twice' } }]],
+      ['scheduler fires late', [{ name: 'late', service: 'scheduler', operation: 'fire', caller: scheduleOf(1), effect: { type: 'fire-late', ms: 5_000 } }]],
+      ['duplicate delivery', [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: runs, nth: [1], effect: { type: 'duplicate' } }]],
+      // The run is recorded, then the consumer dies before it publishes: the redelivery (after the lease) publishes.
+      ['commit-then-crash', [{ name: 'commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: runs, nth: [1], effect: { type: 'commit-then-crash' } }]],
+    ];
+    const firings = plan.map(
+      ([fault, rules], index): Cell<FiringRun> => ({
+        flow: 'Scheduled tasks (a firing)',
+        fault,
+        seed: seeds[index] as number,
+        rules,
+        // The faults stay on until the firing was recorded (a duplicate or a crash after the commit recorded it too).
+        run: async () => {
+          await eventually(async () => (Date.now() > due.getTime() + 3_000 ? true : undefined), 'the run minute', { timeoutMs: 90_000, intervalMs: 250 });
+          await runRecorded(saved[index] as FiringRun);
+          return saved[index] as FiringRun;
+        },
+        // A runs consumer dead after its commit fails its whole batch (these firings share one): the redelivery, past
+        // the visibility timeout, publishes. Checked last, while the save cells run.
+        deferCheck: true,
+        check: async (sent) => {
+          await queueSettled('taskRuns', 75_000);
+          return { findings: await checkFiring(sent, chaos.logFile), sent: sent.saves };
+        },
+      }),
+    );
+    const schedulerDown = saveCell(
+      'scheduler unavailable',
+      411,
+      [{ name: 'scheduler-down', service: 'scheduler', caller: save, times: 8, effect: { type: 'error', code: 'ServiceUnavailableException', status: 503 } }],
+      true,
+    );
+    await chaos.cells([...firings, schedulerDown] as Cell<unknown>[], 400);
+  }, 240_000);
+
+  // Every row has its four values: jest-each would read a missing last one as a `done` callback.
+  it.each([
+    ['scheduler throttle', 412, [{ name: 'scheduler-throttle', service: 'scheduler', caller: save, probability: 0.5, effect: { type: 'error', code: 'ThrottlingException' } }], true],
+    ['KMS unavailable', 413, [{ name: 'kms-down', service: 'kms', caller: save, nth: [1, 2], effect: { type: 'error', code: 'KMSInternalException', status: 500 } }], false],
+    ['DynamoDB internal error', 414, [{ name: 'ddb-500', service: 'dynamodb', caller: save, probability: 0.2, effect: { type: 'error', code: 'InternalServerError' } }], false],
+    ['commit-then-crash', 415, [{ name: 'commit-crash', service: 'dynamodb', operation: 'PutItem', caller: save, nth: [2], effect: { type: 'commit-then-crash' } }], false],
+  ] as [string, number, FaultRule[], boolean][])('saves a task whose schedule or credential met %s (seed %d)', async (fault, seed, rules, deferCheck) => {
+    await chaos.cell(saveCell(fault, seed, rules, deferCheck));
+  }, 150_000);
+
+  it('holds the invariant of the cells left to a delayed retry or a redelivery', () => chaos.checkDeferred(), 150_000);
+});
