@@ -1,16 +1,20 @@
 // Messaging: the message of a chunked receipt completion (`{"tenantId":1,"receiptId":8,"completionId":"<uuid>"}`)
 // on the receipt completions queue: its contract (the compiled form of completion-message-schema.ts: the consumer's
-// bundle loads no zod) and its publisher (shared/messaging/publisher.ts).
+// bundle loads no zod) and its publisher (shared/messaging/publisher.ts, the guaranteed one).
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { z } from 'zod';
 import { CompletionMessage as completionMessageContract } from '#shared/compiled/schemas/messages/delivery-receipts';
 import { receiptCompletionsQueue } from '#shared/events/queues';
-import { createPublisher } from '#shared/messaging/publisher';
+import { createGuaranteedPublisher, type GuaranteedPublisher } from '#shared/messaging/publisher';
 import type * as schema from '#shared/schemas/messages/delivery-receipts';
 
 export type CompletionMessage = Readonly<z.output<typeof schema.CompletionMessage>>;
 
-export type CompletionPublisher = (message: CompletionMessage) => Promise<void>;
+/**
+ * The save sends the guarantee (`{ guarantee: true }`, delayed) before its start commits and the message at once
+ * after it; the consumer's continuation is sent at once (shared/messaging/README.md, "A message that follows a write").
+ */
+export type CompletionPublisher = GuaranteedPublisher<CompletionMessage>;
 
 /** The message with exactly its three members, or a thrown Error for anything else. */
 export const completionMessageOf = (value: unknown): CompletionMessage => completionMessageContract.parse(value);
@@ -23,7 +27,7 @@ export const parseCompletionMessage = (body: string): CompletionMessage => compl
  * variable), read on the first send: a save whose completion fits one transaction never needs the queue.
  */
 export const createCompletionPublisher = (queueUrl?: string, client?: SQSClient): CompletionPublisher =>
-  createPublisher({
+  createGuaranteedPublisher({
     queue: receiptCompletionsQueue,
     what: 'completion',
     ...(queueUrl ? { queueUrl } : {}),

@@ -257,53 +257,13 @@ const startChunked = async (table: TableContext, request: CompleteReceiptRequest
 };
 
 /**
- * The queue could not take the message: back to InProgress at the version the save left, unless a consumer already
- * got the message (a send that failed late may still have been delivered) and ran a chunk. True when undone.
- */
-const undoChunked = async (table: TableContext, request: CompleteReceiptRequest, completionId: string): Promise<boolean> => {
-  const { tenantId, receiptId, expectedVersion } = request;
-  const view = statusView('InProgress');
-  const { actions, add } = transactionActions<'header' | 'completion'>();
-  add('header', {
-    Update: {
-      TableName: table.tableName,
-      Key: headerKey(tenantId, receiptId),
-      UpdateExpression: 'SET #status = :status, FriendlyStatus = :friendly, IsReadOnly = :readOnly, Version = :version REMOVE CompletionID',
-      ConditionExpression: '#status = :completing AND CompletionID = :completion',
-      ExpressionAttributeNames: { '#status': 'Status' },
-      ExpressionAttributeValues: {
-        ':status': view.Status,
-        ':friendly': view.FriendlyStatus,
-        ':readOnly': view.IsReadOnly,
-        ':version': expectedVersion,
-        ':completing': 'Completing',
-        ':completion': completionId,
-      },
-    },
-  });
-  add('completion', {
-    Delete: {
-      TableName: table.tableName,
-      Key: completionKey(tenantId, receiptId),
-      ConditionExpression: 'CompletionID = :completion AND CompletionCursor = :zero',
-      ExpressionAttributeValues: { ':completion': completionId, ':zero': 0 },
-    },
-  });
-  try {
-    await transact(table, actions);
-    return true;
-  } catch (error) {
-    if (error instanceof ConcurrentModification) return false;
-    throw error;
-  }
-};
-
-/**
  * Completes an InProgress receipt whose save just committed at `expectedVersion` (contract C5). Effects that fit one
  * transaction complete at once (Complete, Version + 1). Otherwise the receipt enters Completing (read-only, Version
- * + 1) with its completion item, and one message goes to the receipt completions queue (Completing). A moved
- * Version throws VersionConflict; a missing WarehouseID or a receiving line without InventoryID, ValidationFailed;
- * a queue that cannot take the message, ServiceUnavailable (the receipt is back to InProgress, nothing moved).
+ * + 1) with its completion item, and its message goes to the receipt completions queue (Completing): the guarantee,
+ * delayed, before the start commits, so a save that dies after the commit never leaves the receipt Completing for
+ * ever, and the message at once after it. A moved Version throws VersionConflict; a missing WarehouseID or a
+ * receiving line without InventoryID, ValidationFailed; a queue that cannot take the guarantee, ServiceUnavailable
+ * (nothing written).
  */
 export const completeReceipt = async (
   table: TableContext,
@@ -322,16 +282,17 @@ export const completeReceipt = async (
     countCompleted('Single', plan);
     return { status: 'Complete' };
   }
-  await startChunked(table, request, plan, warehouseId, actor);
   const message = { tenantId, receiptId, completionId };
-  try {
-    await dependencies.publish(message);
-  } catch (error) {
-    logger.error('receipt completion not queued: undoing Completing', { tenantId, receiptId, ...describeError(error) });
-    if (await undoChunked(table, request, completionId)) {
-      throw new ServiceUnavailable('The completion could not be queued and nothing was completed; retry shortly.', 5, error);
-    }
-  }
+  // The guarantee first: a start that never commits leaves it naming no current completion (the consumer's 'stale').
+  await dependencies.publish(message, { guarantee: true }).catch((error: unknown) => {
+    logger.error('receipt completion not queued: nothing was written', { tenantId, receiptId, ...describeError(error) });
+    throw new ServiceUnavailable('The completion could not be queued and nothing was completed; retry shortly.', 5, error);
+  });
+  await startChunked(table, request, plan, warehouseId, actor);
+  // The fast path: if this send fails (or the function dies first), the guarantee runs the completion a minute later.
+  await dependencies.publish(message).catch((error: unknown) => {
+    logger.warn('receipt completion not sent at once: its guarantee message runs it', { tenantId, receiptId, ...describeError(error) });
+  });
   return { status: 'Completing' };
 };
 

@@ -55,3 +55,29 @@ export const createPublisher = <T>(options: PublisherOptions<T>): Publisher<T> =
     }
   };
 };
+
+/**
+ * Seconds a guarantee message waits before its first delivery (`createGuaranteedPublisher`): well past an API
+ * function's 10 s timeout, so the write it guards has committed or never will by the time it is read.
+ */
+export const guaranteeDelaySeconds = 60;
+
+/**
+ * Sends a message that follows a write: `{ guarantee: true }` before the write's commit, with `guaranteeDelaySeconds`
+ * of delay; without it at once, after the commit. The write's consumer must be idempotent and must find nothing to
+ * do for a message whose write never committed.
+ */
+export type GuaranteedPublisher<T> = (message: T, options?: { readonly guarantee?: boolean }) => Promise<void>;
+
+/**
+ * The rule of a message that must follow a committed write (issue 22): a write that commits, then dies before its
+ * send, must not lose its message. So the message goes twice: the guarantee, delayed, BEFORE the transaction (a queue
+ * that cannot take it refuses the write with nothing written), and the same message at once after the commit (the
+ * fast path; if that send fails or the function dies first, the guarantee delivers it a minute later). README.md,
+ * "A message that follows a write".
+ */
+export const createGuaranteedPublisher = <T>(options: Omit<PublisherOptions<T>, 'delaySeconds'>): GuaranteedPublisher<T> => {
+  const now = createPublisher(options);
+  const later = createPublisher({ ...options, delaySeconds: guaranteeDelaySeconds });
+  return (message, { guarantee = false } = {}) => (guarantee ? later(message) : now(message));
+};

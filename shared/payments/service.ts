@@ -13,7 +13,7 @@ import { countMetric } from '#shared/observability/metrics';
 import { refundsPage } from '#shared/schemas/limits';
 import type { PaymentGetQuery, PaymentT, SaveRequestPaymentT } from '#shared/schemas/payment';
 import type { QueuedRefund } from '#shared/schemas/messages/payments';
-import { queuedRefundGuaranteeDelaySeconds, type RefundPublisher } from './queue';
+import type { RefundPublisher } from './queue';
 import { assertPaymentFits } from './repository';
 import type { PaymentStore } from './store';
 import {
@@ -203,7 +203,7 @@ export const createPaymentService = ({
         // A queued refund's guarantee goes first: if the function dies after the commit, it still settles the refund.
         // A queue that cannot take it: 503, nothing written, the ID given back.
         if (mode === 'queued') {
-          await publish({ tenantId, refundId: id }, queuedRefundGuaranteeDelaySeconds).catch(async (error: unknown) => {
+          await publish({ tenantId, refundId: id }, { guarantee: true }).catch(async (error: unknown) => {
             logger.error('queued refund not sent: nothing was written', { refundId: id, ...describeError(error) });
             await giveBackId(tenantId, id);
             throw new ServiceUnavailable('The refund could not be queued and was not made; retry shortly.', queueRetryAfterSeconds, error);

@@ -114,6 +114,7 @@ it('re-enqueues the rest when the invocation has too little time left for anothe
   const tenantId = freshTenantId();
   const lines = manyLines(100, 100);
   const { sent } = await seedAndComplete(table, tenantId, lines);
+  const started = sent.length;
   const publish = async (message: CompletionMessage) => void sent.push(message);
   const consumer = createCompletionConsumer(
     () => table,
@@ -123,8 +124,8 @@ it('re-enqueues the rest when the invocation has too little time left for anothe
   await expect(consumer({ Records: [record(JSON.stringify(sent[0]))] }, lambdaContext('receiptCompletionsConsumer', 5_000))).resolves.toEqual({
     batchItemFailures: [],
   });
-  expect(sent).toEqual([sent[0], sent[0]]);
+  expect(sent.slice(started)).toEqual([sent[0]]);
   expect(await cursorOf(tenantId)).toBe(0);
-  await consumer({ Records: [record(JSON.stringify(sent[1]))] }, lambdaContext('receiptCompletionsConsumer', 30_000));
+  await consumer({ Records: [record(JSON.stringify(sent[started]))] }, lambdaContext('receiptCompletionsConsumer', 30_000));
   expect(await stockOf(table, tenantId, inventoryIdsOf(lines))).toEqual(expectedStock(lines));
 }, 60_000);

@@ -3,7 +3,7 @@
 // never count), once: duplicate and late messages, concurrent passes and a pass cut short change nothing more. A
 // refused completion (stale Version, no WarehouseID, a queue that cannot take the message) changes nothing.
 import { describe, expect, it } from '@jest/globals';
-import { completeReceipt, continueCompletion, type CompletionMessage } from '#shared/delivery-receipts/completion';
+import { completeReceipt, continueCompletion, type CompletionDependencies, type CompletionMessage } from '#shared/delivery-receipts/completion';
 import { logger } from '#shared/observability/logger';
 import { failureOf, freshTenantId, openLocalTable } from '#test/integration/data/support';
 import { completionActor, completionNow, expectedStock, inventoryIdsOf, manyLines, receiptItems, seedAndComplete, seededVersion, seedReceipt, stockOf, type SeedLine } from './completion-support';
@@ -19,7 +19,7 @@ const capture = () => {
   return { sent, dependencies: { publish: async (message: CompletionMessage) => void sent.push(message) } };
 };
 
-const complete = (tenantId: number, receiptId: number, dependencies = capture().dependencies, expectedVersion = seededVersion) =>
+const complete = (tenantId: number, receiptId: number, dependencies: CompletionDependencies = capture().dependencies, expectedVersion = seededVersion) =>
   completeReceipt(table, { tenantId, receiptId, expectedVersion, actor, now }, dependencies);
 
 const itemsOf = inventoryIdsOf;
@@ -119,7 +119,8 @@ describe('chunks through the queue', () => {
   /** Seeds a receipt of `lines` and starts its chunked completion; returns its message. */
   const start = async (tenantId: number, lines: readonly SeedLine[]) => {
     const { status, sent, message } = await seedAndComplete(table, tenantId, lines);
-    expect({ status, sent: sent.length }).toEqual({ status: 'Completing', sent: 1 });
+    // The guarantee (delayed, before the start commits) and the message at once (after it): the same message.
+    expect({ status, sent }).toEqual({ status: 'Completing', sent: [message, message] });
     return message;
   };
 
@@ -188,7 +189,30 @@ describe('chunks through the queue', () => {
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
   }, 120_000);
 
-  it('undoes Completing when the queue cannot take the message: 503, receipt InProgress at its version, no stock', async () => {
+  it('a save that dies between its start and its send: the guarantee, sent before the commit, completes the receipt once', async () => {
+    const tenantId = freshTenantId();
+    const lines = manyLines(100, 100);
+    await seedReceipt(table, { tenantId, receiptId: 1, lines });
+    const guarantees: CompletionMessage[] = [];
+    const dying = {
+      publish: async (message: CompletionMessage, options?: { readonly guarantee?: boolean }) => {
+        if (options?.guarantee) return void guarantees.push(message);
+        // The process died after the commit: the message at once never leaves.
+        return new Promise<void>(() => undefined);
+      },
+    };
+    const lost = complete(tenantId, 1, dying);
+    const started = await Promise.race([lost.then(() => 'answered'), new Promise<string>((resolve) => setTimeout(() => resolve('pending'), 500))]);
+    expect(started).toBe('pending');
+    expect((await receiptItems(table, tenantId, 1)).header).toMatchObject({ Status: 'Completing' });
+    expect(guarantees).toHaveLength(1);
+    await expect(continueCompletion(table, guarantees[0] as CompletionMessage)).resolves.toMatchObject({ outcome: 'completed' });
+    await expect(continueCompletion(table, guarantees[0] as CompletionMessage)).resolves.toEqual({ outcome: 'completed', chunksRun: 0 });
+    expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
+    expect((await receiptItems(table, tenantId, 1)).header).toMatchObject({ Status: 'Complete' });
+  }, 60_000);
+
+  it('refuses with 503 and writes nothing when the queue cannot take the guarantee: receipt InProgress at its version, no stock', async () => {
     const tenantId = freshTenantId();
     const lines = manyLines(100, 100);
     await seedReceipt(table, { tenantId, receiptId: 1, lines });
@@ -199,8 +223,8 @@ describe('chunks through the queue', () => {
       },
     };
     expect(await failureOf(complete(tenantId, 1, failing))).toMatchObject({ name: 'ServiceUnavailable', status: 503 });
-    const after = await receiptItems(table, tenantId, 1);
-    expect(after).toEqual({ ...before, header: { ...before.header, FriendlyStatus: 'In progress', IsReadOnly: false } });
+    // The guarantee goes before the start commits: nothing at all was written.
+    expect(await receiptItems(table, tenantId, 1)).toEqual(before);
     // The receipt can be completed again, from the same version.
     const message = (await (async () => {
       const { sent, dependencies } = capture();

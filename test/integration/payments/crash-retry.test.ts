@@ -10,7 +10,6 @@ import { sequenceKey } from '#shared/data/sequence';
 import { savedAnswer } from '#shared/http/answers/payments';
 import { paymentAnswerStorage } from '#shared/payments/answer-storage';
 import { paymentSequence } from '#shared/payments/keys';
-import { queuedRefundGuaranteeDelaySeconds } from '#shared/payments/queue';
 import { createPaymentRepository } from '#shared/payments/repository';
 import { createPaymentService } from '#shared/payments/service';
 import type { PaymentStore } from '#shared/payments/store';
@@ -35,7 +34,7 @@ type Fault = 'dies-after-commit' | 'throws-after-commit' | 'stalls-before-write'
  * call never settles), commits then fails (the answer lost), or is held before it is sent until `release`.
  */
 const serviceWith = (fault: Fault = undefined) => {
-  const sent: { message: QueuedRefund; delaySeconds: number | undefined }[] = [];
+  const sent: { message: QueuedRefund; guarantee: boolean }[] = [];
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => {
     release = resolve;
@@ -59,8 +58,8 @@ const serviceWith = (fault: Fault = undefined) => {
   };
   const service = createPaymentService({
     repository: store,
-    publish: async (message, delaySeconds) => {
-      sent.push({ message, delaySeconds });
+    publish: async (message, options) => {
+      sent.push({ message, guarantee: options?.guarantee === true });
     },
     retry: { sleep: async () => undefined },
   });
@@ -197,7 +196,7 @@ describe('(4) a queued refund whose function dies between the commit and the sen
     const lost = refund(dying.service, principal, 1, body, 'queued-1');
     expect(await stillPending(lost)).toBe(true);
     // Only the guarantee left the process, with its delay, before the commit.
-    expect(dying.sent).toEqual([{ message: { tenantId: principal.tenantId, refundId: 2 }, delaySeconds: queuedRefundGuaranteeDelaySeconds }]);
+    expect(dying.sent).toEqual([{ message: { tenantId: principal.tenantId, refundId: 2 }, guarantee: true }]);
     const retrying = serviceWith();
     const retry = await refund(retrying.service, principal, 1, body, 'queued-1');
     expect(retry.status).toBe(202);
@@ -217,8 +216,8 @@ describe('(4) a queued refund whose function dies between the commit and the sen
     expect(answer.status).toBe(202);
     const message = { tenantId: principal.tenantId, refundId: 2 };
     expect(queued.sent).toEqual([
-      { message, delaySeconds: queuedRefundGuaranteeDelaySeconds },
-      { message, delaySeconds: undefined },
+      { message, guarantee: true },
+      { message, guarantee: false },
     ]);
   });
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ApiError, PayloadTooLarge, ServiceUnavailable } from '#shared/errors';
-import { createPublisher } from '#shared/messaging/publisher';
+import { createGuaranteedPublisher, createPublisher, guaranteeDelaySeconds } from '#shared/messaging/publisher';
 
 const queue = { maximumMessageBytes: 64, urlVariable: 'TEST_QUEUE_URL' } as const;
 const queueUrl = 'http://127.0.0.1:9324/000000000000/test';
@@ -72,5 +72,19 @@ describe('createPublisher', () => {
       delete process.env.TEST_QUEUE_URL;
     }
     expect(sent[0]?.QueueUrl).toBe(queueUrl);
+  });
+});
+
+describe('createGuaranteedPublisher', () => {
+  it('sends the guarantee with its delay (before the commit) and the message at once (after it), the same body', async () => {
+    const { client, sent } = fakeClient();
+    const publish = createGuaranteedPublisher({ queue, what: 'refund', queueUrl, client });
+    await publish({ tenantId: 1, refundId: 8 }, { guarantee: true });
+    await publish({ tenantId: 1, refundId: 8 });
+    expect(guaranteeDelaySeconds).toBeGreaterThan(10);
+    expect(sent).toEqual([
+      { QueueUrl: queueUrl, MessageBody: '{"tenantId":1,"refundId":8}', DelaySeconds: guaranteeDelaySeconds },
+      { QueueUrl: queueUrl, MessageBody: '{"tenantId":1,"refundId":8}' },
+    ]);
   });
 });
