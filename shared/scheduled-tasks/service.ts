@@ -6,7 +6,7 @@ import type { Principal } from '#shared/auth/principal';
 import { extractSecrets, sealAdaptorDetails, type StoredAdaptorDetails } from '#shared/crypto/secret-fields';
 import type { SecretCipher } from '#shared/crypto/envelope';
 import { withOptimisticRetry } from '#shared/data/retry';
-import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
+import { KeyAlreadyClaimed, type StoredClaim, type WriteClaim } from '#shared/data/idempotency';
 import { maxSequenceValue, wroteNothing } from '#shared/data/sequence';
 import { nextVersion } from '#shared/data/versioned';
 import { ApiError, ItemTooLarge, NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '#shared/errors';
@@ -324,6 +324,23 @@ export const createScheduledTaskService = ({
    * in the task's own write (shared/data/idempotency.ts): its answer says `Pending` (a replay after a lost answer
    * finds the task out of line until the reconciler syncs it), restated with the schedule's state once that is known.
    */
+  /**
+   * A replay whose first run left its task `Pending` (its answer was never restated: the scheduler failed, or the
+   * process died between the task's commit and its schedule) asks the schedule-sync queue again, so the client's
+   * retry brings the task in line, not only the reconciler minutes later. A sync converges on the task's current
+   * version, so asking again changes nothing when the first ask is still queued. Best effort: the replay is answered
+   * whatever happens here, and the reconciler stays the backstop.
+   */
+  const resyncReplayedPending = async (tenantId: number, found: StoredClaim): Promise<void> => {
+    try {
+      const task = (JSON.parse(found.answer) as { body?: { Value?: Partial<ScheduledTask> } }).body?.Value;
+      if (task?.ScheduleState !== 'Pending' || typeof task.ID !== 'number' || typeof task.Version !== 'number') return;
+      await requestSync({ tenantId, taskId: task.ID, version: task.Version });
+    } catch (error) {
+      logger.warn('a replayed Pending task could not ask for its schedule sync; the reconciler will', describeError(error));
+    }
+  };
+
   const save = async (principal: Principal, input: ScheduledTask | ScheduledTaskXml, claim?: WriteClaim<SaveOutcome>): Promise<SaveOutcome> => {
     const tenantId = principal.tenantId;
     const isUpdate = Boolean(input.ID);
@@ -356,7 +373,10 @@ export const createScheduledTaskService = ({
       throw error;
     };
     const { record, recurrence, adaptor } = await withOptimisticRetry(async () => {
-      if (prior) throw new KeyAlreadyClaimed(prior);
+      if (prior) {
+        await resyncReplayedPending(tenantId, prior);
+        throw new KeyAlreadyClaimed(prior);
+      }
       const previous = isUpdate ? await require(tenantId, id) : undefined;
       if (previous && expected !== undefined && expected !== previous.task.Version) throw new StaleVersion();
       const now = clock();

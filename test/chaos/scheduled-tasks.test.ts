@@ -86,7 +86,7 @@ describe('scheduled tasks under faults', () => {
     ['scheduler throttle', 412, [{ name: 'scheduler-throttle', service: 'scheduler', caller: save, probability: 0.5, effect: { type: 'error', code: 'ThrottlingException' } }], true],
     ['KMS unavailable', 413, [{ name: 'kms-down', service: 'kms', caller: save, nth: [1, 2], effect: { type: 'error', code: 'KMSInternalException', status: 500 } }], false],
     ['DynamoDB internal error', 414, [{ name: 'ddb-500', service: 'dynamodb', caller: save, probability: 0.2, effect: { type: 'error', code: 'InternalServerError' } }], false],
-    ['commit-then-crash', 415, [{ name: 'commit-crash', service: 'dynamodb', operation: 'PutItem', caller: save, nth: [2], effect: { type: 'commit-then-crash' } }], false],
+    ['commit-then-crash', 415, [{ name: 'commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: save, nth: [2], effect: { type: 'commit-then-crash' } }], true],
   ] as [string, number, FaultRule[], boolean][])('saves a task whose schedule or credential met %s (seed %d)', async (fault, seed, rules, deferCheck) => {
     await chaos.cell(saveCell(fault, seed, rules, deferCheck));
   }, 150_000);

@@ -3,6 +3,7 @@
 // Complete, every line with stock is marked received, and the stock on hand of every item equals, exactly (integer
 // units at a fixed scale, never a sum of doubles), the sum of its completed lines' QuantityReceived; nothing is in the
 // DLQ.
+import { randomUUID } from 'node:crypto';
 import { numberToUnits } from '#shared/decimal/fixed-point';
 import { eventually } from '#test/support/document-events';
 import { api, tokenFor } from '#test/support/http';
@@ -35,7 +36,7 @@ export const runReceipts = async (client: RetryingClient, cell: string, items = 
   if (created.status !== 201) throw new Error(`the receipt was not created (${created.status}): ${created.text}`);
   const { ID: receiptId, Version } = created.json.Value;
   const [completion] = await burst<{ Value?: { Status?: string } }>(client, [
-    { label: `${cell} receipt ${receiptId}`, path: '/v2/DeliveryReceipt/', request: { token, body: { Value: { ID: receiptId, Version, Status: 'Complete' } } } },
+    { label: `${cell} receipt ${receiptId}`, path: '/v2/DeliveryReceipt/', request: { token, idempotencyKey: randomUUID(), body: { Value: { ID: receiptId, Version, Status: 'Complete' } } } },
   ]);
   const status = await eventually(
     async () => {

@@ -44,10 +44,10 @@ export const countBy = <T>(items: readonly T[], labelOf: (item: T) => unknown): 
 
 /**
  * The rule every flow shares: a request answered 2xx has its effect exactly once; a request that never got a 2xx
- * has none (its retries included), unless `unansweredMayApply` (an operation without an Idempotency-Key, whose retry
- * after a lost answer can only be refused by its own first write). `effects` counts the table's effects by label.
+ * has none (its retries included: every write of the tier carries an Idempotency-Key). `effects` counts the table's
+ * effects by label.
  */
-export const exactlyOnce = (sent: readonly Sent[], effects: ReadonlyMap<string, number>, what: string, { unansweredMayApply = false } = {}) => {
+export const exactlyOnce = (sent: readonly Sent[], effects: ReadonlyMap<string, number>, what: string) => {
   const doubled: string[] = [];
   const lost: string[] = [];
   const violated: string[] = [];
@@ -55,7 +55,7 @@ export const exactlyOnce = (sent: readonly Sent[], effects: ReadonlyMap<string, 
     const count = effects.get(request.label) ?? 0;
     if (count > 1) doubled.push(`${what} ${request.label} applied ${count} times (answers: ${statusesOf(request)})`);
     else if (isSuccess(request) && count === 0) lost.push(`${what} ${request.label} answered ${request.call.final?.status} but not in the table (answers: ${statusesOf(request)})`);
-    else if (!isSuccess(request) && count === 1 && !unansweredMayApply) {
+    else if (!isSuccess(request) && count === 1) {
       violated.push(`${what} ${request.label} applied though no answer was 2xx (answers: ${statusesOf(request)}${request.call.gaveUp ? ', the client gave up' : ''})`);
     }
   }

@@ -43,6 +43,8 @@ export const runTaskSaves = async (client: RetryingClient, cell: string, count =
       path: '/ScheduledTasks/',
       request: {
         token,
+        // As the README tells clients: a create is retry-safe with its own Idempotency-Key.
+        idempotencyKey: randomUUID(),
         body: { Name: `${cell} task ${index + 1}`, TaskTypeID: 7, IsRecurringSchedule: true, Interval: 15, IntervalType: 1, TimeOfDay: '2026-03-02T09:00:00Z', ...credential(secret) },
       },
     })),
@@ -66,7 +68,7 @@ export const runFiring = async (client: RetryingClient, cell: string, due: Date)
     {
       label: `${cell} one-off`,
       path: '/ScheduledTasks/',
-      request: { token, body: { Name: `${cell} one-off`, TaskTypeID: 4, IsRecurringSchedule: false, TimeOfDay: due.toISOString().replace('.000Z', 'Z'), ...credential(secret) } },
+      request: { token, idempotencyKey: randomUUID(), body: { Name: `${cell} one-off`, TaskTypeID: 4, IsRecurringSchedule: false, TimeOfDay: due.toISOString().replace('.000Z', 'Z'), ...credential(secret) } },
     },
   ]);
   return { tenantId, token, secrets: [secret], saves, due };
@@ -120,16 +122,17 @@ export const checkTaskSaves = async (run: TasksRun, logFile: string, syncWithinM
     const tasks = (await table.tenantItems(run.tenantId)).filter((item) => item.entity === 'ScheduledTask');
     for (const save of run.saves.filter(isSuccess)) {
       const id = save.call.final?.json.Value.ID as number;
+      // In line = the task says Enabled AND its schedule exists (a task records its desired state with its write, so
+      // Enabled alone does not prove the scheduler has it).
       const synced = await eventually(
         async () => {
           const read = await getTask(run.token, id);
-          return read.json?.Value?.ScheduleState === 'Enabled' ? true : undefined;
+          return read.json?.Value?.ScheduleState === 'Enabled' && (await scheduleExists(run.tenantId, id)) ? true : undefined;
         },
         `task ${id} in line`,
         { timeoutMs: syncWithinMs, intervalMs: 500 },
       ).catch(() => false);
-      if (!synced) violated.push(`${save.label} (ID ${id}, answered ${save.call.final?.json.Value.ScheduleState}) was never brought in line`);
-      else if (!(await scheduleExists(run.tenantId, id))) violated.push(`${save.label} (ID ${id}) says Enabled but has no schedule`);
+      if (!synced) violated.push(`${save.label} (ID ${id}, answered ${save.call.final?.json.Value.ScheduleState}) was never brought in line (Enabled, its schedule present)`);
     }
     return mergeFindings({ doubled: [], lost: [], violated }, exactlyOnce(run.saves, countBy(tasks, (item) => item.Name), 'task'));
   } finally {
