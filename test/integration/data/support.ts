@@ -42,3 +42,33 @@ export const failureOf = async (pending: Promise<unknown>) => {
   }
   throw new Error('expected the call to fail, but it succeeded');
 };
+
+/** How a write meets its fault: committed, then the process died (the call never settles) or the answer was lost. */
+export type CommitFault = 'dies-after-commit' | 'throws-after-commit';
+
+/** A function process that never answers: what a client sees of a process killed after its write was sent. */
+const never = new Promise<never>(() => undefined);
+
+/**
+ * Wraps a store's `write` so that its next call (with `fault`) commits, then dies (never settles) or fails as a lost
+ * answer (ECONNRESET); later calls pass through. `committed` settles once that write committed, so a test waits for
+ * the commit, not for a time.
+ */
+export const faultAfterCommit = <A extends unknown[], R>(write: (...args: A) => Promise<R>, fault?: CommitFault) => {
+  let armed = fault !== undefined;
+  let signal: () => void = () => undefined;
+  const committed = new Promise<void>((resolve) => {
+    signal = resolve;
+  });
+  return {
+    committed,
+    write: async (...args: A): Promise<R> => {
+      const result = await write(...args);
+      if (!armed) return result;
+      armed = false;
+      signal();
+      if (fault === 'dies-after-commit') return never;
+      throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    },
+  };
+};

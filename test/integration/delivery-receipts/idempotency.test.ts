@@ -16,35 +16,18 @@ import { createReceiptService } from '#shared/delivery-receipts/service';
 import type { ReceiptStore } from '#shared/delivery-receipts/store';
 import { savedAnswer } from '#shared/http/answers/delivery-receipts';
 import type { ActionRequestDeliveryReceiptT } from '#shared/schemas/delivery-receipt';
-import { freshTenantId, openLocalTable, storedItem, tenantItems } from '#test/integration/data/support';
+import { faultAfterCommit, freshTenantId, openLocalTable, storedItem, type CommitFault, tenantItems } from '#test/integration/data/support';
 import { receiptItems, stockOf } from './completion-support';
 
 const table = openLocalTable();
 const repository = createReceiptRepository(table);
 const keys = createIdempotency(table, 'deliveryReceiptSaveV2');
 
-/** A function process that never answers: what a client sees of a process killed after its write was sent. */
-const never = new Promise<never>(() => undefined);
-
 /** The service (and `committed`, settled once its faulty write committed) over a store whose next write commits, then dies (never settles) or fails (the answer lost). */
-const serviceWith = (fault?: 'dies-after-commit' | 'throws-after-commit') => {
-  let armed = fault !== undefined;
-  let signal: () => void = () => undefined;
-  const committed = new Promise<void>((resolve) => {
-    signal = resolve;
-  });
-  const store: ReceiptStore = {
-    ...repository,
-    write: async (write) => {
-      await repository.write(write);
-      if (!armed) return;
-      armed = false;
-      signal();
-      if (fault === 'dies-after-commit') return never;
-      throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    },
-  };
-  return Object.assign(createReceiptService({ repository: store, complete: (request) => completeReceipt(table, request), policy: linePolicy(0) }), { committed });
+const serviceWith = (fault?: CommitFault) => {
+  const faulty = faultAfterCommit(repository.write, fault);
+  const store: ReceiptStore = { ...repository, write: faulty.write };
+  return Object.assign(createReceiptService({ repository: store, complete: (request) => completeReceipt(table, request), policy: linePolicy(0) }), { committed: faulty.committed });
 };
 
 type Service = ReturnType<typeof serviceWith>;

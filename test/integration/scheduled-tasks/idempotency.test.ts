@@ -16,7 +16,7 @@ import { taskKey, taskSequence } from '#shared/scheduled-tasks/keys';
 import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
 import { createScheduledTaskService, keyedRequestOf } from '#shared/scheduled-tasks/service';
 import type { ScheduledTaskStore } from '#shared/scheduled-tasks/store';
-import { freshTenantId, openLocalTable, storedItem, tenantItems } from '#test/integration/data/support';
+import { faultAfterCommit, freshTenantId, openLocalTable, storedItem, tenantItems, type CommitFault } from '#test/integration/data/support';
 
 logger.setLogLevel('SILENT');
 
@@ -25,29 +25,10 @@ const repository = createScheduledTaskRepository(table);
 const keys = createIdempotency(table, 'scheduledTaskSave');
 const cipher = localSecretCipher(randomBytes(32));
 
-/** A function process that never answers: what a client sees of a process killed after its write was sent. */
-const never = new Promise<never>(() => undefined);
-
-type Fault = 'dies-after-commit' | 'throws-after-commit' | undefined;
-
 /** The service (and `committed`, settled once its faulty write committed) over a store whose next task write commits, then dies (never settles) or fails (the answer lost). */
-const serviceWith = (fault: Fault = undefined, schedulerFails = false) => {
-  let armed = fault !== undefined;
-  let signal: () => void = () => undefined;
-  const committed = new Promise<void>((resolve) => {
-    signal = resolve;
-  });
-  const store: ScheduledTaskStore = {
-    ...repository,
-    write: async (...args) => {
-      await repository.write(...args);
-      if (!armed) return;
-      armed = false;
-      signal();
-      if (fault === 'dies-after-commit') return never;
-      throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    },
-  };
+const serviceWith = (fault?: CommitFault, schedulerFails = false) => {
+  const faulty = faultAfterCommit(repository.write, fault);
+  const store: ScheduledTaskStore = { ...repository, write: faulty.write };
   const service = createScheduledTaskService({
     repository: store,
     cipher,
@@ -58,7 +39,7 @@ const serviceWith = (fault: Fault = undefined, schedulerFails = false) => {
     requestSync: async () => undefined,
     clock: () => new Date('2026-03-02T08:00:00Z'),
   });
-  return Object.assign(service, { committed });
+  return Object.assign(service, { committed: faulty.committed });
 };
 
 type Service = ReturnType<typeof serviceWith>;

@@ -11,34 +11,17 @@ import type { TenantLocationInfo } from '#shared/schemas/tenant-location';
 import { locationKey, locationSequence } from '#shared/tenant-locations/keys';
 import { createTenantLocationRepository, type TenantLocationRepository } from '#shared/tenant-locations/repository';
 import { createTenantLocationService } from '#shared/tenant-locations/service';
-import { freshTenantId, openLocalTable, storedItem } from '#test/integration/data/support';
+import { faultAfterCommit, freshTenantId, openLocalTable, storedItem, type CommitFault } from '#test/integration/data/support';
 
 const table = openLocalTable();
 const repository = createTenantLocationRepository(table);
 const keys = createIdempotency(table, 'tenantLocationSave');
 
-/** A function process that never answers: what a client sees of a process killed after its write was sent. */
-const never = new Promise<never>(() => undefined);
-
 /** The service (and `committed`, settled once its faulty write committed) over a store whose next write commits, then dies (never settles) or fails (the answer lost). */
-const serviceWith = (fault?: 'dies-after-commit' | 'throws-after-commit') => {
-  let armed = fault !== undefined;
-  let signal: () => void = () => undefined;
-  const committed = new Promise<void>((resolve) => {
-    signal = resolve;
-  });
-  const store: TenantLocationRepository = {
-    ...repository,
-    write: async (write) => {
-      await repository.write(write);
-      if (!armed) return;
-      armed = false;
-      signal();
-      if (fault === 'dies-after-commit') return never;
-      throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    },
-  };
-  return Object.assign(createTenantLocationService({ repository: store, clock: () => new Date('2026-03-01T10:00:00.000Z') }), { committed });
+const serviceWith = (fault?: CommitFault) => {
+  const faulty = faultAfterCommit(repository.write, fault);
+  const store: TenantLocationRepository = { ...repository, write: faulty.write };
+  return Object.assign(createTenantLocationService({ repository: store, clock: () => new Date('2026-03-01T10:00:00.000Z') }), { committed: faulty.committed });
 };
 
 type Service = ReturnType<typeof serviceWith>;
