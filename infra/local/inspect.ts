@@ -5,6 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { parseArgs } from 'node:util';
+import { parseCommandLine } from './command-line';
 import { tenantPartition } from '#shared/data/partition';
 import { queueDefinitions } from '#shared/events/queues';
 import { localCredentials, localRegion } from './local-aws';
@@ -20,25 +21,12 @@ const usage = `usage: npm run --silent local -- <command> [options]
 
 The stack is the one \`npm start\` runs (any port): it leaves its endpoints in .local/stacks/<pid>.json.`;
 
-const fail = (message: string, code = 2): never => {
-  process.stderr.write(`${message}\n${code === 2 ? `${usage}\n` : ''}`);
-  process.exit(code);
-};
-
-const { values, positionals } = (() => {
-  try {
-    return parseArgs({
-      options: { tenant: { type: 'string' }, pid: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-    });
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-})();
-if (values.help) {
-  process.stdout.write(`${usage}\n`);
-  process.exit(0);
-}
+const { values, positionals, fail } = parseCommandLine(usage, () =>
+  parseArgs({
+    options: { tenant: { type: 'string' }, pid: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+  }),
+);
 const [command, ...extra] = positionals;
 if (command !== 'items' && command !== 'queues') fail(command ? `unknown command ${command}` : 'a command is required');
 if (extra.length > 0) fail(`unexpected ${extra.join(' ')}`);

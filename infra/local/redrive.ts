@@ -11,6 +11,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { parseArgs } from 'node:util';
+import { parseCommandLine } from './command-line';
 import { documentEventsQueue, queueDefinitions, type QueueDefinition } from '#shared/events/queues';
 import { localCredentials, localRegion } from './local-aws';
 import { findRunningStack, LocalToolError } from './stack-state';
@@ -26,31 +27,18 @@ const usage = `usage: npm run redrive -- [--queue NAME] [--sqs-endpoint URL] [--
                   (.local/stacks/<pid>.json); the most recently started one, or the one with --pid N
   --max           Move at most N messages (default: all)`;
 
-const fail = (message: string): never => {
-  process.stderr.write(`${message}\n${usage}\n`);
-  process.exit(2);
-};
-
-const { values } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        queue: { type: 'string' },
-        'sqs-endpoint': { type: 'string' },
-        port: { type: 'string' },
-        pid: { type: 'string' },
-        max: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-})();
-if (values.help) {
-  process.stdout.write(`${usage}\n`);
-  process.exit(0);
-}
+const { values, fail } = parseCommandLine(usage, () =>
+  parseArgs({
+    options: {
+      queue: { type: 'string' },
+      'sqs-endpoint': { type: 'string' },
+      port: { type: 'string' },
+      pid: { type: 'string' },
+      max: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }),
+);
 
 const definition = queuesByName.get(values.queue ?? documentEventsQueue.logicalName) ?? fail(`unknown queue ${values.queue}`);
 if (values.port !== undefined && values.port !== '0') fail('--port takes only 0 (find the running stack); give --sqs-endpoint for a fixed one');

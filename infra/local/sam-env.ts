@@ -11,6 +11,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseCommandLine } from './command-line';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { defaultAudience, localDevSecret, localIssuer } from '#shared/auth/tokens';
 import { queueDefinitions, taskRunsQueue } from '#shared/events/queues';
@@ -118,23 +119,11 @@ export const samEnvironment = (template: CfnTemplate, values: LocalValues): Reco
   );
 
 const main = async () => {
-  const fail = (message: string, code = 2): never => {
-    process.stderr.write(`${message}\n${code === 2 ? `${usage}\n` : ''}`);
-    process.exit(code);
-  };
-  const { values } = (() => {
-    try {
-      return parseArgs({
-        options: { host: { type: 'string' }, pid: { type: 'string' }, assembly: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      });
-    } catch (error) {
-      return fail((error as Error).message);
-    }
-  })();
-  if (values.help) {
-    process.stdout.write(`${usage}\n`);
-    process.exit(0);
-  }
+  const { values, fail } = parseCommandLine(usage, () =>
+    parseArgs({
+      options: { host: { type: 'string' }, pid: { type: 'string' }, assembly: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }),
+  );
   if (values.pid !== undefined && !/^\d{1,10}$/.test(values.pid)) fail('--pid must be a process id');
   const host = values.host ?? 'host.docker.internal';
   if (!/^[A-Za-z0-9.-]+$/.test(host)) fail('--host must be a host name or an IPv4 address');

@@ -2,6 +2,7 @@
 // `signature` on stdout, ready to POST to the local webhook. The secret defaults to the local stack's.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { parseCommandLine } from './command-line';
 import { localWebhookSecret, parseSecretValue, signEvent } from '#shared/schemas/webhook-signature';
 
 const usage = `usage: npm run --silent sign-event -- <event.json | -> [--secret S] [--t UNIX_SECONDS]
@@ -15,26 +16,13 @@ Prints the event with its \`signature\` on stdout, ready to POST to the webhook,
   npm run --silent sign-event -- infra/local/examples/document-uploaded.json |
     curl -H 'Content-Type: application/json' -d @- http://127.0.0.1:3000/api/Platform/DocumentAnalyser/Provider/Webhook`;
 
-const fail = (message: string): never => {
-  process.stderr.write(`${message}\n${usage}\n`);
-  process.exit(2);
-};
+const { values, positionals, fail } = parseCommandLine(usage, () =>
+  parseArgs({
+    options: { secret: { type: 'string' }, t: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+  }),
+);
 
-const { values, positionals } = (() => {
-  try {
-    return parseArgs({
-      options: { secret: { type: 'string' }, t: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-    });
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-})();
-
-if (values.help) {
-  process.stdout.write(`${usage}\n`);
-  process.exit(0);
-}
 if (positionals.length !== 1) fail('one event file is required');
 const source = positionals[0] === '-' ? 0 : (positionals[0] as string);
 let event: unknown;
