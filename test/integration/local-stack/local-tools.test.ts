@@ -91,7 +91,12 @@ describe('npm run local -- queues', () => {
       Number((await sqs.send(new GetQueueAttributesCommand({ QueueUrl: documentEventsDlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }))).Attributes?.ApproximateNumberOfMessages);
     const event = providerEvent('document.uploaded', { organisationId: freshOrganisationId(), documentId: freshDocumentId('queues') });
     await createEventPublisher(documentEventsDlqUrl, sqs)({ eventId: idOf(event), t: nowSeconds(), receivedAt: new Date().toISOString(), canonicalEvent: canonicalEvent(event) });
-    const expected = await visible();
+    // The SQS server counts a message sent a moment ago once it is visible: wait for it (bounded), not for a time.
+    let expected = await visible();
+    for (let attempt = 0; expected === 0 && attempt < 50; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expected = await visible();
+    }
 
     const result = run('inspect', 'queues', '--pid', stackPid());
 
