@@ -201,6 +201,39 @@ export const paymentDateStrings = (utc: string, offset: number): { DateString: s
 /** Money fields of a payment besides Amount: each is checked against the currency's decimals like Amount. */
 const otherMoneyFields = ['Fee', 'AmountTendered', 'ChangeGiven', 'CashOut', 'AppliedAmount', 'MerchantFeeAmount', 'SurchargeAmount'] as const;
 
+/**
+ * The part of a payment applied to business transactions (`RefBusTrans[].AppliedAmount`), in minor units: what the
+ * platform's `Balance` leaves out. Only a payment's stored allocations count (they were checked when it was recorded).
+ */
+const appliedMinor = (record: PaymentRecord): number => {
+  let total = 0;
+  for (const link of record.fields.RefBusTrans ?? []) {
+    if (link.AppliedAmount !== undefined) total += toMinorUnits(link.AppliedAmount, record.fields.Currency);
+  }
+  return total;
+};
+
+/**
+ * The allocations of a new payment: each applied amount is money of the payment's currency (the schema keeps it not
+ * negative), and together they apply no more than the payment's Amount (the platform's `Balance` cannot go below 0).
+ */
+const allocationErrors = (input: PaymentT, currency: string, amountMinor: number | undefined): FieldError[] => {
+  const errors: FieldError[] = [];
+  let total = 0;
+  let complete = true;
+  (input.RefBusTrans ?? []).forEach((link, index) => {
+    if (link.AppliedAmount === undefined) return;
+    const pointer = `/Object/RefBusTrans/${index}/AppliedAmount`;
+    const minor = minorOrErrors(link.AppliedAmount, currency, pointer, errors);
+    if (minor === undefined) complete = false;
+    else total += minor;
+  });
+  if (complete && amountMinor !== undefined && total > amountMinor) {
+    errors.push({ pointer: '/Object/RefBusTrans', detail: 'applies more than the payment\'s Amount' });
+  }
+  return errors;
+};
+
 /** Fields that would describe refunds: a new payment has none, so anything but the default value is refused. */
 const refundClaims = (input: PaymentT): FieldError[] => {
   const errors: FieldError[] = [];
@@ -262,6 +295,7 @@ export const prepareNewPayment = (input: PaymentT | undefined, context: NewRecor
   if (input.ExchangeRate !== undefined && !(input.ExchangeRate > 0)) {
     errors.push({ pointer: '/Object/ExchangeRate', detail: 'must be greater than 0' });
   }
+  if (knownCurrency) errors.push(...allocationErrors(input, currency, amountMinor));
   errors.push(...cardDataErrors(input.CreditCard, input.CreditCardLastFour, '/Object'));
   const status = statusOf(input, errors);
   const guid = guidOf(input, context.guid, errors);
@@ -538,15 +572,17 @@ const noRefundsShown: RefundsShown = { refunds: [], more: false };
 
 /**
  * The payment as answers show it: money back from minor units, the derived fields (Balance, IsRefunded, IsPaid,
- * display strings, Refunds, RefundCount, MoreRefunds) computed, the card without its token. A refund's Balance is 0:
- * it cannot be refunded.
+ * display strings, Refunds, RefundCount, MoreRefunds) computed, the card without its token. Balance is the platform's:
+ * Amount less what is applied to business transactions and what is refunded, never below 0 (a payment applied in full
+ * to an invoice has Balance 0, as the platform's sample answer shows). A refund's Balance is 0.
  */
 export const paymentView = (record: PaymentRecord, page: RefundsShown = noRefundsShown): PaymentT => {
   const { fields } = record;
   const currency = fields.Currency;
   const money = (minor: number) => fromMinorUnits(minor, currency);
   const shown = (value: number | undefined) => (value === undefined ? undefined : formatAmount(toMinorUnits(value, currency), currency));
-  const balanceMinor = fields.IsRefund ? 0 : record.amountMinor - record.refundedMinor;
+  // The platform's Balance: what of the payment is neither applied to a business transaction nor refunded.
+  const balanceMinor = fields.IsRefund ? 0 : Math.max(0, record.amountMinor - record.refundedMinor - appliedMinor(record));
   const dateStrings = fields.PaymentDateTime_utc ? paymentDateStrings(fields.PaymentDateTime_utc, fields.PaymentDateTime_offset ?? 0) : undefined;
   const card = cardForAnswer(fields.CreditCard);
   const { CreditCard: _card, ...rest } = fields;

@@ -39,7 +39,8 @@ export const BusTrans = shape('BusTrans', {
   TotalInc: decimal().optional(),
   Amount: decimal().optional(),
   AmountString: text().optional(),
-  AppliedAmount: decimal().optional(),
+  /** What of the payment is applied to this transaction: never negative (a payment's allocations together at most its Amount). */
+  AppliedAmount: decimal().min(0).optional(),
   AppliedAmountString: text().optional(),
   AppliedDate: calendarText().optional(),
   AppliedDateString: text().optional(),

@@ -7,6 +7,7 @@ export const serverOnlyRules = new Map<string, string>([
   ['currency-decimals', 'Cross-field: how many decimals an amount may have depends on its Currency (0 for JPY, 3 for KWD).'],
   ['luhn', 'A checksum: the Luhn check digit of a card number is arithmetic over its digits, which no pattern states.'],
   ['payment-flags', 'Cross-field: IsPaid must agree with Status, and GUIDstring name the same GUID as GUID (described in the operation).'],
+  ['payment-allocations', "Cross-item: a payment's RefBusTrans AppliedAmounts together may not exceed its Amount (a sum over a list)."],
   ['payment-state', "State: a refund must be in the refunded payment's own currency, which only the stored payment knows."],
   ['receipt-state', 'State: line IDs, the 1,000 lines of a receipt and reserved references are checked against the stored receipt.'],
   ['unique-members', 'Cross-item: a line, an inventory item or a secret named twice in one list; uniqueItems compares whole items, not one member.'],
@@ -56,6 +57,7 @@ export const refusedPayments = (tenant: number): [string, unknown, number, strin
   ['a refund claim', { Object: { Amount: 1, IsRefund: true, OriginalPaymentID: 1 } }, 400],
   ['a refund status', { Object: { Amount: 1, Status: 'Refunded' } }, 400],
   ['IsQueue (recording is never queued)', { IsQueue: true, Object: { Amount: 1 } }, 400],
+  ['a negative applied amount', { Object: { Amount: 1, RefBusTrans: [{ ID: 1, AppliedAmount: -1 }] } }, 400],
   ['501 RefBusTrans', { Object: { Amount: 1, RefBusTrans: many(501, { ID: 1 }) } }, 400],
   ['501 InvoicePaymentAllocations', { Object: { Amount: 1, InvoicePaymentAllocations: many(501, { ID: 1 }) } }, 400],
   ['501 PaymentLogs', { Object: { Amount: 1, PaymentLogs: many(501, { Code: 'X' }) } }, 400],
@@ -77,6 +79,8 @@ export const refusedPaymentObjects: [object, string, string, string?][] = [
   [{ Amount: 1, Currency: 'aud' }, '/Object/Currency', 'must be an ISO 4217 currency code such as AUD (the default)'],
   [{ Amount: 1, Currency: '__proto__' }, '/Object/Currency', 'must be an ISO 4217 currency code such as AUD (the default)'],
   [{ Amount: 1, IsPaid: true, Status: 'Pending' }, '/Object/IsPaid', 'contradicts Status Pending', 'payment-flags'],
+  [{ Amount: 10, RefBusTrans: [{ ID: 1, AppliedAmount: 6 }, { ID: 2, AppliedAmount: 4.01 }] }, '/Object/RefBusTrans', "applies more than the payment's Amount", 'payment-allocations'],
+  [{ Amount: 10, RefBusTrans: [{ ID: 1, AppliedAmount: 2.005 }] }, '/Object/RefBusTrans/0/AppliedAmount', 'must have at most 2 decimals in AUD', 'currency-decimals'],
 ];
 
 /** A payment with every problem prepareNewPayment reports (test/unit/payments/rules.test.ts). */

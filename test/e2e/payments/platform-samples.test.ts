@@ -67,6 +67,8 @@ describe("the platform's payment sample", () => {
       CustomerName: platform.answer.CustomerName,
       TransactionTypeDatTypeID: platform.answer.TransactionTypeDatTypeID,
       CreatedWith: platform.answer.CreatedWith,
+      // Applied in full to its invoice (RefBusTrans): nothing of it is left unallocated, as the platform answers.
+      Balance: platform.answer.Balance,
     });
 
     const stored = (await table.items(tenant)).find((item) => item.ID === answered.ID && item.RefNumber === sample.RefNumber);
@@ -81,6 +83,7 @@ describe("the platform's payment sample", () => {
       PaymentDateTime_offset: 0,
       DateString: platform.answer.DateString,
       DateTimeString: '21 Apr 2020 12:00 AM',
+      Balance: platform.answer.Balance,
     });
   });
 

@@ -158,6 +158,16 @@ describe('prepareNewPayment', () => {
     expect(fieldErrors(() => prepareNewPayment({ ...input }, context))).toEqual([{ pointer, detail }]);
   });
 
+  it("accepts allocations that apply at most the payment's Amount, and its Balance is what they leave", () => {
+    const whole = paid({ Amount: 10, RefBusTrans: [{ ID: 1, AppliedAmount: 6 }, { ID: 2, AppliedAmount: 4 }] });
+    expect(paymentView(whole)).toMatchObject({ Amount: 10, Balance: 0 });
+    const part = paid({ Amount: 10, RefBusTrans: [{ ID: 1, AppliedAmount: 2.5 }, { ID: 2 }] });
+    expect(paymentView(part)).toMatchObject({ Amount: 10, Balance: 7.5 });
+    // Refunds take from what is unallocated first; Balance never goes below 0.
+    expect(paymentView(withRefunded(part, 500))).toMatchObject({ RefundedAmount: 5, Balance: 2.5 });
+    expect(paymentView(withRefunded(part, 900))).toMatchObject({ RefundedAmount: 9, Balance: 0 });
+  });
+
   it('accepts 3 decimals in KWD and none in JPY', () => {
     expect(paid({ Amount: 1.005, Currency: 'KWD' }).amountMinor).toBe(1005);
     expect(paid({ Amount: 1500, Currency: 'JPY' }).amountMinor).toBe(1500);
