@@ -2,8 +2,11 @@
 // realistic example, and every example (bodies, parameter values) is valid against its own schema in the committed
 // document (ajv, JSON Schema 2020-12, ajv-formats). Request examples carry no tenancy (TenantID, WebsiteID and UserID
 // 0 or absent), so "Try it out" works with any token. The example run covers every operation, in the tags' order.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
+import { buildOpenApiDocument } from '#shared/openapi/document';
 import { exampleRun, operationExamples } from '#shared/openapi/examples/index';
+import { buildRequestCollection, requestCollectionUrl } from '#shared/openapi/request-collection';
 import type { JsonValue, MediaTypeObject, OperationObject, ParameterObject, ResponseObject } from '#shared/openapi/types';
 import { operations } from '#shared/operations/index';
 import { committedDocument, documentAjv } from '#test/support/openapi-ajv';
@@ -164,5 +167,11 @@ describe('the example run', () => {
       return operation?.responses[String(step.status)] === undefined || (step.status >= 300 && step.note === undefined);
     });
     expect(wrong).toEqual([]);
+  });
+});
+
+describe('the request collection (docs/business-platform.http)', () => {
+  it('is what npm run openapi writes from the examples (run npm run openapi when this fails)', () => {
+    expect(readFileSync(requestCollectionUrl, 'utf8')).toBe(buildRequestCollection(buildOpenApiDocument()));
   });
 });

@@ -6,7 +6,7 @@ import { eventIdOf, localWebhookSecret, signEvent } from '#shared/schemas/webhoo
 import type { AreaExamples } from './types';
 
 /** The provider's event, as infra/local/examples/document-uploaded.json has it. */
-const event = { type: 'document.uploaded', userId: 'u1', organisationId: 'org_1', data: { object: { id: 'doc-1' } } };
+export const event = { type: 'document.uploaded', userId: 'u1', organisationId: 'org_1', data: { object: { id: 'doc-1' } } };
 /** 2026-03-02T01:15:00Z. */
 const signedAt = 1_772_414_100;
 const eventId = eventIdOf(event);
@@ -17,7 +17,7 @@ export const documentEventExamples: AreaExamples = {
     providerWebhook: {
       requests: {
         uploaded: {
-          summary: 'A document was uploaded (signed at a past time: 401 as shown; sign it again with npm run sign-event)',
+          summary: 'A document was uploaded (signed at a past time)',
           body: { ...event, signature: signEvent(event, localWebhookSecret, signedAt) },
         },
       },

@@ -3,7 +3,7 @@
 // the request collection (docs/business-platform.http) follow.
 import type { Area } from '#shared/operations/index';
 import { deliveryReceiptExamples } from './delivery-receipts';
-import { documentEventExamples } from './document-events';
+import { documentEventExamples, event } from './document-events';
 import { inventoryExamples } from './inventory';
 import { paymentExamples } from './payments';
 import { scheduledTaskExamples } from './scheduled-tasks';
@@ -28,3 +28,6 @@ export const operationExamples: ReadonlyMap<string, OperationExamples> = new Map
 
 /** Every step of every area's run, in order. */
 export const exampleRun: readonly RunStep[] = examplesByArea.flatMap(([, area]) => area.run);
+
+/** The provider's event the webhook example signs (the test tiers post it for a fresh organisation). */
+export const documentExamples = { event } as const;

@@ -102,7 +102,7 @@ export const paymentExamples: AreaExamples = {
       parameters: { id: 1 },
       requests: {
         inline: { summary: 'Refund 25.50 now', body: { Object: { Amount: 25.5, Description: 'Damaged item' } } },
-        queued: { summary: 'Refund 10.00 through the payments queue (202)', body: { Object: { Amount: 10, Description: 'Late delivery' }, IsQueue: true } },
+        queued: { summary: 'Refund 10.00 through the payments queue', body: { Object: { Amount: 10, Description: 'Late delivery' }, IsQueue: true } },
       },
       responses: {
         201: { Object: inlineRefund, IsQueued: false, IsQueuePrompt: false, ...outcome(2, inlineRefund.GUID) },
