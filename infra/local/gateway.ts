@@ -404,8 +404,9 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
     const path = underStage ? rawPath.slice(apiBasePath.length) || '/' : undefined;
     const found = path === undefined ? undefined : route(method, path);
     if (!found) {
-      // The OpenAPI document and the reference page (reference-page.ts): local only, no token.
-      if (method === 'GET' && path !== undefined) {
+      // The OpenAPI document and the reference page (reference-page.ts): local only, no token. HEAD answers as GET
+      // does, without the body (node:http sends none for a HEAD request).
+      if ((method === 'GET' || method === 'HEAD') && path !== undefined) {
         try {
           if (await serveReference(request, response, path, requestId)) return finish('');
         } catch (error) {

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { operations as manifestOperations, type Area, type HttpMethod, type Operation } from '#shared/operations/index';
 import { isXmlMediaType, requestMediaTypes, responseMediaTypes } from '#shared/http/media';
 import { limits } from '#shared/schemas/common';
+import { operationExamples, type OperationExamples } from './examples/index';
 import { buildSchemaCatalog, type ParameterSchema, type SchemaCatalog, type SchemaRoot } from './component-schemas';
 import {
   headerComponents,
@@ -16,6 +17,8 @@ import {
   problemSchemaName,
 } from './problem-components';
 import type {
+  ExampleObject,
+  JsonValue,
   MediaTypeObject,
   OpenApiDocument,
   OperationObject,
@@ -39,13 +42,14 @@ export interface OpenApiDocumentOptions {
 
 export const defaultServerUrl = 'http://127.0.0.1:3000/api';
 
+/** The areas, in the README's order (Swagger UI lists the tags in this order), each with what it covers. */
 const tags: Readonly<Record<Area, string>> = {
-  'document-events': 'Events posted by the document-analysis provider, several per document a user uploads.',
-  payments: 'Refund of a payment.',
+  'tenant-locations': "The tenant's locations: get, list, find by name, default address, save, search, delete.",
+  'document-events': 'Events posted by the document-analysis provider, several per document a user uploads, and the state of a document they make.',
+  payments: 'Payments: record one, read it with its refunds, refund it (inline or through the payments queue).',
   'scheduled-tasks': 'Scheduled tasks: name, recurrence, interval, time of day, adaptor details.',
   'delivery-receipts': 'Delivery receipts (v2): add inventory lines, get, save, search.',
   inventory: 'Stock on hand of inventory items, as completed delivery receipts put it.',
-  'tenant-locations': "The tenant's locations: get, list, find by name, default address, save, search, delete.",
 };
 
 /** Statuses API Gateway itself may answer before, or instead of, the operation's function (gateway-responses.ts). */
@@ -130,12 +134,15 @@ const schemaRoots = (operations: readonly Operation[]): SchemaRoot[] =>
     return roots;
   });
 
-const content = (mediaTypes: readonly string[], schema: SchemaObject): Record<string, MediaTypeObject> =>
-  Object.fromEntries(mediaTypes.map((type) => [type, { schema }]));
+/** The JSON media types, which carry the examples (XML and form bodies are the same values in another syntax). */
+const isJsonMediaType = (type: string): boolean => type === 'application/json' || type === 'text/json';
+
+const content = (mediaTypes: readonly string[], schema: SchemaObject, example?: JsonValue): Record<string, MediaTypeObject> =>
+  Object.fromEntries(mediaTypes.map((type) => [type, example !== undefined && isJsonMediaType(type) ? { schema, example } : { schema }]));
 
 const pathTemplateNames = (path: string): string[] => [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? '');
 
-const parametersOf = (operation: Operation, catalog: SchemaCatalog): ParameterObject[] => {
+const parametersOf = (operation: Operation, catalog: SchemaCatalog, examples: OperationExamples | undefined): ParameterObject[] => {
   const path = operation.pathParameters ? catalog.parameters(operation.pathParameters) : [];
   const declared = path.map((parameter) => parameter.name).sort();
   const templated = pathTemplateNames(operation.path).sort();
@@ -147,13 +154,17 @@ const parametersOf = (operation: Operation, catalog: SchemaCatalog): ParameterOb
   const query = operation.query ? catalog.parameters(operation.query) : [];
   const toParameter =
     (location: 'path' | 'query') =>
-    ({ name, required, description, schema }: ParameterSchema): ParameterObject => ({
-      name,
-      in: location,
-      ...(description === undefined ? {} : { description }),
-      required,
-      schema,
-    });
+    ({ name, required, description, schema }: ParameterSchema): ParameterObject => {
+      const example = examples?.parameters?.[name];
+      return {
+        name,
+        in: location,
+        ...(description === undefined ? {} : { description }),
+        required,
+        schema,
+        ...(example === undefined ? {} : { example }),
+      };
+    };
   if (operation.idempotencyKey && !(operation.problems.includes(409) && operation.problems.includes(422))) {
     throw new Error(`${operation.operationId}: an operation that takes an Idempotency-Key answers 409 and 422`);
   }
@@ -174,7 +185,7 @@ const idempotencyKeyParameter: ParameterObject = {
   schema: { type: 'string', minLength: 1, maxLength: 257, pattern: '^[!-~]+$' },
 };
 
-const requestBodyOf = (operation: Operation, catalog: SchemaCatalog): RequestBodyObject | undefined => {
+const requestBodyOf = (operation: Operation, catalog: SchemaCatalog, examples: OperationExamples | undefined): RequestBodyObject | undefined => {
   if (!operation.requestBody) return undefined;
   const { schema, xmlSchema, required } = operation.requestBody;
   const jsonSchema = catalog.ref(schema, 'input');
@@ -188,10 +199,16 @@ const requestBodyOf = (operation: Operation, catalog: SchemaCatalog): RequestBod
         'element is named after the type, any name is accepted; array members repeat their element) or form ' +
         `fields (\`application/x-www-form-urlencoded\`: \`Address.City=...\`, \`IDs=1&IDs=2\`). ${limit}` +
         (xmlSchema ? ' The XML form has a schema of its own.' : '');
+  const named = Object.entries(examples?.requests ?? {}).flatMap(([name, { summary, body }]): [string, ExampleObject][] =>
+    body === undefined ? [] : [[name, { summary, value: body }]],
+  );
+  const withExamples = named.length > 0 ? { examples: Object.fromEntries(named) } : {};
   return {
     description,
     required,
-    content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: isXmlMediaType(type) ? xmlForm : jsonSchema }])),
+    content: Object.fromEntries(
+      mediaTypes.map((type) => [type, { schema: isXmlMediaType(type) ? xmlForm : jsonSchema, ...(isJsonMediaType(type) ? withExamples : {}) }]),
+    ),
   };
 };
 
@@ -199,17 +216,19 @@ const responsesOf = (
   operation: Operation,
   catalog: SchemaCatalog,
   problemStatuses: Set<number>,
+  examples: OperationExamples | undefined,
 ): Record<string, ResponseObject | ReferenceObject> => {
   const responses: Record<string, ResponseObject | ReferenceObject> = {};
   const requestId = { [headerNames.requestId]: headerRef(headerNames.requestId) };
   if (operation.success) {
-    const body = content(responseMediaTypes[operation.media], catalog.ref(operation.success.schema, 'output'));
+    const schema = catalog.ref(operation.success.schema, 'output');
+    const body = (status: number) => content(responseMediaTypes[operation.media], schema, examples?.responses[status]);
     const locationHeader = { [headerNames.location]: headerRef(headerNames.location) };
     responses[String(operation.success.status)] = {
       description: operation.success.description,
       // A 201 names what it created (RFC 9110 section 15.3.2).
       headers: { ...requestId, ...(operation.success.status === 201 ? locationHeader : {}) },
-      content: body,
+      content: body(operation.success.status),
     };
     // The manifest's other success statuses (201 on create, 202 when queued): the same body.
     for (const alternative of operation.success.also ?? []) {
@@ -217,7 +236,7 @@ const responsesOf = (
       responses[String(alternative.status)] = {
         description: alternative.description,
         headers: { ...requestId, ...(location ? locationHeader : {}) },
-        content: body,
+        content: body(alternative.status),
       };
     }
   }
@@ -249,8 +268,9 @@ const operationObject = (
   problemStatuses: Set<number>,
 ): OperationObject => {
   const description = descriptionOf(operation);
-  const parameters = parametersOf(operation, catalog);
-  const requestBody = requestBodyOf(operation, catalog);
+  const examples = operationExamples.get(operation.operationId);
+  const parameters = parametersOf(operation, catalog, examples);
+  const requestBody = requestBodyOf(operation, catalog, examples);
   return {
     operationId: operation.operationId,
     summary: operation.summary,
@@ -259,7 +279,7 @@ const operationObject = (
     security: securityOf(operation),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
-    responses: responsesOf(operation, catalog, problemStatuses),
+    responses: responsesOf(operation, catalog, problemStatuses, examples),
   };
 };
 
@@ -293,12 +313,12 @@ export const buildOpenApiDocumentFrom = (
     servers: [
       {
         url: serverUrl,
-        description: 'Local stack (`npm start`), or the server given to `npm run openapi`.',
+        description: 'Local stack (npm start), or the server given to npm run openapi',
         'x-internal': options.localServer ?? serverUrl === defaultServerUrl,
       },
       {
         url: 'https://{apiId}.execute-api.{region}.amazonaws.com/api',
-        description: 'A deployed stage: API Gateway, stage `api`.',
+        description: 'A deployed stage (API Gateway, stage api)',
         variables: {
           apiId: { default: 'abcdef1234', description: 'Id of the REST API (an output of the CDK stack).' },
           region: { default: 'eu-west-1', description: 'AWS region of the stack.' },

@@ -32,9 +32,15 @@ export interface TagObject {
   description?: string;
 }
 
+export interface ExampleObject {
+  summary?: string;
+  value: JsonValue;
+}
+
 export interface MediaTypeObject {
   schema: SchemaObject;
   example?: JsonValue;
+  examples?: Record<string, ExampleObject>;
 }
 
 export interface HeaderObject {
@@ -55,6 +61,7 @@ export interface ParameterObject {
   description?: string;
   required: boolean;
   schema: SchemaObject;
+  example?: JsonValue;
 }
 
 export interface RequestBodyObject {

@@ -5,13 +5,12 @@
 // examples) must be valid against the document. Beyond the corpus, a differential check mutates every accepted body
 // field by field (hostile values, missing members, unknown members) and asks the server's own validator (the plan it
 // runs, shared/validation) and the document the same question: the document never accepts what the validator refuses.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv/dist/2020';
 import { operations } from '#shared/operations/index';
 import { checkPlan } from '#shared/validation/check';
 import { planOf } from '#shared/validation/compile';
+import { committedDocument, documentAjv } from '#test/support/openapi-ajv';
 import { acceptedBodies, refusedAddressTypes, refusedBodies, refusedPathIds, serverOnlyRules } from '#test/support/refused-bodies';
 
 interface Document {
@@ -19,27 +18,16 @@ interface Document {
   readonly components: { readonly schemas: Record<string, { examples?: unknown[] }> };
 }
 
-const document = JSON.parse(readFileSync(new URL('../../shared/openapi/openapi.json', import.meta.url), 'utf8')) as Document;
+const document = committedDocument as unknown as Document;
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-const int = (bits: 32 | 64) => ({
-  type: 'number' as const,
-  validate: (value: number) => Number.isInteger(value) && (bits === 64 ? Number.isSafeInteger(value) : value >= -(2 ** 31) && value < 2 ** 31),
-});
-ajv.addFormat('int32', int(32));
-ajv.addFormat('int64', int(64));
-// The components, under the base their `#/components/schemas/...` references resolve against.
-const base = 'urn:business-platform:openapi';
-ajv.addSchema({ $id: base, components: document.components });
+const { ajv, compile } = documentAjv(document);
 
 const requestSchemas = new Map<string, { schema: object; validate: ValidateFunction }>();
 for (const item of Object.values(document.paths)) {
   for (const operation of Object.values(item)) {
     const schema = operation.requestBody?.content['application/json']?.schema;
     if (operation.operationId === undefined || schema === undefined) continue;
-    const resolved = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${base}#/components/`)) as object;
-    requestSchemas.set(operation.operationId, { schema, validate: ajv.compile(resolved) });
+    requestSchemas.set(operation.operationId, { schema, validate: compile(schema) });
   }
 }
 

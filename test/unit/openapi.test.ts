@@ -150,7 +150,12 @@ describe('the OpenAPI document of the service', () => {
     );
     for (const { path, method, operation: declared } of documentOperations(document)) {
       const statuses = Object.keys(declared?.responses ?? {}).filter((status) => status.startsWith('2'));
-      const bodies = new Set(statuses.map((status) => JSON.stringify(at(json, 'paths', path, method, 'responses', status, 'content'))));
+      // The same schema for every media type (each status has an example of its own).
+      const schemasOf = (status: string) =>
+        Object.entries((at(json, 'paths', path, method, 'responses', status, 'content') ?? {}) as Record<string, { schema?: unknown }>).map(
+          ([type, media]) => [type, media.schema],
+        );
+      const bodies = new Set(statuses.map((status) => JSON.stringify(schemasOf(status))));
       expect([declared?.operationId, bodies.size]).toEqual([declared?.operationId, Math.min(1, statuses.length)]);
     }
   });

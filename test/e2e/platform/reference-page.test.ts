@@ -1,12 +1,19 @@
 // End to end: the interactive API reference at /api/docs, opened in a real browser (Debian's chromium driven by
 // playwright-core; nothing is downloaded). The page lists every operation of the served OpenAPI document, a user
-// pastes a bearer token into its Authorize dialog and tries a call, and the page loads nothing from anywhere else.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+// pastes a bearer token into its Authorize dialog and tries a call, every step of the example run (every operation)
+// executed through the page answers what the run says, and the page loads nothing from anywhere else. The test
+// leaves a screenshot of an executed operation in .local/reference-page.png (REFERENCE_PAGE_SCREENSHOT=<path> writes
+// it elsewhere: docs/reference-page.png, which the README shows, is refreshed that way).
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { referencePageContentSecurityPolicy } from '#infra/local/reference-page';
+import { exampleRun, operationExamples } from '#shared/openapi/examples/index';
+import { operationsById, type OperationId } from '#shared/operations/index';
+import { freshExampleCaller, postExampleDocument, type ExampleCaller } from '#test/support/example-run';
 import { api, apiBaseUrl, tokenFor } from '#test/support/http';
 import { freshTenantId } from '#test/support/tenant-items';
 
@@ -32,6 +39,7 @@ interface OpenApi {
 const tenant = freshTenantId();
 const locationName = `Reference page ${tenant}`;
 let token: string;
+let caller: ExampleCaller;
 let userDataDir: string;
 let context: BrowserContext;
 let page: Page;
@@ -41,9 +49,16 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   token = await tokenFor({ tenant });
   expect((await api('/TenantLocation/Save', { token, body: { Name: locationName, Address: { City: 'Perth' } } })).status).toBe(201);
+  caller = await freshExampleCaller();
+  await postExampleDocument(caller);
   if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: apt-get install chromium (.ci/run installs it when missing)`);
   userDataDir = mkdtempSync(join(tmpdir(), 'reference-page-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, { executablePath: chromiumPath, headless: true, args: chromiumArgs });
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: chromiumArgs,
+    viewport: { width: 1280, height: 900 },
+  });
   context.setDefaultTimeout(pageTimeoutMs);
   // Before any script of the page: records every Content-Security-Policy violation (init scripts are exempt from it).
   await context.addInitScript({
@@ -61,6 +76,19 @@ beforeAll(async () => {
   });
   await page.goto(`${apiBaseUrl()}/docs`);
 }, 120_000);
+
+/** Pastes a token into the Authorize dialog (logging out the one it holds first). */
+const authorize = async (bearer: string) => {
+  await page.locator('.auth-wrapper .btn.authorize').click();
+  const dialog = page.locator('.dialog-ux .modal-ux');
+  const bearerAuth = dialog.locator('.auth-container', { hasText: 'bearerAuth' });
+  const logout = bearerAuth.locator('.auth-btn-wrapper .btn', { hasText: 'Logout' });
+  if (await logout.count()) await logout.click();
+  await bearerAuth.locator('input').fill(bearer);
+  await bearerAuth.locator('.auth-btn-wrapper .btn.authorize').click();
+  await dialog.locator('.auth-btn-wrapper .btn-done').click();
+  await dialog.waitFor({ state: 'detached' });
+};
 
 afterAll(async () => {
   await context?.close();
@@ -87,12 +115,7 @@ describe('the API reference page', () => {
   }, 120_000);
 
   test('a bearer token pasted into Authorize, then GET /TenantLocation/GetAll tried from the page: 200, shown on the page', async () => {
-    await page.locator('.auth-wrapper .btn.authorize').click();
-    const dialog = page.locator('.dialog-ux .modal-ux');
-    await dialog.locator('.auth-container', { hasText: 'bearerAuth' }).locator('input').fill(token);
-    await dialog.locator('.auth-btn-wrapper .btn.authorize').click();
-    await dialog.locator('.auth-btn-wrapper .btn-done').click();
-    await dialog.waitFor({ state: 'detached' });
+    await authorize(token);
 
     const operation = page.locator('.opblock.opblock-get', { has: page.locator('.opblock-summary-path[data-path="/TenantLocation/GetAll"]') });
     await operation.locator('.opblock-summary-control').click();
@@ -108,6 +131,42 @@ describe('the API reference page', () => {
     await expect(live.locator('.response-col_description').innerText()).resolves.toContain(locationName);
   }, 120_000);
 
+  test('every step of the example run, executed from the page with its example and a fresh token, answers the status the run states', async () => {
+    await authorize(caller.token);
+    const answered: string[] = [];
+    const errorsAtStart = pageErrors.length;
+    for (const step of exampleRun) {
+      const operation = operationsById[step.operationId as OperationId];
+      const block = page.locator(`#operations-${operation.area}-${operation.operationId}`);
+      if (!(await block.locator('.btn.execute').isVisible())) await block.locator('.opblock-summary-control').click();
+      if (step.request !== undefined && Object.keys(operationExamples.get(step.operationId)?.requests ?? {}).length > 1) {
+        await block.locator('.opblock-section-request-body select.examples-select-element').selectOption(step.request);
+      }
+      const path = new URL(`${apiBaseUrl()}${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}`).pathname;
+      const sent = page.waitForResponse(
+        (response) => response.request().method() === operation.method && new RegExp(`^${path}/?$`).test(new URL(response.url()).pathname),
+      );
+      await block.locator('.btn.execute').click();
+      const response = await sent;
+      answered.push(`${step.operationId} ${step.request ?? ''} -> ${response.status()}${response.status() === step.status ? '' : ` ${await response.text()}`}`);
+      // The page shows the answer it got (the status of the previous execution until it re-renders).
+      await block.locator('.live-responses-table .response .response-col_status').filter({ hasText: new RegExp(`^\\s*${response.status()}\\b`) }).waitFor();
+    }
+    expect(answered).toEqual(exampleRun.map((step) => `${step.operationId} ${step.request ?? ''} -> ${step.status}`));
+    // The browser reports each answer of 400 and above as a failed resource load: the run's documented ones, no more.
+    const failedLoads = exampleRun.filter((step) => step.status >= 400).map((step) => `Failed to load resource: the server responded with a status of ${step.status} (${STATUS_CODES[step.status] ?? ''})`);
+    expect(pageErrors.slice(errorsAtStart)).toEqual(failedLoads);
+    pageErrors.splice(errorsAtStart);
+
+    const shown = page.locator('#operations-payments-paymentPost');
+    const screenshot = process.env.REFERENCE_PAGE_SCREENSHOT ?? join('.local', 'reference-page.png');
+    mkdirSync(dirname(screenshot), { recursive: true });
+    // The viewport (1280 x 900) from the top of the operation: its example request, as executed, and the answer's start.
+    await shown.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+    await page.screenshot({ path: screenshot });
+    expect(existsSync(screenshot)).toBe(true);
+  }, 600_000);
+
   test('loads nothing from outside its own origin, and breaks no rule of its Content-Security-Policy', async () => {
     const origin = new URL(apiBaseUrl()).origin;
     const outside = requestedUrls.filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin);
@@ -119,6 +178,15 @@ describe('the API reference page', () => {
 });
 
 describe('what the page is served from', () => {
+  test.each(['/docs', '/openapi.json'])('HEAD %s: the headers GET answers, without a body', async (path) => {
+    const [get, head] = [await api(path), await fetch(`${apiBaseUrl()}${path}`, { method: 'HEAD' })];
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    for (const name of ['content-type', 'content-length', 'content-security-policy', 'x-frame-options']) {
+      expect([name, head.headers.get(name)]).toEqual([name, get.headers.get(name)]);
+    }
+  });
+
   test.each(['/docs', '/docs/'])('GET %s: the page, with a policy that allows its own origin only, without a token', async (path) => {
     const response = await api(path);
     expect(response.status).toBe(200);
