@@ -6,7 +6,6 @@ import { defaultTable, type TableContext } from '#shared/data/client';
 import { continueCompletion, defaultCompletionDependencies, type CompletionDependencies } from '#shared/delivery-receipts/completion';
 import { receiptCompletionsQueue } from '#shared/events/queues';
 import { consumer } from '#shared/messaging/consumer';
-import { completionMessage } from '#shared/messaging/messages';
 import { logger } from '#shared/observability/logger';
 
 /**
@@ -16,7 +15,7 @@ import { logger } from '#shared/observability/logger';
 export const chunkReserveMs = 8_000;
 
 export const createCompletionConsumer = (table: () => TableContext, dependencies: () => CompletionDependencies) =>
-  consumer({ queue: receiptCompletionsQueue, message: completionMessage }, async (message, { messageId, receiveCount, context }) => {
+  consumer(receiptCompletionsQueue, async (message, { messageId, receiveCount, context }) => {
     const progress = await continueCompletion(table(), message, { mayRunChunk: () => context.getRemainingTimeInMillis() > chunkReserveMs }, dependencies());
     logger.info('receipt completion', { messageId, tenantId: message.tenantId, receiptId: message.receiptId, receiveCount, ...progress });
   });

@@ -6,7 +6,6 @@
 // retries run out fails, and SQS delivers it again).
 import { paymentsQueue } from '#shared/events/queues';
 import { consumer } from '#shared/messaging/consumer';
-import { queuedRefundMessage } from '#shared/messaging/messages';
 import { describeError, logger } from '#shared/observability/logger';
 import { paymentService } from '#shared/payments/wiring';
 import type { PaymentService } from '#shared/payments/service';
@@ -15,7 +14,7 @@ export type RefundSettler = Pick<PaymentService, 'completeQueuedRefund' | 'failQ
 
 /** The consumer over any settler (the real service; tests wrap it to make completion fail). */
 export const createRefundConsumer = (settler: RefundSettler) =>
-  consumer({ queue: paymentsQueue, message: queuedRefundMessage }, async (message, { messageId, receiveCount, lastReceive }) => {
+  consumer(paymentsQueue, async (message, { messageId, receiveCount, lastReceive }) => {
     try {
       const outcome = await settler.completeQueuedRefund(message);
       logger.info('queued refund', { messageId, refundId: message.refundId, outcome, receiveCount });

@@ -6,7 +6,6 @@
 // response and comes back after the visibility timeout; after its last receive it goes to the DLQ.
 import { scheduleSyncQueue } from '#shared/events/queues';
 import { consumer } from '#shared/messaging/consumer';
-import { scheduleSyncQueueMessage } from '#shared/messaging/messages';
 import { describeError, logger } from '#shared/observability/logger';
 import { countMetric } from '#shared/observability/metrics';
 import { scheduleReconciler, scheduleSyncRetrier } from '#shared/scheduled-tasks/wiring';
@@ -20,7 +19,7 @@ const syncOutcomes = { synced: 'Synced', stale: 'Stale', gone: 'Gone' } as const
 
 /** The consumer over any retry and reconciler (the real ones; tests pass one whose scheduler fails). */
 export const createScheduleSyncConsumer = (retrySync: ScheduleSyncRetry, reconcile: ScheduleReconcile = () => scheduleReconciler().reconcile()) =>
-  consumer({ queue: scheduleSyncQueue, message: scheduleSyncQueueMessage }, async (message, { messageId, receiveCount }) => {
+  consumer(scheduleSyncQueue, async (message, { messageId, receiveCount }) => {
     if ('reconcile' in message) {
       const report = await reconcile();
       logger.info('schedule reconciliation pass', { messageId, firing: message.reconcile, ...report, receiveCount });

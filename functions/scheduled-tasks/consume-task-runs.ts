@@ -5,14 +5,13 @@
 import { defaultTable, requireEnv } from '#shared/data/client';
 import { taskRunsQueue, taskWorkQueue } from '#shared/events/queues';
 import { consumer } from '#shared/messaging/consumer';
-import { taskRunMessage } from '#shared/messaging/messages';
 import { describeError, logger } from '#shared/observability/logger';
 import { countMetric } from '#shared/observability/metrics';
 import { createRunRecorder, createWorkPublisher, RunNotDue, RunPublicationInProgress, type RunRecorder } from '#shared/scheduled-tasks/runs';
 
 /** The consumer over any recorder (the real one; tests give it their own clock and work queue). */
 export const createTaskRunsConsumer = (recorderOf: () => RunRecorder) =>
-  consumer({ queue: taskRunsQueue, message: taskRunMessage }, async (message, { messageId, receiveCount }) => {
+  consumer(taskRunsQueue, async (message, { messageId, receiveCount }) => {
     const ids = { messageId, tenantId: message.tenantId, taskId: message.taskId, version: message.version, scheduledTime: message.scheduledTime };
     try {
       const result = await recorderOf().record({ ...message, scheduledTime: new Date(message.scheduledTime) });

@@ -12,6 +12,19 @@ export interface StackState extends LocalStackEndpoints {
   readonly inMemory: boolean;
 }
 
+/** A stack's endpoints alone, as the ready line (start.ts), the state file and the tests read them. */
+export const endpointsOf = (stack: LocalStackEndpoints): LocalStackEndpoints => ({
+  baseUrl: stack.baseUrl,
+  dynamodbEndpoint: stack.dynamodbEndpoint,
+  sqsEndpoint: stack.sqsEndpoint,
+  tableName: stack.tableName,
+  queueUrls: stack.queueUrls,
+  iamEdgeEndpoint: stack.iamEdgeEndpoint,
+  schedulerEndpoint: stack.schedulerEndpoint,
+  kmsEndpoint: stack.kmsEndpoint,
+  ...(stack.faultsEndpoint ? { faultsEndpoint: stack.faultsEndpoint } : {}),
+});
+
 export const stackStateDir = join(repoRoot, '.local', 'stacks');
 const stateFile = (pid: number, dir: string) => join(dir, `${pid}.json`);
 
@@ -25,9 +38,8 @@ export class LocalToolError extends Error {
 
 export const writeStackState = (stack: LocalStackEndpoints, inMemory: boolean, dir = stackStateDir): void => {
   mkdirSync(dir, { recursive: true });
-  const { baseUrl, dynamodbEndpoint, sqsEndpoint, tableName, queueUrls, iamEdgeEndpoint, schedulerEndpoint, kmsEndpoint } = stack;
   const state: StackState = {
-    baseUrl, dynamodbEndpoint, sqsEndpoint, tableName, queueUrls, iamEdgeEndpoint, schedulerEndpoint, kmsEndpoint,
+    ...endpointsOf(stack),
     pid: process.pid,
     startedAt: new Date().toISOString(),
     inMemory,

@@ -7,7 +7,7 @@ import { watchLaunchers } from './launchers';
 import { LocalSetupError } from './local-aws';
 import { loadFaultRules, type FaultRules } from './faults';
 import { defaultDataDir, startLocalStack, type LocalStack } from './stack';
-import { removeStackState, writeStackState } from './stack-state';
+import { endpointsOf, removeStackState, writeStackState } from './stack-state';
 
 const usage = `Usage: npm start -- [options]
 
@@ -166,18 +166,6 @@ writeStackState(stack, parsed['in-memory']);
 process.on('exit', () => removeStackState());
 if (readyJson) {
   process.stdout.write(
-    `${JSON.stringify({
-      ready: true,
-      baseUrl: stack.baseUrl,
-      dynamodbEndpoint: stack.dynamodbEndpoint,
-      sqsEndpoint: stack.sqsEndpoint,
-      tableName: stack.tableName,
-      queueUrls: stack.queueUrls,
-      iamEdgeEndpoint: stack.iamEdgeEndpoint,
-      schedulerEndpoint: stack.schedulerEndpoint,
-      kmsEndpoint: stack.kmsEndpoint,
-      ...(stack.faultsEndpoint ? { faultsEndpoint: stack.faultsEndpoint } : {}),
-      pid: process.pid,
-    })}\n`,
+    `${JSON.stringify({ ready: true, ...endpointsOf(stack), pid: process.pid })}\n`,
   );
 }

@@ -107,7 +107,7 @@ export class DataStack extends Stack {
     this.table = table;
 
     this.queues = Object.fromEntries(
-      queueDefinitions.map((definition) => [definition.name, { definition, ...this.createQueues(definition, props.removalPolicy) }]),
+      queueDefinitions.map((definition: QueueDefinition) => [definition.name, { definition, ...this.createQueues(definition, props.removalPolicy) }]),
     ) as { [name in QueueName]: DeployedQueue };
     this.webhookSecret = this.createWebhookSecret(props.removalPolicy);
     this.secretFieldsKey = this.createSecretFieldsKey(props);

@@ -1,9 +1,9 @@
 // Messaging: the message of a chunked receipt completion (`{"tenantId":1,"receiptId":8,"completionId":"<uuid>"}`)
-// on the receipt completions queue: its contract (the compiled form of completion-message-schema.ts: the consumer's
-// bundle loads no zod) and its publisher (shared/messaging/publisher.ts, the guaranteed one).
+// on the receipt completions queue: read and checked by the contract the queue's definition carries
+// (shared/events/queues.ts: the compiled form of shared/schemas/messages/delivery-receipts.ts, so the consumer's bundle
+// loads no zod), and its publisher (shared/messaging/publisher.ts, the guaranteed one).
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { z } from 'zod';
-import { CompletionMessage as completionMessageContract } from '#shared/compiled/schemas/messages/delivery-receipts';
 import { receiptCompletionsQueue } from '#shared/events/queues';
 import { createGuaranteedPublisher, type GuaranteedPublisher } from '#shared/messaging/publisher';
 import type * as schema from '#shared/schemas/messages/delivery-receipts';
@@ -17,10 +17,10 @@ export type CompletionMessage = Readonly<z.output<typeof schema.CompletionMessag
 export type CompletionPublisher = GuaranteedPublisher<CompletionMessage>;
 
 /** The message with exactly its three members, or a thrown Error for anything else. */
-export const completionMessageOf = (value: unknown): CompletionMessage => completionMessageContract.parse(value);
+export const completionMessageOf = (value: unknown): CompletionMessage => receiptCompletionsQueue.message.check(value);
 
 /** Parses a queue message body; throws on anything the completion publisher did not write. */
-export const parseCompletionMessage = (body: string): CompletionMessage => completionMessageOf(JSON.parse(body) as unknown);
+export const parseCompletionMessage = (body: string): CompletionMessage => receiptCompletionsQueue.message.read(body);
 
 /**
  * Without a URL, the publisher of a function holding the `sendReceiptCompletions` grant (it sets the queue URL

@@ -1,11 +1,18 @@
-// Platform: the one list of the service's queues, each declared by `defineQueue`: its name and settings, from which
-// its dead-letter queue, its names (CloudFormation, local) and the variable a sender is given its URL in derive. The
-// CDK data stack, the API stack (consumers, alarms), the grants (shared/operations/grants.ts), the local provisioning
-// and the local event source mappings all iterate `queueDefinitions`: adding a queue is one definition here (plus,
-// when a function sends to it, one grant entry). The consumer and publisher mechanisms are in shared/messaging/.
+// Platform: the one list of the service's queues, each declared by `defineQueue`: its name, its message contract and
+// its settings, from which its dead-letter queue, its names (CloudFormation, local), the variable a sender is given
+// its URL in and the grant that allows sending to it (`send<Queue>`) derive. The CDK data stack, the API stack
+// (consumers, alarms), the grants (shared/operations/grants.ts), the local provisioning and the local event source
+// mappings all iterate `queueDefinitions`: adding a queue is one definition here and, when it is consumed, its
+// consumer's module (a sender names the queue's send grant in its manifest entry). The consumer and publisher
+// mechanisms are in shared/messaging/.
 
+import { QueuedDocumentEvent } from '#shared/compiled/schemas/messages/document-events';
+import { CompletionMessage } from '#shared/compiled/schemas/messages/delivery-receipts';
+import { QueuedRefund } from '#shared/compiled/schemas/messages/payments';
+import { ScheduleSyncQueueMessage, TaskRunMessage, TaskWorkMessage } from '#shared/compiled/schemas/messages/scheduled-tasks';
 import type { IndexName, TableAction } from '#shared/data/table';
-import type { ResourceGrant } from './resource-grants';
+import { jsonMessage, type MessageContract } from './message-contract';
+import type { ServiceGrant } from './resource-grants';
 
 export const consumerTimeoutSeconds = 30;
 const maxBatchingWindowSeconds = 1;
@@ -17,10 +24,17 @@ const fourteenDays = 14 * 24 * 60 * 60;
 /** Receives before a message goes to the dead-letter queue, unless a queue says otherwise. */
 const defaultMaxReceiveCount = 5;
 
+/** The grant that allows sending to a queue, derived from its name: `sendReceiptCompletions`. */
+export type SendGrant<Name extends string = string> = `send${Capitalize<Name>}`;
+
 /** What every queue definition holds. */
-export interface QueueDefinition {
+export interface QueueDefinition<T = unknown, Grant extends string = ResourceGrant> {
   /** The key grants and resources use (`documentEvents`). */
   readonly name: string;
+  /** What its senders put on it and its consumer reads (message-contract.ts). */
+  readonly message: MessageContract<T>;
+  /** The grant (shared/operations/grants.ts) that allows a function to send to it, with its URL: `sendDocumentEvents`. */
+  readonly sendGrant: SendGrant;
   /** CloudFormation logical id, and the queue name's suffix on AWS (`<stack>-<logicalName>`): `DocumentEvents`. */
   readonly logicalName: string;
   /** Its name on the local SQS server: `document-events`. */
@@ -40,7 +54,7 @@ export interface QueueDefinition {
   };
   readonly eventSource?: QueueEventSource;
   /** The function the event source mapping invokes (a module exporting `handler`), and its rights. */
-  readonly consumer?: QueueConsumerDefinition;
+  readonly consumer?: QueueConsumerDefinition<Grant>;
 }
 
 export interface QueueEventSource {
@@ -50,7 +64,7 @@ export interface QueueEventSource {
   readonly reportBatchItemFailures: boolean;
 }
 
-export interface QueueConsumerDefinition {
+export interface QueueConsumerDefinition<Grant extends string = ResourceGrant> {
   readonly name: string;
   /** The function's description (AWS console, Lambda's 256 characters at most). */
   readonly description: string;
@@ -60,19 +74,24 @@ export interface QueueConsumerDefinition {
   /** The indexes it queries, by name (shared/data/table.ts; granted one by one, as for operations). */
   readonly tableIndexes?: readonly IndexName[];
   /** Resource grants of the consumer besides its table and its own queue (shared/operations/grants.ts). */
-  readonly grants?: readonly ResourceGrant[];
+  readonly grants?: readonly Grant[];
 }
 
 /** A queue this API consumes: both its event source and its consumer are declared. */
-export type ConsumedQueueDefinition = QueueDefinition & { readonly eventSource: QueueEventSource; readonly consumer: QueueConsumerDefinition };
+export type ConsumedQueueDefinition<T = unknown, Grant extends string = ResourceGrant> = QueueDefinition<T, Grant> & {
+  readonly eventSource: QueueEventSource;
+  readonly consumer: QueueConsumerDefinition<Grant>;
+};
 
 /** A queue this API only sends to (its consumers live elsewhere). */
-export type UnconsumedQueueDefinition = Omit<QueueDefinition, 'eventSource' | 'consumer'>;
+export type UnconsumedQueueDefinition<T = unknown> = Omit<QueueDefinition<T, never>, 'eventSource' | 'consumer'>;
 
 /** What a queue declares; `defineQueue` derives the rest. */
-export interface QueueSettings<Name extends string = string> {
+export interface QueueSettings<Name extends string = string, T = unknown, Grant extends string = string> {
   /** camelCase: `documentEvents`. */
   readonly name: Name;
+  /** Its message contract: `jsonMessage(<name in log lines>, <compiled schema>)`. */
+  readonly message: MessageContract<T>;
   readonly maximumMessageBytes: number;
   /** Default: four days. */
   readonly retentionPeriodSeconds?: number;
@@ -86,24 +105,39 @@ export interface QueueSettings<Name extends string = string> {
    * Its timeout is `consumerTimeoutSeconds`; its handler module is named after the queue, in its area's folder:
    * `functions/<area>/consume-<queue>.ts` (`functions/payments/consume-payments.ts`).
    */
-  readonly consumer?: Omit<QueueConsumerDefinition, 'timeoutSeconds' | 'handler'> & { readonly area: string };
+  readonly consumer?: Omit<QueueConsumerDefinition<Grant>, 'timeoutSeconds' | 'handler'> & { readonly area: string };
 }
 
 /** `documentEvents` -> `DocumentEvents`, `document-events`, `DOCUMENT_EVENTS`. */
 const wordsOf = (name: string): string[] => name.split(/(?=[A-Z])/).map((word) => word.toLowerCase());
 const pascal = (words: readonly string[]) => words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
 
-const consumerOf = ({ area, ...consumer }: NonNullable<QueueSettings['consumer']>, localQueueName: string): QueueConsumerDefinition => {
+const consumerOf = <Grant extends string>(
+  { area, ...consumer }: NonNullable<QueueSettings<string, unknown, Grant>['consumer']>,
+  localQueueName: string,
+): QueueConsumerDefinition<Grant> => {
   if (!/^[a-z]+(-[a-z]+)*$/.test(area)) throw new Error(`An area's folder is kebab-case: ${area}`);
   return { ...consumer, handler: `functions/${area}/consume-${localQueueName}.ts`, timeoutSeconds: consumerTimeoutSeconds };
 };
 
-/** A queue's full definition from its settings; with a consumer, its event source too. */
-export function defineQueue<const Name extends string>(
-  settings: QueueSettings<Name> & Required<Pick<QueueSettings, 'eventSource' | 'consumer'>>,
-): ConsumedQueueDefinition & { readonly name: Name };
-export function defineQueue<const Name extends string>(settings: QueueSettings<Name>): UnconsumedQueueDefinition & { readonly name: Name };
-export function defineQueue<const Name extends string>(settings: QueueSettings<Name>): QueueDefinition & { readonly name: Name } {
+/** What a definition says of its name: the name itself and its send grant, as literal types. */
+interface Named<Name extends string> {
+  readonly name: Name;
+  readonly sendGrant: SendGrant<Name>;
+}
+
+/**
+ * A queue's full definition from its settings; with a consumer, its event source too. The consumer's grants are
+ * typed as written (`Grant`) and checked against `ResourceGrant` by `consumedQueueDefinitions`' type below, since
+ * the queues' own send grants are only known once every queue is defined.
+ */
+export function defineQueue<const Name extends string, T, const Grant extends string = never>(
+  settings: QueueSettings<Name, T, Grant> & Required<Pick<QueueSettings<Name, T, Grant>, 'eventSource' | 'consumer'>>,
+): ConsumedQueueDefinition<T, Grant> & Named<Name>;
+export function defineQueue<const Name extends string, T>(settings: QueueSettings<Name, T, never>): UnconsumedQueueDefinition<T> & Named<Name>;
+export function defineQueue<const Name extends string, T, Grant extends string>(
+  settings: QueueSettings<Name, T, Grant>,
+): QueueDefinition<T, Grant> & Named<Name> {
   if (!/^[a-z][a-zA-Z0-9]*$/.test(settings.name)) throw new Error(`A queue's name is camelCase: ${settings.name}`);
   if ((settings.eventSource === undefined) !== (settings.consumer === undefined)) {
     throw new Error(`${settings.name}: a consumed queue declares both its event source and its consumer`);
@@ -113,6 +147,8 @@ export function defineQueue<const Name extends string>(settings: QueueSettings<N
   const localQueueName = words.join('-');
   return {
     name: settings.name,
+    message: settings.message,
+    sendGrant: `send${logicalName}` as SendGrant<Name>,
     logicalName,
     localQueueName,
     urlVariable: `${words.join('_').toUpperCase()}_QUEUE_URL`,
@@ -136,6 +172,8 @@ export function defineQueue<const Name extends string>(settings: QueueSettings<N
 
 export const documentEventsQueue = defineQueue({
   name: 'documentEvents',
+  /** A verified provider event (shared/schemas/messages/document-events.ts). */
+  message: jsonMessage('document event', QueuedDocumentEvent),
   /** SQS's own message limit; the webhook answers 413 above it. */
   maximumMessageBytes: 256 * 1024,
   eventSource: {
@@ -159,6 +197,8 @@ export const documentEventsQueue = defineQueue({
  */
 export const paymentsQueue = defineQueue({
   name: 'payments',
+  /** A queued refund, by tenant and ID (shared/schemas/messages/payments.ts). */
+  message: jsonMessage('queued refund', QueuedRefund),
   /** A message names a refund (`{"tenantId":1,"refundId":8}`); anything near this size is not one. */
   maximumMessageBytes: 1024,
   eventSource: {
@@ -188,6 +228,7 @@ export const paymentsQueueUrlVariable = paymentsQueue.urlVariable;
  */
 export const taskRunsQueue = defineQueue({
   name: 'taskRuns',
+  message: jsonMessage('task run', TaskRunMessage),
   /** The scheduler's Input is a `TaskRunMessage` of about 100 bytes; a larger message is not one. */
   maximumMessageBytes: 1024,
   eventSource: {
@@ -212,6 +253,8 @@ export const taskRunsQueue = defineQueue({
  */
 export const taskWorkQueue = defineQueue({
   name: 'taskWork',
+  /** Consumed outside this API; its sender checks each message against it. */
+  message: jsonMessage('task work', TaskWorkMessage),
   /** A `TaskWorkMessage` is about 200 bytes. */
   maximumMessageBytes: 2048,
 });
@@ -225,6 +268,8 @@ export const taskWorkQueue = defineQueue({
  */
 export const scheduleSyncQueue = defineQueue({
   name: 'scheduleSync',
+  /** One task's sync retry, or the reconciler's firing. */
+  message: jsonMessage('schedule-sync message', ScheduleSyncQueueMessage),
   maximumMessageBytes: 1024,
   maxReceiveCount: 10,
   eventSource: {
@@ -250,6 +295,8 @@ export const scheduleSyncQueue = defineQueue({
  */
 export const receiptCompletionsQueue = defineQueue({
   name: 'receiptCompletions',
+  /** A chunked completion: `{"tenantId":1,"receiptId":8,"completionId":"<uuid>"}` (shared/schemas/messages/delivery-receipts.ts). */
+  message: jsonMessage('receipt completion message', CompletionMessage),
   /** A message names a receipt and its version. */
   maximumMessageBytes: 1024,
   eventSource: {
@@ -281,10 +328,19 @@ export const queueDefinitions = [
 
 export type QueueName = (typeof queueDefinitions)[number]['name'];
 
-/** The queues this API consumes, each with its consumer. */
+/** The grants that allow sending to one of the queues. */
+export type QueueSendGrant = (typeof queueDefinitions)[number]['sendGrant'];
+
+/** Every grant a function may hold besides the table: a queue's send grant, or a service's (resource-grants.ts). */
+export type ResourceGrant = QueueSendGrant | ServiceGrant;
+
+/**
+ * The queues this API consumes, each with its consumer. The type is the consumers' grants check: a consumer naming a
+ * grant that is not a `ResourceGrant` fails to compile here.
+ */
 export const consumedQueueDefinitions: readonly ConsumedQueueDefinition[] = queueDefinitions.filter(
-  (definition): definition is Extract<(typeof queueDefinitions)[number], ConsumedQueueDefinition> => 'consumer' in definition,
-);
+  (definition) => 'consumer' in definition,
+) as readonly Extract<(typeof queueDefinitions)[number], { readonly consumer: unknown }>[];
 
 /** A queue definition by its name. */
 export const queueDefinitionNamed = (name: QueueName): QueueDefinition => {

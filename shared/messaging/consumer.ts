@@ -1,5 +1,5 @@
-// Messaging: the one skeleton of every SQS consumer. Given a consumed queue's definition (shared/events/queues.ts),
-// its message contract (contract.ts) and a handler of one message, it returns the Lambda handler: each record is read
+// Messaging: the one skeleton of every SQS consumer. Given a consumed queue's definition (shared/events/queues.ts,
+// which carries its message contract) and a handler of one message, it returns the Lambda handler: each record is read
 // by the contract, handled on its own by Powertools' BatchProcessor, and the failures are returned as a partial batch
 // response (`ReportBatchItemFailures`, which every consumed queue's event source sets). README.md says what it
 // guarantees.
@@ -7,7 +7,6 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { QueueDefinition } from '#shared/events/queues';
 import { describeError, logger } from '#shared/observability/logger';
-import type { MessageContract } from './contract';
 
 /** What a handler knows of the record besides its message. */
 export interface Delivery {
@@ -30,13 +29,12 @@ export class UnreadableMessage extends Error {
   }
 }
 
-export interface ConsumerOptions<T> {
-  readonly queue: Pick<QueueDefinition, 'name' | 'maximumMessageBytes' | 'deadLetterQueue'>;
-  readonly message: MessageContract<T>;
-}
+/** What the consumer reads of a queue's definition: its message contract, its size limit and its receive count. */
+export type ConsumedQueue<T> = Pick<QueueDefinition<T, string>, 'message' | 'maximumMessageBytes' | 'deadLetterQueue'>;
 
 /** Reads one record by the contract; an unreadable one is logged by its id and error class only, never its body. */
-const readRecord = <T>({ queue, message }: ConsumerOptions<T>, record: SQSRecord): T => {
+const readRecord = <T>(queue: ConsumedQueue<T>, record: SQSRecord): T => {
+  const { message } = queue;
   try {
     if (Buffer.byteLength(record.body, 'utf8') > queue.maximumMessageBytes) throw new RangeError('above the queue\'s message size');
     return message.read(record.body);
@@ -46,14 +44,14 @@ const readRecord = <T>({ queue, message }: ConsumerOptions<T>, record: SQSRecord
   }
 };
 
-/** The Lambda handler of a queue's consumer: `handle` runs once per readable record. */
+/** The Lambda handler of a queue's consumer: `handle` runs once per readable record, with its typed message. */
 export const consumer =
-  <T>(options: ConsumerOptions<T>, handle: MessageHandler<T>) =>
+  <T>(queue: ConsumedQueue<T>, handle: MessageHandler<T>) =>
   async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     logger.addContext(context);
-    const lastReceive = options.queue.deadLetterQueue.maxReceiveCount;
+    const lastReceive = queue.deadLetterQueue.maxReceiveCount;
     const handleRecord = async (record: SQSRecord): Promise<void> => {
-      const message = readRecord(options, record);
+      const message = readRecord(queue, record);
       const receiveCount = Number(record.attributes.ApproximateReceiveCount);
       await handle(message, { messageId: record.messageId, receiveCount, lastReceive: receiveCount >= lastReceive, context });
     };

@@ -9,7 +9,7 @@ import { DeliveryReceiptSearchResult } from '#shared/schemas/delivery-receipt-se
 import { ActionResults } from '#shared/schemas/envelopes';
 import { SearchFilter } from '#shared/schemas/search-filter';
 import { receiptsByCreatedDateTime, receiptsByDeliveryDate, receiptsById, receiptsByRefNumber } from '#shared/data/indexes';
-import { bodyProblems, idPath, type Operation } from './operation';
+import { bodyProblems, idPath, defineOperation } from './operation';
 
 /** The receipt in the platform's envelope, as save and add inventory answer it. */
 const SavedReceipt = ActionResults(DeliveryReceiptT);
@@ -17,7 +17,7 @@ const SavedReceipt = ActionResults(DeliveryReceiptT);
 /** Every receipt operation reads the receipt's partition with one strongly consistent Query. */
 const receiptReadAccess = ['dynamodb:Query'] as const;
 
-export const deliveryReceiptAddInventory = {
+export const deliveryReceiptAddInventory = defineOperation({
   operationId: 'deliveryReceiptAddInventory',
   summary: 'Add inventory lines to a delivery receipt',
   description:
@@ -31,9 +31,7 @@ export const deliveryReceiptAddInventory = {
   area: 'delivery-receipts',
   method: 'POST',
   path: '/v2/DeliveryReceipt/{id}/inventory',
-  handler: 'functions/delivery-receipts/add-inventory.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'add-inventory',
   pathParameters: idPath,
   requestBody: { schema: ActionRequestSupplierTransAddInventoryRequest, required: true },
   // Besides the read: header and lines (PutItem), a multi-transaction write's lease and guard (UpdateItem, ConditionCheckItem).
@@ -41,9 +39,9 @@ export const deliveryReceiptAddInventory = {
   problems: [...bodyProblems, 404, 409],
   tableAccess: [...receiptReadAccess, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
   stackSettings: ['overReceiptTolerance'],
-} as const satisfies Operation;
+});
 
-export const deliveryReceiptGetV2 = {
+export const deliveryReceiptGetV2 = defineOperation({
   operationId: 'deliveryReceiptGetV2',
   summary: 'Get a delivery receipt',
   description:
@@ -52,16 +50,14 @@ export const deliveryReceiptGetV2 = {
   area: 'delivery-receipts',
   method: 'GET',
   path: '/v2/DeliveryReceipt/{id}',
-  handler: 'functions/delivery-receipts/get.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'get',
   pathParameters: idPath,
   success: { status: 200, schema: DeliveryReceiptEditResponse, description: 'The receipt with its active lines.' },
   problems: [400, 401, 404, 406, 409],
   tableAccess: receiptReadAccess,
-} as const satisfies Operation;
+});
 
-export const deliveryReceiptSaveV2 = {
+export const deliveryReceiptSaveV2 = defineOperation({
   operationId: 'deliveryReceiptSaveV2',
   summary: 'Create or update a delivery receipt',
   description:
@@ -82,9 +78,7 @@ export const deliveryReceiptSaveV2 = {
   area: 'delivery-receipts',
   method: 'POST',
   path: '/v2/DeliveryReceipt/',
-  handler: 'functions/delivery-receipts/save.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'save',
   requestBody: { schema: ActionRequestDeliveryReceiptT, required: true },
   // Besides the read: the ID sequence and a multi-transaction save's lease (UpdateItem), header, lines and RefNumber
   // claims (PutItem, DeleteItem), the claim's owner (GetItem), each chunk's guard on the header (ConditionCheckItem);
@@ -106,9 +100,9 @@ export const deliveryReceiptSaveV2 = {
   // A completion too large for one transaction continues through the receipt-completions queue (contract C5).
   grants: ['sendReceiptCompletions'],
   stackSettings: ['overReceiptTolerance'],
-} as const satisfies Operation;
+});
 
-export const deliveryReceiptSearchV2 = {
+export const deliveryReceiptSearchV2 = defineOperation({
   operationId: 'deliveryReceiptSearchV2',
   summary: 'Search delivery receipts',
   description:
@@ -122,15 +116,13 @@ export const deliveryReceiptSearchV2 = {
   area: 'delivery-receipts',
   method: 'PUT',
   path: '/v2/DeliveryReceipt/',
-  handler: 'functions/delivery-receipts/search.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'search',
   requestBody: { schema: SearchFilter, required: false },
   success: { status: 200, schema: DeliveryReceiptSearchResult, description: 'One page of matching delivery receipts.' },
   problems: bodyProblems,
   // Query: the indexes and each receipt's lines; GetItem/PutItem: the continuation; BatchGetItem: IDs.
   tableAccess: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
   tableIndexes: [receiptsByDeliveryDate, receiptsByCreatedDateTime, receiptsByRefNumber, receiptsById].map(({ indexName }) => indexName),
-} as const satisfies Operation;
+});
 
 export const deliveryReceiptOperations = [deliveryReceiptAddInventory, deliveryReceiptGetV2, deliveryReceiptSaveV2, deliveryReceiptSearchV2] as const;

@@ -4,8 +4,7 @@
 // statements, infra/local/) both derive from this module, so a function locally holds exactly the rights and the
 // settings its deployed role and configuration give it.
 import { tableDefinition, type IndexName, type TableAction } from '#shared/data/table';
-import { queueDefinitions, type QueueName } from '#shared/events/queues';
-import type { ResourceGrant } from '#shared/events/resource-grants';
+import { queueDefinitions, type QueueDefinition, type QueueName, type QueueSendGrant, type ResourceGrant } from '#shared/events/queues';
 
 /** The service name every function logs under (Powertools), on AWS and locally. */
 export const serviceName = 'business-platform-api';
@@ -93,7 +92,7 @@ export interface TableGrant {
   readonly indexes?: readonly IndexName[];
 }
 
-export type { ResourceGrant } from '#shared/events/resource-grants';
+export type { ResourceGrant } from '#shared/events/queues';
 
 /** The environment variables of the manageSchedules grant (read by shared/scheduled-tasks/schedules.ts). */
 export const schedulerEnvironment = {
@@ -159,35 +158,26 @@ export const tableGrant = (grant: TableGrant, table: TableResource): Granted => 
 
 /** SendMessage only on one queue of queues.ts, with its URL: the sender never looks the queue up or reads it. */
 const sendTo =
-  (name: QueueName): GrantDefinition =>
-  ({ queues }) => {
-    const definition = queueDefinitions.find((queue) => queue.name === name)!;
-    return {
-      statements: [{ actions: ['sqs:SendMessage'], resources: [queues[name].arn] }],
-      environment: { [definition.urlVariable]: queues[name].url },
-    };
-  };
+  (definition: Pick<QueueDefinition, 'urlVariable'> & { readonly name: QueueName }): GrantDefinition =>
+  ({ queues }) => ({
+    statements: [{ actions: ['sqs:SendMessage'], resources: [queues[definition.name].arn] }],
+    environment: { [definition.urlVariable]: queues[definition.name].url },
+  });
+
+/** Every queue's send grant (`send<Queue>`, derived by defineQueue): which functions hold one is in their manifest entry or consumer definition. */
+const sendGrants = Object.fromEntries(queueDefinitions.map((definition) => [definition.sendGrant, sendTo(definition)])) as {
+  readonly [grant in QueueSendGrant]: GrantDefinition;
+};
 
 /** The secret-fields key's variable: its ARN (the local stack's KMS holds the same key locally). */
 const secretFieldsKeyEnvironment = (key: OtherResources['secretFieldsKey']): Record<string, string> => ({ SECRET_FIELDS_KEY_ARN: key.arn });
 
-/** One entry per grant name: adding a name to `ResourceGrant` without its definition here fails to compile. */
+/**
+ * One entry per grant name: every queue's send grant, then the service grants (`ServiceGrant`,
+ * shared/events/resource-grants.ts): adding a name there without its definition here fails to compile.
+ */
 export const resourceGrants: { readonly [grant in ResourceGrant]: GrantDefinition } = {
-  /** Send to the document-events queue (the webhook). */
-  sendDocumentEvents: sendTo('documentEvents'),
-  /** Send queued refunds to the payments queue (the refund function). */
-  sendPayments: sendTo('payments'),
-  /** Publish due task work (the task-runs consumer). */
-  sendTaskWork: sendTo('taskWork'),
-  /**
-   * Fire a one-off task's run whose time passed before its schedule could be written (the schedule-sync consumer:
-   * the retry and the reconciler), as its at() schedule would have.
-   */
-  sendTaskRuns: sendTo('taskRuns'),
-  /** Ask for a schedule to be brought in line later (the save, when the scheduler call failed). */
-  sendScheduleSync: sendTo('scheduleSync'),
-  /** Hand a large receipt completion to its consumer (the receipt save). */
-  sendReceiptCompletions: sendTo('receiptCompletions'),
+  ...sendGrants,
   /** Read the webhook signing secret's value (GetSecretValue only: nothing describes it). */
   readWebhookSecret: ({ webhookSecret }) => ({
     statements: [{ actions: ['secretsmanager:GetSecretValue'], resources: [webhookSecret.arn] }],

@@ -2,9 +2,9 @@
 // receipt's effect is visible, on the original platform's own path and operation id (Inventory_GetDetailedSOHV2).
 import { ActionResults } from '#shared/schemas/envelopes';
 import { InventoryStockOnHandT } from '#shared/schemas/inventory';
-import { idPath, type Operation } from './operation';
+import { idPath, defineOperation } from './operation';
 
-export const inventoryGetDetailedSOHV2 = {
+export const inventoryGetDetailedSOHV2 = defineOperation({
   operationId: 'inventoryGetDetailedSOHV2',
   summary: 'Get the stock on hand of an inventory item',
   description:
@@ -15,13 +15,11 @@ export const inventoryGetDetailedSOHV2 = {
   area: 'inventory',
   method: 'GET',
   path: '/v2/Inventory/{id}/stockonhand',
-  handler: 'functions/inventory/stock-on-hand.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'stock-on-hand',
   pathParameters: idPath,
   success: { status: 200, schema: ActionResults(InventoryStockOnHandT), description: 'Stock on hand per warehouse and in total.' },
   problems: [400, 401, 404, 406],
   tableAccess: ['dynamodb:Query'],
-} as const satisfies Operation;
+});
 
 export const inventoryOperations = [inventoryGetDetailedSOHV2] as const;

@@ -68,6 +68,34 @@ export interface Operation {
   readonly maxBodyBytes?: number;
 }
 
+/**
+ * What a manifest entry declares; `defineOperation` derives the rest. `module` names the handler in its area's
+ * folder; `auth` is `bearer` and `media` is `standard` unless the entry says otherwise (only the webhook does).
+ */
+export type OperationSettings = Omit<Operation, 'handler' | 'auth' | 'media'> & {
+  /** The handler module, kebab-case, in `functions/<area>/`: `get-default-address` is `functions/tenant-locations/get-default-address.ts`. */
+  readonly module: string;
+  readonly auth?: Operation['auth'];
+  readonly media?: Operation['media'];
+};
+
+/** The entry `defineOperation` makes of settings `S`: `S`'s own literal types, plus the derived members. */
+export type DefinedOperation<S extends OperationSettings> = Omit<S, 'module' | 'auth' | 'media'> & {
+  readonly handler: `functions/${S['area']}/${S['module']}.ts`;
+  readonly auth: S extends { readonly auth: infer A } ? A : 'bearer';
+  readonly media: S extends { readonly media: infer M } ? M : 'standard';
+};
+
+/**
+ * A manifest entry from its settings, as `defineQueue` makes a queue's: the handler's path derives from the area and
+ * the module (`functions/<area>/<module>.ts`), and the defaults every operation but the webhook shares are filled in.
+ */
+export const defineOperation = <const S extends OperationSettings>(settings: S): DefinedOperation<S> => {
+  const { module, ...entry } = settings;
+  if (!/^[a-z]+(-[a-z]+)*$/.test(module)) throw new Error(`${settings.operationId}: a handler module is kebab-case: ${module}`);
+  return { auth: 'bearer', media: 'standard', ...entry, handler: `functions/${settings.area}/${module}.ts` } as unknown as DefinedOperation<S>;
+};
+
 /** Path parameters of operations on one record: `{id}`, a positive int32. */
 export const idPath = z.strictObject({ id: pathId });
 /** Problems of every operation that takes a body. */

@@ -3,7 +3,7 @@
 import { EditResponse, SynkSaveQueueResponse } from '#shared/schemas/envelopes';
 import { refundsPage } from '#shared/schemas/limits';
 import { PaymentGetQuery, PaymentT, RecordPaymentRequest, SaveRequestPaymentT } from '#shared/schemas/payment';
-import { bodyProblems, idPath, type Operation } from './operation';
+import { bodyProblems, idPath, defineOperation } from './operation';
 
 const SavedPayment = SynkSaveQueueResponse(PaymentT);
 
@@ -13,7 +13,7 @@ const SavedPayment = SynkSaveQueueResponse(PaymentT);
  */
 const paymentWriteAccess = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const;
 
-export const paymentPost = {
+export const paymentPost = defineOperation({
   operationId: 'paymentPost',
   summary: 'Record a payment',
   description:
@@ -28,17 +28,15 @@ export const paymentPost = {
   area: 'payments',
   method: 'POST',
   path: '/Payment',
-  handler: 'functions/payments/post.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'post',
   requestBody: { schema: RecordPaymentRequest, required: true },
   success: { status: 201, schema: SavedPayment, description: 'The payment was recorded; Location is its URL.' },
   problems: [...bodyProblems, 409, 422],
   idempotencyKey: true,
   tableAccess: paymentWriteAccess,
-} as const satisfies Operation;
+});
 
-export const paymentGetByID = {
+export const paymentGetByID = defineOperation({
   operationId: 'paymentGetByID',
   summary: 'Get a payment or a refund',
   description:
@@ -50,17 +48,15 @@ export const paymentGetByID = {
   area: 'payments',
   method: 'GET',
   path: '/Payment/{id}',
-  handler: 'functions/payments/get.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'get',
   pathParameters: idPath,
   query: PaymentGetQuery,
   success: { status: 200, schema: EditResponse(PaymentT), description: 'The payment, with a page of its refunds.' },
   problems: [400, 401, 404, 406],
   tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
-} as const satisfies Operation;
+});
 
-export const paymentPostRefund = {
+export const paymentPostRefund = defineOperation({
   operationId: 'paymentPostRefund',
   summary: 'Refund a payment',
   description:
@@ -77,9 +73,7 @@ export const paymentPostRefund = {
   area: 'payments',
   method: 'POST',
   path: '/Payment/{id}/refund',
-  handler: 'functions/payments/refund.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'refund',
   pathParameters: idPath,
   requestBody: { schema: SaveRequestPaymentT, required: false },
   success: { status: 201, schema: SavedPayment, description: 'The refund was made; Location is its URL.' , also: [{ status: 202, description: 'The refund waits in the payments queue (IsQueue); Location is its URL.', location: true }] },
@@ -87,6 +81,6 @@ export const paymentPostRefund = {
   idempotencyKey: true,
   tableAccess: paymentWriteAccess,
   grants: ['sendPayments'],
-} as const satisfies Operation;
+});
 
 export const paymentOperations = [paymentPost, paymentGetByID, paymentPostRefund] as const;

@@ -2,11 +2,11 @@
 // EventBridge Scheduler schedule in line; the get (beyond the spec) reads it back with its latest runs.
 import { ActionResults } from '#shared/schemas/envelopes';
 import { ScheduledTask, ScheduledTaskXml } from '#shared/schemas/scheduled-task';
-import { bodyProblems, idPath, type Operation } from './operation';
+import { bodyProblems, idPath, defineOperation } from './operation';
 
 const ScheduledTaskAnswer = ActionResults(ScheduledTask);
 
-export const scheduledTaskSave = {
+export const scheduledTaskSave = defineOperation({
   operationId: 'scheduledTaskSave',
   summary: 'Save a scheduled task',
   description:
@@ -28,9 +28,7 @@ export const scheduledTaskSave = {
   area: 'scheduled-tasks',
   method: 'POST',
   path: '/ScheduledTasks/',
-  handler: 'functions/scheduled-tasks/save.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'save',
   requestBody: { schema: ScheduledTask, required: true, xmlSchema: ScheduledTaskXml },
   success: { status: 200, schema: ScheduledTaskAnswer, description: 'The task was updated (201 with Location when created).' , also: [{ status: 201, description: 'The task was created; Location is its URL.' }] },
   problems: [...bodyProblems, 404, 409, 422],
@@ -43,9 +41,9 @@ export const scheduledTaskSave = {
   tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   /** Sync the task's schedule, seal its credentials (GenerateDataKey only), queue a sync retry (SendMessage only). */
   grants: ['manageSchedules', 'sealSecrets', 'sendScheduleSync'],
-} as const satisfies Operation;
+});
 
-export const scheduledTaskGet = {
+export const scheduledTaskGet = defineOperation({
   operationId: 'scheduledTaskGet',
   summary: 'Get a scheduled task with its latest runs',
   description:
@@ -54,13 +52,11 @@ export const scheduledTaskGet = {
   area: 'scheduled-tasks',
   method: 'GET',
   path: '/ScheduledTasks/{id}',
-  handler: 'functions/scheduled-tasks/get.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'get',
   pathParameters: idPath,
   success: { status: 200, schema: ScheduledTaskAnswer, description: 'The task with its latest runs.' },
   problems: [400, 401, 404, 406],
   tableAccess: ['dynamodb:Query'],
-} as const satisfies Operation;
+});
 
 export const scheduledTaskOperations = [scheduledTaskSave, scheduledTaskGet] as const;

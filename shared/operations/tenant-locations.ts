@@ -9,8 +9,8 @@ import {
   TenantLocationSearchResult,
 } from '#shared/schemas/tenant-location';
 import { activeLocationsByName } from '#shared/data/indexes';
-import { bodyProblems, idPath, type Operation } from './operation';
-export const tenantLocationDelete = {
+import { bodyProblems, idPath, defineOperation } from './operation';
+export const tenantLocationDelete = defineOperation({
   operationId: 'tenantLocationDelete',
   summary: 'Soft-delete a tenant location',
   description:
@@ -19,46 +19,40 @@ export const tenantLocationDelete = {
   area: 'tenant-locations',
   method: 'DELETE',
   path: '/TenantLocation/Delete/{id}',
-  handler: 'functions/tenant-locations/delete.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'delete',
   pathParameters: idPath,
   success: { status: 200, schema: TenantLocation, description: 'The deleted location.' },
   problems: [400, 401, 404, 406],
   tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
-} as const satisfies Operation;
+});
 
-export const tenantLocationGet = {
+export const tenantLocationGet = defineOperation({
   operationId: 'tenantLocationGet',
   summary: 'Get a tenant location',
   area: 'tenant-locations',
   method: 'GET',
   path: '/TenantLocation/Get/{id}',
-  handler: 'functions/tenant-locations/get.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'get',
   pathParameters: idPath,
   success: { status: 200, schema: TenantLocation, description: 'The location (active or deleted).' },
   problems: [400, 401, 404, 406],
   tableAccess: ['dynamodb:GetItem'],
-} as const satisfies Operation;
+});
 
-export const tenantLocationGetAll = {
+export const tenantLocationGetAll = defineOperation({
   operationId: 'tenantLocationGetAll',
   summary: "List the tenant's active locations, ordered by name",
   area: 'tenant-locations',
   method: 'GET',
   path: '/TenantLocation/GetAll',
-  handler: 'functions/tenant-locations/get-all.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'get-all',
   success: { status: 200, schema: TenantLocationList, description: 'Active locations ordered by name.' },
   problems: [401, 406],
   tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
   tableIndexes: [activeLocationsByName.indexName],
-} as const satisfies Operation;
+});
 
-export const tenantLocationGetByName = {
+export const tenantLocationGetByName = defineOperation({
   operationId: 'tenantLocationGetByName',
   summary: 'Find a tenant location by name',
   description:
@@ -67,33 +61,29 @@ export const tenantLocationGetByName = {
   area: 'tenant-locations',
   method: 'POST',
   path: '/TenantLocation/GetByName',
-  handler: 'functions/tenant-locations/get-by-name.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'get-by-name',
   requestBody: { schema: SearchFilter, required: true },
   success: { status: 200, schema: TenantLocation, description: 'The matching location.' },
   problems: [...bodyProblems, 404],
   tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
   tableIndexes: [activeLocationsByName.indexName],
-} as const satisfies Operation;
+});
 
-export const tenantLocationGetDefaultAddress = {
+export const tenantLocationGetDefaultAddress = defineOperation({
   operationId: 'tenantLocationGetDefaultAddress',
   summary: 'Get the address of a given type of a tenant location',
   area: 'tenant-locations',
   method: 'GET',
   path: '/TenantLocation/GetDefaultAddress/{id}',
-  handler: 'functions/tenant-locations/get-default-address.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'get-default-address',
   pathParameters: idPath,
   query: GetDefaultAddressQuery,
   success: { status: 200, schema: Address, description: 'The address of that type.' },
   problems: [400, 401, 404, 406],
   tableAccess: ['dynamodb:GetItem'],
-} as const satisfies Operation;
+});
 
-export const tenantLocationSave = {
+export const tenantLocationSave = defineOperation({
   operationId: 'tenantLocationSave',
   summary: 'Create or update a tenant location',
   description:
@@ -105,29 +95,25 @@ export const tenantLocationSave = {
   area: 'tenant-locations',
   method: 'POST',
   path: '/TenantLocation/Save',
-  handler: 'functions/tenant-locations/save.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'save',
   requestBody: { schema: TenantLocationInfo, required: true },
   success: { status: 200, schema: TenantLocation, description: 'The saved location (201 when created).' , also: [{ status: 201, description: 'The location was created; Location is its URL.' }] },
   problems: [...bodyProblems, 404, 409, 422],
   idempotencyKey: true,
   tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
-} as const satisfies Operation;
+});
 
-export const tenantLocationSearch = {
+export const tenantLocationSearch = defineOperation({
   operationId: 'tenantLocationSearch',
   summary: 'Search tenant locations',
   area: 'tenant-locations',
   method: 'PUT',
   path: '/TenantLocation/Search',
-  handler: 'functions/tenant-locations/search.ts',
-  auth: 'bearer',
-  media: 'standard',
+  module: 'search',
   requestBody: { schema: TenantLocationFilter, required: false },
   success: { status: 200, schema: TenantLocationSearchResult, description: 'One page of matching locations.' },
   problems: bodyProblems,
   tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
-} as const satisfies Operation;
+});
 
 export const tenantLocationOperations = [tenantLocationDelete, tenantLocationGet, tenantLocationGetAll, tenantLocationGetByName, tenantLocationGetDefaultAddress, tenantLocationSave, tenantLocationSearch] as const;

@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import { join } from 'node:path';
 import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
 import { consumedQueueDefinitions } from '#shared/events/queues';
-import type { ResourceGrant } from '#shared/events/resource-grants';
+import type { ResourceGrant } from '#shared/events/queues';
 import { resourceGrants } from '#shared/operations/grants';
 import { operations } from '#shared/operations/index';
 import { testGrantResources } from '#test/support/grant-resources';

@@ -6,25 +6,13 @@ import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FaultRules } from '#infra/local/faults';
+import type { LocalStackEndpoints } from '#infra/local/stack';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The JSON line start.ts prints once everything answers. */
-export interface LocalStackReady {
+/** The JSON line start.ts prints once everything answers: the stack's endpoints (infra/local/stack.ts) and its pid. */
+export interface LocalStackReady extends LocalStackEndpoints {
   readonly ready: true;
-  readonly baseUrl: string;
-  readonly dynamodbEndpoint: string;
-  readonly sqsEndpoint: string;
-  readonly tableName: string;
-  readonly queueUrls: Readonly<Record<string, string>>;
-  /** The IAM edge the stack's functions call DynamoDB and SQS through (tests use the direct endpoints). */
-  readonly iamEdgeEndpoint: string;
-  /** The EventBridge Scheduler emulation (tests read its schedules through the SDK). */
-  readonly schedulerEndpoint: string;
-  /** The KMS emulation (direct, admin key). */
-  readonly kmsEndpoint: string;
-  /** The fault mode's control endpoint (test/support/faults.ts), when started with `faults`. */
-  readonly faultsEndpoint?: string;
   readonly pid: number;
 }
 

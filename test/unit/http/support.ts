@@ -2,6 +2,7 @@
 // response must carry, and a reader that turns a response into something one `toEqual` can compare whole.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { httpOperation } from '#shared/http/operation';
+import type { HttpRequest, RequestInternal } from '#shared/http/middlewares/request';
 import { logger } from '#shared/observability/logger';
 import { operationsById, type OperationId } from '#shared/operations/index';
 import { requestIdentity } from '#infra/local/gateway-event';
@@ -200,4 +201,20 @@ export const operationWith = <Id extends OperationId>(operationId: Id, answer: (
     return answer(request as unknown as SeenRequest);
   });
   return { handler, seen, call: (event: APIGatewayProxyEvent) => invoke(handler, event) };
+};
+
+/** The request one middleware of the stack sees (middy's), for testing a middleware alone: its `before`, `after` or `onError` is called with it. */
+export const middlewareRequest = (event: APIGatewayProxyEvent, internal: RequestInternal = {}): HttpRequest => ({
+  event,
+  context: lambdaContext(),
+  response: undefined,
+  error: null,
+  internal,
+});
+
+/** Runs one hook of a middleware (they are optional in middy's type) on a request. */
+export const run = async (hook: ((request: HttpRequest) => unknown) | undefined, request: HttpRequest): Promise<HttpRequest> => {
+  if (!hook) throw new Error('the middleware has no such hook');
+  await hook(request);
+  return request;
 };

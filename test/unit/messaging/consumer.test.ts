@@ -1,19 +1,19 @@
 // Unit: the one consumer mechanism (shared/messaging/consumer.ts) as a black box: a handler built from a queue's
-// definition, a contract and a per-message handler, invoked with SQS events. Each record is read by the contract and
+// definition (which carries its contract) and a per-message handler, invoked with SQS events. Each record is read by the contract and
 // handled on its own; failures (unreadable or thrown) come back as a partial batch response naming only them; the
 // handler learns the receive count and whether this is the last receive; an unreadable body never reaches a log.
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { SQSRecord } from 'aws-lambda';
-import { defineQueue } from '#shared/events/queues';
+import { jsonMessage } from '#shared/events/message-contract';
+import { defineQueue, paymentsQueue, scheduleSyncQueue } from '#shared/events/queues';
 import { consumer, type Delivery } from '#shared/messaging/consumer';
-import { jsonMessage } from '#shared/messaging/contract';
-import { queuedRefundMessage, scheduleSyncQueueMessage } from '#shared/messaging/messages';
 import { logger } from '#shared/observability/logger';
 import { lambdaContext, sqsRecord } from '#test/support/lambda-events';
 
 const record = (body: string, receiveCount = 1): SQSRecord => sqsRecord(body, { receiveCount });
 
-const queue = defineQueue({ name: 'test', maximumMessageBytes: 200, maxReceiveCount: 3 });
+/** A small queue whose messages are the payments queue's queued refunds. */
+const queue = defineQueue({ name: 'test', message: paymentsQueue.message, maximumMessageBytes: 200, maxReceiveCount: 3 });
 const refund = (refundId: number) => JSON.stringify({ tenantId: 1, refundId });
 
 let logged: unknown[][];
@@ -30,7 +30,7 @@ afterEach(() => {
 describe('consumer', () => {
   it('hands each readable message to the handler, once, with its delivery; an all-good batch reports no failure', async () => {
     const seen: [unknown, Delivery][] = [];
-    const handler = consumer({ queue, message: queuedRefundMessage }, async (message, delivery) => void seen.push([message, delivery]));
+    const handler = consumer(queue, async (message, delivery) => void seen.push([message, delivery]));
     const records = [record(refund(1)), record(refund(2), 2), record(refund(3), 3)];
     const context = lambdaContext('consumer');
 
@@ -46,7 +46,7 @@ describe('consumer', () => {
 
   it('reports only the records that failed: unreadable ones (never handled) and those whose handler threw', async () => {
     const handled: number[] = [];
-    const handler = consumer({ queue, message: queuedRefundMessage }, async ({ refundId }) => {
+    const handler = consumer(queue, async ({ refundId }) => {
       if (refundId === 2) throw new Error('dependency down');
       handled.push(refundId);
     });
@@ -68,7 +68,7 @@ describe('consumer', () => {
   });
 
   it('answers a batch whose every record fails with the whole list, without throwing (SQS retries each one)', async () => {
-    const handler = consumer({ queue, message: queuedRefundMessage }, async () => {
+    const handler = consumer(queue, async () => {
       throw new Error('down');
     });
     const records = [record(refund(1)), record(refund(2))];
@@ -78,7 +78,7 @@ describe('consumer', () => {
   });
 
   it('logs an unreadable message by its id and error class, never its body', async () => {
-    const handler = consumer({ queue, message: jsonMessage('secret message', { parse: () => { throw new Error('bad: 4111111111111111'); } }) }, async () => undefined);
+    const handler = consumer({ ...queue, message: jsonMessage('secret message', { parse: () => { throw new Error('bad: 4111111111111111'); } }) }, async () => undefined);
     const unreadable = record(JSON.stringify({ card: '4111111111111111' }));
 
     await handler({ Records: [unreadable] }, lambdaContext('consumer'));
@@ -89,7 +89,7 @@ describe('consumer', () => {
 
   it('reads a queue that carries two messages by its one contract (the schedule-sync queue)', async () => {
     const seen: unknown[] = [];
-    const handler = consumer({ queue, message: scheduleSyncQueueMessage }, async (message) => void seen.push(message));
+    const handler = consumer({ ...queue, message: scheduleSyncQueue.message }, async (message) => void seen.push(message));
     const response = await handler(
       { Records: [record('{"reconcile":"2026-03-01T09:05:00Z"}'), record('{"tenantId":1,"taskId":2,"version":3}'), record('{"reconcile":"2026-02-30T09:05:00Z"}')] },
       lambdaContext('consumer'),

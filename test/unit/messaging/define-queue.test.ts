@@ -1,13 +1,20 @@
-// Unit: `defineQueue` (shared/events/queues.ts): a queue's names derive from its name, its settings have the
+// Unit: `defineQueue` (shared/events/queues.ts): a queue's names and send grant derive from its name, it carries its
+// message contract, its settings have the
 // service's defaults, and a consumed queue always reports partial batch failures.
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
+import { jsonMessage } from '#shared/events/message-contract';
 import { consumerTimeoutSeconds, defineQueue, queueDefinitions } from '#shared/events/queues';
+import { resourceGrants } from '#shared/operations/grants';
+
+const message = jsonMessage('note', { parse: (value: unknown) => value as { readonly note: string } });
 
 describe('defineQueue', () => {
-  it('derives the dead-letter queue, the names and the URL variable from the name, with the defaults', () => {
-    expect(defineQueue({ name: 'orderNotes', maximumMessageBytes: 1024 })).toEqual({
+  it('derives the dead-letter queue, the names, the URL variable and the send grant from the name, with the defaults', () => {
+    expect(defineQueue({ name: 'orderNotes', message, maximumMessageBytes: 1024 })).toEqual({
       name: 'orderNotes',
+      message,
+      sendGrant: 'sendOrderNotes',
       logicalName: 'OrderNotes',
       localQueueName: 'order-notes',
       urlVariable: 'ORDER_NOTES_QUEUE_URL',
@@ -21,6 +28,7 @@ describe('defineQueue', () => {
   it('gives a consumed queue its event source (batching window, ReportBatchItemFailures) and its consumer timeout', () => {
     const queue = defineQueue({
       name: 'notes',
+      message,
       maximumMessageBytes: 1024,
       maxReceiveCount: 10,
       eventSource: { batchSize: 2, maximumConcurrency: 3 },
@@ -38,14 +46,21 @@ describe('defineQueue', () => {
       expect(queue.consumer.handler).toMatch(new RegExp(`^functions/[a-z-]+/consume-${queue.localQueueName}\\.ts$`));
       expect(existsSync(queue.consumer.handler)).toBe(true);
     }
-    expect(() => defineQueue({ name: 'notes', maximumMessageBytes: 1, eventSource: { batchSize: 1, maximumConcurrency: 2 }, consumer: { name: 'n', description: 'n', area: '../up', tableAccess: [] } })).toThrow('kebab-case');
+    expect(() => defineQueue({ name: 'notes', message, maximumMessageBytes: 1, eventSource: { batchSize: 1, maximumConcurrency: 2 }, consumer: { name: 'n', description: 'n', area: '../up', tableAccess: [] } })).toThrow('kebab-case');
   });
 
   it('refuses a name that is not camelCase, and a consumer without its event source', () => {
-    expect(() => defineQueue({ name: 'Order-notes', maximumMessageBytes: 1 })).toThrow('camelCase');
+    expect(() => defineQueue({ name: 'Order-notes', message, maximumMessageBytes: 1 })).toThrow('camelCase');
     expect(() =>
-      defineQueue({ name: 'notes', maximumMessageBytes: 1, consumer: { name: 'n', description: 'n', area: 'notes', tableAccess: [] } }),
+      defineQueue({ name: 'notes', message, maximumMessageBytes: 1, consumer: { name: 'n', description: 'n', area: 'notes', tableAccess: [] } }),
     ).toThrow('both its event source and its consumer');
+  });
+
+  it('gives every queue of the service a named message contract and a send grant that grants.ts defines', () => {
+    for (const queue of queueDefinitions) {
+      expect(queue.message.name).toEqual(expect.any(String));
+      expect(Object.keys(resourceGrants)).toContain(queue.sendGrant);
+    }
   });
 
   it('keeps every queue of the service within SQS\'s limits, with a visibility timeout AWS accepts for its consumer', () => {
