@@ -325,6 +325,3 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
     },
   };
 };
-
-/** The adapter as the service sees it: the port it declares (./store.ts). */
-export type ReceiptRepository = ReceiptStore;

@@ -20,9 +20,6 @@ import type { KeyClaimItem, ScheduledTaskStore, StoredTask, TaskRecord } from '.
 
 export type { StoredTask, TaskRecord } from './store';
 
-/** The repository is the store the service declares (store.ts); the name the tests and wiring use. */
-export type ScheduledTaskRepository = ScheduledTaskStore;
-
 /**
  * Attributes a save never writes (fields.ts, owner `runRecorder`): the task-runs consumer owns them between saves (it
  * records the last run under the condition that Version is the one its message names). A save's update leaves them

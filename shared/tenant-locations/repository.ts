@@ -212,6 +212,3 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
     },
   };
 };
-
-/** The adapter as the service sees it: the port it declares (./store.ts). */
-export type TenantLocationRepository = TenantLocationStore;

@@ -1,14 +1,15 @@
-// Integration: the contract of a TenantLocationRepository, run against the DynamoDB repository on DynamoDB Local.
+// Integration: the contract of a TenantLocationStore, run against the DynamoDB repository on DynamoDB Local.
 // The service's tests rely on exactly this behaviour; any other implementation would have to pass the same suite,
 // so none can drift from the real store (an in-memory fake once sorted GetAll with `#` where the index uses U+0001).
 import { describe, expect, it } from '@jest/globals';
 import type { TenantLocation } from '#shared/schemas/tenant-location';
-import { createTenantLocationRepository, type TenantLocationRepository } from '#shared/tenant-locations/repository';
+import { createTenantLocationRepository } from '#shared/tenant-locations/repository';
+import type { TenantLocationStore } from '#shared/tenant-locations/store';
 import { freshTenantId } from '#test/support/tenant-items';
 import { locationOf, openLocalTable, refusal, seedLocation } from './support';
 
-const describeRepositoryContract = (implementation: string, open: () => TenantLocationRepository) =>
-  describe(`TenantLocationRepository contract: ${implementation}`, () => {
+const describeRepositoryContract = (implementation: string, open: () => TenantLocationStore) =>
+  describe(`TenantLocationStore contract: ${implementation}`, () => {
     const repository = open();
     /** A fresh tenant, its location builder, and a seeder of its stored locations. */
     const tenant = () => {
@@ -77,7 +78,7 @@ const describeRepositoryContract = (implementation: string, open: () => TenantLo
         location(4, { Name: 'Kiosk', Address: { City: 'Nelson', LocationID: 4 } }),
       );
       await other.seed(other.location(1, { Name: 'Warehouse' }));
-      const list = async (filter: Parameters<TenantLocationRepository['list']>[1]) => idsOf(await repository.list(tenantId, filter));
+      const list = async (filter: Parameters<TenantLocationStore['list']>[1]) => idsOf(await repository.list(tenantId, filter));
 
       expect({
         active: await list({ includeInactive: false }),

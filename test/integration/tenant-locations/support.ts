@@ -6,7 +6,8 @@ import type { Principal } from '#shared/auth/principal';
 import { createDocumentClient, type TableContext } from '#shared/data/client';
 import { ApiError } from '#shared/errors';
 import type { TenantLocation } from '#shared/schemas/tenant-location';
-import { createTenantLocationRepository, type LocationWrite, type TenantLocationRepository } from '#shared/tenant-locations/repository';
+import { createTenantLocationRepository } from '#shared/tenant-locations/repository';
+import type { LocationWrite, TenantLocationStore } from '#shared/tenant-locations/store';
 import { createTenantLocationService } from '#shared/tenant-locations/service';
 import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 import { freshTenantId } from '#test/support/tenant-items';
@@ -51,7 +52,7 @@ export const locationOf =
  * Stores a location through the repository, as an earlier request would have (name claim and default pointer
  * included), replacing whatever version is stored, and moves the tenant's ID sequence past its id.
  */
-export const seedLocation = async (repository: TenantLocationRepository, location: TenantLocation): Promise<void> => {
+export const seedLocation = async (repository: TenantLocationStore, location: TenantLocation): Promise<void> => {
   const previous = await repository.get(location.TenantID, location.ID);
   await repository.write({ next: location, previous, makesDefault: location.IsActive && location.IsDefault });
   if (!previous) while ((await repository.nextId(location.TenantID)) < location.ID);
@@ -66,7 +67,7 @@ export const serviceOnTable = () => {
   const interferences: (() => Promise<void>)[] = [];
   // The service's repository: the real one, recording each write the service asks for, and letting a test play a
   // concurrent writer just before the next one.
-  const repository: TenantLocationRepository = {
+  const repository: TenantLocationStore = {
     ...store,
     async write(request) {
       writes.push(structuredClone(request));

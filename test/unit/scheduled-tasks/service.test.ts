@@ -7,7 +7,7 @@ import { localSecretCipher } from '#shared/crypto/envelope';
 import { VersionConflict, type ApiError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ScheduleState } from '#shared/schemas/scheduled-task';
-import type { ScheduledTaskRepository, StoredTask } from '#shared/scheduled-tasks/repository';
+import type { ScheduledTaskStore, StoredTask } from '#shared/scheduled-tasks/store';
 import type { TaskSchedule } from '#shared/scheduled-tasks/schedules';
 import type { TaskRunMessage } from '#shared/scheduled-tasks/messages';
 import { createScheduledTaskService, createScheduleSyncRetrier, sealedSizeBound, type ScheduleSyncRequest } from '#shared/scheduled-tasks/service';
@@ -23,7 +23,7 @@ const memoryRepository = () => {
   const items = new Map<string, StoredTask>();
   const sequences = new Map<number, number>();
   const key = (tenantId: number, id: number) => `${tenantId}/${id}`;
-  const repository: ScheduledTaskRepository = {
+  const repository: ScheduledTaskStore = {
     nextId: async (tenantId) => {
       const value = (sequences.get(tenantId) ?? 0) + 1;
       sequences.set(tenantId, value);
