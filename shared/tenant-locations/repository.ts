@@ -89,6 +89,8 @@ const isActiveDefault = (location: TenantLocation | undefined) => Boolean(locati
 export const createTenantLocationRepository = (table: TableContext): TenantLocationStore => {
   const { client, tableName } = table;
   return {
+    assertFits: assertLocationFits,
+
     /** A location with IsDefault read from the pointer at the same moment (both strongly consistent). */
     async get(tenantId: number, id: number): Promise<TenantLocation | undefined> {
       const [{ Item }, defaultId] = await Promise.all([
