@@ -81,6 +81,6 @@ export const scheduleSyncRetrier = () => {
 
 /** The reconciler's pass over the tasks whose schedule is not known to be in line (the same consumer). */
 export const scheduleReconciler = (): ScheduleReconciler => {
-  reconciler ??= createScheduleReconciler({ table: defaultTable(), reconcileTask: scheduleSyncRetrier().reconcileTask });
+  reconciler ??= createScheduleReconciler({ tasks: taskRepository(), reconcileTask: scheduleSyncRetrier().reconcileTask });
   return reconciler;
 };

@@ -131,7 +131,7 @@ const reconcilerAt = (now: () => Date) => {
   });
   const touched: number[] = [];
   const reconciler = createScheduleReconciler({
-    table,
+    tasks: createScheduledTaskRepository(table),
     // Other test files' tasks share the index: this file's pass reconciles its own tenant only.
     reconcileTask: async (tenant, taskId) => {
       if (tenant !== tenantId) return 'inLine';

@@ -50,6 +50,16 @@ const memoryRepository = () => {
       items.set(key(tenantId, id), { ...stored, task: { ...stored.task, ScheduleState: state }, ...(state === 'Pending' ? {} : { scheduleOutOfLine: false }) });
       return true;
     },
+    // The reconciler's list: every task still out of line, saved at or before the time asked, oldest first.
+    async *listOutOfLine(savedBefore) {
+      const listed = [...items.entries()]
+        .filter(([, stored]) => stored.scheduleOutOfLine && (stored.task.ModifiedDateTime_utc ?? '') < savedBefore)
+        .sort(([, left], [, right]) => String(left.task.ModifiedDateTime_utc).localeCompare(String(right.task.ModifiedDateTime_utc)));
+      for (const [itemKey] of listed) {
+        const [tenantId, taskId] = itemKey.split('/').map(Number) as [number, number];
+        yield { tenantId, taskId };
+      }
+    },
   };
   return { repository, items, sequences };
 };
