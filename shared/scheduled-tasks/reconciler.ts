@@ -8,7 +8,7 @@
 // of its own (`reconcilerSchedule`: EventBridge Scheduler, emulated locally), whose firing is a
 // ScheduleReconcileMessage on the schedule-sync queue; that queue's consumer runs it.
 import { describeError, logger } from '#shared/observability/logger';
-import { ScheduleSyncFailed } from './schedules';
+import { ScheduleSyncFailed } from './schedule-sync';
 import type { ScheduledTaskStore } from './store';
 
 /** What one pass did (logged by the consumer; tests read it). */

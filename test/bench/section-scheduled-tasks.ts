@@ -20,7 +20,7 @@ import { readRecurrence } from '#shared/scheduled-tasks/recurrence';
 import { runReadFields } from '#shared/scheduled-tasks/fields';
 import { createTaskRunRepository, toTaskItem } from '#shared/scheduled-tasks/repository';
 import { createRunRecorder, createWorkPublisher } from '#shared/scheduled-tasks/runs';
-import { scheduleRequestOf, schedulerSettingsFromEnvironment } from '#shared/scheduled-tasks/schedules';
+import { scheduleRequestOf, schedulerSettingsFromEnvironment } from '#shared/scheduled-tasks/schedule-sync';
 import { comparisonTable } from './section-warm';
 import { outputFileName } from './bundles';
 import type { CapacityTotals } from './capacity';

@@ -21,7 +21,7 @@ import { schedulerEnvironment } from '#shared/operations/grants';
 import { taskKey, unsyncedTasksIndex } from '#shared/scheduled-tasks/keys';
 import { createScheduleReconciler } from '#shared/scheduled-tasks/reconciler';
 import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
-import { scheduleNameOf, syncScheduleWith, type SchedulerSettings } from '#shared/scheduled-tasks/schedules';
+import { scheduleNameOf, syncScheduleWith, type SchedulerSettings } from '#shared/scheduled-tasks/schedule-sync';
 import { createScheduleSyncRetrier } from '#shared/scheduled-tasks/service';
 import { proxyEvent } from '#test/support/lambda-events';
 import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';

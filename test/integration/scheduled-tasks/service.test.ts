@@ -14,7 +14,7 @@ import { taskKey, taskSequence } from '#shared/scheduled-tasks/keys';
 import { createScheduledTaskRepository, createTaskRunRepository } from '#shared/scheduled-tasks/repository';
 import { createRunRecorder } from '#shared/scheduled-tasks/runs';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { syncScheduleWith, type TaskSchedule } from '#shared/scheduled-tasks/schedules';
+import { syncScheduleWith, type TaskSchedule } from '#shared/scheduled-tasks/schedule-sync';
 import { createScheduledTaskService } from '#shared/scheduled-tasks/service';
 import { createScheduleSyncPublisher } from '#shared/scheduled-tasks/sync-requests';
 import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';

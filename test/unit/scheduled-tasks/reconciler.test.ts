@@ -8,7 +8,7 @@ import { logger } from '#shared/observability/logger';
 import { unsyncedKeys } from '#shared/scheduled-tasks/keys';
 import { createScheduleReconciler } from '#shared/scheduled-tasks/reconciler';
 import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
-import { ScheduleSyncFailed } from '#shared/scheduled-tasks/schedules';
+import { ScheduleSyncFailed } from '#shared/scheduled-tasks/schedule-sync';
 
 logger.setLogLevel('SILENT');
 

@@ -8,7 +8,7 @@ import { VersionConflict, type ApiError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ScheduleState } from '#shared/schemas/scheduled-task';
 import type { ScheduledTaskStore, StoredTask } from '#shared/scheduled-tasks/store';
-import type { TaskSchedule } from '#shared/scheduled-tasks/schedules';
+import type { TaskSchedule } from '#shared/scheduled-tasks/schedule-sync';
 import type { TaskRunMessage } from '#shared/scheduled-tasks/messages';
 import { createScheduledTaskService, createScheduleSyncRetrier, sealedSizeBound, type ScheduleSyncRequest } from '#shared/scheduled-tasks/service';
 
