@@ -116,7 +116,7 @@ export const describeTaskRunStoreContract = (implementation: string, open: () =>
         taken,
         leased: [leased?.PublishLeaseId, leased?.PublishLeaseUntil],
         published: [published?.PublishedDateTime_utc, published?.PublishLeaseId, published?.PublishLeaseUntil],
-        afterwards: await store.takePublishLease(at, undefined, 'lease-3', '2026-03-02T09:17:00.000Z'),
+        afterwards: await store.takePublishLease(at, 'lease-2', 'lease-3', '2026-03-02T09:17:00.000Z'),
         unknown: await store.takePublishLease(firing('2026-03-02T10:00:00Z'), 'lease-1', 'lease-3', '2026-03-02T09:17:00.000Z'),
         markUnknown: await outcomeOf(store.markPublished(firing('2026-03-02T10:00:00Z'), '2026-03-02T10:00:01.000Z')),
       }).toEqual({
