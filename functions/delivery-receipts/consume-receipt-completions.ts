@@ -4,6 +4,7 @@
 // progress). A failed record is reported in the partial batch response and redelivered; it resumes at the cursor.
 import { defaultTable, type TableContext } from '#shared/data/client';
 import { continueCompletion, defaultCompletionDependencies, type CompletionDependencies } from '#shared/delivery-receipts/completion';
+import { createCompletionRepository } from '#shared/delivery-receipts/repository';
 import { receiptCompletionsQueue } from '#shared/events/queues';
 import { consumer } from '#shared/messaging/consumer';
 import { logger } from '#shared/observability/logger';
@@ -16,7 +17,7 @@ export const chunkReserveMs = 8_000;
 
 export const createCompletionConsumer = (table: () => TableContext, dependencies: () => CompletionDependencies) =>
   consumer(receiptCompletionsQueue, async (message, { messageId, receiveCount, context }) => {
-    const progress = await continueCompletion(table(), message, { mayRunChunk: () => context.getRemainingTimeInMillis() > chunkReserveMs }, dependencies());
+    const progress = await continueCompletion(createCompletionRepository(table()), message, { mayRunChunk: () => context.getRemainingTimeInMillis() > chunkReserveMs }, dependencies());
     logger.info('receipt completion', { messageId, tenantId: message.tenantId, receiptId: message.receiptId, receiveCount, ...progress });
   });
 

@@ -8,6 +8,7 @@ import { consumer } from '#shared/messaging/consumer';
 import { describeError, logger } from '#shared/observability/logger';
 import { countMetric } from '#shared/observability/metrics';
 import { createRunRecorder, createWorkPublisher, RunNotDue, RunPublicationInProgress, type RunRecorder } from '#shared/scheduled-tasks/runs';
+import { createTaskRunRepository } from '#shared/scheduled-tasks/repository';
 
 /** The consumer over any recorder (the real one; tests give it their own clock and work queue). */
 export const createTaskRunsConsumer = (recorderOf: () => RunRecorder) =>
@@ -35,6 +36,6 @@ let recorder: RunRecorder | undefined;
 
 /** The table and the work queue's URL (set by the `sendTaskWork` grant), read on the first record. */
 const functionRecorder = (): RunRecorder =>
-  (recorder ??= createRunRecorder({ table: defaultTable(), publishWork: createWorkPublisher(requireEnv(taskWorkQueue.urlVariable)) }));
+  (recorder ??= createRunRecorder({ runs: createTaskRunRepository(defaultTable()), publishWork: createWorkPublisher(requireEnv(taskWorkQueue.urlVariable)) }));
 
 export const handler = createTaskRunsConsumer(functionRecorder);

@@ -40,7 +40,7 @@ export const layers: readonly Layer[] = [
   },
   {
     name: 'platform',
-    owns: 'what the deployment provides: the table and its index names, the queues, grants, stack settings, route constants, EventBridge Scheduler expressions',
+    owns: 'what the deployment provides: the table and its index names, the queues, grants, stack settings, route constants, zoned time and the reconciler\'s own schedule',
     paths: ['shared/data/table.ts', 'shared/data/indexes.ts', 'shared/events/', 'shared/schedules/', 'shared/operations/grants.ts', 'shared/operations/settings.ts', 'shared/operations/routes.ts'],
   },
   {
@@ -64,6 +64,22 @@ export const layers: readonly Layer[] = [
     paths: ['functions/'],
   },
 ];
+
+/**
+ * Where an area's storage code lives: its repository (`repository.ts`, or a `repository/` folder) and the wiring that
+ * builds it. Every other module of an area (its domain: rules, services, recorders) reaches storage through the
+ * area's store port (`store.ts`), never through the DynamoDB client (README.md, "Layers").
+ */
+export const storageModules = ['repository.ts', 'repository/', 'wiring.ts'] as const;
+
+/**
+ * Domain modules that still read the table themselves, until their store port exists (issue 25): the rule below
+ * names every other one. The list may only shrink.
+ */
+export const domainModulesOnTheTable = ['shared/delivery-receipts/search.ts'] as const;
+
+/** The DynamoDB client: the SDK's packages, and the data kit's client module (`TableContext`, `defaultTable`). */
+const dynamoDbClient = '(^|/node_modules/)@aws-sdk/(lib-dynamodb|client-dynamodb)(/|$)|^shared/data/client\\.ts$';
 
 /** The generated tree: it imports runtime libraries, lower layers and (types only) the module it was compiled from. */
 export const generatedPaths = ['shared/compiled/'] as const;
@@ -129,6 +145,16 @@ export const layerRules = (): IForbiddenRuleType[] => [
     to: { path: `^shared/(?:compiled/)?(?:${areas.map(escape).join('|')})/`, pathNot: '^shared/(?:compiled/)?$1/' },
   },
   {
+    name: 'domain-reaches-storage-through-its-port',
+    comment: 'Only an area\'s repository and wiring import the DynamoDB client; its domain modules use its store port (store.ts).',
+    severity: 'error',
+    from: {
+      path: `^shared/(?:${areas.map(escape).join('|')})/`,
+      pathNot: `${areas.flatMap((area) => storageModules.map((module) => entryPattern(`shared/${area}/${module}`))).join('|')}|${anyOf(domainModulesOnTheTable)}`,
+    },
+    to: { path: dynamoDbClient },
+  },
+  {
     name: 'generated-imports-nothing-back',
     comment: 'Generated code imports runtime libraries, the validation layer and the folder it was compiled from (types), nothing else.',
     severity: 'error',
@@ -169,7 +195,8 @@ export const checkLayers = async (roots: readonly string[], baseDir = repository
       tsPreCompilationDeps: true,
       tsConfig: { fileName: join(repositoryRoot, 'tsconfig.json') },
       doNotFollow: { path: 'node_modules' },
-      exclude: { path: '(^|/)(node_modules|cdk\\.out|\\.local)/' },
+      // node_modules stays in the graph as leaves (doNotFollow): the storage rule names the SDK's packages.
+      exclude: { path: '(^|/)(cdk\\.out|\\.local)/' },
       outputType: 'json',
     },
     undefined,

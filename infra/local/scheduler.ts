@@ -2,7 +2,7 @@
 // Scheduler API the AWS SDK uses (REST-JSON: CreateSchedule, UpdateSchedule, GetSchedule, DeleteSchedule,
 // ListSchedules), keeps schedules in memory, and at each due time delivers the schedule's Input (context attributes
 // replaced) to its SQS target, as the schedule's execution role: the role's statements must allow it, as on AWS.
-// Firing times come from shared/schedules/expressions.ts. The clock is injected: `fireDue()` delivers every
+// Firing times come from infra/local/scheduler-expressions.ts. The clock is injected: `fireDue()` delivers every
 // firing due by the clock's now (the stack calls it every second; tests advance their clock and call it). Functions
 // reach it through the IAM edge (iam-edge.ts), which enforces their manageSchedules grant.
 import { createHash } from 'node:crypto';
@@ -14,7 +14,7 @@ import {
   nextFiring,
   parseScheduleExpression,
   type FiringSchedule,
-} from '#shared/schedules/expressions';
+} from '#infra/local/scheduler-expressions';
 import { firingEffects, type FaultEngine } from './faults';
 import { statementsAllow } from './iam-edge';
 import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';

@@ -13,7 +13,7 @@ import type { Construct } from 'constructs';
 import { tableDefinition } from '#shared/data/table';
 import { queueDefinitions, type QueueDefinition, type QueueName } from '#shared/events/queues';
 import { schedulerExecutionStatements, schedulerServicePrincipal, secretFieldsKeyConditions } from '#shared/operations/grants';
-import { reconcilerScheduleRequest } from '#shared/schedules/reconciler-schedule';
+import { reconcilerScheduleRequest } from '#shared/schedules/service-schedules';
 import { taskSchedulerRoleId } from './construct-ids';
 
 export interface DataStackProps extends StackProps {

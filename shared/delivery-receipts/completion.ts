@@ -1,21 +1,17 @@
-// Domain + storage: completing a delivery receipt puts its good stock on hand exactly once (contract C5). The pure
-// plan (stock-effects.ts) says what to write; this module maps its actions to TransactWriteItems, runs a plan that
-// fits one transaction at once, and otherwise moves the receipt to Completing and hands the chunks to the receipt
-// completions queue, whose consumer (functions/delivery-receipts/consume-receipt-completions.ts) runs them one after another.
+// Domain: completing a delivery receipt puts its good stock on hand exactly once (contract C5). The pure plan
+// (stock-effects.ts) says what to write; this module runs a plan that fits one transaction at once, and otherwise
+// moves the receipt to Completing and hands the chunks to the receipt completions queue, whose consumer
+// (functions/delivery-receipts/consume-receipt-completions.ts) runs them one after another. It reaches the table only
+// through the area's completion port (store.ts `CompletionStore`; repository.ts `createCompletionRepository` maps
+// each plan action to a TransactWriteItems entry).
 import { randomUUID } from 'node:crypto';
-import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import type { TableContext } from '#shared/data/client';
-import { getRawItem, plainItem, queryRawItems, type RawItem } from '#shared/data/exact-items';
-import { stockOnHandKey } from '#shared/data/stock-on-hand-keys';
-import { transact, transactionActions, type TransactionItem } from '#shared/data/transaction';
 import { ConcurrentModification, NotFound, ServiceUnavailable, VersionConflict } from '#shared/errors';
 import { describeError, logger } from '#shared/observability/logger';
 import { countMetric } from '#shared/observability/metrics';
 import { completionMessageOf, defaultCompletionPublisher, type CompletionMessage, type CompletionPublisher } from './completion-message';
-import { completionKey, headerKey, headerSortKey, lineKey, lineSortKeyPrefix, movementKey, receiptPartition } from './keys';
-import { statusView, type Actor } from './lifecycle';
-import type { StoredLine } from './lines';
-import { chunkAt, planCompletion, type CompletionChunk, type CompletionPlan, type TransactionAction } from './stock-effects';
+import type { Actor } from './lifecycle';
+import { chunkAt, planCompletion, type CompletionPlan } from './stock-effects';
+import type { CompletionReceipt, CompletionStore } from './store';
 
 export type { CompletionMessage, CompletionPublisher } from './completion-message';
 
@@ -34,234 +30,16 @@ export interface CompletionDependencies {
   readonly newCompletionId?: () => string;
 }
 
-/** The `entity` attributes of the items completion writes besides lines and the header. */
-export const completionEntities = { completion: 'ReceiptCompletion', movement: 'StockMovement', stockOnHand: 'StockOnHand' } as const;
-
-type Role = TransactionAction['role'];
-
-const number = (text: string) => NumberValue.from(text);
-
-/** The TransactWriteItems entry of one plan action. Numbers travel as decimal text (NumberValue), never doubles. */
-const transactionItem = (tableName: string, action: TransactionAction, lineSequence: (lineId: number) => number): TransactionItem => {
-  switch (action.role) {
-    case 'stockOnHand': {
-      const { tenantId, inventoryId, warehouseId } = action.key;
-      return {
-        Update: {
-          TableName: tableName,
-          Key: stockOnHandKey(tenantId, inventoryId, warehouseId),
-          UpdateExpression: 'SET entity = :entity, InventoryID = :inventory, WarehouseID = :warehouse ADD TotalSOH :quantity',
-          ExpressionAttributeValues: {
-            ':entity': completionEntities.stockOnHand,
-            ':inventory': inventoryId,
-            ':warehouse': warehouseId,
-            ':quantity': number(action.update.add),
-          },
-        },
-      };
-    }
-    case 'stockMovement': {
-      const { tenantId, receiptId, lineId } = action.key;
-      const { put } = action.update;
-      return {
-        Put: {
-          TableName: tableName,
-          Item: { ...movementKey(tenantId, receiptId, lineSequence(lineId)), entity: completionEntities.movement, LineID: lineId, ...put, Quantity: number(put.Quantity) },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      };
-    }
-    case 'line': {
-      const { tenantId, receiptId, lineId } = action.key;
-      const { set } = action.update;
-      return {
-        Update: {
-          TableName: tableName,
-          Key: lineKey(tenantId, receiptId, lineSequence(lineId)),
-          UpdateExpression: 'SET IsStockAdjustmentComplete = :done, ReceivedByUserID = :user, ReceivedDateTime_utc = :at',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':done': set.IsStockAdjustmentComplete, ':user': set.ReceivedByUserID, ':at': set.ReceivedDateTime_utc },
-        },
-      };
-    }
-    case 'completion':
-      return {
-        Update: {
-          TableName: tableName,
-          Key: completionKey(action.key.tenantId, action.key.receiptId),
-          UpdateExpression: 'SET CompletionCursor = :next',
-          ConditionExpression: 'CompletionID = :id AND CompletionCursor = :cursor',
-          ExpressionAttributeValues: { ':next': action.update.set.CompletionCursor, ':id': action.expect.completionId, ':cursor': action.expect.cursor },
-        },
-      };
-    case 'header': {
-      const { expect, update } = action;
-      const view = statusView('Complete');
-      const values = {
-        ':status': view.Status,
-        ':friendly': view.FriendlyStatus,
-        ':readOnly': view.IsReadOnly,
-        ':user': update.set.CompletedByUserID,
-        ':at': update.set.CompletedDateTime_utc,
-        ':one': 1,
-      };
-      return {
-        Update: {
-          TableName: tableName,
-          Key: headerKey(action.key.tenantId, action.key.receiptId),
-          UpdateExpression:
-            // A write moves the modified stamps with the Version: the completion's, so ModifiedDateTime_utc is never
-            // older than CompletedDateTime_utc (and every replay of the last chunk writes the same values).
-            'SET #status = :status, FriendlyStatus = :friendly, IsReadOnly = :readOnly, CompletedByUserID = :user, CompletedDateTime_utc = :at, ModifiedByUserID = :user, ModifiedDateTime_utc = :at ADD Version :one',
-          ExpressionAttributeNames: { '#status': 'Status' },
-          ...(expect.status === 'InProgress'
-            ? {
-                // The repository's Version condition rides on the plan's InProgress expectation (see completeReceipt).
-                ConditionExpression: '#status = :expected',
-                ExpressionAttributeValues: { ...values, ':expected': 'InProgress' },
-              }
-            : {
-                ConditionExpression: '#status = :expected AND CompletionID = :completion',
-                ExpressionAttributeValues: { ...values, ':expected': 'Completing', ':completion': expect.completionId },
-              }),
-        },
-      };
-    }
-  }
-};
-
-/** Adds `Version = :version` to the single-transaction header action: the save's commit is the version completed. */
-const withVersionCondition = (item: TransactionItem, version: number): TransactionItem => {
-  const update = item.Update as NonNullable<TransactionItem['Update']>;
-  return {
-    Update: {
-      ...update,
-      ConditionExpression: `${update.ConditionExpression} AND Version = :version`,
-      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':version': version },
-    },
-  };
-};
-
-interface ReceiptState {
-  readonly header: Record<string, unknown>;
-  readonly lines: StoredLine[];
-}
-
-/**
- * The header and every line in one strongly consistent Query: the sort keys from `HEADER` to the last `LINE#` (the
- * completion item sorts before, movements after).
- */
-const readReceipt = async (table: TableContext, tenantId: number, receiptId: number): Promise<ReceiptState | undefined> => {
-  const items = await queryRawItems(table, receiptPartition(tenantId, receiptId), { from: headerSortKey, to: `${lineSortKeyPrefix}~` });
-  const [first, ...rest] = items.map((item) => plainItem(item));
-  if (!first || first.sk !== headerSortKey) return undefined;
-  const lines = rest.filter((item) => String(item.sk).startsWith(lineSortKeyPrefix));
-  return { header: first, lines: lines as unknown as StoredLine[] };
-};
-
-/** Maps a lineId (the line's ID) to the sequence number its items are keyed by. */
-const lineSequences = (lines: readonly StoredLine[]) => {
-  const byId = new Map(lines.map((line) => [line.ID, line.SequenceNumber]));
-  return (lineId: number): number => {
-    const sequence = byId.get(lineId);
-    if (sequence === undefined) throw new Error(`line ${lineId} is not one of the receipt's lines`);
-    return sequence;
-  };
-};
-
 /** A receipt became Complete: counted once, by the transaction that completed it, with the lines that received stock. */
 const countCompleted = (mode: 'Single' | 'Chunked', plan: CompletionPlan): void => {
   countMetric('receiptsCompleted', mode);
   countMetric('linesReceived', plan.effects.reduce((lines, effect) => lines + effect.lines.length, 0));
 };
 
-/** One chunk as one transaction, idempotent for DynamoDB's 10 minutes through the chunk's ClientRequestToken. */
-const runChunk = async (table: TableContext, chunk: CompletionChunk, lines: readonly StoredLine[], headerVersion?: number) => {
-  const sequence = lineSequences(lines);
-  const { actions, add } = transactionActions<Role>();
-  for (const action of chunk.actions) {
-    const item = transactionItem(table.tableName, action, sequence);
-    add(action.role, action.role === 'header' && headerVersion !== undefined ? withVersionCondition(item, headerVersion) : item);
-  }
-  await transact(table, actions, { errors: { header: () => new VersionConflict() }, clientRequestToken: chunk.clientRequestToken });
-};
-
-const requireCompletable = (state: ReceiptState | undefined, expectedVersion: number): ReceiptState => {
+const requireCompletable = (state: CompletionReceipt | undefined, expectedVersion: number): CompletionReceipt => {
   if (!state) throw new NotFound('The delivery receipt does not exist.');
   if (state.header.Version !== expectedVersion || state.header.Status !== 'InProgress') throw new VersionConflict();
   return state;
-};
-
-/** Stored with the completion: who asked and where the stock goes, so every later plan is the same plan. */
-interface CompletionRecord {
-  readonly completionId: string;
-  readonly cursor: number;
-  readonly chunkCount: number;
-  readonly warehouseId: number;
-  readonly actor: Actor;
-}
-
-const completionRecordOf = (item: RawItem | undefined): CompletionRecord | undefined => {
-  if (!item) return undefined;
-  const plain = plainItem(item);
-  return {
-    completionId: String(plain.CompletionID),
-    cursor: Number(plain.CompletionCursor),
-    chunkCount: Number(plain.ChunkCount),
-    warehouseId: Number(plain.WarehouseID),
-    actor: { userId: Number(plain.RequestedByUserID), at: String(plain.RequestedDateTime_utc) },
-  };
-};
-
-const readCompletion = async (table: TableContext, tenantId: number, receiptId: number) =>
-  completionRecordOf(await getRawItem(table, completionKey(tenantId, receiptId)));
-
-/**
- * Header -> Completing (read-only, Version + 1, modified by the requester at the request's time) with the completion
- * item at cursor 0, in one transaction.
- */
-const startChunked = async (table: TableContext, request: CompleteReceiptRequest, plan: CompletionPlan, warehouseId: number, actor: Actor) => {
-  const { tenantId, receiptId, expectedVersion } = request;
-  const view = statusView('Completing');
-  const { actions, add } = transactionActions<'header' | 'completion'>();
-  add('header', {
-    Update: {
-      TableName: table.tableName,
-      Key: headerKey(tenantId, receiptId),
-      UpdateExpression:
-        'SET #status = :status, FriendlyStatus = :friendly, IsReadOnly = :readOnly, CompletionID = :completion, ModifiedByUserID = :user, ModifiedDateTime_utc = :at ADD Version :one',
-      ConditionExpression: '#status = :expected AND Version = :version',
-      ExpressionAttributeNames: { '#status': 'Status' },
-      ExpressionAttributeValues: {
-        ':status': view.Status,
-        ':friendly': view.FriendlyStatus,
-        ':readOnly': view.IsReadOnly,
-        ':completion': plan.completionId,
-        ':user': actor.userId,
-        ':at': actor.at,
-        ':one': 1,
-        ':expected': 'InProgress',
-        ':version': expectedVersion,
-      },
-    },
-  });
-  add('completion', {
-    Put: {
-      TableName: table.tableName,
-      Item: {
-        ...completionKey(tenantId, receiptId),
-        entity: completionEntities.completion,
-        CompletionID: plan.completionId,
-        CompletionCursor: 0,
-        ChunkCount: plan.chunks.length,
-        WarehouseID: warehouseId,
-        RequestedByUserID: actor.userId,
-        RequestedDateTime_utc: actor.at,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  });
-  await transact(table, actions, { errors: { header: () => new VersionConflict() } });
 };
 
 /**
@@ -274,19 +52,19 @@ const startChunked = async (table: TableContext, request: CompleteReceiptRequest
  * (nothing written).
  */
 export const completeReceipt = async (
-  table: TableContext,
+  store: CompletionStore,
   request: CompleteReceiptRequest,
   dependencies: CompletionDependencies = defaultCompletionDependencies(),
 ): Promise<{ status: 'Complete' | 'Completing' }> => {
   const { tenantId, receiptId, expectedVersion } = request;
-  const { header, lines } = requireCompletable(await readReceipt(table, tenantId, receiptId), expectedVersion);
+  const { header, lines } = requireCompletable(await store.readReceipt(tenantId, receiptId), expectedVersion);
   const actor: Actor = { userId: request.actor.userId, at: request.now.toISOString() };
   const completionId = (dependencies.newCompletionId ?? randomUUID)();
   const warehouseId = Number(header.WarehouseID ?? 0);
   const plan = planCompletion({ tenantId, receiptId, warehouseId, completionId, actor, lines });
   const [only] = plan.chunks;
   if (plan.mode === 'single' && only) {
-    await runChunk(table, only, lines, expectedVersion);
+    await store.runChunk(only, lines, expectedVersion);
     countCompleted('Single', plan);
     return { status: 'Complete' };
   }
@@ -296,7 +74,7 @@ export const completeReceipt = async (
     logger.error('receipt completion not queued: nothing was written', { tenantId, receiptId, ...describeError(error) });
     throw new ServiceUnavailable('The completion could not be queued and nothing was completed; retry shortly.', 5, error);
   });
-  await startChunked(table, request, plan, warehouseId, actor);
+  await store.startChunked({ tenantId, receiptId, expectedVersion, completionId: plan.completionId, chunkCount: plan.chunks.length, warehouseId, actor });
   // The fast path: if this send fails (or the function dies first), the guarantee runs the completion a minute later.
   await dependencies.publish(message).catch((error: unknown) => {
     logger.warn('receipt completion not sent at once: its guarantee message runs it', { tenantId, receiptId, ...describeError(error) });
@@ -325,15 +103,15 @@ export interface ContinueOptions {
  * fails and the cursor has moved); a duplicate or late message finds nothing to do.
  */
 export const continueCompletion = async (
-  table: TableContext,
+  store: CompletionStore,
   message: CompletionMessage,
   { mayRunChunk = () => true }: ContinueOptions = {},
   dependencies: CompletionDependencies = defaultCompletionDependencies(),
 ): Promise<CompletionProgress> => {
   const { tenantId, receiptId, completionId } = completionMessageOf(message);
-  let record = await readCompletion(table, tenantId, receiptId);
+  let record = await store.readCompletion(tenantId, receiptId);
   if (!record || record.completionId !== completionId) return { outcome: 'stale' };
-  const stored = await readReceipt(table, tenantId, receiptId);
+  const stored = await store.readReceipt(tenantId, receiptId);
   if (!stored) return { outcome: 'stale' };
   if (record.cursor >= record.chunkCount) return { outcome: 'completed', chunksRun: 0 };
   const plan = planCompletion({ tenantId, receiptId, warehouseId: record.warehouseId, completionId, actor: record.actor, lines: stored.lines });
@@ -347,7 +125,7 @@ export const continueCompletion = async (
       return { outcome: 'continued', chunksRun, cursor: record.cursor };
     }
     try {
-      await runChunk(table, chunk, stored.lines);
+      await store.runChunk(chunk, stored.lines);
       chunksRun += 1;
       countMetric('completionChunks');
       if (chunk.last) countCompleted('Chunked', plan);
@@ -356,7 +134,7 @@ export const continueCompletion = async (
     } catch (error) {
       if (!(error instanceof ConcurrentModification)) throw error;
       // Another pass may have run this chunk: go on from wherever the cursor is now; if it has not moved, retry later.
-      const now = await readCompletion(table, tenantId, receiptId);
+      const now = await store.readCompletion(tenantId, receiptId);
       if (!now || now.completionId !== completionId) return { outcome: 'stale' };
       if (now.cursor === record.cursor) throw error;
       record = now;

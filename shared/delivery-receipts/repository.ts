@@ -2,9 +2,13 @@
 // header and one item per line. A read is one strongly consistent Query of the header and its lines; a save writes
 // the header (Version condition), only the lines that changed, and the RefNumber claim, in one transaction when it
 // fits (100 actions), else in chunks under a save lease on the header (see README.md, "Saves larger than one
-// transaction"). Completion's items (movements, the completion cursor) are shared/delivery-receipts/completion.ts's.
+// transaction"). Completion's storage is here too (`createCompletionRepository`, the `CompletionStore` port): each
+// plan action of stock-effects.ts as a TransactWriteItems entry, a chunk per transaction; completion.ts decides.
 import { randomUUID } from 'node:crypto';
+import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '#shared/data/client';
+import { getRawItem, plainItem, queryRawItems, type RawItem } from '#shared/data/exact-items';
+import { stockOnHandKey } from '#shared/data/stock-on-hand-keys';
 import { claimChanges, defineClaim } from '#shared/data/claims';
 import { defineCodec } from '#shared/data/codec';
 import { assertItemFits } from '#shared/data/item-size';
@@ -13,10 +17,11 @@ import { assertActionsFit, chunkActions, maxTransactionActions, transact, transa
 import { ConcurrentModification, ReferenceTaken, VersionConflict } from '#shared/errors';
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
 import type { StoredLine } from './lines';
-import { headerKey, headerSortKey, lineKey, lineSortKeyPrefix, receiptPartition, receiptSequence } from './keys';
+import { completionKey, headerKey, headerSortKey, lineKey, lineSortKeyPrefix, movementKey, receiptPartition, receiptSequence } from './keys';
+import { statusView } from './lifecycle';
 import { searchIndexAttributes, searchTextAttribute } from './search-keys';
-import { chunkRequestToken } from './stock-effects';
-import type { ReceiptHeader, ReceiptStore, ReceiptWrite, StoredReceipt } from './store';
+import { chunkRequestToken, type CompletionChunk, type TransactionAction } from './stock-effects';
+import type { ChunkedStart, CompletionReceipt, CompletionRecord, CompletionStore, ReceiptHeader, ReceiptStore, ReceiptWrite, StoredReceipt } from './store';
 
 export type { ReceiptHeader, ReceiptWrite, StoredReceipt } from './store';
 
@@ -326,5 +331,213 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
   };
 };
 
-/** The adapter as the service sees it: the port it declares (./store.ts). */
-export type ReceiptRepository = ReceiptStore;
+/** The `entity` attributes of the items completion writes besides lines and the header. */
+export const completionEntities = { completion: 'ReceiptCompletion', movement: 'StockMovement', stockOnHand: 'StockOnHand' } as const;
+
+type CompletionRole = TransactionAction['role'];
+
+const exactNumber = (text: string) => NumberValue.from(text);
+
+/** The TransactWriteItems entry of one plan action. Numbers travel as decimal text (NumberValue), never doubles. */
+const transactionItem = (tableName: string, action: TransactionAction, lineSequence: (lineId: number) => number): TransactionItem => {
+  switch (action.role) {
+    case 'stockOnHand': {
+      const { tenantId, inventoryId, warehouseId } = action.key;
+      return {
+        Update: {
+          TableName: tableName,
+          Key: stockOnHandKey(tenantId, inventoryId, warehouseId),
+          UpdateExpression: 'SET entity = :entity, InventoryID = :inventory, WarehouseID = :warehouse ADD TotalSOH :quantity',
+          ExpressionAttributeValues: {
+            ':entity': completionEntities.stockOnHand,
+            ':inventory': inventoryId,
+            ':warehouse': warehouseId,
+            ':quantity': exactNumber(action.update.add),
+          },
+        },
+      };
+    }
+    case 'stockMovement': {
+      const { tenantId, receiptId, lineId } = action.key;
+      const { put } = action.update;
+      return {
+        Put: {
+          TableName: tableName,
+          Item: { ...movementKey(tenantId, receiptId, lineSequence(lineId)), entity: completionEntities.movement, LineID: lineId, ...put, Quantity: exactNumber(put.Quantity) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      };
+    }
+    case 'line': {
+      const { tenantId, receiptId, lineId } = action.key;
+      const { set } = action.update;
+      return {
+        Update: {
+          TableName: tableName,
+          Key: lineKey(tenantId, receiptId, lineSequence(lineId)),
+          UpdateExpression: 'SET IsStockAdjustmentComplete = :done, ReceivedByUserID = :user, ReceivedDateTime_utc = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':done': set.IsStockAdjustmentComplete, ':user': set.ReceivedByUserID, ':at': set.ReceivedDateTime_utc },
+        },
+      };
+    }
+    case 'completion':
+      return {
+        Update: {
+          TableName: tableName,
+          Key: completionKey(action.key.tenantId, action.key.receiptId),
+          UpdateExpression: 'SET CompletionCursor = :next',
+          ConditionExpression: 'CompletionID = :id AND CompletionCursor = :cursor',
+          ExpressionAttributeValues: { ':next': action.update.set.CompletionCursor, ':id': action.expect.completionId, ':cursor': action.expect.cursor },
+        },
+      };
+    case 'header': {
+      const { expect, update } = action;
+      const view = statusView('Complete');
+      const values = {
+        ':status': view.Status,
+        ':friendly': view.FriendlyStatus,
+        ':readOnly': view.IsReadOnly,
+        ':user': update.set.CompletedByUserID,
+        ':at': update.set.CompletedDateTime_utc,
+        ':one': 1,
+      };
+      return {
+        Update: {
+          TableName: tableName,
+          Key: headerKey(action.key.tenantId, action.key.receiptId),
+          UpdateExpression:
+            // A write moves the modified stamps with the Version: the completion's, so ModifiedDateTime_utc is never
+            // older than CompletedDateTime_utc (and every replay of the last chunk writes the same values).
+            'SET #status = :status, FriendlyStatus = :friendly, IsReadOnly = :readOnly, CompletedByUserID = :user, CompletedDateTime_utc = :at, ModifiedByUserID = :user, ModifiedDateTime_utc = :at ADD Version :one',
+          ExpressionAttributeNames: { '#status': 'Status' },
+          ...(expect.status === 'InProgress'
+            ? {
+                // The repository's Version condition rides on the plan's InProgress expectation (see completeReceipt).
+                ConditionExpression: '#status = :expected',
+                ExpressionAttributeValues: { ...values, ':expected': 'InProgress' },
+              }
+            : {
+                ConditionExpression: '#status = :expected AND CompletionID = :completion',
+                ExpressionAttributeValues: { ...values, ':expected': 'Completing', ':completion': expect.completionId },
+              }),
+        },
+      };
+    }
+  }
+};
+
+/** Adds `Version = :version` to the single-transaction header action: the save's commit is the version completed. */
+const withVersionCondition = (item: TransactionItem, version: number): TransactionItem => {
+  const update = item.Update as NonNullable<TransactionItem['Update']>;
+  return {
+    Update: {
+      ...update,
+      ConditionExpression: `${update.ConditionExpression} AND Version = :version`,
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':version': version },
+    },
+  };
+};
+
+/**
+ * The header and every line in one strongly consistent Query: the sort keys from `HEADER` to the last `LINE#` (the
+ * completion item sorts before, movements after).
+ */
+const readReceipt = async (table: TableContext, tenantId: number, receiptId: number): Promise<CompletionReceipt | undefined> => {
+  const items = await queryRawItems(table, receiptPartition(tenantId, receiptId), { from: headerSortKey, to: `${lineSortKeyPrefix}~` });
+  const [first, ...rest] = items.map((item) => plainItem(item));
+  if (!first || first.sk !== headerSortKey) return undefined;
+  const lines = rest.filter((item) => String(item.sk).startsWith(lineSortKeyPrefix));
+  return { header: first, lines: lines as unknown as StoredLine[] };
+};
+
+/** Maps a lineId (the line's ID) to the sequence number its items are keyed by. */
+const lineSequences = (lines: readonly StoredLine[]) => {
+  const byId = new Map(lines.map((line) => [line.ID, line.SequenceNumber]));
+  return (lineId: number): number => {
+    const sequence = byId.get(lineId);
+    if (sequence === undefined) throw new Error(`line ${lineId} is not one of the receipt's lines`);
+    return sequence;
+  };
+};
+
+/** One chunk as one transaction, idempotent for DynamoDB's 10 minutes through the chunk's ClientRequestToken. */
+const runChunk = async (table: TableContext, chunk: CompletionChunk, lines: readonly StoredLine[], headerVersion?: number) => {
+  const sequence = lineSequences(lines);
+  const { actions, add } = transactionActions<CompletionRole>();
+  for (const action of chunk.actions) {
+    const item = transactionItem(table.tableName, action, sequence);
+    add(action.role, action.role === 'header' && headerVersion !== undefined ? withVersionCondition(item, headerVersion) : item);
+  }
+  await transact(table, actions, { errors: { header: () => new VersionConflict() }, clientRequestToken: chunk.clientRequestToken });
+};
+
+const completionRecordOf = (item: RawItem | undefined): CompletionRecord | undefined => {
+  if (!item) return undefined;
+  const plain = plainItem(item);
+  return {
+    completionId: String(plain.CompletionID),
+    cursor: Number(plain.CompletionCursor),
+    chunkCount: Number(plain.ChunkCount),
+    warehouseId: Number(plain.WarehouseID),
+    actor: { userId: Number(plain.RequestedByUserID), at: String(plain.RequestedDateTime_utc) },
+  };
+};
+
+const readCompletion = async (table: TableContext, tenantId: number, receiptId: number) =>
+  completionRecordOf(await getRawItem(table, completionKey(tenantId, receiptId)));
+
+/**
+ * Header -> Completing (read-only, Version + 1, modified by the requester at the request's time) with the completion
+ * item at cursor 0, in one transaction.
+ */
+const startChunked = async (table: TableContext, { tenantId, receiptId, expectedVersion, completionId, chunkCount, warehouseId, actor }: ChunkedStart) => {
+  const view = statusView('Completing');
+  const { actions, add } = transactionActions<'header' | 'completion'>();
+  add('header', {
+    Update: {
+      TableName: table.tableName,
+      Key: headerKey(tenantId, receiptId),
+      UpdateExpression:
+        'SET #status = :status, FriendlyStatus = :friendly, IsReadOnly = :readOnly, CompletionID = :completion, ModifiedByUserID = :user, ModifiedDateTime_utc = :at ADD Version :one',
+      ConditionExpression: '#status = :expected AND Version = :version',
+      ExpressionAttributeNames: { '#status': 'Status' },
+      ExpressionAttributeValues: {
+        ':status': view.Status,
+        ':friendly': view.FriendlyStatus,
+        ':readOnly': view.IsReadOnly,
+        ':completion': completionId,
+        ':user': actor.userId,
+        ':at': actor.at,
+        ':one': 1,
+        ':expected': 'InProgress',
+        ':version': expectedVersion,
+      },
+    },
+  });
+  add('completion', {
+    Put: {
+      TableName: table.tableName,
+      Item: {
+        ...completionKey(tenantId, receiptId),
+        entity: completionEntities.completion,
+        CompletionID: completionId,
+        CompletionCursor: 0,
+        ChunkCount: chunkCount,
+        WarehouseID: warehouseId,
+        RequestedByUserID: actor.userId,
+        RequestedDateTime_utc: actor.at,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  });
+  await transact(table, actions, { errors: { header: () => new VersionConflict() } });
+};
+
+/** Completion's storage (store.ts `CompletionStore`): the receipt partition read and written in plan-sized transactions. */
+export const createCompletionRepository = (table: TableContext): CompletionStore => ({
+  readReceipt: (tenantId, receiptId) => readReceipt(table, tenantId, receiptId),
+  readCompletion: (tenantId, receiptId) => readCompletion(table, tenantId, receiptId),
+  runChunk: (chunk, lines, headerVersion) => runChunk(table, chunk, lines, headerVersion),
+  startChunked: (start) => startChunked(table, start),
+});

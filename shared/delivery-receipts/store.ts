@@ -1,9 +1,11 @@
-// Domain port (delivery receipts): what the receipt service needs from storage and from completion. The DynamoDB
-// adapter is repository.ts (completion.ts for `CompleteReceipt`); the wiring (wiring.ts) plugs them in once per
+// Domain port (delivery receipts): what the receipt service and completion need from storage. The DynamoDB adapter
+// of both ports is repository.ts (`createReceiptRepository`, `createCompletionRepository`); the wiring (wiring.ts) plugs them in once per
 // process, and tests may pass any other implementation.
 import type { KeyClaimItem } from '#shared/data/idempotency';
 import type { DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
+import type { Actor } from './lifecycle';
 import type { StoredLine } from './lines';
+import type { CompletionChunk } from './stock-effects';
 
 /** A receipt's header as stored: every field but Lines, with its identity, tenancy and Version always present. */
 export type ReceiptHeader = Omit<DeliveryReceiptT, 'Lines'> & {
@@ -66,3 +68,46 @@ export type CompleteReceipt = (request: {
   readonly actor: { readonly userId: number };
   readonly now: Date;
 }) => Promise<{ readonly status: 'Complete' | 'Completing' }>;
+
+/** A receipt as completion reads it: the header's stored attributes (plain values) and every stored line. */
+export interface CompletionReceipt {
+  readonly header: Record<string, unknown>;
+  readonly lines: StoredLine[];
+}
+
+/** Stored with the completion: who asked and where the stock goes, so every later plan is the same plan. */
+export interface CompletionRecord {
+  readonly completionId: string;
+  readonly cursor: number;
+  readonly chunkCount: number;
+  readonly warehouseId: number;
+  readonly actor: Actor;
+}
+
+/** The start of a chunked completion: the header moves to Completing, the completion item is written at cursor 0. */
+export interface ChunkedStart {
+  readonly tenantId: number;
+  readonly receiptId: number;
+  /** The header's Version the save committed; the header must still be InProgress at it (else VersionConflict). */
+  readonly expectedVersion: number;
+  readonly completionId: string;
+  readonly chunkCount: number;
+  readonly warehouseId: number;
+  readonly actor: Actor;
+}
+
+/** Completion's storage (completion.ts): the receipt read whole, the completion's cursor, and plan-sized transactions. */
+export interface CompletionStore {
+  /** The header and every line in one strongly consistent read; undefined when the receipt does not exist. */
+  readReceipt(tenantId: number, receiptId: number): Promise<CompletionReceipt | undefined>;
+  /** The completion item (strongly consistent), or undefined. */
+  readCompletion(tenantId: number, receiptId: number): Promise<CompletionRecord | undefined>;
+  /**
+   * One chunk as one transaction, idempotent for DynamoDB's 10 minutes through its ClientRequestToken. With
+   * `headerVersion`, the header action also requires that Version. A failed header condition is VersionConflict;
+   * any other failed condition or a conflicting transaction, ConcurrentModification.
+   */
+  runChunk(chunk: CompletionChunk, lines: readonly StoredLine[], headerVersion?: number): Promise<void>;
+  /** Header to Completing (read-only, Version + 1) with the completion item at cursor 0, in one transaction (VersionConflict). */
+  startChunked(start: ChunkedStart): Promise<void>;
+}

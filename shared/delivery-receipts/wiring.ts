@@ -6,9 +6,9 @@ import { defaultTable, type TableContext } from '#shared/data/client';
 import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
 import { stackSettings } from '#shared/operations/settings';
 import { linePolicy } from './lines';
-import { createReceiptRepository } from './repository';
+import { createCompletionRepository, createReceiptRepository } from './repository';
 import { createReceiptService, type ReceiptService } from './service';
-import type { CompleteReceipt } from './store';
+import type { CompleteReceipt, CompletionStore } from './store';
 
 /** The stack's over-receipt tolerance in percent (0 to 1,000, two decimals; shared/operations/settings.ts); 0 when unset. */
 export const toleranceVariable = stackSettings.overReceiptTolerance.variable;
@@ -35,8 +35,8 @@ export const receiptService = (): ReceiptService => {
   return service;
 };
 
-/** Completion as completion.ts runs it: on a table, for one request. */
-export type CompleteOnTable = (table: TableContext, request: Parameters<CompleteReceipt>[0]) => ReturnType<CompleteReceipt>;
+/** Completion as completion.ts runs it: through its store port, for one request. */
+export type CompleteThrough = (store: CompletionStore, request: Parameters<CompleteReceipt>[0]) => ReturnType<CompleteReceipt>;
 
 export { idempotencyKeyHeader } from '#shared/data/idempotency';
 
@@ -49,11 +49,12 @@ export const receiptIdempotency = (operationId: string): Idempotency => createId
 
 let completingService: ReceiptService | undefined;
 
-/** The service of save, which completes receipts: `complete` (completion.ts's `completeReceipt`) bound to the table. */
-export const completingReceiptService = (complete: CompleteOnTable): ReceiptService => {
+/** The service of save, which completes receipts: `complete` (completion.ts's `completeReceipt`) over the table's completion store. */
+export const completingReceiptService = (complete: CompleteThrough): ReceiptService => {
   if (!completingService) {
     const table = defaultTable();
-    completingService = wireReceiptService(table, (request) => complete(table, request));
+    const completions = createCompletionRepository(table);
+    completingService = wireReceiptService(table, (request) => complete(completions, request));
   }
   return completingService;
 };

@@ -94,7 +94,7 @@ export interface TableGrant {
 
 export type { ResourceGrant } from '#shared/events/queues';
 
-/** The environment variables of the manageSchedules grant (read by shared/scheduled-tasks/schedules.ts). */
+/** The environment variables of the manageSchedules grant (read by shared/scheduled-tasks/schedule-sync.ts). */
 export const schedulerEnvironment = {
   groupName: 'SCHEDULE_GROUP_NAME',
   targetQueueArn: 'SCHEDULE_TARGET_QUEUE_ARN',

@@ -2,7 +2,7 @@
 // data stays in the payment record only). The answers themselves are the http layer's (shared/http/answers/payments.ts).
 import type { PaymentT } from '#shared/schemas/payment';
 import type { Answer, AnswerStorage } from '#shared/data/idempotency';
-import type { PaymentRepository } from './repository';
+import type { PaymentStore } from './store';
 
 interface SavedBody {
   readonly Object?: PaymentT;
@@ -21,7 +21,7 @@ const withHolderName = (answer: Answer, name: string | null): Answer => {
  * The Idempotency-Key's claim keeps a recorded payment's answer with `CardHolderName` null; a replay reads the name back
  * from the payment, which is never edited, so the replay is the first answer exactly.
  */
-export const paymentAnswerStorage = (repository: PaymentRepository): AnswerStorage => ({
+export const paymentAnswerStorage = (repository: PaymentStore): AnswerStorage => ({
   strip: (answer) => (holderNameOf(answer) === undefined ? answer : withHolderName(answer, null)),
   restore: async (stored, tenantId) => {
     const object = (stored.body as SavedBody).Object;

@@ -249,6 +249,3 @@ export const createPaymentRepository = (table: TableContext): PaymentStore => {
     },
   };
 };
-
-/** The store as its adapter (answers.ts reads a payment back through it). */
-export type PaymentRepository = PaymentStore;

@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import * as compiled from '#shared/compiled/schemas/messages/scheduled-tasks';
 import type * as schemas from '#shared/schemas/messages/scheduled-tasks';
 import { schedulerInstantPattern } from '#shared/schemas/calendar';
-import { scheduledTimePlaceholder } from '#shared/schedules/reconciler-schedule';
+import { scheduledTimePlaceholder } from '#shared/schedules/service-schedules';
 
 /** A firing of a task's schedule. `scheduledTime` is ISO 8601 UTC (`2026-03-01T09:00:00Z`). */
 export type TaskRunMessage = Readonly<z.output<typeof schemas.TaskRunMessage>>;

@@ -7,11 +7,9 @@
 // already, gone or of a newer version) and its state recorded conditional on the Version read. It runs on a schedule
 // of its own (`reconcilerSchedule`: EventBridge Scheduler, emulated locally), whose firing is a
 // ScheduleReconcileMessage on the schedule-sync queue; that queue's consumer runs it.
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { TableContext } from '#shared/data/client';
 import { describeError, logger } from '#shared/observability/logger';
-import { unsyncedPartition, unsyncedShardCount, unsyncedTaskOf, unsyncedTasksIndex } from './keys';
-import { ScheduleSyncFailed } from './schedules';
+import { ScheduleSyncFailed } from './schedule-sync';
+import type { ScheduledTaskStore } from './store';
 
 /** What one pass did (logged by the consumer; tests read it). */
 export interface ReconcileReport {
@@ -28,7 +26,8 @@ export interface ReconcileReport {
 }
 
 export interface ScheduleReconcilerOptions {
-  readonly table: TableContext;
+  /** The tasks' store: the reconciler reads its list of tasks out of line (`listOutOfLine`). */
+  readonly tasks: Pick<ScheduledTaskStore, 'listOutOfLine'>;
   /** One task's step (service.ts `createScheduleSyncRetrier(...).reconcileTask`). */
   readonly reconcileTask: (tenantId: number, taskId: number) => Promise<'synced' | 'stale' | 'gone' | 'inLine'>;
   readonly clock?: () => Date;
@@ -43,7 +42,7 @@ export interface ScheduleReconcilerOptions {
 }
 
 export const createScheduleReconciler = ({
-  table,
+  tasks,
   reconcileTask,
   clock = () => new Date(),
   graceMs = 60_000,
@@ -58,42 +57,23 @@ export const createScheduleReconciler = ({
     let skipped = 0;
     let failed = 0;
     const report = (unfinished: boolean): ReconcileReport => ({ listed, synced, skipped, failed, unfinished });
-    for (let shard = 0; shard < unsyncedShardCount; shard += 1) {
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await table.client.send(
-          new QueryCommand({
-            TableName: table.tableName,
-            IndexName: unsyncedTasksIndex.indexName,
-            KeyConditionExpression: '#pk = :pk AND #sk < :before',
-            ExpressionAttributeNames: { '#pk': unsyncedTasksIndex.partitionKey, '#sk': unsyncedTasksIndex.sortKey },
-            ExpressionAttributeValues: { ':pk': unsyncedPartition(shard), ':before': before },
-            ProjectionExpression: '#sk',
-            Limit: pageSize,
-            ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}),
-          }),
-        );
-        ExclusiveStartKey = page.LastEvaluatedKey;
-        for (const entry of page.Items ?? []) {
-          listed += 1;
-          const task = unsyncedTaskOf(entry[unsyncedTasksIndex.sortKey]);
-          if (!task) {
-            skipped += 1;
-            continue;
-          }
-          if (clock().getTime() - started > budgetMs) return report(true);
-          try {
-            const outcome = await reconcileTask(task.tenantId, task.taskId);
-            if (outcome === 'synced') synced += 1;
-            else skipped += 1;
-          } catch (error) {
-            failed += 1;
-            logger.warn('schedule reconciliation of a task failed; the next pass retries it', { tenantId: task.tenantId, taskId: task.taskId, ...describeError(error) });
-            // The scheduler is unavailable: every other task would fail the same way. The next pass goes on.
-            if (error instanceof ScheduleSyncFailed && error.retryable) return report(true);
-          }
-        }
-      } while (ExclusiveStartKey);
+    for await (const task of tasks.listOutOfLine(before, pageSize)) {
+      listed += 1;
+      if (!task) {
+        skipped += 1;
+        continue;
+      }
+      if (clock().getTime() - started > budgetMs) return report(true);
+      try {
+        const outcome = await reconcileTask(task.tenantId, task.taskId);
+        if (outcome === 'synced') synced += 1;
+        else skipped += 1;
+      } catch (error) {
+        failed += 1;
+        logger.warn('schedule reconciliation of a task failed; the next pass retries it', { tenantId: task.tenantId, taskId: task.taskId, ...describeError(error) });
+        // The scheduler is unavailable: every other task would fail the same way. The next pass goes on.
+        if (error instanceof ScheduleSyncFailed && error.retryable) return report(true);
+      }
     }
     return report(false);
   },

@@ -1,27 +1,51 @@
-// Data layer: scheduled tasks in the single table, on the data kit. A task is the item `TASK` of its own partition
-// (keys.ts); its runs are written beside it by the task-runs consumer (runs.ts). The task item holds the task's own
+// Data layer: scheduled tasks in the single table, on the data kit: the DynamoDB adapter of both ports of store.ts,
+// `ScheduledTaskStore` (createScheduledTaskRepository) and `TaskRunStore` (createTaskRunRepository), and the only
+// module of the area that talks to the table. A task is the item `TASK` of its own partition (keys.ts); its runs are
+// written beside it by the task-runs consumer (runs.ts decides, this module writes). The task item holds the task's own
 // fields (attribute names are the schema's: the runs consumer reads and writes Version, NextRunDateTime_utc,
 // LastRunDateTime_utc, Status and CompletedDateTime_utc by these names), the adaptor's details without any secret
 // value (`AdaptorDetails`) and the sealed secrets (`AdaptorSecrets`, AWS Encryption SDK messages, never plaintext).
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { TableContext } from '#shared/data/client';
 import { defineCodec } from '#shared/data/codec';
 import { assertItemFits } from '#shared/data/item-size';
 import { giveBackValue, nextValue } from '#shared/data/sequence';
-import { transact, type TransactionItem } from '#shared/data/transaction';
+import { transact, transactionActions, type TransactionItem } from '#shared/data/transaction';
 import { VersionConflict } from '#shared/errors';
 import type { SealedSecret, StoredAdaptorDetails } from '#shared/crypto/secret-fields';
 import type { AdaptorDetails, ScheduleState } from '#shared/schemas/scheduled-task';
-import { runOwnedFields, taskFields, type TaskFieldName } from './fields';
-import { latestRunsShown, runSortKeyPrefix, taskKey, taskPartition, taskSequence, taskSortKey, unsyncedKeys, unsyncedTasksIndex } from './keys';
-import { publicRun, type TaskRun } from './runs';
-import type { KeyClaimItem, ScheduledTaskStore, StoredTask, TaskRecord } from './store';
+import { runOwnedFields, runReadFields, taskFields, type TaskFieldName } from './fields';
+import {
+  latestRunsShown,
+  runKey,
+  runSortKeyPrefix,
+  taskKey,
+  taskPartition,
+  taskSequence,
+  taskSortKey,
+  unsyncedKeys,
+  unsyncedPartition,
+  unsyncedShardCount,
+  unsyncedTaskOf,
+  unsyncedTasksIndex,
+} from './keys';
+import { publicRun } from './runs';
+import {
+  RunAlreadyRecorded,
+  type KeyClaimItem,
+  type ScheduledTaskStore,
+  type StoredRun,
+  type StoredTask,
+  type StoredTaskState,
+  type TaskAdvance,
+  type TaskFiring,
+  type TaskRecord,
+  type TaskRun,
+  type TaskRunStore,
+} from './store';
 
 export type { StoredTask, TaskRecord } from './store';
-
-/** The repository is the store the service declares (store.ts); the name the tests and wiring use. */
-export type ScheduledTaskRepository = ScheduledTaskStore;
 
 /**
  * Attributes a save never writes (fields.ts, owner `runRecorder`): the task-runs consumer owns them between saves (it
@@ -201,6 +225,166 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
         if (answer.length > 0) await transact(table, answer);
         return false;
       }
+    },
+
+    /** The reconciler's sparse index (keys.ts `unsyncedKeys`, gsi6), shard by shard, oldest first, page by page. */
+    async *listOutOfLine(savedBefore: string, pageSize: number) {
+      for (let shard = 0; shard < unsyncedShardCount; shard += 1) {
+        let ExclusiveStartKey: Record<string, unknown> | undefined;
+        do {
+          const page = await client.send(
+            new QueryCommand({
+              TableName: tableName,
+              IndexName: unsyncedTasksIndex.indexName,
+              KeyConditionExpression: '#pk = :pk AND #sk < :before',
+              ExpressionAttributeNames: { '#pk': unsyncedTasksIndex.partitionKey, '#sk': unsyncedTasksIndex.sortKey },
+              ExpressionAttributeValues: { ':pk': unsyncedPartition(shard), ':before': savedBefore },
+              ProjectionExpression: '#sk',
+              Limit: pageSize,
+              ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}),
+            }),
+          );
+          ExclusiveStartKey = page.LastEvaluatedKey;
+          for (const entry of page.Items ?? []) {
+            const task = unsyncedTaskOf(entry[unsyncedTasksIndex.sortKey]);
+            yield task ? { tenantId: task.tenantId, taskId: task.taskId } : undefined;
+          }
+        } while (ExclusiveStartKey);
+      }
+    },
+  };
+};
+
+const runEntity = 'TaskRun';
+
+/** The task Update of a run: the advance, conditional on the firing's Version and on the LastRun/NextRun it read. */
+const taskUpdate = (tableName: string, firing: TaskFiring, read: StoredTaskState, advance: TaskAdvance): TransactionItem => {
+  const names: Record<string, string> = { '#version': 'Version', '#last': 'LastRunDateTime_utc', '#next': 'NextRunDateTime_utc' };
+  const values: Record<string, unknown> = { ':version': firing.version };
+  const set: string[] = [];
+  const remove: string[] = [];
+  if (advance.LastRunDateTime_utc !== undefined) {
+    set.push('#last = :last');
+    values[':last'] = advance.LastRunDateTime_utc;
+  }
+  if (advance.NextRunDateTime_utc !== undefined) {
+    set.push('#next = :next');
+    values[':next'] = advance.NextRunDateTime_utc;
+  } else {
+    remove.push('#next');
+  }
+  if (advance.completed) {
+    names['#status'] = 'Status';
+    names['#completed'] = 'CompletedDateTime_utc';
+    names['#state'] = 'ScheduleState';
+    set.push('#status = :status', '#completed = :completed', '#state = :state');
+    values[':status'] = advance.completed.Status;
+    values[':completed'] = advance.completed.CompletedDateTime_utc;
+    values[':state'] = advance.completed.ScheduleState;
+  }
+  // Optimistic on what was read: a concurrent run of the same task moved LastRun/NextRun, so decide again.
+  const unchanged = (name: string, value: string | undefined, placeholder: string) => {
+    if (value === undefined) return `attribute_not_exists(${name})`;
+    values[placeholder] = value;
+    return `${name} = ${placeholder}`;
+  };
+  return {
+    Update: {
+      TableName: tableName,
+      Key: taskKey(firing.tenantId, firing.taskId),
+      UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
+      ConditionExpression: [
+        '#version = :version',
+        unchanged('#last', read.LastRunDateTime_utc, ':readLast'),
+        unchanged('#next', read.NextRunDateTime_utc, ':readNext'),
+      ].join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+};
+
+/** The runs of tasks in the table: each run item beside its task, put once, in one transaction with the task's advance. */
+export const createTaskRunRepository = (table: TableContext): TaskRunStore => {
+  const { client, tableName } = table;
+  const keyOf = (firing: TaskFiring) => runKey(firing.tenantId, firing.taskId, firing.scheduledTime);
+  return {
+    /** Reads only the attributes the runs read (fields.ts `readByRuns`; never the sealed secrets), strongly consistent. */
+    async readTaskState(tenantId, taskId) {
+      const { Item } = await client.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: taskKey(tenantId, taskId),
+          ConsistentRead: true,
+          ProjectionExpression: runReadFields.map((_, index) => `#a${index}`).join(', '),
+          ExpressionAttributeNames: Object.fromEntries(runReadFields.map((name, index) => [`#a${index}`, name])),
+        }),
+      );
+      return Item as StoredTaskState | undefined;
+    },
+
+    async readRun(firing) {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keyOf(firing), ConsistentRead: true }));
+      return Item as StoredRun | undefined;
+    },
+
+    async record(firing, run, advance) {
+      const { actions, add } = transactionActions<'run' | 'task'>();
+      add('run', { Put: { TableName: tableName, Item: { ...keyOf(firing), entity: runEntity, ...run }, ConditionExpression: 'attribute_not_exists(pk)' } });
+      if (advance) add('task', taskUpdate(tableName, firing, advance.read, advance.advance));
+      await transact(table, actions, { errors: { run: () => new RunAlreadyRecorded() } });
+    },
+
+    async markPublished(firing, at) {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keyOf(firing),
+          UpdateExpression: 'SET PublishedDateTime_utc = :now REMOVE PublishLeaseId, PublishLeaseUntil',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':now': at },
+        }),
+      );
+    },
+
+    async takePublishLease(firing, theirs, leaseId, until) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keyOf(firing),
+            UpdateExpression: 'SET PublishLeaseId = :mine, PublishLeaseUntil = :until',
+            ConditionExpression: 'attribute_not_exists(PublishedDateTime_utc) AND PublishLeaseId = :theirs',
+            ExpressionAttributeValues: { ':mine': leaseId, ':until': until, ':theirs': theirs },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    /** A task's newest runs, newest first (C4; strongly consistent: one partition of the table). */
+    async latestRuns(tenantId, taskId, limit = latestRunsShown) {
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :runs)',
+          ExpressionAttributeValues: { ':pk': taskPartition(tenantId, taskId), ':runs': runSortKeyPrefix },
+          ProjectionExpression: '#scheduled, #recorded, #outcome, #reason',
+          ExpressionAttributeNames: {
+            '#scheduled': 'ScheduledDateTime_utc',
+            '#recorded': 'RecordedDateTime_utc',
+            '#outcome': 'Outcome',
+            '#reason': 'Reason',
+          },
+          ScanIndexForward: false,
+          ConsistentRead: true,
+          Limit: limit,
+        }),
+      );
+      return Items.map((item) => publicRun(item as TaskRun));
     },
   };
 };

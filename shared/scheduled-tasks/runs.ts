@@ -2,64 +2,19 @@
 // schedule (a TaskRunMessage) becomes at most one run item, keyed by task and scheduled time and put only if new,
 // in the same transaction as the task's LastRun/NextRun (conditional on the firing's Version); a recorded run is
 // then published to the work queue, and its item remembers when. The rules are in README.md ("Runs and the work
-// queue"); `planRun` decides, pure, and `createRunRecorder` writes and publishes.
+// queue"); `planRun` decides, pure, and `createRunRecorder` records through the run store (store.ts `TaskRunStore`)
+// and publishes.
 import { randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { TableContext } from '#shared/data/client';
 import { withOptimisticRetry } from '#shared/data/retry';
-import { transact, transactionActions } from '#shared/data/transaction';
 import { VersionConflict } from '#shared/errors';
 import { consumerTimeoutSeconds, taskWorkQueue } from '#shared/events/queues';
 import { createPublisher } from '#shared/messaging/publisher';
 import { isMisfire, isRunTime, nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
-import { runReadFields } from './fields';
-import { latestRunsShown, runKey, runSortKeyPrefix, taskKey, taskPartition } from './keys';
 import type { TaskWorkMessage } from './messages';
+import { RunAlreadyRecorded, type StoredRun, type StoredTaskState, type TaskAdvance, type TaskFiring, type TaskRun, type TaskRunStore } from './store';
 
-/** One run as a task's answer lists it (C4). */
-export interface TaskRun {
-  readonly ScheduledDateTime_utc: string;
-  readonly RecordedDateTime_utc: string;
-  readonly Outcome: 'Run' | 'Skipped';
-  readonly Reason?: 'Misfire' | 'StaleVersion' | 'Disabled';
-}
-
-/** A firing of a task's schedule: a TaskRunMessage (messages.ts) with its scheduled time read as an instant. */
-export interface TaskFiring {
-  readonly tenantId: number;
-  readonly taskId: number;
-  /** The task's `Version` when its schedule was written. */
-  readonly version: number;
-  /** `<aws.scheduler.scheduled-time>`: when the firing was due. */
-  readonly scheduledTime: Date;
-}
-
-/** The task item's attributes the runs read (C4: sched-api stores them under these names). */
-export interface StoredTaskState {
-  readonly Version: number;
-  readonly IsEnabled?: boolean;
-  readonly IsActive?: boolean;
-  readonly IsRecurringSchedule?: boolean;
-  readonly Interval?: number;
-  readonly IntervalType?: number;
-  readonly RecurrenceType?: number;
-  readonly TimeOfDay?: string;
-  readonly TimeZone?: string;
-  readonly TaskTypeID?: number;
-  readonly LastRunDateTime_utc?: string;
-  readonly NextRunDateTime_utc?: string;
-  readonly Status?: string;
-}
-
-/** What the task item gets with a run: every attribute the runs write (and nothing else of the task). */
-export interface TaskAdvance {
-  readonly LastRunDateTime_utc?: string;
-  /** `undefined`: no run remains (a one-off task's run, or the 2199 horizon): the attribute is removed. */
-  readonly NextRunDateTime_utc: string | undefined;
-  /** A one-off task's run: Completed, and its at() schedule deleted itself after firing (ActionAfterCompletion DELETE). */
-  readonly completed?: { readonly Status: 'Completed'; readonly CompletedDateTime_utc: string; readonly ScheduleState: 'Deleted' };
-}
+export type { StoredTaskState, TaskAdvance, TaskFiring, TaskRun } from './store';
 
 /** What one firing comes to. */
 export type RunPlan =
@@ -175,85 +130,6 @@ export type RunRecorder = ReturnType<typeof createRunRecorder>;
 export const workRunKey = (firing: Pick<TaskFiring, 'tenantId' | 'taskId' | 'scheduledTime'>): string =>
   `${firing.tenantId}:${firing.taskId}:${firing.scheduledTime.toISOString()}`;
 
-const runEntity = 'TaskRun';
-
-/** The run item's attributes besides its key (publication bookkeeping included). */
-interface StoredRun extends TaskRun {
-  readonly Version: number;
-  readonly TaskTypeID?: number;
-  readonly PublishLeaseId?: string;
-  readonly PublishLeaseUntil?: string;
-  readonly PublishedDateTime_utc?: string;
-}
-
-/** Reads only the attributes the runs read (fields.ts `readByRuns`; never the sealed secrets), strongly consistent. */
-const readTaskState = async (table: TableContext, tenantId: number, taskId: number): Promise<StoredTaskState | undefined> => {
-  const { Item } = await table.client.send(
-    new GetCommand({
-      TableName: table.tableName,
-      Key: taskKey(tenantId, taskId),
-      ConsistentRead: true,
-      ProjectionExpression: runReadFields.map((_, index) => `#a${index}`).join(', '),
-      ExpressionAttributeNames: Object.fromEntries(runReadFields.map((name, index) => [`#a${index}`, name])),
-    }),
-  );
-  return Item as StoredTaskState | undefined;
-};
-
-const readRun = async (table: TableContext, firing: TaskFiring): Promise<StoredRun | undefined> => {
-  const { Item } = await table.client.send(
-    new GetCommand({ TableName: table.tableName, Key: runKey(firing.tenantId, firing.taskId, firing.scheduledTime), ConsistentRead: true }),
-  );
-  return Item as StoredRun | undefined;
-};
-
-/** The task Update of a run: the advance, conditional on the firing's Version and on the LastRun/NextRun it read. */
-const taskUpdate = (table: TableContext, firing: TaskFiring, read: StoredTaskState, advance: TaskAdvance) => {
-  const names: Record<string, string> = { '#version': 'Version', '#last': 'LastRunDateTime_utc', '#next': 'NextRunDateTime_utc' };
-  const values: Record<string, unknown> = { ':version': firing.version };
-  const set: string[] = [];
-  const remove: string[] = [];
-  if (advance.LastRunDateTime_utc !== undefined) {
-    set.push('#last = :last');
-    values[':last'] = advance.LastRunDateTime_utc;
-  }
-  if (advance.NextRunDateTime_utc !== undefined) {
-    set.push('#next = :next');
-    values[':next'] = advance.NextRunDateTime_utc;
-  } else {
-    remove.push('#next');
-  }
-  if (advance.completed) {
-    names['#status'] = 'Status';
-    names['#completed'] = 'CompletedDateTime_utc';
-    names['#state'] = 'ScheduleState';
-    set.push('#status = :status', '#completed = :completed', '#state = :state');
-    values[':status'] = advance.completed.Status;
-    values[':completed'] = advance.completed.CompletedDateTime_utc;
-    values[':state'] = advance.completed.ScheduleState;
-  }
-  // Optimistic on what was read: a concurrent run of the same task moved LastRun/NextRun, so decide again.
-  const unchanged = (name: string, value: string | undefined, placeholder: string) => {
-    if (value === undefined) return `attribute_not_exists(${name})`;
-    values[placeholder] = value;
-    return `${name} = ${placeholder}`;
-  };
-  return {
-    Update: {
-      TableName: table.tableName,
-      Key: taskKey(firing.tenantId, firing.taskId),
-      UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
-      ConditionExpression: [
-        '#version = :version',
-        unchanged('#last', read.LastRunDateTime_utc, ':readLast'),
-        unchanged('#next', read.NextRunDateTime_utc, ':readNext'),
-      ].join(' AND '),
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    },
-  };
-};
-
 /** Sends due runs to the work queue, one message each (JSON of TaskWorkMessage). */
 export const createWorkPublisher = (queueUrl: string, client?: SQSClient) =>
   createPublisher<TaskWorkMessage>({ queue: taskWorkQueue, what: 'task work', queueUrl, ...(client ? { client } : {}) });
@@ -265,7 +141,8 @@ export type RunOutcome =
   | { readonly outcome: 'Duplicate'; readonly run: TaskRun; readonly published: boolean };
 
 export interface RunRecorderOptions {
-  readonly table: TableContext;
+  /** Where runs are recorded (repository.ts `createTaskRunRepository` on AWS). */
+  readonly runs: TaskRunStore;
   /** Sends one due run to the work queue; throws when the queue did not take it. */
   readonly publishWork: (work: TaskWorkMessage) => Promise<void>;
   readonly now?: () => Date;
@@ -297,7 +174,7 @@ export const publicRun = ({ ScheduledDateTime_utc, RecordedDateTime_utc, Outcome
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export const createRunRecorder = ({
-  table,
+  runs,
   publishWork,
   now = () => new Date(),
   publishLeaseMs = consumerTimeoutSeconds * 1000,
@@ -317,15 +194,7 @@ export const createRunRecorder = ({
   /** Publishes, then notes it on the run item, so a later duplicate stops there. */
   const publish = async (firing: TaskFiring, run: Pick<StoredRun, 'Version' | 'TaskTypeID'>): Promise<void> => {
     await publishWork(dueWork(firing, run));
-    await table.client.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: runKey(firing.tenantId, firing.taskId, firing.scheduledTime),
-        UpdateExpression: 'SET PublishedDateTime_utc = :now REMOVE PublishLeaseId, PublishLeaseUntil',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': now().toISOString() },
-      }),
-    );
+    await runs.markPublished(firing, now().toISOString());
   };
 
   const leaseUntil = () => new Date(now().getTime() + publishLeaseMs).toISOString();
@@ -340,7 +209,7 @@ export const createRunRecorder = ({
     // rather than fail and come back after a whole visibility timeout.
     let stored: StoredRun | undefined;
     for (let waitMs = 50, waited = 0; ; waited += waitMs, waitMs *= 2) {
-      stored = await readRun(table, firing);
+      stored = await runs.readRun(firing);
       if (!stored) throw new VersionConflict();
       if (stored.Outcome !== 'Run' || stored.PublishedDateTime_utc !== undefined) return { outcome: 'Duplicate', run: publicRun(stored), published: false };
       const leased = stored.PublishLeaseId !== leaseId && stored.PublishLeaseUntil !== undefined && stored.PublishLeaseUntil > now().toISOString();
@@ -348,21 +217,8 @@ export const createRunRecorder = ({
       if (waited + waitMs > publicationWaitMs) throw new RunPublicationInProgress();
       await sleep(waitMs);
     }
-    if (stored.PublishLeaseId !== leaseId) {
-      try {
-        await table.client.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: runKey(firing.tenantId, firing.taskId, firing.scheduledTime),
-            UpdateExpression: 'SET PublishLeaseId = :mine, PublishLeaseUntil = :until',
-            ConditionExpression: 'attribute_not_exists(PublishedDateTime_utc) AND PublishLeaseId = :theirs',
-            ExpressionAttributeValues: { ':mine': leaseId, ':until': leaseUntil(), ':theirs': stored.PublishLeaseId },
-          }),
-        );
-      } catch (error) {
-        if ((error as Error).name === 'ConditionalCheckFailedException') throw new RunPublicationInProgress();
-        throw error;
-      }
+    if (stored.PublishLeaseId !== leaseId && !(await runs.takePublishLease(firing, stored.PublishLeaseId, leaseId, leaseUntil()))) {
+      throw new RunPublicationInProgress();
     }
     await publish(firing, stored);
     return { outcome: 'Duplicate', run: publicRun(stored), published: true };
@@ -373,7 +229,7 @@ export const createRunRecorder = ({
     const leaseId = randomUUID();
     let waited = false;
     const attempt = async (): Promise<RunOutcome> => {
-      const task = await readTaskState(table, firing.tenantId, firing.taskId);
+      const task = await runs.readTaskState(firing.tenantId, firing.taskId);
       const recordedAt = now();
       const plan = planRun(task, firing, recordedAt);
       if (plan.kind === 'ignore') return { outcome: 'Ignored', why: plan.why };
@@ -396,17 +252,8 @@ export const createRunRecorder = ({
         ...(task?.TaskTypeID !== undefined ? { TaskTypeID: task.TaskTypeID } : {}),
         ...(plan.publish ? { PublishLeaseId: leaseId, PublishLeaseUntil: leaseUntil() } : {}),
       };
-      const { actions, add } = transactionActions<'run' | 'task'>();
-      add('run', {
-        Put: {
-          TableName: table.tableName,
-          Item: { ...runKey(firing.tenantId, firing.taskId, firing.scheduledTime), entity: runEntity, ...stored },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      });
-      if (plan.advance && task) add('task', taskUpdate(table, firing, task, plan.advance));
       try {
-        await transact(table, actions, { errors: { run: () => new RunAlreadyRecorded() } });
+        await runs.record(firing, stored, plan.advance && task ? { read: task, advance: plan.advance } : undefined);
       } catch (error) {
         if (error instanceof RunAlreadyRecorded) return resumeDuplicate(firing, leaseId);
         throw error;
@@ -418,31 +265,4 @@ export const createRunRecorder = ({
   };
 
   return { record };
-};
-
-/** The run item exists: this firing was delivered before. */
-class RunAlreadyRecorded extends Error {
-  override readonly name = 'RunAlreadyRecorded';
-}
-
-/** A task's newest runs, newest first (C4; strongly consistent: one partition of the table). */
-export const latestRuns = async (table: TableContext, tenantId: number, taskId: number, limit = latestRunsShown): Promise<TaskRun[]> => {
-  const { Items = [] } = await table.client.send(
-    new QueryCommand({
-      TableName: table.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :runs)',
-      ExpressionAttributeValues: { ':pk': taskPartition(tenantId, taskId), ':runs': runSortKeyPrefix },
-      ProjectionExpression: '#scheduled, #recorded, #outcome, #reason',
-      ExpressionAttributeNames: {
-        '#scheduled': 'ScheduledDateTime_utc',
-        '#recorded': 'RecordedDateTime_utc',
-        '#outcome': 'Outcome',
-        '#reason': 'Reason',
-      },
-      ScanIndexForward: false,
-      ConsistentRead: true,
-      Limit: limit,
-    }),
-  );
-  return Items.map((item) => publicRun(item as TaskRun));
 };

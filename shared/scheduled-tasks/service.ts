@@ -18,7 +18,7 @@ import type { ScheduleSyncMessage, TaskRunMessage } from './messages';
 import { clientFields, scheduleFields } from './fields';
 import { assertTaskFits } from './repository';
 import type { KeyClaimItem, ScheduledTaskStore, StoredTask, TaskRecord } from './store';
-import type { ScheduleState as SyncedState, TaskSchedule } from './schedules';
+import type { ScheduleState as SyncedState, TaskSchedule } from './schedule-sync';
 import { taskView } from './task-view';
 
 /**
@@ -40,8 +40,8 @@ export const TaskStatus = { Scheduled: 'Scheduled', Completed: 'Completed', Disa
 export type ScheduleSyncRequest = ScheduleSyncMessage;
 
 /**
- * Brings a task's schedule in line (contract C1, schedules.ts); a port, so tests can make it fail. `created`: the
- * save that created the task asks, so no schedule of it can exist yet (schedules.ts then writes it without reading).
+ * Brings a task's schedule in line (contract C1, schedule-sync.ts); a port, so tests can make it fail. `created`: the
+ * save that created the task asks, so no schedule of it can exist yet (schedule-sync.ts then writes it without reading).
  */
 export type ScheduleSync = (task: TaskSchedule, now: Date, options?: { readonly created?: boolean }) => Promise<SyncedState>;
 

@@ -1,6 +1,7 @@
-// Domain: the port the scheduled-task service declares for its storage (as aws-samples/serverless-typescript-demo's
-// ProductStore): what it needs of a task store, in its own terms. repository.ts is the DynamoDB adapter; the unit
-// tests hold one in memory.
+// Domain: the ports the scheduled-task area declares for its storage (as aws-samples/serverless-typescript-demo's
+// ProductStore), in its own terms: `ScheduledTaskStore` (the tasks: the service, the schedule sync and the
+// reconciler) and `TaskRunStore` (a task's runs: the run recorder, runs.ts). repository.ts is the DynamoDB adapter of
+// both; the unit tests hold them in memory. No other module of the area talks to the table.
 import type { StoredAdaptorDetails } from '#shared/crypto/secret-fields';
 import type { KeyClaimItem } from '#shared/data/idempotency';
 import type { ScheduleState, ScheduledTask, ScheduledTaskRun } from '#shared/schemas/scheduled-task';
@@ -45,4 +46,92 @@ export interface ScheduledTaskStore {
    * key's claim with its final answer) is written with it, or alone when a newer save won.
    */
   setScheduleState(tenantId: number, id: number, version: number, state: ScheduleState, restated?: KeyClaimItem): Promise<boolean>;
+  /**
+   * The tasks whose schedule is not known to be in line (written by a save at or before `savedBefore`, no sync
+   * confirmed since), oldest first per shard of the reconciler's index, read `pageSize` at a time. An entry that
+   * names no task of ours is `undefined` (counted, never reconciled). The index may lag: a listed task may be in line
+   * already, gone or saved again.
+   */
+  listOutOfLine(savedBefore: string, pageSize: number): AsyncIterable<{ readonly tenantId: number; readonly taskId: number } | undefined>;
+}
+
+/** One run as a task's answer lists it (C4). */
+export interface TaskRun {
+  readonly ScheduledDateTime_utc: string;
+  readonly RecordedDateTime_utc: string;
+  readonly Outcome: 'Run' | 'Skipped';
+  readonly Reason?: 'Misfire' | 'StaleVersion' | 'Disabled';
+}
+
+/** A firing of a task's schedule: a TaskRunMessage (messages.ts) with its scheduled time read as an instant. */
+export interface TaskFiring {
+  readonly tenantId: number;
+  readonly taskId: number;
+  /** The task's `Version` when its schedule was written. */
+  readonly version: number;
+  /** `<aws.scheduler.scheduled-time>`: when the firing was due. */
+  readonly scheduledTime: Date;
+}
+
+/** The task item's attributes the runs read (C4: sched-api stores them under these names). */
+export interface StoredTaskState {
+  readonly Version: number;
+  readonly IsEnabled?: boolean;
+  readonly IsActive?: boolean;
+  readonly IsRecurringSchedule?: boolean;
+  readonly Interval?: number;
+  readonly IntervalType?: number;
+  readonly RecurrenceType?: number;
+  readonly TimeOfDay?: string;
+  readonly TimeZone?: string;
+  readonly TaskTypeID?: number;
+  readonly LastRunDateTime_utc?: string;
+  readonly NextRunDateTime_utc?: string;
+  readonly Status?: string;
+}
+
+/** What the task item gets with a run: every attribute the runs write (and nothing else of the task). */
+export interface TaskAdvance {
+  readonly LastRunDateTime_utc?: string;
+  /** `undefined`: no run remains (a one-off task's run, or the 2199 horizon): the attribute is removed. */
+  readonly NextRunDateTime_utc: string | undefined;
+  /** A one-off task's run: Completed, and its at() schedule deleted itself after firing (ActionAfterCompletion DELETE). */
+  readonly completed?: { readonly Status: 'Completed'; readonly CompletedDateTime_utc: string; readonly ScheduleState: 'Deleted' };
+}
+
+/** A run as stored: the run and its publication bookkeeping. */
+export interface StoredRun extends TaskRun {
+  readonly Version: number;
+  readonly TaskTypeID?: number;
+  readonly PublishLeaseId?: string;
+  readonly PublishLeaseUntil?: string;
+  readonly PublishedDateTime_utc?: string;
+}
+
+/** The run item exists: this firing was delivered before (`TaskRunStore.record`). */
+export class RunAlreadyRecorded extends Error {
+  override readonly name = 'RunAlreadyRecorded';
+}
+
+/** The runs of tasks: each firing recorded once, beside its task, and its publication noted. */
+export interface TaskRunStore {
+  /** The task's attributes the runs read (never its sealed secrets), strongly consistent, or undefined. */
+  readTaskState(tenantId: number, taskId: number): Promise<StoredTaskState | undefined>;
+  /** The run of a firing as stored, strongly consistent, or undefined. */
+  readRun(firing: TaskFiring): Promise<StoredRun | undefined>;
+  /**
+   * Records a run, all or nothing: the run only if it is new (else RunAlreadyRecorded), and with `advance` the
+   * task's new LastRun/NextRun, only if the task still has the firing's Version and the LastRun/NextRun `read` holds
+   * (else ConcurrentModification: decide again from a fresh read).
+   */
+  record(firing: TaskFiring, run: StoredRun, advance?: { readonly read: StoredTaskState; readonly advance: TaskAdvance }): Promise<void>;
+  /** Notes that the run was published, and drops its lease. */
+  markPublished(firing: TaskFiring, at: string): Promise<void>;
+  /**
+   * Takes the publication lease of an unpublished run from the holder `theirs` (whose lease ran out): false when the
+   * run was published or the lease changed hands meanwhile.
+   */
+  takePublishLease(firing: TaskFiring, theirs: string | undefined, leaseId: string, until: string): Promise<boolean>;
+  /** A task's newest runs, newest first (strongly consistent), as its answer lists them. */
+  latestRuns(tenantId: number, taskId: number, limit?: number): Promise<TaskRun[]>;
 }

@@ -10,7 +10,7 @@ import { createPublisher } from '#shared/messaging/publisher';
 import type { TaskRunMessage } from './messages';
 import { createScheduleReconciler, type ScheduleReconciler } from './reconciler';
 import { createScheduledTaskRepository } from './repository';
-import { syncSchedule } from './schedules';
+import { syncSchedule } from './schedule-sync';
 import { createScheduledTaskReader, createScheduledTaskService, createScheduleSyncRetrier, type ScheduledTaskService } from './service';
 import type { ScheduledTaskStore } from './store';
 import { createScheduleSyncPublisher } from './sync-requests';
@@ -81,6 +81,6 @@ export const scheduleSyncRetrier = () => {
 
 /** The reconciler's pass over the tasks whose schedule is not known to be in line (the same consumer). */
 export const scheduleReconciler = (): ScheduleReconciler => {
-  reconciler ??= createScheduleReconciler({ table: defaultTable(), reconcileTask: scheduleSyncRetrier().reconcileTask });
+  reconciler ??= createScheduleReconciler({ tasks: taskRepository(), reconcileTask: scheduleSyncRetrier().reconcileTask });
   return reconciler;
 };

@@ -1,6 +1,6 @@
 // Platform: wall-clock arithmetic in an IANA time zone or a fixed UTC offset, with the platform's own tz data
 // (Intl). Pure; the recurrence engine (shared/scheduled-tasks/recurrence.ts) and the
-// scheduler emulation's expressions (expressions.ts) build on it.
+// scheduler emulation's expressions (infra/local/scheduler-expressions.ts) build on it.
 
 const minuteMs = 60_000;
 const dayMs = 86_400_000;

@@ -89,6 +89,8 @@ const isActiveDefault = (location: TenantLocation | undefined) => Boolean(locati
 export const createTenantLocationRepository = (table: TableContext): TenantLocationStore => {
   const { client, tableName } = table;
   return {
+    assertFits: assertLocationFits,
+
     /** A location with IsDefault read from the pointer at the same moment (both strongly consistent). */
     async get(tenantId: number, id: number): Promise<TenantLocation | undefined> {
       const [{ Item }, defaultId] = await Promise.all([
@@ -212,6 +214,3 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
     },
   };
 };
-
-/** The adapter as the service sees it: the port it declares (./store.ts). */
-export type TenantLocationRepository = TenantLocationStore;

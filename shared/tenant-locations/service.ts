@@ -1,5 +1,5 @@
 // Domain: the rules of tenant locations. Called by the functions with a validated request and the caller's
-// principal; talks to storage only through the repository. Throws named errors; never builds a response.
+// principal; talks to storage only through its store port (store.ts). Throws named errors; never builds a response.
 import type { Principal } from '#shared/auth/principal';
 import { withOptimisticRetry } from '#shared/data/retry';
 import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
@@ -13,7 +13,6 @@ import type { Address } from '#shared/schemas/address';
 import { addressTypes, type AddressTypeName } from '#shared/schemas/address-types';
 import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '#shared/schemas/tenant-location';
 import { normaliseName } from './keys';
-import { assertLocationFits } from './repository';
 import type { TenantLocationStore } from './store';
 
 /** Fields a client writes on Save. Everything else is the server's (ID, tenancy, version, audit, row number). */
@@ -151,7 +150,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     };
     // With the largest ID (the stored item can only be smaller): a location too large to store is refused (413)
     // before it takes an ID.
-    if (!isUpdate) assertLocationFits(compose(maxSequenceValue, undefined, now()));
+    if (!isUpdate) repository.assertFits(compose(maxSequenceValue, undefined, now()));
     // Lost races are retried under the one optimistic-retry policy (shared/data/retry.ts), from the read.
     const saveAs = (id: number) => withOptimisticRetry(async () => {
       const [previous, prior] = await Promise.all([isUpdate ? require(tenantId, id) : undefined, claim?.read()]);

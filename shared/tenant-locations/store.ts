@@ -27,6 +27,8 @@ export interface LocationWrite {
 }
 
 export interface TenantLocationStore {
+  /** Refuses (413) a location whose stored form the store could not hold (Save checks it before a create takes an ID). */
+  assertFits(location: TenantLocation): void;
   /** A location with IsDefault read from the default pointer at the same moment (both strongly consistent). */
   get(tenantId: number, id: number): Promise<TenantLocation | undefined>;
   /** Next ID of the tenant's sequence. */

@@ -4,6 +4,7 @@
 // which `seedColdStock` puts on hand).
 import { performance } from 'node:perf_hooks';
 import { completeReceipt, continueCompletion, type CompletionMessage } from '#shared/delivery-receipts/completion';
+import { createCompletionRepository } from '#shared/delivery-receipts/repository';
 import { inventoryGetDetailedSOHV2 } from '#shared/operations/inventory';
 import { expectedStock, manyLines, seedReceipt, stockOf } from '#test/integration/delivery-receipts/completion-support';
 import type { CapacityTotals } from './capacity';
@@ -22,7 +23,7 @@ const sizes = [
 /** Stock of item 1 in the cold tenant, so the stock-on-hand cold start answers 200 with a body. */
 export const seedColdStock = async (ctx: BenchContext): Promise<void> => {
   const { receiptId, version } = await seedReceipt(ctx.rawTable, { tenantId: tenants.cold, lines: [{ InventoryID: 1, QuantityReceived: 12.5 }] });
-  await completeReceipt(ctx.rawTable, { tenantId: tenants.cold, receiptId, expectedVersion: version, actor: { userId: 1 }, now: new Date() }, { publish: async () => undefined });
+  await completeReceipt(createCompletionRepository(ctx.rawTable), { tenantId: tenants.cold, receiptId, expectedVersion: version, actor: { userId: 1 }, now: new Date() }, { publish: async () => undefined });
 };
 
 export interface CompletionRow {
@@ -55,14 +56,13 @@ export const runReceiptCompletionSection = async (ctx: BenchContext, coldStart: 
     const sent: CompletionMessage[] = [];
     const started = performance.now();
     const { value, capacity } = await meter.measure(async () => {
-      const { status } = await completeReceipt(
-        functionTable,
+      const { status } = await completeReceipt(createCompletionRepository(functionTable),
         { tenantId: tenants.completion, receiptId, expectedVersion: version, actor: { userId: 1 }, now: new Date() },
         { publish: async (message) => void sent.push(message) },
       );
       let chunks = status === 'Complete' ? 1 : 0;
       for (const message of sent) {
-        const progress = await continueCompletion(functionTable, message, {}, { publish: async () => undefined });
+        const progress = await continueCompletion(createCompletionRepository(functionTable), message, {}, { publish: async () => undefined });
         if (progress.outcome !== 'stale') chunks += progress.chunksRun;
       }
       return { status, chunks };

@@ -18,9 +18,9 @@ import { scheduledTaskGet, scheduledTaskSave } from '#shared/operations/schedule
 import { latestRunsShown, runKey, taskKey, taskPartition, taskSequence, unsyncedKeys, unsyncedTasksIndex } from '#shared/scheduled-tasks/keys';
 import { readRecurrence } from '#shared/scheduled-tasks/recurrence';
 import { runReadFields } from '#shared/scheduled-tasks/fields';
-import { toTaskItem } from '#shared/scheduled-tasks/repository';
+import { createTaskRunRepository, toTaskItem } from '#shared/scheduled-tasks/repository';
 import { createRunRecorder, createWorkPublisher } from '#shared/scheduled-tasks/runs';
-import { scheduleRequestOf, schedulerSettingsFromEnvironment } from '#shared/scheduled-tasks/schedules';
+import { scheduleRequestOf, schedulerSettingsFromEnvironment } from '#shared/scheduled-tasks/schedule-sync';
 import { comparisonTable } from './section-warm';
 import { outputFileName } from './bundles';
 import type { CapacityTotals } from './capacity';
@@ -301,7 +301,7 @@ const runRecorderWarm = async (ctx: BenchContext): Promise<Comparison> => {
   const sqs = new SQSClient({});
   try {
     const work = await ensureQueues(sqs, taskWorkQueue);
-    const recorder = createRunRecorder({ table: functionTable, publishWork: createWorkPublisher(work.queueUrl, sqs) });
+    const recorder = createRunRecorder({ runs: createTaskRunRepository(functionTable), publishWork: createWorkPublisher(work.queueUrl, sqs) });
     const quarter = 15 * 60_000;
     const dueNow = () => new Date(Math.floor(Date.now() / quarter) * quarter);
     const count = 2 * (options.warmIterations + options.warmupIterations);

@@ -9,7 +9,7 @@
 // and the tier waits for one minute boundary, not one per cell.
 import { describe, it } from '@jest/globals';
 import type { FaultRule } from '#infra/local/faults';
-import { scheduleNameOf } from '#shared/scheduled-tasks/schedules';
+import { scheduleNameOf } from '#shared/scheduled-tasks/schedule-sync';
 import { eventually } from '#test/support/document-events';
 import { chaosStack, type Cell } from './support/chaos-stack';
 import { queueSettled } from './support/queues';

@@ -4,7 +4,7 @@
 // scheduler only); the secret-fields KMS key (rotation, a key policy for the API stack's roles with the
 // encryption-context conditions) and the sealSecrets/openSecrets grants. Statements are asserted exactly.
 import { consumedQueueDefinitions, scheduleSyncQueue, taskRunsQueue } from '#shared/events/queues';
-import { reconcilerSchedule } from '#shared/schedules/reconciler-schedule';
+import { reconcilerSchedule } from '#shared/schedules/service-schedules';
 import { operations } from '#shared/operations/index';
 import { schedulerEnvironment, secretFieldsKeyConditions, type ResourceGrant } from '#shared/operations/grants';
 import { keyAdministrationActions, scheduleGroupNameOf } from '#infra/stacks/data-stack';

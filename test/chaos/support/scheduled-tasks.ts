@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { localScheduleGroupName } from '#infra/local/stack';
-import { scheduleNameOf } from '#shared/scheduled-tasks/schedules';
+import { scheduleNameOf } from '#shared/scheduled-tasks/schedule-sync';
 import type { TaskWorkMessage } from '#shared/scheduled-tasks/messages';
 import { eventually } from '#test/support/document-events';
 import { tokenFor } from '#test/support/http';

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDocumentClient, type TableContext } from '#shared/data/client';
 import { completeReceipt } from '#shared/delivery-receipts/completion';
+import { createCompletionRepository } from '#shared/delivery-receipts/repository';
 import { inventoryGetDetailedSOHV2 } from '#shared/operations/inventory';
 import { api, tokenFor } from '#test/support/http';
 import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   ];
   for (const receipt of receipts) {
     await seedReceipt(table, { tenantId, ...receipt });
-    await completeReceipt(table, { tenantId, receiptId: receipt.receiptId, expectedVersion: seededVersion, actor: { userId: 1 }, now: new Date() });
+    await completeReceipt(createCompletionRepository(table), { tenantId, receiptId: receipt.receiptId, expectedVersion: seededVersion, actor: { userId: 1 }, now: new Date() });
   }
 });
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GetScheduleCommand, ListSchedulesCommand, ResourceNotFoundException, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { localScheduleGroupName } from '#infra/local/stack';
-import { scheduleNameOf } from '#shared/scheduled-tasks/schedules';
+import { scheduleNameOf } from '#shared/scheduled-tasks/schedule-sync';
 import { tokenFor } from '#test/support/http';
 import { freshTenantId } from '#test/support/tenant-items';
 import { quarterHourly, saveTask, tomorrow } from './support';

@@ -4,7 +4,7 @@ import { queryAll, type TableContext } from '#shared/data/client';
 import { completeReceipt, type CompletionMessage } from '#shared/delivery-receipts/completion';
 import { formatUnits, numberToUnits as toUnits } from '#shared/decimal/index';
 import { receiptPartition } from '#shared/delivery-receipts/keys';
-import { createReceiptRepository } from '#shared/delivery-receipts/repository';
+import { createCompletionRepository, createReceiptRepository } from '#shared/delivery-receipts/repository';
 import { createReceiptService } from '#shared/delivery-receipts/service';
 import { readItemStock } from '#shared/inventory/repository';
 import { quantityScale } from '#shared/schemas/limits';
@@ -114,8 +114,7 @@ export const completionActor = { userId: 42 };
 export const seedAndComplete = async (table: TableContext, tenantId: number, lines: readonly SeedLine[], receiptId = 1) => {
   await seedReceipt(table, { tenantId, receiptId, lines });
   const sent: CompletionMessage[] = [];
-  const { status } = await completeReceipt(
-    table,
+  const { status } = await completeReceipt(createCompletionRepository(table),
     { tenantId, receiptId, expectedVersion: seededVersion, actor: completionActor, now: completionNow },
     { publish: async (message) => void sent.push(message) },
   );

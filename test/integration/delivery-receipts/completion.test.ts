@@ -4,6 +4,7 @@
 // refused completion (stale Version, no WarehouseID, a queue that cannot take the message) changes nothing.
 import { describe, expect, it } from '@jest/globals';
 import { completeReceipt, continueCompletion, type CompletionDependencies, type CompletionMessage } from '#shared/delivery-receipts/completion';
+import { createCompletionRepository } from '#shared/delivery-receipts/repository';
 import { logger } from '#shared/observability/logger';
 import { failureOf, freshTenantId, openLocalTable } from '#test/integration/data/support';
 import { completionActor, completionNow, expectedStock, inventoryIdsOf, manyLines, receiptItems, seedAndComplete, seededVersion, seedReceipt, stockOf, type SeedLine } from './completion-support';
@@ -20,7 +21,7 @@ const capture = () => {
 };
 
 const complete = (tenantId: number, receiptId: number, dependencies: CompletionDependencies = capture().dependencies, expectedVersion = seededVersion) =>
-  completeReceipt(table, { tenantId, receiptId, expectedVersion, actor, now }, dependencies);
+  completeReceipt(createCompletionRepository(table), { tenantId, receiptId, expectedVersion, actor, now }, dependencies);
 
 const itemsOf = inventoryIdsOf;
 
@@ -146,7 +147,7 @@ describe('chunks through the queue', () => {
     expect(completing.completion).toMatchObject({ CompletionID: message.completionId, CompletionCursor: 0, ChunkCount: chunks });
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(new Map());
 
-    await expect(continueCompletion(table, message)).resolves.toEqual({ outcome: 'completed', chunksRun: chunks });
+    await expect(continueCompletion(createCompletionRepository(table), message)).resolves.toEqual({ outcome: 'completed', chunksRun: chunks });
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
     const done = await receiptItems(table, tenantId, 1);
     expect(done.header).toMatchObject({
@@ -166,12 +167,12 @@ describe('chunks through the queue', () => {
     const tenantId = freshTenantId();
     const lines = manyLines(100, 100);
     const message = await start(tenantId, lines);
-    await continueCompletion(table, message);
+    await continueCompletion(createCompletionRepository(table), message);
     const after = await receiptItems(table, tenantId, 1);
 
-    await expect(continueCompletion(table, message)).resolves.toEqual({ outcome: 'completed', chunksRun: 0 });
-    await expect(continueCompletion(table, { ...message, completionId: '00000000-0000-4000-8000-000000000000' })).resolves.toEqual({ outcome: 'stale' });
-    await expect(continueCompletion(table, { ...message, receiptId: 2 })).resolves.toEqual({ outcome: 'stale' });
+    await expect(continueCompletion(createCompletionRepository(table), message)).resolves.toEqual({ outcome: 'completed', chunksRun: 0 });
+    await expect(continueCompletion(createCompletionRepository(table), { ...message, completionId: '00000000-0000-4000-8000-000000000000' })).resolves.toEqual({ outcome: 'stale' });
+    await expect(continueCompletion(createCompletionRepository(table), { ...message, receiptId: 2 })).resolves.toEqual({ outcome: 'stale' });
     expect(await receiptItems(table, tenantId, 1)).toEqual(after);
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
   });
@@ -180,9 +181,9 @@ describe('chunks through the queue', () => {
     const tenantId = freshTenantId();
     const lines = manyLines(1000, 250);
     const message = await start(tenantId, lines);
-    const passes = await Promise.allSettled([1, 2, 3].map(() => continueCompletion(table, message)));
+    const passes = await Promise.allSettled([1, 2, 3].map(() => continueCompletion(createCompletionRepository(table), message)));
     // A pass that lost a race on a chunk and found the cursor unmoved fails (the message is redelivered): run one more.
-    await continueCompletion(table, message);
+    await continueCompletion(createCompletionRepository(table), message);
     expect(passes.some((pass) => pass.status === 'fulfilled')).toBe(true);
     expect((await receiptItems(table, tenantId, 1)).movements).toHaveLength(1000);
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
@@ -195,14 +196,14 @@ describe('chunks through the queue', () => {
     const message = await start(tenantId, lines);
     const { sent, dependencies } = capture();
     let budget = 5;
-    await expect(continueCompletion(table, message, { mayRunChunk: () => (budget -= 1) >= 0 }, dependencies)).resolves.toEqual({
+    await expect(continueCompletion(createCompletionRepository(table), message, { mayRunChunk: () => (budget -= 1) >= 0 }, dependencies)).resolves.toEqual({
       outcome: 'continued',
       chunksRun: 5,
       cursor: 5,
     });
     expect(sent).toEqual([message]);
     expect((await receiptItems(table, tenantId, 1)).header).toMatchObject({ Status: 'Completing' });
-    await expect(continueCompletion(table, sent[0] as CompletionMessage)).resolves.toEqual({ outcome: 'completed', chunksRun: 19 });
+    await expect(continueCompletion(createCompletionRepository(table), sent[0] as CompletionMessage)).resolves.toEqual({ outcome: 'completed', chunksRun: 19 });
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
   }, 120_000);
 
@@ -223,8 +224,8 @@ describe('chunks through the queue', () => {
     expect(started).toBe('pending');
     expect((await receiptItems(table, tenantId, 1)).header).toMatchObject({ Status: 'Completing' });
     expect(guarantees).toHaveLength(1);
-    await expect(continueCompletion(table, guarantees[0] as CompletionMessage)).resolves.toMatchObject({ outcome: 'completed' });
-    await expect(continueCompletion(table, guarantees[0] as CompletionMessage)).resolves.toEqual({ outcome: 'completed', chunksRun: 0 });
+    await expect(continueCompletion(createCompletionRepository(table), guarantees[0] as CompletionMessage)).resolves.toMatchObject({ outcome: 'completed' });
+    await expect(continueCompletion(createCompletionRepository(table), guarantees[0] as CompletionMessage)).resolves.toEqual({ outcome: 'completed', chunksRun: 0 });
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
     expect((await receiptItems(table, tenantId, 1)).header).toMatchObject({ Status: 'Complete' });
   }, 60_000);
@@ -248,7 +249,7 @@ describe('chunks through the queue', () => {
       await complete(tenantId, 1, dependencies);
       return sent[0];
     })()) as CompletionMessage;
-    await continueCompletion(table, message);
+    await continueCompletion(createCompletionRepository(table), message);
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
   }, 60_000);
 });

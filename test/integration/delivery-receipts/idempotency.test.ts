@@ -11,7 +11,7 @@ import { sequenceKey } from '#shared/data/sequence';
 import { completeReceipt } from '#shared/delivery-receipts/completion';
 import { headerKey, receiptSequence } from '#shared/delivery-receipts/keys';
 import { linePolicy } from '#shared/delivery-receipts/lines';
-import { createReceiptRepository } from '#shared/delivery-receipts/repository';
+import { createCompletionRepository, createReceiptRepository } from '#shared/delivery-receipts/repository';
 import { createReceiptService } from '#shared/delivery-receipts/service';
 import type { ReceiptStore } from '#shared/delivery-receipts/store';
 import { savedAnswer } from '#shared/http/answers/delivery-receipts';
@@ -27,7 +27,7 @@ const keys = createIdempotency(table, 'deliveryReceiptSaveV2');
 const serviceWith = (fault?: CommitFault) => {
   const faulty = faultAfterCommit(repository.write, fault);
   const store: ReceiptStore = { ...repository, write: faulty.write };
-  return Object.assign(createReceiptService({ repository: store, complete: (request) => completeReceipt(table, request), policy: linePolicy(0) }), { committed: faulty.committed });
+  return Object.assign(createReceiptService({ repository: store, complete: (request) => completeReceipt(createCompletionRepository(table), request), policy: linePolicy(0) }), { committed: faulty.committed });
 };
 
 type Service = ReturnType<typeof serviceWith>;

@@ -6,7 +6,7 @@ import type { Principal } from '#shared/auth/principal';
 import type { TableContext } from '#shared/data/client';
 import { completeReceipt } from '#shared/delivery-receipts/completion';
 import { linePolicy } from '#shared/delivery-receipts/lines';
-import { createReceiptRepository } from '#shared/delivery-receipts/repository';
+import { createCompletionRepository, createReceiptRepository } from '#shared/delivery-receipts/repository';
 import { createReceiptService } from '#shared/delivery-receipts/service';
 import { freshTenantId, openLocalTable } from '#test/integration/data/support';
 
@@ -47,7 +47,7 @@ export const openReceipts = (options: { clock?: () => Date; tolerancePercent?: n
   const repository = createReceiptRepository(tables.recorded, options.clock);
   const service = createReceiptService({
     repository,
-    complete: (request) => completeReceipt(tables.table, request),
+    complete: (request) => completeReceipt(createCompletionRepository(tables.table), request),
     policy: linePolicy(options.tolerancePercent ?? 0),
     ...(options.clock ? { clock: options.clock } : {}),
   });

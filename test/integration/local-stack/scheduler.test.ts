@@ -1,5 +1,5 @@
 // Integration: the EventBridge Scheduler emulation (infra/local/scheduler.ts) behind the IAM edge, with the real
-// SDK client and the real SQS server. shared/scheduled-tasks/schedules.ts brings schedules in line through it as a
+// SDK client and the real SQS server. shared/scheduled-tasks/schedule-sync.ts brings schedules in line through it as a
 // function holding the manageSchedules grant; an injected clock (never a sleep) makes them fire into a queue of
 // this test's own, as the execution role. The edge enforces the grant; the emulation answers as the API does.
 import { randomUUID } from 'node:crypto';
@@ -21,7 +21,7 @@ import { taskRunsQueue } from '#shared/events/queues';
 import { resourceGrants, schedulerExecutionStatements } from '#shared/operations/grants';
 import { parseTaskRunMessage } from '#shared/scheduled-tasks/messages';
 import { recurrenceOf } from '#shared/scheduled-tasks/recurrence';
-import { scheduleNameOf, ScheduleSyncFailed, syncScheduleWith, type SchedulerSettings, type TaskSchedule } from '#shared/scheduled-tasks/schedules';
+import { scheduleNameOf, ScheduleSyncFailed, syncScheduleWith, type SchedulerSettings, type TaskSchedule } from '#shared/scheduled-tasks/schedule-sync';
 import { localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 import { testGrantResources } from '#test/support/grant-resources';
 
@@ -125,7 +125,7 @@ const task = (fields: Parameters<typeof recurrenceOf>[0], version = 1): TaskSche
   recurrence: recurrenceOf(fields),
 });
 
-describe('schedules.ts through the emulation', () => {
+describe('schedule-sync.ts through the emulation', () => {
   it('creates a task\'s schedule, which fires its run message into the task-runs queue at each run, and only then', async () => {
     const every15 = task({ IsRecurringSchedule: true, Interval: 15, IntervalType: 1, TimeOfDay: '2026-06-01T00:10:00Z' }, 3);
     await expect(syncScheduleWith({ client: manager(), settings }, every15, new Date(now))).resolves.toBe('Enabled');

@@ -21,7 +21,7 @@ import { schedulerEnvironment } from '#shared/operations/grants';
 import { taskKey, unsyncedTasksIndex } from '#shared/scheduled-tasks/keys';
 import { createScheduleReconciler } from '#shared/scheduled-tasks/reconciler';
 import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
-import { scheduleNameOf, syncScheduleWith, type SchedulerSettings } from '#shared/scheduled-tasks/schedules';
+import { scheduleNameOf, syncScheduleWith, type SchedulerSettings } from '#shared/scheduled-tasks/schedule-sync';
 import { createScheduleSyncRetrier } from '#shared/scheduled-tasks/service';
 import { proxyEvent } from '#test/support/lambda-events';
 import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
@@ -131,7 +131,7 @@ const reconcilerAt = (now: () => Date) => {
   });
   const touched: number[] = [];
   const reconciler = createScheduleReconciler({
-    table,
+    tasks: createScheduledTaskRepository(table),
     // Other test files' tasks share the index: this file's pass reconciles its own tenant only.
     reconcileTask: async (tenant, taskId) => {
       if (tenant !== tenantId) return 'inLine';

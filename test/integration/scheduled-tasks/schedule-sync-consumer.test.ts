@@ -17,7 +17,7 @@ import { scheduleSyncQueue } from '#shared/events/queues';
 import { logger } from '#shared/observability/logger';
 import { taskKey } from '#shared/scheduled-tasks/keys';
 import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
-import { ScheduleSyncFailed, type TaskSchedule } from '#shared/scheduled-tasks/schedules';
+import { ScheduleSyncFailed, type TaskSchedule } from '#shared/scheduled-tasks/schedule-sync';
 import { createScheduledTaskService, createScheduleSyncRetrier } from '#shared/scheduled-tasks/service';
 import { createScheduleSyncPublisher } from '#shared/scheduled-tasks/sync-requests';
 import { eventually } from '#test/support/document-events';

@@ -11,10 +11,10 @@ import { createDocumentClient, type TableContext } from '#shared/data/client';
 import { logger } from '#shared/observability/logger';
 import { sequenceKey } from '#shared/data/sequence';
 import { taskKey, taskSequence } from '#shared/scheduled-tasks/keys';
-import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
-import { createRunRecorder, latestRuns } from '#shared/scheduled-tasks/runs';
+import { createScheduledTaskRepository, createTaskRunRepository } from '#shared/scheduled-tasks/repository';
+import { createRunRecorder } from '#shared/scheduled-tasks/runs';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { syncScheduleWith, type TaskSchedule } from '#shared/scheduled-tasks/schedules';
+import { syncScheduleWith, type TaskSchedule } from '#shared/scheduled-tasks/schedule-sync';
 import { createScheduledTaskService } from '#shared/scheduled-tasks/service';
 import { createScheduleSyncPublisher } from '#shared/scheduled-tasks/sync-requests';
 import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
@@ -53,7 +53,7 @@ const service = () =>
       return task.enabled ? 'Enabled' : 'Disabled';
     },
     requestSync: createScheduleSyncPublisher(queueUrl, sqs),
-    latestRuns: (tenantId, taskId) => latestRuns(table, tenantId, taskId),
+    latestRuns: (tenantId, taskId) => createTaskRunRepository(table).latestRuns(tenantId, taskId),
     clock: () => clock.now,
   });
 
@@ -124,7 +124,7 @@ describe('scheduled-task service on DynamoDB Local', () => {
   it('shows the runs the task-runs consumer records, and a save never undoes a recorded LastRun', async () => {
     const principal = principalOf();
     await service().save(principal, quarterHourly);
-    const recorder = createRunRecorder({ table, publishWork: async () => undefined, now: () => new Date('2026-03-02T09:15:02Z') });
+    const recorder = createRunRecorder({ runs: createTaskRunRepository(table), publishWork: async () => undefined, now: () => new Date('2026-03-02T09:15:02Z') });
     await recorder.record({ tenantId: principal.tenantId, taskId: 1, version: 1, scheduledTime: new Date('2026-03-02T09:15:00Z') });
     const { task } = await service().save(principal, { ID: 1, Name: 'Renamed' });
     expect(task.LastRunDateTime_utc).toBe('2026-03-02T09:15:00.000Z');
@@ -207,7 +207,7 @@ describe('scheduled-task service on DynamoDB Local', () => {
             now,
           ),
         requestSync: createScheduleSyncPublisher(queueUrl, sqs, 0),
-        latestRuns: (tenantId, taskId) => latestRuns(table, tenantId, taskId),
+        latestRuns: (tenantId, taskId) => createTaskRunRepository(table).latestRuns(tenantId, taskId),
         clock: () => clock.now,
       });
       const { created, task } = await real.save(principal, quarterHourly);

@@ -11,7 +11,8 @@ import { createTaskRunsConsumer } from '#functions/scheduled-tasks/consume-task-
 import { logger } from '#shared/observability/logger';
 import { taskKey } from '#shared/scheduled-tasks/keys';
 import type { TaskRunMessage, TaskWorkMessage } from '#shared/scheduled-tasks/messages';
-import { createRunRecorder, createWorkPublisher, latestRuns } from '#shared/scheduled-tasks/runs';
+import { createRunRecorder, createWorkPublisher } from '#shared/scheduled-tasks/runs';
+import { createTaskRunRepository } from '#shared/scheduled-tasks/repository';
 import { eventually } from '#test/support/document-events';
 import { lambdaContext, sqsRecord } from '#test/support/lambda-events';
 import { quarterHourlyTask, takeMessages } from '#test/support/task-runs';
@@ -31,7 +32,7 @@ it('records and publishes the readable runs of a batch and reports only the reco
   }
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `task-work-${randomUUID().slice(0, 8)}` }));
   const workQueueUrl = QueueUrl as string;
-  const recorder = createRunRecorder({ table, publishWork: createWorkPublisher(workQueueUrl, sqs), now: () => new Date('2026-03-02T09:15:05Z') });
+  const recorder = createRunRecorder({ runs: createTaskRunRepository(table), publishWork: createWorkPublisher(workQueueUrl, sqs), now: () => new Date('2026-03-02T09:15:05Z') });
   const consume = createTaskRunsConsumer(() => recorder);
   const message = (taskId: number, version = 3): TaskRunMessage => ({ tenantId, taskId, version, scheduledTime: '2026-03-02T09:15:00Z' });
 
@@ -44,8 +45,8 @@ it('records and publishes the readable runs of a batch and reports only the reco
   expect(await consume(event, lambdaContext('scheduledTaskRunsConsumer'))).toEqual({
     batchItemFailures: [{ itemIdentifier: unreadable.messageId }, { itemIdentifier: extraMember.messageId }, { itemIdentifier: newerVersion.messageId }],
   });
-  expect(await latestRuns(table, tenantId, 1)).toEqual([{ ScheduledDateTime_utc: '2026-03-02T09:15:00.000Z', RecordedDateTime_utc: '2026-03-02T09:15:05.000Z', Outcome: 'Run' }]);
-  expect(await latestRuns(table, tenantId, 2)).toEqual([
+  expect(await createTaskRunRepository(table).latestRuns(tenantId, 1)).toEqual([{ ScheduledDateTime_utc: '2026-03-02T09:15:00.000Z', RecordedDateTime_utc: '2026-03-02T09:15:05.000Z', Outcome: 'Run' }]);
+  expect(await createTaskRunRepository(table).latestRuns(tenantId, 2)).toEqual([
     { ScheduledDateTime_utc: '2026-03-02T09:15:00.000Z', RecordedDateTime_utc: '2026-03-02T09:15:05.000Z', Outcome: 'Skipped', Reason: 'StaleVersion' },
   ]);
   expect(await takeMessages<TaskWorkMessage>(sqs, workQueueUrl)).toEqual([
@@ -74,7 +75,7 @@ it('reports a duplicate whose twin is still publishing, and succeeds with it onc
   const { tenantId, workQueueUrl, publish, sending, releaseSend } = await taskWithHeldSend();
   let sends = 0;
   const recorder = createRunRecorder({
-    table,
+    runs: createTaskRunRepository(table),
     // The first send waits until the test lets it go: its twin arrives meanwhile.
     publishWork: async (work) => {
       sends += 1;
@@ -90,7 +91,7 @@ it('reports a duplicate whose twin is still publishing, and succeeds with it onc
 
   const first = consume({ Records: [original] }, lambdaContext('scheduledTaskRunsConsumer'));
   // The original has recorded the run and is sending.
-  await eventually(async () => ((await latestRuns(table, tenantId, 1)).length > 0 ? true : undefined), 'the run recorded');
+  await eventually(async () => ((await createTaskRunRepository(table).latestRuns(tenantId, 1)).length > 0 ? true : undefined), 'the run recorded');
   expect(await consume({ Records: [twin] }, lambdaContext('scheduledTaskRunsConsumer'))).toEqual({ batchItemFailures: [{ itemIdentifier: twin.messageId }] });
   releaseSend();
   expect(await first).toEqual({ batchItemFailures: [] });
@@ -103,7 +104,7 @@ it('lets a duplicate wait for its twin that is publishing: both succeed, one wor
   const { tenantId, workQueueUrl, publish, sending, releaseSend } = await taskWithHeldSend();
   let original: Promise<unknown> | undefined;
   const recorder = createRunRecorder({
-    table,
+    runs: createTaskRunRepository(table),
     publishWork: async (work) => {
       await sending;
       await publish(work);
@@ -119,7 +120,7 @@ it('lets a duplicate wait for its twin that is publishing: both succeed, one wor
   const body = JSON.stringify({ tenantId, taskId: 1, version: 3, scheduledTime: '2026-03-02T09:15:00Z' } satisfies TaskRunMessage);
 
   original = consume({ Records: [record(body)] }, lambdaContext('scheduledTaskRunsConsumer'));
-  await eventually(async () => ((await latestRuns(table, tenantId, 1)).length > 0 ? true : undefined), 'the run recorded');
+  await eventually(async () => ((await createTaskRunRepository(table).latestRuns(tenantId, 1)).length > 0 ? true : undefined), 'the run recorded');
   expect(await consume({ Records: [record(body)] }, lambdaContext('scheduledTaskRunsConsumer'))).toEqual({ batchItemFailures: [] });
   expect(await original).toEqual({ batchItemFailures: [] });
   expect(await takeMessages(sqs, workQueueUrl)).toHaveLength(1);

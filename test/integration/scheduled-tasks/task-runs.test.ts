@@ -9,11 +9,10 @@ import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from '#shared/data/client';
 import { runKey, taskKey, taskPartition } from '#shared/scheduled-tasks/keys';
-import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
+import { createScheduledTaskRepository, createTaskRunRepository } from '#shared/scheduled-tasks/repository';
 import {
   createRunRecorder,
   createWorkPublisher,
-  latestRuns,
   RunPublicationInProgress,
   type TaskFiring,
 } from '#shared/scheduled-tasks/runs';
@@ -53,7 +52,7 @@ const workQueue = async () => {
 };
 
 /** A recorder whose clock the test sets. */
-const recorderAt = (clock: { now: Date }, publishWork: (work: TaskWorkMessage) => Promise<void>) => createRunRecorder({ table, publishWork, now: () => clock.now });
+const recorderAt = (clock: { now: Date }, publishWork: (work: TaskWorkMessage) => Promise<void>) => createRunRecorder({ runs: createTaskRunRepository(table), publishWork, now: () => clock.now });
 
 const firing = (task: { tenantId: number; taskId: number }, scheduledTime: string, version = 3): TaskFiring => ({
   ...task,
@@ -218,7 +217,7 @@ describe('skipped and ignored firings', () => {
         },
       } as unknown as DynamoDBDocumentClient,
     };
-    const recorder = createRunRecorder({ table: racing, publishWork: queue.publishWork, now: () => at('2026-03-02T09:15:01Z') });
+    const recorder = createRunRecorder({ runs: createTaskRunRepository(racing), publishWork: queue.publishWork, now: () => at('2026-03-02T09:15:01Z') });
     expect(await recorder.record(firing(task, '2026-03-02T09:15:00Z'))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Skipped', Reason: 'StaleVersion' } });
     expect(saved).toBe(true);
     const stored = await readTask(task.tenantId, task.taskId);
@@ -267,21 +266,21 @@ it('lists the newest 20 runs, newest first, with only their public fields', asyn
   const times = Array.from({ length: 25 }, (_, i) => new Date(Date.parse('2026-03-02T09:00:00Z') + i * 15 * 60_000));
   // Runs recorded as they came, on time.
   for (const time of times) {
-    await createRunRecorder({ table, publishWork: async () => undefined, now: () => new Date(time.getTime() + 1000) }).record({ ...task, version: 3, scheduledTime: time });
+    await createRunRecorder({ runs: createTaskRunRepository(table), publishWork: async () => undefined, now: () => new Date(time.getTime() + 1000) }).record({ ...task, version: 3, scheduledTime: time });
   }
-  const runs = await latestRuns(table, task.tenantId, task.taskId);
+  const runs = await createTaskRunRepository(table).latestRuns(task.tenantId, task.taskId);
   expect(runs).toHaveLength(20);
   expect(runs[0]).toEqual({ ScheduledDateTime_utc: '2026-03-02T15:00:00.000Z', RecordedDateTime_utc: '2026-03-02T15:00:01.000Z', Outcome: 'Run' });
   expect(runs.map((run) => run.ScheduledDateTime_utc)).toEqual(times.slice(5).reverse().map((time) => time.toISOString()));
-  expect(await latestRuns(table, task.tenantId, task.taskId, 3)).toHaveLength(3);
-  expect(await latestRuns(table, task.tenantId, 99)).toEqual([]);
+  expect(await createTaskRunRepository(table).latestRuns(task.tenantId, task.taskId, 3)).toHaveLength(3);
+  expect(await createTaskRunRepository(table).latestRuns(task.tenantId, 99)).toEqual([]);
 });
 
 it("reads the task and its newest 20 runs in one Query of the task's partition (the get's read), and no other tenant's task", async () => {
   const task = await seedTask({ ...quarterHourly, Version: 3 });
   const times = Array.from({ length: 25 }, (_, i) => new Date(Date.parse('2026-03-02T09:00:00Z') + i * 15 * 60_000));
   for (const time of times) {
-    await createRunRecorder({ table, publishWork: async () => undefined, now: () => new Date(time.getTime() + 1000) }).record({ ...task, version: 3, scheduledTime: time });
+    await createRunRecorder({ runs: createTaskRunRepository(table), publishWork: async () => undefined, now: () => new Date(time.getTime() + 1000) }).record({ ...task, version: 3, scheduledTime: time });
   }
   const sent: string[] = [];
   const counting: TableContext = { tableName, client: { send: (command: { constructor: { name: string } }) => (sent.push(command.constructor.name), table.client.send(command as never)) } as unknown as DynamoDBDocumentClient };
@@ -289,7 +288,7 @@ it("reads the task and its newest 20 runs in one Query of the task's partition (
   const found = await repository.getWithRuns?.(task.tenantId, task.taskId);
   expect(sent).toEqual(['QueryCommand']);
   expect(found?.stored.task).toMatchObject({ ID: task.taskId, Version: 3, LastRunDateTime_utc: '2026-03-02T15:00:00.000Z' });
-  expect(found?.runs).toEqual(await latestRuns(table, task.tenantId, task.taskId));
+  expect(found?.runs).toEqual(await createTaskRunRepository(table).latestRuns(task.tenantId, task.taskId));
   expect(found?.runs.map((run) => run.ScheduledDateTime_utc)).toEqual(times.slice(5).reverse().map((time) => time.toISOString()));
   // A task without runs; a task that does not exist (only runs, or nothing), and the same ID of another tenant.
   const bare = await seedTask({ ...quarterHourly, Version: 3 });
@@ -306,7 +305,7 @@ describe('never before the time asked', () => {
     const clock = { now: at('2026-03-02T23:02:02Z') };
     const slept: number[] = [];
     const recorder = createRunRecorder({
-      table,
+      runs: createTaskRunRepository(table),
       publishWork: queue.publishWork,
       now: () => clock.now,
       sleep: async (ms) => {

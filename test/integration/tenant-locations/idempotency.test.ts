@@ -9,7 +9,8 @@ import { sequenceKey } from '#shared/data/sequence';
 import { savedAnswer } from '#shared/http/answers/tenant-locations';
 import type { TenantLocationInfo } from '#shared/schemas/tenant-location';
 import { locationKey, locationSequence } from '#shared/tenant-locations/keys';
-import { createTenantLocationRepository, type TenantLocationRepository } from '#shared/tenant-locations/repository';
+import { createTenantLocationRepository } from '#shared/tenant-locations/repository';
+import type { TenantLocationStore } from '#shared/tenant-locations/store';
 import { createTenantLocationService } from '#shared/tenant-locations/service';
 import { faultAfterCommit, freshTenantId, openLocalTable, storedItem, type CommitFault } from '#test/integration/data/support';
 
@@ -20,7 +21,7 @@ const keys = createIdempotency(table, 'tenantLocationSave');
 /** The service (and `committed`, settled once its faulty write committed) over a store whose next write commits, then dies (never settles) or fails (the answer lost). */
 const serviceWith = (fault?: CommitFault) => {
   const faulty = faultAfterCommit(repository.write, fault);
-  const store: TenantLocationRepository = { ...repository, write: faulty.write };
+  const store: TenantLocationStore = { ...repository, write: faulty.write };
   return Object.assign(createTenantLocationService({ repository: store, clock: () => new Date('2026-03-01T10:00:00.000Z') }), { committed: faulty.committed });
 };
 

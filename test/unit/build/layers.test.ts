@@ -1,6 +1,7 @@
 // The one-way layers (shared/README.md, "Layers"; defined once in infra/build/layers.ts), checked by
 // dependency-cruiser over shared/, functions/ and infra/: no file-level or folder-level import cycle, no import from a
-// layer to one above it, no area importing another, generated code importing nothing back, infra/ importing no area.
+// layer to one above it, no area importing another, generated code importing nothing back, infra/ importing no area,
+// no domain module of an area importing the DynamoDB client (only its repository and wiring).
 // A failure names each import as `from -> to (rule)`.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,6 +99,22 @@ describe('layers', () => {
           'infra/local/scheduler.ts -> shared/inventory/stock.ts (infra-imports-no-area)',
         ]),
       );
+    }, timeout);
+
+    it('a domain module importing the DynamoDB client, where only the repository and the wiring may', async () => {
+      plant({
+        'shared/data/client.ts': 'export const defaultTable = () => 1;\n',
+        'shared/payments/service.ts': "import { GetCommand } from '@aws-sdk/lib-dynamodb';\nexport const get = GetCommand;\n",
+        'shared/payments/rules.ts': "import type { defaultTable } from '../data/client';\nexport type Table = typeof defaultTable;\n",
+        'shared/payments/repository.ts': "import { GetCommand } from '@aws-sdk/lib-dynamodb';\nexport const read = GetCommand;\n",
+        'shared/payments/wiring.ts': "import { defaultTable } from '../data/client';\nexport const table = defaultTable;\n",
+        'shared/scheduled-tasks/repository/runs.ts': "import { QueryCommand } from '@aws-sdk/lib-dynamodb';\nexport const runs = QueryCommand;\n",
+      });
+      const found = (await checkLayers(['shared'], root)).map(describeViolation).filter((found) => found.endsWith('(domain-reaches-storage-through-its-port)'));
+      expect(found.sort()).toEqual([
+        'shared/payments/rules.ts -> shared/data/client.ts (domain-reaches-storage-through-its-port)',
+        'shared/payments/service.ts -> @aws-sdk/lib-dynamodb (domain-reaches-storage-through-its-port)',
+      ]);
     }, timeout);
 
     it('infra reaching an area through the manifest', async () => {

@@ -4,7 +4,7 @@
 // longer fits is 409. The real repository's behaviour under concurrency is in test/integration/payments.
 import { describe, expect, it } from '@jest/globals';
 import { ConcurrentModification } from '#shared/errors';
-import type { PaymentRepository } from '#shared/payments/repository';
+import type { PaymentStore } from '#shared/payments/store';
 import { BalanceMoved, prepareNewPayment, type PaymentRecord } from '#shared/payments/rules';
 import { contentionRetryAfterSeconds, createPaymentService } from '#shared/payments/service';
 import { optimisticRetryPolicy } from '#shared/data/retry';
@@ -26,11 +26,11 @@ const fakeRepository = (reads: readonly PaymentRecord[], outcomes: readonly (Err
       const outcome = outcomes[Math.min(calls.writes++, outcomes.length - 1)];
       if (outcome) throw outcome;
     },
-  } as unknown as PaymentRepository;
+  } as unknown as PaymentStore;
   return { repository, calls };
 };
 
-const serviceOver = (repository: PaymentRepository) =>
+const serviceOver = (repository: PaymentStore) =>
   createPaymentService({ repository, publish: async () => undefined, clock: () => new Date(now), retry: { sleep: async () => undefined } });
 
 const failureOf = async (pending: Promise<unknown>) => {

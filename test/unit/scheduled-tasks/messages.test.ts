@@ -11,7 +11,7 @@ import {
   taskRunBody,
   taskRunInput,
 } from '#shared/scheduled-tasks/messages';
-import { scheduledTimePlaceholder, scheduleReconcileInput } from '#shared/schedules/reconciler-schedule';
+import { scheduledTimePlaceholder, scheduleReconcileInput } from '#shared/schedules/service-schedules';
 
 const run = { tenantId: 3, taskId: 42, version: 7, scheduledTime: '2026-03-01T09:00:00Z' };
 

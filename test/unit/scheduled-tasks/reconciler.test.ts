@@ -1,12 +1,14 @@
-// Unit tests of a reconciler pass with an injected clock and a table whose index Query is mocked: the entries it
-// asks for (every shard, only those older than the grace period, page by page), what it does with each, and when it
-// stops (its time budget; a scheduler that is unavailable). The real index and scheduler: the integration test.
+// Unit tests of a reconciler pass with an injected clock, over the repository's listing (`listOutOfLine`) of a table
+// whose index Query is mocked: the entries it asks for (every shard, only those older than the grace period, page by
+// page), what it does with each, and when it stops (its time budget; a scheduler that is unavailable). The real index
+// and scheduler: the integration test.
 import { describe, expect, it } from '@jest/globals';
 import type { TableContext } from '#shared/data/client';
 import { logger } from '#shared/observability/logger';
 import { unsyncedKeys } from '#shared/scheduled-tasks/keys';
 import { createScheduleReconciler } from '#shared/scheduled-tasks/reconciler';
-import { ScheduleSyncFailed } from '#shared/scheduled-tasks/schedules';
+import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
+import { ScheduleSyncFailed } from '#shared/scheduled-tasks/schedule-sync';
 
 logger.setLogLevel('SILENT');
 
@@ -41,7 +43,7 @@ describe('a reconciler pass', () => {
     const calls: Array<[number, number]> = [];
     const outcomes = new Map([['8/3', 'inLine' as const]]);
     const reconciler = createScheduleReconciler({
-      table,
+      tasks: createScheduledTaskRepository(table),
       clock: () => now,
       reconcileTask: async (tenantId, taskId) => {
         calls.push([tenantId, taskId]);
@@ -70,7 +72,7 @@ describe('a reconciler pass', () => {
     const { table } = tableWith({ 'TASKSYNC#0': [{ Items: [entry(1, 3, '2026-03-01T11:00:00.000Z'), entry(1, 7, '2026-03-01T11:00:00.000Z'), entry(2, 2, '2026-03-01T11:00:00.000Z')] }] });
     const calls: number[] = [];
     const reconciler = createScheduleReconciler({
-      table,
+      tasks: createScheduledTaskRepository(table),
       clock: () => now,
       reconcileTask: async (_tenantId, taskId) => {
         calls.push(taskId);
@@ -86,7 +88,7 @@ describe('a reconciler pass', () => {
     const { table } = tableWith({ 'TASKSYNC#2': [{ Items: [entry(1, 1, '2026-03-01T11:00:00.000Z'), entry(1, 5, '2026-03-01T11:00:00.000Z')] }] });
     let clock = now.getTime();
     const reconciler = createScheduleReconciler({
-      table,
+      tasks: createScheduledTaskRepository(table),
       clock: () => new Date(clock),
       budgetMs: 10_000,
       reconcileTask: async () => {

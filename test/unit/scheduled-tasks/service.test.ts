@@ -7,8 +7,8 @@ import { localSecretCipher } from '#shared/crypto/envelope';
 import { VersionConflict, type ApiError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ScheduleState } from '#shared/schemas/scheduled-task';
-import type { ScheduledTaskRepository, StoredTask } from '#shared/scheduled-tasks/repository';
-import type { TaskSchedule } from '#shared/scheduled-tasks/schedules';
+import type { ScheduledTaskStore, StoredTask } from '#shared/scheduled-tasks/store';
+import type { TaskSchedule } from '#shared/scheduled-tasks/schedule-sync';
 import type { TaskRunMessage } from '#shared/scheduled-tasks/messages';
 import { createScheduledTaskService, createScheduleSyncRetrier, sealedSizeBound, type ScheduleSyncRequest } from '#shared/scheduled-tasks/service';
 
@@ -23,7 +23,7 @@ const memoryRepository = () => {
   const items = new Map<string, StoredTask>();
   const sequences = new Map<number, number>();
   const key = (tenantId: number, id: number) => `${tenantId}/${id}`;
-  const repository: ScheduledTaskRepository = {
+  const repository: ScheduledTaskStore = {
     nextId: async (tenantId) => {
       const value = (sequences.get(tenantId) ?? 0) + 1;
       sequences.set(tenantId, value);
@@ -49,6 +49,16 @@ const memoryRepository = () => {
       if (!stored || stored.task.Version !== version) return false;
       items.set(key(tenantId, id), { ...stored, task: { ...stored.task, ScheduleState: state }, ...(state === 'Pending' ? {} : { scheduleOutOfLine: false }) });
       return true;
+    },
+    // The reconciler's list: every task still out of line, saved at or before the time asked, oldest first.
+    async *listOutOfLine(savedBefore) {
+      const listed = [...items.entries()]
+        .filter(([, stored]) => stored.scheduleOutOfLine && (stored.task.ModifiedDateTime_utc ?? '') < savedBefore)
+        .sort(([, left], [, right]) => String(left.task.ModifiedDateTime_utc).localeCompare(String(right.task.ModifiedDateTime_utc)));
+      for (const [itemKey] of listed) {
+        const [tenantId, taskId] = itemKey.split('/').map(Number) as [number, number];
+        yield { tenantId, taskId };
+      }
     },
   };
   return { repository, items, sequences };

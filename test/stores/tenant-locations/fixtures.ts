@@ -1,25 +1,14 @@
-// Test support for the tenant-location service tests: the service over the real DynamoDB repository on DynamoDB
-// Local, in tenants of the test's own (files run in parallel on one table), with a clock the test moves, stored
-// fixtures written through the repository itself, and a reader of the errors the service throws.
-import { afterAll } from '@jest/globals';
+// Test support for the tenant-location store and service tests, in any tier: stored fixtures, the service over a
+// store (the in-memory one in the unit tier, the DynamoDB repository in the integration tier) with a clock the test
+// moves, in tenants of the test's own, and a reader of the errors the service throws.
 import type { Principal } from '#shared/auth/principal';
-import { createDocumentClient, type TableContext } from '#shared/data/client';
 import { ApiError } from '#shared/errors';
 import type { TenantLocation } from '#shared/schemas/tenant-location';
-import { createTenantLocationRepository, type LocationWrite, type TenantLocationRepository } from '#shared/tenant-locations/repository';
 import { createTenantLocationService } from '#shared/tenant-locations/service';
-import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
+import type { LocationWrite, TenantLocationStore } from '#shared/tenant-locations/store';
 import { freshTenantId } from '#test/support/tenant-items';
 
 export const t0 = '2026-03-01T10:00:00.000Z';
-
-/** The local table, closed after the file's tests. */
-export const openLocalTable = (): TableContext => {
-  const { tableName } = requireLocalEndpoints();
-  const raw = localDynamoDbClient();
-  afterAll(() => raw.destroy());
-  return { client: createDocumentClient(raw), tableName };
-};
 
 /** Two callers of fresh tenants: the one a test acts as, and another whose data must stay apart. */
 export const freshPrincipals = (): { principal: Principal; otherTenant: Principal } => ({
@@ -51,22 +40,19 @@ export const locationOf =
  * Stores a location through the repository, as an earlier request would have (name claim and default pointer
  * included), replacing whatever version is stored, and moves the tenant's ID sequence past its id.
  */
-export const seedLocation = async (repository: TenantLocationRepository, location: TenantLocation): Promise<void> => {
+export const seedLocation = async (repository: TenantLocationStore, location: TenantLocation): Promise<void> => {
   const previous = await repository.get(location.TenantID, location.ID);
   await repository.write({ next: location, previous, makesDefault: location.IsActive && location.IsDefault });
   if (!previous) while ((await repository.nextId(location.TenantID)) < location.ID);
 };
 
-const table = openLocalTable();
-
-/** The service over the real repository in fresh tenants, with a clock that only moves when the test says so. */
-export const serviceOnTable = () => {
-  const store = createTenantLocationRepository(table);
+/** The service over `store` in fresh tenants, with a clock that only moves when the test says so. */
+export const serviceOver = (store: TenantLocationStore) => {
   const writes: LocationWrite[] = [];
   const interferences: (() => Promise<void>)[] = [];
-  // The service's repository: the real one, recording each write the service asks for, and letting a test play a
-  // concurrent writer just before the next one.
-  const repository: TenantLocationRepository = {
+  // The service's store: `store`, recording each write the service asks for, and letting a test play a concurrent
+  // writer just before the next one.
+  const recording: TenantLocationStore = {
     ...store,
     async write(request) {
       writes.push(structuredClone(request));
@@ -75,7 +61,7 @@ export const serviceOnTable = () => {
     },
   };
   let current = Date.parse(t0);
-  const service = createTenantLocationService({ repository, clock: () => new Date(current) });
+  const service = createTenantLocationService({ repository: recording, clock: () => new Date(current) });
   const { principal, otherTenant } = freshPrincipals();
   return {
     service,

@@ -1,4 +1,4 @@
-// Unit: how a task's schedule is brought in line (shared/scheduled-tasks/schedules.ts), against a scripted client:
+// Unit: how a task's schedule is brought in line (shared/scheduled-tasks/schedule-sync.ts), against a scripted client:
 // which requests it sends, in which order, and how failures are classified. The same module against the real
 // SDK client and the scheduler emulation is test/integration/local-stack/scheduler.test.ts's.
 import { describe, expect, it } from '@jest/globals';
@@ -22,7 +22,7 @@ import {
   ScheduleSyncFailed,
   syncScheduleWith,
   type TaskSchedule,
-} from '#shared/scheduled-tasks/schedules';
+} from '#shared/scheduled-tasks/schedule-sync';
 
 const settings = {
   groupName: 'test-tasks',

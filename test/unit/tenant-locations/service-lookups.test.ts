@@ -1,7 +1,9 @@
-// Integration tests of the tenant-location service (shared/tenant-locations/service.ts): Get, GetAll, GetByName and
-// GetDefaultAddress, over the real repository on DynamoDB Local, in tenants of their own.
+// Unit tests of the tenant-location service (shared/tenant-locations/service.ts): Get, GetAll, GetByName and
+// GetDefaultAddress, over the in-memory store
+// (test/stores/tenant-locations/memory-store.ts, held to the DynamoDB repository by the store's contract suite),
+// each test in tenants of its own.
 import { describe, expect, it } from '@jest/globals';
-import { refusal, serviceOnTable } from './support';
+import { refusal, serviceOnStore } from './support';
 
 const addressTypeProblem = {
   status: 400,
@@ -12,7 +14,7 @@ const addressTypeProblem = {
 
 describe('tenant-location service: Get and GetAll', () => {
   it('gets a location of the tenant, active or deleted', async () => {
-    const { service, principal, storedLocation, seed } = serviceOnTable();
+    const { service, principal, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(1));
     await seed(storedLocation(2, { IsActive: false }));
 
@@ -20,7 +22,7 @@ describe('tenant-location service: Get and GetAll', () => {
   });
 
   it("answers 404 for an unknown location and for another tenant's", async () => {
-    const { service, principal, otherTenant, storedLocation, seed } = serviceOnTable();
+    const { service, principal, otherTenant, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(3, { TenantID: otherTenant.tenantId }));
 
     expect([await refusal(service.get(principal, 1)), await refusal(service.get(principal, 3))]).toEqual([
@@ -30,7 +32,7 @@ describe('tenant-location service: Get and GetAll', () => {
   });
 
   it("lists the tenant's active locations by name", async () => {
-    const { service, principal, otherTenant, storedLocation, seed } = serviceOnTable();
+    const { service, principal, otherTenant, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(1, { Name: 'b' }));
     await seed(storedLocation(2, { Name: 'A' }));
     await seed(storedLocation(3, { Name: 'aa', IsActive: false }));
@@ -42,7 +44,7 @@ describe('tenant-location service: Get and GetAll', () => {
 
 describe('tenant-location service: GetByName', () => {
   const seedOnce = async () => {
-    const fixture = serviceOnTable();
+    const fixture = serviceOnStore();
     const { seed, storedLocation, otherTenant } = fixture;
     await seed(storedLocation(1, { Name: 'Main Office' }));
     await seed(storedLocation(2, { Name: 'Main Depot' }));
@@ -100,7 +102,7 @@ describe('tenant-location service: GetByName', () => {
 describe('tenant-location service: GetDefaultAddress', () => {
   const address = { City: 'Nelson', LocationID: 1, AddressType: 2, IsDefaultBilling: true, IsPostalAddress: false };
   const seedOnce = async () => {
-    const fixture = serviceOnTable();
+    const fixture = serviceOnStore();
     const { seed, storedLocation } = fixture;
     await seed(storedLocation(1, { Address: address }));
     await seed(storedLocation(2));

@@ -1,5 +1,5 @@
-// Platform: an evaluator of EventBridge Scheduler's schedule expressions, for the local scheduler emulation
-// (infra/local/scheduler.ts): when does a schedule fire. It reads the expressions the production code writes
+// Local stack: an evaluator of EventBridge Scheduler's schedule expressions, for the scheduler emulation
+// (scheduler.ts) only, so it lives beside it, out of the production tree: when does a schedule fire. It reads the expressions the production code writes
 // (shared/scheduled-tasks/recurrence.ts `scheduleFor`) and the rest of the documented syntax the emulation accepts:
 // - `rate(N minute|minutes|hour|hours|day|days)`: every N units of elapsed time from StartDate (or creation);
 // - `cron(minutes hours day-of-month month day-of-week year)` in ScheduleExpressionTimezone: `*`, `?`, values,
@@ -9,7 +9,7 @@
 // - `at(yyyy-mm-ddThh:mm:ss)` in ScheduleExpressionTimezone: once.
 // DST follows EventBridge Scheduler (and the scheduled tasks' recurrence.ts): a local time a change skips does not fire that day; a
 // local time it repeats fires once, at its first occurrence. Times are epoch milliseconds; pure.
-import { addDays, daysInMonth, instantsOf, isoWeekday, knownTimeZone, localDateTimeAt, type LocalDate, type LocalDateTime, type Zone } from './zoned-time';
+import { addDays, daysInMonth, instantsOf, isoWeekday, knownTimeZone, localDateTimeAt, type LocalDate, type LocalDateTime, type Zone } from '#shared/schedules/zoned-time';
 
 export type ScheduleExpression =
   | { readonly kind: 'rate'; readonly stepMs: number }

@@ -1,15 +1,29 @@
-// Integration: the contract of a TenantLocationRepository, run against the DynamoDB repository on DynamoDB Local.
-// The service's tests rely on exactly this behaviour; any other implementation would have to pass the same suite,
-// so none can drift from the real store (an in-memory fake once sorted GetAll with `#` where the index uses U+0001).
+// The contract of the tenant-location store port (shared/tenant-locations/store.ts): what the service relies on, run
+// in the unit tier against the in-memory store (test/unit/tenant-locations/store-contract.test.ts) and in the
+// integration tier against the DynamoDB repository on DynamoDB Local (test/integration/tenant-locations/
+// store-contract.test.ts). Neither can drift from the other (an in-memory fake once sorted GetAll with `#` where the
+// index uses U+0001). Conditions are part of the contract: versions, names, the default pointer, an
+// Idempotency-Key's claim, and a refused write changing nothing (one transaction, all or nothing).
 import { describe, expect, it } from '@jest/globals';
+import { idempotencyClaimKey, idempotencyEntity, type KeyClaimItem } from '#shared/data/idempotency';
 import type { TenantLocation } from '#shared/schemas/tenant-location';
-import { createTenantLocationRepository, type TenantLocationRepository } from '#shared/tenant-locations/repository';
+import type { TenantLocationStore } from '#shared/tenant-locations/store';
 import { freshTenantId } from '#test/support/tenant-items';
-import { locationOf, openLocalTable, refusal, seedLocation } from './support';
+import { locationOf, refusal, seedLocation } from './fixtures';
 
-const describeRepositoryContract = (implementation: string, open: () => TenantLocationRepository) =>
-  describe(`TenantLocationRepository contract: ${implementation}`, () => {
-    const repository = open();
+/** The claim an Idempotency-Key's mechanism hands a write (shared/data/idempotency.ts, `WriteClaim.item`). */
+const keyClaim = (tableName: string, tenantId: number, key: string): KeyClaimItem => ({
+  Put: {
+    TableName: tableName,
+    Item: { ...idempotencyClaimKey(tenantId, 'tenantLocationSave', key), entity: idempotencyEntity, requestHash: 'h', answer: '{}' },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+/** The suite, over the store `open` gives (once per suite) and the table name its key claims carry. */
+export const describeTenantLocationStoreContract = (implementation: string, open: () => { readonly store: TenantLocationStore; readonly tableName: string }) =>
+  describe(`TenantLocationStore contract: ${implementation}`, () => {
+    const { store: repository, tableName } = open();
     /** A fresh tenant, its location builder, and a seeder of its stored locations. */
     const tenant = () => {
       const tenantId = freshTenantId();
@@ -77,7 +91,7 @@ const describeRepositoryContract = (implementation: string, open: () => TenantLo
         location(4, { Name: 'Kiosk', Address: { City: 'Nelson', LocationID: 4 } }),
       );
       await other.seed(other.location(1, { Name: 'Warehouse' }));
-      const list = async (filter: Parameters<TenantLocationRepository['list']>[1]) => idsOf(await repository.list(tenantId, filter));
+      const list = async (filter: Parameters<TenantLocationStore['list']>[1]) => idsOf(await repository.list(tenantId, filter));
 
       expect({
         active: await list({ includeInactive: false }),
@@ -166,8 +180,58 @@ const describeRepositoryContract = (implementation: string, open: () => TenantLo
           first: { ...first, IsDefault: false },
         });
       });
+
+      it('takes an Idempotency-Key with the write: a key taken already is KeyAlreadyClaimed, and that write changes nothing', async () => {
+        const { tenantId, location } = tenant();
+        await repository.write({ next: location(1, { Name: 'First' }), makesDefault: false, claim: keyClaim(tableName, tenantId, 'k1') });
+
+        const again = await repository.write({ next: location(2, { Name: 'Second', IsDefault: true }), makesDefault: true, claim: keyClaim(tableName, tenantId, 'k1') }).then(
+          () => 'written',
+          (error: Error) => error.name,
+        );
+
+        expect({ again, ids: idsOf(await repository.list(tenantId, { includeInactive: true })), second: await repository.findActiveByName(tenantId, 'Second'), pointer: await repository.defaultLocationId(tenantId) }).toEqual({
+          again: 'KeyAlreadyClaimed',
+          ids: [1],
+          second: undefined,
+          pointer: undefined,
+        });
+      });
+
+      it('is all or nothing: a write refused by its last condition leaves the location, its names and the pointer as they were', async () => {
+        const { tenantId, location, seed } = tenant();
+        await seed(location(1, { Name: 'North', IsDefault: true }), location(2, { Name: 'South' }));
+        const north = (await repository.get(tenantId, 1)) as TenantLocation;
+        await repository.write({ next: location(2, { Name: 'South', IsDefault: true, Version: 2 }), previous: await repository.get(tenantId, 2), makesDefault: true });
+
+        // Renames North and drops the default it no longer holds: the version and the name pass, the pointer fails.
+        const outcome = await refusal(repository.write({ next: { ...north, Name: 'Renamed', IsDefault: false, Version: 2 }, previous: north, makesDefault: false }));
+
+        expect({
+          outcome: outcome.name,
+          north: await repository.get(tenantId, 1),
+          byOldName: (await repository.findActiveByName(tenantId, 'north'))?.ID,
+          byNewName: await repository.findActiveByName(tenantId, 'renamed'),
+          pointer: await repository.defaultLocationId(tenantId),
+        }).toEqual({ outcome: 'DefaultMoved', north: { ...north, IsDefault: false }, byOldName: 1, byNewName: undefined, pointer: 2 });
+      });
+    });
+
+    describe('IDs', () => {
+      it('gives back the ID of a create refused with nothing written, and keeps a gap when a later ID was taken meanwhile', async () => {
+        const { tenantId, location, seed } = tenant();
+        await seed(location(1, { Name: 'Main' }));
+
+        const refused = await refusal(repository.withNextId(tenantId, (id) => repository.write({ next: location(id, { Name: 'main' }), makesDefault: false })));
+        const afterRefusal = await repository.withNextId(tenantId, async (id) => id);
+        const gap = await refusal(
+          repository.withNextId(tenantId, async (id) => {
+            await repository.nextId(tenantId);
+            return repository.write({ next: location(id, { Name: 'MAIN' }), makesDefault: false });
+          }),
+        );
+
+        expect({ refused: refused.name, afterRefusal, gap: gap.name, next: await repository.nextId(tenantId) }).toEqual({ refused: 'NameTaken', afterRefusal: 2, gap: 'NameTaken', next: 5 });
+      });
     });
   });
-
-const table = openLocalTable();
-describeRepositoryContract('DynamoDB (DynamoDB Local)', () => createTenantLocationRepository(table));

@@ -1,12 +1,13 @@
-// Integration tests of the tenant-location service (shared/tenant-locations/service.ts): soft Delete, over the real
-// repository on DynamoDB Local, each test in tenants of its own.
+// Unit tests of the tenant-location service (shared/tenant-locations/service.ts): soft Delete, over the in-memory store
+// (test/stores/tenant-locations/memory-store.ts, held to the DynamoDB repository by the store's contract suite),
+// each test in tenants of its own.
 import { describe, expect, it } from '@jest/globals';
-import { refusal, serviceOnTable } from './support';
+import { refusal, serviceOnStore } from './support';
 
 describe('tenant-location service: Delete', () => {
   it('marks the location inactive, bumps its Version and records who deleted it, keeping the record', async () => {
     // Prepare
-    const { service, repository, principal, storedLocation, seed, advance } = serviceOnTable();
+    const { service, repository, principal, storedLocation, seed, advance } = serviceOnStore();
     await seed(storedLocation(1, { Version: 2, Description: 'Kept' }));
     const later = advance(10);
 
@@ -25,7 +26,7 @@ describe('tenant-location service: Delete', () => {
   });
 
   it('is idempotent: a second delete returns the same record, unchanged, and writes nothing', async () => {
-    const { service, principal, storedLocation, seed, writes, advance } = serviceOnTable();
+    const { service, principal, storedLocation, seed, writes, advance } = serviceOnStore();
     await seed(storedLocation(1));
     const first = await service.delete(principal, 1);
     advance(60);
@@ -36,7 +37,7 @@ describe('tenant-location service: Delete', () => {
   });
 
   it('clears IsDefault and the default pointer when deleting the default location', async () => {
-    const { service, repository, principal, storedLocation, seed } = serviceOnTable();
+    const { service, repository, principal, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(1, { IsDefault: true }));
 
     const deleted = await service.delete(principal, 1);
@@ -45,7 +46,7 @@ describe('tenant-location service: Delete', () => {
   });
 
   it('frees the name for a new location', async () => {
-    const { service, principal, storedLocation, seed } = serviceOnTable();
+    const { service, principal, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(1, { Name: 'Main' }));
 
     await service.delete(principal, 1);
@@ -55,7 +56,7 @@ describe('tenant-location service: Delete', () => {
   });
 
   it('answers 404 for an unknown location, and for another tenant’s', async () => {
-    const { service, repository, principal, otherTenant, storedLocation, seed } = serviceOnTable();
+    const { service, repository, principal, otherTenant, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(3, { TenantID: otherTenant.tenantId }));
 
     const outcomes = [await refusal(service.delete(principal, 99)), await refusal(service.delete(principal, 3))];
@@ -70,7 +71,7 @@ describe('tenant-location service: Delete', () => {
   });
 
   it('retries when another writer changed the location meanwhile', async () => {
-    const { service, principal, storedLocation, seed, writes, beforeNextWrite } = serviceOnTable();
+    const { service, principal, storedLocation, seed, writes, beforeNextWrite } = serviceOnStore();
     await seed(storedLocation(1, { Version: 1 }));
     beforeNextWrite(() => seed(storedLocation(1, { Version: 2, Phone: 'theirs' })));
 

@@ -1,12 +1,13 @@
-// Integration tests of the tenant-location service (shared/tenant-locations/service.ts): Search, over the real
-// repository on DynamoDB Local (its filters run in DynamoDB), in tenants of the file's own.
+// Unit tests of the tenant-location service (shared/tenant-locations/service.ts): Search, over the in-memory store
+// (test/stores/tenant-locations/memory-store.ts, held to the DynamoDB repository by the store's contract suite),
+// each test in tenants of its own.
 import { describe, expect, it } from '@jest/globals';
 import type { TenantLocationFilter } from '#shared/schemas/search-filter';
-import { refusal, serviceOnTable } from './support';
+import { refusal, serviceOnStore } from './support';
 
 /** Six locations of the tenant (five active) and one of another tenant. By name: alpha shop, Bravo, charlie, Warehouse, Zulu. */
 const seedOnce = async () => {
-  const fixture = serviceOnTable();
+  const fixture = serviceOnStore();
   const { seed, storedLocation, otherTenant } = fixture;
   await seed(storedLocation(1, { Name: 'Warehouse', Description: 'Bulk storage', CustomerID: 5 }));
   await seed(storedLocation(2, { Name: 'alpha shop' }));

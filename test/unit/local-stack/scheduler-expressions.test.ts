@@ -1,4 +1,4 @@
-// Unit: the schedule-expression evaluator of the scheduler emulation (shared/schedules/expressions.ts). Its
+// Unit: the schedule-expression evaluator of the scheduler emulation (infra/local/scheduler-expressions.ts). Its
 // syntax and DST rules by example, and the property that ties the emulation to production: for every task, the
 // firings of the expression recurrence.ts writes, kept by isRunTime, are exactly the task's runs.
 import { describe, expect, it } from '@jest/globals';
@@ -10,7 +10,7 @@ import {
   nextFiring,
   parseScheduleExpression,
   type FiringSchedule,
-} from '#shared/schedules/expressions';
+} from '#infra/local/scheduler-expressions';
 import { isRunTime, recurrenceOf, runsBetween, scheduleFor } from '#shared/scheduled-tasks/recurrence';
 
 const at = (iso: string) => new Date(iso).getTime();

@@ -1,7 +1,8 @@
-// Integration tests of the tenant-location service (shared/tenant-locations/service.ts): Save, over the real
-// repository on DynamoDB Local, each test in tenants of its own.
+// Unit tests of the tenant-location service (shared/tenant-locations/service.ts): Save, over the in-memory store
+// (test/stores/tenant-locations/memory-store.ts, held to the DynamoDB repository by the store's contract suite),
+// each test in tenants of its own.
 import { describe, expect, it } from '@jest/globals';
-import { refusal, serviceOnTable, t0 } from './support';
+import { refusal, serviceOnStore, t0 } from './support';
 
 const nameRequired = { status: 400, name: 'ValidationFailed', detail: 'The request is not valid; see errors for each field.', errors: [{ pointer: '/Name', detail: 'is required' }] };
 const parentProblem = (detail: string) => ({
@@ -18,7 +19,7 @@ describe('tenant-location service: Save creates', () => {
     ['blank', { Name: ' \t ' }],
   ])('requires a Name (refuses one that is %s) and writes nothing', async (_case, input) => {
     // Prepare
-    const { service, repository, principal, writes } = serviceOnTable();
+    const { service, repository, principal, writes } = serviceOnStore();
 
     // Act
     const outcome = await refusal(service.save(principal, { Description: 'No name', ...input }));
@@ -32,7 +33,7 @@ describe('tenant-location service: Save creates', () => {
   });
 
   it('sets ID, TenantLocationID, tenancy, Version 1, audit fields, IsActive and IsDefault, and ignores server-owned input', async () => {
-    const { service, repository, principal } = serviceOnTable();
+    const { service, repository, principal } = serviceOnStore();
 
     const outcome = await service.save(principal, {
       ID: 0,
@@ -72,7 +73,7 @@ describe('tenant-location service: Save creates', () => {
   });
 
   it('numbers the locations of each tenant on their own', async () => {
-    const { service, principal, otherTenant } = serviceOnTable();
+    const { service, principal, otherTenant } = serviceOnStore();
 
     const ids = [
       (await service.save(principal, { Name: 'A' })).location.ID,
@@ -84,7 +85,7 @@ describe('tenant-location service: Save creates', () => {
   });
 
   it('refuses a name another active location of the tenant holds, whatever its case and spacing', async () => {
-    const { service, principal, storedLocation, seed } = serviceOnTable();
+    const { service, principal, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(1, { Name: 'Main Office' }));
 
     const outcome = await refusal(service.save(principal, { Name: '  MAIN office ' }));
@@ -98,7 +99,7 @@ describe('tenant-location service: Save creates', () => {
   });
 
   it("accepts a name used by a deleted location, or by another tenant's location", async () => {
-    const { service, principal, otherTenant, storedLocation, seed } = serviceOnTable();
+    const { service, principal, otherTenant, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(1, { Name: 'Main', IsActive: false }));
     await seed(storedLocation(1, { Name: 'Depot', TenantID: otherTenant.tenantId }));
 
@@ -110,7 +111,7 @@ describe('tenant-location service: Save creates', () => {
 
 describe('tenant-location service: Save updates', () => {
   it('keeps ID, creation and absent fields; bumps Version and the modification fields', async () => {
-    const { service, repository, principal, storedLocation, seed, advance } = serviceOnTable();
+    const { service, repository, principal, storedLocation, seed, advance } = serviceOnStore();
     await seed(storedLocation(4, { Version: 2, Description: 'Old', Phone: '111', UtcOffset: 720 }));
     const later = advance(60);
 
@@ -129,7 +130,7 @@ describe('tenant-location service: Save updates', () => {
   });
 
   it('clears a field sent explicitly empty', async () => {
-    const { service, principal, storedLocation, seed } = serviceOnTable();
+    const { service, principal, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(4, { Description: 'Old', Address: { City: 'Nelson', LocationID: 4 } }));
 
     const { location } = await service.save(principal, { ID: 4, Name: 'Location 4', Description: '', Address: {} });
@@ -138,7 +139,7 @@ describe('tenant-location service: Save updates', () => {
   });
 
   it('refuses a stale Version with 409 and writes nothing', async () => {
-    const { service, repository, principal, storedLocation, seed, writes } = serviceOnTable();
+    const { service, repository, principal, storedLocation, seed, writes } = serviceOnStore();
     await seed(storedLocation(4, { Version: 3 }));
 
     const outcome = await refusal(service.save(principal, { ID: 4, Name: 'Renamed', Version: 2 }));
@@ -156,7 +157,7 @@ describe('tenant-location service: Save updates', () => {
   });
 
   it('answers 404 for an ID the tenant does not have, even when another tenant has it', async () => {
-    const { service, principal, otherTenant, storedLocation, seed, writes } = serviceOnTable();
+    const { service, principal, otherTenant, storedLocation, seed, writes } = serviceOnStore();
     await seed(storedLocation(9, { TenantID: otherTenant.tenantId }));
 
     const outcomes = [await refusal(service.save(principal, { ID: 99, Name: 'X' })), await refusal(service.save(principal, { ID: 9, Name: 'X' }))];
@@ -171,7 +172,7 @@ describe('tenant-location service: Save updates', () => {
   });
 
   it('retries when another writer got in first and the client sent no Version', async () => {
-    const { service, principal, storedLocation, seed, writes, beforeNextWrite } = serviceOnTable();
+    const { service, principal, storedLocation, seed, writes, beforeNextWrite } = serviceOnStore();
     await seed(storedLocation(4, { Version: 1 }));
     beforeNextWrite(() => seed(storedLocation(4, { Version: 2, Phone: 'theirs' })));
 
@@ -186,7 +187,7 @@ describe('tenant-location service: Save updates', () => {
   });
 
   it('answers 409 StaleVersion when another writer got in first and the client named the Version it edited', async () => {
-    const { service, principal, storedLocation, seed, beforeNextWrite } = serviceOnTable();
+    const { service, principal, storedLocation, seed, beforeNextWrite } = serviceOnStore();
     await seed(storedLocation(4, { Version: 1 }));
     beforeNextWrite(() => seed(storedLocation(4, { Version: 2 })));
 
@@ -198,7 +199,7 @@ describe('tenant-location service: Save updates', () => {
 
 describe('tenant-location service: the default location', () => {
   it('makes a location the default: the previous default reads false, and its record is not written', async () => {
-    const { service, repository, principal, storedLocation, seed, writes } = serviceOnTable();
+    const { service, repository, principal, storedLocation, seed, writes } = serviceOnStore();
     await seed(storedLocation(1, { IsDefault: true, Version: 4 }));
 
     const { location } = await service.save(principal, { Name: 'New default', IsDefault: true });
@@ -217,7 +218,7 @@ describe('tenant-location service: the default location', () => {
   });
 
   it('makes the first default', async () => {
-    const { service, repository, principal, storedLocation, seed } = serviceOnTable();
+    const { service, repository, principal, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(1));
 
     const { location } = await service.save(principal, { ID: 1, Name: 'Location 1', IsDefault: true });
@@ -229,7 +230,7 @@ describe('tenant-location service: the default location', () => {
   });
 
   it('"make this the default" never conflicts: it wins over a default another writer set meanwhile', async () => {
-    const { service, repository, principal, storedLocation, seed, beforeNextWrite } = serviceOnTable();
+    const { service, repository, principal, storedLocation, seed, beforeNextWrite } = serviceOnStore();
     await seed(storedLocation(1));
     await seed(storedLocation(2));
     beforeNextWrite(() => seed(storedLocation(2, { IsDefault: true, Version: 2 })));
@@ -244,7 +245,7 @@ describe('tenant-location service: the default location', () => {
   });
 
   it('a save that only keeps the default, when another location became the default meanwhile, reads again and answers IsDefault false', async () => {
-    const { service, repository, principal, storedLocation, seed, writes, beforeNextWrite } = serviceOnTable();
+    const { service, repository, principal, storedLocation, seed, writes, beforeNextWrite } = serviceOnStore();
     await seed(storedLocation(1, { IsDefault: true }));
     await seed(storedLocation(2));
     beforeNextWrite(() => seed(storedLocation(2, { IsDefault: true, Version: 2 })));
@@ -259,7 +260,7 @@ describe('tenant-location service: the default location', () => {
   });
 
   it('keeps the default when an update does not mention IsDefault, and drops it when the location is deactivated', async () => {
-    const { service, repository, principal, storedLocation, seed } = serviceOnTable();
+    const { service, repository, principal, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(1, { IsDefault: true }));
 
     const kept = (await service.save(principal, { ID: 1, Name: 'Location 1', Description: 'x' })).location.IsDefault;
@@ -273,7 +274,7 @@ describe('tenant-location service: the default location', () => {
   });
 
   it('never makes an inactive location the default', async () => {
-    const { service, principal } = serviceOnTable();
+    const { service, principal } = serviceOnStore();
 
     const { location } = await service.save(principal, { Name: 'Closed', IsActive: false, IsDefault: true });
 
@@ -283,7 +284,7 @@ describe('tenant-location service: the default location', () => {
 
 describe('tenant-location service: ParentID', () => {
   it('accepts an existing parent and records its name', async () => {
-    const { service, principal, storedLocation, seed } = serviceOnTable();
+    const { service, principal, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(1, { Name: 'Region' }));
 
     const { location } = await service.save(principal, { Name: 'Branch', ParentID: 1 });
@@ -292,7 +293,7 @@ describe('tenant-location service: ParentID', () => {
   });
 
   it('keeps the parent and its name when an update does not mention ParentID', async () => {
-    const { service, principal, storedLocation, seed } = serviceOnTable();
+    const { service, principal, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(1, { Name: 'Region' }));
     await seed(storedLocation(2, { Name: 'Branch', ParentID: 1, ParentName: 'Region' }));
 
@@ -302,7 +303,7 @@ describe('tenant-location service: ParentID', () => {
   });
 
   it('refuses a location as its own parent', async () => {
-    const { service, principal, storedLocation, seed } = serviceOnTable();
+    const { service, principal, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(1));
 
     expect(await refusal(service.save(principal, { ID: 1, Name: 'Location 1', ParentID: 1 }))).toEqual(
@@ -311,7 +312,7 @@ describe('tenant-location service: ParentID', () => {
   });
 
   it("refuses an unknown parent, including another tenant's location", async () => {
-    const { service, principal, otherTenant, storedLocation, seed } = serviceOnTable();
+    const { service, principal, otherTenant, storedLocation, seed } = serviceOnStore();
     await seed(storedLocation(5, { TenantID: otherTenant.tenantId }));
 
     const outcomes = [await refusal(service.save(principal, { Name: 'A', ParentID: 42 })), await refusal(service.save(principal, { Name: 'A', ParentID: 5 }))];
@@ -321,7 +322,7 @@ describe('tenant-location service: ParentID', () => {
 
   it('refuses a parent that would make the hierarchy a loop', async () => {
     // Prepare: 1 <- 2 <- 3 (3's parent is 2, whose parent is 1)
-    const { service, principal, storedLocation, seed, writes } = serviceOnTable();
+    const { service, principal, storedLocation, seed, writes } = serviceOnStore();
     await seed(storedLocation(1));
     await seed(storedLocation(2, { ParentID: 1 }));
     await seed(storedLocation(3, { ParentID: 2 }));

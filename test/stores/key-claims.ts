@@ -1,0 +1,39 @@
+// Test support: Idempotency-Key claims (shared/data/idempotency.ts) held in memory, for the areas' in-memory stores.
+// A store receives a claim as the DynamoDB transaction item the mechanism built (`KeyClaimItem`); this reads it the
+// way DynamoDB would: a Put (`WriteClaim.item`) takes the key unless it is taken (KeyAlreadyClaimed), an Update
+// (`WriteClaim.restate`) replaces the answer of a claim that exists. Anything else is refused loudly, so a store never
+// silently accepts a claim it does not understand.
+import { KeyAlreadyClaimed, type KeyClaimItem } from '#shared/data/idempotency';
+
+const keyOf = (key: Record<string, unknown> | undefined): string => {
+  if (typeof key?.pk !== 'string' || typeof key.sk !== 'string') throw new Error('a key claim names no pk and sk');
+  return `${key.pk}\u0000${key.sk}`;
+};
+
+export const memoryKeyClaims = () => {
+  const claims = new Map<string, Record<string, unknown>>();
+  return {
+    /**
+     * Checks the claim's condition now (KeyAlreadyClaimed for a key taken) and returns its write, to apply once every
+     * other condition of the same write holds: all or nothing, as one transaction.
+     */
+    check(claim: KeyClaimItem): () => void {
+      if (claim.Put) {
+        const item = claim.Put.Item as Record<string, unknown>;
+        const key = keyOf(item);
+        if (claims.has(key)) throw new KeyAlreadyClaimed();
+        return () => void claims.set(key, structuredClone(item));
+      }
+      if (claim.Update) {
+        const key = keyOf(claim.Update.Key);
+        const stored = claims.get(key);
+        const values = claim.Update.ExpressionAttributeValues ?? {};
+        if (!stored || stored.requestHash !== values[':requestHash']) throw new KeyAlreadyClaimed();
+        return () => void claims.set(key, { ...stored, answer: values[':answer'] });
+      }
+      throw new Error('an in-memory store takes a key claim as a Put or an Update');
+    },
+    /** The keys claimed, as `pk` and `sk` joined (what a test compares before and after a refused write). */
+    keys: (): string[] => [...claims.keys()].sort(),
+  };
+};
