@@ -15,7 +15,7 @@ export { esbuildOptionsFor };
 export const outputFileName = (bundling: BundlingOptions) => (bundling.format === 'esm' ? 'index.mjs' : 'index.js');
 
 /** `node_modules/@scope/name/...` -> `@scope/name`; `shared/schemas/x.ts` -> `shared/schemas`. */
-const originOf = (input: string): string => {
+export const originOf = (input: string): string => {
   const marker = 'node_modules/';
   const at = input.lastIndexOf(marker);
   if (at !== -1) {
