@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { originOf } from './bundles';
+import { originOf, sourceMapOf as mapFileOf } from './bundles';
 
 interface CallFrame {
   readonly url: string;
@@ -58,7 +58,7 @@ const sourceMapOf = (url: string): SourceMap | null => {
   let map = sourceMaps.get(url);
   if (map === undefined) {
     try {
-      map = new SourceMap(JSON.parse(readFileSync(`${fileURLToPath(url)}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
+      map = new SourceMap(JSON.parse(readFileSync(mapFileOf(fileURLToPath(url)), 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
     } catch {
       map = null;
     }

@@ -185,7 +185,7 @@ export const renderColdSection = (cold: ColdSection): string => {
   lines.push(
     `Bundles: infra/constructs/operation-function.ts functionBundling (ESM, minified, target ${cold.lambdaTarget}); sizes are of that ` +
       `artifact (index.mjs; gzip level 6). Cold starts ran the same settings built for ${cold.runTarget} ` +
-      `(${cold.functions.every((fn) => fn.bundle.sameAsRunBundle) && cold.baseline.sameAsRunBundle ? 'byte-identical to the ' + cold.lambdaTarget + ' bundles' : 'not byte-identical to the ' + cold.lambdaTarget + ' bundles'}), with NODE_OPTIONS=--enable-source-maps as on Lambda.`,
+      `(${cold.functions.every((fn) => fn.bundle.sameAsRunBundle) && cold.baseline.sameAsRunBundle ? 'byte-identical to the ' + cold.lambdaTarget + ' bundles' : 'not byte-identical to the ' + cold.lambdaTarget + ' bundles'}), without NODE_OPTIONS=--enable-source-maps as on Lambda (the maps are beside the template, for npm run trace).`,
   );
   lines.push(
     `Baseline (document client + one GetItem): ${bytes(cold.baseline.bytes)} (gzip ${bytes(cold.baseline.gzipBytes)}), cold start ` +

@@ -311,8 +311,6 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     LOG_LEVEL: 'ERROR',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    // As the construct sets it on every function: stack traces through the bundled source map.
-    NODE_OPTIONS: '--enable-source-maps',
     ...activeTracingEnvironment(),
   };
   const sample = async (module: string, name: string, timeoutMs: number, event: unknown): Promise<ColdSample> => {
