@@ -38,8 +38,11 @@ export const functionBundling: BundlingOptions = {
   format: OutputFormat.ESM,
   target: esbuildTarget,
   minify: true,
+  // Maps are built, then moved out of the asset by the afterBundling hook (infra/build/source-maps.mjs) to
+  // `<cdk.out>/source-maps/`, beside the template: no function reads them at run time (NODE_OPTIONS=
+  // --enable-source-maps made Node read and parse the map at every cold start; issue 23), and `npm run trace`
+  // rewrites a logged stack with them (infra/trace.ts). Mappings are enough for that; no sources embedded.
   sourceMap: true,
-  // Mappings are enough for stack traces; embedding the sources would double the bundle for nothing.
   sourcesContent: false,
   mainFields: ['module', 'main'],
   banner: esmRequireBanner,
@@ -51,7 +54,8 @@ export const functionBundling: BundlingOptions = {
     beforeBundling: () => [],
     beforeInstall: () => [],
     // The chunks of the `#lazy/*` libraries this bundle names, built with the same settings, and the package.json
-    // that maps them (infra/build/lazy-chunks.mjs). Options travel base64-encoded: the banner holds quotes.
+    // that maps them (infra/build/lazy-chunks.mjs). Options travel base64-encoded: the banner holds quotes. Then
+    // every map of the asset (bundle and chunks) leaves it for `<cdk.out>/source-maps/` (infra/build/source-maps.mjs).
     afterBundling: (_inputDir: string, outputDir: string) => [
       [
         shellQuote(process.execPath),
@@ -59,6 +63,7 @@ export const functionBundling: BundlingOptions = {
         shellQuote(outputDir),
         `base64:${Buffer.from(JSON.stringify(lazyChunkOptions())).toString('base64')}`,
       ].join(' '),
+      [shellQuote(process.execPath), shellQuote(join(repositoryRoot, 'infra/build/source-maps.mjs')), shellQuote(outputDir)].join(' '),
     ],
   },
 };
@@ -161,10 +166,9 @@ export class OperationFunction extends Construct {
       // Lambda drops application lines under this level; kept equal to LOG_LEVEL so Powertools and Lambda agree.
       applicationLogLevelV2: ApplicationLogLevel[logLevel],
       tracing: props.tracing === false ? Tracing.DISABLED : Tracing.ACTIVE,
+      // No NODE_OPTIONS=--enable-source-maps: the maps are not in the asset (see functionBundling's sourceMap).
       environment: {
         ...commonFunctionEnvironment(logLevel),
-        // Stack traces point at the TypeScript sources through the bundled source map.
-        NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
       bundling: functionBundling,

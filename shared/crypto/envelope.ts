@@ -1,19 +1,15 @@
 // Crypto: envelope encryption of small secrets with the AWS Encryption SDK and its KMS keyring (the key's ARN from
 // the environment), on AWS and on the local stack alike (the local stack serves KMS: infra/local/kms.ts). Each
 // secret is its own ESDK message, bound to an encryption context that open() checks.
-import {
-  AlgorithmSuiteIdentifier,
-  buildClient,
-  cacheClients,
-  CommitmentPolicy,
-  getClient,
-  KMS,
-  KmsKeyringNode,
-  RawAesKeyringNode,
-  RawAesWrappingSuiteIdentifier,
-  type KeyringNode,
-  type KmsNodeClientSupplier,
-} from '@aws-crypto/client-node';
+// The Encryption SDK's packages that this module uses, not their umbrella `@aws-crypto/client-node`: the umbrella
+// also brings the raw RSA keyring (which encrypts with a 4096-bit RSA key at load to probe OAEP support), the caching
+// materials manager and, through the hierarchical keyring, the branch key store with a DynamoDB client of its own;
+// the chunk this module becomes (`#lazy/secret-cipher`) was 727 KiB with them, 569 KiB without (issue 23).
+import { buildDecrypt } from '@aws-crypto/decrypt-node';
+import { buildEncrypt } from '@aws-crypto/encrypt-node';
+import { cacheClients, getClient, KMS, KmsKeyringNode, type KmsNodeClientSupplier } from '@aws-crypto/kms-keyring-node';
+import { AlgorithmSuiteIdentifier, CommitmentPolicy, type KeyringNode } from '@aws-crypto/material-management-node';
+import { RawAesKeyringNode, RawAesWrappingSuiteIdentifier } from '@aws-crypto/raw-aes-keyring-node';
 import { awsRequestHandler } from '#shared/aws-requests';
 import { traced } from '#shared/observability/tracing';
 
@@ -52,10 +48,9 @@ export class SecretKeyConfigurationError extends Error {
  */
 const suiteId = AlgorithmSuiteIdentifier.ALG_AES256_GCM_IV12_TAG16_HKDF_SHA512_COMMIT_KEY;
 /** One data key per message; a message listing more could make decrypt call KMS for keys we never issued. */
-const { encrypt, decrypt } = buildClient({
-  commitmentPolicy: CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT,
-  maxEncryptedDataKeys: 1,
-});
+const clientOptions = { commitmentPolicy: CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT, maxEncryptedDataKeys: 1 };
+const { encrypt } = buildEncrypt(clientOptions);
+const { decrypt } = buildDecrypt(clientOptions);
 /** Credentials are bounded to 8 KiB of text by the schemas: 32 KiB of UTF-8 is a generous ceiling for decrypt. */
 const maxBodySize = 32 * 1024;
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

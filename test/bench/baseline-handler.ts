@@ -3,11 +3,12 @@
 // function adds (middy, zod schemas, codecs, its own logic) on top of the SDK.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { baselineKey } from './baseline-handler-key';
 
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const tableName = process.env.TABLE_NAME;
 
-export const baselineKey = { pk: 'BENCH#BASELINE', sk: 'ITEM' } as const;
+export { baselineKey };
 
 export const handler = async (): Promise<{ statusCode: number; body: string }> => {
   const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: baselineKey }));

@@ -2,12 +2,13 @@
 // (infra/constructs/operation-function.ts `functionBundling`), translated into esbuild's API the way aws-cdk-lib's
 // aws-lambda-nodejs turns them into esbuild arguments.
 import { readFileSync, rmSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { esbuildOptionsFor } from '#infra/build/esbuild-options';
 import { buildLazyChunks } from '../../infra/build/lazy-chunks.mjs';
+import { moveSourceMaps, sourceMapKey, sourceMapsFolderName } from '../../infra/build/source-maps.mjs';
 
 export { esbuildOptionsFor };
 
@@ -15,7 +16,7 @@ export { esbuildOptionsFor };
 export const outputFileName = (bundling: BundlingOptions) => (bundling.format === 'esm' ? 'index.mjs' : 'index.js');
 
 /** `node_modules/@scope/name/...` -> `@scope/name`; `shared/schemas/x.ts` -> `shared/schemas`. */
-const originOf = (input: string): string => {
+export const originOf = (input: string): string => {
   const marker = 'node_modules/';
   const at = input.lastIndexOf(marker);
   if (at !== -1) {
@@ -24,6 +25,12 @@ const originOf = (input: string): string => {
   }
   const parts = input.split('/');
   return parts.length > 2 ? parts.slice(0, 2).join('/') : (parts[0] ?? input);
+};
+
+/** Where buildBundle keeps the map of one of its JavaScript files (the bundle or a lazy chunk), as the construct does. */
+export const sourceMapOf = (file: string, content: string | Buffer = readFileSync(file)): string => {
+  const bundleDir = /\/lazy\/[^/]+$/.test(file) ? dirname(dirname(file)) : dirname(file);
+  return join(dirname(bundleDir), sourceMapsFolderName, `${sourceMapKey(content)}.mjs.map`);
 };
 
 export interface BuiltBundle {
@@ -63,10 +70,12 @@ export const buildBundle = async (
     }
   }
   const composition = [...byOrigin].map(([origin, bytes]) => ({ origin, bytes })).sort((a, b) => b.bytes - a.bytes);
+  // And then, as that hook does, every map leaves the folder for source-maps/ beside it (infra/build/source-maps.mjs).
+  moveSourceMaps(outDir);
   const content = readFileSync(file);
   let sourceMapBytes = 0;
   try {
-    sourceMapBytes = readFileSync(`${file}.map`).length;
+    sourceMapBytes = readFileSync(sourceMapOf(file, content)).length;
   } catch {
     // no source map configured
   }

@@ -16,6 +16,11 @@ export interface ColdRunnerReport {
   /** A short description of the response (HTTP status, policy effect, failed records). */
   readonly summary: string;
   readonly error?: string;
+  /**
+   * Import start, import end and response, on the monotonic clock in microseconds (process.hrtime): the clock of
+   * V8's CPU profiles, so a `--cpu-prof` profile of this process splits into init and first call (cpu-profile.ts).
+   */
+  readonly marksUs?: readonly [number, number, number];
 }
 
 const describe = (result: unknown): string => {
@@ -29,6 +34,7 @@ const describe = (result: unknown): string => {
 };
 
 const started = performance.now();
+const microseconds = () => Number(process.hrtime.bigint() / 1000n);
 const [bundle = '', functionName = 'bench', timeoutText = '10000'] = process.argv.slice(2);
 const eventText = process.env.BENCH_EVENT ?? 'null';
 delete process.env.BENCH_EVENT;
@@ -39,13 +45,16 @@ const print = (report: ColdRunnerReport) =>
 
 try {
   const event: unknown = JSON.parse(eventText);
+  const importStartUs = microseconds();
   const loaded = (await import(pathToFileURL(bundle).href)) as { handler?: (event: unknown, context: unknown) => Promise<unknown> };
   const imported = performance.now();
+  const importEndUs = microseconds();
   if (typeof loaded.handler !== 'function') throw new Error(`${bundle} exports no handler`);
   const timeoutMs = Number(timeoutText);
   const result = await loaded.handler(event, createLambdaContext({ functionName, timeoutMs, memoryLimitInMB: 512 }, Date.now() + timeoutMs));
   const answered = performance.now();
-  print({ ok: true, bootMs: started, importMs: imported - started, invokeMs: answered - imported, summary: describe(result) });
+  const marksUs = [importStartUs, importEndUs, microseconds()] as const;
+  print({ ok: true, bootMs: started, importMs: imported - started, invokeMs: answered - imported, summary: describe(result), marksUs });
 } catch (error) {
   print({ ok: false, bootMs: started, importMs: 0, invokeMs: 0, summary: 'error', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
 }

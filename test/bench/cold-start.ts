@@ -44,13 +44,15 @@ export interface ColdStartOptions {
   readonly functionTimeoutMs: number;
   /** The whole sample, process start-up included. */
   readonly limitMs?: number;
+  /** Node options before the runner (e.g. `--cpu-prof`). */
+  readonly nodeArguments?: readonly string[];
 }
 
 export const coldStart = (options: ColdStartOptions): Promise<ColdSample> =>
   new Promise<ColdSample>((resolve, reject) => {
     const env = { ...options.env, BENCH_EVENT: JSON.stringify(options.event) };
     const started = performance.now();
-    const child = spawn(functionNode().path, [options.runner, options.bundle, options.functionName, String(options.functionTimeoutMs)], {
+    const child = spawn(functionNode().path, [...(options.nodeArguments ?? []), options.runner, options.bundle, options.functionName, String(options.functionTimeoutMs)], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

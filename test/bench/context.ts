@@ -23,6 +23,11 @@ export interface BenchOptions {
   /** Share of the deliveries that are re-sent duplicates. */
   readonly duplicateShare: number;
   readonly sqsPathDocuments: number;
+  /**
+   * `--cpu-prof`: after section 1's rounds, this many more cold starts per function under Node's `--cpu-prof`, whose
+   * time is attributed to the bundle's modules through its source map (cpu-profile.ts); 0 = none.
+   */
+  readonly cpuProfileRuns: number;
 }
 
 export const fullOptions: BenchOptions = {
@@ -40,6 +45,7 @@ export const fullOptions: BenchOptions = {
   consumerEventsPerDocument: 9,
   duplicateShare: 0.1,
   sqsPathDocuments: 200,
+  cpuProfileRuns: 0,
 };
 
 /** `--quick`: the same sections with small numbers, to check the program itself in about a minute. */

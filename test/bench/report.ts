@@ -1,6 +1,7 @@
 // Benchmark: the report, as plain-text tables (stdout) and as JSON (.local/bench-report.json).
 import type { CapacityPhase } from './section-capacity';
 import type { ColdSection } from './section-cold';
+import type { ProfiledPhases, StepTimes } from './cpu-profile';
 import type { ConsumerFigures } from './section-consumer';
 import { comparisonTable, type Comparison } from './section-warm';
 import { bytes, ms, ratio, renderTable, units } from './stats';
@@ -32,6 +33,7 @@ export interface BenchReport {
 const heading = (title: string) => `\n${title}\n${'='.repeat(title.length)}`;
 
 const coldTable = (cold: ColdSection): string => {
+  const peerNames = cold.functions.filter((fn) => fn.kind === 'peer').map((fn) => fn.name);
   const rows = cold.functions.map((fn) => [
     fn.name,
     bytes(fn.bundle.bytes),
@@ -45,12 +47,64 @@ const coldTable = (cold: ColdSection): string => {
     ms(fn.baselineMedianMs, 0),
     ratio(fn.ratio),
     fn.verdict,
+    ...peerNames.map((peer) => {
+      const entry = fn.peerRatios.find((candidate) => candidate.peer === peer);
+      return entry ? ratio(entry.ratio) : '-';
+    }),
+    fn.peerVerdict,
     fn.response,
   ]);
   return renderTable(
-    ['Function', 'Bundle', 'gzip', 'Bundle ratio', `<=${cold.bundleTarget}x`, 'Cold ms p50', 'min-max', 'init ms', '1st call ms', 'Baseline ms', 'Ratio', `<=${cold.target}x`, 'Response'],
+    [
+      'Function', 'Bundle', 'gzip', 'Bundle ratio', `<=${cold.bundleTarget}x`, 'Cold ms p50', 'min-max', 'init ms', '1st call ms', 'Baseline ms', 'Ratio', `<=${cold.target}x`,
+      ...peerNames.map((peer) => `vs ${peer.replace(/^peer: /, '')}`), '<peers', 'Response',
+    ],
     rows,
   );
+};
+
+const sumOf = (times: StepTimes) => Object.values(times).reduce((total, value) => total + value, 0);
+const topSteps = (times: StepTimes, count: number) =>
+  Object.entries(times)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([step, value]) => `${step} ${ms(value, 1)}`)
+    .join(', ');
+
+/** `--cpu-prof`: CPU ms by step, per function, and the mean over the service's functions against the baseline. */
+const profileTables = (cold: ColdSection): string => {
+  const rows = [{ name: 'baseline', profile: cold.baseline.profile }, ...cold.functions.map((fn) => ({ name: fn.name, profile: fn.profile }))];
+  const perFunction = renderTable(
+    ['Function', 'init CPU ms', 'Largest init steps (ms)', '1st call CPU ms', 'Largest 1st-call steps (ms)'],
+    rows.map(({ name, profile }) =>
+      profile ? [name, ms(sumOf(profile.init), 1), topSteps(profile.init, 5), ms(sumOf(profile.firstCall), 1), topSteps(profile.firstCall, 4)] : [name, '-', '-', '-', '-'],
+    ),
+  );
+  const service = cold.functions.filter((fn) => fn.kind !== 'reference' && fn.kind !== 'peer' && fn.profile);
+  const mean = (phase: keyof ProfiledPhases) => {
+    const total: StepTimes = {};
+    for (const fn of service) for (const [step, value] of Object.entries(fn.profile?.[phase] ?? {})) total[step] = (total[step] ?? 0) + value / service.length;
+    return total;
+  };
+  const init = mean('init');
+  const firstCall = mean('firstCall');
+  const steps = [...new Set([...Object.keys(init), ...Object.keys(firstCall), ...Object.keys(cold.baseline.profile?.init ?? {})])].sort(
+    (a, b) => (init[b] ?? 0) + (firstCall[b] ?? 0) - ((init[a] ?? 0) + (firstCall[a] ?? 0)),
+  );
+  const byStep = renderTable(
+    ['Step', `init ms, mean of ${service.length} functions`, '1st call ms, mean', 'baseline init ms', 'baseline 1st call ms'],
+    [
+      ...steps.map((step) => [step, ms(init[step] ?? 0, 1), ms(firstCall[step] ?? 0, 1), ms(cold.baseline.profile?.init[step] ?? 0, 1), ms(cold.baseline.profile?.firstCall[step] ?? 0, 1)]),
+      ['total', ms(sumOf(init), 1), ms(sumOf(firstCall), 1), ms(sumOf(cold.baseline.profile?.init ?? {}), 1), ms(sumOf(cold.baseline.profile?.firstCall ?? {}), 1)],
+    ],
+  );
+  return [
+    `CPU profiles (${cold.cpuProfiles?.runs ?? 0} cold starts per function under node --cpu-prof, 100 us sampling, mean; in ${cold.cpuProfiles?.directory ?? ''}).`,
+    'A sample counts for the module of its own frame or of its nearest caller in the bundle (source-mapped); the profiler slows what it watches, so read shares, not totals:',
+    perFunction,
+    'By step, the service functions against the baseline:',
+    byStep,
+  ].join('\n');
 };
 
 const capacityTable = (phases: readonly CapacityPhase[]): string => {
@@ -131,7 +185,7 @@ export const renderColdSection = (cold: ColdSection): string => {
   lines.push(
     `Bundles: infra/constructs/operation-function.ts functionBundling (ESM, minified, target ${cold.lambdaTarget}); sizes are of that ` +
       `artifact (index.mjs; gzip level 6). Cold starts ran the same settings built for ${cold.runTarget} ` +
-      `(${cold.functions.every((fn) => fn.bundle.sameAsRunBundle) && cold.baseline.sameAsRunBundle ? 'byte-identical to the ' + cold.lambdaTarget + ' bundles' : 'not byte-identical to the ' + cold.lambdaTarget + ' bundles'}), with NODE_OPTIONS=--enable-source-maps as on Lambda.`,
+      `(${cold.functions.every((fn) => fn.bundle.sameAsRunBundle) && cold.baseline.sameAsRunBundle ? 'byte-identical to the ' + cold.lambdaTarget + ' bundles' : 'not byte-identical to the ' + cold.lambdaTarget + ' bundles'}), without NODE_OPTIONS=--enable-source-maps as on Lambda (the maps are beside the template, for npm run trace).`,
   );
   lines.push(
     `Baseline (document client + one GetItem): ${bytes(cold.baseline.bytes)} (gzip ${bytes(cold.baseline.gzipBytes)}), cold start ` +
@@ -146,12 +200,18 @@ export const renderColdSection = (cold: ColdSection): string => {
   if (over.length > 0) lines.push(`  Over ${cold.target}x: ${over.join(', ')}`);
   const overBundle = cold.functions.filter((fn) => fn.bundleVerdict === 'OVER').map((fn) => fn.name);
   if (overBundle.length > 0) lines.push(`  Bundle over ${cold.bundleTarget}x: ${overBundle.join(', ')}`);
+  const peerOver = cold.functions.filter((fn) => fn.peerVerdict === 'OVER').map((fn) => fn.name);
+  lines.push(
+    `  "vs <peer>" = the function's ratio / the peer's ratio (both against the same baselines): below 1.00x starts faster than that peer. ` +
+      (peerOver.length > 0 ? `Not below both peers: ${peerOver.join(', ')}` : 'Every function is below both peers.'),
+  );
   for (const reference of cold.functions.filter((fn) => fn.kind === 'reference')) {
     lines.push(
       `  "${reference.name}" is not a function: ${reference.module} loads only that manifest (no SDK); its init ` +
         `(${ms(reference.medianImportMs, 0)} ms vs the baseline's ${ms(cold.baseline.medianImportMs, 0)} ms, bundle ${bytes(reference.bundle.bytes)}) is what it costs.`,
     );
   }
+  if (cold.cpuProfiles) lines.push(profileTables(cold));
   const shared = new Map<string, string[]>();
   for (const fn of cold.functions) shared.set(fn.module, [...(shared.get(fn.module) ?? []), fn.name]);
   for (const [module, names] of shared) if (names.length > 1) lines.push(`  ${module} is one asset shared by ${names.length} functions: ${names.join(', ')}`);

@@ -2,7 +2,9 @@
 // the document-events consumer) against a baseline function that only creates a DynamoDB document client and
 // reads one item. Cold-start samples alternate baseline / function, in a shuffled order per round, and each
 // function's ratio is the median of its (function / preceding baseline) pairs, which cancels the machine's drift.
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { functionBundling, functionRuntime, repositoryRoot } from '#infra/constructs/operation-function';
 import { nodeMajorOf } from '#infra/local/lambda-runtime';
@@ -11,6 +13,7 @@ import { consumedQueueDefinitions, documentEventsQueue, queueDefinitions } from 
 import { operations, operationsById, type Operation } from '#shared/operations/index';
 import { buildBundle, type BuiltBundle } from './bundles';
 import { coldStart, type ColdSample } from './cold-start';
+import { meanStepTimes, phasesOfProfile, type CpuProfile, type ProfiledPhases } from './cpu-profile';
 import type { BenchContext } from './context';
 import { authorizerEvent, benchQueueArn, proxyEvent, queuedMessage, signedWebhookBody, sqsEvent, type HttpRequest } from './events';
 import { locationInput } from './seed';
@@ -52,12 +55,22 @@ const authorizerModule = 'functions/authorizer.ts';
 const baselineModule = 'test/bench/baseline-handler.ts';
 const referenceModule = 'test/bench/reference-manifest.ts';
 const compiledReferenceModule = 'test/bench/reference-compiled.ts';
+/**
+ * Peers: how other people's functions are written, bundled with this service's settings (issue 23). Every function
+ * is to start faster than both.
+ */
+export const peerModules = [
+  { name: 'peer: typescript-demo', module: 'test/bench/peer-typescript-demo.ts' },
+  { name: 'peer: middy + zod', module: 'test/bench/peer-middy-zod.ts' },
+] as const;
+/** Functions of the service, as opposed to the references and peers measured beside them. */
+export const isServiceFunction = (fn: { readonly kind: ColdFunction['kind'] }) => fn.kind !== 'reference' && fn.kind !== 'peer';
 /** The document the get-document cold start reads (seeded by the bench before this section). */
 export const coldDocumentId = 'cold-start-document';
 
 interface ColdFunction {
   readonly name: string;
-  readonly kind: 'operation' | 'authorizer' | 'consumer' | 'reference';
+  readonly kind: 'operation' | 'authorizer' | 'consumer' | 'reference' | 'peer';
   readonly module: string;
   readonly timeoutMs: number;
   event(run: number): Promise<unknown>;
@@ -90,13 +103,19 @@ export interface ColdFigures {
   readonly baselineMedianMs: number;
   /** Median of the per-pair ratios (function sample / the baseline sample just before it). */
   readonly ratio: number;
-  /** Against the target; references (not functions of the service) have none. */
+  /** Against the target; references and peers (not functions of the service) have none. */
   readonly verdict: 'PASS' | 'OVER' | '-';
+  /** This function's ratio over each peer's (both against the same run's baseline): below 1.00x is faster than the peer. */
+  readonly peerRatios: readonly { readonly peer: string; readonly ratio: number }[];
+  /** Below every peer (PASS), or not; '-' for references and peers. */
+  readonly peerVerdict: 'PASS' | 'OVER' | '-';
   /** Bundle bytes / the baseline's bundle bytes (both the node24 artifacts Lambda gets). */
   readonly bundleRatio: number;
   readonly bundleVerdict: 'PASS' | 'OVER' | '-';
   readonly response: string;
   readonly samplesMs: readonly number[];
+  /** `--cpu-prof`: the mean CPU milliseconds by step of its profiled cold starts (absent without the flag). */
+  readonly profile?: ProfiledPhases;
 }
 
 export interface ColdSection {
@@ -104,7 +123,15 @@ export interface ColdSection {
   readonly bundleTarget: number;
   readonly lambdaTarget: string;
   readonly runTarget: string;
-  readonly baseline: BundleFigures & { readonly medianMs: number; readonly medianImportMs: number; readonly medianInvokeMs: number; readonly runs: number };
+  readonly baseline: BundleFigures & {
+    readonly medianMs: number;
+    readonly medianImportMs: number;
+    readonly medianInvokeMs: number;
+    readonly runs: number;
+    readonly profile?: ProfiledPhases;
+  };
+  /** `--cpu-prof`: the profiled cold starts per function, and where their profiles are. */
+  readonly cpuProfiles?: { readonly runs: number; readonly directory: string };
   readonly functions: readonly ColdFigures[];
 }
 
@@ -207,6 +234,19 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
           event: async (run: number) => sqsEvent([JSON.stringify(message(principal.tenantId, run))], benchQueueArn(definition.localQueueName)),
         };
       }),
+    ...peerModules.map(({ name, module }) => ({
+      name,
+      kind: 'peer' as const,
+      module,
+      timeoutMs: 10_000,
+      // A product read by id, with the product in the body (the demo's put-product checks it; both peers validate it).
+      event: () =>
+        proxyEvent(operationsById.tenantLocationGet, {
+          principal,
+          pathParameters: { id: 'p-1' },
+          body: json({ id: 'p-1', name: 'Cold product', price: 12.5 }),
+        }),
+    })),
     {
       name: 'reference: zod manifest',
       kind: 'reference',
@@ -271,8 +311,6 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     LOG_LEVEL: 'ERROR',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    // As the construct sets it on every function: stack traces through the bundled source map.
-    NODE_OPTIONS: '--enable-source-maps',
     ...activeTracingEnvironment(),
   };
   const sample = async (module: string, name: string, timeoutMs: number, event: unknown): Promise<ColdSample> => {
@@ -281,6 +319,38 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     return coldStart({ runner, bundle: built.run.file, functionName: name, event, env, functionTimeoutMs: timeoutMs });
   };
   const baselineSample = () => sample(baselineModule, 'baseline', 10_000, {});
+
+  /**
+   * `--cpu-prof`: cold starts under Node's CPU profiler (100 us sampling), kept in .local/bench/cpu-prof/<function>/
+   * for DevTools, each split into init and first call by step (cpu-profile.ts). Not part of the timed rounds: the
+   * profiler slows what it watches.
+   */
+  const profileDirectory = join(ctx.workDir, 'cpu-prof');
+  const profiled = async (module: string, name: string, timeoutMs: number, event: (run: number) => Promise<unknown>): Promise<ProfiledPhases> => {
+    const built = bundles.get(module);
+    if (!built) throw new Error(`no bundle for ${module}`);
+    const bundleDirectory = pathToFileURL(dirname(built.run.file)).href;
+    const runs: ProfiledPhases[] = [];
+    for (let run = 1; run <= ctx.options.cpuProfileRuns; run += 1) {
+      const directory = join(profileDirectory, name.replace(/[^A-Za-z0-9]+/g, '-'), String(run));
+      rmSync(directory, { recursive: true, force: true });
+      mkdirSync(directory, { recursive: true });
+      const result = await coldStart({
+        runner,
+        bundle: built.run.file,
+        functionName: name,
+        event: await event(100 + run),
+        env,
+        functionTimeoutMs: timeoutMs,
+        nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${directory}`, '--cpu-prof-interval=100'],
+      });
+      const file = readdirSync(directory).find((entry) => entry.endsWith('.cpuprofile'));
+      if (!file || !result.marksUs) throw new Error(`${name}: no CPU profile in ${directory}`);
+      const profile = JSON.parse(readFileSync(join(directory, file), 'utf8')) as CpuProfile;
+      runs.push(phasesOfProfile(profile, result.marksUs, { isBundle: (url) => url.startsWith(bundleDirectory), repositoryRoot }));
+    }
+    return { init: meanStepTimes(runs.map((run) => run.init)), firstCall: meanStepTimes(runs.map((run) => run.firstCall)) };
+  };
 
   // A warm-up round (discarded): file cache, DynamoDB Local's first requests of each kind.
   for (const fn of functions) {
@@ -305,7 +375,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     log(`cold starts: round ${round}/${ctx.options.coldRuns} done`);
   }
 
-  const figures = functions.map((fn): ColdFigures => {
+  const measured = functions.map((fn) => {
     const pairs = samples.get(fn.name) ?? [];
     const totals = pairs.map((pair) => pair.fn.totalMs);
     const ratio = median(pairs.map((pair) => pair.fn.totalMs / pair.baseline.totalMs));
@@ -317,7 +387,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       module: fn.module,
       bundle,
       bundleRatio,
-      bundleVerdict: fn.kind === 'reference' ? '-' : bundleRatio <= bundleTarget ? 'PASS' : 'OVER',
+      bundleVerdict: !isServiceFunction(fn) ? ('-' as const) : bundleRatio <= bundleTarget ? ('PASS' as const) : ('OVER' as const),
       runs: pairs.length,
       medianMs: median(totals),
       minMs: Math.min(...totals),
@@ -327,9 +397,27 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       medianInvokeMs: median(pairs.map((pair) => pair.fn.invokeMs)),
       baselineMedianMs: median(pairs.map((pair) => pair.baseline.totalMs)),
       ratio,
-      verdict: fn.kind === 'reference' ? '-' : ratio <= coldStartTarget ? 'PASS' : 'OVER',
+      verdict: !isServiceFunction(fn) ? ('-' as const) : ratio <= coldStartTarget ? ('PASS' as const) : ('OVER' as const),
       response: [...new Set(pairs.map((pair) => pair.fn.summary))].join(', '),
       samplesMs: totals,
+    };
+  });
+  const profiles = new Map<string, ProfiledPhases>();
+  if (ctx.options.cpuProfileRuns > 0) {
+    rmSync(profileDirectory, { recursive: true, force: true });
+    profiles.set('baseline', await profiled(baselineModule, 'baseline', 10_000, async () => ({})));
+    for (const fn of functions) profiles.set(fn.name, await profiled(fn.module, fn.name, fn.timeoutMs, (run) => fn.event(run)));
+    log(`cold starts: ${ctx.options.cpuProfileRuns} profiled cold start(s) of each function in ${profileDirectory}`);
+  }
+  const peers = measured.filter((fn) => fn.kind === 'peer');
+  const figures = measured.map((fn): ColdFigures => {
+    const peerRatios = isServiceFunction(fn) ? peers.map((peer) => ({ peer: peer.name, ratio: fn.ratio / peer.ratio })) : [];
+    const profile = profiles.get(fn.name);
+    return {
+      ...fn,
+      ...(profile ? { profile } : {}),
+      peerRatios,
+      peerVerdict: !isServiceFunction(fn) ? '-' : peerRatios.every((entry) => entry.ratio < 1) ? 'PASS' : 'OVER',
     };
   });
   return {
@@ -343,7 +431,9 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       medianMs: median(baselineSamples.map((entry) => entry.totalMs)),
       medianImportMs: median(baselineSamples.map((entry) => entry.importMs)),
       medianInvokeMs: median(baselineSamples.map((entry) => entry.invokeMs)),
+      ...(profiles.has('baseline') ? { profile: profiles.get('baseline') } : {}),
     },
+    ...(ctx.options.cpuProfileRuns > 0 ? { cpuProfiles: { runs: ctx.options.cpuProfileRuns, directory: profileDirectory } } : {}),
     functions: figures,
   };
 };

@@ -99,7 +99,9 @@ const runCipherColdStarts = async (ctx: BenchContext): Promise<CipherColdStarts>
   const bundleOf = (module: string) => join(ctx.workDir, 'bundles', module.replace(/\.ts$/, '').replace(/[^A-Za-z0-9]+/g, '-'), runTarget, outputFileName(functionBundling));
   const runner = join(ctx.workDir, 'cold-runner.mjs');
   // The function's settings are this process's (the stack's in-process environment plus the save's grants).
-  const env = { ...(process.env as Record<string, string>), LOG_LEVEL: 'ERROR', POWERTOOLS_LOG_LEVEL: 'ERROR', NODE_OPTIONS: '--enable-source-maps' };
+  // No NODE_OPTIONS of the bench's own: the functions run without --enable-source-maps, as the construct deploys them.
+  const { NODE_OPTIONS: _benchNodeOptions, ...inherited } = process.env as Record<string, string>;
+  const env = { ...inherited, LOG_LEVEL: 'ERROR', POWERTOOLS_LOG_LEVEL: 'ERROR' };
   const principal = principalOf(9504);
   const sample = async (withSecrets: boolean | 'baseline', run: number) =>
     withSecrets === 'baseline'

@@ -3,7 +3,7 @@
 // profile, no instance metadata. The CLI always gives the stacks a concrete region (AWS_REGION, the profile, else
 // us-east-1), which is exactly what the in-process tests used to miss.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { apiStackName, dataStackName } from '#infra/create-app';
 import { offlineCdkEnvironment } from '#infra/local/cloud-assembly';
 import { operations } from '#shared/operations/index';
 import type { CfnTemplate } from './synthesize';
+import { sourceMapKey, sourceMapsFolderName } from '../../infra/build/source-maps.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cdkBin = join(repoRoot, 'node_modules/aws-cdk/bin/cdk');
@@ -103,6 +104,17 @@ describe.each([
     // Every bundled function points at an asset the assembly holds (what `cdk deploy` would upload).
     const manifest = JSON.parse(readFileSync(join(run.outdir, `${apiStackName}.assets.json`), 'utf8')) as { files: Record<string, unknown> };
     expect(Object.keys(manifest.files).length).toBeGreaterThan(operations.length);
+    // No asset carries a source map; each JavaScript file of a function asset has its map beside the template,
+    // under the SHA-256 of its bytes (infra/build/source-maps.mjs), which is how `npm run trace` finds it.
+    const assets = readdirSync(run.outdir).filter((name) => name.startsWith('asset.') && existsSync(join(run.outdir, name, 'index.mjs')));
+    expect(assets.length).toBeGreaterThan(operations.length);
+    for (const asset of assets) {
+      const files = readdirSync(join(run.outdir, asset), { recursive: true }).map(String);
+      expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
+      for (const file of files.filter((name) => name.endsWith('.mjs'))) {
+        expect(existsSync(join(run.outdir, sourceMapsFolderName, `${sourceMapKey(readFileSync(join(run.outdir, asset, file)))}.mjs.map`))).toBe(true);
+      }
+    }
   }, synthTimeoutMs);
 });
 

@@ -86,8 +86,9 @@ describe('functions', () => {
     expect(properties.Environment.Variables).toMatchObject({
       POWERTOOLS_SERVICE_NAME: 'business-platform-api',
       LOG_LEVEL: 'INFO',
-      NODE_OPTIONS: '--enable-source-maps',
     });
+    // Source maps are not read at run time (issue 23): they are beside the template, for `npm run trace`.
+    expect(properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
   });
 
   it.each(functionNames)('%s logs to its own log group, kept one month', (name) => {

@@ -1,0 +1,3 @@
+export declare const sourceMapsFolderName: 'source-maps';
+export declare const sourceMapKey: (code: string | Buffer) => string;
+export declare const moveSourceMaps: (folder: string, mapsFolder?: string) => string[];
