@@ -20,7 +20,7 @@ export const runtimeSchemas: Readonly<Record<string, readonly string[]>> = {
   'shared/schemas/principal.ts': ['PrincipalClaims', 'AuthorizerPrincipal'],
   'shared/schemas/messages/document-events.ts': ['QueuedDocumentEvent'],
   'shared/schemas/tenant-location.ts': ['TenantLocation'],
-  'shared/schemas/search-filter.ts': ['TenantLocationFilter', 'SearchFilter'],
+  'shared/schemas/search-filter.ts': ['SearchFilter'],
   'shared/schemas/payment.ts': ['PaymentT'],
   'shared/schemas/messages/payments.ts': ['QueuedRefund'],
   'shared/schemas/messages/delivery-receipts.ts': ['CompletionMessage'],

@@ -7,6 +7,7 @@ import { paymentStatuses, refundDetailFields } from './payment-lists';
 import { personalData, sensitive } from './annotations';
 import {
   bool,
+  calendarInstant,
   calendarText,
   count,
   dateTime,
@@ -214,10 +215,10 @@ export const PaymentT = shape('PaymentT', {
   BalanceString: text().optional(),
 
   // Dates (strings in the spec: not necessarily ISO 8601)
-  DateTime: calendarText().optional(),
+  DateTime: calendarInstant().optional(),
   DateTimeString: text().optional(),
   DateString: text().optional(),
-  PaymentDateTime_utc: calendarText().optional(),
+  PaymentDateTime_utc: calendarInstant().optional(),
   PaymentDateTime_offset: utcOffset().optional(),
   SettlementDate: calendarText().optional(),
   VoidedAtDateTime_utc: calendarText().optional(),
