@@ -43,7 +43,7 @@ import {
 } from './media';
 import { problemResponse, toApiError } from './problem';
 import { applyTenancy } from './tenancy';
-import { validate } from './validation';
+import { validate, validateWithDocument } from './validation';
 
 type BodyOf<O> = O extends { requestBody: { schema: infer S extends z.ZodType; required: infer R } }
   ? R extends true
@@ -325,6 +325,9 @@ const parseRequest = (operation: CompiledOperation): HttpMiddleware => ({
 
     const path = operation.pathParameters ? validate(operation.pathParameters, event.pathParameters ?? {}, 'path') : undefined;
     const query = operation.query ? validate(operation.query, singleQueryParameters(event), 'query') : undefined;
+    // The document's rules too: its parameters as OpenAPI's simple style reads them (an integer is a number).
+    validateWithDocument(operation.document.path, path, 'path');
+    validateWithDocument(operation.document.query, query, 'query');
 
     // An operation without a body never reads one, so only a body it would read is refused for its coding.
     if (operation.requestBody) refuseContentCoding(event);
@@ -338,7 +341,9 @@ const parseRequest = (operation: CompiledOperation): HttpMiddleware => ({
       }
       const schema = (format === 'xml' ? operation.requestBody.xmlSchema : undefined) ?? operation.requestBody.schema;
       const coerced = coerceToPlan(decoded, schema, format === 'json' ? 'typed' : 'text');
-      body = validate(schema, principal ? applyTenancy(coerced, principal, schema) : coerced);
+      const sent = principal ? applyTenancy(coerced, principal, schema) : coerced;
+      body = validate(schema, sent);
+      validateWithDocument((format === 'xml' ? operation.document.xmlBody : undefined) ?? operation.document.body, sent);
     } else if (operation.requestBody?.required) {
       throw new ValidationFailed([{ pointer: '', detail: 'a request body is required' }], 'A request body is required.');
     } else if (operation.requestBody) {

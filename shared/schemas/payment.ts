@@ -215,10 +215,10 @@ export const PaymentT = shape('PaymentT', {
   BalanceString: text().optional(),
 
   // Dates (strings in the spec: not necessarily ISO 8601)
-  DateTime: calendarInstant().optional(),
+  DateTime: calendarText().optional(),
   DateTimeString: text().optional(),
   DateString: text().optional(),
-  PaymentDateTime_utc: calendarInstant().optional(),
+  PaymentDateTime_utc: calendarText().optional(),
   PaymentDateTime_offset: utcOffset().optional(),
   SettlementDate: calendarText().optional(),
   VoidedAtDateTime_utc: calendarText().optional(),
@@ -390,13 +390,13 @@ export const NewPaymentT = PaymentT.extend({
     .meta({ description: 'The GUID as text (empty: none); must name the same GUID as GUID when both are sent.' }),
   Currency: currencyCode().optional().meta({ description: 'ISO 4217 code, upper case; AUD when absent.' }),
   // The payment's date, by the platform's rule (shared/payments/rules.ts, paymentDateOf).
-  DateTime: calendarText()
+  DateTime: calendarInstant()
     .optional()
     .meta({
       description:
         "The payment's date: an ISO 8601 date or date-time that exists; without an offset it is UTC (the platform's rule); absent: now. Answered as the UTC instant, like PaymentDateTime_utc.",
     }),
-  PaymentDateTime_utc: calendarText()
+  PaymentDateTime_utc: calendarInstant()
     .optional()
     .meta({ description: "The payment's date, like DateTime: send either, or both naming the same instant. Without an offset: UTC." }),
   PaymentDateTime_offset: utcOffset()
