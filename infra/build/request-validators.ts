@@ -48,6 +48,37 @@ const forValidation = (node: JsonValue): JsonValue => {
   return result;
 };
 
+/**
+ * The document writes a field's schema where the field is (zod's `reused: 'inline'`): the same `text()` (at most 200
+ * characters, no control characters) is written a hundred times in a payment. ajv would generate its code a hundred
+ * times; here every leaf schema of a property or list item (no members, items or references of its own) that is
+ * written more than once becomes one schema, referenced (`inlineRefs: false`: one function, called). The rules are
+ * the same; the code is a fraction, and so is what a cold start parses and compiles. Branches (`anyOf`, `not`, `if`)
+ * are left as written, so an error's schema path still says which branch it explains.
+ */
+const sharingLeaves = (schema: JsonObject, leaves: Map<string, string>): JsonObject => {
+  const isLeaf = (node: JsonValue): node is JsonObject =>
+    node !== null && typeof node === 'object' && !Array.isArray(node) && !['properties', 'items', '$ref', 'additionalProperties', 'anyOf', 'oneOf'].some((key) => key in node);
+  const share = (node: JsonValue): JsonValue => {
+    if (!isLeaf(node)) return shareWithin(node);
+    const text = JSON.stringify(node);
+    if (text.length < 40) return node;
+    const id = leaves.get(text) ?? `urn:business-platform:leaf:${leaves.size}`;
+    leaves.set(text, id);
+    return { $ref: id };
+  };
+  const shareWithin = (node: JsonValue): JsonValue => {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return node;
+    const result: JsonObject = { ...node };
+    if (isJsonRecord(node.properties)) result.properties = Object.fromEntries(Object.entries(node.properties).map(([name, field]) => [name, share(field)]));
+    if (node.items !== undefined) result.items = share(node.items);
+    return result;
+  };
+  return shareWithin(schema) as JsonObject;
+};
+
+const isJsonRecord = (value: JsonValue | undefined): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value);
+
 interface Parameter {
   readonly name: string;
   readonly in: string;
@@ -148,38 +179,53 @@ export const generateRequestValidators = (document: OpenApiDocument): Map<string
   const areas = new Map<string, string[]>();
   for (const operation of operations) areas.set(operation.area, [...(areas.get(operation.area) ?? []), operation.operationId]);
 
+  // Components and their shared leaves, as every validator of the build reads them.
+  const leaves = new Map<string, string>();
+  const schemas: JsonObject[] = Object.entries(components).map(([name, schema]) => {
+    // The root allOf of a component holds the domain's rules (see above); patterns sit in a property's allOf.
+    const { allOf: _domainRules, ...fields } = forValidation(schema) as JsonObject;
+    return { ...sharingLeaves(fields, leaves), $id: schemaId(name) };
+  });
+  for (const [text, id] of leaves) schemas.push({ ...(JSON.parse(text) as JsonObject), $id: id });
+
+  /**
+   * One validator as a pure expression: ajv's code for it (and what it references) inside a function called once. A
+   * bundle keeps only the validators its function's entry names: esbuild drops an unused `@__PURE__` call, while
+   * ajv's module-level code (`validate.evaluated = ...`) would keep every validator of the area in every bundle.
+   */
+  const validatorCode = (name: string, schema: JsonObject, id: string): string => {
+    const ajv = newAjv();
+    for (const known of schemas) ajv.addSchema(known);
+    ajv.addSchema({ ...schema, $id: id });
+    const code = standaloneCode(ajv, { [name]: id })
+      .replace(/^"use strict";/, '')
+      .replace(/require\("ajv\/dist\/runtime\/ucs2length"\)\.default/g, 'stringLength');
+    if (/\brequire\(/.test(code)) throw new Error(`the validator ${name} requires a module the generator does not import`);
+    const exported = new RegExp(`export const ${name} = (validate\\d+);`);
+    const root = exported.exec(code)?.[1];
+    if (root === undefined) throw new Error(`ajv wrote no export ${name}`);
+    return `export const ${name}: DocumentValidator = /* @__PURE__ */ (() => {${code.replace(exported, '')}\nreturn ${root};})();`;
+  };
+
   const files = new Map<string, string>();
   for (const [area, ids] of [...areas].sort(([a], [b]) => a.localeCompare(b))) {
-    const ajv = newAjv();
-    for (const [name, schema] of Object.entries(components)) {
-      // The root allOf of a component holds the domain's rules (see above); patterns sit in a property's allOf.
-      const { allOf: _domainRules, ...fields } = forValidation(schema) as JsonObject;
-      ajv.addSchema({ ...fields, $id: schemaId(name) });
-    }
-    const exported: Record<string, string> = {};
+    const validators: string[] = [];
     for (const operationId of ids) {
       const operation = byId.get(operationId);
       if (!operation) throw new Error(`${operationId} is not in the OpenAPI document: run npm run openapi`);
       const names = validatorNames(operationId);
       for (const [part, schema] of requestSchemas(operation)) {
-        const id = `urn:business-platform:request:${operationId}:${part}`;
-        ajv.addSchema({ ...schema, $id: id });
-        exported[names[part]] = id;
+        validators.push(validatorCode(names[part], schema, `urn:business-platform:request:${operationId}:${part}`));
       }
     }
-    const code = standaloneCode(ajv, exported)
-      .replace(/^"use strict";/, '')
-      .replace(/require\("ajv\/dist\/runtime\/ucs2length"\)\.default/g, 'stringLength');
-    if (/\brequire\(/.test(code)) throw new Error(`the validators of ${area} require a module the generator does not import`);
+    const code = validators.join('\n\n');
     const output = `${requestsFolder}/${area}.ts`;
     const text = [
       header,
       `import type { DocumentValidator } from '${relative(dirname(output), 'shared/validation/document').replace(/^(?!\.)/, './')}';`,
       `import { formats${/\bstringLength\b/.test(code) ? ', stringLength' : ''} } from '${relative(dirname(output), 'shared/validation/formats').replace(/^(?!\.)/, './')}';`,
       '',
-      code.replace(/export const (\w+) = /g, 'const $1_ = '),
-      '',
-      ...Object.keys(exported).map((name) => `export const ${name}: DocumentValidator = ${name}_;`),
+      code,
       '',
     ].join('\n');
     files.set(output, text);

@@ -151,7 +151,7 @@ const renderOperations = async (area: string, list: readonly Operation[], parts:
   const entries = list.map((operation) => ({ name: exportNameOf(module, operation, area), entry: compileOperationWith(operation, builder.add) }));
   const roots = entries.flatMap(({ entry }) => [entry.pathParameters, entry.query, entry.requestBody?.schema, entry.requestBody?.xmlSchema].filter((root): root is number => root !== undefined));
   const { table, map } = compact(builder.nodes, roots);
-  const plan = (root: number | undefined) => (root === undefined ? undefined : `plan(${map(root)})`);
+  const plan = (root: number | undefined) => (root === undefined ? undefined : `/* @__PURE__ */ plan(${map(root)})`);
   const body = entries.map(({ name, entry }) => {
     const fields = [
       `compiled: true`,

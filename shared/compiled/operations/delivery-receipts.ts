@@ -124,8 +124,8 @@ export const deliveryReceiptAddInventory: CompiledOperation<typeof source.delive
   path: "/v2/DeliveryReceipt/{id}/inventory",
   auth: "bearer",
   media: "standard",
-  pathParameters: plan(0),
-  requestBody: { schema: plan(6), required: true },
+  pathParameters: /* @__PURE__ */ plan(0),
+  requestBody: { schema: /* @__PURE__ */ plan(6), required: true },
   success: {status: 200,xmlRoot: {name: "ActionResults_DeliveryReceiptT_"}},
   document: { path: requests.deliveryReceiptAddInventoryPath, body: requests.deliveryReceiptAddInventoryBody },
 };
@@ -137,7 +137,7 @@ export const deliveryReceiptGetV2: CompiledOperation<typeof source.deliveryRecei
   path: "/v2/DeliveryReceipt/{id}",
   auth: "bearer",
   media: "standard",
-  pathParameters: plan(0),
+  pathParameters: /* @__PURE__ */ plan(0),
   success: {status: 200,xmlRoot: {name: "DeliveryReceiptEditResponse"}},
   document: { path: requests.deliveryReceiptGetV2Path },
 };
@@ -149,7 +149,7 @@ export const deliveryReceiptSaveV2: CompiledOperation<typeof source.deliveryRece
   path: "/v2/DeliveryReceipt/",
   auth: "bearer",
   media: "standard",
-  requestBody: { schema: plan(20), required: true },
+  requestBody: { schema: /* @__PURE__ */ plan(20), required: true },
   success: {status: 200,xmlRoot: {name: "ActionResults_DeliveryReceiptT_"}},
   document: { body: requests.deliveryReceiptSaveV2Body },
 };
@@ -161,7 +161,7 @@ export const deliveryReceiptSearchV2: CompiledOperation<typeof source.deliveryRe
   path: "/v2/DeliveryReceipt/",
   auth: "bearer",
   media: "standard",
-  requestBody: { schema: plan(79), required: false },
+  requestBody: { schema: /* @__PURE__ */ plan(79), required: false },
   success: {status: 200,xmlRoot: {name: "PagedActionResults_DeliveryReceiptT_"}},
   document: { body: requests.deliveryReceiptSearchV2Body },
 };

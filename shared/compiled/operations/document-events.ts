@@ -30,7 +30,7 @@ export const providerWebhook: CompiledOperation<typeof source.providerWebhook> =
   auth: "webhook-signature",
   media: "json",
   maxBodyBytes: 262144,
-  requestBody: { schema: plan(0), required: true },
+  requestBody: { schema: /* @__PURE__ */ plan(0), required: true },
   success: {status: 202,xmlRoot: {name: "WebhookAccepted"}},
   document: { body: requests.providerWebhookBody },
 };
@@ -42,7 +42,7 @@ export const documentAnalyserGetDocument: CompiledOperation<typeof source.docume
   path: "/Platform/DocumentAnalyser/Documents/{documentId}",
   auth: "bearer",
   media: "standard",
-  pathParameters: plan(8),
+  pathParameters: /* @__PURE__ */ plan(8),
   success: {status: 200,xmlRoot: {name: "DocumentState"}},
   document: { path: requests.documentAnalyserGetDocumentPath },
 };

@@ -26,7 +26,7 @@ export const inventoryGetDetailedSOHV2: CompiledOperation<typeof source.inventor
   path: "/v2/Inventory/{id}/stockonhand",
   auth: "bearer",
   media: "standard",
-  pathParameters: plan(0),
+  pathParameters: /* @__PURE__ */ plan(0),
   success: {status: 200,xmlRoot: {name: "ActionResults_InventoryStockOnHandT_"}},
   document: { path: requests.inventoryGetDetailedSOHV2Path },
 };

@@ -138,7 +138,7 @@ export const paymentPost: CompiledOperation<typeof source.paymentPost> = {
   path: "/Payment",
   auth: "bearer",
   media: "standard",
-  requestBody: { schema: plan(0), required: true },
+  requestBody: { schema: /* @__PURE__ */ plan(0), required: true },
   success: {status: 201,xmlRoot: {name: "SynkSaveQueueResponse_PaymentT_"}},
   document: { body: requests.paymentPostBody },
 };
@@ -150,8 +150,8 @@ export const paymentGetByID: CompiledOperation<typeof source.paymentGetByID> = {
   path: "/Payment/{id}",
   auth: "bearer",
   media: "standard",
-  pathParameters: plan(73),
-  query: plan(79),
+  pathParameters: /* @__PURE__ */ plan(73),
+  query: /* @__PURE__ */ plan(79),
   success: {status: 200,xmlRoot: {name: "EditResponse_PaymentT_"}},
   document: { path: requests.paymentGetByIDPath, query: requests.paymentGetByIDQuery },
 };
@@ -163,8 +163,8 @@ export const paymentPostRefund: CompiledOperation<typeof source.paymentPostRefun
   path: "/Payment/{id}/refund",
   auth: "bearer",
   media: "standard",
-  pathParameters: plan(73),
-  requestBody: { schema: plan(90), required: false },
+  pathParameters: /* @__PURE__ */ plan(73),
+  requestBody: { schema: /* @__PURE__ */ plan(90), required: false },
   success: {status: 201,xmlRoot: {name: "SynkSaveQueueResponse_PaymentT_"}},
   document: { path: requests.paymentPostRefundPath, body: requests.paymentPostRefundBody },
 };

@@ -111,7 +111,7 @@ export const scheduledTaskSave: CompiledOperation<typeof source.scheduledTaskSav
   path: "/ScheduledTasks/",
   auth: "bearer",
   media: "standard",
-  requestBody: { schema: plan(0), xmlSchema: plan(80), required: true },
+  requestBody: { schema: /* @__PURE__ */ plan(0), xmlSchema: /* @__PURE__ */ plan(80), required: true },
   success: {status: 200,xmlRoot: {name: "ActionResults_ScheduledTask_"}},
   document: { body: requests.scheduledTaskSaveBody, xmlBody: requests.scheduledTaskSaveXmlBody },
 };
@@ -123,7 +123,7 @@ export const scheduledTaskGet: CompiledOperation<typeof source.scheduledTaskGet>
   path: "/ScheduledTasks/{id}",
   auth: "bearer",
   media: "standard",
-  pathParameters: plan(81),
+  pathParameters: /* @__PURE__ */ plan(81),
   success: {status: 200,xmlRoot: {name: "ActionResults_ScheduledTask_"}},
   document: { path: requests.scheduledTaskGetPath },
 };

@@ -88,7 +88,7 @@ export const tenantLocationDelete: CompiledOperation<typeof source.tenantLocatio
   path: "/TenantLocation/Delete/{id}",
   auth: "bearer",
   media: "standard",
-  pathParameters: plan(0),
+  pathParameters: /* @__PURE__ */ plan(0),
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
   document: { path: requests.tenantLocationDeletePath },
 };
@@ -100,7 +100,7 @@ export const tenantLocationGet: CompiledOperation<typeof source.tenantLocationGe
   path: "/TenantLocation/Get/{id}",
   auth: "bearer",
   media: "standard",
-  pathParameters: plan(0),
+  pathParameters: /* @__PURE__ */ plan(0),
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
   document: { path: requests.tenantLocationGetPath },
 };
@@ -123,7 +123,7 @@ export const tenantLocationGetByName: CompiledOperation<typeof source.tenantLoca
   path: "/TenantLocation/GetByName",
   auth: "bearer",
   media: "standard",
-  requestBody: { schema: plan(6), required: true },
+  requestBody: { schema: /* @__PURE__ */ plan(6), required: true },
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
   document: { body: requests.tenantLocationGetByNameBody },
 };
@@ -135,8 +135,8 @@ export const tenantLocationGetDefaultAddress: CompiledOperation<typeof source.te
   path: "/TenantLocation/GetDefaultAddress/{id}",
   auth: "bearer",
   media: "standard",
-  pathParameters: plan(0),
-  query: plan(34),
+  pathParameters: /* @__PURE__ */ plan(0),
+  query: /* @__PURE__ */ plan(34),
   success: {status: 200,xmlRoot: {name: "Address"}},
   document: { path: requests.tenantLocationGetDefaultAddressPath, query: requests.tenantLocationGetDefaultAddressQuery },
 };
@@ -148,7 +148,7 @@ export const tenantLocationSave: CompiledOperation<typeof source.tenantLocationS
   path: "/TenantLocation/Save",
   auth: "bearer",
   media: "standard",
-  requestBody: { schema: plan(36), required: true },
+  requestBody: { schema: /* @__PURE__ */ plan(36), required: true },
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
   document: { body: requests.tenantLocationSaveBody },
 };
@@ -160,7 +160,7 @@ export const tenantLocationSearch: CompiledOperation<typeof source.tenantLocatio
   path: "/TenantLocation/Search",
   auth: "bearer",
   media: "standard",
-  requestBody: { schema: plan(57), required: false },
+  requestBody: { schema: /* @__PURE__ */ plan(57), required: false },
   success: {status: 200,xmlRoot: {name: "PagedActionResults_TenantLocationInfo_"}},
   document: { body: requests.tenantLocationSearchBody },
 };
