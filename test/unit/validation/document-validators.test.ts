@@ -8,6 +8,8 @@ import * as payments from '#shared/compiled/requests/payments';
 import * as receipts from '#shared/compiled/requests/delivery-receipts';
 import * as locations from '#shared/compiled/requests/tenant-locations';
 import { documentFieldErrors, maxReportedErrors, type DocumentValidator } from '#shared/validation/document';
+import { serverRules, serverRulesOf } from '#shared/operations/server-rules';
+import { refusedBodies } from '#test/support/refused-bodies';
 
 const refusal = (validator: DocumentValidator, value: unknown, location: 'body' | 'path' | 'query' = 'body') => {
   expect(validator(value)).toBe(false);
@@ -72,5 +74,26 @@ describe('refusals', () => {
 
   it('name a parameter by its name', () => {
     expect(refusal(payments.paymentGetByIDPath, { id: 0 }, 'path')).toEqual([{ parameter: 'id', detail: 'must be >= 1' }]);
+  });
+});
+
+describe('the rules JSON Schema cannot state (shared/operations/server-rules.ts)', () => {
+  const document = committedDocument() as unknown as { paths: Record<string, Record<string, { operationId?: string; description?: string }>> };
+  const descriptions = new Map(
+    Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => [operation.operationId ?? '', operation.description ?? ''] as const)),
+  );
+
+  it("are listed, each with its reason, in the description of every operation that applies them", () => {
+    const missing = Object.entries(serverRules).flatMap(([name, rule]) =>
+      rule.operations.filter((operationId) => !(descriptions.get(operationId) ?? '').includes(`- \`${name}\`: ${rule.says}`)).map((operationId) => `${operationId}: ${name}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('exempt a refused body of the contract test only on an operation that applies the rule', () => {
+    const misplaced = refusedBodies()
+      .filter((entry) => entry.rule !== undefined && !serverRulesOf(entry.operationId).some(([name]) => name === entry.rule))
+      .map((entry) => `${entry.operationId}: ${entry.name} (${entry.rule ?? ''})`);
+    expect(misplaced).toEqual([]);
   });
 });
