@@ -35,8 +35,8 @@ export const layers: readonly Layer[] = [
   },
   {
     name: 'contracts',
-    owns: 'the shapes the API and the queues exchange: zod schemas, limits, their generated zod-free form',
-    paths: ['shared/schemas/', 'shared/compiled/schemas/'],
+    owns: 'the shapes the API and the queues exchange: zod schemas, limits, their generated zod-free form, the request validators generated from the OpenAPI document',
+    paths: ['shared/schemas/', 'shared/compiled/schemas/', 'shared/compiled/requests/'],
   },
   {
     name: 'platform',

@@ -9,6 +9,7 @@ import { composeKey, padNumber, tenantPartition } from '#shared/data/partition';
 import { receiptsByCreatedDateTime, receiptsByDeliveryDate, receiptsById, receiptsByRefNumber } from '#shared/data/indexes';
 import type { IndexDefinition } from '#shared/data/table';
 import { epochMsOf, readCalendar } from '#shared/schemas/calendar';
+import { receiptSortFields } from '#shared/schemas/search-members';
 
 /** Shards of each index's partition key per tenant. Changing it re-keys every header (a migration). */
 export const searchShardCount = 4;
@@ -57,7 +58,8 @@ export const searchTextOf = (header: Pick<SearchHeader, 'RefNumber' | 'SupplierN
 
 export const searchTextAttribute = 'searchText';
 
-export const receiptSortFields = ['DeliveryDate', 'CreatedDateTime_utc', 'RefNumber', 'ID'] as const;
+/** The sort fields of Search, declared by its filter schema (each served by its own index, below). */
+export { receiptSortFields };
 export type ReceiptSortField = (typeof receiptSortFields)[number];
 
 export interface ReceiptSortIndex {

@@ -18,6 +18,7 @@ import type { DeliveryLine, DeliveryReceiptT } from '#shared/schemas/delivery-re
 import type { DeliveryReceiptSearchResult } from '#shared/schemas/delivery-receipt-search';
 import { pagedActionResults } from '#shared/schemas/envelope-bodies';
 import type { SearchFilter } from '#shared/schemas/search-filter';
+import { receiptSearchMembers } from '#shared/schemas/search-members';
 import { defineSearch, type SearchPlan } from '#shared/search/search';
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
 import { headerKey, lineSortKeyPrefix, receiptPartition } from './keys';
@@ -50,7 +51,7 @@ const sortKeyOf = (sortField: ReceiptSortField) => {
 export const deliveryReceiptSearch = defineSearch<ReceiptHit>({
   subject: 'delivery receipts',
   filterFields: Object.keys(searchFilterSchema.shape),
-  supports: ['Statuses', 'StatusStrings', 'Status', 'SearchString', 'Search', 'StartDate', 'EndDate', 'LinkedSupplierID', 'IDs', 'GUIDs', 'IncludeDeleted', 'IsGetBasicInfo'],
+  supports: receiptSearchMembers,
   sortFields: receiptSortFields.map((sortField) => {
     const key = sortKeyOf(sortField);
     return [sortField, (a: ReceiptHit, b: ReceiptHit) => compareSortKeys(key(a), key(b))] as const;

@@ -50,7 +50,7 @@ export interface HttpOperation<O> {
  * Builds the Lambda handler of one operation:
  * `httpOperation(tenantLocationGet).handler(async ({ principal, path }) => ...)`. The handler returns the response body
  * (sent with the manifest's success status) or `respond(...)`. A function takes its entry in compiled form, from
- * `shared/compiled/operations/<area>.ts` (generated from the manifest by `npm run validators`): it carries the
+ * `shared/compiled/operations/<area>.ts` (generated from the manifest by `npm run openapi`): it carries the
  * operation's validation plans, not its zod schemas, so the bundle loads no zod. A manifest entry is accepted too
  * (tests, tools) and compiled in process to the same plans.
  */

@@ -7,6 +7,7 @@ import { pointerSegment, ValidationFailed, type FieldError } from '#shared/error
 import { checkPlan } from '#shared/validation/check';
 import { planOf } from '#shared/validation/compile';
 import type { SchemaPlan } from '#shared/validation/plan';
+import { documentFieldErrors, type DocumentValidator } from '#shared/validation/document';
 
 export type InputLocation = 'body' | 'path' | 'query';
 
@@ -39,3 +40,12 @@ export function validate(schema: z.ZodType | SchemaPlan, value: unknown, locatio
   if (!result.success) throw new ValidationFailed(toFieldErrors(result, location));
   return result.data;
 }
+
+/**
+ * Checks `value` with a validator ajv generated from the OpenAPI document (shared/compiled/requests/), or throws
+ * ValidationFailed with one pointer (or parameter name) per error. Runs after the plan, on the same request.
+ */
+export const validateWithDocument = (validator: DocumentValidator | undefined, value: unknown, location: InputLocation = 'body'): void => {
+  if (validator === undefined || validator(value)) return;
+  throw new ValidationFailed(documentFieldErrors(validator.errors ?? [], location));
+};

@@ -4,6 +4,7 @@ import { signatureToleranceSeconds } from '#shared/schemas/webhook-signature';
 import { readFileSync } from 'node:fs';
 import { operations as manifestOperations, type Area, type HttpMethod, type Operation } from '#shared/operations/index';
 import { isXmlMediaType, requestMediaTypes, responseMediaTypes } from '#shared/http/media';
+import { serverRulesOf } from '#shared/operations/server-rules';
 import { limits } from '#shared/schemas/common';
 import { operationExamples, type OperationExamples } from './examples/index';
 import { buildSchemaCatalog, type ParameterSchema, type SchemaCatalog, type SchemaRoot } from './component-schemas';
@@ -248,10 +249,18 @@ const responsesOf = (
   return responses;
 };
 
+/** The rules the server applies beyond the request's schemas (shared/operations/server-rules.ts), as a list. */
+const serverRulesText = (operation: Operation): string | undefined => {
+  const rules = serverRulesOf(operation.operationId);
+  if (rules.length === 0) return undefined;
+  return ['Rules the server applies beyond these schemas (400 with a pointer):', ...rules.map(([name, rule]) => `- \`${name}\`: ${rule.says}`)].join('\n');
+};
+
 const descriptionOf = (operation: Operation): string | undefined => {
   const parts = [
     operation.description,
     operation.auth === 'webhook-signature' ? webhookSignature : undefined,
+    serverRulesText(operation),
   ].filter((part): part is string => part !== undefined);
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 };

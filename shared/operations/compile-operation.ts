@@ -65,6 +65,9 @@ export const compileOperation = <O extends Operation>(operation: O): CompiledOpe
   const plan = (root: number): SchemaPlan => ({ nodes: builder.nodes, root });
   const compiled: CompiledOperation = {
     ...rest,
+    // The document's validators are generated for the manifest's operations (shared/compiled/requests/, taken by the
+    // compiled entries of shared/compiled/operations/); an entry compiled in process runs its plans only.
+    document: {},
     ...(pathParameters === undefined ? {} : { pathParameters: plan(pathParameters) }),
     ...(query === undefined ? {} : { query: plan(query) }),
     ...(requestBody

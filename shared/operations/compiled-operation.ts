@@ -4,6 +4,16 @@
 import type { Operation } from './operation';
 import type { XmlRoot } from '#shared/validation/compiled';
 import type { SchemaPlan } from '#shared/validation/plan';
+import type { DocumentValidator } from '#shared/validation/document';
+
+/** The validators ajv generated from the OpenAPI document for an operation's request (shared/compiled/requests/). */
+export interface DocumentValidators {
+  readonly path?: DocumentValidator;
+  readonly query?: DocumentValidator;
+  readonly body?: DocumentValidator;
+  /** The XML form's, where the document gives it a schema of its own. */
+  readonly xmlBody?: DocumentValidator;
+}
 
 declare const sourceOperation: unique symbol;
 
@@ -20,6 +30,8 @@ export interface CompiledOperation<O extends Operation = Operation> {
   readonly query?: SchemaPlan;
   readonly requestBody?: { readonly schema: SchemaPlan; readonly xmlSchema?: SchemaPlan; readonly required: boolean };
   readonly success?: { readonly status: number; readonly xmlRoot: XmlRoot };
+  /** The document's validators of the request, run after the plans (shared/http/middlewares/parse-request.ts). */
+  readonly document: DocumentValidators;
   /** Types only: the manifest entry this was compiled from (the handler's input types derive from it). */
   readonly [sourceOperation]?: O;
 }

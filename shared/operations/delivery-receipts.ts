@@ -7,7 +7,7 @@ import {
 } from '#shared/schemas/delivery-receipt';
 import { DeliveryReceiptSearchResult } from '#shared/schemas/delivery-receipt-search';
 import { ActionResults } from '#shared/schemas/envelopes';
-import { SearchFilter } from '#shared/schemas/search-filter';
+import { DeliveryReceiptFilter } from '#shared/schemas/search-filter';
 import { receiptsByCreatedDateTime, receiptsByDeliveryDate, receiptsById, receiptsByRefNumber } from '#shared/data/indexes';
 import { bodyProblems, idPath, defineOperation } from './operation';
 
@@ -117,7 +117,7 @@ export const deliveryReceiptSearchV2 = defineOperation({
   method: 'PUT',
   path: '/v2/DeliveryReceipt/',
   module: 'search',
-  requestBody: { schema: SearchFilter, required: false },
+  requestBody: { schema: DeliveryReceiptFilter, required: false },
   success: { status: 200, schema: DeliveryReceiptSearchResult, description: 'One page of matching delivery receipts.' },
   problems: bodyProblems,
   // Query: the indexes and each receipt's lines; GetItem/PutItem: the continuation; BatchGetItem: IDs.

@@ -34,12 +34,21 @@ export const isoDateTimePattern = new RegExp(`^${date}T${hourMinute}${seconds}${
 /** What EventBridge Scheduler writes for a firing's time: `YYYY-MM-DDThh:mm:ssZ`, optional milliseconds, UTC only. */
 export const schedulerInstantPattern = new RegExp(`^${date}T${hourMinute}:[0-5]\\d(?:\\.\\d{3})?Z$`);
 
+/** An ISO date or date-time as `readCalendar` reads it: the date, then optionally `T` or a space and a time, offset optional. */
+const isoCalendar = `${date}(?:[T ]${hourMinute}(?:${seconds})?${offset}?)?`;
+
 /**
  * A date field the spec types as a string: free text, but text that begins like an ISO date (`YYYY-MM`) must be a
  * whole ISO date or date-time that exists (`YYYY-MM-DD`, then optionally `T` or a space, `hh:mm`, optional seconds and
  * fraction, optional `Z` or `±hh:mm`). So `2026-02-30` is refused while `1 Mar 2026` stays the client's text.
  */
-export const calendarTextPattern = new RegExp(`^(?:(?!\\d{4}-\\d\\d)[\\s\\S]*|${date}(?:[T ]${hourMinute}(?:${seconds})?${offset}?)?)$`);
+export const calendarTextPattern = new RegExp(`^(?:(?!\\d{4}-\\d\\d)[\\s\\S]*|${isoCalendar})$`);
+
+/**
+ * Empty, or an ISO date or date-time that exists, exactly what `readCalendar` reads (a payment's `DateTime` and
+ * `PaymentDateTime_utc`: the instant of the payment, which free text such as `yesterday` cannot name).
+ */
+export const isoCalendarOrEmptyPattern = new RegExp(`^(?:${isoCalendar})?$`);
 
 const shape = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):(\d{2}))?)?$/;
 

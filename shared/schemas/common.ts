@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { dynamoNumber, notBelowSmallestMagnitude } from '#shared/data/numbers';
 import { matches, numberTextMatches } from '#shared/validation/portable';
-import { calendarTextPattern, isoDateTimePattern } from './calendar';
+import { calendarTextPattern, isoCalendarOrEmptyPattern, isoDateTimePattern } from './calendar';
 import { limits } from './limits';
 
 export { limits };
@@ -55,6 +55,12 @@ export const dateTime = () =>
  */
 export const calendarText = () =>
   text().regex(calendarTextPattern, { error: 'must be a date that exists: YYYY-MM-DD, optionally with a time (ISO 8601)' });
+/**
+ * A date field that names an instant the service computes with (a payment's DateTime and PaymentDateTime_utc): empty,
+ * or an ISO date or date-time that exists (without an offset: UTC). Free text (`yesterday`, `1 Mar 2026`) is refused.
+ */
+export const calendarInstant = () =>
+  text().regex(isoCalendarOrEmptyPattern, { error: 'must be an ISO 8601 date or date-time that exists (without an offset: UTC)' });
 export const listOf = <T extends z.ZodType>(item: T) => z.array(item).max(limits.arrayItems);
 
 /**
@@ -82,12 +88,12 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * the document states the same rule in any regex dialect, and bounds the length with a leading lookahead, so an
  * over-long value earns the one error the pattern gives; `examples` lists the canonical names.
  */
-export const nameOf = (names: readonly string[], error: string, max: number = limits.shortText) => {
+export const nameOf = (names: readonly string[], error: string, max: number = limits.shortText, orBlank = false) => {
   const letters = (name: string) =>
     [...name].map((char) => (char.toLowerCase() !== char.toUpperCase() ? `[${char.toUpperCase()}${char.toLowerCase()}]` : escapeRegExp(char))).join('');
   return z
     .string()
-    .regex(new RegExp(`^(?=[\\s\\S]{0,${max}}$)\\s*(?:${names.map(letters).join('|')})\\s*$`), { error })
+    .regex(new RegExp(`^(?=[\\s\\S]{0,${max}}$)\\s*(?:${names.map(letters).join('|')})${orBlank ? '?' : ''}\\s*$`), { error })
     .meta({ examples: [...names] });
 };
 

@@ -7,6 +7,7 @@ import { paymentStatuses, refundDetailFields } from './payment-lists';
 import { personalData, sensitive } from './annotations';
 import {
   bool,
+  calendarInstant,
   calendarText,
   count,
   dateTime,
@@ -390,13 +391,13 @@ export const NewPaymentT = PaymentT.extend({
     .meta({ description: 'The GUID as text (empty: none); must name the same GUID as GUID when both are sent.' }),
   Currency: currencyCode().optional().meta({ description: 'ISO 4217 code, upper case; AUD when absent.' }),
   // The payment's date, by the platform's rule (shared/payments/rules.ts, paymentDateOf).
-  DateTime: calendarText()
+  DateTime: calendarInstant()
     .optional()
     .meta({
       description:
         "The payment's date: an ISO 8601 date or date-time that exists; without an offset it is UTC (the platform's rule); absent: now. Answered as the UTC instant, like PaymentDateTime_utc.",
     }),
-  PaymentDateTime_utc: calendarText()
+  PaymentDateTime_utc: calendarInstant()
     .optional()
     .meta({ description: "The payment's date, like DateTime: send either, or both naming the same instant. Without an offset: UTC." }),
   PaymentDateTime_offset: utcOffset()

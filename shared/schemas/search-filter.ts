@@ -1,10 +1,12 @@
 // Schemas: SearchFilter (TenantLocation_GetByName) and TenantLocationFilter (TenantLocation_Search).
 import { z } from 'zod';
-import { bool, dateTime, id, int32, listOf, nameOf, namedIntEnum, shape, tenancyFields, text } from './common';
+import { bool, dateTime, id, int32, limits, listOf, nameOf, namedIntEnum, shape, tenancyFields, text } from './common';
 import { receiptStatuses } from './receipt-fields';
 import { maxSearchResults } from './limits';
+import { commonSearchFields, inWords, receiptSearchMembers, receiptSortFields, tenantLocationSearchMembers, tenantLocationSortFields } from './search-members';
 
 export { defaultSearchResults, maxSearchResults } from './limits';
+export * from './search-members';
 
 /** A delivery receipt status by name, as the receipt search reads it. */
 const receiptStatusName = () => nameOf(receiptStatuses, `must be one of ${receiptStatuses.join(', ')}`);
@@ -66,10 +68,29 @@ const searchFilterFields = {
 export const SearchFilter = shape('SearchFilter', searchFilterFields);
 export type SearchFilter = z.infer<typeof SearchFilter>;
 
+type FilterMember = keyof typeof searchFilterFields;
+
+/**
+ * The filter of one search operation: SearchFilter's members that search applies and the common ones, nothing else (a
+ * member it would not apply is an unknown field, 400), and its sort fields as an enumeration (any case, padded; blank
+ * is the default, the first).
+ */
+const searchFilterOf = <M extends FilterMember>(sortFields: readonly string[], members: readonly M[]) => {
+  const picked = Object.fromEntries([...members, ...commonSearchFields].map((member) => [member, searchFilterFields[member]]));
+  return {
+    ...(picked as Pick<typeof searchFilterFields, M | (typeof commonSearchFields)[number]>),
+    SortField: nameOf(sortFields, `must be ${inWords(sortFields)}`, limits.shortText, true).optional(),
+  };
+};
+
 export const TenantLocationFilter = shape('TenantLocationFilter', {
-  ...searchFilterFields,
+  ...searchFilterOf(tenantLocationSortFields, tenantLocationSearchMembers),
   CustomerID: id().optional(),
   /** Beyond the spec: true for active locations only, false for deleted ones only (implies IncludeDeleted). */
   IsActive: bool().optional(),
 });
 export type TenantLocationFilter = z.infer<typeof TenantLocationFilter>;
+
+
+export const DeliveryReceiptFilter = shape('DeliveryReceiptFilter', searchFilterOf(receiptSortFields, receiptSearchMembers));
+export type DeliveryReceiptFilter = z.infer<typeof DeliveryReceiptFilter>;

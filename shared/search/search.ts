@@ -4,20 +4,12 @@
 import { ValidationFailed, type FieldError } from '#shared/errors';
 import { pagedActionResults } from '#shared/schemas/envelope-bodies';
 import { defaultSearchResults, maxSearchResults } from '#shared/schemas/limits';
+import { commonSearchFields, inWords } from '#shared/schemas/search-members';
 
 export type Comparator<Row> = (a: Row, b: Row) => number;
 
 /** Members of every filter that the mechanism itself reads (paging, sorting, counting) or the stack checks (tenancy). */
-export const commonSearchFields = [
-  'SortField',
-  'SortAsc',
-  'LastRowNumber',
-  'MaxResults',
-  'GetCountOnly',
-  'TenantID',
-  'WebsiteID',
-  'UserID',
-] as const;
+export { commonSearchFields } from '#shared/schemas/search-members';
 
 export interface SearchDefinition<Row> {
   /** What is searched, in words ("tenant locations"): named in the refusal of a filter it does not apply. */
@@ -54,8 +46,6 @@ export interface SearchPlan<Row> {
   readonly countOnly: boolean;
 }
 
-const listInWords = (names: readonly string[]): string =>
-  names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} or ${names.at(-1) ?? ''}`;
 
 export const defineSearch = <Row>(definition: SearchDefinition<Row>) => {
   const known = new Set(definition.filterFields);
@@ -68,7 +58,7 @@ export const defineSearch = <Row>(definition: SearchDefinition<Row>) => {
   const sorts = new Map(definition.sortFields.map((sort) => [sort[0].toLowerCase(), sort]));
   const [defaultSort] = definition.sortFields;
   if (!defaultSort) throw new Error(`Search of ${definition.subject} has no sort field`);
-  const sortNames = listInWords(definition.sortFields.map(([name]) => name));
+  const sortNames = inWords(definition.sortFields.map(([name]) => name));
 
   /** Refuses what this search cannot do (every problem at once, each with its pointer), before anything is read. */
   const plan = (filter: SearchControls): SearchPlan<Row> => {

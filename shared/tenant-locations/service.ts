@@ -7,7 +7,8 @@ import { maxSequenceValue } from '#shared/data/sequence';
 import { nextVersion } from '#shared/data/versioned';
 import { NotFound, StaleVersion, ValidationFailed, VersionConflict } from '#shared/errors';
 import type { SearchFilter, TenantLocationFilter } from '#shared/schemas/search-filter';
-import { TenantLocationFilter as tenantLocationFilterSchema } from '#shared/compiled/schemas/search-filter';
+import { tenantLocationSearchMembers, tenantLocationSortFields } from '#shared/schemas/search-members';
+import { SearchFilter as searchFilterSchema } from '#shared/compiled/schemas/search-filter';
 import { defineSearch } from '#shared/search/search';
 import type { Address } from '#shared/schemas/address';
 import { addressTypes, type AddressTypeName } from '#shared/schemas/address-types';
@@ -39,18 +40,26 @@ const byText =
     return left < right ? -1 : left > right ? 1 : 0;
   };
 
-/** Search: the filter members it applies (any other SearchFilter member is refused) and its sort fields. */
+/**
+ * What search takes: any SearchFilter (the spec's one filter type; a member the search does not apply is refused,
+ * whoever calls) and the members only locations have. Over HTTP the body is a TenantLocationFilter, which lists only
+ * the members it applies.
+ */
+type LocationSearchInput = SearchFilter & Pick<TenantLocationFilter, 'CustomerID' | 'IsActive'>;
+
+/** Search: the filter members it applies and its sort fields, both as its filter schema lists them. */
+const sortComparators: Readonly<Record<(typeof tenantLocationSortFields)[number], Comparator>> = {
+  Name: byText((location) => location.Name),
+  ID: byId,
+  Description: byText((location) => location.Description),
+  CreatedDateTime_utc: byText((location) => location.CreatedDateTime_utc),
+  ModifiedDateTime_utc: byText((location) => location.ModifiedDateTime_utc),
+};
 export const tenantLocationSearch = defineSearch<TenantLocation>({
   subject: 'tenant locations',
-  filterFields: Object.keys(tenantLocationFilterSchema.shape),
-  supports: ['SearchString', 'Search', 'SearchNameOnly', 'IsExactMatch', 'IncludeDeleted', 'IsActive', 'CustomerID', 'ParentID', 'IDs', 'ID', 'IgnoreID'],
-  sortFields: [
-    ['Name', byText((location) => location.Name)],
-    ['ID', byId],
-    ['Description', byText((location) => location.Description)],
-    ['CreatedDateTime_utc', byText((location) => location.CreatedDateTime_utc)],
-    ['ModifiedDateTime_utc', byText((location) => location.ModifiedDateTime_utc)],
-  ],
+  filterFields: [...Object.keys(searchFilterSchema.shape), 'CustomerID', 'IsActive'],
+  supports: [...tenantLocationSearchMembers, 'IsActive', 'CustomerID'],
+  sortFields: tenantLocationSortFields.map((name) => [name, sortComparators[name]] as const),
   tieBreak: byId,
 });
 
@@ -199,7 +208,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     return undefined;
   };
 
-  const search = async (principal: Principal, filter: TenantLocationFilter): Promise<TenantLocationSearchResult> => {
+  const search = async (principal: Principal, filter: LocationSearchInput): Promise<TenantLocationSearchResult> => {
     const plan = tenantLocationSearch.plan(filter);
     const text = searchText(filter);
     const candidates = await repository.list(principal.tenantId, {

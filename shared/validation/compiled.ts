@@ -1,4 +1,4 @@
-// Validation: the run-time side of the generated modules in shared/compiled/ (written by `npm run validators`).
+// Validation: the run-time side of the generated modules in shared/compiled/ (written by `npm run openapi`).
 // A compiled schema carries plans (plan.ts) instead of zod schemas, so the functions that import
 // them bundle no zod; its TypeScript types still come from the zod source, through type-only imports. A compiled
 // manifest entry (CompiledOperation) belongs to the manifest: shared/operations/compiled-operation.ts.

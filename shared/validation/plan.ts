@@ -1,5 +1,5 @@
 // Validation: the plain-data form of a zod schema ("plan"). Built from the zod schemas by compile.ts, written into
-// the generated modules (shared/operations/compiled/, npm run validators) and run by check.ts, so a function's
+// the generated modules (shared/compiled/, npm run openapi) and run by check.ts, so a function's
 // bundle validates exactly as zod would without loading zod. Nodes refer to each other by index into one table, so
 // shared and recursive schemas (Address, inventory class groups) are written once.
 

@@ -1,6 +1,6 @@
 // Infra tests: what each function's bundle loads (esbuild with the construct's own settings, metafile only). zod
 // stays out of every function: its schemas are the source of truth for the manifest, the OpenAPI document and the
-// tests, while functions run their compiled form (shared/compiled/, `npm run validators`). And a function bundles
+// tests, while functions run their compiled form (shared/compiled/, `npm run openapi`). And a function bundles
 // an AWS SDK client only when one of its grants uses it: every client it carries costs every cold start.
 import { build } from 'esbuild';
 import { join } from 'node:path';
@@ -86,7 +86,7 @@ describe('function bundles', () => {
     // If this fails, the chain shows which import pulls zod in. A function takes its operation from
     // shared/compiled/operations/<area>.ts, not shared/operations/<area>.ts; a schema it uses outside the HTTP stack
     // is listed in infra/build/validators.ts runtimeSchemas and imported from shared/compiled/; plain constants live
-    // in zod-free modules (shared/schemas/limits.ts, shared/operations/routes.ts). Then run `npm run validators`.
+    // in zod-free modules (shared/schemas/limits.ts, shared/operations/routes.ts). Then run `npm run openapi`.
     expect(await importChains(module, 'zod')).toEqual([]);
   });
 

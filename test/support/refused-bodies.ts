@@ -1,24 +1,13 @@
 // Test support: the request bodies the server refuses, by operation, shared by the e2e suites that send them and by
 // the OpenAPI contract test (test/unit/openapi-contract.test.ts), which checks that the document refuses each 400 too.
 // A body refused by a rule JSON Schema cannot state names that rule (`rule`); `serverOnlyRules` says why for each.
+import { serverRules } from '#shared/operations/server-rules';
 
-/** Rules the server applies that the OpenAPI document cannot state as JSON Schema, each with its reason. */
-export const serverOnlyRules = new Map<string, string>([
-  ['currency-decimals', 'Cross-field: how many decimals an amount may have depends on its Currency (0 for JPY, 3 for KWD).'],
-  ['luhn', 'A checksum: the Luhn check digit of a card number is arithmetic over its digits, which no pattern states.'],
-  ['payment-flags', 'Cross-field: IsPaid must agree with Status, and GUIDstring name the same GUID as GUID (described in the operation).'],
-  ['payment-allocations', "Cross-item: a payment's RefBusTrans AppliedAmounts together may not exceed its Amount (a sum over a list)."],
-  ['payment-state', "State: a refund must be in the refunded payment's own currency, which only the stored payment knows."],
-  ['receipt-state', 'State: line IDs, the 1,000 lines of a receipt and reserved references are checked against the stored receipt.'],
-  ['unique-members', 'Cross-item: a line, an inventory item or a secret named twice in one list; uniqueItems compares whole items, not one member.'],
-  ['receipt-quantities', 'Cross-field: received, faulty, out-of-date and incorrect quantities together may not exceed the quantity ordered.'],
-  ['line-total', 'Cross-field: LineTotal must equal Quantity x (BuyPriceEx + BuyPriceTax), rounded to the currency.'],
-  ['decimal-places', 'Decimal places are counted in the exact decimal text; multipleOf on binary floating point is inexact (0.1 + 0.2).'],
-  ['recurrence', 'Against the clock: a one-off task whose schedule changed must run in the future (the rest of the recurrence rules the document states with if/then).'],
-  ['time-zone', "The IANA time zone database of the server's runtime (Intl), which changes with its releases; the description names the format."],
-  ['search-text', 'Cross-field: GetByName needs SearchString or Search (either one, not blank once trimmed), as its description says.'],
-  ['search-members', "Per search: SearchFilter is the spec's one filter type; which members a search applies, and its sort field names, are the operation's (listed in its description)."],
-]);
+/**
+ * Rules the server applies that the OpenAPI document cannot state as JSON Schema, each with its reason: the one list
+ * in shared/operations/server-rules.ts, which the document also lists in each operation's description.
+ */
+export const serverOnlyRules = new Map<string, string>(Object.entries(serverRules).map(([name, rule]) => [name, rule.says]));
 
 export interface RefusedBody {
   readonly operationId: string;
@@ -235,16 +224,16 @@ export const refusedLocationBodies: [string, string, unknown, string?][] = [
   ['tenantLocationSave', 'a blank Name', { Name: '   ' }],
   ['tenantLocationSave', 'no Name', { Description: 'nameless' }],
   ['tenantLocationSearch', 'an unknown filter member', { searchString: 'x' }],
-  ['tenantLocationSearch', 'Statuses', { Statuses: [1, 2] }, 'search-members'],
-  ['tenantLocationSearch', 'StartDate and CategoryIDs', { StartDate: '2026-01-01T00:00:00Z', CategoryIDs: [3] }, 'search-members'],
-  ['tenantLocationSearch', 'an unknown SortField', { SortField: 'Colour' }, 'search-members'],
+  ['tenantLocationSearch', 'Statuses', { Statuses: [1, 2] }],
+  ['tenantLocationSearch', 'StartDate and CategoryIDs', { StartDate: '2026-01-01T00:00:00Z', CategoryIDs: [3] }],
+  ['tenantLocationSearch', 'an unknown SortField', { SortField: 'Colour' }],
   ['tenantLocationSearch', 'MaxResults 0', { MaxResults: 0 }],
   ['tenantLocationSearch', 'MaxResults 501', { MaxResults: 501 }],
   ['tenantLocationSearch', 'a negative LastRowNumber', { LastRowNumber: -1 }],
   ['tenantLocationGetByName', 'an unknown member', { SearchString: 'x', Limit: 1 }],
   ['tenantLocationGetByName', 'no search text', { IsExactMatch: true }, 'search-text'],
-  ['deliveryReceiptSearchV2', 'a __proto__ sort field', { SortField: '__proto__' }, 'search-members'],
-  ['deliveryReceiptSearchV2', 'a member Search does not apply', { IsApprovedForPOS: true }, 'search-members'],
+  ['deliveryReceiptSearchV2', 'a __proto__ sort field', { SortField: '__proto__' }],
+  ['deliveryReceiptSearchV2', 'a member Search does not apply', { IsApprovedForPOS: true }],
   ['deliveryReceiptSearchV2', 'an unknown status name', { StatusStrings: ['Shipped'] }],
   ['deliveryReceiptSearchV2', 'a status number out of range', { Statuses: [5] }],
   ['deliveryReceiptSearchV2', 'a GUID that is not one', { GUIDs: ['x'] }],

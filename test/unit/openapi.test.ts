@@ -6,6 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { z } from 'zod';
 import { operations, type Operation } from '#shared/operations/index';
+import * as searchMembers from '#shared/schemas/search-members';
 import {
   buildOpenApiDocument,
   buildOpenApiDocumentFrom,
@@ -209,11 +210,26 @@ describe('the OpenAPI document of the service', () => {
     ['deliveryReceiptSaveV2', ['Value', 'TenantID', 'WebsiteID', 'UserID']],
     ['deliveryReceiptAddInventory', ['Value', 'TenantID', 'WebsiteID', 'UserID']],
     ['tenantLocationGetByName', ['Statuses', 'SearchString', 'IsExactMatch', 'LastRowNumber', 'MaxResults', 'TenantID']],
-    ['tenantLocationSearch', ['Statuses', 'SearchString', 'IsExactMatch', 'LastRowNumber', 'MaxResults', 'CustomerID']],
+    // A search's filter lists only the members it applies (issue 23): no Statuses for locations.
+    ['tenantLocationSearch', ['SearchString', 'IsExactMatch', 'LastRowNumber', 'MaxResults', 'CustomerID']],
+    ['deliveryReceiptSearchV2', ['Statuses', 'StatusStrings', 'SearchString', 'StartDate', 'LastRowNumber', 'MaxResults', 'TenantID']],
     ['providerWebhook', ['data', 'type', 'userId', 'organisationId', 'signature']],
   ])('names the request fields of %s as the spec does', (operationId, fields) => {
     const properties = objectAt(json, 'components', 'schemas', requestSchemaName(json, operationId), 'properties');
     expect(Object.keys(properties)).toEqual(expect.arrayContaining(fields));
+  });
+
+  it.each([
+    ['tenantLocationSearch', searchMembers.tenantLocationSearchMembers, ['CustomerID', 'IsActive'], searchMembers.tenantLocationSortFields],
+    ['deliveryReceiptSearchV2', searchMembers.receiptSearchMembers, [], searchMembers.receiptSortFields],
+  ] as const)('lists in the filter of %s only the members it applies, and its SortField names', (operationId, members, extra, sortFields) => {
+    const properties = objectAt(json, 'components', 'schemas', requestSchemaName(json, operationId), 'properties');
+    expect(Object.keys(properties).sort()).toEqual([...members, ...searchMembers.commonSearchFields, ...extra].sort());
+    const sortField = objectAt(properties, 'SortField') as { pattern?: string; examples?: unknown };
+    expect(sortField.examples).toEqual([...sortFields]);
+    const pattern = new RegExp(sortField.pattern ?? '', 'u');
+    for (const name of sortFields) expect([pattern.test(name), pattern.test(` ${name.toLowerCase()} `)]).toEqual([true, true]);
+    expect(['Bogus', '__proto__', 'constructor'].filter((name) => pattern.test(name))).toEqual([]);
   });
 
   it('gives the spec types their names: TenantLocationInfo has Name and an Address, SaveRequestPaymentT an Object', () => {

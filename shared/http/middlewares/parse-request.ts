@@ -12,10 +12,10 @@ import { assertJsonNumbersStorable } from '#shared/http/codecs/json-numbers';
 import { loadXmlParser, parseXml } from '#shared/http/codecs/xml';
 import { acceptedContentCodings, isShortToken, parseMediaType, requestMediaTypes, unsupportedContentCoding, type BodyFormat } from '#shared/http/media';
 import { applyTenancy } from '#shared/http/tenancy';
-import { validate } from '#shared/http/validation';
+import { validate, validateWithDocument } from '#shared/http/validation';
 import { headerOf, requestIdOf, type HttpMiddleware, type OperationRequest } from './request';
 
-type ParsedOperation = Pick<CompiledOperation, 'media' | 'maxBodyBytes' | 'pathParameters' | 'query' | 'requestBody'>;
+type ParsedOperation = Pick<CompiledOperation, 'media' | 'maxBodyBytes' | 'pathParameters' | 'query' | 'requestBody' | 'document'>;
 
 /**
  * A body in a content coding the service does not decode (any but `identity`) is refused with 415 naming the coding,
@@ -105,6 +105,9 @@ export const parseRequest = (operation: ParsedOperation): HttpMiddleware => ({
 
     const path = operation.pathParameters ? validate(operation.pathParameters, event.pathParameters ?? {}, 'path') : undefined;
     const query = operation.query ? validate(operation.query, singleQueryParameters(event), 'query') : undefined;
+    // The document's rules too: its parameters as OpenAPI's simple style reads them (an integer is a number).
+    validateWithDocument(operation.document.path, path, 'path');
+    validateWithDocument(operation.document.query, query, 'query');
 
     // An operation without a body never reads one, so only a body it would read is refused for its coding.
     if (operation.requestBody) refuseContentCoding(event);
@@ -118,7 +121,9 @@ export const parseRequest = (operation: ParsedOperation): HttpMiddleware => ({
       }
       const schema = (format === 'xml' ? operation.requestBody.xmlSchema : undefined) ?? operation.requestBody.schema;
       const coerced = coerceToPlan(decoded, schema, format === 'json' ? 'typed' : 'text');
-      body = validate(schema, principal ? applyTenancy(coerced, principal, schema) : coerced);
+      const sent = principal ? applyTenancy(coerced, principal, schema) : coerced;
+      body = validate(schema, sent);
+      validateWithDocument((format === 'xml' ? operation.document.xmlBody : undefined) ?? operation.document.body, sent);
     } else if (operation.requestBody?.required) {
       throw new ValidationFailed([{ pointer: '', detail: 'a request body is required' }], 'A request body is required.');
     } else if (operation.requestBody) {

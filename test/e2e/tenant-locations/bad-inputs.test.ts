@@ -207,7 +207,8 @@ describe('GetDefaultAddress addressType', () => {
 });
 
 describe('Search filters', () => {
-  const refused = 'does not apply to tenant locations';
+  // The search's filter lists only the members it applies (issue 23): any other is not a member of it.
+  const refused = 'is not a known field (names are case-sensitive)';
   test.each([
     ['Statuses', { Statuses: [1, 2] }, [field('/Statuses', refused)]],
     ['StartDate and CategoryIDs', { StartDate: '2026-01-01T00:00:00Z', CategoryIDs: [3] }, [field('/StartDate', refused), field('/CategoryIDs', refused)]],

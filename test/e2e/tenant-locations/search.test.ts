@@ -186,9 +186,10 @@ describe('refused sort fields and filters', () => {
       status: 400,
       headers: problemHeaders(),
       body: validationProblem([
-        { pointer: '/Statuses', detail: 'does not apply to tenant locations' },
-        { pointer: '/IsHidden', detail: 'does not apply to tenant locations' },
-        { pointer: '/GroupBy', detail: 'does not apply to tenant locations' },
+        // The search's filter lists only the members it applies (issue 23): any other is not a member of it.
+        { pointer: '/Statuses', detail: 'is not a known field (names are case-sensitive)' },
+        { pointer: '/GroupBy', detail: 'is not a known field (names are case-sensitive)' },
+        { pointer: '/IsHidden', detail: 'is not a known field (names are case-sensitive)' },
       ]),
     });
   });

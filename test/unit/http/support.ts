@@ -5,6 +5,8 @@ import { httpOperation } from '#shared/http/operation';
 import type { HttpRequest, RequestInternal } from '#shared/http/middlewares/request';
 import { logger } from '#shared/observability/logger';
 import { operationsById, type OperationId } from '#shared/operations/index';
+import type { CompiledOperation } from '#shared/operations/compiled-operation';
+import { compiledOperations } from '#shared/compiled/operations/index';
 import { requestIdentity } from '#infra/local/gateway-event';
 import { problemOutcome } from '#test/support/responses';
 
@@ -196,7 +198,10 @@ export const storedLocation = {
 /** The real stack of one operation around a handler fake that records what it was handed. */
 export const operationWith = <Id extends OperationId>(operationId: Id, answer: (request: SeenRequest) => unknown = () => storedLocation) => {
   const seen: SeenRequest[] = [];
-  const handler = httpOperation(operationsById[operationId]).handler(async (request) => {
+  // The functions' own form of the entry: its plans and the document's validators (shared/compiled/).
+  const compiled = compiledOperations.find((operation) => operation.operationId === operationId);
+  if (!compiled) throw new Error(`${operationId} has no compiled entry: run npm run openapi`);
+  const handler = httpOperation(compiled as CompiledOperation<(typeof operationsById)[Id]>).handler(async (request) => {
     seen.push(request as unknown as SeenRequest);
     return answer(request as unknown as SeenRequest);
   });

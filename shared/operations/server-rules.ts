@@ -1,0 +1,63 @@
+// Manifest: the rules the server applies to a request that JSON Schema cannot state, so the OpenAPI document and its
+// validators (shared/compiled/requests/) do not: each named once, with the operations that apply it and why it is
+// code. The document lists them in each operation's description (shared/openapi/document.ts), the contract test
+// exempts a refused body only by naming one of them (test/support/refused-bodies.ts), so the two cannot drift.
+// Zod-free plain data.
+
+export interface ServerRule {
+  /** Why JSON Schema cannot state it, and what the server checks. */
+  readonly says: string;
+  readonly operations: readonly string[];
+}
+
+export const serverRules = {
+  'currency-decimals': {
+    says: 'Cross-field: how many decimals an amount may have depends on its Currency (0 for JPY, 3 for KWD).',
+    operations: ['paymentPost', 'paymentPostRefund'],
+  },
+  luhn: { says: 'A checksum: the Luhn check digit of a card number is arithmetic over its digits, which no pattern states.', operations: ['paymentPost'] },
+  'payment-flags': {
+    says: 'Cross-field: IsPaid must agree with Status, and GUIDstring name the same GUID as GUID; DateTime and PaymentDateTime_utc, when both are sent, the same instant.',
+    operations: ['paymentPost'],
+  },
+  'payment-allocations': {
+    says: "Cross-item: a payment's RefBusTrans AppliedAmounts together may not exceed its Amount (a sum over a list).",
+    operations: ['paymentPost'],
+  },
+  'payment-state': { says: "State: a refund must be in the refunded payment's own currency, which only the stored payment knows.", operations: ['paymentPostRefund'] },
+  'receipt-state': {
+    says: 'State: line IDs, the 1,000 lines of a receipt and reserved references are checked against the stored receipt.',
+    operations: ['deliveryReceiptSaveV2', 'deliveryReceiptAddInventory'],
+  },
+  'unique-members': {
+    says: 'Cross-item: a line, an inventory item or a secret named twice in one list; uniqueItems compares whole items, not one member.',
+    operations: ['scheduledTaskSave', 'deliveryReceiptSaveV2', 'deliveryReceiptAddInventory'],
+  },
+  'receipt-quantities': {
+    says: 'Cross-field: received, faulty, out-of-date and incorrect quantities together may not exceed the quantity ordered.',
+    operations: ['deliveryReceiptSaveV2', 'deliveryReceiptAddInventory'],
+  },
+  'line-total': { says: 'Cross-field: LineTotal must equal Quantity x (BuyPriceEx + BuyPriceTax), rounded to the currency.', operations: ['deliveryReceiptAddInventory'] },
+  'decimal-places': {
+    says: 'Decimal places are counted in the exact decimal text; multipleOf on binary floating point is inexact (0.1 + 0.2).',
+    operations: ['deliveryReceiptSaveV2'],
+  },
+  recurrence: {
+    says: 'Against the clock: a one-off task whose schedule changed must run in the future (the rest of the recurrence rules the document states with if/then).',
+    operations: ['scheduledTaskSave'],
+  },
+  'time-zone': {
+    says: "The IANA time zone database of the server's runtime (Intl), which changes with its releases; the description names the format.",
+    operations: ['scheduledTaskSave'],
+  },
+  'search-text': {
+    says: 'Cross-field: GetByName needs SearchString or Search (either one, not blank once trimmed), as its description says.',
+    operations: ['tenantLocationGetByName'],
+  },
+} as const satisfies Readonly<Record<string, ServerRule>>;
+
+export type ServerRuleName = keyof typeof serverRules;
+
+/** The rules one operation applies beyond its schemas, by name. */
+export const serverRulesOf = (operationId: string): [ServerRuleName, ServerRule][] =>
+  (Object.entries(serverRules) as [ServerRuleName, ServerRule][]).filter(([, rule]) => rule.operations.includes(operationId));

@@ -1,0 +1,110 @@
+// Validation: what a validator generated from the OpenAPI document (infra/build/request-validators.ts, ajv standalone
+// code in shared/compiled/requests/) reports, as the problem's `errors[]`: one pointer (or parameter name) per
+// error, in words that never repeat the value sent (a refused value may be a card number or a secret). Member names
+// the client chose are only ever part of a pointer, as they are in every other refusal.
+import { pointerSegment, type FieldError } from '#shared/errors';
+
+/** One error of an ajv validator (`messages: false`: the words are ours). */
+export interface DocumentError {
+  readonly instancePath: string;
+  readonly schemaPath: string;
+  readonly keyword: string;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/** A validator ajv generated: true when the value is valid, else `errors` lists why. */
+export type DocumentValidator = ((value: unknown) => boolean) & { errors?: readonly DocumentError[] | null };
+
+export type DocumentLocation = 'body' | 'path' | 'query';
+
+/** A refusal lists at most this many errors (a hostile body can hold thousands; the first ones say enough). */
+export const maxReportedErrors = 100;
+
+const plural = (count: unknown, one: string) => `${String(count)} ${one}${count === 1 ? '' : 's'}`;
+
+const typeWords: Readonly<Record<string, string>> = {
+  string: 'text',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+  null: 'null',
+};
+
+/** The words of one error, from its keyword and the schema's own limits (never from the value). */
+const detailOf = ({ keyword, params }: DocumentError): string => {
+  switch (keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not a known field (names are case-sensitive)';
+    case 'propertyNames':
+      return 'this key is not allowed';
+    case 'type': {
+      const types = String(params.type).split(',');
+      return `must be ${types.map((type) => typeWords[type] ?? type).join(' or ')}`;
+    }
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `must be ${String(params.comparison)} ${String(params.limit)}`;
+    case 'minLength':
+      return `must be at least ${plural(params.limit, 'character')}`;
+    case 'maxLength':
+      return `must be at most ${plural(params.limit, 'character')}`;
+    case 'minItems':
+      return `must have at least ${plural(params.limit, 'item')}`;
+    case 'maxItems':
+      return `must have at most ${plural(params.limit, 'item')}`;
+    case 'pattern':
+      return 'is not in the form the API document states for this field';
+    case 'format':
+      return `must be ${params.format === 'int32' || params.format === 'int64' ? `an ${String(params.format)} whole number` : `a valid ${String(params.format)}`}`;
+    case 'enum': {
+      const allowed = params.allowedValues as readonly unknown[];
+      return allowed.length > 12 ? 'must be one of the values the API document lists for it' : `must be one of: ${allowed.map((value) => JSON.stringify(value)).join(', ')}`;
+    }
+    case 'const':
+      return `must be ${JSON.stringify(params.allowedValue)}`;
+    case 'anyOf':
+    case 'oneOf':
+      return 'matches none of the forms the API document allows for it';
+    case 'not':
+    case 'false schema':
+      return 'is not allowed';
+    default:
+      return `is not valid (${keyword})`;
+  }
+};
+
+/** The member an error names below its instance (a missing, unknown or forbidden member). */
+const memberOf = ({ keyword, params }: DocumentError): string | undefined => {
+  const member = keyword === 'required' ? params.missingProperty : keyword === 'additionalProperties' ? params.additionalProperty : keyword === 'propertyNames' ? params.propertyName : undefined;
+  return typeof member === 'string' ? member : undefined;
+};
+
+/**
+ * Errors that only explain another one: the branches of an `anyOf`/`oneOf` (its own error says it), the name
+ * checks under `propertyNames` (its own error names the key) and `if` (the failing `then` is reported itself).
+ */
+const isExplanation = ({ keyword, schemaPath }: DocumentError) => keyword === 'if' || /\/(?:anyOf|oneOf|propertyNames)\//.test(schemaPath);
+
+/** The validator's errors as problem `errors[]`, one per pointer and detail, at most maxReportedErrors. */
+export const documentFieldErrors = (errors: readonly DocumentError[], location: DocumentLocation): FieldError[] => {
+  const seen = new Set<string>();
+  const found: FieldError[] = [];
+  for (const error of errors) {
+    if (found.length >= maxReportedErrors) break;
+    if (isExplanation(error)) continue;
+    const member = memberOf(error);
+    const pointer = member === undefined ? error.instancePath : `${error.instancePath}/${pointerSegment(member)}`;
+    const detail = detailOf(error);
+    const key = `${pointer}\u0000${detail}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    found.push(location === 'body' ? { pointer, detail } : { parameter: pointer.replace(/^\//, '').replaceAll('~1', '/').replaceAll('~0', '~'), detail });
+  }
+  return found;
+};
