@@ -1,6 +1,7 @@
 // Test support: a test-only entry of the CDK app (`cdk synth --app "npx tsx test/support/drop-action-app.ts"`):
 // the real app (infra/create-app.ts), plus an Aspect that removes one action from one function's role policy, as
-// a throwaway copy would. Context `dropAction=<construct id>=<action>` (`TenantLocationDelete=dynamodb:PutItem`).
+// a throwaway copy would. Context `dropAction=<construct id>=<action>` (`TenantLocationDelete=dynamodb:PutItem`), or
+// several joined by `,`; `throwaway-assembly.ts` synthesizes the one assembly the e2e tier's template tests share.
 // The operations manifest is left as it is: a local stack that still allowed the action would be reading the
 // manifest, not the template. With `gatewayResponseTemplate=<ResponseType>=<template>` it also replaces the body
 // template of one gateway response (the shared definitions unchanged), so a local gateway that still answered with
@@ -48,10 +49,13 @@ export class ReplaceGatewayResponseTemplate implements IAspect {
 }
 
 const { app } = createApp();
-const drop = app.node.tryGetContext('dropAction') as string | undefined;
-const separator = drop?.indexOf('=') ?? -1;
-if (!drop || separator <= 0) throw new Error('Set -c dropAction=<construct id>=<action>');
-Aspects.of(app).add(new DropAction(drop.slice(0, separator), drop.slice(separator + 1)));
+const drops = ((app.node.tryGetContext('dropAction') as string | undefined) ?? '').split(',').filter(Boolean);
+if (drops.length === 0) throw new Error('Set -c dropAction=<construct id>=<action>[,<construct id>=<action>...]');
+for (const drop of drops) {
+  const separator = drop.indexOf('=');
+  if (separator <= 0) throw new Error(`Set -c dropAction=<construct id>=<action>; got "${drop}"`);
+  Aspects.of(app).add(new DropAction(drop.slice(0, separator), drop.slice(separator + 1)));
+}
 
 const replaced = app.node.tryGetContext('gatewayResponseTemplate') as string | undefined;
 if (replaced !== undefined) {

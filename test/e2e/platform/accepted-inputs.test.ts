@@ -1,16 +1,17 @@
 // End to end: input that used to be accepted and must not be (issue 14, section 3), through the local stack in every
 // area: dates that do not exist, JSON objects that repeat a member, tenancy fields of another tenant below the top
 // level, and receipt lines that share a GUID. Each is a 4xx problem naming the field, and changes nothing: every item
-// of the tenant (its partition, the ID sequences, and every partition of its receipts and tasks) is the same after.
+// of the tenant (its partition, the ID sequences, and every partition of its receipts, tasks and stock) is the same
+// after. The items are read with one Query per partition; the file's last test proves by one Scan of the whole table
+// that the tenant has no item outside the partitions those Queries read.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { encodeBody, requestMediaTypes, type RequestMediaType } from '#test/support/bodies';
 import { api, tokenFor } from '#test/support/http';
 import { problem, problemType, validationProblem } from '#test/support/responses';
-import { freshTenantId } from '#test/support/tenant-items';
-import { openTable } from '#test/e2e/scheduled-tasks/support';
+import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
 
 const tenant = freshTenantId();
-const table = openTable();
+const table = openTenantTable();
 let token: string;
 let paymentId: number;
 let receiptId: number;
@@ -46,24 +47,11 @@ const sendRaw = (route: RouteName, text: string) => {
   return api(path(), { method, token, body: text, headers: { 'Content-Type': 'application/json' } });
 };
 
-/** Every item of the tenant, in key order: what a refused request must leave exactly as it was. */
-const everything = () => table.tenantItems(tenant);
-
-/**
- * The tenant's items before a refused case. Reading them takes a Scan of the whole shared table (the tenant's items
- * span partitions no key lists), which costs seconds once the other suites have filled it; so the read that ends one
- * case is the read that starts the next. That holds because this file's cases run one after another on a tenant of
- * their own, and every test that writes forgets the snapshot (`forgetSnapshot`).
- */
-let snapshot: Record<string, unknown>[] | undefined;
-const itemsBefore = async () => (snapshot ??= await everything());
+/** Every item of the tenant, in key order (the stock of every item a case's lines name included): what a refused request must leave exactly as it was. */
+const everything = () => table.everything(tenant, { inventoryIds: [1, 2, 3] });
+const itemsBefore = everything;
 const expectUnchanged = async (before: Record<string, unknown>[]) => {
-  const now = await everything();
-  expect(now).toEqual(before);
-  snapshot = now;
-};
-const forgetSnapshot = () => {
-  snapshot = undefined;
+  expect(await everything()).toEqual(before);
 };
 
 beforeAll(async () => {
@@ -109,7 +97,6 @@ describe('a date that does not exist is a 400 naming the field, in every area', 
   });
 
   it('a leap day that exists is kept as the instant it names', async () => {
-    forgetSnapshot();
     const response = await send('payment', { Object: { Amount: 1, PaymentDateTime_utc: '2024-02-29T09:00:00+10:00' } });
     expect(response.status).toBe(201);
     expect((response.json as { Object: { PaymentDateTime_utc: string } }).Object.PaymentDateTime_utc).toBe('2024-02-28T23:00:00.000Z');
@@ -167,7 +154,6 @@ describe('tenancy fields of another tenant below the top level are a 403, in eve
   });
 
   it("takes a zero tenancy field below the top level as the token's", async () => {
-    forgetSnapshot();
     const response = await send('receipt', { Value: { SupplierName: 'Tenancy Co', TenantID: 0 } });
     expect(response.status).toBe(201);
     expect((response.json as { Value: { TenantID?: number } }).Value.TenantID).toBe(tenant);
@@ -197,10 +183,17 @@ describe('receipt lines that share a GUID are a 400 naming the line', () => {
   });
 
   it('a save naming the stored GUID in another case updates that one line and keeps the rest', async () => {
-    forgetSnapshot();
     const response = await send('receipt', { Value: { ID: receiptId, Lines: [{ GUID: upper, QuantityOrdered: 8 }] } });
     expect(response.status).toBe(200);
     const lines = (response.json as { Value: { Lines: { GUID: string; QuantityOrdered: number }[] } }).Value.Lines;
     expect(lines.map((line) => [line.GUID, line.QuantityOrdered])).toEqual([[lineGuid, 8]]);
+  });
+});
+
+describe('the snapshot the refused cases are held to', () => {
+  it('reads every item the tenant has (a Scan of the whole table finds none elsewhere)', async () => {
+    const scanned = await table.scanned(tenant);
+    expect(scanned.length).toBeGreaterThan(0);
+    expect(await everything()).toEqual(scanned);
   });
 });

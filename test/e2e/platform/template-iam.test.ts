@@ -1,30 +1,27 @@
 // E2E: the local stack enforces the role policies of the synthesized template, not a second reading of the
-// operations manifest. A throwaway assembly, synthesized from a test-only app entry whose CDK Aspect removes
-// dynamodb:PutItem from the tenant-location Delete function's role policy (the manifest still grants it), is run by
-// a stack of its own: deleting an active location (a transaction that Puts the soft-deleted record) must fail as on
-// AWS, with a 5xx, an explained AccessDeniedException in the stack's log, and nothing changed.
+// operations manifest. The throwaway assembly (test/support/throwaway-assembly.ts, shared with template-kms),
+// synthesized from a test-only app entry whose CDK Aspect removes dynamodb:PutItem from the tenant-location Delete
+// function's role policy (the manifest still grants it), is run by a stack of its own: deleting an active location
+// (a transaction that Puts the soft-deleted record) must fail as on AWS, with a 5xx, an explained
+// AccessDeniedException in the stack's log, and nothing changed.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ensureCloudAssembly } from '#infra/local/cloud-assembly';
 import { readAssemblyStack, resourcesOfType } from '#infra/local/template';
 import { operationsById } from '#shared/operations/index';
 import { tokenFor } from '#test/support/http';
 import { spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
+import { throwawayAssembly } from '#test/support/throwaway-assembly';
 
 const synthTimeoutMs = 15 * 60_000;
 const workDir = mkdtempSync(join(tmpdir(), 'template-iam-'));
-const assemblyDir = join(workDir, 'cdk.out');
 const logFile = join(workDir, 'stack.log');
+let assemblyDir: string;
 let stack: LocalStackProcess | undefined;
 
 beforeAll(async () => {
-  await ensureCloudAssembly({
-    outdir: assemblyDir,
-    app: 'npx tsx test/support/drop-action-app.ts',
-    context: { dropAction: 'TenantLocationDelete=dynamodb:PutItem' },
-  });
+  assemblyDir = await throwawayAssembly();
   stack = await spawnLocalStack({ assemblyDir, logFile });
 }, synthTimeoutMs);
 

@@ -3,7 +3,7 @@
 // 1. On the shared stack: a save that seals a credential stores an ESDK message whose one data key KMS wrapped
 //    (provider `aws-kms`, the template's key ARN); the data key itself, unwrapped here with the admin key, appears
 //    in no table item and no log line.
-// 2. On a throwaway assembly whose CDK Aspects remove kms:GenerateDataKey from the save function's role policy and
+// 2. On the throwaway assembly (test/support/throwaway-assembly.ts, shared with template-iam) whose CDK Aspects remove kms:GenerateDataKey from the save function's role policy and
 //    replace one gateway response's template (the manifest and the shared definitions unchanged): the save fails
 //    as on AWS (5xx, an explained AccessDeniedException in the log) and changes nothing; the local gateway answers
 //    an unknown path with the replaced template, so it reads the template, not the shared definitions.
@@ -14,10 +14,10 @@ import { join } from 'node:path';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DecryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ensureCloudAssembly } from '#infra/local/cloud-assembly';
 import { tokenFor } from '#test/support/http';
 import { currentRunLogFile, spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
 import { freshTenantId } from '#test/support/tenant-items';
+import { throwawayAssembly } from '#test/support/throwaway-assembly';
 import { openTable, quarterHourly, saveTask } from '#test/e2e/scheduled-tasks/support';
 
 const synthTimeoutMs = 15 * 60_000;
@@ -97,18 +97,11 @@ describe('the shared stack seals through the local KMS', () => {
 
 describe('a role policy without kms:GenerateDataKey, a gateway response template replaced', () => {
   const workDir = mkdtempSync(join(tmpdir(), 'template-kms-'));
-  const assemblyDir = join(workDir, 'cdk.out');
   const logFile = join(workDir, 'stack.log');
-  const replacedTemplate = '{"replacedByTheTemplate":true,"instance":"$context.requestId"}';
   let stack: LocalStackProcess | undefined;
 
   beforeAll(async () => {
-    await ensureCloudAssembly({
-      outdir: assemblyDir,
-      app: 'npx tsx test/support/drop-action-app.ts',
-      context: { dropAction: 'ScheduledTaskSave=kms:GenerateDataKey', gatewayResponseTemplate: `MISSING_AUTHENTICATION_TOKEN=${replacedTemplate}` },
-    });
-    stack = await spawnLocalStack({ assemblyDir, logFile });
+    stack = await spawnLocalStack({ assemblyDir: await throwawayAssembly(), logFile });
   }, synthTimeoutMs);
 
   afterAll(async () => {
