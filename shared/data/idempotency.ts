@@ -80,7 +80,20 @@ export class IdempotencyKeyInUse extends ApiError {
 export interface StoredClaim {
   readonly requestHash: string;
   readonly answer: string;
+  /** Set while the answer is provisional (`WriteClaim.provisional`, until `restate`): when it was written, epoch ms. */
+  readonly provisionalSince?: number;
 }
+
+/**
+ * How long a twin waits for a provisional answer to be restated: a live request restates it within its schedule
+ * sync's few round trips; one still provisional after this died before restating it (its answer, as committed, is
+ * then the one to replay).
+ */
+const provisionalWaitMs = 3_000;
+const provisionalPollMs = 100;
+
+/** True while `found` holds an answer its request may still restate (a twin waits for it). */
+const isProvisional = (found: StoredClaim, now: number): boolean => found.provisionalSince !== undefined && now - found.provisionalSince < provisionalWaitMs;
 
 /**
  * The key is taken: read before the write (`found`), or by a twin whose transaction committed first (the claim's
@@ -105,10 +118,16 @@ export interface WriteClaim<R> {
   /** The transaction item that takes the key with the answer of `result` (hand it to `transact` as `claim`). */
   item(result: R): TransactionItem;
   /**
-   * The transaction item that replaces the claim's answer with the answer of `result`, for a write whose answer is
-   * settled by a step after its commit (a scheduled task's schedule state): written in that step's own write, before
-   * the answer is sent, so a replay is still the answer the client got. Until then a replay answers what the commit
-   * held. Its condition (the claim is this request's) never fails once the claim committed.
+   * Like `item`, for a write whose answer is settled by a step after its commit (a scheduled task's schedule state):
+   * the claim is marked provisional until `restate` replaces its answer. A twin that finds it provisional waits (up to
+   * 3 s) for the restatement, so a burst with one key gets one answer, the one the first request sent. A claim still
+   * provisional after that belongs to a request that died before restating it: its answer is replayed as written.
+   */
+  provisional(result: R): TransactionItem;
+  /**
+   * The transaction item that replaces a provisional claim's answer with the answer of `result` and ends its
+   * provisional state: written in the settling step's own write, before the answer is sent, so a replay is the answer
+   * the client got. Its condition (the claim is this request's) never fails once the claim committed.
    */
   restate(result: R): TransactionItem;
   /**
@@ -154,7 +173,11 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
   const readClaim = async (key: ItemKey): Promise<StoredClaim | undefined> => {
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
     if (Item?.entity !== idempotencyEntity) return undefined;
-    return { requestHash: String(Item.requestHash), answer: String(Item.answer) };
+    return {
+      requestHash: String(Item.requestHash),
+      answer: String(Item.answer),
+      ...(typeof Item.provisionalSince === 'number' ? { provisionalSince: Item.provisionalSince } : {}),
+    };
   };
 
   return {
@@ -182,12 +205,16 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
           Update: {
             TableName: tableName,
             Key: key,
-            UpdateExpression: 'SET #answer = :answer',
+            UpdateExpression: 'SET #answer = :answer REMOVE #provisionalSince',
             ConditionExpression: '#requestHash = :requestHash',
-            ExpressionAttributeNames: { '#answer': 'answer', '#requestHash': 'requestHash' },
+            ExpressionAttributeNames: { '#answer': 'answer', '#requestHash': 'requestHash', '#provisionalSince': 'provisionalSince' },
             ExpressionAttributeValues: { ':answer': answerText(result), ':requestHash': requestHash },
           },
         }),
+        provisional: (result) => {
+          const { Put } = claim.item(result);
+          return { Put: { ...(Put as PutCommandInput), Item: { ...(Put as PutCommandInput).Item, provisionalSince: Date.now() } } } as TransactionItem;
+        },
         item: (result) => ({
           Put: {
             TableName: tableName,
@@ -202,8 +229,14 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
           },
         }),
       };
-      const replay = async (found: StoredClaim): Promise<Answer> => {
-        if (found.requestHash !== requestHash) throw new IdempotencyKeyReused();
+      const replay = async (first: StoredClaim): Promise<Answer> => {
+        if (first.requestHash !== requestHash) throw new IdempotencyKeyReused();
+        let found = first;
+        // A provisional answer: its request may still be settling it, so wait for the restatement.
+        while (isProvisional(found, Date.now())) {
+          await new Promise((resolve) => setTimeout(resolve, provisionalPollMs));
+          found = (await readClaim(key)) ?? found;
+        }
         return storage.restore(JSON.parse(found.answer) as Answer, input.tenantId);
       };
       let result: R;

@@ -387,7 +387,7 @@ export const createScheduledTaskService = ({
       try {
         writeSent = true;
         const pending = { created: !isUpdate, task: taskView({ ...composed.record, ScheduleState: 'Pending' }, sealed) };
-        await repository.write(tenantId, next, previous?.task.Version, composed.scheduleChanged, claim?.item(pending));
+        await repository.write(tenantId, next, previous?.task.Version, composed.scheduleChanged, claim?.provisional(pending));
       } catch (error) {
         // The client named the version it edited: someone saved first, so its edit is stale (409), not retried.
         if (error instanceof VersionConflict && expected !== undefined) throw new StaleVersion();

@@ -26,13 +26,14 @@ const keys = createIdempotency(table, 'scheduledTaskSave');
 const cipher = localSecretCipher(randomBytes(32));
 
 /** The service (and `committed`, settled once its faulty write committed) over a store whose next task write commits, then dies (never settles) or fails (the answer lost). */
-const serviceWith = (fault?: CommitFault, schedulerFails = false) => {
+const serviceWith = (fault?: CommitFault, schedulerFails = false, syncDelayMs = 0) => {
   const faulty = faultAfterCommit(repository.write, fault);
   const store: ScheduledTaskStore = { ...repository, write: faulty.write };
   const service = createScheduledTaskService({
     repository: store,
     cipher,
     syncSchedule: async (task) => {
+      if (syncDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, syncDelayMs));
       if (schedulerFails) throw Object.assign(new Error('unreachable'), { name: 'ScheduleSyncFailed' });
       return task.enabled ? 'Enabled' : 'Disabled';
     },
@@ -111,6 +112,18 @@ describe('POST /ScheduledTasks/ with an Idempotency-Key', () => {
     const id = (answers[0]?.body as { Value: ScheduledTask }).Value.ID as number;
     const stored = await Promise.all(Array.from({ length: (await lastId(principal)) ?? 0 }, (_, index) => storedItem(table, taskKey(principal.tenantId, index + 1))));
     expect(stored.filter(Boolean).map((item) => item?.ID)).toEqual([id]);
+  });
+
+  it('a burst while the first save is still syncing its schedule: the twins wait for its settled answer, not the provisional one', async () => {
+    const principal = principalOf();
+    const body = task('slow-sync');
+    const first = save(serviceWith(undefined, false, 800), principal, body, 'task-7');
+    // The twins arrive after the task's commit, while its schedule is being synced (its claim says Pending until then).
+    while ((await claimsOf(principal)).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const twins = await Promise.all(Array.from({ length: 4 }, () => save(serviceWith(), principal, body, 'task-7')));
+    const answers = [await first, ...twins];
+    expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
+    expect((answers[0]?.body as { Value: ScheduledTask }).Value.ScheduleState).toBe('Enabled');
   });
 
   it('the same key with another request is 422 and writes nothing; an update replays too', async () => {
