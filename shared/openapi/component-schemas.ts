@@ -9,6 +9,8 @@
 import { z } from 'zod';
 import { dynamoNumber, storableNumberRule } from '#shared/data/numbers';
 import { forbiddenKeys } from '#shared/http/codecs/forbidden-keys';
+import { isoDateTimePattern } from '#shared/schemas/calendar';
+import { xmlCharacters } from '#shared/schemas/common';
 import { portablePattern } from '#shared/validation/portable';
 import { maxLengthOfPattern } from './pattern-length';
 import { isJsonObject, type JsonObject, type JsonValue, type SchemaObject } from './types';
@@ -168,8 +170,27 @@ export const integerFormat = (minimum: JsonValue | undefined, maximum: JsonValue
  *   its bounds are zod's; the gap around zero is a `not` (any magnitude below 1e-130 but 0), and the rule
  *   JSON Schema cannot say (digits a double holds exactly as written) is in its description.
  */
+/**
+ * A date-time's pattern as the document shows it: only the shape (upper-case `T` and `Z`, a colon in the offset,
+ * seconds 00-59), since `format: date-time` (checked by the validators, shared/validation/formats.ts) already refuses
+ * a date or time that does not exist; the server's own pattern (shared/schemas/calendar.ts) spells both out in about
+ * 300 characters a reader cannot take in. Together they refuse what it refuses (test/unit/openapi.test.ts).
+ */
+export const dateTimeShapePattern = '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-]\\d\\d:\\d\\d)$';
+const dateTimeWords = 'An RFC 3339 date-time that exists (no 30 February, no hour 24), with `T`, `Z` and the offset\'s colon as shown.';
+
+/** The control-character pattern of every text field, in words (the pattern itself is kept: no format says it). */
+const xmlCharactersWords = 'No control characters but tab, line feed and carriage return (every record must be sendable as XML 1.0).';
+
 const decorate = (schema: SchemaObject, io: SchemaIo): void => {
   walkSchema(schema, (node) => {
+    if (node.type === 'string' && node.pattern === xmlCharacters.source && !String(node.description ?? '').includes(xmlCharactersWords)) {
+      node.description = typeof node.description === 'string' ? `${node.description} ${xmlCharactersWords}` : xmlCharactersWords;
+    }
+    if (node.type === 'string' && node.format === 'date-time' && node.pattern === isoDateTimePattern.source) {
+      node.pattern = dateTimeShapePattern;
+      node.description = typeof node.description === 'string' ? `${node.description} ${dateTimeWords}` : dateTimeWords;
+    }
     if (io === 'input' && node['x-sensitive'] === true) node.writeOnly = true;
     if (node.type === 'number' && node.not === undefined) {
       node.not = storableNumberGap;

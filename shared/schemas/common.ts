@@ -30,7 +30,7 @@ export const bool = () => z.boolean();
 // The characters XML 1.0 cannot carry, as a negated class: with the `u` flag (the server's, and JSON Schema's through
 // ajv) it excludes exactly C0 controls but tab, line feed and carriage return, lone surrogates, U+FFFE and U+FFFF;
 // written without `\u{...}`, so the OpenAPI document can state it as a `pattern` every regex dialect reads.
-const xmlCharacters = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]*$/u;
+export const xmlCharacters = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]*$/u;
 /** Text of at most `max` characters, refusing characters XML 1.0 cannot carry (so every record can be sent as XML). */
 export const text = (max: number = limits.shortText) =>
   z.string().max(max).refine(matches(xmlCharacters), { error: 'must not contain control characters' });

@@ -1,0 +1,60 @@
+// Unit: the OpenAPI document shows a date-time as `format: date-time` plus a short shape pattern instead of the
+// server's 300-character pattern (shared/openapi/component-schemas.ts). The two together must refuse exactly what the
+// server's pattern refuses (shared/schemas/calendar.ts), or the document's validators would accept a date the server
+// refuses.
+import { describe, expect, it } from '@jest/globals';
+import { dateTimeShapePattern } from '#shared/openapi/component-schemas';
+import { isoDateTimePattern } from '#shared/schemas/calendar';
+import { formats } from '#shared/validation/formats';
+
+const shape = new RegExp(dateTimeShapePattern, 'u');
+const format = formats['date-time'] as ((value: string) => boolean) | { validate: (value: string) => boolean };
+const formatAccepts = typeof format === 'function' ? format : format.validate;
+const documentAccepts = (text: string) => shape.test(text) && formatAccepts(text);
+
+const cases = [
+  '2026-03-01T09:00:00+10:00',
+  '2026-03-01T09:00:00Z',
+  '2026-03-01T09:00:00.123Z',
+  '2026-03-01T09:00:00.123456789-03:30',
+  '2026-03-01T09:00:00.1234567890Z',
+  '2024-02-29T00:00:00Z',
+  '2000-02-29T00:00:00Z',
+  '1900-02-29T00:00:00Z',
+  '2026-02-29T00:00:00Z',
+  '2026-02-30T00:00:00Z',
+  '2026-04-31T00:00:00Z',
+  '2026-13-01T00:00:00Z',
+  '2026-00-01T00:00:00Z',
+  '2026-01-00T00:00:00Z',
+  '2026-01-32T00:00:00Z',
+  '2026-01-01T24:00:00Z',
+  '2026-01-01T23:60:00Z',
+  '2026-01-01T23:59:60Z',
+  '2016-12-31T23:59:60Z',
+  '2026-01-01t00:00:00z',
+  '2026-01-01 00:00:00Z',
+  '2026-01-01T00:00:00+1000',
+  '2026-01-01T00:00:00+24:00',
+  '2026-01-01T00:00:00+23:60',
+  '2026-01-01T00:00:00+23:59',
+  '2026-01-01T00:00:00',
+  '2026-01-01',
+  '0000-01-01T00:00:00Z',
+  '9999-12-31T23:59:59.999Z',
+  '2026-1-01T00:00:00Z',
+  ' 2026-01-01T00:00:00Z',
+  '2026-01-01T00:00:00Z\n',
+  '２０２６-01-01T00:00:00Z',
+  '2026-01-01T00:00:00.Z',
+];
+
+describe("the document's date-time (format + shape) and the server's pattern", () => {
+  it.each(cases)('agree on %j', (text) => {
+    expect(documentAccepts(text)).toBe(isoDateTimePattern.test(text));
+  });
+
+  it('the shown pattern is short enough to read', () => {
+    expect(dateTimeShapePattern.length).toBeLessThan(80);
+  });
+});
