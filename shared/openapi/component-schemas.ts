@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { dynamoNumber, storableNumberRule } from '#shared/data/numbers';
 import { forbiddenKeys } from '#shared/http/codecs/forbidden-keys';
-import { isoDateTimePattern } from '#shared/schemas/calendar';
+import { calendarTextPattern, isoCalendarOrEmptyPattern, isoDateTimePattern } from '#shared/schemas/calendar';
 import { xmlCharacters } from '#shared/schemas/common';
 import { portablePattern } from '#shared/validation/portable';
 import { maxLengthOfPattern } from './pattern-length';
@@ -182,10 +182,18 @@ const dateTimeWords = 'An RFC 3339 date-time that exists (no 30 February, no hou
 /** The control-character pattern of every text field, in words (the pattern itself is kept: no format says it). */
 const xmlCharactersWords = 'No control characters but tab, line feed and carriage return (every record must be sendable as XML 1.0).';
 
+/** Patterns no format states, each said in words in the field's description (the pattern stays: it is the rule). */
+const patternWords = new Map<string, string>([
+  [xmlCharacters.source, xmlCharactersWords],
+  [calendarTextPattern.source, 'Free text, but text that starts like an ISO date (YYYY-MM-DD) must be a date, optionally with a time, that exists.'],
+  [isoCalendarOrEmptyPattern.source, 'Empty, or an ISO 8601 date or date-time that exists (without an offset: UTC).'],
+]);
+
 const decorate = (schema: SchemaObject, io: SchemaIo): void => {
   walkSchema(schema, (node) => {
-    if (node.type === 'string' && node.pattern === xmlCharacters.source && !String(node.description ?? '').includes(xmlCharactersWords)) {
-      node.description = typeof node.description === 'string' ? `${node.description} ${xmlCharactersWords}` : xmlCharactersWords;
+    const words = typeof node.pattern === 'string' ? patternWords.get(node.pattern) : undefined;
+    if (node.type === 'string' && words !== undefined && !String(node.description ?? '').includes(words)) {
+      node.description = typeof node.description === 'string' ? `${node.description} ${words}` : words;
     }
     if (node.type === 'string' && node.format === 'date-time' && node.pattern === isoDateTimePattern.source) {
       node.pattern = dateTimeShapePattern;
