@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand, NumberValue, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '#shared/data/client';
-import { getRawItem, plainItem, queryRawItems, type RawItem } from '#shared/data/exact-items';
+import { getRawItem, plainItem, queryRawItems } from '#shared/data/exact-items';
 import { stockOnHandKey } from '#shared/data/stock-on-hand-keys';
 import { claimChanges, defineClaim } from '#shared/data/claims';
 import { defineCodec } from '#shared/data/codec';
@@ -491,26 +491,38 @@ const runChunk = async (table: TableContext, chunk: CompletionChunk, lines: read
   await transact(table, actions, { errors: { header: () => new VersionConflict() }, clientRequestToken: chunk.clientRequestToken });
 };
 
-const completionRecordOf = (item: RawItem | undefined): CompletionRecord | undefined => {
-  if (!item) return undefined;
-  const plain = plainItem(item);
-  return {
-    completionId: String(plain.CompletionID),
-    cursor: Number(plain.CompletionCursor),
-    chunkCount: Number(plain.ChunkCount),
-    warehouseId: Number(plain.WarehouseID),
-    actor: { userId: Number(plain.RequestedByUserID), at: String(plain.RequestedDateTime_utc) },
-  };
-};
+/** The completion record of a stored completion item (plain values). */
+export const completionRecordOf = (plain: Readonly<Record<string, unknown>>): CompletionRecord => ({
+  completionId: String(plain.CompletionID),
+  cursor: Number(plain.CompletionCursor),
+  chunkCount: Number(plain.ChunkCount),
+  warehouseId: Number(plain.WarehouseID),
+  actor: { userId: Number(plain.RequestedByUserID), at: String(plain.RequestedDateTime_utc) },
+});
 
-const readCompletion = async (table: TableContext, tenantId: number, receiptId: number) =>
-  completionRecordOf(await getRawItem(table, completionKey(tenantId, receiptId)));
+/** The completion item a chunked completion starts with (cursor 0): who asked and where the stock goes. */
+export const completionItem = ({ tenantId, receiptId, completionId, chunkCount, warehouseId, actor }: ChunkedStart): Record<string, unknown> => ({
+  ...completionKey(tenantId, receiptId),
+  entity: completionEntities.completion,
+  CompletionID: completionId,
+  CompletionCursor: 0,
+  ChunkCount: chunkCount,
+  WarehouseID: warehouseId,
+  RequestedByUserID: actor.userId,
+  RequestedDateTime_utc: actor.at,
+});
+
+const readCompletion = async (table: TableContext, tenantId: number, receiptId: number) => {
+  const item = await getRawItem(table, completionKey(tenantId, receiptId));
+  return item ? completionRecordOf(plainItem(item)) : undefined;
+};
 
 /**
  * Header -> Completing (read-only, Version + 1, modified by the requester at the request's time) with the completion
  * item at cursor 0, in one transaction.
  */
-const startChunked = async (table: TableContext, { tenantId, receiptId, expectedVersion, completionId, chunkCount, warehouseId, actor }: ChunkedStart) => {
+const startChunked = async (table: TableContext, start: ChunkedStart) => {
+  const { tenantId, receiptId, expectedVersion, completionId, actor } = start;
   const view = statusView('Completing');
   const { actions, add } = transactionActions<'header' | 'completion'>();
   add('header', {
@@ -537,16 +549,7 @@ const startChunked = async (table: TableContext, { tenantId, receiptId, expected
   add('completion', {
     Put: {
       TableName: table.tableName,
-      Item: {
-        ...completionKey(tenantId, receiptId),
-        entity: completionEntities.completion,
-        CompletionID: completionId,
-        CompletionCursor: 0,
-        ChunkCount: chunkCount,
-        WarehouseID: warehouseId,
-        RequestedByUserID: actor.userId,
-        RequestedDateTime_utc: actor.at,
-      },
+      Item: completionItem(start),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   });
