@@ -72,12 +72,6 @@ export const layers: readonly Layer[] = [
  */
 export const storageModules = ['repository.ts', 'repository/', 'wiring.ts'] as const;
 
-/**
- * Domain modules that still read the table themselves, until their store port exists (issue 25): the rule below
- * names every other one. The list may only shrink.
- */
-export const domainModulesOnTheTable = ['shared/delivery-receipts/search.ts'] as const;
-
 /** The DynamoDB client: the SDK's packages, and the data kit's client module (`TableContext`, `defaultTable`). */
 const dynamoDbClient = '(^|/node_modules/)@aws-sdk/(lib-dynamodb|client-dynamodb)(/|$)|^shared/data/client\\.ts$';
 
@@ -150,7 +144,7 @@ export const layerRules = (): IForbiddenRuleType[] => [
     severity: 'error',
     from: {
       path: `^shared/(?:${areas.map(escape).join('|')})/`,
-      pathNot: `${areas.flatMap((area) => storageModules.map((module) => entryPattern(`shared/${area}/${module}`))).join('|')}|${anyOf(domainModulesOnTheTable)}`,
+      pathNot: areas.flatMap((area) => storageModules.map((module) => entryPattern(`shared/${area}/${module}`))).join('|'),
     },
     to: { path: dynamoDbClient },
   },

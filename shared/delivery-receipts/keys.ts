@@ -9,7 +9,8 @@
 //   pk `T#<tenant>#DR#<id>`        sk `COMPLETION`      completionId and CompletionCursor of a chunked completion
 //   pk `T#<tenant>#SOH#<item>`     sk `WH#<warehouse>`  TotalSOH (shared with inventory: shared/data/stock-on-hand-keys.ts)
 //   pk `T#<tenant>`                sk `SEQ#DR`          the receipt ID sequence (data kit), also RefNumber DR-000001
-import { composeKey, padNumber, tenantPartition, type ItemKey } from '#shared/data/partition';
+//   pk `T#<tenant>`                sk `DRSEARCH#<query hash>#<row>`  a Search continuation (expires after an hour)
+import { composeKey, padNumber, tenantKey, tenantPartition, type ItemKey } from '#shared/data/partition';
 
 /** The per-tenant sequence of receipt IDs; the default RefNumber is `DR-` and the ID in six digits or more. */
 export const receiptSequence = 'DR';
@@ -33,3 +34,7 @@ export const movementKey = (tenantId: number, receiptId: number, sequenceNumber:
 });
 export const completionKey = (tenantId: number, receiptId: number): ItemKey => ({ pk: receiptPartition(tenantId, receiptId), sk: completionSortKey });
 
+
+/** The continuation item of (tenant, query, row number): in the tenant's partition, so no other tenant can read it. */
+export const continuationKey = (tenantId: number, queryHash: string, rowNumber: number): ItemKey =>
+  tenantKey(tenantId, composeKey('DRSEARCH', queryHash, padNumber(rowNumber)));

@@ -4,24 +4,43 @@
 // fits (100 actions), else in chunks under a save lease on the header (see README.md, "Saves larger than one
 // transaction"). Completion's storage is here too (`createCompletionRepository`, the `CompletionStore` port): each
 // plan action of stock-effects.ts as a TransactWriteItems entry, a chunk per transaction; completion.ts decides.
+// So is Search's (`createSearchRepository`, the `ReceiptSearchStore` port): the four shards of an index read in
+// order and merged, the criteria as key conditions and FilterExpressions, counts, BatchGetItem by ID, a receipt's
+// lines and the continuation items; search.ts keeps the rules (criteria, order, paging, what a page answers).
 import { randomUUID } from 'node:crypto';
-import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, NumberValue, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '#shared/data/client';
-import { getRawItem, plainItem, queryRawItems, type RawItem } from '#shared/data/exact-items';
+import { getRawItem, plainItem, queryRawItems } from '#shared/data/exact-items';
 import { stockOnHandKey } from '#shared/data/stock-on-hand-keys';
 import { claimChanges, defineClaim } from '#shared/data/claims';
 import { defineCodec } from '#shared/data/codec';
 import { assertItemFits } from '#shared/data/item-size';
 import { nextValue, withNextValue } from '#shared/data/sequence';
+import { tableDefinition } from '#shared/data/table';
 import { assertActionsFit, chunkActions, maxTransactionActions, transact, transactionActions, type TransactionItem } from '#shared/data/transaction';
 import { ConcurrentModification, ReferenceTaken, VersionConflict } from '#shared/errors';
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
 import type { StoredLine } from './lines';
-import { completionKey, headerKey, headerSortKey, lineKey, lineSortKeyPrefix, movementKey, receiptPartition, receiptSequence } from './keys';
+import { completionKey, continuationKey, headerKey, headerSortKey, lineKey, lineSortKeyPrefix, movementKey, receiptPartition, receiptSequence } from './keys';
 import { statusView } from './lifecycle';
-import { searchIndexAttributes, searchTextAttribute } from './search-keys';
+import { dateRange, receiptSortIndex, searchIndexAttributes, searchPartition, searchShardCount, searchTextAttribute, type ReceiptSortField } from './search-keys';
 import { chunkRequestToken, type CompletionChunk, type TransactionAction } from './stock-effects';
-import type { ChunkedStart, CompletionReceipt, CompletionRecord, CompletionStore, ReceiptHeader, ReceiptStore, ReceiptWrite, StoredReceipt } from './store';
+import type {
+  ChunkedStart,
+  CompletionReceipt,
+  CompletionRecord,
+  CompletionStore,
+  HeaderItem,
+  ReceiptHeader,
+  ReceiptSearchStore,
+  ReceiptStore,
+  ReceiptWrite,
+  SearchCriteria,
+  SearchCursor,
+  SearchRowsQuery,
+  ShardPosition,
+  StoredReceipt,
+} from './store';
 
 export type { ReceiptHeader, ReceiptWrite, StoredReceipt } from './store';
 
@@ -472,26 +491,38 @@ const runChunk = async (table: TableContext, chunk: CompletionChunk, lines: read
   await transact(table, actions, { errors: { header: () => new VersionConflict() }, clientRequestToken: chunk.clientRequestToken });
 };
 
-const completionRecordOf = (item: RawItem | undefined): CompletionRecord | undefined => {
-  if (!item) return undefined;
-  const plain = plainItem(item);
-  return {
-    completionId: String(plain.CompletionID),
-    cursor: Number(plain.CompletionCursor),
-    chunkCount: Number(plain.ChunkCount),
-    warehouseId: Number(plain.WarehouseID),
-    actor: { userId: Number(plain.RequestedByUserID), at: String(plain.RequestedDateTime_utc) },
-  };
-};
+/** The completion record of a stored completion item (plain values). */
+export const completionRecordOf = (plain: Readonly<Record<string, unknown>>): CompletionRecord => ({
+  completionId: String(plain.CompletionID),
+  cursor: Number(plain.CompletionCursor),
+  chunkCount: Number(plain.ChunkCount),
+  warehouseId: Number(plain.WarehouseID),
+  actor: { userId: Number(plain.RequestedByUserID), at: String(plain.RequestedDateTime_utc) },
+});
 
-const readCompletion = async (table: TableContext, tenantId: number, receiptId: number) =>
-  completionRecordOf(await getRawItem(table, completionKey(tenantId, receiptId)));
+/** The completion item a chunked completion starts with (cursor 0): who asked and where the stock goes. */
+export const completionItem = ({ tenantId, receiptId, completionId, chunkCount, warehouseId, actor }: ChunkedStart): Record<string, unknown> => ({
+  ...completionKey(tenantId, receiptId),
+  entity: completionEntities.completion,
+  CompletionID: completionId,
+  CompletionCursor: 0,
+  ChunkCount: chunkCount,
+  WarehouseID: warehouseId,
+  RequestedByUserID: actor.userId,
+  RequestedDateTime_utc: actor.at,
+});
+
+const readCompletion = async (table: TableContext, tenantId: number, receiptId: number) => {
+  const item = await getRawItem(table, completionKey(tenantId, receiptId));
+  return item ? completionRecordOf(plainItem(item)) : undefined;
+};
 
 /**
  * Header -> Completing (read-only, Version + 1, modified by the requester at the request's time) with the completion
  * item at cursor 0, in one transaction.
  */
-const startChunked = async (table: TableContext, { tenantId, receiptId, expectedVersion, completionId, chunkCount, warehouseId, actor }: ChunkedStart) => {
+const startChunked = async (table: TableContext, start: ChunkedStart) => {
+  const { tenantId, receiptId, expectedVersion, completionId, actor } = start;
   const view = statusView('Completing');
   const { actions, add } = transactionActions<'header' | 'completion'>();
   add('header', {
@@ -518,16 +549,7 @@ const startChunked = async (table: TableContext, { tenantId, receiptId, expected
   add('completion', {
     Put: {
       TableName: table.tableName,
-      Item: {
-        ...completionKey(tenantId, receiptId),
-        entity: completionEntities.completion,
-        CompletionID: completionId,
-        CompletionCursor: 0,
-        ChunkCount: chunkCount,
-        WarehouseID: warehouseId,
-        RequestedByUserID: actor.userId,
-        RequestedDateTime_utc: actor.at,
-      },
+      Item: completionItem(start),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   });
@@ -541,3 +563,220 @@ export const createCompletionRepository = (table: TableContext): CompletionStore
   runChunk: (chunk, lines, headerVersion) => runChunk(table, chunk, lines, headerVersion),
   startChunked: (start) => startChunked(table, start),
 });
+
+// Search (README.md, "Indexes and search"): the ReceiptSearchStore port over the four sharded header indexes.
+
+interface Expression {
+  readonly KeyConditionExpression?: string;
+  readonly FilterExpression?: string;
+  readonly ExpressionAttributeNames: Record<string, string>;
+  readonly ExpressionAttributeValues: Record<string, unknown>;
+}
+
+const deliveryDateKey = receiptSortIndex('DeliveryDate').index.sortKey;
+
+/** The key condition of one shard and the FilterExpression of the criteria that are not keys of this index. */
+export const queryExpression = (tenantId: number, shard: number, sortField: ReceiptSortField, criteria: SearchCriteria): Expression => {
+  const { index } = receiptSortIndex(sortField);
+  const names: Record<string, string> = { '#pk': index.partitionKey };
+  const values: Record<string, unknown> = { ':pk': searchPartition(tenantId, shard) };
+  const filters: string[] = [];
+  const range = dateRange(criteria);
+  let keyCondition = '#pk = :pk';
+  if (range) {
+    values[':low'] = range.low;
+    if (range.high !== undefined) values[':high'] = range.high;
+    if (sortField === 'DeliveryDate') {
+      names['#sk'] = index.sortKey;
+      keyCondition += range.high === undefined ? ' AND #sk >= :low' : ' AND #sk BETWEEN :low AND :high';
+    } else {
+      names['#date'] = deliveryDateKey;
+      filters.push(range.high === undefined ? '#date >= :low' : '(#date >= :low AND #date < :high)');
+    }
+  }
+  if (criteria.statuses) {
+    names['#status'] = 'Status';
+    const operands = criteria.statuses.map((status, position) => {
+      values[`:status${position}`] = status;
+      return `:status${position}`;
+    });
+    // A header without a Status is a Draft (lifecycle.ts).
+    filters.push(`(#status IN (${operands.join(', ')})${criteria.statuses.includes('Draft') ? ' OR attribute_not_exists(#status)' : ''})`);
+  }
+  if (criteria.text) {
+    names['#text'] = searchTextAttribute;
+    values[':text'] = criteria.text;
+    filters.push('contains(#text, :text)');
+  }
+  if (criteria.supplierId !== undefined) {
+    names['#supplier'] = 'SupplierID';
+    values[':supplier'] = criteria.supplierId;
+    filters.push('#supplier = :supplier');
+  }
+  if (criteria.guids) {
+    names['#guid'] = 'GUID';
+    const operands = criteria.guids.flatMap((guid, position) => {
+      values[`:guid${position}`] = guid;
+      values[`:GUID${position}`] = guid.toUpperCase();
+      return [`:guid${position}`, `:GUID${position}`];
+    });
+    filters.push(`#guid IN (${operands.join(', ')})`);
+  }
+  return {
+    KeyConditionExpression: keyCondition,
+    ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+};
+
+/** One shard of the index, read in order for one request: what it buffered, where it continues, where it stands. */
+class ShardReader {
+  readonly buffer: Record<string, unknown>[] = [];
+  private next: Record<string, unknown> | undefined;
+  private exhausted: boolean;
+  private limit = 0;
+  /** Where this shard stands after the rows taken so far. */
+  position: ShardPosition;
+
+  constructor(
+    private readonly table: TableContext,
+    private readonly input: QueryCommandInput,
+    private readonly keyAttributes: readonly string[],
+    start: ShardPosition,
+  ) {
+    this.next = start.after;
+    this.exhausted = start.done;
+    this.position = start;
+  }
+
+  get finished(): boolean {
+    return this.exhausted && this.buffer.length === 0;
+  }
+
+  /** Reads until a row is buffered or the shard ends; `wanted` rows sizes the first read, and each empty read doubles it. */
+  async fill(wanted: number): Promise<void> {
+    this.limit = Math.max(this.limit, Math.min(1_000, Math.max(4, wanted)));
+    while (this.buffer.length === 0 && !this.exhausted) {
+      const answer = await this.table.client.send(new QueryCommand({ ...this.input, Limit: this.limit, ExclusiveStartKey: this.next }));
+      this.buffer.push(...((answer.Items ?? []) as Record<string, unknown>[]));
+      this.next = answer.LastEvaluatedKey;
+      this.exhausted = this.next === undefined;
+      if (this.buffer.length === 0) this.limit = Math.min(1_000, this.limit * 2);
+    }
+    if (this.finished) this.position = { ...this.position, done: true };
+  }
+
+  take(): Record<string, unknown> {
+    const item = this.buffer.shift() as Record<string, unknown>;
+    const after = Object.fromEntries(this.keyAttributes.map((name) => [name, item[name] as string]));
+    this.position = { after, done: this.exhausted && this.buffer.length === 0 };
+    return item;
+  }
+}
+
+export const createSearchRepository = (table: TableContext): ReceiptSearchStore => {
+  const { client, tableName } = table;
+
+  /** Merges the shards in order: skips `skip` rows, then takes up to `take`; says whether a row lies after them. */
+  const readRows = async ({ tenantId, sortField, ascending, criteria, compare, after, skip, take }: SearchRowsQuery) => {
+    const { index } = receiptSortIndex(sortField);
+    const keyAttributes = [tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, index.sortKey];
+    const start = after ?? Array.from({ length: searchShardCount }, (): ShardPosition => ({ done: false }));
+    const readers = start.map(
+      (position, shard) =>
+        new ShardReader(
+          table,
+          { TableName: tableName, IndexName: index.indexName, ScanIndexForward: ascending, ...queryExpression(tenantId, shard, sortField, criteria) },
+          keyAttributes,
+          position,
+        ),
+    );
+    const rows: { item: HeaderItem; cursor: SearchCursor }[] = [];
+    let skipped = 0;
+    // Each shard is asked for its share of the rows still needed, plus a fifth for rows a filter drops, so a page
+    // is usually one Query per shard; a shard that runs dry is asked again (reads only grow with what is needed).
+    const fillAll = () =>
+      Promise.all(readers.map((reader) => reader.fill(Math.ceil((1.2 * (skip - skipped + take - rows.length + 1)) / searchShardCount) + 1)));
+    for (;;) {
+      await fillAll();
+      if (rows.length >= take) break;
+      let best: ShardReader | undefined;
+      for (const reader of readers) {
+        const head = reader.buffer[0];
+        if (head && (!best || compare(head, best.buffer[0] as Record<string, unknown>) < 0)) best = reader;
+      }
+      if (!best) break;
+      const item = best.take();
+      if (skipped < skip) skipped += 1;
+      else rows.push({ item, cursor: readers.map((reader) => reader.position) });
+    }
+    return { skipped, rows, more: readers.some((reader) => reader.buffer.length > 0) };
+  };
+
+  const count = async (tenantId: number, criteria: SearchCriteria): Promise<number> => {
+    const { index } = receiptSortIndex('DeliveryDate');
+    const counts = await Promise.all(
+      Array.from({ length: searchShardCount }, async (_, shard) => {
+        let found = 0;
+        let ExclusiveStartKey: Record<string, unknown> | undefined;
+        do {
+          const answer = await client.send(
+            new QueryCommand({ TableName: tableName, IndexName: index.indexName, Select: 'COUNT', ExclusiveStartKey, ...queryExpression(tenantId, shard, 'DeliveryDate', criteria) }),
+          );
+          found += answer.Count ?? 0;
+          ExclusiveStartKey = answer.LastEvaluatedKey;
+        } while (ExclusiveStartKey);
+        return found;
+      }),
+    );
+    return counts.reduce((sum, shardCount) => sum + shardCount, 0);
+  };
+
+  /** BatchGetItem, 100 keys a request, unprocessed keys sent again after a jittered backoff. */
+  const readHeaders = async (tenantId: number, ids: readonly number[]): Promise<HeaderItem[]> => {
+    const items: HeaderItem[] = [];
+    for (let offset = 0; offset < ids.length; offset += 100) {
+      let keys: Record<string, unknown>[] | undefined = ids.slice(offset, offset + 100).map((id) => ({ ...headerKey(tenantId, id) }));
+      for (let attempt = 0; keys && keys.length > 0; attempt += 1) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** attempt)));
+        const answer = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
+        items.push(...((answer.Responses?.[tableName] ?? []) as HeaderItem[]));
+        keys = answer.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
+      }
+    }
+    return items;
+  };
+
+  /** One Query of the receipt's line items (eventually consistent, as a page's rows are). */
+  const readLines = async (tenantId: number, receiptId: number): Promise<StoredLine[]> => {
+    const items = await queryAll(client, {
+      TableName: tableName,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :line)',
+      ExpressionAttributeNames: { '#pk': tableDefinition.partitionKey, '#sk': tableDefinition.sortKey },
+      ExpressionAttributeValues: { ':pk': receiptPartition(tenantId, receiptId), ':line': lineSortKeyPrefix },
+    });
+    return items.map((item) => inFieldOrder(item, lineFieldOrder) as StoredLine);
+  };
+
+  const readContinuation = async (tenantId: number, queryHash: string, rowNumber: number, now: Date): Promise<SearchCursor | undefined> => {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: continuationKey(tenantId, queryHash, rowNumber), ConsistentRead: true }));
+    const shards = Item?.shards;
+    // TTL deletes an expired item within days, not at once: an expired one is as good as none.
+    if (!Item || typeof Item.expiresAt !== 'number' || Item.expiresAt * 1000 <= now.getTime() || !Array.isArray(shards) || shards.length !== searchShardCount) return undefined;
+    return shards as ShardPosition[];
+  };
+
+  const writeContinuation = async (tenantId: number, queryHash: string, rowNumber: number, cursor: SearchCursor, expiresAt: Date): Promise<void> => {
+    const item = {
+      ...continuationKey(tenantId, queryHash, rowNumber),
+      entity: 'DeliveryReceiptSearchContinuation',
+      shards: cursor.map((position) => (position.after ? { after: position.after, done: position.done } : { done: position.done })),
+      [tableDefinition.timeToLiveAttribute]: Math.floor(expiresAt.getTime() / 1000),
+    };
+    assertItemFits(item);
+    await client.send(new PutCommand({ TableName: tableName, Item: item }));
+  };
+
+  return { readRows, count, readHeaders, readLines, readContinuation, writeContinuation };
+};

@@ -98,3 +98,14 @@ export const searchIndexAttributes = (tenantId: number, header: SearchHeader): R
   }
   return attributes;
 };
+
+/** Above every sort key of a day's instants and IDs: `to` plus U+0002 (the separator is U+0001). */
+const upperKey = (to: string): string => `${to}\u0002`;
+/** Below every dated key and above every undated one (dates begin with a digit). */
+const firstDatedKey = '0';
+
+/** The bounds on the DeliveryDate sort key a Search's date range gives (sortable bounds, `to` inclusive), if any. */
+export const dateRange = (bounds: { readonly from?: string; readonly to?: string }): { readonly low: string; readonly high?: string } | undefined =>
+  bounds.from === undefined && bounds.to === undefined
+    ? undefined
+    : { low: bounds.from ?? firstDatedKey, ...(bounds.to !== undefined ? { high: upperKey(bounds.to) } : {}) };

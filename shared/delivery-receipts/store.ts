@@ -1,10 +1,12 @@
-// Domain port (delivery receipts): what the receipt service and completion need from storage. The DynamoDB adapter
-// of both ports is repository.ts (`createReceiptRepository`, `createCompletionRepository`); the wiring (wiring.ts) plugs them in once per
-// process, and tests may pass any other implementation.
+// Domain port (delivery receipts): what the receipt service, completion and Search need from storage. The DynamoDB
+// adapter of the three ports is repository.ts (`createReceiptRepository`, `createCompletionRepository`,
+// `createSearchRepository`); the wiring (wiring.ts) plugs them in once per process, and tests may pass any other
+// implementation.
 import type { KeyClaimItem } from '#shared/data/idempotency';
 import type { DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
-import type { Actor } from './lifecycle';
+import type { Actor, ReceiptStatus } from './lifecycle';
 import type { StoredLine } from './lines';
+import type { ReceiptSortField } from './search-keys';
 import type { CompletionChunk } from './stock-effects';
 
 /** A receipt's header as stored: every field but Lines, with its identity, tenancy and Version always present. */
@@ -110,4 +112,70 @@ export interface CompletionStore {
   runChunk(chunk: CompletionChunk, lines: readonly StoredLine[], headerVersion?: number): Promise<void>;
   /** Header to Completing (read-only, Version + 1) with the completion item at cursor 0, in one transaction (VersionConflict). */
   startChunked(start: ChunkedStart): Promise<void>;
+}
+
+/** A Search's filter, normalised (search.ts `searchCriteria`): what the rows must match (order and paging are the plan's). */
+export interface SearchCriteria {
+  /** The statuses a row may have; absent: any. */
+  readonly statuses?: readonly ReceiptStatus[];
+  /** Lower-cased text found in RefNumber or SupplierName. */
+  readonly text?: string;
+  /** Sortable DeliveryDate bounds (search-keys.ts): the lower inclusive, the upper inclusive of the whole instant. */
+  readonly from?: string;
+  readonly to?: string;
+  readonly supplierId?: number;
+  readonly ids?: readonly number[];
+  readonly guids?: readonly string[];
+}
+
+/** A receipt header as Search reads it: the stored header item (keys and index attributes included). */
+export type HeaderItem = Readonly<Record<string, unknown>>;
+
+/** Where one shard of an index stands after a row: after the key of the last row taken from it, or read to its end. */
+export interface ShardPosition {
+  readonly after?: Record<string, string>;
+  readonly done: boolean;
+}
+
+/** Where a Search read stands after a row: every shard's position (what a continuation keeps). */
+export type SearchCursor = readonly ShardPosition[];
+
+/** One read of a Search's rows, in the order of its sort field, merged over the index's shards. */
+export interface SearchRowsQuery {
+  readonly tenantId: number;
+  readonly sortField: ReceiptSortField;
+  readonly ascending: boolean;
+  readonly criteria: SearchCriteria;
+  /** The order of the rows (Search's sort rule, ties by ID): the shards are merged by it. */
+  readonly compare: (a: HeaderItem, b: HeaderItem) => number;
+  /** Continue after this cursor (one this store gave); absent: from the first row. */
+  readonly after?: SearchCursor;
+  /** Rows to pass over first, then rows to take. */
+  readonly skip: number;
+  readonly take: number;
+}
+
+export interface SearchRows {
+  /** Rows passed over (fewer than `skip` when the rows ran out). */
+  readonly skipped: number;
+  /** The rows taken, each with the cursor after it. */
+  readonly rows: readonly { readonly item: HeaderItem; readonly cursor: SearchCursor }[];
+  /** Whether a matching row lies after the last one taken. */
+  readonly more: boolean;
+}
+
+/** Search's storage (search.ts): the sharded indexes read in order, counts, reads by key, lines, and continuations. */
+export interface ReceiptSearchStore {
+  /** Skips then takes matching rows in order; reads grow with the rows needed, never the whole collection. */
+  readRows(query: SearchRowsQuery): Promise<SearchRows>;
+  /** How many of the tenant's receipts match (reads every matching header). */
+  count(tenantId: number, criteria: SearchCriteria): Promise<number>;
+  /** The headers of these IDs that exist, in any order. */
+  readHeaders(tenantId: number, ids: readonly number[]): Promise<HeaderItem[]>;
+  /** Every stored line of the receipt (active or not), in SequenceNumber order. */
+  readLines(tenantId: number, receiptId: number): Promise<StoredLine[]>;
+  /** The cursor kept for (query, row number), strongly consistent; undefined when none or expired at `now`. */
+  readContinuation(tenantId: number, queryHash: string, rowNumber: number, now: Date): Promise<SearchCursor | undefined>;
+  /** Keeps the cursor after row `rowNumber` of the query in the tenant's own partition until `expiresAt`. */
+  writeContinuation(tenantId: number, queryHash: string, rowNumber: number, cursor: SearchCursor, expiresAt: Date): Promise<void>;
 }

@@ -2,13 +2,14 @@
 // once per process. Get and add inventory never complete a receipt, so they take `receiptService()` and bundle
 // neither completion nor the SQS client; save passes completion in (`completingReceiptService(completeReceipt)`).
 // The over-receipt tolerance is the stack's setting, read once at start-up (a bad value fails the cold start).
+// Search's store (`receiptSearchStore()`) is handed to search.ts by its function, so no other function bundles Search.
 import { defaultTable, type TableContext } from '#shared/data/client';
 import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
 import { stackSettings } from '#shared/operations/settings';
 import { linePolicy } from './lines';
-import { createCompletionRepository, createReceiptRepository } from './repository';
+import { createCompletionRepository, createReceiptRepository, createSearchRepository } from './repository';
 import { createReceiptService, type ReceiptService } from './service';
-import type { CompleteReceipt, CompletionStore } from './store';
+import type { CompleteReceipt, CompletionStore, ReceiptSearchStore } from './store';
 
 /** The stack's over-receipt tolerance in percent (0 to 1,000, two decimals; shared/operations/settings.ts); 0 when unset. */
 export const toleranceVariable = stackSettings.overReceiptTolerance.variable;
@@ -58,3 +59,6 @@ export const completingReceiptService = (complete: CompleteThrough): ReceiptServ
   }
   return completingService;
 };
+
+/** Search's store over the function's table (search.ts's `createDeliveryReceiptSearch` takes it). */
+export const receiptSearchStore = (): ReceiptSearchStore => createSearchRepository(defaultTable());

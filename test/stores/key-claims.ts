@@ -1,9 +1,19 @@
-// Test support: Idempotency-Key claims (shared/data/idempotency.ts) held in memory, for the areas' in-memory stores.
+// Test support: Idempotency-Key claims (shared/data/idempotency.ts) held in memory, for the areas' in-memory stores,
+// and the claim the contract suites hand a write (`keyClaim`).
 // A store receives a claim as the DynamoDB transaction item the mechanism built (`KeyClaimItem`); this reads it the
 // way DynamoDB would: a Put (`WriteClaim.item`) takes the key unless it is taken (KeyAlreadyClaimed), an Update
 // (`WriteClaim.restate`) replaces the answer of a claim that exists. Anything else is refused loudly, so a store never
 // silently accepts a claim it does not understand.
-import { KeyAlreadyClaimed, type KeyClaimItem } from '#shared/data/idempotency';
+import { idempotencyClaimKey, idempotencyEntity, KeyAlreadyClaimed, type KeyClaimItem } from '#shared/data/idempotency';
+
+/** The claim an Idempotency-Key's mechanism hands a write (shared/data/idempotency.ts, `WriteClaim.item`): the contracts' key claim. */
+export const keyClaim = (tableName: string, tenantId: number, operationId: string, key: string): KeyClaimItem => ({
+  Put: {
+    TableName: tableName,
+    Item: { ...idempotencyClaimKey(tenantId, operationId, key), entity: idempotencyEntity, requestHash: 'h', answer: '{}' },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
 
 const keyOf = (key: Record<string, unknown> | undefined): string => {
   if (typeof key?.pk !== 'string' || typeof key.sk !== 'string') throw new Error('a key claim names no pk and sk');

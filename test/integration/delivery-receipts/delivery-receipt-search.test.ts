@@ -1,4 +1,4 @@
-// Integration tests of delivery-receipt Search (shared/delivery-receipts/search.ts) on DynamoDB Local: the four
+// Integration tests of delivery-receipt Search (shared/delivery-receipts/search.ts over repository.ts's search store) on DynamoDB Local: the four
 // sharded indexes read in order and merged, the filters as FilterExpressions, paging through cached
 // continuations, the fallback without one, tenancy, and what a page costs.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -6,7 +6,9 @@ import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '#shared/auth/principal';
 import { createDocumentClient, type TableContext } from '#shared/data/client';
 import { tenantPartition } from '#shared/data/partition';
-import { continuationKey, createDeliveryReceiptSearch, queryHashOf, deliveryReceiptSearch, searchCriteria } from '#shared/delivery-receipts/search';
+import { continuationKey } from '#shared/delivery-receipts/keys';
+import { createSearchRepository } from '#shared/delivery-receipts/repository';
+import { createDeliveryReceiptSearch, queryHashOf, deliveryReceiptSearch, searchCriteria } from '#shared/delivery-receipts/search';
 import { ApiError } from '#shared/errors';
 import type { SearchFilter } from '#shared/schemas/search-filter';
 import { attachCapacityMeter } from '#test/bench/capacity';
@@ -23,7 +25,7 @@ const table: TableContext = { client: createDocumentClient(raw), tableName };
 afterAll(() => raw.destroy());
 
 let now = new Date('2026-04-01T00:00:00.000Z');
-const receiptSearch = createDeliveryReceiptSearch({ table, clock: () => now });
+const receiptSearch = createDeliveryReceiptSearch({ store: createSearchRepository(table), clock: () => now });
 
 const principalOf = (tenantId: number): Principal => ({ tenantId, websiteId: 1, userId: 3 });
 const tenant = principalOf(freshTenantId());

@@ -5,20 +5,11 @@
 // index uses U+0001). Conditions are part of the contract: versions, names, the default pointer, an
 // Idempotency-Key's claim, and a refused write changing nothing (one transaction, all or nothing).
 import { describe, expect, it } from '@jest/globals';
-import { idempotencyClaimKey, idempotencyEntity, type KeyClaimItem } from '#shared/data/idempotency';
 import type { TenantLocation } from '#shared/schemas/tenant-location';
 import type { TenantLocationStore } from '#shared/tenant-locations/store';
+import { keyClaim } from '#test/stores/key-claims';
 import { freshTenantId } from '#test/support/tenant-items';
 import { locationOf, refusal, seedLocation } from './fixtures';
-
-/** The claim an Idempotency-Key's mechanism hands a write (shared/data/idempotency.ts, `WriteClaim.item`). */
-const keyClaim = (tableName: string, tenantId: number, key: string): KeyClaimItem => ({
-  Put: {
-    TableName: tableName,
-    Item: { ...idempotencyClaimKey(tenantId, 'tenantLocationSave', key), entity: idempotencyEntity, requestHash: 'h', answer: '{}' },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  },
-});
 
 /** The suite, over the store `open` gives (once per suite) and the table name its key claims carry. */
 export const describeTenantLocationStoreContract = (implementation: string, open: () => { readonly store: TenantLocationStore; readonly tableName: string }) =>
@@ -183,9 +174,9 @@ export const describeTenantLocationStoreContract = (implementation: string, open
 
       it('takes an Idempotency-Key with the write: a key taken already is KeyAlreadyClaimed, and that write changes nothing', async () => {
         const { tenantId, location } = tenant();
-        await repository.write({ next: location(1, { Name: 'First' }), makesDefault: false, claim: keyClaim(tableName, tenantId, 'k1') });
+        await repository.write({ next: location(1, { Name: 'First' }), makesDefault: false, claim: keyClaim(tableName, tenantId, 'tenantLocationSave', 'k1') });
 
-        const again = await repository.write({ next: location(2, { Name: 'Second', IsDefault: true }), makesDefault: true, claim: keyClaim(tableName, tenantId, 'k1') }).then(
+        const again = await repository.write({ next: location(2, { Name: 'Second', IsDefault: true }), makesDefault: true, claim: keyClaim(tableName, tenantId, 'tenantLocationSave', 'k1') }).then(
           () => 'written',
           (error: Error) => error.name,
         );

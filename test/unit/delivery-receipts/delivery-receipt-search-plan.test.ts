@@ -1,7 +1,8 @@
 // Unit tests of delivery-receipt Search's plan (shared/delivery-receipts/search.ts): what a filter becomes before
 // anything is read: the index and direction, the criteria, the key condition and FilterExpression, the refusals.
 import { describe, expect, it } from '@jest/globals';
-import { deliveryReceiptSearch, matches, queryExpression, queryHashOf, searchCriteria } from '#shared/delivery-receipts/search';
+import { queryExpression } from '#shared/delivery-receipts/repository';
+import { deliveryReceiptSearch, matches, queryHashOf, searchCriteria } from '#shared/delivery-receipts/search';
 import { searchIndexAttributes } from '#shared/delivery-receipts/search-keys';
 import { ValidationFailed } from '#shared/errors';
 

@@ -1,16 +1,17 @@
-// Unit tests of the scheduled-task service's rules with an injected clock, an in-memory repository, a scheduler
+// Unit tests of the scheduled-task service's rules with an injected clock, the contract-tested in-memory store, a scheduler
 // that can be made to fail and a recorded sync queue: create and update, the merge, Status and NextRun, stale
 // versions, 404s, refusals that change nothing, secrets sealed and never shown, and the Pending path.
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { localSecretCipher } from '#shared/crypto/envelope';
-import { VersionConflict, type ApiError } from '#shared/errors';
+import type { ApiError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ScheduleState } from '#shared/schemas/scheduled-task';
-import type { ScheduledTaskStore, StoredTask } from '#shared/scheduled-tasks/store';
+import type { StoredTask } from '#shared/scheduled-tasks/store';
 import type { TaskSchedule } from '#shared/scheduled-tasks/schedule-sync';
 import type { TaskRunMessage } from '#shared/scheduled-tasks/messages';
 import { createScheduledTaskService, createScheduleSyncRetrier, sealedSizeBound, type ScheduleSyncRequest } from '#shared/scheduled-tasks/service';
+import { createMemoryScheduledTaskStore } from '#test/stores/scheduled-tasks/memory-task-store';
 
 logger.setLogLevel('SILENT');
 
@@ -18,61 +19,16 @@ const principal = { tenantId: 7, websiteId: 1, userId: 3 };
 const other = { tenantId: 8, websiteId: 1, userId: 4 };
 const cipher = localSecretCipher(randomBytes(32));
 
-/** The repository's contract in memory: versioned writes, run-owned LastRun kept, state conditional on Version. */
-const memoryRepository = () => {
-  const items = new Map<string, StoredTask>();
-  const sequences = new Map<number, number>();
-  const key = (tenantId: number, id: number) => `${tenantId}/${id}`;
-  const repository: ScheduledTaskStore = {
-    nextId: async (tenantId) => {
-      const value = (sequences.get(tenantId) ?? 0) + 1;
-      sequences.set(tenantId, value);
-      return value;
-    },
-    giveBackId: async (tenantId, id) => {
-      if (sequences.get(tenantId) !== id) return false;
-      if (id === 1) sequences.delete(tenantId);
-      else sequences.set(tenantId, id - 1);
-      return true;
-    },
-    get: async (tenantId, id) => structuredClone(items.get(key(tenantId, id))),
-    write: async (tenantId, next, expectedVersion, clearRunState = false) => {
-      const stored = items.get(key(tenantId, next.task.ID));
-      if ((stored?.task.Version ?? undefined) !== expectedVersion) throw new VersionConflict();
-      const lastRun = clearRunState ? undefined : stored?.task.LastRunDateTime_utc;
-      const { LastRunDateTime_utc: _ignored, ...task } = next.task;
-      // Every write puts the task on the reconciler's index until a sync succeeds.
-      items.set(key(tenantId, next.task.ID), structuredClone({ ...next, task: { ...task, ...(lastRun ? { LastRunDateTime_utc: lastRun } : {}) }, scheduleOutOfLine: true }));
-    },
-    setScheduleState: async (tenantId, id, version, state) => {
-      const stored = items.get(key(tenantId, id));
-      if (!stored || stored.task.Version !== version) return false;
-      items.set(key(tenantId, id), { ...stored, task: { ...stored.task, ScheduleState: state }, ...(state === 'Pending' ? {} : { scheduleOutOfLine: false }) });
-      return true;
-    },
-    // The reconciler's list: every task still out of line, saved at or before the time asked, oldest first.
-    async *listOutOfLine(savedBefore) {
-      const listed = [...items.entries()]
-        .filter(([, stored]) => stored.scheduleOutOfLine && (stored.task.ModifiedDateTime_utc ?? '') < savedBefore)
-        .sort(([, left], [, right]) => String(left.task.ModifiedDateTime_utc).localeCompare(String(right.task.ModifiedDateTime_utc)));
-      for (const [itemKey] of listed) {
-        const [tenantId, taskId] = itemKey.split('/').map(Number) as [number, number];
-        yield { tenantId, taskId };
-      }
-    },
-  };
-  return { repository, items, sequences };
-};
-
 let now = new Date('2026-03-01T00:00:00Z');
-let store: ReturnType<typeof memoryRepository>;
+/** The in-memory store held to the repository by test/stores/scheduled-tasks/task-store-contract.ts. */
+let memory: ReturnType<typeof createMemoryScheduledTaskStore>;
 let synced: TaskSchedule[];
 let queued: ScheduleSyncRequest[];
 let schedulerFails: boolean;
 
 const service = () =>
   createScheduledTaskService({
-    repository: store.repository,
+    repository: memory.store,
     cipher,
     syncSchedule: async (task: TaskSchedule): Promise<Exclude<ScheduleState, 'Pending' | 'Deleted'>> => {
       if (schedulerFails) throw Object.assign(new Error('scheduler unreachable'), { name: 'ScheduleSyncFailed' });
@@ -99,7 +55,7 @@ const refusal = async (promise: Promise<unknown>) => {
 
 beforeEach(() => {
   now = new Date('2026-03-01T00:00:00Z');
-  store = memoryRepository();
+  memory = createMemoryScheduledTaskStore();
   synced = [];
   queued = [];
   schedulerFails = false;
@@ -157,15 +113,15 @@ describe('scheduled-task save: create', () => {
     const { status, errors } = await refusal(service().save(principal, body));
     expect(status).toBe(400);
     expect(errors?.map((error) => ('pointer' in error ? error.pointer : error.parameter))).toEqual(pointers);
-    expect(store.items.size).toBe(0);
-    expect(store.sequences.size).toBe(0);
+    expect(memory.items.size).toBe(0);
+    expect(memory.sequences.size).toBe(0);
     expect(synced).toEqual([]);
   });
 
   it('refuses one secret named twice before anything is taken or written', async () => {
     const body = { ...hourly, AdaptorDetails: { Instructions: [{ KeyName: 'ApiKey', Value: 'a' }, { KeyName: 'ApiKey', Value: 'b' }] } };
     expect(await refusal(service().save(principal, body))).toMatchObject({ status: 400, errors: [{ pointer: '/AdaptorDetails/Instructions/1/KeyName' }] });
-    expect(store.sequences.size).toBe(0);
+    expect(memory.sequences.size).toBe(0);
   });
 });
 
@@ -185,7 +141,7 @@ describe('scheduled-task save: update', () => {
     await service().save(principal, hourly);
     await service().save(principal, { ID: 1, Name: 'Second', Version: 1 });
     expect(await refusal(service().save(principal, { ID: 1, Name: 'Third', Version: 1 }))).toMatchObject({ status: 409 });
-    expect(store.items.get('7/1')?.task).toMatchObject({ Name: 'Second', Version: 2 });
+    expect(memory.items.get('7/1')?.task).toMatchObject({ Name: 'Second', Version: 2 });
     expect(synced).toHaveLength(2);
   });
 
@@ -194,7 +150,7 @@ describe('scheduled-task save: update', () => {
     expect(await refusal(service().save(other, { ...hourly, ID: 1 }))).toMatchObject({ status: 404 });
     expect(await refusal(service().get(other, 1))).toMatchObject({ status: 404 });
     expect(await refusal(service().save(principal, { ...hourly, ID: 2 }))).toMatchObject({ status: 404 });
-    expect(store.items.size).toBe(1);
+    expect(memory.items.size).toBe(1);
   });
 
   it('disables: Status Disabled, no next run, the scheduler told enabled=false', async () => {
@@ -210,14 +166,14 @@ describe('scheduled-task save: update', () => {
   it('keeps a completed one-off task Completed when its schedule is unchanged, and schedules it again when it changes', async () => {
     await service().save(principal, { Name: 'Once', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2026-03-01T01:00:00Z' });
     // The runs consumer records the run (C4): Status Completed, CompletedDateTime_utc, LastRun, no NextRun.
-    const stored = store.items.get('7/1') as StoredTask;
+    const stored = memory.items.get('7/1') as StoredTask;
     const { NextRunDateTime_utc: _next, ...rest } = stored.task;
-    store.items.set('7/1', { ...stored, task: { ...rest, Status: 'Completed', CompletedDateTime_utc: '2026-03-01T01:00:02.000Z', LastRunDateTime_utc: '2026-03-01T01:00:00.000Z' } });
+    memory.items.set('7/1', { ...stored, task: { ...rest, Status: 'Completed', CompletedDateTime_utc: '2026-03-01T01:00:02.000Z', LastRunDateTime_utc: '2026-03-01T01:00:00.000Z' } });
     now = new Date('2026-03-02T00:00:00Z');
     const renamed = await service().save(principal, { ID: 1, Name: 'Once, renamed' });
     // Its at() schedule deleted itself after the run: the state says the schedule is gone.
     expect(renamed.task).toMatchObject({ Status: 'Completed', CompletedDateTime_utc: '2026-03-01T01:00:02.000Z', LastRunDateTime_utc: '2026-03-01T01:00:00.000Z', ScheduleState: 'Deleted' });
-    expect(store.items.get('7/1')?.task.ScheduleState).toBe('Deleted');
+    expect(memory.items.get('7/1')?.task.ScheduleState).toBe('Deleted');
     expect(renamed.task).not.toHaveProperty('NextRunDateTime_utc');
     const again = await service().save(principal, { ID: 1, TimeOfDay: '2026-03-03T00:00:00Z' });
     expect(again.task).toMatchObject({ Status: 'Scheduled', NextRunDateTime_utc: '2026-03-03T00:00:00.000Z', ScheduleState: 'Enabled' });
@@ -235,7 +191,7 @@ describe('scheduled-task save: update', () => {
     // A time already past, even by a millisecond, is refused and changes nothing.
     now = new Date('2026-03-01T23:02:19.001Z');
     expect(await refusal(service().save(principal, { Name: 'Late', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2026-03-01T23:02:19Z' }))).toMatchObject({ status: 400 });
-    expect(store.sequences.get(7)).toBe(1);
+    expect(memory.sequences.get(7)).toBe(1);
   });
 
   it('computes the next run in the task zone across a DST change (daily 09:00 Sydney)', async () => {
@@ -259,7 +215,7 @@ describe('scheduled-task secrets', () => {
       TokenDetails: { Provider: 'Xero', HasTokenSecret: true, HasUsername: true },
       Instructions: [{ KeyName: 'ApiPassword', HasValue: true }, { KeyName: 'BatchSize', Value: '50' }],
     });
-    const stored = JSON.stringify(store.items.get('7/1'));
+    const stored = JSON.stringify(memory.items.get('7/1'));
     for (const secret of ['ts-very-secret-1', 'ledger-user@example.com', 'pw-horse-battery']) expect(stored).not.toContain(secret);
 
     // A fetched task sent back (flags included) keeps every secret; "" clears one.
@@ -267,7 +223,7 @@ describe('scheduled-task secrets', () => {
     const { task: kept } = await service().save(principal, { ...fetched, Runs: undefined, AdaptorDetails: { ...fetched.AdaptorDetails, TokenDetails: { ...fetched.AdaptorDetails?.TokenDetails, Username: '' } } });
     expect(kept.AdaptorDetails?.TokenDetails).toEqual({ Provider: 'Xero', HasTokenSecret: true });
     expect(kept.AdaptorDetails?.Instructions?.[0]).toEqual({ KeyName: 'ApiPassword', HasValue: true });
-    expect(store.items.get('7/1')?.adaptor?.Secrets.map((secret) => secret.Field)).toEqual(['Instructions/ApiPassword/Value', 'TokenDetails/TokenSecret']);
+    expect(memory.items.get('7/1')?.adaptor?.Secrets.map((secret) => secret.Field)).toEqual(['Instructions/ApiPassword/Value', 'TokenDetails/TokenSecret']);
   });
 
   it('does not let a client-sent Has<Field> flag claim a secret that is not stored', async () => {
@@ -282,7 +238,7 @@ describe('schedule sync', () => {
     const { created, task } = await service().save(principal, hourly);
     expect(created).toBe(true);
     expect(task).toMatchObject({ ID: 1, Version: 1, ScheduleState: 'Pending' });
-    expect(store.items.get('7/1')?.task.ScheduleState).toBe('Pending');
+    expect(memory.items.get('7/1')?.task.ScheduleState).toBe('Pending');
     expect(queued).toEqual([{ tenantId: 7, taskId: 1, version: 1 }]);
   });
 
@@ -291,7 +247,7 @@ describe('schedule sync', () => {
     await service().save(principal, hourly);
     schedulerFails = false;
     expect(await service().retrySync({ tenantId: 7, taskId: 1, version: 1 })).toBe('synced');
-    expect(store.items.get('7/1')?.task.ScheduleState).toBe('Enabled');
+    expect(memory.items.get('7/1')?.task.ScheduleState).toBe('Enabled');
     await service().save(principal, { ID: 1, Name: 'Renamed' });
     synced = [];
     expect(await service().retrySync({ tenantId: 7, taskId: 1, version: 1 })).toBe('stale');
@@ -303,25 +259,25 @@ describe('schedule sync', () => {
     schedulerFails = true;
     await service().save(principal, hourly);
     await expect(service().retrySync({ tenantId: 7, taskId: 1, version: 1 })).rejects.toThrow('scheduler unreachable');
-    expect(store.items.get('7/1')?.task.ScheduleState).toBe('Pending');
+    expect(memory.items.get('7/1')?.task.ScheduleState).toBe('Pending');
   });
 
   it('leaves a saved task on the reconciler\'s index until a sync succeeds; the reconciler syncs it once, and only while it is out of line', async () => {
     schedulerFails = true;
     await service().save(principal, hourly);
-    expect(store.items.get('7/1')?.scheduleOutOfLine).toBe(true);
+    expect(memory.items.get('7/1')?.scheduleOutOfLine).toBe(true);
     schedulerFails = false;
     synced = [];
     expect(await service().reconcileTask(7, 1)).toBe('synced');
     expect(synced).toEqual([expect.objectContaining({ tenantId: 7, taskId: 1, version: 1, enabled: true })]);
-    expect(store.items.get('7/1')).toMatchObject({ scheduleOutOfLine: false, task: { ScheduleState: 'Enabled' } });
+    expect(memory.items.get('7/1')).toMatchObject({ scheduleOutOfLine: false, task: { ScheduleState: 'Enabled' } });
     // A stale index entry (the task is in line already, or gone) changes nothing.
     expect(await service().reconcileTask(7, 1)).toBe('inLine');
     expect(await service().reconcileTask(7, 2)).toBe('gone');
     expect(synced).toHaveLength(1);
     // A save whose sync succeeds takes its task off the index itself.
     await service().save(principal, { ID: 1, Name: 'Renamed' });
-    expect(store.items.get('7/1')?.scheduleOutOfLine).toBe(false);
+    expect(memory.items.get('7/1')?.scheduleOutOfLine).toBe(false);
   });
 
   it('fires a one-off task whose time passed before its schedule could be written (late, never lost), once; never a completed one', async () => {
@@ -332,7 +288,7 @@ describe('schedule sync', () => {
     const fired: TaskRunMessage[] = [];
     const retrier = () =>
       createScheduleSyncRetrier({
-        repository: store.repository,
+        repository: memory.store,
         syncSchedule: async (task) => (task.enabled && task.recurrence.start > now.getTime() ? 'Enabled' : 'Disabled'),
         fireOverdue: async (run) => {
           fired.push(run);
@@ -343,18 +299,18 @@ describe('schedule sync', () => {
     now = new Date('2026-03-01T23:02:30Z');
     expect(await retrier().retrySync({ tenantId: 7, taskId: 1, version: 1 })).toBe('synced');
     expect(fired).toEqual([]);
-    expect(store.items.get('7/1')?.task.ScheduleState).toBe('Enabled');
+    expect(memory.items.get('7/1')?.task.ScheduleState).toBe('Enabled');
     // Its minute passed while it was out of line: its run is fired now, for the time it was due.
-    store.items.set('7/1', { ...(store.items.get('7/1') as StoredTask), scheduleOutOfLine: true });
+    memory.items.set('7/1', { ...(memory.items.get('7/1') as StoredTask), scheduleOutOfLine: true });
     now = new Date('2026-03-01T23:07:00Z');
     expect(await retrier().reconcileTask(7, 1)).toBe('synced');
     expect(fired).toEqual([{ tenantId: 7, taskId: 1, version: 1, scheduledTime: '2026-03-01T23:03:00.000Z' }]);
-    expect(store.items.get('7/1')).toMatchObject({ scheduleOutOfLine: false, task: { ScheduleState: 'Deleted' } });
+    expect(memory.items.get('7/1')).toMatchObject({ scheduleOutOfLine: false, task: { ScheduleState: 'Deleted' } });
     // A completed one-off task, or a disabled one, is never fired again.
-    const stored = store.items.get('7/1') as StoredTask;
-    store.items.set('7/1', { ...stored, scheduleOutOfLine: true, task: { ...stored.task, Status: 'Completed' } });
+    const stored = memory.items.get('7/1') as StoredTask;
+    memory.items.set('7/1', { ...stored, scheduleOutOfLine: true, task: { ...stored.task, Status: 'Completed' } });
     expect(await retrier().reconcileTask(7, 1)).toBe('synced');
-    store.items.set('7/1', { ...stored, scheduleOutOfLine: true, task: { ...stored.task, IsEnabled: false, Status: 'Disabled' } });
+    memory.items.set('7/1', { ...stored, scheduleOutOfLine: true, task: { ...stored.task, IsEnabled: false, Status: 'Disabled' } });
     expect(await retrier().reconcileTask(7, 1)).toBe('synced');
     expect(fired).toHaveLength(1);
   });
@@ -362,7 +318,7 @@ describe('schedule sync', () => {
   it('queues a retry (Pending) for a one-off task whose run fell due while it was being saved, so its run is fired, not lost', async () => {
     now = new Date('2026-03-01T23:02:59.950Z');
     const slow = createScheduledTaskService({
-      repository: store.repository,
+      repository: memory.store,
       cipher,
       // The schedule is written after the run's minute has begun: the scheduler says none is left.
       syncSchedule: async () => {
@@ -378,13 +334,13 @@ describe('schedule sync', () => {
     const { task } = await slow.save(principal, { Name: 'Just in time', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2026-03-01T23:02:59.990Z' });
     expect(task).toMatchObject({ Status: 'Scheduled', NextRunDateTime_utc: '2026-03-01T23:03:00.000Z', ScheduleState: 'Pending' });
     expect(queued).toEqual([{ tenantId: 7, taskId: 1, version: 1 }]);
-    expect(store.items.get('7/1')).toMatchObject({ scheduleOutOfLine: true, task: { ScheduleState: 'Pending' } });
+    expect(memory.items.get('7/1')).toMatchObject({ scheduleOutOfLine: true, task: { ScheduleState: 'Pending' } });
   });
 
   it('still answers (Pending) when the sync queue is down too', async () => {
     schedulerFails = true;
     const failing = createScheduledTaskService({
-      repository: store.repository,
+      repository: memory.store,
       cipher,
       syncSchedule: async () => {
         throw new Error('down');
@@ -410,7 +366,7 @@ describe('round trips', () => {
   it('tells the sync that a create is new (its schedule is written without reading it first), never an update or a retry', async () => {
     const told: Array<boolean | undefined> = [];
     const counting = createScheduledTaskService({
-      repository: store.repository,
+      repository: memory.store,
       cipher,
       syncSchedule: async (_task, _now, options) => {
         told.push(options?.created);
@@ -431,11 +387,11 @@ describe('round trips', () => {
     const run = { ScheduledDateTime_utc: '2026-03-01T09:00:00.000Z', RecordedDateTime_utc: '2026-03-01T09:00:01.000Z', Outcome: 'Run' as const };
     const reader = createScheduledTaskService({
       repository: {
-        ...store.repository,
-        get: async (tenantId, id) => (reads.push('get'), store.repository.get(tenantId, id)),
+        ...memory.store,
+        get: async (tenantId, id) => (reads.push('get'), memory.store.get(tenantId, id)),
         getWithRuns: async (tenantId, id) => {
           reads.push('getWithRuns');
-          const stored = await store.repository.get(tenantId, id);
+          const stored = await memory.store.get(tenantId, id);
           return stored && { stored, runs: [run] };
         },
       },
@@ -454,14 +410,14 @@ describe('round trips', () => {
 
   it('gives the ID back when a create cannot seal (KMS down or refused): the sequence is as it was, nothing written', async () => {
     const sealFails = createScheduledTaskService({
-      repository: store.repository,
+      repository: memory.store,
       cipher: { seal: async () => Promise.reject(Object.assign(new Error('not authorized to kms:GenerateDataKey'), { name: 'AccessDeniedException' })), open: cipher.open },
       syncSchedule: async () => 'Enabled',
       requestSync: async () => undefined,
       clock: () => now,
     });
     await expect(sealFails.save(principal, { ...hourly, AdaptorDetails: { Name: 'Ledger', TokenDetails: { Provider: 'Xero', TokenKey: 'tk-1', TokenSecret: 'ts-1' } } })).rejects.toMatchObject({ name: 'AccessDeniedException' });
-    expect([store.items.size, store.sequences.get(principal.tenantId)]).toEqual([0, undefined]);
+    expect([memory.items.size, memory.sequences.get(principal.tenantId)]).toEqual([0, undefined]);
     const { task } = await service().save(principal, { ...hourly, AdaptorDetails: { Name: 'Ledger', TokenDetails: { Provider: 'Xero', TokenKey: 'tk-1', TokenSecret: 'ts-1' } } });
     expect(task.ID).toBe(1);
   });
@@ -469,7 +425,7 @@ describe('round trips', () => {
   it('seals each credential of a create once (the size check before the ID uses a bound), and the bound holds', async () => {
     let seals = 0;
     const counting = createScheduledTaskService({
-      repository: store.repository,
+      repository: memory.store,
       cipher: { seal: async (plaintext, context) => (seals += 1, cipher.seal(plaintext, context)), open: cipher.open },
       syncSchedule: async () => 'Enabled',
       requestSync: async () => undefined,
