@@ -41,7 +41,7 @@ export const layers: readonly Layer[] = [
   {
     name: 'platform',
     owns: 'what the deployment provides: the table and its index names, the queues, grants, stack settings, route constants, zoned time and the reconciler\'s own schedule',
-    paths: ['shared/data/table.ts', 'shared/data/indexes.ts', 'shared/events/', 'shared/schedules/', 'shared/operations/grants.ts', 'shared/operations/settings.ts', 'shared/operations/routes.ts'],
+    paths: ['shared/data/table.ts', 'shared/data/indexes.ts', 'shared/events/', 'shared/schedules/', 'shared/operations/grants.ts', 'shared/operations/environment.ts', 'shared/operations/settings.ts', 'shared/operations/routes.ts'],
   },
   {
     name: 'services',
