@@ -4,6 +4,7 @@
 import type { Operation } from './operation';
 import type { XmlRoot } from '#shared/validation/compiled';
 import type { SchemaPlan } from '#shared/validation/plan';
+import type { FunctionNeeds } from './environment';
 
 declare const sourceOperation: unique symbol;
 
@@ -20,6 +21,12 @@ export interface CompiledOperation<O extends Operation = Operation> {
   readonly query?: SchemaPlan;
   readonly requestBody?: { readonly schema: SchemaPlan; readonly xmlSchema?: SchemaPlan; readonly required: boolean };
   readonly success?: { readonly status: number; readonly xmlRoot: XmlRoot };
+  /**
+   * What the function's environment must hold (its table access, grants and stack settings), written by the generator
+   * into the entries the functions import: `httpOperation` checks it when the function loads. An entry compiled in
+   * process (a test's stack around a handler of its own) carries none.
+   */
+  readonly needs?: FunctionNeeds;
   /** Types only: the manifest entry this was compiled from (the handler's input types derive from it). */
   readonly [sourceOperation]?: O;
 }

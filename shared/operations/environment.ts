@@ -61,6 +61,13 @@ export interface FunctionNeeds {
   readonly stackSettings?: readonly StackSetting[];
 }
 
+/** The needs of a manifest entry or a consumer definition, and nothing else of it. */
+export const needsOf = ({ tableAccess, grants, stackSettings: settings }: FunctionNeeds): FunctionNeeds => ({
+  ...(tableAccess && tableAccess.length > 0 ? { tableAccess } : {}),
+  ...(grants && grants.length > 0 ? { grants } : {}),
+  ...(settings && settings.length > 0 ? { stackSettings: settings } : {}),
+});
+
 /** Every variable a function with these needs must find set. */
 export const requiredVariablesOf = (needs: FunctionNeeds): RequiredVariable[] => [
   ...((needs.tableAccess ?? []).length > 0 ? [one(environmentVariables.table, 'the table grant')] : []),

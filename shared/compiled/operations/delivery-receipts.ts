@@ -125,6 +125,7 @@ export const deliveryReceiptAddInventory: CompiledOperation<typeof source.delive
   pathParameters: plan(0),
   requestBody: { schema: plan(6), required: true },
   success: {status: 200,xmlRoot: {name: "ActionResults_DeliveryReceiptT_"}},
+  needs: {tableAccess: ["dynamodb:Query","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:ConditionCheckItem"],stackSettings: ["overReceiptTolerance"]},
 };
 
 export const deliveryReceiptGetV2: CompiledOperation<typeof source.deliveryReceiptGetV2> = {
@@ -136,6 +137,7 @@ export const deliveryReceiptGetV2: CompiledOperation<typeof source.deliveryRecei
   media: "standard",
   pathParameters: plan(0),
   success: {status: 200,xmlRoot: {name: "DeliveryReceiptEditResponse"}},
+  needs: {tableAccess: ["dynamodb:Query"]},
 };
 
 export const deliveryReceiptSaveV2: CompiledOperation<typeof source.deliveryReceiptSaveV2> = {
@@ -147,6 +149,7 @@ export const deliveryReceiptSaveV2: CompiledOperation<typeof source.deliveryRece
   media: "standard",
   requestBody: { schema: plan(20), required: true },
   success: {status: 200,xmlRoot: {name: "ActionResults_DeliveryReceiptT_"}},
+  needs: {tableAccess: ["dynamodb:Query","dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem","dynamodb:ConditionCheckItem"],grants: ["sendReceiptCompletions"],stackSettings: ["overReceiptTolerance"]},
 };
 
 export const deliveryReceiptSearchV2: CompiledOperation<typeof source.deliveryReceiptSearchV2> = {
@@ -158,6 +161,7 @@ export const deliveryReceiptSearchV2: CompiledOperation<typeof source.deliveryRe
   media: "standard",
   requestBody: { schema: plan(79), required: false },
   success: {status: 200,xmlRoot: {name: "PagedActionResults_DeliveryReceiptT_"}},
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:BatchGetItem","dynamodb:Query","dynamodb:PutItem"]},
 };
 
 export const deliveryReceiptOperations = [deliveryReceiptAddInventory, deliveryReceiptGetV2, deliveryReceiptSaveV2, deliveryReceiptSearchV2] as const;

@@ -31,6 +31,7 @@ export const providerWebhook: CompiledOperation<typeof source.providerWebhook> =
   maxBodyBytes: 262144,
   requestBody: { schema: plan(0), required: true },
   success: {status: 202,xmlRoot: {name: "WebhookAccepted"}},
+  needs: {grants: ["sendDocumentEvents","readWebhookSecret"]},
 };
 
 export const documentAnalyserGetDocument: CompiledOperation<typeof source.documentAnalyserGetDocument> = {
@@ -42,6 +43,7 @@ export const documentAnalyserGetDocument: CompiledOperation<typeof source.docume
   media: "standard",
   pathParameters: plan(8),
   success: {status: 200,xmlRoot: {name: "DocumentState"}},
+  needs: {tableAccess: ["dynamodb:Query"]},
 };
 
 export const documentEventOperations = [providerWebhook, documentAnalyserGetDocument] as const;

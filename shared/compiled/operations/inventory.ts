@@ -27,6 +27,7 @@ export const inventoryGetDetailedSOHV2: CompiledOperation<typeof source.inventor
   media: "standard",
   pathParameters: plan(0),
   success: {status: 200,xmlRoot: {name: "ActionResults_InventoryStockOnHandT_"}},
+  needs: {tableAccess: ["dynamodb:Query"]},
 };
 
 export const inventoryOperations = [inventoryGetDetailedSOHV2] as const;

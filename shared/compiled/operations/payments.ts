@@ -136,6 +136,7 @@ export const paymentPost: CompiledOperation<typeof source.paymentPost> = {
   media: "standard",
   requestBody: { schema: plan(0), required: true },
   success: {status: 201,xmlRoot: {name: "SynkSaveQueueResponse_PaymentT_"}},
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem"]},
 };
 
 export const paymentGetByID: CompiledOperation<typeof source.paymentGetByID> = {
@@ -148,6 +149,7 @@ export const paymentGetByID: CompiledOperation<typeof source.paymentGetByID> = {
   pathParameters: plan(71),
   query: plan(77),
   success: {status: 200,xmlRoot: {name: "EditResponse_PaymentT_"}},
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query"]},
 };
 
 export const paymentPostRefund: CompiledOperation<typeof source.paymentPostRefund> = {
@@ -160,6 +162,7 @@ export const paymentPostRefund: CompiledOperation<typeof source.paymentPostRefun
   pathParameters: plan(71),
   requestBody: { schema: plan(88), required: false },
   success: {status: 201,xmlRoot: {name: "SynkSaveQueueResponse_PaymentT_"}},
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem"],grants: ["sendPayments"]},
 };
 
 export const paymentOperations = [paymentPost, paymentGetByID, paymentPostRefund] as const;

@@ -112,6 +112,7 @@ export const scheduledTaskSave: CompiledOperation<typeof source.scheduledTaskSav
   media: "standard",
   requestBody: { schema: plan(0), xmlSchema: plan(80), required: true },
   success: {status: 200,xmlRoot: {name: "ActionResults_ScheduledTask_"}},
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem"],grants: ["manageSchedules","sealSecrets","sendScheduleSync"]},
 };
 
 export const scheduledTaskGet: CompiledOperation<typeof source.scheduledTaskGet> = {
@@ -123,6 +124,7 @@ export const scheduledTaskGet: CompiledOperation<typeof source.scheduledTaskGet>
   media: "standard",
   pathParameters: plan(81),
   success: {status: 200,xmlRoot: {name: "ActionResults_ScheduledTask_"}},
+  needs: {tableAccess: ["dynamodb:Query"]},
 };
 
 export const scheduledTaskOperations = [scheduledTaskSave, scheduledTaskGet] as const;

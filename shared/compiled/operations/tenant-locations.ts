@@ -86,6 +86,7 @@ export const tenantLocationDelete: CompiledOperation<typeof source.tenantLocatio
   media: "standard",
   pathParameters: plan(0),
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:DeleteItem"]},
 };
 
 export const tenantLocationGet: CompiledOperation<typeof source.tenantLocationGet> = {
@@ -97,6 +98,7 @@ export const tenantLocationGet: CompiledOperation<typeof source.tenantLocationGe
   media: "standard",
   pathParameters: plan(0),
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
+  needs: {tableAccess: ["dynamodb:GetItem"]},
 };
 
 export const tenantLocationGetAll: CompiledOperation<typeof source.tenantLocationGetAll> = {
@@ -107,6 +109,7 @@ export const tenantLocationGetAll: CompiledOperation<typeof source.tenantLocatio
   auth: "bearer",
   media: "standard",
   success: {status: 200,xmlRoot: {name: "ArrayOfTenantLocation",itemName: "TenantLocation"}},
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query"]},
 };
 
 export const tenantLocationGetByName: CompiledOperation<typeof source.tenantLocationGetByName> = {
@@ -118,6 +121,7 @@ export const tenantLocationGetByName: CompiledOperation<typeof source.tenantLoca
   media: "standard",
   requestBody: { schema: plan(6), required: true },
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query"]},
 };
 
 export const tenantLocationGetDefaultAddress: CompiledOperation<typeof source.tenantLocationGetDefaultAddress> = {
@@ -130,6 +134,7 @@ export const tenantLocationGetDefaultAddress: CompiledOperation<typeof source.te
   pathParameters: plan(0),
   query: plan(34),
   success: {status: 200,xmlRoot: {name: "Address"}},
+  needs: {tableAccess: ["dynamodb:GetItem"]},
 };
 
 export const tenantLocationSave: CompiledOperation<typeof source.tenantLocationSave> = {
@@ -141,6 +146,7 @@ export const tenantLocationSave: CompiledOperation<typeof source.tenantLocationS
   media: "standard",
   requestBody: { schema: plan(36), required: true },
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem","dynamodb:ConditionCheckItem"]},
 };
 
 export const tenantLocationSearch: CompiledOperation<typeof source.tenantLocationSearch> = {
@@ -152,6 +158,7 @@ export const tenantLocationSearch: CompiledOperation<typeof source.tenantLocatio
   media: "standard",
   requestBody: { schema: plan(57), required: false },
   success: {status: 200,xmlRoot: {name: "PagedActionResults_TenantLocationInfo_"}},
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query"]},
 };
 
 export const tenantLocationOperations = [tenantLocationDelete, tenantLocationGet, tenantLocationGetAll, tenantLocationGetByName, tenantLocationGetDefaultAddress, tenantLocationSave, tenantLocationSearch] as const;
