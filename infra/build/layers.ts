@@ -26,7 +26,7 @@ export const layers: readonly Layer[] = [
   {
     name: 'core',
     owns: 'named errors, the logger, metrics and tracing, the AWS SDK clients\' request timeouts, exact amounts and currencies, the numbers DynamoDB stores exactly',
-    paths: ['shared/errors.ts', 'shared/aws-requests.ts', 'shared/observability/', 'shared/decimal/', 'shared/money/', 'shared/data/numbers.ts'],
+    paths: ['shared/errors.ts', 'shared/environment.ts', 'shared/aws-requests.ts', 'shared/observability/', 'shared/decimal/', 'shared/money/', 'shared/data/numbers.ts'],
   },
   {
     name: 'validation',

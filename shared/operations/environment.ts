@@ -1,23 +1,12 @@
-// Platform: a function's environment, named once and read once. Every variable a grant, the table or a stack setting
-// gives a function is named here; the grants (grants.ts: the CDK stack and the local stack set what they return) and
-// the run-time code (through this module's reader) use these names and no other spelling. A function reads and checks
-// all of its variables when it loads (`loadFunctionEnvironment`, called by `httpOperation` and `consumer`), so a
-// missing one fails its cold start with the variable's name, as Powertools' commons read their settings once at
-// construction; the code that builds a client or a publisher later reads the checked value (`environmentValue`).
+// Platform: what each function needs of its environment, derived from its grants. Each grant declares the variables
+// it sets (`grantVariables`; its definition in grants.ts sets exactly these: the CDK stack and the local stack set
+// what it returns), the table grant its name, a stack setting its variable; a function reads and checks all of its
+// variables when it loads (`loadFunctionEnvironment`, called by `httpOperation` and `consumer`), so a missing one
+// fails its cold start with the variable's name, as Powertools' commons read their settings once at construction.
+// The names and the reader are in shared/environment.ts.
+import { environmentVariables, loadVariables, requiredVariable, type RequiredVariable } from '#shared/environment';
 import { queueDefinitions, type QueueSendGrant, type ResourceGrant } from '#shared/events/queues';
 import { stackSettings, type StackSetting } from './settings';
-
-/** The variables the table and the service grants set (a queue's URL variable is its definition's `urlVariable`). */
-export const environmentVariables = {
-  /** The table grant (any table action). */
-  table: 'TABLE_NAME',
-  /** sealSecrets and openSecrets: the secret-fields KMS key's ARN. */
-  secretFieldsKey: 'SECRET_FIELDS_KEY_ARN',
-  /** readWebhookSecret on AWS: the secret's ARN, read through Secrets Manager. */
-  webhookSecretArn: 'WEBHOOK_SECRET_ARN',
-  /** readWebhookSecret locally (no Secrets Manager): the secrets' values themselves. */
-  webhookSecrets: 'WEBHOOK_SECRETS',
-} as const;
 
 /** The environment variables of the manageSchedules grant (read by shared/scheduled-tasks/schedule-sync.ts). */
 export const schedulerEnvironment = {
@@ -29,17 +18,7 @@ export const schedulerEnvironment = {
   endpoint: 'AWS_ENDPOINT_URL_SCHEDULER',
 } as const;
 
-/**
- * One thing a function needs from its environment: one of `anyOf` set (most have one name; the webhook secret is its
- * ARN on AWS or its values locally), given by `source` (a grant, the table, a stack setting), checked by `problem`.
- */
-export interface RequiredVariable {
-  readonly anyOf: readonly [string, ...string[]];
-  readonly source: string;
-  readonly problem?: (value: string) => string | undefined;
-}
-
-const one = (name: string, source: string): RequiredVariable => ({ anyOf: [name], source });
+const one = requiredVariable;
 
 /** What each grant requires of the environment: its definition in grants.ts sets exactly these (a unit test checks it). */
 export const grantVariables: { readonly [grant in ResourceGrant]: readonly RequiredVariable[] } = {
@@ -79,47 +58,9 @@ export const requiredVariablesOf = (needs: FunctionNeeds): RequiredVariable[] =>
   })),
 ];
 
-/** A function's environment lacks a variable it needs, or holds a bad value: its cold start fails with this. */
-export class FunctionEnvironmentError extends Error {
-  override readonly name = 'FunctionEnvironmentError';
-}
-
-type Environment = Readonly<Record<string, string | undefined>>;
-
-/** Reads and checks the variables; throws naming the first missing or bad one and where it should come from. */
-export const readFunctionEnvironment = (required: readonly RequiredVariable[], env: Environment = process.env): Record<string, string> => {
-  const values: Record<string, string> = {};
-  for (const variable of required) {
-    const present = variable.anyOf.filter((name) => (env[name] ?? '') !== '');
-    if (present.length === 0) {
-      throw new FunctionEnvironmentError(`Environment variable ${variable.anyOf.join(' or ')} must be set (given by ${variable.source})`);
-    }
-    for (const name of present) {
-      const value = env[name] as string;
-      const problem = variable.problem?.(value);
-      if (problem !== undefined) throw new FunctionEnvironmentError(`Environment variable ${name} ${problem}; got "${value}"`);
-      values[name] = value;
-    }
-  }
-  return values;
-};
-
-let loaded: Record<string, string> = {};
-
 /**
  * Reads and checks every variable the function needs, once, when it loads (`httpOperation`, `consumer`): a missing
- * one fails the cold start with its name. The values are kept for `environmentValue`.
+ * one fails the cold start with its name. The values are kept for `environmentValue` (shared/environment.ts).
  */
-export const loadFunctionEnvironment = (needs: FunctionNeeds, env: Environment = process.env): void => {
-  loaded = { ...loaded, ...readFunctionEnvironment(requiredVariablesOf(needs), env) };
-};
-
-/**
- * A variable's checked value: the one loaded at start-up, else read now (code a test runs without a function
- * around it) and refused the same way when missing.
- */
-export const environmentValue = (name: string, env: Environment = process.env): string =>
-  loaded[name] ?? readFunctionEnvironment([one(name, 'the function\'s grants')], env)[name] as string;
-
-/** An optional variable: its value, or undefined when unset or empty. */
-export const optionalEnvironmentValue = (name: string, env: Environment = process.env): string | undefined => loaded[name] ?? (env[name] || undefined);
+export const loadFunctionEnvironment = (needs: FunctionNeeds, env: Readonly<Record<string, string | undefined>> = process.env): void =>
+  loadVariables(requiredVariablesOf(needs), env);

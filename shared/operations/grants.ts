@@ -5,7 +5,8 @@
 // settings its deployed role and configuration give it.
 import { tableDefinition, type IndexName, type TableAction } from '#shared/data/table';
 import { queueDefinitions, type QueueDefinition, type QueueName, type QueueSendGrant, type ResourceGrant } from '#shared/events/queues';
-import { environmentVariables, schedulerEnvironment } from './environment';
+import { environmentVariables } from '#shared/environment';
+import { schedulerEnvironment } from './environment';
 
 /** The service name every function logs under (Powertools), on AWS and locally. */
 export const serviceName = 'business-platform-api';

@@ -1,13 +1,7 @@
-// A function's environment (shared/operations/environment.ts): each grant sets exactly the variables it declares, and
+// A function's environment (shared/environment.ts, shared/operations/environment.ts): each grant sets exactly the variables it declares, and
 // a function missing one fails when it loads, with the variable's name.
-import {
-  environmentValue,
-  FunctionEnvironmentError,
-  grantVariables,
-  loadFunctionEnvironment,
-  readFunctionEnvironment,
-  requiredVariablesOf,
-} from '#shared/operations/environment';
+import { environmentValue, FunctionEnvironmentError, readFunctionEnvironment } from '#shared/environment';
+import { grantVariables, loadFunctionEnvironment, requiredVariablesOf } from '#shared/operations/environment';
 import { resourceGrants, type OtherResources } from '#shared/operations/grants';
 import { queueDefinitions } from '#shared/events/queues';
 
