@@ -14,7 +14,19 @@ export const environmentVariables = {
   webhookSecretArn: 'WEBHOOK_SECRET_ARN',
   /** readWebhookSecret locally (no Secrets Manager): the secrets' values themselves. */
   webhookSecrets: 'WEBHOOK_SECRETS',
+  /** Every function's (Powertools' own names; optional, with the defaults below): the service it logs under. */
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
+  /** Every function's: its log level. */
+  logLevel: 'LOG_LEVEL',
+  /** Every function's: `false` turns tracing off (the stack setting `tracing`, shared/operations/settings.ts). */
+  tracing: 'POWERTOOLS_TRACE_ENABLED',
 } as const;
+
+/** The service name every function logs under (Powertools), on AWS and locally, and the default when unset. */
+export const serviceName = 'business-platform-api';
+
+/** The service name of this process: its variable's, or the service's. */
+export const processServiceName = (): string => optionalEnvironmentValue(environmentVariables.serviceName) ?? serviceName;
 
 /**
  * One thing a function needs from its environment: one of `anyOf` set (most have one name; the webhook secret is its

@@ -5,16 +5,15 @@
 // settings its deployed role and configuration give it.
 import { tableDefinition, type IndexName, type TableAction } from '#shared/data/table';
 import { queueDefinitions, type QueueDefinition, type QueueName, type QueueSendGrant, type ResourceGrant } from '#shared/events/queues';
-import { environmentVariables } from '#shared/environment';
+import { environmentVariables, serviceName } from '#shared/environment';
 import { schedulerEnvironment } from './environment';
 
-/** The service name every function logs under (Powertools), on AWS and locally. */
-export const serviceName = 'business-platform-api';
+export { serviceName } from '#shared/environment';
 
 /** The settings every function gets besides its grants, on AWS (OperationFunction) and locally. */
 export const commonFunctionEnvironment = (logLevel: string = 'INFO'): Record<string, string> => ({
-  POWERTOOLS_SERVICE_NAME: serviceName,
-  LOG_LEVEL: logLevel,
+  [environmentVariables.serviceName]: serviceName,
+  [environmentVariables.logLevel]: logLevel,
 });
 
 /**
