@@ -20,6 +20,12 @@ export const environmentVariables = {
   logLevel: 'LOG_LEVEL',
   /** Every function's: `false` turns tracing off (the stack setting `tracing`, shared/operations/settings.ts). */
   tracing: 'POWERTOOLS_TRACE_ENABLED',
+  /** The authorizer's (read once, when it loads: shared/auth/tokens.ts): the token issuer's JWKS on AWS... */
+  authJwksUrl: 'AUTH_JWKS_URL',
+  authIssuer: 'AUTH_ISSUER',
+  authAudience: 'AUTH_AUDIENCE',
+  /** ...or, locally, the HS256 dev secret. */
+  authHs256Secret: 'AUTH_HS256_SECRET',
 } as const;
 
 /** The service name every function logs under (Powertools), on AWS and locally, and the default when unset. */

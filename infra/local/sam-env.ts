@@ -52,8 +52,13 @@ const functionsOf = (template: CfnTemplate): [string, Variables][] =>
 /** Local stand-ins of the template's secret settings: the values the local stack gives its own functions. */
 const localSecretVariables = (variables: Variables): Record<string, string> => ({
   ...(environmentVariables.webhookSecretArn in variables ? { [environmentVariables.webhookSecretArn]: '', [environmentVariables.webhookSecrets]: localWebhookSecret } : {}),
-  ...('AUTH_ISSUER' in variables
-    ? { AUTH_JWKS_URL: '', AUTH_ISSUER: localIssuer, AUTH_AUDIENCE: defaultAudience, AUTH_HS256_SECRET: process.env.AUTH_HS256_SECRET ?? localDevSecret }
+  ...(environmentVariables.authIssuer in variables
+    ? {
+        [environmentVariables.authJwksUrl]: '',
+        [environmentVariables.authIssuer]: localIssuer,
+        [environmentVariables.authAudience]: defaultAudience,
+        [environmentVariables.authHs256Secret]: process.env[environmentVariables.authHs256Secret] ?? localDevSecret,
+      }
     : {}),
 });
 

@@ -242,11 +242,12 @@ export const localFunctionEnvironment = (template: Readonly<Record<string, strin
     delete environment[webhookSecretArn];
     environment[webhookSecrets] = substitutes.webhookSecrets;
   }
-  if (['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE'].some((name) => Object.hasOwn(environment, name)) && !environment.AUTH_JWKS_URL) {
-    delete environment.AUTH_ISSUER;
-    delete environment.AUTH_AUDIENCE;
-    delete environment.AUTH_JWKS_URL;
-    environment.AUTH_HS256_SECRET = substitutes.authHs256Secret;
+  const { authJwksUrl, authIssuer, authAudience, authHs256Secret } = environmentVariables;
+  if ([authJwksUrl, authIssuer, authAudience].some((name) => Object.hasOwn(environment, name)) && !environment[authJwksUrl]) {
+    delete environment[authIssuer];
+    delete environment[authAudience];
+    delete environment[authJwksUrl];
+    environment[authHs256Secret] = substitutes.authHs256Secret;
   }
   return {
     ...environment,
