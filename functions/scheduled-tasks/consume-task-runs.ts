@@ -2,8 +2,8 @@
 // EventBridge Scheduler, or the local scheduler emulation): the run is recorded once and a `Run` is published to the
 // work queue (shared/scheduled-tasks/runs.ts). A record that fails is reported in the partial batch response and
 // retried; after maxReceiveCount receives it lands in the DLQ.
-import { defaultTable, requireEnv } from '#shared/data/client';
-import { taskRunsQueue, taskWorkQueue } from '#shared/events/queues';
+import { defaultTable } from '#shared/data/client';
+import { taskRunsQueue } from '#shared/events/queues';
 import { consumer } from '#shared/messaging/consumer';
 import { describeError, logger } from '#shared/observability/logger';
 import { countMetric } from '#shared/observability/metrics';
@@ -34,8 +34,8 @@ export const createTaskRunsConsumer = (recorderOf: () => RunRecorder) =>
 
 let recorder: RunRecorder | undefined;
 
-/** The table and the work queue's URL (set by the `sendTaskWork` grant), read on the first record. */
+/** Over the table and the work queue (the `sendTaskWork` grant's URL): both checked when the consumer loads, built on the first record. */
 const functionRecorder = (): RunRecorder =>
-  (recorder ??= createRunRecorder({ runs: createTaskRunRepository(defaultTable()), publishWork: createWorkPublisher(requireEnv(taskWorkQueue.urlVariable)) }));
+  (recorder ??= createRunRecorder({ runs: createTaskRunRepository(defaultTable()), publishWork: createWorkPublisher() }));
 
 export const handler = createTaskRunsConsumer(functionRecorder);

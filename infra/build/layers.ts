@@ -26,7 +26,7 @@ export const layers: readonly Layer[] = [
   {
     name: 'core',
     owns: 'named errors, the logger, metrics and tracing, the AWS SDK clients\' request timeouts, exact amounts and currencies, the numbers DynamoDB stores exactly',
-    paths: ['shared/errors.ts', 'shared/aws-requests.ts', 'shared/observability/', 'shared/decimal/', 'shared/money/', 'shared/data/numbers.ts'],
+    paths: ['shared/errors.ts', 'shared/environment.ts', 'shared/aws-requests.ts', 'shared/observability/', 'shared/decimal/', 'shared/money/', 'shared/data/numbers.ts'],
   },
   {
     name: 'validation',
@@ -41,7 +41,7 @@ export const layers: readonly Layer[] = [
   {
     name: 'platform',
     owns: 'what the deployment provides: the table and its index names, the queues, grants, stack settings, route constants, zoned time and the reconciler\'s own schedule',
-    paths: ['shared/data/table.ts', 'shared/data/indexes.ts', 'shared/events/', 'shared/schedules/', 'shared/operations/grants.ts', 'shared/operations/settings.ts', 'shared/operations/routes.ts'],
+    paths: ['shared/data/table.ts', 'shared/data/indexes.ts', 'shared/events/', 'shared/schedules/', 'shared/operations/grants.ts', 'shared/operations/environment.ts', 'shared/operations/settings.ts', 'shared/operations/routes.ts'],
   },
   {
     name: 'services',

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { operations, type Operation } from '#shared/operations/index';
 import { createPlanBuilder } from '#shared/validation/compile';
 import { compileOperationWith } from '#shared/operations/compile-operation';
+import { needsOf } from '#shared/operations/environment';
 import type { NodePlan } from '#shared/validation/plan';
 import { committedDocument, requestParts, validatorNames, type ValidatorPart } from './request-validators';
 import { repositoryRoot, staleFiles, writeFiles } from './generated-files';
@@ -148,11 +149,11 @@ const renderOperations = async (area: string, list: readonly Operation[], parts:
   const output = `${compiledFolder}/operations/${area}.ts`;
   const module = (await import(pathToFileURL(join(repositoryRoot, source)).href)) as Record<string, unknown>;
   const builder: Builder = createPlanBuilder();
-  const entries = list.map((operation) => ({ name: exportNameOf(module, operation, area), entry: compileOperationWith(operation, builder.add) }));
+  const entries = list.map((operation) => ({ name: exportNameOf(module, operation, area), needs: needsOf(operation), entry: compileOperationWith(operation, builder.add) }));
   const roots = entries.flatMap(({ entry }) => [entry.pathParameters, entry.query, entry.requestBody?.schema, entry.requestBody?.xmlSchema].filter((root): root is number => root !== undefined));
   const { table, map } = compact(builder.nodes, roots);
   const plan = (root: number | undefined) => (root === undefined ? undefined : `/* @__PURE__ */ plan(${map(root)})`);
-  const body = entries.map(({ name, entry }) => {
+  const body = entries.map(({ name, needs, entry }) => {
     const fields = [
       `compiled: true`,
       `operationId: ${JSON.stringify(entry.operationId)}`,
@@ -170,6 +171,7 @@ const renderOperations = async (area: string, list: readonly Operation[], parts:
         : []),
       ...(entry.success ? [`success: ${JSON.stringify(entry.success).replace(/"(\w+)":/g, '$1: ')}`] : []),
       `document: { ${(parts.get(entry.operationId) ?? []).map((part) => `${part}: requests.${validatorNames(entry.operationId)[part]}`).join(', ')} }`,
+      `needs: ${JSON.stringify(needs).replace(/"(\w+)":/g, '$1: ')}`,
     ];
     return `export const ${name}: CompiledOperation<typeof source.${name}> = {\n${fields.map((field) => `  ${field},`).join('\n')}\n};`;
   });

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { parseCommandLine } from './command-line';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { defaultAudience, localDevSecret, localIssuer } from '#shared/auth/tokens';
+import { environmentVariables } from '#shared/environment';
 import { queueDefinitions, taskRunsQueue } from '#shared/events/queues';
 import { schedulerEnvironment } from '#shared/operations/grants';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
@@ -50,9 +51,14 @@ const functionsOf = (template: CfnTemplate): [string, Variables][] =>
 
 /** Local stand-ins of the template's secret settings: the values the local stack gives its own functions. */
 const localSecretVariables = (variables: Variables): Record<string, string> => ({
-  ...('WEBHOOK_SECRET_ARN' in variables ? { WEBHOOK_SECRET_ARN: '', WEBHOOK_SECRETS: localWebhookSecret } : {}),
-  ...('AUTH_ISSUER' in variables
-    ? { AUTH_JWKS_URL: '', AUTH_ISSUER: localIssuer, AUTH_AUDIENCE: defaultAudience, AUTH_HS256_SECRET: process.env.AUTH_HS256_SECRET ?? localDevSecret }
+  ...(environmentVariables.webhookSecretArn in variables ? { [environmentVariables.webhookSecretArn]: '', [environmentVariables.webhookSecrets]: localWebhookSecret } : {}),
+  ...(environmentVariables.authIssuer in variables
+    ? {
+        [environmentVariables.authJwksUrl]: '',
+        [environmentVariables.authIssuer]: localIssuer,
+        [environmentVariables.authAudience]: defaultAudience,
+        [environmentVariables.authHs256Secret]: process.env[environmentVariables.authHs256Secret] ?? localDevSecret,
+      }
     : {}),
 });
 
@@ -84,12 +90,12 @@ export const localValues = (state: StackState, arns: { taskRuns: string; taskRun
     return parsed.toString().replace(/\/$/, '');
   };
   return {
-      TABLE_NAME: state.tableName,
+      [environmentVariables.table]: state.tableName,
       ...Object.fromEntries(queueDefinitions.map((definition) => [definition.urlVariable, viaHost(state.queueUrls[definition.logicalName] ?? '')])),
       [schedulerEnvironment.targetQueueArn]: arns.taskRuns,
       [schedulerEnvironment.deadLetterQueueArn]: arns.taskRunsDlq,
       [schedulerEnvironment.executionRoleArn]: localSchedulerRoleArn,
-      SECRET_FIELDS_KEY_ARN: localSecretFieldsKeyArn,
+      [environmentVariables.secretFieldsKey]: localSecretFieldsKeyArn,
       AWS_ENDPOINT_URL_DYNAMODB: viaHost(state.dynamodbEndpoint),
       AWS_ENDPOINT_URL_SQS: viaHost(state.sqsEndpoint),
       [schedulerEnvironment.endpoint]: viaHost(state.schedulerEndpoint),

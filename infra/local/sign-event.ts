@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseCommandLine } from './command-line';
 import { localWebhookSecret, parseSecretValue, signEvent } from '#shared/schemas/webhook-signature';
+import { environmentVariables } from '#shared/environment';
 
 const usage = `usage: npm run --silent sign-event -- <event.json | -> [--secret S] [--t UNIX_SECONDS]
 
@@ -35,7 +36,7 @@ if (event === null || typeof event !== 'object' || Array.isArray(event)) fail('t
 
 const t = values.t === undefined ? Math.floor(Date.now() / 1000) : Number(values.t);
 if (!Number.isInteger(t) || t < 0) fail('--t must be unix seconds');
-const secret = values.secret ?? parseSecretValue(process.env.WEBHOOK_SECRETS ?? '')[0] ?? localWebhookSecret;
+const secret = values.secret ?? parseSecretValue(process.env[environmentVariables.webhookSecrets] ?? '')[0] ?? localWebhookSecret;
 
 const unsigned = { ...(event as Record<string, unknown>) };
 delete unsigned.signature;

@@ -13,7 +13,8 @@ import { localDevSecret } from '#shared/auth/tokens';
 import { tableDefinition } from '#shared/data/table';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { queueDefinitions, type QueueName } from '#shared/events/queues';
-import { operations as manifestOperations, schedulerEnvironment, type OtherResources } from '#shared/operations/index';
+import { environmentVariables } from '#shared/environment';
+import { commonFunctionEnvironment, operations as manifestOperations, schedulerEnvironment, type OtherResources } from '#shared/operations/index';
 import { queueConsumers as defaultConsumers, type QueueConsumer } from './consumers';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startEventSourceMapping, type RunningEventSourceMapping } from './event-source-mapping';
@@ -95,13 +96,16 @@ export interface LocalStack extends LocalStackEndpoints {
   stop(): Promise<void>;
 }
 
+/** The webhook's secrets locally (no Secrets Manager): the values `npm start` was given, else the local stack's. */
+const localWebhookSecretValues = (): string => process.env[environmentVariables.webhookSecrets] ?? localWebhookSecret;
+
 /**
  * This process's own environment: the admin key and the servers' direct endpoints, plus every setting a function
  * could be given. Only code that runs handlers in this process (the benchmark) reads it; the functions the stack
  * serves never see it (function-host.ts gives each exactly its own environment).
  */
 const inProcessEnvironment = (endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint' | 'kmsEndpoint'>): Record<string, string> => ({
-  TABLE_NAME: endpoints.tableName,
+  [environmentVariables.table]: endpoints.tableName,
   ...Object.fromEntries(queueDefinitions.map((definition) => [definition.urlVariable, endpoints.queueUrls[definition.logicalName] ?? ''])),
   AWS_REGION: localRegion,
   AWS_DEFAULT_REGION: localRegion,
@@ -111,9 +115,8 @@ const inProcessEnvironment = (endpoints: Omit<LocalStackEndpoints, 'baseUrl' | '
   AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodbEndpoint,
   AWS_ENDPOINT_URL_SQS: endpoints.sqsEndpoint,
   AUTH_HS256_SECRET: process.env.AUTH_HS256_SECRET ?? localDevSecret,
-  WEBHOOK_SECRETS: process.env.WEBHOOK_SECRETS ?? localWebhookSecret,
-  POWERTOOLS_SERVICE_NAME: process.env.POWERTOOLS_SERVICE_NAME ?? 'business-platform-api',
-  LOG_LEVEL: process.env.LOG_LEVEL ?? 'INFO',
+  [environmentVariables.webhookSecrets]: localWebhookSecretValues(),
+  ...commonFunctionEnvironment(process.env[environmentVariables.logLevel] ?? 'INFO'),
 });
 
 /** Every function the stack serves, as declared: the manifest's operations, the authorizer, the queue consumers. */
@@ -293,7 +296,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     stops.push(() => kms!.close());
     upstreams.set('kms', kms.endpoint);
     // In-process handlers (the benchmark) call it directly, with the admin key.
-    Object.assign(process.env, { SECRET_FIELDS_KEY_ARN: localSecretFieldsKeyArn, AWS_ENDPOINT_URL_KMS: kms.endpoint });
+    Object.assign(process.env, { [environmentVariables.secretFieldsKey]: localSecretFieldsKeyArn, AWS_ENDPOINT_URL_KMS: kms.endpoint });
 
     // EventBridge Scheduler: the data stack's schedule group; schedules fire into the local queues, as the execution
     // role the template declares (with its policy's statements).
@@ -345,7 +348,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
           return [definition.name, { url: viaEdge(queue.queueUrl, edge.endpoint), arn: queue.queueArn, deadLetterQueueArn: queue.deadLetterQueueArn }];
         }),
       ) as OtherResources['queues'],
-      webhookSecret: { arn: localWebhookSecretArn, localValues: process.env.WEBHOOK_SECRETS ?? localWebhookSecret },
+      webhookSecret: { arn: localWebhookSecretArn, localValues: localWebhookSecretValues() },
       secretFieldsKey: { arn: localSecretFieldsKeyArn },
       scheduler: {
         groupName: localScheduleGroupName,
@@ -377,7 +380,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     );
     const substitutes = {
       edgeEndpoint: edge.endpoint,
-      webhookSecrets: process.env.WEBHOOK_SECRETS ?? localWebhookSecret,
+      webhookSecrets: localWebhookSecretValues(),
       authHs256Secret: localAuthorizerSettings().AUTH_HS256_SECRET!,
     };
     const templateFleet = declared.flatMap((fn) => {

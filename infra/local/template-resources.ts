@@ -18,6 +18,7 @@ import {
 import { templateFunctions, roleStatements, type TemplateFunction, type TemplateStatement } from './template-functions';
 import { assemblyStacks } from './cloud-assembly';
 import type { HttpMethod } from '#shared/operations/operation';
+import { environmentVariables } from '#shared/environment';
 import { taskSchedulerRoleId } from '#infra/stacks/construct-ids';
 
 /** A local queue: the URL functions are given (through the IAM edge), its ARN and its name. */
@@ -236,15 +237,17 @@ export interface LocalSubstitutes {
  */
 export const localFunctionEnvironment = (template: Readonly<Record<string, string>>, substitutes: LocalSubstitutes): Record<string, string> => {
   const environment: Record<string, string> = { ...template };
-  if (Object.hasOwn(environment, 'WEBHOOK_SECRET_ARN')) {
-    delete environment.WEBHOOK_SECRET_ARN;
-    environment.WEBHOOK_SECRETS = substitutes.webhookSecrets;
+  const { webhookSecretArn, webhookSecrets } = environmentVariables;
+  if (Object.hasOwn(environment, webhookSecretArn)) {
+    delete environment[webhookSecretArn];
+    environment[webhookSecrets] = substitutes.webhookSecrets;
   }
-  if (['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE'].some((name) => Object.hasOwn(environment, name)) && !environment.AUTH_JWKS_URL) {
-    delete environment.AUTH_ISSUER;
-    delete environment.AUTH_AUDIENCE;
-    delete environment.AUTH_JWKS_URL;
-    environment.AUTH_HS256_SECRET = substitutes.authHs256Secret;
+  const { authJwksUrl, authIssuer, authAudience, authHs256Secret } = environmentVariables;
+  if ([authJwksUrl, authIssuer, authAudience].some((name) => Object.hasOwn(environment, name)) && !environment[authJwksUrl]) {
+    delete environment[authIssuer];
+    delete environment[authAudience];
+    delete environment[authJwksUrl];
+    environment[authHs256Secret] = substitutes.authHs256Secret;
   }
   return {
     ...environment,

@@ -14,6 +14,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { environmentVariables } from '#shared/environment';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -82,14 +83,14 @@ export class ApiStack extends Stack {
       tracing: tracing.tracing,
       environment: {
         ...tracing.environment,
-        AUTH_JWKS_URL: this.authSetting(props.auth.jwksUrl, 'AuthJwksUrl', 'JWKS URL of the token issuer (https://...)', {
+        [environmentVariables.authJwksUrl]: this.authSetting(props.auth.jwksUrl, 'AuthJwksUrl', 'JWKS URL of the token issuer (https://...)', {
           allowedPattern: '^https://\\S+$',
           constraintDescription: 'must be an https:// URL',
         }),
-        AUTH_ISSUER: this.authSetting(props.auth.issuer, 'AuthIssuer', 'Expected "iss" claim of bearer tokens', {
+        [environmentVariables.authIssuer]: this.authSetting(props.auth.issuer, 'AuthIssuer', 'Expected "iss" claim of bearer tokens', {
           minLength: 1,
         }),
-        AUTH_AUDIENCE: this.authSetting(props.auth.audience, 'AuthAudience', 'Expected "aud" claim; empty skips the check', {
+        [environmentVariables.authAudience]: this.authSetting(props.auth.audience, 'AuthAudience', 'Expected "aud" claim; empty skips the check', {
           default: '',
         }),
       },

@@ -1,6 +1,7 @@
 // Authentication: bearer-token verification with jose. Locally an HS256 dev secret; on AWS the JWKS and issuer
-// of any OIDC provider. Configuration is read once, at first use, and fails fast when incomplete.
+// of any OIDC provider. Configuration is read once, when the authorizer loads, and fails its cold start when incomplete.
 import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
+import { environmentVariables } from '#shared/environment';
 import { PrincipalClaims, tokenClockToleranceSeconds, wholeSeconds, type AuthorizedPrincipal, type Principal } from './principal';
 
 /** Used only by the local stack and tests. Never set on AWS (the stack configures JWKS instead). */
@@ -17,25 +18,30 @@ export class InvalidToken extends Error {
 }
 
 export const tokenVerifierConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): TokenVerifierConfig => {
-  if (env.AUTH_JWKS_URL) {
-    if (!env.AUTH_ISSUER) throw new Error('AUTH_ISSUER must be set with AUTH_JWKS_URL');
+  const { authJwksUrl, authIssuer, authAudience, authHs256Secret } = environmentVariables;
+  const jwksUrl = env[authJwksUrl];
+  const issuer = env[authIssuer];
+  const audience = env[authAudience];
+  const secret = env[authHs256Secret];
+  if (jwksUrl) {
+    if (!issuer) throw new Error(`${authIssuer} must be set with ${authJwksUrl}`);
     return {
       mode: 'jwks',
-      jwksUrl: env.AUTH_JWKS_URL,
-      issuer: env.AUTH_ISSUER,
-      ...(env.AUTH_AUDIENCE ? { audience: env.AUTH_AUDIENCE } : {}),
+      jwksUrl,
+      issuer,
+      ...(audience ? { audience } : {}),
     };
   }
-  if (env.AUTH_HS256_SECRET) {
-    if (env.AUTH_HS256_SECRET.length < 32) throw new Error('AUTH_HS256_SECRET must be at least 32 characters');
+  if (secret) {
+    if (secret.length < 32) throw new Error(`${authHs256Secret} must be at least 32 characters`);
     return {
       mode: 'hs256',
-      secret: env.AUTH_HS256_SECRET,
-      issuer: env.AUTH_ISSUER ?? localIssuer,
-      audience: env.AUTH_AUDIENCE ?? defaultAudience,
+      secret,
+      issuer: issuer ?? localIssuer,
+      audience: audience ?? defaultAudience,
     };
   }
-  throw new Error('Token verification is not configured: set AUTH_JWKS_URL and AUTH_ISSUER, or AUTH_HS256_SECRET');
+  throw new Error(`Token verification is not configured: set ${authJwksUrl} and ${authIssuer}, or ${authHs256Secret}`);
 };
 
 /** The scheme name is case-insensitive (RFC 9110 §11.1); the token is base64url. */

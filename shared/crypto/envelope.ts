@@ -119,24 +119,19 @@ const keyArnPattern = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$
  * alias). `clientProvider` is for tests; by default the SDK's KMS client of the key's region is used, traced.
  */
 export const kmsSecretCipher = (keyArn: string, clientProvider: KmsNodeClientSupplier = tracedKmsClients): SecretCipher => {
-  if (!keyArnPattern.test(keyArn)) throw new SecretKeyConfigurationError('SECRET_FIELDS_KEY_ARN must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>).');
+  if (!keyArnPattern.test(keyArn)) throw new SecretKeyConfigurationError('The secret-fields key must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>).');
   return envelopeCipher(new KmsKeyringNode({ generatorKeyId: keyArn, clientProvider }));
 };
 
+let configured: { readonly keyArn: string; readonly cipher: SecretCipher } | undefined;
+
 /**
- * The cipher the environment configures: `SECRET_FIELDS_KEY_ARN` (set by CDK on AWS, and by the local stack for the
- * key its KMS holds). There is no raw-key branch: what runs locally is what runs on AWS.
+ * The process's cipher over the secret-fields key, made once. The caller reads the key's ARN from the function's
+ * environment (the sealSecrets and openSecrets grants set it, on AWS and for the key the local stack's KMS holds;
+ * shared/operations/environment.ts): this module imports nothing of ours (it is a lazy chunk of its own). There is no
+ * raw-key branch: what runs locally is what runs on AWS.
  */
-export const secretCipherFromEnvironment = (env: Readonly<Record<string, string | undefined>> = process.env): SecretCipher => {
-  const keyArn = env.SECRET_FIELDS_KEY_ARN;
-  if (!keyArn) throw new SecretKeyConfigurationError('Set SECRET_FIELDS_KEY_ARN to seal secret fields.');
-  return kmsSecretCipher(keyArn);
-};
-
-let configured: SecretCipher | undefined;
-
-/** The process's cipher, read from the environment once, on first use. */
-export const secretCipher = (): SecretCipher => {
-  configured ??= secretCipherFromEnvironment();
-  return configured;
+export const secretCipher = (keyArn: string): SecretCipher => {
+  if (configured?.keyArn !== keyArn) configured = { keyArn, cipher: kmsSecretCipher(keyArn) };
+  return configured.cipher;
 };

@@ -1,22 +1,17 @@
-// Data layer: one module-level DynamoDB document client per function, and the table name read once at start-up.
+// Data layer: one module-level DynamoDB document client per function, and the table name (checked when the function
+// loads: shared/operations/environment.ts).
 // Endpoints come from the SDK's standard settings (AWS_ENDPOINT_URL_DYNAMODB locally), never from code.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { awsRequestHandler } from '#shared/aws-requests';
 import { traced } from '#shared/observability/tracing';
+import { environmentValue, environmentVariables } from '#shared/environment';
 
 export const createDocumentClient = (client: DynamoDBClient = traced(new DynamoDBClient({ requestHandler: awsRequestHandler }))): DynamoDBDocumentClient =>
   DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
     unmarshallOptions: { wrapNumbers: false },
   });
-
-/** Reads a required setting once; a missing one fails the cold start with a clear message, not a request later. */
-export const requireEnv = (name: string, env: NodeJS.ProcessEnv = process.env): string => {
-  const value = env[name];
-  if (!value) throw new Error(`Environment variable ${name} must be set`);
-  return value;
-};
 
 export interface TableContext {
   readonly client: DynamoDBDocumentClient;
@@ -39,6 +34,6 @@ let defaultContext: TableContext | undefined;
 
 /** The table of this function, created on first use and shared by every repository of the process. */
 export const defaultTable = (): TableContext => {
-  defaultContext ??= { client: createDocumentClient(), tableName: requireEnv('TABLE_NAME') };
+  defaultContext ??= { client: createDocumentClient(), tableName: environmentValue(environmentVariables.table) };
   return defaultContext;
 };

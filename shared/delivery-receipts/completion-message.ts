@@ -24,7 +24,7 @@ export const parseCompletionMessage = (body: string): CompletionMessage => recei
 
 /**
  * Without a URL, the publisher of a function holding the `sendReceiptCompletions` grant (it sets the queue URL
- * variable), read on the first send: a save whose completion fits one transaction never needs the queue.
+ * variable, checked when the function loads).
  */
 export const createCompletionPublisher = (queueUrl?: string, client?: SQSClient): CompletionPublisher =>
   createGuaranteedPublisher({

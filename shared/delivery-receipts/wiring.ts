@@ -1,10 +1,12 @@
 // Domain wiring (delivery receipts): the service over the function's table and the store (repository.ts), created
 // once per process. Get and add inventory never complete a receipt, so they take `receiptService()` and bundle
 // neither completion nor the SQS client; save passes completion in (`completingReceiptService(completeReceipt)`).
-// The over-receipt tolerance is the stack's setting, read once at start-up (a bad value fails the cold start).
+// The over-receipt tolerance is the stack's setting, checked when a function that declares it loads (a bad value fails
+// the cold start: shared/operations/environment.ts), read here once.
 // Search's store (`receiptSearchStore()`) is handed to search.ts by its function, so no other function bundles Search.
 import { defaultTable, type TableContext } from '#shared/data/client';
 import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
+import { optionalEnvironmentValue } from '#shared/environment';
 import { stackSettings } from '#shared/operations/settings';
 import { linePolicy } from './lines';
 import { createCompletionRepository, createReceiptRepository, createSearchRepository } from './repository';
@@ -15,12 +17,12 @@ import type { CompleteReceipt, CompletionStore, ReceiptSearchStore } from './sto
 export const toleranceVariable = stackSettings.overReceiptTolerance.variable;
 
 /** The service of a function, over its table, with the completion it may run. */
-export const wireReceiptService = (table: TableContext, complete: CompleteReceipt, env: NodeJS.ProcessEnv = process.env): ReceiptService => {
-  const tolerance = env[toleranceVariable];
+export const wireReceiptService = (table: TableContext, complete: CompleteReceipt): ReceiptService => {
+  const tolerance = optionalEnvironmentValue(toleranceVariable);
   return createReceiptService({
     repository: createReceiptRepository(table),
     complete,
-    policy: linePolicy(tolerance === undefined || tolerance === '' ? 0 : Number(tolerance)),
+    policy: linePolicy(tolerance === undefined ? 0 : Number(tolerance)),
   });
 };
 

@@ -1,17 +1,22 @@
 // Domain wiring: the webhook's active signing secrets. On AWS they live in Secrets Manager (the stack creates the
 // secret; the function reads and caches it for five minutes, so a rotation is picked up without a deploy);
-// locally they come from WEBHOOK_SECRETS (comma-separated).
+// locally their values come in the environment itself (comma-separated). Which of the two the function has is its
+// readWebhookSecret grant's doing (shared/operations/grants.ts), checked when the function loads.
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { awsRequestHandler } from '#shared/aws-requests';
 import { traced } from '#shared/observability/tracing';
+import { environmentVariables, optionalEnvironmentValue } from '#shared/environment';
 import { parseSecretValue } from '#shared/schemas/webhook-signature';
 
 const cacheMilliseconds = 5 * 60 * 1000;
 
 export type SecretsSource = () => Promise<readonly string[]>;
 
-export const webhookSecretsFromEnv = (env: NodeJS.ProcessEnv = process.env): SecretsSource => {
-  const arn = env.WEBHOOK_SECRET_ARN;
+const { webhookSecretArn, webhookSecrets } = environmentVariables;
+
+/** The secrets the function's environment points to: the secret's ARN on AWS, the values themselves locally. */
+export const webhookSecretsFromEnvironment = (): SecretsSource => {
+  const arn = optionalEnvironmentValue(webhookSecretArn);
   if (arn) {
     const client = traced(new SecretsManagerClient({ requestHandler: awsRequestHandler }));
     let cached: { secrets: readonly string[]; until: number } | undefined;
@@ -24,10 +29,11 @@ export const webhookSecretsFromEnv = (env: NodeJS.ProcessEnv = process.env): Sec
       return secrets;
     };
   }
-  if (env.WEBHOOK_SECRETS) {
-    const secrets = parseSecretValue(env.WEBHOOK_SECRETS);
-    if (secrets.length === 0) throw new Error('WEBHOOK_SECRETS holds no usable secret (16 characters or more)');
+  const values = optionalEnvironmentValue(webhookSecrets);
+  if (values) {
+    const secrets = parseSecretValue(values);
+    if (secrets.length === 0) throw new Error(`${webhookSecrets} holds no usable secret (16 characters or more)`);
     return async () => secrets;
   }
-  throw new Error('Webhook secrets are not configured: set WEBHOOK_SECRET_ARN or WEBHOOK_SECRETS');
+  throw new Error(`Webhook secrets are not configured: set ${webhookSecretArn} or ${webhookSecrets}`);
 };

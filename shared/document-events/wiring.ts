@@ -2,18 +2,18 @@
 // queue publisher, the secrets source, the service) from the function's environment. The only file of the area a
 // handler imports besides the state rules and the webhook's metrics. Each entry gets only what it uses: the webhook a
 // publisher and secrets, the consumer and the read the store.
-import { defaultTable, requireEnv } from '#shared/data/client';
+import { defaultTable } from '#shared/data/client';
 import { createEventPublisher } from './publisher';
 import { createDocumentRepository } from './repository';
-import { webhookSecretsFromEnv } from './secrets';
+import { webhookSecretsFromEnvironment } from './secrets';
 import { createDocumentEventsService, type DocumentEventsService } from './service';
 
 let webhook: DocumentEventsService | undefined;
 /** The webhook's service: verifies with the active secrets and enqueues on the document-events queue. */
 export const webhookService = (): DocumentEventsService =>
   (webhook ??= createDocumentEventsService({
-    publisher: createEventPublisher(requireEnv('DOCUMENT_EVENTS_QUEUE_URL')),
-    secrets: webhookSecretsFromEnv(),
+    publisher: createEventPublisher(),
+    secrets: webhookSecretsFromEnvironment(),
   }));
 
 let documentState: DocumentEventsService | undefined;

@@ -4,6 +4,7 @@
 // per-request keys, reset by Powertools' `resetKeys` after the line) -> problem responses -> a repeated once-only
 // header is refused -> authentication (the principal, and its token not expired) -> content negotiation ->
 // body/path/query parsing and validation -> handler -> response serialisation.
+import { loadFunctionEnvironment } from '#shared/operations/environment';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Operation } from '#shared/operations/operation';
@@ -58,5 +59,7 @@ export function httpOperation<O extends Operation>(operation: CompiledOperation<
 export function httpOperation<O extends Operation>(operation: O): HttpOperation<O>;
 export function httpOperation(source: Operation | CompiledOperation): HttpOperation<Operation> {
   const operation = isCompiledOperation(source) ? source : compileOperation(source);
+  // Once, when the function loads: every variable its grants and settings set, or a cold start naming the missing one.
+  if (operation.needs) loadFunctionEnvironment(operation.needs);
   return { operation, handler: (handle) => buildHandler(operation, handle) };
 }

@@ -6,6 +6,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { QueueDefinition } from '#shared/events/queues';
+import { loadFunctionEnvironment, type FunctionNeeds } from '#shared/operations/environment';
 import { describeError, logger } from '#shared/observability/logger';
 
 /** What a handler knows of the record besides its message. */
@@ -29,8 +30,13 @@ export class UnreadableMessage extends Error {
   }
 }
 
-/** What the consumer reads of a queue's definition: its message contract, its size limit and its receive count. */
-export type ConsumedQueue<T> = Pick<QueueDefinition<T, string>, 'message' | 'maximumMessageBytes' | 'deadLetterQueue'>;
+/**
+ * What the consumer reads of a queue's definition: its message contract, its size limit, its receive count and, for
+ * a queue of queues.ts, its consumer's table access and grants (the function's environment, checked at load).
+ */
+export type ConsumedQueue<T> = Pick<QueueDefinition<T, string>, 'message' | 'maximumMessageBytes' | 'deadLetterQueue'> & {
+  readonly consumer?: FunctionNeeds;
+};
 
 /** Reads one record by the contract; an unreadable one is logged by its id and error class only, never its body. */
 const readRecord = <T>(queue: ConsumedQueue<T>, record: SQSRecord): T => {
@@ -45,9 +51,10 @@ const readRecord = <T>(queue: ConsumedQueue<T>, record: SQSRecord): T => {
 };
 
 /** The Lambda handler of a queue's consumer: `handle` runs once per readable record, with its typed message. */
-export const consumer =
-  <T>(queue: ConsumedQueue<T>, handle: MessageHandler<T>) =>
-  async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+export const consumer = <T>(queue: ConsumedQueue<T>, handle: MessageHandler<T>) => {
+  // Once, when the function loads: every variable its grants set, or a cold start that names the missing one.
+  if (queue.consumer) loadFunctionEnvironment(queue.consumer);
+  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     logger.addContext(context);
     const lastReceive = queue.deadLetterQueue.maxReceiveCount;
     const handleRecord = async (record: SQSRecord): Promise<void> => {
@@ -60,3 +67,4 @@ export const consumer =
     const processor = new BatchProcessor(EventType.SQS);
     return processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false });
   };
+};

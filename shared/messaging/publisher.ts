@@ -3,11 +3,11 @@
 // 503 + Retry-After: an HTTP caller that gets it retries, and a consumer whose send fails fails its record, which
 // SQS delivers again. README.md says what it guarantees.
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { requireEnv } from '#shared/data/client';
 import { PayloadTooLarge, ServiceUnavailable } from '#shared/errors';
 import type { QueueDefinition } from '#shared/events/queues';
 import { awsRequestHandler } from '#shared/aws-requests';
 import { traced } from '#shared/observability/tracing';
+import { environmentValue } from '#shared/environment';
 
 let processClient: SQSClient | undefined;
 
@@ -22,7 +22,10 @@ export interface PublisherOptions<T> {
   readonly queue: Pick<QueueDefinition, 'maximumMessageBytes' | 'urlVariable'>;
   /** What one message is, in the errors' details (`event`: "The event could not be queued"). */
   readonly what: string;
-  /** The queue's URL; by default the queue's variable (set by the function's send grant), read on the first send. */
+  /**
+   * The queue's URL; by default the queue's variable (set by the function's send grant, checked when the function
+   * loads), read when the publisher is created: a publisher without a URL is never made.
+   */
   readonly queueUrl?: string;
   readonly client?: SQSClient;
   /** The body of a message: its JSON unless given. */
@@ -39,13 +42,12 @@ export const sqsSafe = (json: string): string => json.replace(/[\ufffe\uffff]/g,
 /** The publisher of one queue's messages. */
 export const createPublisher = <T>(options: PublisherOptions<T>): Publisher<T> => {
   const { queue, what, encode = JSON.stringify, delaySeconds } = options;
-  let queueUrl = options.queueUrl;
+  const queueUrl = options.queueUrl ?? environmentValue(queue.urlVariable);
   return async (message) => {
     const body = sqsSafe(encode(message));
     const size = Buffer.byteLength(body, 'utf8');
     const limit = queue.maximumMessageBytes;
     if (size > limit) throw new PayloadTooLarge(limit, `The ${what} takes ${size} bytes once queued, above the queue's limit of ${limit} bytes.`);
-    queueUrl ??= requireEnv(queue.urlVariable);
     try {
       await (options.client ?? sqsClient()).send(
         new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, ...(delaySeconds === undefined ? {} : { DelaySeconds: delaySeconds }) }),

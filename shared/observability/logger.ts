@@ -1,6 +1,7 @@
 // Observability: one structured JSON logger for every function (Powertools). Bodies, headers and tokens are never
 // logged; a log line carries ids, statuses and timings only, plus the request id appended per invocation.
 import { Logger } from '@aws-lambda-powertools/logger';
+import { environmentVariables, optionalEnvironmentValue, processServiceName } from '#shared/environment';
 
 /**
  * Powertools reports `cold_start: true` only where AWS_LAMBDA_INITIALIZATION_TYPE is "on-demand": under any other
@@ -19,8 +20,8 @@ class ServiceLogger extends Logger {
 }
 
 export const logger = new ServiceLogger({
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'business-platform-api',
-  logLevel: (process.env.LOG_LEVEL as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' | undefined) ?? 'INFO',
+  serviceName: processServiceName(),
+  logLevel: (optionalEnvironmentValue(environmentVariables.logLevel) as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' | undefined) ?? 'INFO',
 });
 
 /** The fields of an error that are safe to log: its class and code, never its message (it may echo input). */

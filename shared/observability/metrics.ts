@@ -10,12 +10,13 @@
 // construction (a closed list per metric; currencies are the ISO 4217 codes money/ accepts): never a tenant, an id,
 // an amount or anything personal. Values (a refunded amount) are the metric's value, never a dimension.
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { processServiceName } from '#shared/environment';
 
 /** The CloudWatch namespace of every metric of this service (the authorizer's log metric filter included). */
 export const metricsNamespace = 'BusinessPlatformApi';
 
 /** The `service` dimension Powertools adds to every metric: the service name every function logs under. */
-export const metricsServiceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'business-platform-api';
+export const metricsServiceName = processServiceName();
 
 interface MetricDefinition {
   /** The CloudWatch metric name. */

@@ -10,14 +10,15 @@
 // on, so the bundle every cold start reads carries none of it and a function without tracing never loads it. HTTP requests are not patched globally
 // (captureHTTPsRequests: false): the SDK's own subsegments already cover every request the service makes.
 import type { Tracer } from '@aws-lambda-powertools/tracer';
+import { environmentVariables, processServiceName } from '#shared/environment';
 
 /** Whether this process traces its SDK calls: an X-Ray daemon to send to, and tracing not turned off. */
 export const tracingEnabled = (env: NodeJS.ProcessEnv = process.env): boolean =>
-  env.POWERTOOLS_TRACE_ENABLED?.toLowerCase() !== 'false' && Boolean(env.AWS_XRAY_DAEMON_ADDRESS);
+  env[environmentVariables.tracing]?.toLowerCase() !== 'false' && Boolean(env.AWS_XRAY_DAEMON_ADDRESS);
 
 const loadTracer = async (): Promise<Tracer> => {
   const { Tracer } = await import('#lazy/tracer');
-  return new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'business-platform-api', captureHTTPsRequests: false });
+  return new Tracer({ serviceName: processServiceName(), captureHTTPsRequests: false });
 };
 
 /** The tracer, loaded at module evaluation (before any client exists) only when tracing is on. */

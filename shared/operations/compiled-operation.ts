@@ -14,6 +14,7 @@ export interface DocumentValidators {
   /** The XML form's, where the document gives it a schema of its own. */
   readonly xmlBody?: DocumentValidator;
 }
+import type { FunctionNeeds } from './environment';
 
 declare const sourceOperation: unique symbol;
 
@@ -32,6 +33,12 @@ export interface CompiledOperation<O extends Operation = Operation> {
   readonly success?: { readonly status: number; readonly xmlRoot: XmlRoot };
   /** The document's validators of the request, run after the plans (shared/http/middlewares/parse-request.ts). */
   readonly document: DocumentValidators;
+  /**
+   * What the function's environment must hold (its table access, grants and stack settings), written by the generator
+   * into the entries the functions import: `httpOperation` checks it when the function loads. An entry compiled in
+   * process (a test's stack around a handler of its own) carries none.
+   */
+  readonly needs?: FunctionNeeds;
   /** Types only: the manifest entry this was compiled from (the handler's input types derive from it). */
   readonly [sourceOperation]?: O;
 }

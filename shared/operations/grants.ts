@@ -5,14 +5,15 @@
 // settings its deployed role and configuration give it.
 import { tableDefinition, type IndexName, type TableAction } from '#shared/data/table';
 import { queueDefinitions, type QueueDefinition, type QueueName, type QueueSendGrant, type ResourceGrant } from '#shared/events/queues';
+import { environmentVariables, serviceName } from '#shared/environment';
+import { schedulerEnvironment } from './environment';
 
-/** The service name every function logs under (Powertools), on AWS and locally. */
-export const serviceName = 'business-platform-api';
+export { serviceName } from '#shared/environment';
 
 /** The settings every function gets besides its grants, on AWS (OperationFunction) and locally. */
 export const commonFunctionEnvironment = (logLevel: string = 'INFO'): Record<string, string> => ({
-  POWERTOOLS_SERVICE_NAME: serviceName,
-  LOG_LEVEL: logLevel,
+  [environmentVariables.serviceName]: serviceName,
+  [environmentVariables.logLevel]: logLevel,
 });
 
 /**
@@ -94,15 +95,7 @@ export interface TableGrant {
 
 export type { ResourceGrant } from '#shared/events/queues';
 
-/** The environment variables of the manageSchedules grant (read by shared/scheduled-tasks/schedule-sync.ts). */
-export const schedulerEnvironment = {
-  groupName: 'SCHEDULE_GROUP_NAME',
-  targetQueueArn: 'SCHEDULE_TARGET_QUEUE_ARN',
-  deadLetterQueueArn: 'SCHEDULE_DEAD_LETTER_QUEUE_ARN',
-  executionRoleArn: 'SCHEDULE_ROLE_ARN',
-  /** The AWS SDK's service-specific endpoint variable: set locally only. */
-  endpoint: 'AWS_ENDPOINT_URL_SCHEDULER',
-} as const;
+export { schedulerEnvironment } from './environment';
 
 /**
  * What a task schedule's execution role may do: send the run to the task-runs queue, and a dead-letter event to its
@@ -136,7 +129,7 @@ export const indexActions: ReadonlySet<TableAction> = new Set<TableAction>(['dyn
 
 export const indexArn = (tableArn: string, indexName: string): string => `${tableArn}/index/${indexName}`;
 
-/** The table grant: its actions on the table, the index actions on each named index, and TABLE_NAME. */
+/** The table grant: its actions on the table, the index actions on each named index, and the table's name (`environmentVariables.table`). */
 export const tableGrant = (grant: TableGrant, table: TableResource): Granted => {
   const actions = [...new Set(grant.actions)].sort();
   const indexes = [...new Set(grant.indexes ?? [])];
@@ -152,7 +145,7 @@ export const tableGrant = (grant: TableGrant, table: TableResource): Granted => 
       { actions, resources: [table.arn] },
       ...(indexes.length > 0 ? [{ actions: onIndexes, resources: indexes.map((index) => indexArn(table.arn, index)) }] : []),
     ],
-    environment: { TABLE_NAME: table.name },
+    environment: { [environmentVariables.table]: table.name },
   };
 };
 
@@ -170,7 +163,7 @@ const sendGrants = Object.fromEntries(queueDefinitions.map((definition) => [defi
 };
 
 /** The secret-fields key's variable: its ARN (the local stack's KMS holds the same key locally). */
-const secretFieldsKeyEnvironment = (key: OtherResources['secretFieldsKey']): Record<string, string> => ({ SECRET_FIELDS_KEY_ARN: key.arn });
+const secretFieldsKeyEnvironment = (key: OtherResources['secretFieldsKey']): Record<string, string> => ({ [environmentVariables.secretFieldsKey]: key.arn });
 
 /**
  * One entry per grant name: every queue's send grant, then the service grants (`ServiceGrant`,
@@ -183,7 +176,9 @@ export const resourceGrants: { readonly [grant in ResourceGrant]: GrantDefinitio
     statements: [{ actions: ['secretsmanager:GetSecretValue'], resources: [webhookSecret.arn] }],
     // Locally (no Secrets Manager) the values themselves; on AWS the ARN the function reads them from.
     environment: Object.fromEntries([
-      webhookSecret.localValues === undefined ? ['WEBHOOK_SECRET_ARN', webhookSecret.arn] : ['WEBHOOK_SECRETS', webhookSecret.localValues],
+      webhookSecret.localValues === undefined
+        ? [environmentVariables.webhookSecretArn, webhookSecret.arn]
+        : [environmentVariables.webhookSecrets, webhookSecret.localValues],
     ]),
   }),
   /**

@@ -3,6 +3,8 @@
 // from its own environment (`<variable>=... npm start`), both checked here, and each function gets only the settings
 // its manifest entry names.
 
+import { environmentVariables } from '#shared/environment';
+
 export interface StackSettingDefinition {
   /** The function's environment variable. */
   readonly variable: string;
@@ -32,7 +34,7 @@ export const stackSettings = {
    * (test/bench/README.md, "Tracing"), so a stack may trade its traces for it.
    */
   tracing: {
-    variable: 'POWERTOOLS_TRACE_ENABLED',
+    variable: environmentVariables.tracing,
     contextKey: 'tracing',
     defaultValue: 'true',
     problem: (value: string) => (value === 'true' || value === 'false' ? undefined : 'must be true or false'),

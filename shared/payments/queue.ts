@@ -11,11 +11,12 @@ export { paymentsQueueUrlVariable } from '#shared/events/queues';
 
 export type RefundPublisher = GuaranteedPublisher<QueuedRefund>;
 
-export const createRefundPublisher = (queueUrl: string, client?: SQSClient): RefundPublisher =>
+/** Without a URL, the payments queue's (its `sendPayments` grant's variable, through the function's environment). */
+export const createRefundPublisher = (queueUrl?: string, client?: SQSClient): RefundPublisher =>
   createGuaranteedPublisher({
     queue: paymentsQueue,
     what: 'refund',
-    queueUrl,
+    ...(queueUrl ? { queueUrl } : {}),
     encode: ({ tenantId, refundId }: QueuedRefund) => JSON.stringify({ tenantId, refundId }),
     ...(client ? { client } : {}),
   });

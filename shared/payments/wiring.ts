@@ -3,10 +3,10 @@
 // imports besides the HTTP answers. Each part is built on first use, so a function builds only what it calls: the
 // read and the consumer never create the SQS client (and their bundles leave it out: nothing they call reaches it),
 // and a request without an Idempotency-Key never reads or writes a claim (shared/data/idempotency.ts).
-import { defaultTable, requireEnv } from '#shared/data/client';
+import { defaultTable } from '#shared/data/client';
 import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
 import { paymentAnswerStorage } from './answer-storage';
-import { createRefundPublisher, paymentsQueueUrlVariable, type RefundPublisher } from './queue';
+import { createRefundPublisher, type RefundPublisher } from './queue';
 import { createPaymentRepository } from './repository';
 import { createPaymentService, type PaymentService } from './service';
 import type { PaymentStore } from './store';
@@ -26,11 +26,11 @@ export const paymentService = (): PaymentService => (service ??= createPaymentSe
 
 let queueing: PaymentService | undefined;
 /**
- * The service of the refund function, which queues refunds: the payments queue's URL is read once, at start-up, from
- * the variable its `sendPayments` grant sets.
+ * The service of the refund function, which queues refunds: the payments queue's URL is the variable its
+ * `sendPayments` grant sets, checked when the function loads (shared/operations/environment.ts).
  */
 export const queueingPaymentService = (): PaymentService =>
-  (queueing ??= createPaymentService({ repository: paymentStore(), publish: createRefundPublisher(requireEnv(paymentsQueueUrlVariable)) }));
+  (queueing ??= createPaymentService({ repository: paymentStore(), publish: createRefundPublisher() }));
 
 /**
  * Idempotency-Key handling of a payment write: the key's claim is written in the write's own transaction, its answer

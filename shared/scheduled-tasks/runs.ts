@@ -130,9 +130,9 @@ export type RunRecorder = ReturnType<typeof createRunRecorder>;
 export const workRunKey = (firing: Pick<TaskFiring, 'tenantId' | 'taskId' | 'scheduledTime'>): string =>
   `${firing.tenantId}:${firing.taskId}:${firing.scheduledTime.toISOString()}`;
 
-/** Sends due runs to the work queue, one message each (JSON of TaskWorkMessage). */
-export const createWorkPublisher = (queueUrl: string, client?: SQSClient) =>
-  createPublisher<TaskWorkMessage>({ queue: taskWorkQueue, what: 'task work', queueUrl, ...(client ? { client } : {}) });
+/** Sends due runs to the work queue, one message each (JSON of TaskWorkMessage); by default to the `sendTaskWork` grant's URL. */
+export const createWorkPublisher = (queueUrl?: string, client?: SQSClient) =>
+  createPublisher<TaskWorkMessage>({ queue: taskWorkQueue, what: 'task work', ...(queueUrl ? { queueUrl } : {}), ...(client ? { client } : {}) });
 
 /** How a firing ended. */
 export type RunOutcome =

@@ -16,7 +16,8 @@ import {
   type CreateScheduleCommandInput,
   type GetScheduleCommandOutput,
 } from '@aws-sdk/client-scheduler';
-import { schedulerEnvironment } from '#shared/operations/grants';
+import { environmentValue } from '#shared/environment';
+import { schedulerEnvironment } from '#shared/operations/environment';
 import { scheduleFor, type Recurrence } from './recurrence';
 import { taskRunInput } from './messages';
 import { awsRequestHandler } from '#shared/aws-requests';
@@ -220,12 +221,17 @@ export const syncScheduleWith = async (
   }
 };
 
-/** The settings of the manageSchedules grant; ScheduleSyncFailed (not retryable) when the function lacks the grant. */
+/**
+ * The settings of the manageSchedules grant, through the function's environment (checked when a function holding the
+ * grant loads: shared/operations/environment.ts); ScheduleSyncFailed (not retryable) when one is missing all the same.
+ */
 export const schedulerSettingsFromEnvironment = (env: Readonly<Record<string, string | undefined>> = process.env): SchedulerSettings => {
   const read = (variable: string): string => {
-    const value = env[variable];
-    if (!value) throw new ScheduleSyncFailed(`${variable} is not set (the function lacks the manageSchedules grant)`, { retryable: false });
-    return value;
+    try {
+      return environmentValue(variable, env);
+    } catch (error) {
+      throw new ScheduleSyncFailed(`${variable} is not set (the function lacks the manageSchedules grant)`, { retryable: false, cause: error });
+    }
   };
   return {
     groupName: read(schedulerEnvironment.groupName),

@@ -9,11 +9,12 @@ import type { ScheduleSyncRequest } from './service';
 /** The first retry waits this long; later ones wait the queue's visibility timeout (its consumer's backoff). */
 export const scheduleSyncDelaySeconds = 30;
 
-export const createScheduleSyncPublisher = (queueUrl: string, client?: SQSClient, delaySeconds = scheduleSyncDelaySeconds) =>
+/** By default to the `sendScheduleSync` grant's URL (the function's environment). */
+export const createScheduleSyncPublisher = (queueUrl?: string, client?: SQSClient, delaySeconds = scheduleSyncDelaySeconds) =>
   createPublisher<ScheduleSyncRequest>({
     queue: scheduleSyncQueue,
     what: 'schedule sync request',
-    queueUrl,
+    ...(queueUrl ? { queueUrl } : {}),
     delaySeconds,
     encode: ({ tenantId, taskId, version }) => JSON.stringify({ tenantId, taskId, version }),
     ...(client ? { client } : {}),

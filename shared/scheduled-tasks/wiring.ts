@@ -3,9 +3,10 @@
 // function uses, so a bundle keeps only its own (esbuild drops what a handler never reaches: the get's bundle holds
 // neither the scheduler client nor the SQS client, and no function loads the Encryption SDK before a save seals).
 import type { SecretCipher } from '#shared/crypto/envelope';
-import { defaultTable, requireEnv } from '#shared/data/client';
+import { defaultTable } from '#shared/data/client';
 import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
-import { scheduleSyncQueue, taskRunsQueue } from '#shared/events/queues';
+import { taskRunsQueue } from '#shared/events/queues';
+import { environmentValue, environmentVariables } from '#shared/environment';
 import { createPublisher } from '#shared/messaging/publisher';
 import type { TaskRunMessage } from './messages';
 import { createScheduleReconciler, type ScheduleReconciler } from './reconciler';
@@ -27,25 +28,23 @@ const taskRepository = (): ScheduledTaskStore => (repository ??= createScheduled
  * second copy of a class the rest of the function checks with instanceof.
  */
 let cipher: Promise<SecretCipher> | undefined;
-const loadCipher = (): Promise<SecretCipher> => (cipher ??= import('#lazy/secret-cipher').then((envelope) => envelope.secretCipher()));
+const loadCipher = (keyArn: string): Promise<SecretCipher> => (cipher ??= import('#lazy/secret-cipher').then((envelope) => envelope.secretCipher(keyArn)));
 
 let service: ScheduledTaskService | undefined;
 
 /** The save's service: seals (sealSecrets), syncs the schedule (manageSchedules) and queues retries (sendScheduleSync). */
 export const scheduledTaskService = (): ScheduledTaskService => {
-  // The key's setting is checked at start-up all the same (its grant, sealSecrets, sets it): a function
-  // without it fails fast instead of answering 500 to the first save with a credential.
-  if (!process.env.SECRET_FIELDS_KEY_ARN) {
-    throw new Error('Environment variable SECRET_FIELDS_KEY_ARN must be set');
-  }
+  // The key's ARN is read at start-up (its grant, sealSecrets, sets it; the function's load checks it): a function
+  // without it fails its cold start instead of answering 500 to the first save with a credential.
+  const keyArn = environmentValue(environmentVariables.secretFieldsKey);
   service ??= createScheduledTaskService({
     repository: taskRepository(),
     cipher: {
-      seal: async (plaintext, context) => (await loadCipher()).seal(plaintext, context),
-      open: async (sealed, context) => (await loadCipher()).open(sealed, context),
+      seal: async (plaintext, context) => (await loadCipher(keyArn)).seal(plaintext, context),
+      open: async (sealed, context) => (await loadCipher(keyArn)).open(sealed, context),
     },
     syncSchedule,
-    requestSync: createScheduleSyncPublisher(requireEnv(scheduleSyncQueue.urlVariable)),
+    requestSync: createScheduleSyncPublisher(),
   });
   return service;
 };
@@ -72,8 +71,8 @@ export const scheduleSyncRetrier = () => {
   retrier ??= createScheduleSyncRetrier({
     repository: taskRepository(),
     syncSchedule,
-    // The task-runs queue's URL comes with the sendTaskRuns grant; read when a run is overdue. Built here, not at
-    // module scope, so that the get (which imports this module too) bundles no SQS client.
+    // The task-runs queue's URL comes with the sendTaskRuns grant (checked when the function loads). Built here, not
+    // at module scope, so that the get (which imports this module too) bundles no SQS client.
     fireOverdue: createPublisher<TaskRunMessage>({ queue: taskRunsQueue, what: 'task run' }),
   });
   return retrier;

@@ -128,6 +128,7 @@ export const deliveryReceiptAddInventory: CompiledOperation<typeof source.delive
   requestBody: { schema: /* @__PURE__ */ plan(6), required: true },
   success: {status: 200,xmlRoot: {name: "ActionResults_DeliveryReceiptT_"}},
   document: { path: requests.deliveryReceiptAddInventoryPath, body: requests.deliveryReceiptAddInventoryBody },
+  needs: {tableAccess: ["dynamodb:Query","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:ConditionCheckItem"],stackSettings: ["overReceiptTolerance"]},
 };
 
 export const deliveryReceiptGetV2: CompiledOperation<typeof source.deliveryReceiptGetV2> = {
@@ -140,6 +141,7 @@ export const deliveryReceiptGetV2: CompiledOperation<typeof source.deliveryRecei
   pathParameters: /* @__PURE__ */ plan(0),
   success: {status: 200,xmlRoot: {name: "DeliveryReceiptEditResponse"}},
   document: { path: requests.deliveryReceiptGetV2Path },
+  needs: {tableAccess: ["dynamodb:Query"]},
 };
 
 export const deliveryReceiptSaveV2: CompiledOperation<typeof source.deliveryReceiptSaveV2> = {
@@ -152,6 +154,7 @@ export const deliveryReceiptSaveV2: CompiledOperation<typeof source.deliveryRece
   requestBody: { schema: /* @__PURE__ */ plan(20), required: true },
   success: {status: 200,xmlRoot: {name: "ActionResults_DeliveryReceiptT_"}},
   document: { body: requests.deliveryReceiptSaveV2Body },
+  needs: {tableAccess: ["dynamodb:Query","dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem","dynamodb:ConditionCheckItem"],grants: ["sendReceiptCompletions"],stackSettings: ["overReceiptTolerance"]},
 };
 
 export const deliveryReceiptSearchV2: CompiledOperation<typeof source.deliveryReceiptSearchV2> = {
@@ -164,6 +167,7 @@ export const deliveryReceiptSearchV2: CompiledOperation<typeof source.deliveryRe
   requestBody: { schema: /* @__PURE__ */ plan(79), required: false },
   success: {status: 200,xmlRoot: {name: "PagedActionResults_DeliveryReceiptT_"}},
   document: { body: requests.deliveryReceiptSearchV2Body },
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:BatchGetItem","dynamodb:Query","dynamodb:PutItem"]},
 };
 
 export const deliveryReceiptOperations = [deliveryReceiptAddInventory, deliveryReceiptGetV2, deliveryReceiptSaveV2, deliveryReceiptSearchV2] as const;

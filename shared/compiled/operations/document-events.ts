@@ -33,6 +33,7 @@ export const providerWebhook: CompiledOperation<typeof source.providerWebhook> =
   requestBody: { schema: /* @__PURE__ */ plan(0), required: true },
   success: {status: 202,xmlRoot: {name: "WebhookAccepted"}},
   document: { body: requests.providerWebhookBody },
+  needs: {grants: ["sendDocumentEvents","readWebhookSecret"]},
 };
 
 export const documentAnalyserGetDocument: CompiledOperation<typeof source.documentAnalyserGetDocument> = {
@@ -45,6 +46,7 @@ export const documentAnalyserGetDocument: CompiledOperation<typeof source.docume
   pathParameters: /* @__PURE__ */ plan(8),
   success: {status: 200,xmlRoot: {name: "DocumentState"}},
   document: { path: requests.documentAnalyserGetDocumentPath },
+  needs: {tableAccess: ["dynamodb:Query"]},
 };
 
 export const documentEventOperations = [providerWebhook, documentAnalyserGetDocument] as const;

@@ -29,6 +29,7 @@ export const inventoryGetDetailedSOHV2: CompiledOperation<typeof source.inventor
   pathParameters: /* @__PURE__ */ plan(0),
   success: {status: 200,xmlRoot: {name: "ActionResults_InventoryStockOnHandT_"}},
   document: { path: requests.inventoryGetDetailedSOHV2Path },
+  needs: {tableAccess: ["dynamodb:Query"]},
 };
 
 export const inventoryOperations = [inventoryGetDetailedSOHV2] as const;

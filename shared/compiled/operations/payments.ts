@@ -141,6 +141,7 @@ export const paymentPost: CompiledOperation<typeof source.paymentPost> = {
   requestBody: { schema: /* @__PURE__ */ plan(0), required: true },
   success: {status: 201,xmlRoot: {name: "SynkSaveQueueResponse_PaymentT_"}},
   document: { body: requests.paymentPostBody },
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem"]},
 };
 
 export const paymentGetByID: CompiledOperation<typeof source.paymentGetByID> = {
@@ -154,6 +155,7 @@ export const paymentGetByID: CompiledOperation<typeof source.paymentGetByID> = {
   query: /* @__PURE__ */ plan(79),
   success: {status: 200,xmlRoot: {name: "EditResponse_PaymentT_"}},
   document: { path: requests.paymentGetByIDPath, query: requests.paymentGetByIDQuery },
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query"]},
 };
 
 export const paymentPostRefund: CompiledOperation<typeof source.paymentPostRefund> = {
@@ -167,6 +169,7 @@ export const paymentPostRefund: CompiledOperation<typeof source.paymentPostRefun
   requestBody: { schema: /* @__PURE__ */ plan(90), required: false },
   success: {status: 201,xmlRoot: {name: "SynkSaveQueueResponse_PaymentT_"}},
   document: { path: requests.paymentPostRefundPath, body: requests.paymentPostRefundBody },
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem"],grants: ["sendPayments"]},
 };
 
 export const paymentOperations = [paymentPost, paymentGetByID, paymentPostRefund] as const;

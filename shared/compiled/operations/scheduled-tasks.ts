@@ -114,6 +114,7 @@ export const scheduledTaskSave: CompiledOperation<typeof source.scheduledTaskSav
   requestBody: { schema: /* @__PURE__ */ plan(0), xmlSchema: /* @__PURE__ */ plan(80), required: true },
   success: {status: 200,xmlRoot: {name: "ActionResults_ScheduledTask_"}},
   document: { body: requests.scheduledTaskSaveBody, xmlBody: requests.scheduledTaskSaveXmlBody },
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem"],grants: ["manageSchedules","sealSecrets","sendScheduleSync"]},
 };
 
 export const scheduledTaskGet: CompiledOperation<typeof source.scheduledTaskGet> = {
@@ -126,6 +127,7 @@ export const scheduledTaskGet: CompiledOperation<typeof source.scheduledTaskGet>
   pathParameters: /* @__PURE__ */ plan(81),
   success: {status: 200,xmlRoot: {name: "ActionResults_ScheduledTask_"}},
   document: { path: requests.scheduledTaskGetPath },
+  needs: {tableAccess: ["dynamodb:Query"]},
 };
 
 export const scheduledTaskOperations = [scheduledTaskSave, scheduledTaskGet] as const;

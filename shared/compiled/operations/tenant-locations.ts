@@ -91,6 +91,7 @@ export const tenantLocationDelete: CompiledOperation<typeof source.tenantLocatio
   pathParameters: /* @__PURE__ */ plan(0),
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
   document: { path: requests.tenantLocationDeletePath },
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:DeleteItem"]},
 };
 
 export const tenantLocationGet: CompiledOperation<typeof source.tenantLocationGet> = {
@@ -103,6 +104,7 @@ export const tenantLocationGet: CompiledOperation<typeof source.tenantLocationGe
   pathParameters: /* @__PURE__ */ plan(0),
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
   document: { path: requests.tenantLocationGetPath },
+  needs: {tableAccess: ["dynamodb:GetItem"]},
 };
 
 export const tenantLocationGetAll: CompiledOperation<typeof source.tenantLocationGetAll> = {
@@ -114,6 +116,7 @@ export const tenantLocationGetAll: CompiledOperation<typeof source.tenantLocatio
   media: "standard",
   success: {status: 200,xmlRoot: {name: "ArrayOfTenantLocation",itemName: "TenantLocation"}},
   document: {  },
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query"]},
 };
 
 export const tenantLocationGetByName: CompiledOperation<typeof source.tenantLocationGetByName> = {
@@ -126,6 +129,7 @@ export const tenantLocationGetByName: CompiledOperation<typeof source.tenantLoca
   requestBody: { schema: /* @__PURE__ */ plan(6), required: true },
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
   document: { body: requests.tenantLocationGetByNameBody },
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query"]},
 };
 
 export const tenantLocationGetDefaultAddress: CompiledOperation<typeof source.tenantLocationGetDefaultAddress> = {
@@ -139,6 +143,7 @@ export const tenantLocationGetDefaultAddress: CompiledOperation<typeof source.te
   query: /* @__PURE__ */ plan(34),
   success: {status: 200,xmlRoot: {name: "Address"}},
   document: { path: requests.tenantLocationGetDefaultAddressPath, query: requests.tenantLocationGetDefaultAddressQuery },
+  needs: {tableAccess: ["dynamodb:GetItem"]},
 };
 
 export const tenantLocationSave: CompiledOperation<typeof source.tenantLocationSave> = {
@@ -151,6 +156,7 @@ export const tenantLocationSave: CompiledOperation<typeof source.tenantLocationS
   requestBody: { schema: /* @__PURE__ */ plan(36), required: true },
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
   document: { body: requests.tenantLocationSaveBody },
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem","dynamodb:ConditionCheckItem"]},
 };
 
 export const tenantLocationSearch: CompiledOperation<typeof source.tenantLocationSearch> = {
@@ -163,6 +169,7 @@ export const tenantLocationSearch: CompiledOperation<typeof source.tenantLocatio
   requestBody: { schema: /* @__PURE__ */ plan(57), required: false },
   success: {status: 200,xmlRoot: {name: "PagedActionResults_TenantLocationInfo_"}},
   document: { body: requests.tenantLocationSearchBody },
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query"]},
 };
 
 export const tenantLocationOperations = [tenantLocationDelete, tenantLocationGet, tenantLocationGetAll, tenantLocationGetByName, tenantLocationGetDefaultAddress, tenantLocationSave, tenantLocationSearch] as const;

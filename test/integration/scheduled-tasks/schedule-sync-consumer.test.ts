@@ -8,12 +8,13 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createScheduleSyncConsumer } from '#functions/scheduled-tasks/consume-schedule-sync';
+import type { createScheduleSyncConsumer as CreateScheduleSyncConsumer } from '#functions/scheduled-tasks/consume-schedule-sync';
 import { startEventSourceMapping, type RunningEventSourceMapping } from '#infra/local/event-source-mapping';
 import { ensureQueues, type QueueDefinition } from '#infra/local/provision';
 import { localSecretCipher } from '#shared/crypto/envelope';
 import { createDocumentClient, type TableContext } from '#shared/data/client';
 import { scheduleSyncQueue } from '#shared/events/queues';
+import { schedulerEnvironment } from '#shared/operations/environment';
 import { logger } from '#shared/observability/logger';
 import { taskKey } from '#shared/scheduled-tasks/keys';
 import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
@@ -26,6 +27,19 @@ import { freshTenantId } from '#test/support/tenant-items';
 
 logger.setLogLevel('SILENT');
 const { tableName } = requireLocalEndpoints();
+
+// The consumer's function checks its environment when it loads (shared/operations/environment.ts), the scheduler
+// settings of its manageSchedules grant included. This test syncs through a scheduler of its own, so these name
+// nothing it calls; they are put back after the file.
+const schedulerSettings = {
+  [schedulerEnvironment.groupName]: 'schedule-sync-test',
+  [schedulerEnvironment.targetQueueArn]: 'arn:aws:sqs:us-east-1:000000000000:schedule-sync-test-runs',
+  [schedulerEnvironment.deadLetterQueueArn]: 'arn:aws:sqs:us-east-1:000000000000:schedule-sync-test-runs-dlq',
+  [schedulerEnvironment.executionRoleArn]: 'arn:aws:iam::000000000000:role/schedule-sync-test',
+};
+const savedSettings = Object.fromEntries(Object.keys(schedulerSettings).map((name) => [name, process.env[name]]));
+Object.assign(process.env, schedulerSettings);
+const { createScheduleSyncConsumer } = (await import('#functions/scheduled-tasks/consume-schedule-sync')) as { createScheduleSyncConsumer: typeof CreateScheduleSyncConsumer };
 let raw: DynamoDBClient;
 let table: TableContext;
 let sqs: SQSClient;
@@ -37,6 +51,10 @@ beforeAll(() => {
   sqs = localSqsClient();
 });
 afterAll(async () => {
+  for (const [name, value] of Object.entries(savedSettings)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   for (const mapping of mappings) await mapping.stop();
   raw.destroy();
   sqs.destroy();

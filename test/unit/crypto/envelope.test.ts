@@ -6,10 +6,12 @@ import { describe, expect, it } from '@jest/globals';
 import {
   kmsSecretCipher,
   localSecretCipher,
-  secretCipherFromEnvironment,
+  secretCipher,
   SecretKeyConfigurationError,
   SecretNotOpened,
 } from '#shared/crypto/envelope';
+import { readFunctionEnvironment } from '#shared/environment';
+import { grantVariables } from '#shared/operations/environment';
 
 const plaintext = 'oauth-token-secret-7f3a9c-ÄÖÜ-🔑';
 const context = { tenant: '7', task: '42', field: 'TokenDetails/TokenSecret' };
@@ -146,16 +148,24 @@ describe('KMS keyring (the same code path, another keyring)', () => {
 describe('configuration from the environment', () => {
   const localKey = randomBytes(32).toString('base64');
 
+  const sealing = grantVariables.sealSecrets;
+
   it('takes the KMS key of SECRET_FIELDS_KEY_ARN (the local stack sets it too: its KMS holds the key)', () => {
-    expect(() => secretCipherFromEnvironment({ SECRET_FIELDS_KEY_ARN: 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-4000-8000-000000000001' })).not.toThrow();
+    const env = { SECRET_FIELDS_KEY_ARN: 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-4000-8000-000000000001' };
+    expect(() => secretCipher(readFunctionEnvironment(sealing, env).SECRET_FIELDS_KEY_ARN as string)).not.toThrow();
   });
 
   it.each([
-    ['nothing', {}, 'Set SECRET_FIELDS_KEY_ARN to seal secret fields.'],
+    ['nothing', {}],
     // No raw-key branch any more: the local stack serves KMS, so a raw key alone configures nothing.
-    ['only a raw local key', { SECRET_FIELDS_LOCAL_KEY: localKey }, 'Set SECRET_FIELDS_KEY_ARN to seal secret fields.'],
-    ['an alias instead of a key ARN', { SECRET_FIELDS_KEY_ARN: 'arn:aws:kms:us-east-1:123456789012:alias/secrets' }, 'SECRET_FIELDS_KEY_ARN must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>).'],
-  ])('fails fast with %s', (_, env, message) => {
-    expect(() => secretCipherFromEnvironment(env)).toThrow(new SecretKeyConfigurationError(message));
+    ['only a raw local key', { SECRET_FIELDS_LOCAL_KEY: localKey }],
+  ])('fails the function\'s load with %s, naming SECRET_FIELDS_KEY_ARN', (_, env) => {
+    expect(() => readFunctionEnvironment(sealing, env)).toThrow('Environment variable SECRET_FIELDS_KEY_ARN must be set (given by sealSecrets)');
+  });
+
+  it('fails fast with an alias instead of a key ARN', () => {
+    expect(() => secretCipher('arn:aws:kms:us-east-1:123456789012:alias/secrets')).toThrow(
+      new SecretKeyConfigurationError('The secret-fields key must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>).'),
+    );
   });
 });

@@ -62,16 +62,24 @@ describe('createPublisher', () => {
     expect((error as Error).cause).toBe(cause);
   });
 
-  it('reads the queue\'s URL from its variable on the first send when none is given', async () => {
+  it('reads the queue\'s URL from its variable when it is created, none given, and sends there', async () => {
     const { client, sent } = fakeClient();
-    const publish = createPublisher({ queue, what: 'refund', client });
     process.env.TEST_QUEUE_URL = queueUrl;
+    let publish: ReturnType<typeof createPublisher>;
     try {
-      await publish({ tenantId: 1, refundId: 8 });
+      publish = createPublisher({ queue, what: 'refund', client });
     } finally {
       delete process.env.TEST_QUEUE_URL;
     }
+    // The URL was read once, at creation: the variable gone since changes nothing.
+    await publish({ tenantId: 1, refundId: 8 });
     expect(sent[0]?.QueueUrl).toBe(queueUrl);
+  });
+
+  it('is not created without its URL: the error names the variable, and nothing is sent', () => {
+    const { client, sent } = fakeClient();
+    expect(() => createPublisher({ queue, what: 'refund', client })).toThrow('Environment variable TEST_QUEUE_URL must be set');
+    expect(sent).toEqual([]);
   });
 });
 
