@@ -201,7 +201,10 @@ export const operationWith = <Id extends OperationId>(operationId: Id, answer: (
   // The functions' own form of the entry: its plans and the document's validators (shared/compiled/).
   const compiled = compiledOperations.find((operation) => operation.operationId === operationId);
   if (!compiled) throw new Error(`${operationId} has no compiled entry: run npm run openapi`);
-  const handler = httpOperation(compiled as CompiledOperation<(typeof operationsById)[Id]>).handler(async (request) => {
+  // Without its environment needs: these tests hold the HTTP stack, with no function environment around it (the
+  // check at load has its own tests, test/unit/operations/function-load.test.ts).
+  const stackOnly = { ...compiled, needs: undefined } as CompiledOperation<(typeof operationsById)[Id]>;
+  const handler = httpOperation(stackOnly).handler(async (request) => {
     seen.push(request as unknown as SeenRequest);
     return answer(request as unknown as SeenRequest);
   });
