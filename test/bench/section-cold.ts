@@ -11,6 +11,7 @@ import { nodeMajorOf } from '#infra/local/lambda-runtime';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { consumedQueueDefinitions, documentEventsQueue, queueDefinitions } from '#shared/events/queues';
 import { operations, operationsById, type Operation } from '#shared/operations/index';
+import { readStackSettings, settingsEnvironment, stackSettings, type StackSetting } from '#shared/operations/settings';
 import { buildBundle, type BuiltBundle } from './bundles';
 import { coldStart, type ColdSample } from './cold-start';
 import { meanStepTimes, phasesOfProfile, type CpuProfile, type ProfiledPhases } from './cpu-profile';
@@ -299,6 +300,9 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     ...Object.fromEntries(queueDefinitions.map((definition) => [definition.urlVariable, stack.queueUrls[definition.logicalName] ?? ''])),
     ...paymentColdEnvironment(stack.queueUrls),
     ...scheduledTaskColdEnvironment(),
+    // Every stack setting at its default, as a stack deployed without context gives them (a function checks the ones
+    // it declares when it loads: shared/operations/environment.ts).
+    ...settingsEnvironment(Object.keys(stackSettings) as StackSetting[], readStackSettings(() => undefined)),
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     AWS_DEFAULT_REGION: process.env.AWS_REGION ?? 'us-east-1',
     AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
