@@ -99,6 +99,13 @@ const lineCodec = (tenantId: number, receiptId: number) =>
     key: (line) => lineKey(tenantId, receiptId, line.SequenceNumber),
   });
 
+/** A header and a line as a read gives them back: their stored fields only (for the in-memory store of the port). */
+export const storedHeaderOf = (header: ReceiptHeader): ReceiptHeader => headers.fromItem(headers.toItem(header)) as ReceiptHeader;
+export const storedLineOf = (tenantId: number, receiptId: number, line: StoredLine): StoredLine => {
+  const codec = lineCodec(tenantId, receiptId);
+  return codec.fromItem(codec.toItem(line)) as StoredLine;
+};
+
 /** Another save of the receipt spans several transactions and holds its lease: read again shortly. */
 export class SaveInProgress extends ConcurrentModification {
   constructor() {
@@ -131,6 +138,53 @@ const leaseOf = (item: Readonly<Record<string, unknown>>): Lease | undefined => 
 const storedFieldNames = new Set<string>(headerFields);
 const keyAttributes = new Set(['pk', 'sk', 'entity', lastLineAttribute, leaseAttribute]);
 
+/** The header item a save stores: what completion keeps on it (its internal attributes but the indexes'), the header, the line counter. */
+const headerItemOf = (write: ReceiptWrite) => {
+  const preserved = Object.fromEntries(
+    Object.entries(write.previous?.internal ?? {}).filter(([name]) => !name.startsWith('gsi') && name !== searchTextAttribute),
+  );
+  return { ...preserved, ...headers.toItem(write.header), [lastLineAttribute]: write.lastLineNumber };
+};
+
+const lineActionsOf = (tableName: string, write: ReceiptWrite, add: (role: Role, item: TransactionItem) => void) => {
+  const codec = lineCodec(write.tenantId, write.header.ID);
+  // Deletes first: a save stopped between chunks never holds more lines than before or after it.
+  for (const line of write.deletes) add('line', { Delete: { TableName: tableName, Key: lineKey(write.tenantId, write.header.ID, line.SequenceNumber) } });
+  for (const line of write.puts) add('line', { Put: { TableName: tableName, Item: codec.toItem(line) } });
+};
+
+const claimActionsOf = (tableName: string, write: ReceiptWrite, add: (role: Role, item: TransactionItem) => void) => {
+  const changes = claimChanges(refNumberClaim, tableName, write.tenantId, write.header.ID, write.previous?.header.RefNumber, write.header.RefNumber);
+  if (changes.release) add('claim-release', changes.release);
+  if (changes.claim) add('claim', changes.claim);
+};
+
+/**
+ * Refuses (413) a save with an item DynamoDB would refuse: any line, and the header with room for what completion
+ * adds to it (status, cursor, completion id), before anything is written. (Exported for the in-memory store of the
+ * port, test/stores/delivery-receipts/memory-receipt-store.ts, which refuses what this store refuses.)
+ */
+export const assertReceiptWriteFits = (tableName: string, write: ReceiptWrite): void => {
+  const { actions, add } = transactionActions<Role>();
+  lineActionsOf(tableName, write, add);
+  assertItemFits(headerItemOf(write), { reserveBytes: headerCompletionReserveBytes });
+  assertActionsFit(actions.map((action) => action.item));
+};
+
+/**
+ * The actions of a save in one transaction: its RefNumber claim and release, its lines, the header; with its key's
+ * claim, one more. Over 100, the save goes in chunks (exported for the in-memory store, as above).
+ */
+export const receiptWriteActionCount = (tableName: string, write: ReceiptWrite, keyed: boolean): number => {
+  const { actions, add } = transactionActions<Role>();
+  claimActionsOf(tableName, write, add);
+  lineActionsOf(tableName, write, add);
+  return actions.length + 1 + (keyed ? 1 : 0);
+};
+
+/** Line actions per transaction of a save in chunks: each chunk also holds its guard (the lease, or "no header yet"). */
+export const receiptLineChunkSize = maxTransactionActions - 1;
+
 export const createReceiptRepository = (table: TableContext, clock: () => Date = () => new Date()): ReceiptStore => {
   const { client, tableName } = table;
 
@@ -141,25 +195,9 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
     values: { ':now': now },
   });
 
-  const headerItem = (write: ReceiptWrite) => {
-    const preserved = Object.fromEntries(
-      Object.entries(write.previous?.internal ?? {}).filter(([name]) => !name.startsWith('gsi') && name !== searchTextAttribute),
-    );
-    return { ...preserved, ...headers.toItem(write.header), [lastLineAttribute]: write.lastLineNumber };
-  };
-
-  const lineActions = (write: ReceiptWrite, add: (role: Role, item: TransactionItem) => void) => {
-    const codec = lineCodec(write.tenantId, write.header.ID);
-    // Deletes first: a save stopped between chunks never holds more lines than before or after it.
-    for (const line of write.deletes) add('line', { Delete: { TableName: tableName, Key: lineKey(write.tenantId, write.header.ID, line.SequenceNumber) } });
-    for (const line of write.puts) add('line', { Put: { TableName: tableName, Item: codec.toItem(line) } });
-  };
-
-  const claimActions = (write: ReceiptWrite, add: (role: Role, item: TransactionItem) => void) => {
-    const changes = claimChanges(refNumberClaim, tableName, write.tenantId, write.header.ID, write.previous?.header.RefNumber, write.header.RefNumber);
-    if (changes.release) add('claim-release', changes.release);
-    if (changes.claim) add('claim', changes.claim);
-  };
+  const headerItem = headerItemOf;
+  const lineActions = (write: ReceiptWrite, add: (role: Role, item: TransactionItem) => void) => lineActionsOf(tableName, write, add);
+  const claimActions = (write: ReceiptWrite, add: (role: Role, item: TransactionItem) => void) => claimActionsOf(tableName, write, add);
 
   /** The header put that makes a save visible: conditional on the Version read (or on nothing stored yet). */
   const headerPut = (write: ReceiptWrite, now: number, leaseId?: string): TransactionItem => {
@@ -246,7 +284,7 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
     }
     const lines = transactionActions<Role>();
     lineActions(write, lines.add);
-    const chunks = chunkActions(lines.actions, maxTransactionActions - 1);
+    const chunks = chunkActions(lines.actions, receiptLineChunkSize);
     for (const [index, chunk] of chunks.entries()) {
       await transact(table, [{ role: 'header' as Role, item: guard }, ...chunk], {
         errors: { ...errors(write), header: () => new SaveInProgress() },
@@ -259,30 +297,12 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
     await transact(table, last.actions, { errors: errors(write), ...(write.claim ? { claim: write.claim } : {}) });
   };
 
-  /**
-   * Refuses (413) a save with an item DynamoDB would refuse: any line, and the header with room for what
-   * completion adds to it (status, cursor, completion id), before anything is written.
-   */
-  const assertFits = (write: ReceiptWrite, items: readonly TransactionItem[]) => {
-    assertItemFits(headerItem(write), { reserveBytes: headerCompletionReserveBytes });
-    assertActionsFit(items);
-  };
-
   return {
     /** Refuses (413) a save whose items DynamoDB would refuse; a create calls it with the largest ID before taking one. */
-    assertFits(write: ReceiptWrite): void {
-      const { actions, add } = transactionActions<Role>();
-      lineActions(write, add);
-      assertFits(write, actions.map((action) => action.item));
-    },
+    assertFits: (write: ReceiptWrite): void => assertReceiptWriteFits(tableName, write),
 
     /** True when the write is one transaction (at most 100 actions): a refusal then leaves nothing written. */
-    fitsOneTransaction(write: ReceiptWrite, keyed = false): boolean {
-      const { actions, add } = transactionActions<Role>();
-      claimActions(write, add);
-      lineActions(write, add);
-      return actions.length + 1 + (keyed ? 1 : 0) <= maxTransactionActions;
-    },
+    fitsOneTransaction: (write: ReceiptWrite, keyed = false): boolean => receiptWriteActionCount(tableName, write, keyed) <= maxTransactionActions,
 
     /** The next receipt ID of the tenant; its default RefNumber is `DR-` and the ID in six digits. */
     nextId: (tenantId: number): Promise<number> => nextValue(table, tenantId, receiptSequence, 'delivery receipt ID'),
@@ -339,7 +359,8 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
       lineActions(write, add);
       add('header', headerPut(write, now));
       // Every item checked before the first chunk is sent, so a save too large to store writes nothing.
-      assertFits(write, actions.map((action) => action.item));
+      assertItemFits(headerItem(write), { reserveBytes: headerCompletionReserveBytes });
+      assertActionsFit(actions.map((action) => action.item));
       // The key's claim (when sent) is one more item of the one transaction, or of the chunked write's last.
       if (actions.length + (write.claim ? 1 : 0) <= maxTransactionActions) {
         await transact(table, actions, { errors: errors(write), ...(write.claim ? { claim: write.claim } : {}) });
