@@ -51,6 +51,8 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
   const sequences = new Map<number, number>();
   const keyClaims = memoryKeyClaims();
   let crashIn: number | undefined;
+  /** Transactions applied (a refused or crashed one applies nothing and is not counted). */
+  let applied = 0;
 
   const linesOf = (tenantId: number, receiptId: number) => {
     const key = receiptKey(tenantId, receiptId);
@@ -72,6 +74,7 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
     }
     takeClaim();
     apply();
+    applied += 1;
   };
 
   const liveLease = (stored: StoredHeader | undefined, now: number) => stored?.lease !== undefined && stored.lease.expiresAt >= now;
@@ -215,6 +218,8 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
     crashOnWrite: (transactions: number | undefined) => {
       crashIn = transactions;
     },
+    /** How many transactions were applied so far (a test that expects nothing written compares it before and after). */
+    writes: () => applied,
     /** Everything stored, as one value (what a test compares before and after a refused request). */
     snapshot: () => structuredClone({ headers: [...headers], lines: [...lines].map(([key, byNumber]) => [key, [...byNumber]]), refNumbers: [...refNumbers], sequences: [...sequences], keys: keyClaims.keys() }),
   };

@@ -1,0 +1,157 @@
+// Unit tests of the receipt service's rules (shared/delivery-receipts/service.ts) over the in-memory receipt store
+// (test/stores/delivery-receipts/memory-receipt-store.ts, held to the DynamoDB repository by its contract suite): a
+// 1,000-line receipt saved in chunks and read back whole, the 1,000-line bound refused with nothing written, one of
+// concurrent saves of a Version committed, a save without Version retried until it commits, a receipt whose save in
+// chunks died held until its lease expires, RefNumbers unique per tenant, and another tenant's receipt a 404. What a
+// save costs on DynamoDB (its requests and transactions) stays in test/integration/delivery-receipts/repository.test.ts.
+import { describe, expect, it } from '@jest/globals';
+import type { Principal } from '#shared/auth/principal';
+import { linePolicy } from '#shared/delivery-receipts/lines';
+import { saveLeaseMilliseconds } from '#shared/delivery-receipts/repository';
+import { createReceiptService } from '#shared/delivery-receipts/service';
+import { logger } from '#shared/observability/logger';
+import { createMemoryReceiptStore } from '#test/stores/delivery-receipts/memory-receipt-store';
+import { freshTenantId } from '#test/support/tenant-items';
+
+logger.setLogLevel('SILENT');
+
+let now = Date.parse('2026-03-02T09:00:00Z');
+const clock = () => new Date(now);
+
+/** The service over a fresh in-memory store. These rules never complete a receipt (completion-rules.test.ts does). */
+const openReceipts = () => {
+  const memory = createMemoryReceiptStore(clock);
+  const service = createReceiptService({
+    repository: memory.store,
+    complete: async () => Promise.reject(new Error('completion is not part of these tests')),
+    policy: linePolicy(0),
+    clock,
+  });
+  return { ...memory, service };
+};
+
+const freshPrincipal = (): Principal => ({ tenantId: freshTenantId(), websiteId: 1, userId: 42 });
+
+/** `count` lines of distinct items (from `first`), each ordering 10 and receiving 4. */
+const linesOf = (count: number, first = 1) =>
+  Array.from({ length: count }, (_, index) => ({ InventoryID: first + index, SKU: `SKU-${first + index}`, QuantityOrdered: 10, QuantityReceived: 4 }));
+
+const failureOf = async (pending: Promise<unknown>) => {
+  try {
+    await pending;
+  } catch (error) {
+    const { name, status } = error as { name: string; status?: number };
+    return { name, ...(status !== undefined ? { status } : {}) };
+  }
+  throw new Error('expected a failure');
+};
+
+describe('a 1,000-line receipt', () => {
+  it('is created in chunks and read back whole, in SequenceNumber order', async () => {
+    const { service } = openReceipts();
+    const principal = freshPrincipal();
+    const saved = await service.save(principal, { Value: { SupplierName: 'Bulk Co', Lines: linesOf(1_000) } });
+    expect(saved.created).toBe(true);
+    expect(saved.receipt).toMatchObject({ ID: 1, RefNumber: 'DR-000001', Version: 1, LineCount: 1_000, TotalLines: 1_000 });
+    const read = await service.get(principal, 1);
+    expect(read.receipt.Lines).toHaveLength(1_000);
+    expect(read.receipt.Lines?.map((line) => line.SequenceNumber)).toEqual(Array.from({ length: 1_000 }, (_, index) => index + 1));
+    expect(read.receipt).toEqual(saved.receipt);
+    expect(read.allowed).toEqual(['InProgress', 'Cancelled']);
+  });
+
+  it('refuses a 1,001st line, by save or by add inventory, and writes nothing', async () => {
+    const { service, snapshot, writes } = openReceipts();
+    const principal = freshPrincipal();
+    const { receipt } = await service.save(principal, { Value: { Lines: linesOf(1_000) } });
+    const [before, written] = [snapshot(), writes()];
+    expect(await failureOf(service.save(principal, { Value: { ID: receipt.ID, Lines: [...(receipt.Lines ?? []), { InventoryID: 9_999 }] } }))).toMatchObject({
+      name: 'ValidationFailed',
+      status: 400,
+    });
+    expect(await failureOf(service.addInventory(principal, receipt.ID as number, { Value: { InventoryList: [{ InventoryID: 9_999, Quantity: 1 }] } }))).toMatchObject({
+      name: 'ValidationFailed',
+      status: 400,
+    });
+    expect([snapshot(), writes()]).toEqual([before, written]);
+  });
+});
+
+describe('concurrency', () => {
+  it('commits exactly one of concurrent saves of the same Version; the others are stale (409)', async () => {
+    const { service } = openReceipts();
+    const principal = freshPrincipal();
+    const { receipt } = await service.save(principal, { Value: { Lines: linesOf(5) } });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, index) => service.save(principal, { Value: { ID: receipt.ID, Version: 1, InternalNote: `writer ${index}` } })),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(refused.map((outcome) => (outcome.reason as Error).name)).toEqual(Array(5).fill('StaleVersion'));
+    expect((await service.get(principal, receipt.ID as number)).receipt.Version).toBe(2);
+  });
+
+  it('retries a save without Version that lost a race, so every writer commits', async () => {
+    const { service } = openReceipts();
+    const principal = freshPrincipal();
+    const { receipt } = await service.save(principal, { Value: {} });
+    await Promise.all(Array.from({ length: 5 }, (_, index) => service.save(principal, { Value: { ID: receipt.ID, InternalNote: `note ${index}` } })));
+    expect((await service.get(principal, receipt.ID as number)).receipt.Version).toBe(6);
+  });
+
+  it('leaves a receipt whose chunked save crashed blocked until the lease expires, then saves over it', async () => {
+    const { service, crashOnWrite } = openReceipts();
+    const principal = freshPrincipal();
+    const { receipt } = await service.save(principal, { Value: { Lines: linesOf(300) } });
+    // The lease, two chunks of lines, then the function dies at the third.
+    crashOnWrite(4);
+    expect(await failureOf(service.save(principal, { Value: { ID: receipt.ID, Version: 1, Lines: linesOf(250, 2_000) } }))).toMatchObject({ name: 'InjectedCrash' });
+    crashOnWrite(undefined);
+    // Lines half written: every read waits for the lease, then gives up (409), and so does a save.
+    expect(await failureOf(service.get(principal, receipt.ID as number))).toMatchObject({ name: 'SaveInProgress', status: 409 });
+    now += saveLeaseMilliseconds + 1;
+    const read = await service.get(principal, receipt.ID as number);
+    expect(read.receipt.Version).toBe(2);
+    const repaired = await service.save(principal, { Value: { ID: receipt.ID, Version: 2, Lines: linesOf(3, 7_000) } });
+    expect(repaired.receipt).toMatchObject({ Version: 3, LineCount: 3, TotalLines: 3 });
+    // New lines take numbers above every line ever written, the crashed save's included.
+    expect(repaired.receipt.Lines?.[0]?.ID).toBeGreaterThan(300);
+  });
+});
+
+describe('RefNumber', () => {
+  it('defaults to DR- and the ID, is unique per tenant case-insensitively, and goes back to the default when cleared', async () => {
+    const { service, snapshot, writes } = openReceipts();
+    const principal = freshPrincipal();
+    const first = await service.save(principal, { Value: { RefNumber: ' PO-77 receipt ' } });
+    expect(first.receipt.RefNumber).toBe('PO-77 receipt');
+    const second = await service.save(principal, { Value: {} });
+    expect(second.receipt.RefNumber).toBe('DR-000002');
+    const [before, written] = [snapshot(), writes()];
+    expect(await failureOf(service.save(principal, { Value: { ID: second.receipt.ID, RefNumber: 'po-77 RECEIPT' } }))).toMatchObject({ name: 'RefNumberTaken', status: 409 });
+    expect(await failureOf(service.save(principal, { Value: { RefNumber: 'DR-000009' } }))).toMatchObject({ name: 'ValidationFailed', status: 400 });
+    expect([snapshot(), writes()]).toEqual([before, written]);
+    const cleared = await service.save(principal, { Value: { ID: first.receipt.ID, RefNumber: '' } });
+    expect(cleared.receipt.RefNumber).toBe('DR-000001');
+    const reused = await service.save(principal, { Value: { ID: second.receipt.ID, RefNumber: 'PO-77 Receipt' } });
+    expect(reused.receipt.RefNumber).toBe('PO-77 Receipt');
+    const other = freshPrincipal();
+    expect((await service.save(other, { Value: { RefNumber: 'PO-77 receipt' } })).receipt.RefNumber).toBe('PO-77 receipt');
+  });
+
+  it("answers 404 for another tenant's receipt, on every operation", async () => {
+    const { service } = openReceipts();
+    const owner = freshPrincipal();
+    const { receipt } = await service.save(owner, { Value: {} });
+    const stranger = freshPrincipal();
+    const id = receipt.ID as number;
+    // Each call starts only when awaited, so no refusal is left unobserved meanwhile.
+    for (const call of [
+      () => service.get(stranger, id),
+      () => service.save(stranger, { Value: { ID: id, InternalNote: 'x' } }),
+      () => service.addInventory(stranger, id, { Value: { InventoryList: [{ InventoryID: 1 }] } }),
+    ]) {
+      expect(await failureOf(call())).toMatchObject({ name: 'NotFound', status: 404 });
+    }
+  });
+});
