@@ -43,6 +43,20 @@ export const memoryKeyClaims = () => {
       }
       throw new Error('an in-memory store takes a key claim as a Put or an Update');
     },
+    /**
+     * One transaction of an in-memory store: the key's claim first (KeyAlreadyClaimed), then each condition in order
+     * (the first that fails names the error, as DynamoDB's cancellation reasons do in the repositories' `transact`),
+     * then every change: all or nothing.
+     */
+    transact(conditions: readonly (() => Error | undefined)[], apply: () => void, claim?: KeyClaimItem): void {
+      const takeClaim = claim ? this.check(claim) : () => undefined;
+      for (const condition of conditions) {
+        const failed = condition();
+        if (failed) throw failed;
+      }
+      takeClaim();
+      apply();
+    },
     /** The keys claimed, as `pk` and `sk` joined (what a test compares before and after a refused write). */
     keys: (): string[] => [...claims.keys()].sort(),
   };

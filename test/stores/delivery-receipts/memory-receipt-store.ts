@@ -26,6 +26,7 @@ import type { StoredLine } from '#shared/delivery-receipts/lines';
 import type { ReceiptHeader, ReceiptStore, ReceiptWrite, StoredReceipt } from '#shared/delivery-receipts/store';
 import { ConcurrentModification, VersionConflict } from '#shared/errors';
 import { memoryKeyClaims } from '#test/stores/key-claims';
+import { memorySequences } from '#test/stores/sequences';
 
 /** The table name the key claims of the contract carry (the in-memory store has no table). */
 export const memoryReceiptTableName = 'memory';
@@ -48,7 +49,7 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
   const lines = new Map<string, Map<number, StoredLine>>();
   /** RefNumber claims: `<tenant>/<normal form>` -> the receipt holding it. */
   const refNumbers = new Map<string, number>();
-  const sequences = new Map<number, number>();
+  const ids = memorySequences();
   const keyClaims = memoryKeyClaims();
   let crashIn: number | undefined;
   /** Transactions applied (a refused or crashed one applies nothing and is not counted). */
@@ -67,13 +68,7 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
       crashIn = undefined;
       throw Object.assign(new Error('injected crash'), { name: 'InjectedCrash' });
     }
-    const takeClaim = claim ? keyClaims.check(claim) : () => undefined;
-    for (const check of checks) {
-      const failed = check();
-      if (failed) throw failed;
-    }
-    takeClaim();
-    apply();
+    keyClaims.transact(checks, apply, claim);
     applied += 1;
   };
 
@@ -161,18 +156,14 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
 
     fitsOneTransaction: (write, keyed = false) => receiptWriteActionCount(memoryReceiptTableName, write, keyed) <= maxTransactionActions,
 
-    nextId: async (tenantId) => {
-      const value = (sequences.get(tenantId) ?? 0) + 1;
-      sequences.set(tenantId, value);
-      return value;
-    },
+    nextId: ids.next,
 
     async withNextId(tenantId, create) {
-      const id = await store.nextId(tenantId);
+      const id = await ids.next(tenantId);
       try {
         return await create(id);
       } catch (error) {
-        if (wroteNothing(error) && sequences.get(tenantId) === id) sequences.set(tenantId, id - 1);
+        if (wroteNothing(error)) await ids.giveBack(tenantId, id);
         throw error;
       }
     },
@@ -221,6 +212,6 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
     /** How many transactions were applied so far (a test that expects nothing written compares it before and after). */
     writes: () => applied,
     /** Everything stored, as one value (what a test compares before and after a refused request). */
-    snapshot: () => structuredClone({ headers: [...headers], lines: [...lines].map(([key, byNumber]) => [key, [...byNumber]]), refNumbers: [...refNumbers], sequences: [...sequences], keys: keyClaims.keys() }),
+    snapshot: () => structuredClone({ headers: [...headers], lines: [...lines].map(([key, byNumber]) => [key, [...byNumber]]), refNumbers: [...refNumbers], sequences: [...ids.values], keys: keyClaims.keys() }),
   };
 };

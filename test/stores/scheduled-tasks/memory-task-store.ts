@@ -10,6 +10,7 @@ import { runOwnedFields } from '#shared/scheduled-tasks/fields';
 import { unsyncedKeys, unsyncedTasksIndex } from '#shared/scheduled-tasks/keys';
 import type { ScheduledTaskStore, StoredTask, TaskRecord } from '#shared/scheduled-tasks/store';
 import { memoryKeyClaims } from '#test/stores/key-claims';
+import { memorySequences } from '#test/stores/sequences';
 
 const keyOf = (tenantId: number, id: number) => `${tenantId}/${id}`;
 
@@ -17,7 +18,7 @@ const keyOf = (tenantId: number, id: number) => `${tenantId}/${id}`;
 export const createMemoryScheduledTaskStore = () => {
   /** The stored tasks; `scheduleOutOfLine` true while the task is on the reconciler's index. */
   const items = new Map<string, StoredTask>();
-  const sequences = new Map<number, number>();
+  const ids = memorySequences();
   /** When each task was last saved: its index entry's time (the save's ModifiedDateTime_utc, as the repository's). */
   const savedAt = new Map<string, string>();
   const claims = memoryKeyClaims();
@@ -26,18 +27,9 @@ export const createMemoryScheduledTaskStore = () => {
   const view = ({ scheduleOutOfLine, ...stored }: StoredTask): StoredTask => structuredClone(scheduleOutOfLine ? { ...stored, scheduleOutOfLine } : stored);
 
   const store: ScheduledTaskStore = {
-    nextId: async (tenantId) => {
-      const value = (sequences.get(tenantId) ?? 0) + 1;
-      sequences.set(tenantId, value);
-      return value;
-    },
+    nextId: ids.next,
 
-    giveBackId: async (tenantId, id) => {
-      if (sequences.get(tenantId) !== id) return false;
-      if (id === 1) sequences.delete(tenantId);
-      else sequences.set(tenantId, id - 1);
-      return true;
-    },
+    giveBackId: ids.giveBack,
 
     get: async (tenantId, id) => {
       const stored = items.get(keyOf(tenantId, id));
@@ -85,5 +77,5 @@ export const createMemoryScheduledTaskStore = () => {
       for (const { tenantId, taskId } of listed) yield { tenantId, taskId };
     },
   };
-  return { store, items, sequences };
+  return { store, items, sequences: ids.values };
 };

@@ -1,33 +1,62 @@
-// Unit tests of the refund's contention handling (shared/payments/service.ts) over a fake repository: a lost race
-// with another transaction on the payment is retried inside the service and never answers 409; retries that run out
-// answer 503 with Retry-After; a balance that moved is decided again from a fresh read, and only a refund that no
-// longer fits is 409. The real repository's behaviour under concurrency is in test/integration/payments.
+// Unit tests of the refund's contention handling (shared/payments/service.ts) over the in-memory payment store
+// (test/stores/payments/memory-payment-store.ts, held to the DynamoDB repository by its contract suite): a lost race
+// with another transaction on the payment (which DynamoDB Local never reports: the store is told to fail) is retried
+// inside the service and never answers 409; retries that run out answer 503 with Retry-After; a balance that moved
+// (another refund landing between the read and the write) is decided again from a fresh read, and only a refund that
+// no longer fits is 409. The real repository's behaviour under concurrency is in test/integration/payments.
 import { describe, expect, it } from '@jest/globals';
 import { ConcurrentModification } from '#shared/errors';
 import type { PaymentStore } from '#shared/payments/store';
-import { BalanceMoved, prepareNewPayment, type PaymentRecord } from '#shared/payments/rules';
+import { buildRefund, prepareNewPayment, readRefundRequest, settleRefund, type PaymentRecord } from '#shared/payments/rules';
 import { contentionRetryAfterSeconds, createPaymentService } from '#shared/payments/service';
 import { optimisticRetryPolicy } from '#shared/data/retry';
+import { createMemoryPaymentStore } from '#test/stores/payments/memory-payment-store';
 
 const principal = { tenantId: 5, websiteId: 1, userId: 42 };
 const now = '2026-03-02T00:00:00.000Z';
-const payment = prepareNewPayment({ Amount: 10 }, { id: 1, guid: '6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f', now, userId: 42 });
 
-/** A repository whose payment reads come from `reads` in turn (the last one repeats) and whose refund writes fail as `outcomes` say. */
-const fakeRepository = (reads: readonly PaymentRecord[], outcomes: readonly (Error | undefined)[]) => {
-  const calls = { reads: 0, writes: 0, ids: 0 };
-  const repository = {
-    nextId: async () => {
+/**
+ * A store holding payment 1 of 10.00 AUD, counting the service's refund writes and IDs taken. `race` runs once, just
+ * before the service's first refund write reaches the store (another request's refund landing between its read and
+ * its write); `after` once, just after that write was refused.
+ */
+const storeWith = async ({ race, after }: { race?: (store: PaymentStore) => Promise<void>; after?: (store: PaymentStore) => Promise<void> } = {}) => {
+  const memory = createMemoryPaymentStore();
+  const { store } = memory;
+  await store.create(principal.tenantId, prepareNewPayment({ Amount: 10 }, { id: await store.nextId(principal.tenantId), guid: '6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f', now, userId: 42 }));
+  const calls = { writes: 0, ids: 0 };
+  const repository: PaymentStore = {
+    ...store,
+    nextId: (tenantId) => {
       calls.ids += 1;
-      return 100 + calls.ids;
+      return store.nextId(tenantId);
     },
-    get: async () => reads[Math.min(calls.reads++, reads.length - 1)],
-    refund: async () => {
-      const outcome = outcomes[Math.min(calls.writes++, outcomes.length - 1)];
-      if (outcome) throw outcome;
+    refund: async (tenantId, write, claim) => {
+      calls.writes += 1;
+      if (calls.writes > 1) return store.refund(tenantId, write, claim);
+      await race?.(store);
+      try {
+        return await store.refund(tenantId, write, claim);
+      } finally {
+        await after?.(store);
+      }
     },
-  } as unknown as PaymentStore;
-  return { repository, calls };
+  };
+  return { ...memory, repository, calls };
+};
+
+/** Another request's refund of `amountMinor` of payment 1, committed now (queued: its amount reserved). */
+const landRefund = async (store: PaymentStore, amountMinor: number) => {
+  const original = (await store.get(principal.tenantId, 1)) as PaymentRecord;
+  const id = await store.nextId(principal.tenantId);
+  await store.refund(principal.tenantId, { original, refund: buildRefund(original, readRefundRequest(undefined), amountMinor, 'queued', { id, guid: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`, now, userId: 9 }) });
+  return id;
+};
+
+/** That refund failing for good: its reservation given back. */
+const failRefund = async (store: PaymentStore, id: number) => {
+  const queued = (await store.get(principal.tenantId, id)) as PaymentRecord;
+  await store.settle(principal.tenantId, { previous: queued, next: settleRefund(queued, { status: 'Failed', errorMessage: 'declined' }, now), releaseMinor: queued.amountMinor });
 };
 
 const serviceOver = (repository: PaymentStore) =>
@@ -44,35 +73,47 @@ const failureOf = async (pending: Promise<unknown>) => {
 
 describe('a refund under contention', () => {
   it('retries a transaction conflict inside the service and succeeds, with one ID for the refund', async () => {
-    const { repository, calls } = fakeRepository([payment], [new ConcurrentModification(), new ConcurrentModification(), undefined]);
+    const { repository, calls, failNextWrites } = await storeWith();
+    failNextWrites(new ConcurrentModification(), new ConcurrentModification());
     const saved = await serviceOver(repository).refund(principal, 1, { Object: { Amount: 0.01 } });
-    expect(saved.payment).toMatchObject({ ID: 101, Amount: 0.01, Status: 'Refunded' });
+    expect(saved.payment).toMatchObject({ ID: 2, Amount: 0.01, Status: 'Refunded' });
     expect(calls).toMatchObject({ writes: 3, ids: 1 });
   });
 
   it('answers 503 with Retry-After, never 409, when every attempt meets another transaction', async () => {
-    const { repository, calls } = fakeRepository([payment], [new ConcurrentModification()]);
+    const { repository, calls, failNextWrites, snapshot } = await storeWith();
+    const before = snapshot();
+    failNextWrites(...Array.from({ length: optimisticRetryPolicy.maxAttempts }, () => new ConcurrentModification()));
     const failure = await failureOf(serviceOver(repository).refund(principal, 1, { Object: { Amount: 0.01 } }));
     expect(failure).toMatchObject({ name: 'ServiceUnavailable', status: 503, headers: { 'Retry-After': String(contentionRetryAfterSeconds) } });
     expect(calls.writes).toBe(optimisticRetryPolicy.maxAttempts);
+    // Nothing refunded, and the refund's ID given back.
+    expect(snapshot()).toEqual(before);
   });
 
   it('decides again when the balance moved: still fits -> written', async () => {
-    const { repository, calls } = fakeRepository([payment, { ...payment, refundedMinor: 500 }], [new BalanceMoved(), undefined]);
+    // Another refund of 6.00 lands between the read and the write (5.00 no longer fits), then fails and gives it back.
+    let raced = 0;
+    const { repository, calls } = await storeWith({
+      race: async (store) => {
+        raced = await landRefund(store, 600);
+      },
+      after: (store) => failRefund(store, raced),
+    });
     const saved = await serviceOver(repository).refund(principal, 1, { Object: { Amount: 5 } });
     expect(saved.payment).toMatchObject({ Amount: 5 });
     expect(calls).toMatchObject({ writes: 2, ids: 1 });
   });
 
   it('decides again when the balance moved: no longer fits -> 409 with what is left, and nothing more is written', async () => {
-    const { repository, calls } = fakeRepository([payment, { ...payment, refundedMinor: 999 }], [new BalanceMoved()]);
+    const { repository, calls } = await storeWith({ race: async (store) => void (await landRefund(store, 999)) });
     const failure = await failureOf(serviceOver(repository).refund(principal, 1, { Object: { Amount: 0.02 } }));
     expect(failure).toMatchObject({ name: 'RefundExceedsBalance', status: 409, detail: 'At most 0.01 AUD of this payment can still be refunded.' });
     expect(calls.writes).toBe(1);
   });
 
   it('refunds what is left when the whole balance was asked for and other refunds took part of it meanwhile', async () => {
-    const { repository } = fakeRepository([payment, { ...payment, refundedMinor: 250 }], [new BalanceMoved(), undefined]);
+    const { repository } = await storeWith({ race: async (store) => void (await landRefund(store, 250)) });
     const saved = await serviceOver(repository).refund(principal, 1, {});
     expect(saved.payment).toMatchObject({ Amount: 7.5 });
   });
