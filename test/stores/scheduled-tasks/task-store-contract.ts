@@ -45,12 +45,13 @@ const adaptor: StoredTask['adaptor'] = { Details: { Name: 'Shop', IsActive: true
 export const describeScheduledTaskStoreContract = (implementation: string, open: () => { readonly store: ScheduledTaskStore; readonly tableName: string }) =>
   describe(`ScheduledTaskStore contract: ${implementation}`, () => {
     const { store, tableName } = open();
-    /** The tasks of `tenantId` the reconciler's list names (other tenants' tasks may be listed too). */
-    const listedOf = async (tenantId: number, savedBefore: string) => {
+    /** The tasks of `tenantId` the reconciler's list names, in its order (other tenants' tasks may be listed too). */
+    const listOf = async (tenantId: number, savedBefore: string, pageSize = 2) => {
       const listed: number[] = [];
-      for await (const entry of store.listOutOfLine(savedBefore, 2)) if (entry?.tenantId === tenantId) listed.push(entry.taskId);
-      return listed.sort((left, right) => left - right);
+      for await (const entry of store.listOutOfLine(savedBefore, pageSize)) if (entry?.tenantId === tenantId) listed.push(entry.taskId);
+      return listed;
     };
+    const listedOf = async (tenantId: number, savedBefore: string) => (await listOf(tenantId, savedBefore)).sort((left, right) => left - right);
 
     it('numbers IDs per tenant from 1, and takes back only the last ID given', async () => {
       const [first, second] = [freshTenantId(), freshTenantId()];
@@ -161,5 +162,23 @@ export const describeScheduledTaskStoreContract = (implementation: string, open:
         after: [1, 2, 3],
         everything: [1, 2, 3, 5],
       });
+    });
+
+    it('lists every shard of the index, page by page (pages of two), oldest first within a shard', async () => {
+      const tenantId = freshTenantId();
+      // Tasks 1 to 4 fall in the four shards (keys.ts `unsyncedKeys`: tenant + task, modulo 4); 5 and 9 share task 1's.
+      for (const [id, savedAt] of [
+        [1, '2026-03-01T10:03:00.000Z'],
+        [2, '2026-03-01T10:00:00.000Z'],
+        [3, '2026-03-01T10:00:00.000Z'],
+        [4, '2026-03-01T10:00:00.000Z'],
+        [5, '2026-03-01T10:02:00.000Z'],
+        [9, '2026-03-01T10:01:00.000Z'],
+      ] as const) {
+        await store.write(tenantId, { task: taskOf(id, 1, savedAt) }, undefined);
+      }
+      const listed = await listOf(tenantId, '2026-03-02T00:00:00.000Z');
+
+      expect({ all: [...listed].sort((left, right) => left - right), sharedShard: listed.filter((id) => [1, 5, 9].includes(id)) }).toEqual({ all: [1, 2, 3, 4, 5, 9], sharedShard: [9, 5, 1] });
     });
   });
