@@ -64,3 +64,5 @@ describe('refused saves', () => {
     expect(await table.tenantItems(tenant)).toEqual([]);
   });
 });
+
+it('keeps nothing of the tenants it read outside the partitions their Queries read (one Scan)', () => table.expectNothingElsewhere());

@@ -119,3 +119,5 @@ describe('tenancy and refusals', () => {
     expect(await table.tenantItems(fresh)).toEqual([]);
   });
 });
+
+it('keeps nothing of the tenants it read outside the partitions their Queries read (one Scan)', () => table.expectNothingElsewhere());

@@ -48,3 +48,5 @@ describe('POST /ScheduledTasks/ with an Idempotency-Key', () => {
     expect((await table.tenantItems(other)).filter((item) => item.sk === 'TASK')).toHaveLength(2);
   });
 });
+
+it('keeps nothing of the tenants it read outside the partitions their Queries read (one Scan)', () => table.expectNothingElsewhere());

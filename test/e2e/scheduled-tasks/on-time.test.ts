@@ -86,6 +86,7 @@ it('refuses a one-off time that has just passed (seconds count), and changes not
   expect(refused.status).toBe(400);
   expect(JSON.stringify(refused.json)).toContain('must be in the future');
   expect(await stored.tenantItems(tenantId)).toEqual(before);
+  await stored.expectNothingElsewhere();
   stored.close();
 });
 

@@ -1,12 +1,15 @@
 // Test support for the scheduled-task end-to-end tests: saves and reads in any media type, the answer schema to
-// read XML back, every stored item of a tenant's tasks (to prove a refused save changed nothing), and a schedule
-// time safely in the future of the test run.
+// read XML back, every stored item of a tenant's tasks (to prove a refused save changed nothing: one Query per
+// partition, then one Scan per file proving nothing lies elsewhere), and a schedule time safely in the future of the
+// test run.
+import { expect } from '@jest/globals';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ActionResults } from '#shared/schemas/envelopes';
 import { ScheduledTask } from '#shared/schemas/scheduled-task';
 import { encodeBody, type RequestMediaType } from '#test/support/bodies';
 import { api, type ApiResponse } from '#test/support/http';
 import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
+import { openTenantTable } from '#test/support/tenant-items';
 
 export const answerSchema = ActionResults(ScheduledTask);
 
@@ -44,23 +47,22 @@ export const tomorrow = (): string => {
 /** Every 15 minutes from a fixed past instant (the grid), in UTC. */
 export { quarterHourly } from '#test/support/refused-bodies';
 
-/** The local table, read directly (test-only Scans of the local stack's table). */
+/**
+ * The local table, read directly. A tenant's items are read with one Query per partition its keys can name
+ * (test/support/tenant-items.ts `everything`), not a Scan of the shared table: a Scan costs seconds once the other
+ * files have filled it. `expectNothingElsewhere` holds every tenant read so far to a Scan, once per file, at its end.
+ */
 export const openTable = () => {
   const raw = localDynamoDbClient();
   const client = DynamoDBDocumentClient.from(raw);
   const { tableName } = requireLocalEndpoints();
-  const scan = async (filter?: { expression: string; values: Record<string, unknown> }) => {
+  const tenants = openTenantTable();
+  const read = new Set<number>();
+  const scan = async () => {
     const items: Record<string, unknown>[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
-      const page = await client.send(
-        new ScanCommand({
-          TableName: tableName,
-          ExclusiveStartKey,
-          ConsistentRead: true,
-          ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeValues: filter.values } : {}),
-        }),
-      );
+      const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey, ConsistentRead: true }));
       items.push(...((page.Items ?? []) as Record<string, unknown>[]));
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
@@ -69,11 +71,18 @@ export const openTable = () => {
   return {
     /** Every item of the whole table (every tenant's). */
     everyItem: () => scan(),
-    /** Every item of one tenant: its partition (the ID sequence) and its tasks' partitions, sorted by key. */
-    tenantItems: async (tenantId: number) =>
-      (await scan({ expression: 'pk = :tenant OR begins_with(pk, :tasks)', values: { ':tenant': `T#${tenantId}`, ':tasks': `T#${tenantId}#` } })).sort((a, b) =>
-        `${String(a.pk)} ${String(a.sk)}`.localeCompare(`${String(b.pk)} ${String(b.sk)}`),
-      ),
-    close: () => raw.destroy(),
+    /** Every item of one tenant: its partition (the ID sequence, key claims) and its tasks' partitions, sorted by key. */
+    tenantItems: (tenantId: number) => {
+      read.add(tenantId);
+      return tenants.everything(tenantId);
+    },
+    /** Once per file: a Scan finds nothing of the tenants read that their Queries did not. */
+    expectNothingElsewhere: async () => {
+      for (const tenantId of read) expect(await tenants.scanned(tenantId)).toEqual(await tenants.everything(tenantId));
+    },
+    close: () => {
+      raw.destroy();
+      tenants.close();
+    },
   };
 };
