@@ -49,16 +49,21 @@ afterAll(() => {
   for (const outdir of runs) rmSync(outdir, { recursive: true, force: true });
 });
 
+/** The CLI commands the cases run: a full synth (bundling every function), or a list, which synthesizes without bundling. */
+const synthAll = ['synth', '--all', '-q'] as const;
+const list = ['ls'] as const;
+
 /**
- * `cdk synth --all` with nothing of the caller's AWS setup: HOME is an empty folder (no ~/.aws), the AWS variables are
- * removed, instance metadata is off, then `aws` adds what the case sets (AWS_REGION, CDK_DEFAULT_ACCOUNT...).
+ * `cdk synth --all` (or `command`) with nothing of the caller's AWS setup: HOME is an empty folder (no ~/.aws), the
+ * AWS variables are removed, instance metadata is off, then `aws` adds what the case sets (AWS_REGION,
+ * CDK_DEFAULT_ACCOUNT...).
  */
-const cdkSynth = (args: readonly string[], aws: Record<string, string>): CliRun => {
+const cdkSynth = (args: readonly string[], aws: Record<string, string>, command: readonly string[] = synthAll): CliRun => {
   const outdir = mkdtempSync(join(tmpdir(), 'cli-synth-'));
   runs.push(outdir);
   const env = offlineCdkEnvironment(join(outdir, 'home'), aws);
   const cdkOut = join(outdir, 'cdk.out');
-  const result = spawnSync(process.execPath, [cdkBin, 'synth', '--all', '--no-notices', '-q', '-o', cdkOut, ...args], {
+  const result = spawnSync(process.execPath, [cdkBin, ...command, '--no-notices', '-o', cdkOut, ...args], {
     cwd: repoRoot,
     env,
     encoding: 'utf8',
@@ -119,9 +124,13 @@ describe.each([
 });
 
 describe('the cdk CLI with no AWS configuration at all', () => {
-  it('synthesizes both stacks for us-east-1, the region the CLI falls back to', () => {
-    const run = cdkSynth(['-c', 'stage=dev'], {});
+  // `cdk ls` runs the app exactly as synth does (the same environment resolution, the same templates written to the
+  // output folder) but bundles nothing (the CLI's bundling-stacks context is empty for it): the region is what this
+  // case proves, and the two synths above prove the bundling.
+  it('builds both stacks for us-east-1, the region the CLI falls back to', () => {
+    const run = cdkSynth(['-c', 'stage=dev'], {}, list);
     expectClean(run);
+    expect(run.output.split('\n').map((line) => line.trim())).toEqual(expect.arrayContaining([dataStackName, apiStackName]));
     for (const arn of scheduleArns(run.template(apiStackName))) expect(arn).toMatch(/^arn:aws:scheduler:us-east-1:/);
   }, synthTimeoutMs);
 });
