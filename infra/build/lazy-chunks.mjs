@@ -19,11 +19,16 @@ const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '.
 
 /**
  * Modules of a chunk's libraries the chunks are built with a replacement for (esbuild `alias`, paths from the
- * repository root). `cls-hooked/context`, which aws-xray-sdk-core loads to keep its current segment, enables an
- * async hook that runs on every promise of the process; shared/observability/async-context.ts gives the SDK the same
- * API on AsyncLocalStorage (its header says why and how it differs).
+ * repository root), both for aws-xray-sdk-core in the tracer chunk. `cls-hooked/context`, which it loads to keep its
+ * current segment, enables an async hook that runs on every promise of the process;
+ * shared/observability/async-context.ts gives the SDK the same API on AsyncLocalStorage (its header says why and how
+ * it differs). `semver`, of which it calls `gte` only (shared/observability/semver-gte.ts), is 28 KiB that builds its
+ * regular expressions at load. A chunk library importing anything else of either fails the build or its tests.
  */
-export const chunkReplacements = { 'cls-hooked/context': './shared/observability/async-context.ts' };
+export const chunkReplacements = {
+  'cls-hooked/context': './shared/observability/async-context.ts',
+  semver: './shared/observability/semver-gte.ts',
+};
 
 /** `#lazy/<name>` -> its module (a package name, or `./path` from the repository root), from package.json. */
 export const lazyModules = () => {

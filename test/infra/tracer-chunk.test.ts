@@ -106,12 +106,14 @@ const subsegmentsWhen = async (where: (subsegment: Subsegment) => boolean, count
 };
 
 describe('the tracer chunk', () => {
-  it('holds no cls-hooked: the X-Ray SDK keeps its context on AsyncLocalStorage', () => {
+  it('holds no cls-hooked (the X-Ray SDK keeps its context on AsyncLocalStorage) and no semver package', () => {
     const chunk = readFileSync(join(folder, 'lazy', 'tracer.mjs'), 'utf8');
     // cls-hooked's own strings: its contexts key and the async hook it creates.
     expect(chunk).not.toContain('cls@contexts');
     expect(chunk).not.toMatch(/createHook\(/);
     expect(chunk).toMatch(/AsyncLocalStorage/);
+    // Nor the semver package: its `gte` (shared/observability/semver-gte.ts) is all the X-Ray SDK calls of it.
+    expect(chunk).not.toContain('SEMVER_SPEC_VERSION');
   });
 
   it('gives every DynamoDB call of a function its subsegment under the invocation\'s trace, and the call its header', async () => {
