@@ -37,8 +37,8 @@ export class Namespace {
   readonly #storage = new AsyncLocalStorage<Context>();
   /** Contexts entered outside any run or bind, the last one current (see the header). */
   readonly #outer: Context[] = [];
-  /** For each context entered inside a run or bind, the context that was current before it (what exit restores). */
-  readonly #previous = new WeakMap<Context, Context | undefined>();
+  /** For each context entered inside a run or bind, the contexts that were current before it, one per enter (what exit restores). */
+  readonly #previous = new WeakMap<Context, (Context | undefined)[]>();
 
   constructor(name: string) {
     this.name = name;
@@ -111,17 +111,18 @@ export class Namespace {
       this.#outer.push(context);
       return;
     }
-    this.#previous.set(context, current);
+    const previous = this.#previous.get(context) ?? [];
+    previous.push(current);
+    this.#previous.set(context, previous);
     this.#storage.enterWith(context);
   }
 
   /** Leaves a context entered with `enter`: the one that was current before it is current again. */
   exit(context: Context): void {
     if (!context) throw new Error('context must be provided for exiting');
-    if (this.#storage.getStore() === context && this.#previous.has(context)) {
-      const previous = this.#previous.get(context);
-      this.#previous.delete(context);
-      this.#storage.enterWith(previous as Context);
+    const previous = this.#previous.get(context);
+    if (this.#storage.getStore() === context && previous?.length) {
+      this.#storage.enterWith(previous.pop() as Context);
       return;
     }
     const index = this.#outer.lastIndexOf(context);

@@ -183,6 +183,19 @@ describe('enter and exit', () => {
     expect(namespace.active).toBeNull();
   });
 
+  it('inside a run: entering the same context twice takes two exits to leave it', () => {
+    const namespace = createNamespace('n');
+    namespace.run((runContext) => {
+      const entered = namespace.createContext();
+      namespace.enter(entered);
+      namespace.enter(entered);
+      namespace.exit(entered);
+      expect(namespace.active).toBe(entered);
+      namespace.exit(entered);
+      expect(namespace.active).toBe(runContext);
+    });
+  });
+
   it('refuses to enter or exit nothing', () => {
     const namespace = createNamespace('n');
     expect(() => namespace.enter(undefined as never)).toThrow(/must be provided/);
