@@ -17,6 +17,19 @@ import { fileURLToPath } from 'node:url';
 export const lazyPrefix = '#lazy/';
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/**
+ * Modules of a chunk's libraries the chunks are built with a replacement for (esbuild `alias`, paths from the
+ * repository root), both for aws-xray-sdk-core in the tracer chunk. `cls-hooked/context`, which it loads to keep its
+ * current segment, enables an async hook that runs on every promise of the process;
+ * shared/observability/async-context.ts gives the SDK the same API on AsyncLocalStorage (its header says why and how
+ * it differs). `semver`, of which it calls `gte` only (shared/observability/semver-gte.ts), is 28 KiB that builds its
+ * regular expressions at load. A chunk library importing anything else of either fails the build or its tests.
+ */
+export const chunkReplacements = {
+  'cls-hooked/context': './shared/observability/async-context.ts',
+  semver: './shared/observability/semver-gte.ts',
+};
+
 /** `#lazy/<name>` -> its module (a package name, or `./path` from the repository root), from package.json. */
 export const lazyModules = () => {
   const manifest = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8'));
@@ -39,7 +52,7 @@ export const buildLazyChunks = async (folder, esbuildOptions, entryFile = 'index
     if (target === undefined) throw new Error(`${entryFile} imports ${specifier}, which package.json "imports" does not map`);
     const file = `lazy/${specifier.slice(lazyPrefix.length)}.mjs`;
     const entry = target.startsWith('./') ? { entryPoints: [join(repositoryRoot, target)] } : { stdin: { contents: `export * from ${JSON.stringify(target)};`, resolveDir: repositoryRoot, loader: 'js' } };
-    await build({ ...esbuildOptions, ...entry, absWorkingDir: repositoryRoot, bundle: true, outfile: join(folder, file), metafile: false, write: true });
+    await build({ ...esbuildOptions, ...entry, alias: { ...esbuildOptions.alias, ...chunkReplacements }, absWorkingDir: repositoryRoot, bundle: true, outfile: join(folder, file), metafile: false, write: true });
     imports[specifier] = `./${file}`;
   }
   if (specifiers.length === 0) return [];

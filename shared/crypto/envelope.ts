@@ -5,13 +5,21 @@
 // also brings the raw RSA keyring (which encrypts with a 4096-bit RSA key at load to probe OAEP support), the caching
 // materials manager and, through the hierarchical keyring, the branch key store with a DynamoDB client of its own;
 // the chunk this module becomes (`#lazy/secret-cipher`) was 727 KiB with them, 569 KiB without (issue 23).
+// Nor the KMS client: the keyring is the Encryption SDK's generic one (`@aws-crypto/kms-keyring`, what
+// `@aws-crypto/kms-keyring-node` wraps around the SDK's whole `KMS` client) and calls the client the function passes
+// in (kms-client.ts, built in the function's own bundle, which already holds the SDK's core). A chunk is bundled
+// apart from the function, so a client built here carried a second copy of the SDK's core, protocols and credential
+// providers (about 330 KiB of the 558) and resolved its credentials and configuration a second time (issue 23).
 import { buildDecrypt } from '@aws-crypto/decrypt-node';
 import { buildEncrypt } from '@aws-crypto/encrypt-node';
-import { cacheClients, getClient, KMS, KmsKeyringNode, type KmsNodeClientSupplier } from '@aws-crypto/kms-keyring-node';
-import { AlgorithmSuiteIdentifier, CommitmentPolicy, type KeyringNode } from '@aws-crypto/material-management-node';
+import { KmsKeyringClass, type AwsEsdkKMSInterface, type KmsClientSupplier } from '@aws-crypto/kms-keyring';
+import { AlgorithmSuiteIdentifier, CommitmentPolicy, immutableClass, KeyringNode, type Newable, type NodeAlgorithmSuite } from '@aws-crypto/material-management-node';
 import { RawAesKeyringNode, RawAesWrappingSuiteIdentifier } from '@aws-crypto/raw-aes-keyring-node';
-import { awsRequestHandler } from '#shared/aws-requests';
-import { traced } from '#shared/observability/tracing';
+
+/** What the keyring calls KMS through: GenerateDataKey, Encrypt and Decrypt, each returning the SDK's answer. */
+export type KeyringKmsClient = AwsEsdkKMSInterface;
+/** The KMS client of a region (the key's); false when there is none for it. */
+export type KmsClientProvider = KmsClientSupplier<KeyringKmsClient>;
 
 /** Names what a secret belongs to (tenant, task, field); a ciphertext opens only under the same context. */
 export type EncryptionContext = Readonly<Record<string, string>>;
@@ -104,23 +112,25 @@ export const localSecretCipher = (key: Uint8Array): SecretCipher => {
   );
 };
 
-/** The keyring's default KMS clients (one per region, cached once KMS answered), each call traced (observability/tracing.ts). */
-const kmsClientOf = getClient(KMS, { requestHandler: awsRequestHandler });
-const tracedKmsClients: KmsNodeClientSupplier = cacheClients((region: string) => {
-  const client = kmsClientOf(region);
-  return client && traced(client);
-});
+/**
+ * The Encryption SDK's KMS keyring for Node, over a client the caller supplies: KmsKeyringNode without its default
+ * client. KeyringNode is abstract in its types; KmsKeyringClass implements what it leaves abstract (as for
+ * KmsKeyringNode, which passes it the same way).
+ */
+class KmsKeyring extends KmsKeyringClass<NodeAlgorithmSuite, KeyringKmsClient>(KeyringNode as unknown as Newable<KeyringNode>) {}
+immutableClass(KmsKeyring);
 
 const keyArnPattern = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
 
 /**
  * AWS's keyring: KMS generates each data key (GenerateDataKey) and decrypts it (Decrypt) under the same encryption
  * context, so the key policy can require it. Only this key decrypts (strict mode: the ARN must be a key ARN, not an
- * alias). `clientProvider` is for tests; by default the SDK's KMS client of the key's region is used, traced.
+ * alias). `clientProvider` gives the KMS client of the key's region: the function's traced client
+ * (kms-client.ts), a fake in unit tests.
  */
-export const kmsSecretCipher = (keyArn: string, clientProvider: KmsNodeClientSupplier = tracedKmsClients): SecretCipher => {
+export const kmsSecretCipher = (keyArn: string, clientProvider: KmsClientProvider): SecretCipher => {
   if (!keyArnPattern.test(keyArn)) throw new SecretKeyConfigurationError('The secret-fields key must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>).');
-  return envelopeCipher(new KmsKeyringNode({ generatorKeyId: keyArn, clientProvider }));
+  return envelopeCipher(new KmsKeyring({ generatorKeyId: keyArn, clientProvider }));
 };
 
 let configured: { readonly keyArn: string; readonly cipher: SecretCipher } | undefined;
@@ -128,10 +138,10 @@ let configured: { readonly keyArn: string; readonly cipher: SecretCipher } | und
 /**
  * The process's cipher over the secret-fields key, made once. The caller reads the key's ARN from the function's
  * environment (the sealSecrets and openSecrets grants set it, on AWS and for the key the local stack's KMS holds;
- * shared/operations/environment.ts): this module imports nothing of ours (it is a lazy chunk of its own). There is no
- * raw-key branch: what runs locally is what runs on AWS.
+ * shared/operations/environment.ts) and passes its KMS clients (kms-client.ts): this module imports nothing of ours
+ * (it is a lazy chunk of its own). There is no raw-key branch: what runs locally is what runs on AWS.
  */
-export const secretCipher = (keyArn: string): SecretCipher => {
-  if (configured?.keyArn !== keyArn) configured = { keyArn, cipher: kmsSecretCipher(keyArn) };
+export const secretCipher = (keyArn: string, clientProvider: KmsClientProvider): SecretCipher => {
+  if (configured?.keyArn !== keyArn) configured = { keyArn, cipher: kmsSecretCipher(keyArn, clientProvider) };
   return configured.cipher;
 };

@@ -7,7 +7,9 @@
 // anyway (the stack setting `tracing`, shared/operations/settings.ts). The Tracer and the X-Ray SDK it wraps
 // (aws-xray-sdk-core, semver, cls-hooked: about 124 KiB minified) are `#lazy/tracer` (package.json "imports"): a
 // chunk beside the function's bundle (infra/build/lazy-chunks.mjs), loaded by a dynamic import only when tracing is
-// on, so the bundle every cold start reads carries none of it and a function without tracing never loads it. HTTP requests are not patched globally
+// on, so the bundle every cold start reads carries none of it and a function without tracing never loads it. The
+// chunk gives the X-Ray SDK its context on AsyncLocalStorage instead of cls-hooked, whose async hook ran on every
+// promise of the process (async-context.ts). HTTP requests are not patched globally
 // (captureHTTPsRequests: false): the SDK's own subsegments already cover every request the service makes.
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { environmentVariables, processServiceName } from '#shared/environment';

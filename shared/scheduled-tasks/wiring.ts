@@ -3,6 +3,7 @@
 // function uses, so a bundle keeps only its own (esbuild drops what a handler never reaches: the get's bundle holds
 // neither the scheduler client nor the SQS client, and no function loads the Encryption SDK before a save seals).
 import type { SecretCipher } from '#shared/crypto/envelope';
+import { kmsClients } from '#shared/crypto/kms-client';
 import { defaultTable } from '#shared/data/client';
 import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
 import { taskRunsQueue } from '#shared/events/queues';
@@ -25,10 +26,11 @@ const taskRepository = (): ScheduledTaskStore => (repository ??= createScheduled
  * "imports") is shared/crypto/envelope.ts under tsx and jest, and on Lambda a chunk of its own beside the function's
  * bundle (infra/build/lazy-chunks.mjs), so a save without a credential (most saves) neither parses nor evaluates it
  * (test/bench/section-scheduled-tasks.ts measures both). envelope.ts imports nothing of ours: the chunk holds no
- * second copy of a class the rest of the function checks with instanceof.
+ * second copy of a class the rest of the function checks with instanceof. Its KMS client is the bundle's
+ * (crypto/kms-client.ts), so the chunk holds no second copy of the AWS SDK either.
  */
 let cipher: Promise<SecretCipher> | undefined;
-const loadCipher = (keyArn: string): Promise<SecretCipher> => (cipher ??= import('#lazy/secret-cipher').then((envelope) => envelope.secretCipher(keyArn)));
+const loadCipher = (keyArn: string): Promise<SecretCipher> => (cipher ??= import('#lazy/secret-cipher').then((envelope) => envelope.secretCipher(keyArn, kmsClients())));
 
 let service: ScheduledTaskService | undefined;
 

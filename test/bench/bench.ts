@@ -104,7 +104,13 @@ const seedOtherTenants = async (ctx: BenchContext) => {
 };
 
 export const main = async (argv: readonly string[]): Promise<number> => {
-  const options = { ...(argv.includes('--quick') ? quickOptions : fullOptions), ...(argv.includes('--cpu-prof') ? { cpuProfileRuns: 3 } : {}) };
+  const functionsIndex = argv.indexOf('--functions');
+  const coldFunctions = functionsIndex >= 0 ? (argv[functionsIndex + 1] ?? '').split(',').filter(Boolean) : undefined;
+  const options = {
+    ...(argv.includes('--quick') ? quickOptions : fullOptions),
+    ...(argv.includes('--cpu-prof') ? { cpuProfileRuns: 3 } : {}),
+    ...(coldFunctions ? { coldFunctions } : {}),
+  };
   /** Only section 1 (bundles and cold starts): the figures to iterate on when changing what functions load. */
   const coldOnly = argv.includes('--cold-only');
   /** Only one area section (`--only payments`): seeding and that section, without section 1 (its cold rows stay empty). */
@@ -113,13 +119,14 @@ export const main = async (argv: readonly string[]): Promise<number> => {
   const onlySections = new Map<string, { title: string; run: (ctx: BenchContext) => Promise<unknown>; render: (value: never) => string }>([
     ['payments', { title: 'payments: warm operations against their raw calls', run: (ctx) => runPaymentsSection(ctx, undefined), render: renderPaymentsSection }],
   ]);
-  if (argv.includes('--help') || (only !== undefined && !onlySections.has(only))) {
+  if (argv.includes('--help') || (only !== undefined && !onlySections.has(only)) || coldFunctions?.length === 0) {
     process.stdout.write(
       [
-        'npm run bench -- [--quick] [--cold-only | --only <section>] [--cpu-prof]',
+        'npm run bench -- [--quick] [--cold-only | --only <section>] [--cpu-prof] [--functions <name,...>]',
         '  --quick       fewer iterations and smaller data sets (what CI runs)',
         '  --cold-only   only section 1: bundles and cold starts',
         '  --cpu-prof    section 1 also profiles 3 cold starts per function (node --cpu-prof) and prints CPU ms by step',
+        '  --functions   section 1 measures only the named functions (e.g. scheduledTaskSave,paymentPost), beside the baseline and the peers',
         `  --only <name> seeding and one area section, without section 1: ${[...onlySections.keys()].join(', ')}`,
         '',
       ].join('\n'),

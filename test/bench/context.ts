@@ -28,6 +28,11 @@ export interface BenchOptions {
    * time is attributed to the bundle's modules through its source map (cpu-profile.ts); 0 = none.
    */
   readonly cpuProfileRuns: number;
+  /**
+   * `--functions a,b`: section 1 measures only these functions (by name: operation ID, `authorizer`, a consumer's
+   * name), beside the baseline and both peers; undefined = every function and reference.
+   */
+  readonly coldFunctions?: readonly string[];
 }
 
 export const fullOptions: BenchOptions = {

@@ -189,7 +189,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     ...scheduledTaskColdRequests(principal),
     ...receiptColdRequests(principal),
   };
-  const functions: ColdFunction[] = [
+  const allFunctions: ColdFunction[] = [
     ...operations.map((operation) =>
       http(
         operation.operationId,
@@ -263,6 +263,11 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       event: async () => ({}),
     },
   ];
+  const wanted = ctx.options.coldFunctions;
+  const unknown = (wanted ?? []).filter((name) => !allFunctions.some((fn) => fn.name === name));
+  if (unknown.length > 0) throw new Error(`--functions: no function named ${unknown.join(', ')} (names: ${allFunctions.map((fn) => fn.name).join(', ')})`);
+  /** `--functions`: the named ones and both peers (the peers' columns need them). */
+  const functions = wanted ? allFunctions.filter((fn) => fn.kind === 'peer' || wanted.includes(fn.name)) : allFunctions;
 
   // Bundles: the construct's settings as they are (target node24: the sizes Lambda gets), and the same settings
   // with the cold starts' Node as target (the same major: one build).

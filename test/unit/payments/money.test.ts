@@ -164,6 +164,21 @@ describe('decimalText and formatAmount', () => {
     );
   });
 
+  it('writes what Intl writes in en-AU, for every currency of the table (property over the amounts)', () => {
+    // formatAmount writes the format out (no ICU data at a cold start); ICU's en-AU is the reference it must match.
+    const intl = new Map(
+      [...currencies].map(([code, units]) => [
+        code,
+        new Intl.NumberFormat('en-AU', { style: 'currency', currency: code, minimumFractionDigits: units, maximumFractionDigits: units }),
+      ]),
+    );
+    const reference = (value: number, code: string) => intl.get(code)!.format(decimalText(value, code) as unknown as number).replace(/[\u00a0\u202f]/g, ' ');
+    for (const code of currencies.keys()) {
+      for (const value of [0, 1, -1, 999, 1000, -1000, 123_456_789, -maxMinorUnits, maxMinorUnits]) expect([code, value, formatAmount(value, code)]).toEqual([code, value, reference(value, code)]);
+    }
+    fc.assert(fc.property(minor, currency, (value, code) => expect(formatAmount(value, code)).toBe(reference(value, code))));
+  });
+
   it('refuses minor units that are not safe integers', () => {
     expect(problemOf(() => decimalText(1.5, 'AUD'))).toBe('not-a-number');
   });
