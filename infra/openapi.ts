@@ -9,6 +9,7 @@ import { buildOpenApiDocument, openApiJsonUrl, serializeOpenApiDocument } from '
 import { buildRequestCollection, requestCollectionUrl } from '#shared/openapi/request-collection';
 import { requestsFolder, writeRequestValidators } from '#infra/build/request-validators';
 import { compiledFolder, writeCompiledModules } from '#infra/build/validators';
+import { schemasFolder, writeSchemaValidators } from '#infra/build/schema-validators';
 
 const document = buildOpenApiDocument();
 const serialized = serializeOpenApiDocument(document);
@@ -22,4 +23,5 @@ for (const [url, text] of [
   console.log(path);
 }
 console.log(`${writeRequestValidators(JSON.parse(serialized))} files in ${requestsFolder}/`);
-console.log(`${await writeCompiledModules()} files in ${compiledFolder}/operations and schemas`);
+console.log(`${await writeCompiledModules()} files in ${compiledFolder}/operations`);
+console.log(`${await writeSchemaValidators()} files in ${schemasFolder}/`);

@@ -16,19 +16,7 @@ import { repositoryRoot, staleFiles, writeFiles } from './generated-files';
 
 export const compiledFolder = 'shared/compiled';
 /** The folders of shared/compiled/ this generator writes (requests/ is request-validators.ts's). */
-const planFolders = ['shared/compiled/operations', 'shared/compiled/schemas'];
-
-/** Schemas used at run time outside the HTTP stack: module (relative to the root) -> exported schema names. */
-export const runtimeSchemas: Readonly<Record<string, readonly string[]>> = {
-  'shared/schemas/principal.ts': ['PrincipalClaims', 'AuthorizerPrincipal'],
-  'shared/schemas/messages/document-events.ts': ['QueuedDocumentEvent'],
-  'shared/schemas/tenant-location.ts': ['TenantLocation'],
-  'shared/schemas/search-filter.ts': ['SearchFilter'],
-  'shared/schemas/payment.ts': ['PaymentT'],
-  'shared/schemas/messages/payments.ts': ['QueuedRefund'],
-  'shared/schemas/messages/delivery-receipts.ts': ['CompletionMessage'],
-  'shared/schemas/messages/scheduled-tasks.ts': ['TaskRunMessage', 'ScheduleSyncMessage', 'ScheduleReconcileMessage', 'ScheduleSyncQueueMessage', 'TaskWorkMessage'],
-};
+const planFolders = ['shared/compiled/operations'];
 
 type Builder = ReturnType<typeof createPlanBuilder>;
 
@@ -196,30 +184,6 @@ const renderOperations = async (area: string, list: readonly Operation[], parts:
 
 const camel = (area: string) => area.replace(/-(\w)/g, (_match, letter: string) => letter.toUpperCase()).replace(/s$/, '');
 
-const renderSchemas = async (source: string, names: readonly string[]): Promise<[string, string]> => {
-  const output = `${compiledFolder}/${source.replace(/^shared\//, '')}`;
-  const module = (await import(pathToFileURL(join(repositoryRoot, source)).href)) as Record<string, z.ZodType>;
-  const builder: Builder = createPlanBuilder();
-  const roots = names.map((name) => {
-    const schema = module[name];
-    if (!schema) throw new Error(`${source} does not export ${name} (infra/build/validators.ts runtimeSchemas)`);
-    return builder.add(schema, name);
-  });
-  const { table, map } = compact(builder.nodes, roots);
-  const text = [
-    header(source),
-    `import { compiledSchema } from '${importPath(output, 'shared/validation/compiled.ts')}';`,
-    `import type { NodePlan } from '${importPath(output, 'shared/validation/plan.ts')}';`,
-    `import type * as source from '${importPath(output, source)}';`,
-    '',
-    renderNodes(table),
-    '',
-    ...names.map((name, index) => `export const ${name} = compiledSchema<typeof source.${name}>(nodes, ${map(roots[index] as number)});`),
-    '',
-  ].join('\n');
-  return [output, text];
-};
-
 /** Every generated file: path relative to the root -> content. */
 export const generateCompiledModules = async (parts = requestParts(committedDocument())): Promise<Map<string, string>> => {
   const files = new Map<string, string>();
@@ -238,10 +202,6 @@ export const generateCompiledModules = async (parts = requestParts(committedDocu
     '',
   ].join('\n');
   files.set(`${compiledFolder}/operations/index.ts`, index);
-  for (const [source, names] of Object.entries(runtimeSchemas)) {
-    const [path, text] = await renderSchemas(source, names);
-    files.set(path, text);
-  }
   return files;
 };
 

@@ -91,20 +91,35 @@ const memberOf = ({ keyword, params }: DocumentError): string | undefined => {
  */
 const isExplanation = ({ keyword, schemaPath }: DocumentError) => keyword === 'if' || /\/(?:anyOf|oneOf|propertyNames)\//.test(schemaPath);
 
-/** The validator's errors as problem `errors[]`, one per pointer and detail, at most maxReportedErrors. */
-export const documentFieldErrors = (errors: readonly DocumentError[], location: DocumentLocation): FieldError[] => {
+/** One refusal of a generated validator: the path of the value at fault (member names unescaped) and its words. */
+export interface DocumentIssue {
+  readonly path: readonly string[];
+  readonly detail: string;
+}
+
+const pathOf = (instancePath: string): string[] =>
+  instancePath === '' ? [] : instancePath.slice(1).split('/').map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+
+/** The validator's errors, one per path and detail (explanations of another error left out), at most maxReportedErrors. */
+export const documentIssues = (errors: readonly DocumentError[]): DocumentIssue[] => {
   const seen = new Set<string>();
-  const found: FieldError[] = [];
+  const found: DocumentIssue[] = [];
   for (const error of errors) {
     if (found.length >= maxReportedErrors) break;
     if (isExplanation(error)) continue;
     const member = memberOf(error);
-    const pointer = member === undefined ? error.instancePath : `${error.instancePath}/${pointerSegment(member)}`;
+    const path = member === undefined ? pathOf(error.instancePath) : [...pathOf(error.instancePath), member];
     const detail = detailOf(error);
-    const key = `${pointer}\u0000${detail}`;
+    const key = `${JSON.stringify(path)}\u0000${detail}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    found.push(location === 'body' ? { pointer, detail } : { parameter: pointer.replace(/^\//, '').replaceAll('~1', '/').replaceAll('~0', '~'), detail });
+    found.push({ path, detail });
   }
   return found;
 };
+
+/** The validator's errors as problem `errors[]`: a JSON pointer in a body, the parameter's name in a path or query. */
+export const documentFieldErrors = (errors: readonly DocumentError[], location: DocumentLocation): FieldError[] =>
+  documentIssues(errors).map(({ path, detail }) =>
+    location === 'body' ? { pointer: path.map((segment) => `/${pointerSegment(segment)}`).join(''), detail } : { parameter: path.join('/'), detail },
+  );
