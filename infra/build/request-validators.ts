@@ -20,35 +20,45 @@ import { repositoryRoot, staleFiles, writeFiles } from './generated-files';
 
 export const requestsFolder = 'shared/compiled/requests';
 
-interface Parameter {
+export interface Parameter {
   readonly name: string;
   readonly in: string;
   readonly required?: boolean;
   readonly schema: JsonValue;
 }
 
-interface DocumentOperation {
+export interface DocumentOperation {
   readonly operationId?: string;
   readonly parameters?: readonly Parameter[];
   readonly requestBody?: { readonly content: Readonly<Record<string, { readonly schema: JsonObject }>> };
 }
 
-/** The parameters of one location as one object schema (their names are the members). */
-const parametersSchema = (parameters: readonly Parameter[], location: 'path' | 'query'): JsonObject | undefined => {
+/**
+ * The parameters of one location as one object schema (their names are the members). A query the manifest declares
+ * strict (zod's strictObject: a parameter sent by mistake is refused rather than ignored) refuses other members.
+ */
+const parametersSchema = (parameters: readonly Parameter[], location: 'path' | 'query', strict: boolean): JsonObject | undefined => {
   const chosen = parameters.filter((parameter) => parameter.in === location);
   if (chosen.length === 0) return undefined;
   return {
     type: 'object',
     properties: Object.fromEntries(chosen.map((parameter) => [parameter.name, forValidation(parameter.schema)])),
     required: chosen.filter((parameter) => parameter.required === true).map((parameter) => parameter.name),
+    ...(strict ? { additionalProperties: false } : {}),
   };
 };
 
+/** Whether the manifest's query schema of an operation refuses parameters it does not declare. */
+const strictQuery = (operationId: string): boolean => {
+  const query = operations.find((operation) => operation.operationId === operationId)?.query as { _zod?: { def?: { catchall?: { _zod?: { def?: { type?: string } } } } } } | undefined;
+  return query?._zod?.def?.catchall?._zod?.def?.type === 'never';
+};
+
 /** The request schemas of one operation of the document, by part: its path and query parameters and its bodies. */
-const requestSchemas = (operation: DocumentOperation): [ValidatorPart, JsonObject][] => {
+export const requestSchemas = (operation: DocumentOperation): [ValidatorPart, JsonObject][] => {
   const parts: [ValidatorPart, JsonObject | undefined][] = [
-    ['path', parametersSchema(operation.parameters ?? [], 'path')],
-    ['query', parametersSchema(operation.parameters ?? [], 'query')],
+    ['path', parametersSchema(operation.parameters ?? [], 'path', false)],
+    ['query', parametersSchema(operation.parameters ?? [], 'query', strictQuery(operation.operationId ?? ''))],
   ];
   const content = operation.requestBody?.content;
   if (content) {
@@ -61,7 +71,7 @@ const requestSchemas = (operation: DocumentOperation): [ValidatorPart, JsonObjec
   return parts.filter((part): part is [ValidatorPart, JsonObject] => part[1] !== undefined);
 };
 
-const documentOperations = (document: OpenApiDocument): Map<string, DocumentOperation> => {
+export const documentOperations = (document: OpenApiDocument): Map<string, DocumentOperation> => {
   const byId = new Map<string, DocumentOperation>();
   for (const item of Object.values(document.paths ?? {}) as Record<string, unknown>[]) {
     for (const value of Object.values(item)) {

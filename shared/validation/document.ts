@@ -91,6 +91,8 @@ const memberOf = ({ keyword, params }: DocumentError): string | undefined => {
  */
 const isExplanation = ({ keyword, schemaPath }: DocumentError) => keyword === 'if' || /\/(?:anyOf|oneOf|propertyNames)\//.test(schemaPath);
 
+const isIntegerFormat = ({ keyword, params }: DocumentError) => keyword === 'format' && (params.format === 'int32' || params.format === 'int64');
+
 /** One refusal of a generated validator: the path of the value at fault (member names unescaped) and its words. */
 export interface DocumentIssue {
   readonly path: readonly string[];
@@ -104,9 +106,11 @@ const pathOf = (instancePath: string): string[] =>
 export const documentIssues = (errors: readonly DocumentError[]): DocumentIssue[] => {
   const seen = new Set<string>();
   const found: DocumentIssue[] = [];
+  // An integer's int32/int64 format only restates its type or bounds when one of those is broken too.
+  const otherwiseRefused = new Set(errors.filter((error) => !isIntegerFormat(error) && !isExplanation(error)).map((error) => error.instancePath));
   for (const error of errors) {
     if (found.length >= maxReportedErrors) break;
-    if (isExplanation(error)) continue;
+    if (isExplanation(error) || (isIntegerFormat(error) && otherwiseRefused.has(error.instancePath))) continue;
     const member = memberOf(error);
     const path = member === undefined ? pathOf(error.instancePath) : [...pathOf(error.instancePath), member];
     const detail = detailOf(error);
@@ -118,8 +122,27 @@ export const documentIssues = (errors: readonly DocumentError[]): DocumentIssue[
   return found;
 };
 
-/** The validator's errors as problem `errors[]`: a JSON pointer in a body, the parameter's name in a path or query. */
-export const documentFieldErrors = (errors: readonly DocumentError[], location: DocumentLocation): FieldError[] =>
-  documentIssues(errors).map(({ path, detail }) =>
-    location === 'body' ? { pointer: path.map((segment) => `/${pointerSegment(segment)}`).join(''), detail } : { parameter: path.join('/'), detail },
-  );
+/** How a path or query parameter's text is read as its declared type (shared/http/middlewares/parse-request.ts). */
+const parameterTypeWords: Readonly<Record<string, string>> = {
+  integer: 'must be a whole number in plain decimal (digits, no sign but "-", no leading zero, exponent or space)',
+  number: 'must be a number written as JSON writes one',
+  boolean: 'must be true or false',
+};
+
+/**
+ * The validator's errors as problem `errors[]`: a JSON pointer in a body; in a path or query, the parameter's name,
+ * once per parameter (its first error: a parameter is one value, and `2147483648` breaks its maximum and its int32
+ * format alike), a type error in the words of how its text is read.
+ */
+export const documentFieldErrors = (errors: readonly DocumentError[], location: DocumentLocation): FieldError[] => {
+  if (location === 'body') return documentIssues(errors).map(({ path, detail }) => ({ pointer: path.map((segment) => `/${pointerSegment(segment)}`).join(''), detail }));
+  const named = new Map<string, string>();
+  for (const error of errors) {
+    if (isExplanation(error)) continue;
+    const member = memberOf(error);
+    const parameter = member ?? pathOf(error.instancePath).join('/');
+    if (named.has(parameter)) continue;
+    named.set(parameter, error.keyword === 'type' ? (parameterTypeWords[String(error.params.type)] ?? detailOf(error)) : detailOf(error));
+  }
+  return [...named].map(([parameter, detail]) => ({ parameter, detail }));
+};
