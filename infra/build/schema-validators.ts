@@ -10,7 +10,8 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { buildSchemaCatalog } from '#shared/openapi/component-schemas';
 import type { JsonObject } from '#shared/openapi/types';
-import { componentSchemas, forValidation, importPath, moduleText, validatorExpression, validatorImports } from './ajv-code';
+import type { DocumentValidator } from '#shared/validation/document';
+import { componentSchemas, forValidation, importPath, moduleText, newAjv, validatorExpression, validatorImports } from './ajv-code';
 import { repositoryRoot, staleFiles, writeFiles } from './generated-files';
 
 export const schemasFolder = 'shared/compiled/schemas';
@@ -107,3 +108,14 @@ export const staleSchemaValidators = async (): Promise<string[]> => staleFiles(a
 
 /** Writes shared/compiled/schemas/ (replacing what was there); `npm run openapi` runs it. */
 export const writeSchemaValidators = async (): Promise<number> => writeFiles(await generateSchemaValidators(), [schemasFolder]);
+
+/**
+ * A zod schema's validator built in process the way the generated ones are (its JSON Schema as the document converts
+ * it, ajv with the same options), for tests that hold a schema's zod reading and its run-time reading side by side.
+ */
+export const compileSchema = (schema: z.ZodType): DocumentValidator => {
+  const catalog = buildSchemaCatalog([{ use: 'body', schema, io: 'input', fallbackId: 'Schema' }]);
+  const ajv = newAjv();
+  for (const known of componentSchemas(catalog.components as Record<string, JsonObject>)) ajv.addSchema(known);
+  return ajv.compile(forValidation(catalog.ref(schema, 'input')) as JsonObject) as unknown as DocumentValidator;
+};

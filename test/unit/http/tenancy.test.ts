@@ -20,12 +20,12 @@ const Body = z.strictObject({
   Nested: z.strictObject({ Deeper: z.array(z.array(Leaf)).optional() }).optional(),
   Plain: z.strictObject({ Name: z.string().optional() }).optional(),
 });
-const plan = shapeOfSchema(Body);
+const shape = shapeOfSchema(Body);
 const own = { TenantID: principal.tenantId, WebsiteID: principal.websiteId, UserID: principal.userId };
 
 const mismatchAt = (body: unknown) => {
   try {
-    applyTenancy(body, principal, plan);
+    applyTenancy(body, principal, shape);
     return undefined;
   } catch (error) {
     return (error as { status: number; errors?: readonly { pointer: string }[] }).errors?.[0]?.pointer;
@@ -42,7 +42,7 @@ describe('applyTenancy', () => {
       Nested: { Deeper: [[{ WebsiteID: 0 }]] },
       Plain: { Name: 'c' },
     };
-    expect(applyTenancy(body, principal, plan)).toEqual({
+    expect(applyTenancy(body, principal, shape)).toEqual({
       ...own,
       Child: { Name: 'a', TenantID: own.TenantID },
       Children: [{ TenantID: own.TenantID }, { ...own }, {}],
@@ -67,7 +67,7 @@ describe('applyTenancy', () => {
   });
 
   it('leaves a value of the wrong type and null records to validation', () => {
-    expect(applyTenancy({ Child: { TenantID: 'x' }, Maybe: null }, principal, plan)).toEqual({ ...own, Child: { TenantID: 'x' }, Maybe: null });
+    expect(applyTenancy({ Child: { TenantID: 'x' }, Maybe: null }, principal, shape)).toEqual({ ...own, Child: { TenantID: 'x' }, Maybe: null });
   });
 
   it('finds every record of the manifest that carries a tenancy field, at any depth (scheduled tasks, receipts, payments)', () => {
