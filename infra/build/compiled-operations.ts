@@ -104,12 +104,12 @@ const renderArea = async (area: string, list: readonly Operation[], document: Op
   const builder = createShapeBuilder(componentsOf(document));
   const body = list.map((operation) => {
     const documentOperation = describedOperation(described, operation.operationId);
-    const entry = entryFields(operation, documentOperation, (schema) => `@@shape(${builder.add(schema)})@@`);
+    const entry = entryFields(operation, documentOperation, (schema) => `@@/* @__PURE__ */ shape(${builder.add(schema)})@@`);
     const names = validatorNames(operation.operationId);
     const validators = requestSchemas(documentOperation).map(([part]) => `${part}: requests.${names[part]}`);
     const name = exportNameOf(module, operation, area);
     const fields = [
-      ...Object.entries(entry).map(([key, value]) => `${key}: ${literal(value).replace(/"@@(shape\(\d+\))@@"/g, '$1')}`),
+      ...Object.entries(entry).map(([key, value]) => `${key}: ${literal(value).replace(/"@@(.*?shape\(\d+\))@@"/g, (_match, call: string) => call)}`),
       `document: { ${validators.join(', ')} }`,
       `needs: ${literal(needsOf(operation))}`,
     ];

@@ -24,7 +24,7 @@ export const providerWebhook: CompiledOperation<typeof source.providerWebhook> =
   auth: "webhook-signature",
   media: "json",
   maxBodyBytes: 262144,
-  requestBody: {shape: shape(0),required: true},
+  requestBody: {shape: /* @__PURE__ */ shape(0),required: true},
   success: {status: 202,xmlRoot: {name: "WebhookAccepted"}},
   document: { body: requests.providerWebhookBody },
   needs: {grants: ["sendDocumentEvents","readWebhookSecret"]},

@@ -47,7 +47,7 @@ export const scheduledTaskSave: CompiledOperation<typeof source.scheduledTaskSav
   path: "/ScheduledTasks/",
   auth: "bearer",
   media: "standard",
-  requestBody: {shape: shape(0),xmlShape: shape(27),required: true},
+  requestBody: {shape: /* @__PURE__ */ shape(0),xmlShape: /* @__PURE__ */ shape(27),required: true},
   success: {status: 200,xmlRoot: {name: "ActionResults_ScheduledTask_"}},
   document: { body: requests.scheduledTaskSaveBody, xmlBody: requests.scheduledTaskSaveXmlBody },
   needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem"],grants: ["manageSchedules","sealSecrets","sendScheduleSync"]},
