@@ -18,6 +18,7 @@ import type { DocumentValidator } from '#shared/validation/document';
 import type { RequestShape } from '#shared/validation/shape';
 import { componentSchemas, importPath, newAjv } from './ajv-code';
 import { createShapeBuilder, parameterTypes } from './request-shapes';
+import { parameterWords } from './rule-words';
 import { committedDocument, documentOperations, requestSchemas, validatorNames, type DocumentOperation } from './request-validators';
 import { repositoryRoot, staleFiles, writeFiles } from './generated-files';
 
@@ -56,6 +57,7 @@ const entryFields = (operation: Operation, described: DocumentOperation, shape: 
   const { json, xml } = bodySchemas(described);
   const path = parameterTypes(described.parameters ?? [], 'path');
   const query = parameterTypes(described.parameters ?? [], 'query');
+  const words = { ...parameterWords(operation.pathParameters), ...parameterWords(operation.query) };
   if (operation.requestBody && !json) throw new Error(`${operation.operationId} has a request body the document does not describe: run npm run openapi`);
   return {
     compiled: true as const,
@@ -71,6 +73,7 @@ const entryFields = (operation: Operation, described: DocumentOperation, shape: 
       ? { requestBody: { shape: shape(json), ...(xml ? { xmlShape: shape(xml) } : {}), required: operation.requestBody.required } }
       : {}),
     ...(operation.success ? { success: { status: operation.success.status, xmlRoot: xmlRootOf(operation.success.schema) } } : {}),
+    ...(Object.keys(words).length > 0 ? { parameterWords: words } : {}),
   };
 };
 

@@ -17,6 +17,7 @@ import { operations } from '#shared/operations/index';
 import type { JsonObject, JsonValue, OpenApiDocument } from '#shared/openapi/types';
 import { componentSchemas, forValidation, moduleText, validatorExpression, validatorImports } from './ajv-code';
 import { repositoryRoot, staleFiles, writeFiles } from './generated-files';
+import { ruleWordsFile, ruleWordsModule } from './rule-words';
 
 export const requestsFolder = 'shared/compiled/requests';
 
@@ -128,6 +129,7 @@ export const generateRequestValidators = (document: OpenApiDocument): Map<string
     const output = `${requestsFolder}/${area}.ts`;
     files.set(output, moduleText(header, validatorImports(output, code), code));
   }
+  files.set(ruleWordsFile, ruleWordsModule());
   return files;
 };
 

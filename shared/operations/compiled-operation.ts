@@ -33,6 +33,8 @@ export interface CompiledOperation<O extends Operation = Operation> {
   readonly pathParameters?: ParameterTypes;
   /** The query parameters the document declares, each with its JSON type. */
   readonly query?: ParameterTypes;
+  /** A parameter's own words (its schema's `error`), said by every refusal of it (infra/build/rule-words.ts). */
+  readonly parameterWords?: Readonly<Record<string, string>>;
   /** The body's shape, and the XML form's where the document gives it a schema of its own. */
   readonly requestBody?: { readonly shape: RequestShape; readonly xmlShape?: RequestShape; readonly required: boolean };
   readonly success?: { readonly status: number; readonly xmlRoot: XmlRoot };

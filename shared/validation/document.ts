@@ -91,7 +91,15 @@ const memberOf = ({ keyword, params }: DocumentError): string | undefined => {
  */
 const isExplanation = ({ keyword, schemaPath }: DocumentError) => keyword === 'if' || /\/(?:anyOf|oneOf|propertyNames)\//.test(schemaPath);
 
-const isIntegerFormat = ({ keyword, params }: DocumentError) => keyword === 'format' && (params.format === 'int32' || params.format === 'int64');
+
+/**
+ * Words the schemas give their own rules (infra/build/rule-words.ts): a pattern's, by the pattern as the document
+ * writes it, and a parameter's, by its name (said by every refusal of that parameter).
+ */
+export interface RuleWords {
+  readonly patterns?: ReadonlyMap<string, string>;
+  readonly parameters?: Readonly<Record<string, string>>;
+}
 
 /** One refusal of a generated validator: the path of the value at fault (member names unescaped) and its words. */
 export interface DocumentIssue {
@@ -102,22 +110,28 @@ export interface DocumentIssue {
 const pathOf = (instancePath: string): string[] =>
   instancePath === '' ? [] : instancePath.slice(1).split('/').map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
 
-/** The validator's errors, one per path and detail (explanations of another error left out), at most maxReportedErrors. */
-export const documentIssues = (errors: readonly DocumentError[]): DocumentIssue[] => {
+const wordsOf = (error: DocumentError, words: RuleWords): string => {
+  const own = error.keyword === 'pattern' ? words.patterns?.get(String(error.params.pattern)) : undefined;
+  return own ?? detailOf(error);
+};
+
+/**
+ * The validator's errors, one per value at fault: the first the validator reports for it (a value that breaks its
+ * type, or its enumeration, breaks its bounds too, and saying so twice says nothing more), explanations of another
+ * error left out, at most maxReportedErrors.
+ */
+export const documentIssues = (errors: readonly DocumentError[], words: RuleWords = {}): DocumentIssue[] => {
   const seen = new Set<string>();
   const found: DocumentIssue[] = [];
-  // An integer's int32/int64 format only restates its type or bounds when one of those is broken too.
-  const otherwiseRefused = new Set(errors.filter((error) => !isIntegerFormat(error) && !isExplanation(error)).map((error) => error.instancePath));
   for (const error of errors) {
     if (found.length >= maxReportedErrors) break;
-    if (isExplanation(error) || (isIntegerFormat(error) && otherwiseRefused.has(error.instancePath))) continue;
+    if (isExplanation(error)) continue;
     const member = memberOf(error);
     const path = member === undefined ? pathOf(error.instancePath) : [...pathOf(error.instancePath), member];
-    const detail = detailOf(error);
-    const key = `${JSON.stringify(path)}\u0000${detail}`;
+    const key = JSON.stringify(path);
     if (seen.has(key)) continue;
     seen.add(key);
-    found.push({ path, detail });
+    found.push({ path, detail: wordsOf(error, words) });
   }
   return found;
 };
@@ -131,18 +145,16 @@ const parameterTypeWords: Readonly<Record<string, string>> = {
 
 /**
  * The validator's errors as problem `errors[]`: a JSON pointer in a body; in a path or query, the parameter's name,
- * once per parameter (its first error: a parameter is one value, and `2147483648` breaks its maximum and its int32
- * format alike), a type error in the words of how its text is read.
+ * with its own words where its schema gives them, else a type error in the words of how its text is read.
  */
-export const documentFieldErrors = (errors: readonly DocumentError[], location: DocumentLocation): FieldError[] => {
-  if (location === 'body') return documentIssues(errors).map(({ path, detail }) => ({ pointer: path.map((segment) => `/${pointerSegment(segment)}`).join(''), detail }));
-  const named = new Map<string, string>();
-  for (const error of errors) {
-    if (isExplanation(error)) continue;
-    const member = memberOf(error);
-    const parameter = member ?? pathOf(error.instancePath).join('/');
-    if (named.has(parameter)) continue;
-    named.set(parameter, error.keyword === 'type' ? (parameterTypeWords[String(error.params.type)] ?? detailOf(error)) : detailOf(error));
-  }
-  return [...named].map(([parameter, detail]) => ({ parameter, detail }));
+export const documentFieldErrors = (errors: readonly DocumentError[], location: DocumentLocation, words: RuleWords = {}): FieldError[] => {
+  const issues = documentIssues(errors, words);
+  if (location === 'body') return issues.map(({ path, detail }) => ({ pointer: path.map((segment) => `/${pointerSegment(segment)}`).join(''), detail }));
+  return issues.map(({ path, detail }) => {
+    const parameter = path.join('/');
+    const error = errors.find((candidate) => !isExplanation(candidate) && (memberOf(candidate) ?? pathOf(candidate.instancePath).join('/')) === parameter);
+    const own = error?.keyword === 'required' ? undefined : Object.hasOwn(words.parameters ?? {}, parameter) ? words.parameters?.[parameter] : undefined;
+    const typeWords = error?.keyword === 'type' ? parameterTypeWords[String(error.params.type)] : undefined;
+    return { parameter, detail: own ?? typeWords ?? detail };
+  });
 };

@@ -51,6 +51,7 @@ export const deliveryReceiptAddInventory: CompiledOperation<typeof source.delive
   pathParameters: {id: "integer"},
   requestBody: {shape: /* @__PURE__ */ shape(0),required: true},
   success: {status: 200,xmlRoot: {name: "ActionResults_DeliveryReceiptT_"}},
+  parameterWords: {id: "must be a positive 32-bit integer"},
   document: { path: requests.deliveryReceiptAddInventoryPath, body: requests.deliveryReceiptAddInventoryBody },
   needs: {tableAccess: ["dynamodb:Query","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:ConditionCheckItem"],stackSettings: ["overReceiptTolerance"]},
 };
@@ -64,6 +65,7 @@ export const deliveryReceiptGetV2: CompiledOperation<typeof source.deliveryRecei
   media: "standard",
   pathParameters: {id: "integer"},
   success: {status: 200,xmlRoot: {name: "DeliveryReceiptEditResponse"}},
+  parameterWords: {id: "must be a positive 32-bit integer"},
   document: { path: requests.deliveryReceiptGetV2Path },
   needs: {tableAccess: ["dynamodb:Query"]},
 };

@@ -21,6 +21,7 @@ export const inventoryGetDetailedSOHV2: CompiledOperation<typeof source.inventor
   media: "standard",
   pathParameters: {id: "integer"},
   success: {status: 200,xmlRoot: {name: "ActionResults_InventoryStockOnHandT_"}},
+  parameterWords: {id: "must be a positive 32-bit integer"},
   document: { path: requests.inventoryGetDetailedSOHV2Path },
   needs: {tableAccess: ["dynamodb:Query"]},
 };

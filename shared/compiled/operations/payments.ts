@@ -54,6 +54,7 @@ export const paymentGetByID: CompiledOperation<typeof source.paymentGetByID> = {
   pathParameters: {id: "integer"},
   query: {RefundsAfterID: "integer",MaxRefunds: "integer"},
   success: {status: 200,xmlRoot: {name: "EditResponse_PaymentT_"}},
+  parameterWords: {id: "must be a positive 32-bit integer",RefundsAfterID: "must be 0 or the ID of a refund: a 32-bit integer in plain decimal",MaxRefunds: "must be a whole number from 1 to 500"},
   document: { path: requests.paymentGetByIDPath, query: requests.paymentGetByIDQuery },
   needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query"]},
 };
@@ -68,6 +69,7 @@ export const paymentPostRefund: CompiledOperation<typeof source.paymentPostRefun
   pathParameters: {id: "integer"},
   requestBody: {shape: /* @__PURE__ */ shape(16),required: false},
   success: {status: 201,xmlRoot: {name: "SynkSaveQueueResponse_PaymentT_"}},
+  parameterWords: {id: "must be a positive 32-bit integer"},
   document: { path: requests.paymentPostRefundPath, body: requests.paymentPostRefundBody },
   needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem"],grants: ["sendPayments"]},
 };

@@ -62,6 +62,7 @@ export const scheduledTaskGet: CompiledOperation<typeof source.scheduledTaskGet>
   media: "standard",
   pathParameters: {id: "integer"},
   success: {status: 200,xmlRoot: {name: "ActionResults_ScheduledTask_"}},
+  parameterWords: {id: "must be a positive 32-bit integer"},
   document: { path: requests.scheduledTaskGetPath },
   needs: {tableAccess: ["dynamodb:Query"]},
 };

@@ -30,6 +30,7 @@ export const tenantLocationDelete: CompiledOperation<typeof source.tenantLocatio
   media: "standard",
   pathParameters: {id: "integer"},
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
+  parameterWords: {id: "must be a positive 32-bit integer"},
   document: { path: requests.tenantLocationDeletePath },
   needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:DeleteItem"]},
 };
@@ -43,6 +44,7 @@ export const tenantLocationGet: CompiledOperation<typeof source.tenantLocationGe
   media: "standard",
   pathParameters: {id: "integer"},
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
+  parameterWords: {id: "must be a positive 32-bit integer"},
   document: { path: requests.tenantLocationGetPath },
   needs: {tableAccess: ["dynamodb:GetItem"]},
 };
@@ -82,6 +84,7 @@ export const tenantLocationGetDefaultAddress: CompiledOperation<typeof source.te
   pathParameters: {id: "integer"},
   query: {addressType: "string"},
   success: {status: 200,xmlRoot: {name: "Address"}},
+  parameterWords: {id: "must be a positive 32-bit integer",addressType: "must be Billing, Delivery, Service or Postal (or 1, 2, 3, 4)"},
   document: { path: requests.tenantLocationGetDefaultAddressPath, query: requests.tenantLocationGetDefaultAddressQuery },
   needs: {tableAccess: ["dynamodb:GetItem"]},
 };

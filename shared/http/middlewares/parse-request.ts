@@ -18,7 +18,7 @@ import { validate } from '#shared/http/validation';
 import type { ParameterTypes } from '#shared/validation/shape';
 import { headerOf, requestIdOf, type HttpMiddleware, type OperationRequest } from './request';
 
-type ParsedOperation = Pick<CompiledOperation, 'media' | 'maxBodyBytes' | 'pathParameters' | 'query' | 'requestBody' | 'document'>;
+type ParsedOperation = Pick<CompiledOperation, 'media' | 'maxBodyBytes' | 'pathParameters' | 'query' | 'requestBody' | 'document' | 'parameterWords'>;
 
 /**
  * A body in a content coding the service does not decode (any but `identity`) is refused with 415 naming the coding,
@@ -129,7 +129,7 @@ const readParameters = (operation: ParsedOperation, location: 'path' | 'query', 
   const types = location === 'path' ? operation.pathParameters : operation.query;
   if (!types) return undefined;
   const values = typedParameters(types, sent);
-  validate(operation.document[location], values, location);
+  validate(operation.document[location], values, location, operation.parameterWords);
   return declaredParameters(types, values);
 };
 

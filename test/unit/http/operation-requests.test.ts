@@ -429,27 +429,20 @@ describe('operation stack: body size', () => {
 });
 
 describe('operation stack: path and query parameters', () => {
-  const idProblem = (detail: string) => ({
+  const idProblem = {
     statusCode: 400,
     headers: problemHeaders('json'),
-    body: validationProblem([{ parameter: 'id', detail }]),
-  });
-  const plainDecimal = 'must be a whole number in plain decimal (digits, no sign but "-", no leading zero, exponent or space)';
+    body: validationProblem([{ parameter: 'id', detail: 'must be a positive 32-bit integer' }]),
+  };
 
-  it.each([
-    ['0', 'must be >= 1'],
-    ['-1', 'must be >= 1'],
-    ['2147483648', 'must be <= 2147483647'],
-    ['99999999999', 'must be <= 2147483647'],
-    ...['abc', '1.5', '0x10', '1e3', ' 1', '1 ', '+1', '01', '', '١'].map((id) => [id, plainDecimal]),
-  ])(
+  it.each(['0', '-1', '2147483648', '99999999999', 'abc', '1.5', '0x10', '1e3', ' 1', '1 ', '+1', '01', '', '١'])(
     'refuses id %j with errors[].parameter "id"',
-    async (id, detail) => {
+    async (id) => {
       const { call, seen } = operationWith('tenantLocationGet');
 
       const response = await call(apiEvent({ pathParameters: { id } }));
 
-      expect({ response, handled: seen.length }).toEqual({ response: idProblem(detail as string), handled: 0 });
+      expect({ response, handled: seen.length }).toEqual({ response: idProblem, handled: 0 });
     },
   );
 

@@ -299,7 +299,7 @@ describe('operation stack: errors become problems', () => {
 
     const response = await call(apiEvent({ pathParameters: { id: 'abc' }, headers: { Accept: accept } }));
 
-    const problem = validationProblem([{ parameter: 'id', detail: 'must be a whole number in plain decimal (digits, no sign but "-", no leading zero, exponent or space)' }]);
+    const problem = validationProblem([{ parameter: 'id', detail: 'must be a positive 32-bit integer' }]);
     expect(response).toEqual({
       statusCode: accept === 'image/png' ? 406 : 400,
       headers: problemHeaders(format),
