@@ -123,7 +123,7 @@ const wordsOf = (error: DocumentError, words: RuleWords): string => {
 export const documentIssues = (errors: readonly DocumentError[], words: RuleWords = {}): DocumentIssue[] => {
   const seen = new Set<string>();
   const found: DocumentIssue[] = [];
-  for (const error of errors) {
+  for (const error of inReadingOrder(errors)) {
     if (found.length >= maxReportedErrors) break;
     if (isExplanation(error)) continue;
     const member = memberOf(error);
@@ -134,6 +134,32 @@ export const documentIssues = (errors: readonly DocumentError[], words: RuleWord
     found.push({ path, detail: wordsOf(error, words) });
   }
   return found;
+};
+
+const within = (path: string, object: string) => path === object || path.startsWith(`${object}/`);
+
+/**
+ * ajv reports an object's unknown members before its fields; a reader expects them after: each object's fields in
+ * the schema's order (with what is wrong inside them), then its unknown members.
+ */
+const inReadingOrder = (errors: readonly DocumentError[]): DocumentError[] => {
+  const ordered: DocumentError[] = [];
+  const deferred: { readonly object: string; readonly errors: DocumentError[] }[] = [];
+  const flush = (path?: string) => {
+    while (deferred.length > 0 && (path === undefined || !within(path, deferred[deferred.length - 1]?.object ?? ''))) ordered.push(...(deferred.pop()?.errors ?? []));
+  };
+  for (const error of errors) {
+    flush(error.instancePath);
+    if (error.keyword !== 'additionalProperties') {
+      ordered.push(error);
+      continue;
+    }
+    const top = deferred[deferred.length - 1];
+    if (top?.object === error.instancePath) top.errors.push(error);
+    else deferred.push({ object: error.instancePath, errors: [error] });
+  }
+  flush();
+  return ordered;
 };
 
 /** How a path or query parameter's text is read as its declared type (shared/http/middlewares/parse-request.ts). */

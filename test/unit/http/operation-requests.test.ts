@@ -323,16 +323,15 @@ describe('operation stack: validation of bodies', () => {
       response: {
         statusCode: 400,
         headers: problemHeaders('json'),
-        // The document's validator's order: an object's unknown members, then its fields in the schema's order.
         body: validationProblem([
-          { pointer: '/name', detail: 'is not a known field (names are case-sensitive)' },
           { pointer: '/ID', detail: 'must be a whole number' },
           { pointer: '/Name', detail: 'must be text' },
-          { pointer: '/Address/city', detail: 'is not a known field (names are case-sensitive)' },
           { pointer: '/Address/Latitude', detail: 'must be <= 90' },
           { pointer: '/Address/City', detail: 'must be text' },
+          { pointer: '/Address/city', detail: 'is not a known field (names are case-sensitive)' },
           { pointer: '/UtcOffset', detail: 'must be a whole number' },
           { pointer: '/IsDefault', detail: 'must be true or false' },
+          { pointer: '/name', detail: 'is not a known field (names are case-sensitive)' },
         ]),
       },
       handled: 0,
@@ -351,9 +350,9 @@ describe('operation stack: validation of bodies', () => {
       statusCode: 400,
       headers: problemHeaders('json'),
       body: validationProblem([
-        { pointer: '/name', detail: 'is not a known field (names are case-sensitive)' },
         { pointer: '/ID', detail: 'must be a whole number' },
         { pointer: '/IsDefault', detail: 'must be true or false' },
+        { pointer: '/name', detail: 'is not a known field (names are case-sensitive)' },
       ]),
     };
     expect(responses).toEqual([expected, expected]);

@@ -115,7 +115,7 @@ describe('the run-time schemas compiled by ajv', () => {
     const result = compiledTasks.TaskWorkMessage.safeParse({ tenantId: 1, taskId: 'secret-ish', taskTypeId: 0, version: 1, scheduledTime: '2026-01-02T03:04:05Z', runKey: 'k', extra: 1 });
     expect(result).toEqual({
       success: false,
-      error: { issues: [{ path: ['extra'], detail: 'is not a known field (names are case-sensitive)' }, { path: ['taskId'], detail: 'must be a whole number' }] },
+      error: { issues: [{ path: ['taskId'], detail: 'must be a whole number' }, { path: ['extra'], detail: 'is not a known field (names are case-sensitive)' }] },
     });
     expect(() => compiledPayments.QueuedRefund.parse({ tenantId: 1, refundId: 'secret-ish' })).toThrow('refundId: must be a whole number');
     expect(() => compiledPayments.QueuedRefund.parse({ tenantId: 1, refundId: 'secret-ish' })).not.toThrow(/secret/);
