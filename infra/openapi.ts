@@ -1,14 +1,17 @@
 // Tooling: `npm run openapi` writes the OpenAPI document, built from the operations manifest and the zod schemas,
 // to shared/openapi/openapi.json, the request collection built from its examples to docs/business-platform.http, and
-// the request validators ajv compiles from the document to shared/compiled/requests/ (infra/build/request-validators.ts).
-// All are committed; a unit test fails when any is stale.
+// shared/compiled/: the request validators ajv compiles from the document (requests/, infra/build/request-validators.ts),
+// the manifest's run-time entries with their parameters' types and bodies' shapes from the same document (operations/,
+// infra/build/compiled-operations.ts), and the validators of the principal and the queue messages (schemas/,
+// infra/build/schema-validators.ts). All are committed; a unit test fails when any is stale.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOpenApiDocument, openApiJsonUrl, serializeOpenApiDocument } from '#shared/openapi/document';
 import { buildRequestCollection, requestCollectionUrl } from '#shared/openapi/request-collection';
 import { requestsFolder, writeRequestValidators } from '#infra/build/request-validators';
-import { compiledFolder, writeCompiledModules } from '#infra/build/validators';
+import { operationsFolder, writeCompiledOperations } from '#infra/build/compiled-operations';
+import { schemasFolder, writeSchemaValidators } from '#infra/build/schema-validators';
 
 const document = buildOpenApiDocument();
 const serialized = serializeOpenApiDocument(document);
@@ -22,4 +25,5 @@ for (const [url, text] of [
   console.log(path);
 }
 console.log(`${writeRequestValidators(JSON.parse(serialized))} files in ${requestsFolder}/`);
-console.log(`${await writeCompiledModules()} files in ${compiledFolder}/operations and schemas`);
+console.log(`${await writeCompiledOperations(JSON.parse(serialized))} files in ${operationsFolder}/`);
+console.log(`${await writeSchemaValidators()} files in ${schemasFolder}/`);

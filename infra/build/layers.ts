@@ -30,7 +30,7 @@ export const layers: readonly Layer[] = [
   },
   {
     name: 'validation',
-    owns: 'zod-free validation: plans, the compiler from zod, the checker, portable refinements',
+    owns: 'zod-free validation: the formats, problem words and run-time wrappers of the validators ajv generates, request shapes, portable refinements',
     paths: ['shared/validation/'],
   },
   {

@@ -52,7 +52,7 @@ const claims = PrincipalClaims.safeParse({
   userId: asId(values.user),
   ...(values.organisation === undefined ? {} : { organisationId: values.organisation }),
 });
-if (!claims.success) fail(`Invalid claims: ${claims.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+if (!claims.success) fail(`Invalid claims: ${claims.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.detail}`).join('; ')}`);
 
 const expires = values.expires;
 if (!/^\d+$/.test(expires) && !/^\d+\s*(s|sec|secs|m|min|mins|h|hr|hrs|d|day|days|w|week|weeks)$/i.test(expires)) {

@@ -70,13 +70,27 @@ export const toAuthorizerContext = (principal: Principal, validity: TokenValidit
   ...(validity.nbf === undefined ? {} : { nbf: validity.nbf }),
 });
 
+/** The context members API Gateway turns from numbers into strings, and the plain decimal text read back. */
+const contextNumbers = ['tenantId', 'websiteId', 'userId', 'exp', 'nbf'] as const;
+const plainDecimal = /^(0|-?[1-9][0-9]{0,15})$/;
+
 /**
  * Reads the principal and its token's window back from the context API Gateway passes (it may have turned numbers
- * into strings). Undefined when any of it is missing or invalid, `exp` included: fail closed.
+ * into strings: a string in plain decimal is read as its number, anything else is left for the schema to refuse).
+ * Undefined when any of it is missing or invalid, `exp` included: fail closed.
  */
 export const principalFromAuthorizerContext = (context: unknown): AuthorizedPrincipal | undefined => {
-  const parsed = AuthorizerPrincipal.safeParse(context ?? {});
+  if (context !== undefined && context !== null && (typeof context !== 'object' || Array.isArray(context))) return undefined;
+  const values: Record<string, unknown> = { ...(context as Record<string, unknown> | null) };
+  for (const name of contextNumbers) {
+    const value = Object.hasOwn(values, name) ? values[name] : undefined;
+    if (typeof value === 'string' && plainDecimal.test(value)) values[name] = Number(value);
+  }
+  const parsed = AuthorizerPrincipal.safeParse(values);
   if (!parsed.success) return undefined;
-  const { exp, nbf, ...principal } = parsed.data;
-  return { principal, validity: { exp, ...(nbf === undefined ? {} : { nbf }) } };
+  const { tenantId, websiteId, userId, organisationId, exp, nbf } = parsed.data;
+  return {
+    principal: { tenantId, websiteId, userId, ...(organisationId === undefined ? {} : { organisationId }) },
+    validity: { exp, ...(nbf === undefined ? {} : { nbf }) },
+  };
 };

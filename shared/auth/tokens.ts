@@ -81,7 +81,10 @@ export const createTokenVerifier = (config: TokenVerifierConfig) => {
     const exp = wholeSeconds(payload.exp);
     const nbf = payload.nbf === undefined ? undefined : wholeSeconds(payload.nbf);
     if (exp === undefined || (payload.nbf !== undefined && nbf === undefined)) throw new InvalidToken('token validity out of range');
-    return { principal: claims.data, validity: { exp, ...(nbf === undefined ? {} : { nbf }) } };
+    // The claims the principal names, and no other member of the token (the schema lets a token carry others).
+    const { tenantId, websiteId, userId, organisationId } = claims.data;
+    const principal: Principal = { tenantId, websiteId, userId, ...(organisationId === undefined ? {} : { organisationId }) };
+    return { principal, validity: { exp, ...(nbf === undefined ? {} : { nbf }) } };
   };
 };
 

@@ -1,7 +1,8 @@
 // Platform: a queue's message contract, the one thing its senders and its consumer agree on, carried by the queue's
 // definition (queues.ts). A contract reads a queue body into its message or throws; it never quotes the body in what
 // it throws (a message may carry personal data). Every contract of the service is a schema of the contracts layer
-// compiled into shared/compiled/ (zod at build time, a plain plan at run time: a consumer's bundle loads no zod),
+// compiled into shared/compiled/schemas/ (zod at build time, ajv's standalone validator of its JSON Schema at run time:
+// a consumer's bundle loads no zod),
 // read from JSON by `jsonMessage`.
 
 /** What a consumer reads its queue's bodies with, and a sender may check its messages with. */

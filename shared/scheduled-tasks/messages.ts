@@ -38,7 +38,7 @@ const maxBodyLength = 2048;
 export const isUtcInstant = (value: string): boolean => schedulerInstantPattern.test(value);
 
 /** Parses `body` by its compiled contract; throws InvalidTaskMessage, naming the first member at fault, otherwise. */
-const parseMessage = <T>(kind: string, body: string, schema: { safeParse: (value: unknown) => { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } } }): T => {
+const parseMessage = <T>(kind: string, body: string, schema: { safeParse: (value: unknown) => { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; detail: string }[] } } }): T => {
   if (typeof body !== 'string' || body.length > maxBodyLength) throw new InvalidTaskMessage(kind, 'missing or too large');
   let parsed: unknown;
   try {
@@ -50,7 +50,7 @@ const parseMessage = <T>(kind: string, body: string, schema: { safeParse: (value
   if (result.success) return result.data;
   const [issue] = result.error.issues;
   const member = issue?.path.length === 1 ? String(issue.path[0]) : undefined;
-  throw new InvalidTaskMessage(kind, member !== undefined && issue ? `${member} ${issue.message}` : 'not exactly its members');
+  throw new InvalidTaskMessage(kind, member !== undefined && issue ? `${member} ${issue.detail}` : 'not exactly its members');
 };
 
 export const parseTaskRunMessage = (body: string): TaskRunMessage => parseMessage('TaskRunMessage', body, compiled.TaskRunMessage);

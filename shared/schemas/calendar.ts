@@ -1,5 +1,5 @@
 // Schemas: the one reader of calendar dates and date-times (ISO 8601, RFC 3339) for every area. Zod-free, so the
-// schemas (common.ts: dateTime(), calendarText()), their compiled plans and the domain (payments, receipt search keys)
+// schemas (common.ts: dateTime(), calendarText()), the patterns the document states for them and the domain (payments, receipt search keys)
 // all read a date the same way. A date that does not exist (30 February, 29 February of a common year, 31 April,
 // hour 24, minute 60, second 60, an offset beyond ±23:59) is refused, never rolled forward as `Date.parse` does.
 // Leap seconds (`23:59:60`) are refused too: an instant of the service is a JavaScript time, which has none.

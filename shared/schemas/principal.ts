@@ -1,6 +1,6 @@
 // Schemas: the tenancy claims of a verified token, and the same principal as API Gateway hands it to functions.
-// shared/auth/principal.ts uses their compiled form (shared/compiled/schemas/principal.ts), so the authorizer and
-// every function read claims without loading zod.
+// shared/auth/principal.ts uses their compiled form (shared/compiled/schemas/principal.ts: ajv's validators of their
+// JSON Schema), so the authorizer and every function read claims without loading zod.
 import { z } from 'zod';
 import { externalKey } from './common';
 
@@ -15,16 +15,14 @@ export const PrincipalClaims = z.object({
   organisationId,
 });
 
-/** The same principal as API Gateway hands it to functions: it turns context numbers into strings. */
-const contextId = z.union([z.int32().min(1), z.string().regex(/^[1-9][0-9]{0,9}$/).transform(Number).pipe(z.int32())]);
-/**
- * A token's `exp` or `nbf` as the authorizer hands it on: whole seconds since the epoch (shared/auth/principal.ts
- * rounds them up), a number or the string API Gateway makes of it.
- */
-const contextSeconds = z.union([z.int(), z.string().regex(/^(0|-?[1-9][0-9]{0,15})$/).transform(Number).pipe(z.int())]);
+/** The same principal as API Gateway hands it to functions, once its strings are read back as numbers. */
+const contextId = z.int32().min(1);
+/** A token's `exp` or `nbf` as the authorizer hands it on: whole seconds since the epoch (shared/auth/principal.ts rounds them up). */
+const contextSeconds = z.int();
 /**
  * The principal and its token's validity window (`exp` required: a context without it is refused, so an Allow cached
- * before the authorizer passed it on, or by anything else, never reaches a handler).
+ * before the authorizer passed it on, or by anything else, never reaches a handler). API Gateway turns context numbers
+ * into strings: shared/auth/principal.ts reads a string in plain decimal as its number first (`contextNumbers`).
  */
 export const AuthorizerPrincipal = z.object({
   tenantId: contextId,

@@ -1,10 +1,11 @@
-// Validation: the run-time side of the generated modules in shared/compiled/ (written by `npm run openapi`).
-// A compiled schema carries plans (plan.ts) instead of zod schemas, so the functions that import
-// them bundle no zod; its TypeScript types still come from the zod source, through type-only imports. A compiled
-// manifest entry (CompiledOperation) belongs to the manifest: shared/operations/compiled-operation.ts.
+// Validation: the run-time side of the schemas the service checks outside the HTTP stack (queue messages, the
+// principal), generated into shared/compiled/schemas/ by `npm run openapi` (infra/build/schema-validators.ts): ajv's
+// standalone validator of the schema's JSON Schema (the zod schema as the OpenAPI document converts it), so the
+// functions that read them bundle no zod, and the same mechanism checks a request and a queue message. Their
+// TypeScript types still come from the zod source, through type-only imports. A schema checked here has no
+// transform: what it accepts is what the code reads (the generator refuses a schema whose input and output differ).
 import type { z } from 'zod';
-import { checkPlan, type Issue } from './check';
-import type { NodePlan, SchemaPlan } from './plan';
+import { documentIssues, type DocumentIssue, type DocumentValidator } from './document';
 
 /** The root element names of an XML response: the body type's name, or `ArrayOf<item>` with `<item>` members. */
 export interface XmlRoot {
@@ -12,33 +13,33 @@ export interface XmlRoot {
   readonly itemName?: string;
 }
 
+/** Why a value was refused: the member's path and the rule's words (never the value). */
+export type Issue = DocumentIssue;
+
 export class CompiledValidationError extends Error {
   constructor(readonly issues: readonly Issue[]) {
-    super(issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '));
+    super(issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.detail}`).join('; '));
     this.name = 'CompiledValidationError';
   }
 }
 
 /** The part of zod's API the service uses on a schema outside the HTTP stack. */
 export interface CompiledSchema<S extends z.ZodType> {
-  readonly plan: SchemaPlan;
-  /** The object's field names (an object schema's `shape` keys), for code that lists a record's fields. */
-  readonly shape: Readonly<Record<keyof z.output<S> & string, true>>;
   safeParse(value: unknown): { success: true; data: z.output<S> } | { success: false; error: { issues: readonly Issue[] } };
   parse(value: unknown): z.output<S>;
 }
 
-export const compiledSchema = <S extends z.ZodType>(nodes: readonly NodePlan[], root: number): CompiledSchema<S> => {
-  const plan: SchemaPlan = { nodes, root };
-  const node = nodes[root];
-  const shape = Object.fromEntries(node?.type === 'object' ? Object.keys(node.shape).map((key) => [key, true]) : []);
-  const safeParse = (value: unknown) => {
-    const result = checkPlan<z.output<S>>(plan, value);
-    return result.success ? { success: true as const, data: result.data } : { success: false as const, error: { issues: result.issues } };
-  };
+/** A record's field names (an object schema's `shape` keys), for code that lists a record's fields. */
+export interface CompiledFields<S extends z.ZodType> {
+  readonly shape: Readonly<Record<keyof z.output<S> & string, true>>;
+}
+
+export const compiledSchema = <S extends z.ZodType>(validator: DocumentValidator): CompiledSchema<S> => {
+  const safeParse = (value: unknown) =>
+    validator(value)
+      ? { success: true as const, data: value as z.output<S> }
+      : { success: false as const, error: { issues: documentIssues(validator.errors ?? []) } };
   return {
-    plan,
-    shape: shape as CompiledSchema<S>['shape'],
     safeParse,
     parse: (value) => {
       const result = safeParse(value);
@@ -47,3 +48,7 @@ export const compiledSchema = <S extends z.ZodType>(nodes: readonly NodePlan[], 
     },
   };
 };
+
+export const compiledFields = <S extends z.ZodType>(fields: readonly string[]): CompiledFields<S> => ({
+  shape: Object.fromEntries(fields.map((field) => [field, true])) as CompiledFields<S>['shape'],
+});

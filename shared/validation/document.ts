@@ -91,20 +91,96 @@ const memberOf = ({ keyword, params }: DocumentError): string | undefined => {
  */
 const isExplanation = ({ keyword, schemaPath }: DocumentError) => keyword === 'if' || /\/(?:anyOf|oneOf|propertyNames)\//.test(schemaPath);
 
-/** The validator's errors as problem `errors[]`, one per pointer and detail, at most maxReportedErrors. */
-export const documentFieldErrors = (errors: readonly DocumentError[], location: DocumentLocation): FieldError[] => {
+
+/**
+ * Words the schemas give their own rules (infra/build/rule-words.ts): a pattern's, by the pattern as the document
+ * writes it, and a parameter's, by its name (said by every refusal of that parameter).
+ */
+export interface RuleWords {
+  readonly patterns?: ReadonlyMap<string, string>;
+  readonly parameters?: Readonly<Record<string, string>>;
+}
+
+/** One refusal of a generated validator: the path of the value at fault (member names unescaped) and its words. */
+export interface DocumentIssue {
+  readonly path: readonly string[];
+  readonly detail: string;
+}
+
+const pathOf = (instancePath: string): string[] =>
+  instancePath === '' ? [] : instancePath.slice(1).split('/').map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+
+const wordsOf = (error: DocumentError, words: RuleWords): string => {
+  const own = error.keyword === 'pattern' ? words.patterns?.get(String(error.params.pattern)) : undefined;
+  return own ?? detailOf(error);
+};
+
+/**
+ * The validator's errors, one per value at fault: the first the validator reports for it (a value that breaks its
+ * type, or its enumeration, breaks its bounds too, and saying so twice says nothing more), explanations of another
+ * error left out, at most maxReportedErrors.
+ */
+export const documentIssues = (errors: readonly DocumentError[], words: RuleWords = {}): DocumentIssue[] => {
   const seen = new Set<string>();
-  const found: FieldError[] = [];
-  for (const error of errors) {
+  const found: DocumentIssue[] = [];
+  for (const error of inReadingOrder(errors)) {
     if (found.length >= maxReportedErrors) break;
     if (isExplanation(error)) continue;
     const member = memberOf(error);
-    const pointer = member === undefined ? error.instancePath : `${error.instancePath}/${pointerSegment(member)}`;
-    const detail = detailOf(error);
-    const key = `${pointer}\u0000${detail}`;
+    const path = member === undefined ? pathOf(error.instancePath) : [...pathOf(error.instancePath), member];
+    const key = JSON.stringify(path);
     if (seen.has(key)) continue;
     seen.add(key);
-    found.push(location === 'body' ? { pointer, detail } : { parameter: pointer.replace(/^\//, '').replaceAll('~1', '/').replaceAll('~0', '~'), detail });
+    found.push({ path, detail: wordsOf(error, words) });
   }
   return found;
+};
+
+const within = (path: string, object: string) => path === object || path.startsWith(`${object}/`);
+
+/**
+ * ajv reports an object's unknown members before its fields; a reader expects them after: each object's fields in
+ * the schema's order (with what is wrong inside them), then its unknown members.
+ */
+const inReadingOrder = (errors: readonly DocumentError[]): DocumentError[] => {
+  const ordered: DocumentError[] = [];
+  const deferred: { readonly object: string; readonly errors: DocumentError[] }[] = [];
+  const flush = (path?: string) => {
+    while (deferred.length > 0 && (path === undefined || !within(path, deferred[deferred.length - 1]?.object ?? ''))) ordered.push(...(deferred.pop()?.errors ?? []));
+  };
+  for (const error of errors) {
+    flush(error.instancePath);
+    if (error.keyword !== 'additionalProperties') {
+      ordered.push(error);
+      continue;
+    }
+    const top = deferred[deferred.length - 1];
+    if (top?.object === error.instancePath) top.errors.push(error);
+    else deferred.push({ object: error.instancePath, errors: [error] });
+  }
+  flush();
+  return ordered;
+};
+
+/** How a path or query parameter's text is read as its declared type (shared/http/middlewares/parse-request.ts). */
+const parameterTypeWords: Readonly<Record<string, string>> = {
+  integer: 'must be a whole number in plain decimal (digits, no sign but "-", no leading zero, exponent or space)',
+  number: 'must be a number written as JSON writes one',
+  boolean: 'must be true or false',
+};
+
+/**
+ * The validator's errors as problem `errors[]`: a JSON pointer in a body; in a path or query, the parameter's name,
+ * with its own words where its schema gives them, else a type error in the words of how its text is read.
+ */
+export const documentFieldErrors = (errors: readonly DocumentError[], location: DocumentLocation, words: RuleWords = {}): FieldError[] => {
+  const issues = documentIssues(errors, words);
+  if (location === 'body') return issues.map(({ path, detail }) => ({ pointer: path.map((segment) => `/${pointerSegment(segment)}`).join(''), detail }));
+  return issues.map(({ path, detail }) => {
+    const parameter = path.join('/');
+    const error = errors.find((candidate) => !isExplanation(candidate) && (memberOf(candidate) ?? pathOf(candidate.instancePath).join('/')) === parameter);
+    const own = error?.keyword === 'required' ? undefined : Object.hasOwn(words.parameters ?? {}, parameter) ? words.parameters?.[parameter] : undefined;
+    const typeWords = error?.keyword === 'type' ? parameterTypeWords[String(error.params.type)] : undefined;
+    return { parameter, detail: own ?? typeWords ?? detail };
+  });
 };

@@ -1,8 +1,8 @@
-// Validation: refinements with a portable form. A zod `.refine(fn)` is a closure that no generated module can carry;
-// a refinement built here also says what it checks as data, so compile.ts can write it into a schema plan.
-// Kept free of zod, so the functions' bundles can import it.
+// Validation: refinements with a portable form. A zod `.refine(fn)` is a closure JSON Schema cannot state; a
+// refinement built here also says what it checks as data (a pattern), so the OpenAPI document states it
+// (shared/openapi/component-schemas.ts) and the validators ajv compiles from the document run it. Kept free of zod.
 
-/** Where compile.ts finds the pattern a refinement tests. */
+/** Where the document's conversion finds the pattern a refinement tests. */
 export const portablePattern = Symbol.for('business-platform.portable-pattern');
 
 export type PatternRefinement = ((value: string) => boolean) & { readonly [portablePattern]: RegExp };
@@ -21,6 +21,6 @@ export type NumberTextRefinement = ((value: number) => boolean) & { readonly [po
 
 /**
  * A refinement of a number on its decimal text, `String(value)` (the text the DynamoDB document client sends): passes
- * when `pattern` matches it. The same plan check as `matches`, since RegExp#test reads a number as that text.
+ * when `pattern` matches it (the same check as `matches`, since RegExp#test reads a number as that text).
  */
 export const numberTextMatches = (pattern: RegExp): NumberTextRefinement => matches(pattern) as unknown as NumberTextRefinement;

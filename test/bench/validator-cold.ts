@@ -1,15 +1,18 @@
 // Benchmark, narrow (issue 23): the cold cost of the request validator of the largest body (paymentPost), as a
 // function pays it: import of the bundled module and the first validation, each in a fresh Node process, for
-//   plans: the plan compiler's generated plans run by shared/validation/check.ts, as functions loaded them before the
-//          document's validators (the entry of shared/compiled/operations/payments.ts without its `document`),
-//   ajv:   the standalone validator ajv generated from the OpenAPI document (shared/compiled/requests/),
-//   both:  what the functions run now (the plans, then the document's validator).
-// Bundled with the functions' own esbuild settings; samples alternate the three in a shuffled order per round and
-// each figure is the median. Run: `npx tsx test/bench/validator-cold.ts [rounds]` (the machine's Node).
+//   plans (before): the plan compiler's generated plans run by its checker, as functions loaded them before the
+//                   document's validators existed,
+//   both (before):  what the functions ran until the plans were retired: the plans, then the document's validator,
+//   ajv (now):      what the functions run now: the compiled entry (its shapes, for coercion and tenancy) and the one
+//                   validator ajv generated from the OpenAPI document (shared/compiled/requests/).
+// The two "before" variants are built from the files of a commit that still had the plans (`--before <ref>`, default
+// 1a21985, the last one), checked out into a scratch tree inside the repository so their imports resolve; "now" from
+// the working tree. Bundled with the functions' own esbuild settings; samples alternate the three in a shuffled order
+// per round and each figure is the median. Run: `npx tsx test/bench/validator-cold.ts [rounds] [--before <ref>]`.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { esbuildOptionsFor } from '#infra/build/esbuild-options';
 import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
@@ -18,15 +21,25 @@ import { seededRandom } from '#infra/local/seeded-random';
 
 const body = { Object: { Amount: 12.5, Currency: 'AUD', Description: 'Cold start', PaymentDateTime_utc: '2026-03-01T09:00:00Z' } };
 
+/** The scratch tree of the "before" files (inside the repository, so `ajv-formats` and the rest resolve). */
+const beforeTree = join(repositoryRoot, 'test/bench/.validator-cold-before');
+/** The files the "before" variants load, as that commit had them (type-only imports need no file). */
+const beforeFiles = [
+  'shared/compiled/operations/payments.ts',
+  'shared/compiled/requests/payments.ts',
+  'shared/validation/check.ts',
+  'shared/validation/formats.ts',
+];
+
 const variants = {
-  plans: `import { paymentPost } from '#shared/compiled/operations/.plans-only-payments';
-import { checkPlan } from '#shared/validation/check';
+  plans: `import { paymentPost } from './.validator-cold-before/shared/compiled/operations/.plans-only-payments';
+import { checkPlan } from './.validator-cold-before/shared/validation/check';
 export const first = (body) => checkPlan(paymentPost.requestBody.schema, body).success;`,
-  ajv: `import { paymentPostBody } from '#shared/compiled/requests/payments';
-export const first = (body) => paymentPostBody(body);`,
-  both: `import { paymentPost } from '#shared/compiled/operations/payments';
-import { checkPlan } from '#shared/validation/check';
+  both: `import { paymentPost } from './.validator-cold-before/shared/compiled/operations/payments';
+import { checkPlan } from './.validator-cold-before/shared/validation/check';
 export const first = (body) => checkPlan(paymentPost.requestBody.schema, body).success && paymentPost.document.body(body);`,
+  ajv: `import { paymentPost } from '#shared/compiled/operations/payments';
+export const first = (body) => paymentPost.document.body(body);`,
 } as const;
 
 type Variant = keyof typeof variants;
@@ -41,19 +54,23 @@ if (valid !== true) throw new Error('the sample body was refused');
 process.stdout.write(JSON.stringify({ importMs: imported - started, firstCallMs: called - imported }));
 `;
 
-/** The compiled payments entry without the document's validators: what the functions loaded before them. */
-const plansOnly = join(repositoryRoot, 'shared/compiled/operations/.plans-only-payments.ts');
-const writePlansOnly = () =>
+/** Checks the "before" files out of `ref`, and the payments entry without the document's validators (plans only). */
+const writeBefore = (ref: string) => {
+  for (const file of beforeFiles) {
+    const target = join(beforeTree, file);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, execFileSync('git', ['show', `${ref}:${file}`], { cwd: repositoryRoot, encoding: 'utf8' }));
+  }
+  const entry = execFileSync('git', ['show', `${ref}:shared/compiled/operations/payments.ts`], { cwd: repositoryRoot, encoding: 'utf8' });
   writeFileSync(
-    plansOnly,
-    readFileSync(join(repositoryRoot, 'shared/compiled/operations/payments.ts'), 'utf8')
-      .replace(/^import \* as requests from .*$/m, '')
-      .replace(/^  document: \{.*\},$/gm, '  document: {},'),
+    join(beforeTree, 'shared/compiled/operations/.plans-only-payments.ts'),
+    entry.replace(/^import \* as requests from .*$/m, '').replace(/^  document: \{.*\},$/gm, '  document: {},'),
   );
+};
 
-const main = async (rounds: number) => {
+const main = async (rounds: number, before: string) => {
   const folder = mkdtempSync(join(tmpdir(), 'validator-cold-'));
-  writePlansOnly();
+  writeBefore(before);
   try {
     const bundles = new Map<Variant, { probe: string; bytes: number }>();
     for (const [name, source] of Object.entries(variants) as [Variant, string][]) {
@@ -82,12 +99,17 @@ const main = async (rounds: number) => {
       return `| ${name} | ${(bytes / 1024).toFixed(0)} KiB | ${median(list.map((sample) => sample.importMs)).toFixed(1)} | ${median(list.map((sample) => sample.firstCallMs)).toFixed(1)} |`;
     });
     process.stdout.write(
-      [`Node ${process.version}, ${rounds} rounds, load ${(await import('node:os')).loadavg()[0]?.toFixed(2)} at the end`, '', '| validator | bundle (minified) | import ms (median) | first call ms (median) |', '|---|---|---|---|', ...rows, ''].join('\n'),
+      [`Node ${process.version}, ${rounds} rounds, before = ${before}, load ${(await import('node:os')).loadavg()[0]?.toFixed(2)} at the end`, '', '| validator | bundle (minified) | import ms (median) | first call ms (median) |', '|---|---|---|---|', ...rows, ''].join('\n'),
     );
   } finally {
     rmSync(folder, { recursive: true, force: true });
-    rmSync(plansOnly, { force: true });
+    rmSync(beforeTree, { recursive: true, force: true });
   }
 };
 
-await main(Number(process.argv[2] ?? 15));
+const argument = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : process.argv[at + 1];
+};
+const roundsArgument = process.argv.slice(2).find((value, index, list) => /^\d+$/.test(value) && list[index - 1] !== '--before');
+await main(Number(roundsArgument ?? 15), argument('--before') ?? '1a21985');

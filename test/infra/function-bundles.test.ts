@@ -87,7 +87,7 @@ describe('function bundles', () => {
   it.each(modules)('%s bundles no zod', async (module) => {
     // If this fails, the chain shows which import pulls zod in. A function takes its operation from
     // shared/compiled/operations/<area>.ts, not shared/operations/<area>.ts; a schema it uses outside the HTTP stack
-    // is listed in infra/build/validators.ts runtimeSchemas and imported from shared/compiled/; plain constants live
+    // is listed in infra/build/schema-validators.ts runtimeSchemas and imported from shared/compiled/; plain constants live
     // in zod-free modules (shared/schemas/limits.ts, shared/operations/routes.ts). Then run `npm run openapi`.
     expect(await importChains(module, 'zod')).toEqual([]);
   });

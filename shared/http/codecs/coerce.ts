@@ -1,11 +1,13 @@
 // HTTP codecs: brings a decoded body to the types its schema expects before validation. XML and form values
-// arrive as strings and single elements; JSON arrives typed. The schema itself is the guide, so one schema serves
-// all formats and the same logical body yields the same validated object. The walk reads either a zod schema
-// (`coerceToSchema`) or its compiled plan (`coerceToPlan`, what the functions' bundles use): one algorithm, two views.
+// arrive as strings and single elements; JSON arrives typed (and stays as sent: a JSON string is never read as a
+// number). The schema itself is the guide, so one schema serves all formats and the same logical body yields the same
+// validated object. The walk reads either the body's shape, generated from the OpenAPI document's request schema
+// (`coerceToShape`, what the HTTP stack uses: shared/validation/shape.ts), or a zod schema (`coerceToSchema`, the
+// tests' reader of XML answers): one algorithm, two views.
 import type { z } from 'zod';
 import { numberTextProblem } from '#shared/data/numbers';
 import { ValidationFailed } from '#shared/errors';
-import type { SchemaPlan } from '#shared/validation/plan';
+import type { RequestShape, ShapeNode } from '#shared/validation/shape';
 import { forbiddenKeys } from './forbidden-keys';
 
 export type CoercionMode = 'typed' | 'text';
@@ -14,8 +16,8 @@ export type CoercionMode = 'typed' | 'text';
 interface SchemaView<N> {
   /** The node's type once optional/nullable/default/pipe/lazy wrappers are unwrapped. */
   kind(node: N): string;
-  /** The node's own type, wrappers included (a field whose own type is `array` is a required list). */
-  ownKind(node: N): string;
+  /** An object's members whose own type is a list, wrappers included (not optional, not nullable: a required list). */
+  lists(node: N): readonly string[];
   element(node: N): N;
   shape(node: N): Readonly<Record<string, N>> | undefined;
 }
@@ -71,48 +73,35 @@ const zodView: SchemaView<z.ZodType> = {
     const def = coreDef(schema);
     return kindOf(def.type, def.values);
   },
-  ownKind: (schema) => defOf(schema).type,
+  lists: (schema) => Object.entries(coreDef(schema).shape ?? {}).filter(([, field]) => defOf(field).type === 'array').map(([key]) => key),
   element: (schema) => coreDef(schema).element as z.ZodType,
   shape: (schema) => coreDef(schema).shape,
 };
 
-// ---- compiled plans ----
+// ---- request shapes (generated from the document) ----
 
-const planView = (plan: SchemaPlan): SchemaView<number> => {
-  const node = (index: number) => {
-    const found = plan.nodes[index];
-    if (!found) throw new Error(`schema plan has no node ${index}`);
+const shapeView = (shape: RequestShape): SchemaView<number> => {
+  const node = (index: number): ShapeNode => {
+    const found = shape.nodes[index];
+    if (found === undefined) throw new Error(`request shape has no node ${index}`);
     return found;
   };
-  const core = (index: number) => {
-    let current = node(index);
-    for (let depth = 0; depth < 16; depth += 1) {
-      if (current.type === 'optional' || current.type === 'nullable') current = node(current.inner);
-      else if (current.type === 'pipe') current = node(current.in);
-      else break;
-    }
-    return current;
-  };
-  const shapes = new Map<number, Record<string, number>>();
   return {
     kind: (index) => {
-      const found = core(index);
-      return kindOf(found.type, found.type === 'literal' ? found.values : undefined);
+      const found = node(index);
+      return typeof found === 'string' ? found : 'array' in found ? 'array' : 'object' in found ? 'object' : 'union';
     },
-    ownKind: (index) => node(index).type,
     element: (index) => {
-      const found = core(index);
-      return found.type === 'array' ? found.element : -1;
+      const found = node(index);
+      return typeof found === 'object' && 'array' in found ? found.array : -1;
     },
     shape: (index) => {
-      const found = core(index);
-      if (found.type !== 'object') return undefined;
-      let shape = shapes.get(index);
-      if (!shape) {
-        shape = Object.fromEntries(Object.entries(found.shape).map(([key, field]) => [key, field.node]));
-        shapes.set(index, shape);
-      }
-      return shape;
+      const found = node(index);
+      return typeof found === 'object' && 'object' in found ? found.object : undefined;
+    },
+    lists: (index) => {
+      const found = node(index);
+      return typeof found === 'object' && 'object' in found ? (found.lists ?? []) : [];
     },
   };
 };
@@ -189,8 +178,8 @@ const coerceValue = <N>(view: SchemaView<N>, value: unknown, schema: N, mode: Co
       }
       // XML and forms cannot write an empty list: a required list they leave out is an empty one.
       if (mode === 'text') {
-        for (const [key, fieldSchema] of Object.entries(shape)) {
-          if (result[key] === undefined && view.ownKind(fieldSchema) === 'array') result[key] = [];
+        for (const key of view.lists(schema)) {
+          if (result[key] === undefined) result[key] = [];
         }
       }
       return result;
@@ -207,14 +196,14 @@ const coerceValue = <N>(view: SchemaView<N>, value: unknown, schema: N, mode: Co
 export const coerceToSchema = (value: unknown, schema: z.ZodType, mode: CoercionMode): unknown =>
   coerceValue(zodView, value, schema, mode, '');
 
-const planViews = new WeakMap<SchemaPlan, SchemaView<number>>();
+const shapeViews = new WeakMap<RequestShape, SchemaView<number>>();
 
-/** `coerceToSchema` for a compiled plan: the same walk, reading the plan instead of the zod schema. */
-export const coerceToPlan = (value: unknown, plan: SchemaPlan, mode: CoercionMode): unknown => {
-  let view = planViews.get(plan);
+/** `coerceToSchema` for a request's shape (shared/validation/shape.ts): the same walk, reading the generated shape. */
+export const coerceToShape = (value: unknown, shape: RequestShape, mode: CoercionMode): unknown => {
+  let view = shapeViews.get(shape);
   if (!view) {
-    view = planView(plan);
-    planViews.set(plan, view);
+    view = shapeView(shape);
+    shapeViews.set(shape, view);
   }
-  return coerceValue(view, value, plan.root, mode, '');
+  return coerceValue(view, value, shape.root, mode, '');
 };

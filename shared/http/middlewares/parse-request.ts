@@ -1,21 +1,24 @@
 // HTTP middleware: path, query and body parsed, coerced and validated, then handed to the handler on the request's
-// context (`request.context.operationRequest`). The validator is one call, `validate(plan, value, location)` of
-// ../validation.ts, for each part of the request.
+// context (`request.context.operationRequest`). The validator is one call, `validate(validator, value, location)` of
+// ../validation.ts, for each part of the request: the validators ajv compiled from the OpenAPI document. The handler
+// receives what was validated (JSON exactly as sent; XML and form values coerced by the body's shape; the tenancy
+// fields filled), never a value the validator did not see.
 import { ApiError, PayloadTooLarge, problemKinds, UnsupportedMediaType, ValidationFailed } from '#shared/errors';
 import type { CompiledOperation } from '#shared/operations/compiled-operation';
 import { limits } from '#shared/schemas/limits';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { coerceToPlan } from '#shared/http/codecs/coerce';
+import { coerceToShape } from '#shared/http/codecs/coerce';
 import { parseForm } from '#shared/http/codecs/form';
 import { parseJsonBody } from '#shared/http/codecs/json';
 import { assertJsonNumbersStorable } from '#shared/http/codecs/json-numbers';
 import { loadXmlParser, parseXml } from '#shared/http/codecs/xml';
 import { acceptedContentCodings, isShortToken, parseMediaType, requestMediaTypes, unsupportedContentCoding, type BodyFormat } from '#shared/http/media';
 import { applyTenancy } from '#shared/http/tenancy';
-import { validate, validateWithDocument } from '#shared/http/validation';
+import { validate } from '#shared/http/validation';
+import type { ParameterTypes } from '#shared/validation/shape';
 import { headerOf, requestIdOf, type HttpMiddleware, type OperationRequest } from './request';
 
-type ParsedOperation = Pick<CompiledOperation, 'media' | 'maxBodyBytes' | 'pathParameters' | 'query' | 'requestBody' | 'document'>;
+type ParsedOperation = Pick<CompiledOperation, 'media' | 'maxBodyBytes' | 'pathParameters' | 'query' | 'requestBody' | 'document' | 'parameterWords'>;
 
 /**
  * A body in a content coding the service does not decode (any but `identity`) is refused with 415 naming the coding,
@@ -93,6 +96,43 @@ const singleQueryParameters = (event: APIGatewayProxyEvent): Record<string, stri
   return event.queryStringParameters ?? {};
 };
 
+const integerText = /^-?(?:0|[1-9][0-9]*)$/;
+const numberText = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+/**
+ * A parameter's text as OpenAPI's simple style reads it for its declared type: an integer in plain decimal (no sign
+ * but `-`, no leading zero, exponent or space), a number in JSON's form, `true` or `false`. Any other text stays text,
+ * so the validator refuses it as the wrong type rather than reading `1e3` or ` 5` as a number.
+ */
+const parameterValue = (type: ParameterTypes[string] | undefined, text: string): unknown => {
+  if (type === 'integer' && integerText.test(text)) return Number(text);
+  if (type === 'number' && numberText.test(text)) return Number(text);
+  if (type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+  return text;
+};
+
+/** The parameters sent, typed by their declaration (a parameter the operation does not declare stays text). */
+const typedParameters = (types: ParameterTypes, sent: Record<string, string | undefined>): Record<string, unknown> => {
+  const values: Record<string, unknown> = {};
+  for (const [name, text] of Object.entries(sent)) {
+    if (text !== undefined) values[name] = parameterValue(Object.hasOwn(types, name) ? types[name] : undefined, text);
+  }
+  return values;
+};
+
+/** The declared parameters only: the handler never sees one the operation does not declare. */
+const declaredParameters = (types: ParameterTypes, values: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(values).filter(([name]) => Object.hasOwn(types, name)));
+
+/** Path or query parameters, typed and validated; undefined when the operation declares none. */
+const readParameters = (operation: ParsedOperation, location: 'path' | 'query', sent: Record<string, string | undefined>) => {
+  const types = location === 'path' ? operation.pathParameters : operation.query;
+  if (!types) return undefined;
+  const values = typedParameters(types, sent);
+  validate(operation.document[location], values, location, operation.parameterWords);
+  return declaredParameters(types, values);
+};
+
 /**
  * Path and query validated, then the body: size, coding, media type, decoding, coercion, tenancy at every depth
  * (`request.internal.principal`, from `authenticate.ts`), validation. Writes the handler's input to
@@ -103,11 +143,8 @@ export const parseRequest = (operation: ParsedOperation): HttpMiddleware => ({
     const { event } = request;
     const { principal } = request.internal;
 
-    const path = operation.pathParameters ? validate(operation.pathParameters, event.pathParameters ?? {}, 'path') : undefined;
-    const query = operation.query ? validate(operation.query, singleQueryParameters(event), 'query') : undefined;
-    // The document's rules too: its parameters as OpenAPI's simple style reads them (an integer is a number).
-    validateWithDocument(operation.document.path, path, 'path');
-    validateWithDocument(operation.document.query, query, 'query');
+    const path = readParameters(operation, 'path', event.pathParameters ?? {});
+    const query = readParameters(operation, 'query', operation.query ? singleQueryParameters(event) : {});
 
     // An operation without a body never reads one, so only a body it would read is refused for its coding.
     if (operation.requestBody) refuseContentCoding(event);
@@ -119,15 +156,16 @@ export const parseRequest = (operation: ParsedOperation): HttpMiddleware => ({
       if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) {
         throw new ValidationFailed([{ pointer: '', detail: 'the body must be an object' }]);
       }
-      const schema = (format === 'xml' ? operation.requestBody.xmlSchema : undefined) ?? operation.requestBody.schema;
-      const coerced = coerceToPlan(decoded, schema, format === 'json' ? 'typed' : 'text');
-      const sent = principal ? applyTenancy(coerced, principal, schema) : coerced;
-      body = validate(schema, sent);
-      validateWithDocument((format === 'xml' ? operation.document.xmlBody : undefined) ?? operation.document.body, sent);
+      const xml = format === 'xml' && operation.requestBody.xmlShape !== undefined;
+      const shape = xml ? (operation.requestBody.xmlShape ?? operation.requestBody.shape) : operation.requestBody.shape;
+      const coerced = coerceToShape(decoded, shape, format === 'json' ? 'typed' : 'text');
+      body = principal ? applyTenancy(coerced, principal, shape) : coerced;
+      validate(xml ? operation.document.xmlBody : operation.document.body, body);
     } else if (operation.requestBody?.required) {
       throw new ValidationFailed([{ pointer: '', detail: 'a request body is required' }], 'A request body is required.');
     } else if (operation.requestBody) {
-      body = validate(operation.requestBody.schema, principal ? applyTenancy({}, principal, operation.requestBody.schema) : {});
+      body = principal ? applyTenancy({}, principal, operation.requestBody.shape) : {};
+      validate(operation.document.body, body);
     }
 
     request.context.operationRequest = {

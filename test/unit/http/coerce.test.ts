@@ -1,12 +1,12 @@
 // Unit tests of shared/http/codecs/coerce.ts: one schema, three body formats, the same validated object.
 import { describe, expect, it } from '@jest/globals';
 import { ValidationFailed } from '#shared/errors';
-import { coerceToPlan, coerceToSchema, type CoercionMode } from '#shared/http/codecs/coerce';
+import { coerceToSchema, coerceToShape, type CoercionMode } from '#shared/http/codecs/coerce';
 import { parseForm } from '#shared/http/codecs/form';
 import { parseXml } from '#shared/http/codecs/xml';
 import { RecordPaymentRequest } from '#shared/schemas/payment';
 import { TenantLocationFilter } from '#shared/schemas/search-filter';
-import { planOf } from '#shared/validation/compile';
+import { paymentPost } from '#shared/compiled/operations/payments';
 import { TenantLocationInfo, TenantLocationSearchResult } from '#shared/schemas/tenant-location';
 
 type Format = 'json' | 'xml' | 'form';
@@ -235,13 +235,13 @@ describe('coerceToSchema: text mode (XML and forms)', () => {
   });
 });
 
-describe('coerceToSchema and coerceToPlan: a boolean literal (a flag that must stay unset) reads like a boolean', () => {
+describe('coerceToSchema and coerceToShape: a boolean literal (a flag that must stay unset) reads like a boolean', () => {
   const form = 'Object[Amount]=1&Object[IsRefund]=false&IsQueue=false';
 
   it('turns "false" into false for z.literal(false), so the same form is valid in every view', () => {
     const expected = { Object: { Amount: 1, IsRefund: false }, IsQueue: false };
     expect(coerceToSchema(parseForm(form), RecordPaymentRequest, 'text')).toEqual(expected);
-    expect(coerceToPlan(parseForm(form), planOf(RecordPaymentRequest), 'text')).toEqual(expected);
+    expect(coerceToShape(parseForm(form), paymentPost.requestBody!.shape, 'text')).toEqual(expected);
     expect(RecordPaymentRequest.safeParse(expected).success).toBe(true);
   });
 

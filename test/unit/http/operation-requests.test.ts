@@ -324,13 +324,13 @@ describe('operation stack: validation of bodies', () => {
         statusCode: 400,
         headers: problemHeaders('json'),
         body: validationProblem([
-          { pointer: '/ID', detail: 'Invalid input: expected number, received string' },
-          { pointer: '/Name', detail: 'Invalid input: expected string, received number' },
-          { pointer: '/Address/Latitude', detail: 'Too big: expected number to be <=90' },
-          { pointer: '/Address/City', detail: 'Invalid input: expected string, received array' },
+          { pointer: '/ID', detail: 'must be a whole number' },
+          { pointer: '/Name', detail: 'must be text' },
+          { pointer: '/Address/Latitude', detail: 'must be <= 90' },
+          { pointer: '/Address/City', detail: 'must be text' },
           { pointer: '/Address/city', detail: 'is not a known field (names are case-sensitive)' },
-          { pointer: '/UtcOffset', detail: 'Invalid input: expected int, received number' },
-          { pointer: '/IsDefault', detail: 'Invalid input: expected boolean, received string' },
+          { pointer: '/UtcOffset', detail: 'must be a whole number' },
+          { pointer: '/IsDefault', detail: 'must be true or false' },
           { pointer: '/name', detail: 'is not a known field (names are case-sensitive)' },
         ]),
       },
@@ -350,8 +350,8 @@ describe('operation stack: validation of bodies', () => {
       statusCode: 400,
       headers: problemHeaders('json'),
       body: validationProblem([
-        { pointer: '/ID', detail: 'Invalid input: expected number, received string' },
-        { pointer: '/IsDefault', detail: 'Invalid input: expected boolean, received string' },
+        { pointer: '/ID', detail: 'must be a whole number' },
+        { pointer: '/IsDefault', detail: 'must be true or false' },
         { pointer: '/name', detail: 'is not a known field (names are case-sensitive)' },
       ]),
     };
@@ -464,7 +464,7 @@ describe('operation stack: path and query parameters', () => {
     expect(response).toEqual({
       statusCode: 400,
       headers: problemHeaders('json'),
-      body: validationProblem([{ parameter: 'addressType', detail: 'Invalid input: expected string, received undefined' }]),
+      body: validationProblem([{ parameter: 'addressType', detail: 'is required' }]),
     });
   });
 

@@ -198,7 +198,7 @@ export const storedLocation = {
 /** The real stack of one operation around a handler fake that records what it was handed. */
 export const operationWith = <Id extends OperationId>(operationId: Id, answer: (request: SeenRequest) => unknown = () => storedLocation) => {
   const seen: SeenRequest[] = [];
-  // The functions' own form of the entry: its plans and the document's validators (shared/compiled/).
+  // The functions' own form of the entry: its shapes and the document's validators (shared/compiled/).
   const compiled = compiledOperations.find((operation) => operation.operationId === operationId);
   if (!compiled) throw new Error(`${operationId} has no compiled entry: run npm run openapi`);
   // Without its environment needs: these tests hold the HTTP stack, with no function environment around it (the

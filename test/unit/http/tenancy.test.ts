@@ -1,12 +1,12 @@
 // Unit tests of the tenancy walk (shared/http/tenancy.ts): a body's TenantID, WebsiteID and UserID are checked
 // against the token at every depth where the schema declares a record, and filled from the token where absent or 0;
-// one mechanism for every operation, driven by the schema plan.
+// one mechanism for every operation, driven by the body's shape (generated from the document's request schema).
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { applyTenancy } from '#shared/http/tenancy';
 import { operationsById } from '#shared/operations/index';
 import { tenancyFields } from '#shared/schemas/common';
-import { planOf } from '#shared/validation/compile';
+import { shapeOfSchema } from '#infra/build/request-shapes';
 import { apiEvent, jsonEvent, operationWith, principal, problemHeaders, problemType, requestId } from './support';
 import { problemOutcome } from '#test/support/responses';
 
@@ -20,12 +20,12 @@ const Body = z.strictObject({
   Nested: z.strictObject({ Deeper: z.array(z.array(Leaf)).optional() }).optional(),
   Plain: z.strictObject({ Name: z.string().optional() }).optional(),
 });
-const plan = planOf(Body);
+const shape = shapeOfSchema(Body);
 const own = { TenantID: principal.tenantId, WebsiteID: principal.websiteId, UserID: principal.userId };
 
 const mismatchAt = (body: unknown) => {
   try {
-    applyTenancy(body, principal, plan);
+    applyTenancy(body, principal, shape);
     return undefined;
   } catch (error) {
     return (error as { status: number; errors?: readonly { pointer: string }[] }).errors?.[0]?.pointer;
@@ -42,7 +42,7 @@ describe('applyTenancy', () => {
       Nested: { Deeper: [[{ WebsiteID: 0 }]] },
       Plain: { Name: 'c' },
     };
-    expect(applyTenancy(body, principal, plan)).toEqual({
+    expect(applyTenancy(body, principal, shape)).toEqual({
       ...own,
       Child: { Name: 'a', TenantID: own.TenantID },
       Children: [{ TenantID: own.TenantID }, { ...own }, {}],
@@ -67,14 +67,14 @@ describe('applyTenancy', () => {
   });
 
   it('leaves a value of the wrong type and null records to validation', () => {
-    expect(applyTenancy({ Child: { TenantID: 'x' }, Maybe: null }, principal, plan)).toEqual({ ...own, Child: { TenantID: 'x' }, Maybe: null });
+    expect(applyTenancy({ Child: { TenantID: 'x' }, Maybe: null }, principal, shape)).toEqual({ ...own, Child: { TenantID: 'x' }, Maybe: null });
   });
 
   it('finds every record of the manifest that carries a tenancy field, at any depth (scheduled tasks, receipts, payments)', () => {
     const task = { Name: 'x', TaskTypeID: 1, AdaptorDetails: { Actions: [{ TranslatorActionDetails: [{ TenantID: 8 }] }] } };
     const walk = (id: keyof typeof operationsById, body: unknown) => {
       try {
-        applyTenancy(body, principal, planOf(operationsById[id].requestBody!.schema));
+        applyTenancy(body, principal, shapeOfSchema(operationsById[id].requestBody!.schema));
         return undefined;
       } catch (error) {
         return (error as { errors?: readonly { pointer: string }[] }).errors?.[0]?.pointer;

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { paymentPostRefund } from '#shared/compiled/operations/payments';
 import { taskRunsQueue } from '#shared/events/queues';
 import { httpOperation } from '#shared/http/operation';
+import { compileOperation } from '#infra/build/compiled-operations';
 import { consumer } from '#shared/messaging/consumer';
 import { operationsById } from '#shared/operations/index';
 
@@ -36,7 +37,7 @@ describe('at function load', () => {
   });
 
   it('a manifest entry compiled in process (a test\'s stack) checks nothing', () => {
-    expect(() => httpOperation(operationsById.paymentPostRefund)).not.toThrow();
+    expect(() => httpOperation(compileOperation(operationsById.paymentPostRefund))).not.toThrow();
   });
 
   it('consumer fails naming the variable its consumer definition\'s grants need', () => {

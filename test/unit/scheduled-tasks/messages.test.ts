@@ -41,7 +41,7 @@ describe('TaskRunMessage', () => {
   });
 
   it('never quotes the body in its error', () => {
-    expect(() => parseTaskRunMessage(JSON.stringify({ ...run, taskId: 'secret-ish' }))).toThrow('Not a TaskRunMessage: taskId must be a positive integer.');
+    expect(() => parseTaskRunMessage(JSON.stringify({ ...run, taskId: 'secret-ish' }))).toThrow('Not a TaskRunMessage: taskId must be a whole number.');
   });
 
   it('writes the schedule Input with the placeholder, and a firing replaces it with the time in UTC seconds', () => {

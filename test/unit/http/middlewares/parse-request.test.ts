@@ -3,7 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '#shared/errors';
 import { parseRequest } from '#shared/http/middlewares/parse-request';
-import { compileOperation } from '#shared/operations/compile-operation';
+import { compileOperation } from '#infra/build/compiled-operations';
 import { operationsById } from '#shared/operations/index';
 import { apiEvent, jsonEvent, middlewareRequest, principal, requestId, run } from '../support';
 
