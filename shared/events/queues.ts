@@ -110,6 +110,14 @@ export interface QueueSettings<Name extends string = string, T = unknown, Grant 
 
 /** `documentEvents` -> `DocumentEvents`, `document-events`, `DOCUMENT_EVENTS`. */
 const wordsOf = (name: string): string[] => name.split(/(?=[A-Z])/).map((word) => word.toLowerCase());
+
+/**
+ * The environment variable a queue's send grant sets its URL in, from the grant's name alone:
+ * `sendDocumentEvents` -> `DOCUMENT_EVENTS_QUEUE_URL`. `defineQueue` names `urlVariable` with it, and a function's
+ * environment check (shared/operations/environment.ts) with it too, so that check needs no queue definition: a
+ * definition carries its message's validator, and a function bundles only the queues it sends to or consumes.
+ */
+export const queueUrlVariableOf = (sendGrant: SendGrant): string => `${wordsOf(sendGrant.slice('send'.length)).join('_').toUpperCase()}_QUEUE_URL`;
 const pascal = (words: readonly string[]) => words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
 
 const consumerOf = <Grant extends string>(
@@ -131,6 +139,7 @@ interface Named<Name extends string> {
  * typed as written (`Grant`) and checked against `ResourceGrant` by `consumedQueueDefinitions`' type below, since
  * the queues' own send grants are only known once every queue is defined.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function defineQueue<const Name extends string, T, const Grant extends string = never>(
   settings: QueueSettings<Name, T, Grant> & Required<Pick<QueueSettings<Name, T, Grant>, 'eventSource' | 'consumer'>>,
 ): ConsumedQueueDefinition<T, Grant> & Named<Name>;
@@ -145,13 +154,14 @@ export function defineQueue<const Name extends string, T, Grant extends string>(
   const words = wordsOf(settings.name);
   const logicalName = pascal(words);
   const localQueueName = words.join('-');
+  const sendGrant: SendGrant<Name> = `send${logicalName}` as SendGrant<Name>;
   return {
     name: settings.name,
     message: settings.message,
-    sendGrant: `send${logicalName}` as SendGrant<Name>,
+    sendGrant,
     logicalName,
     localQueueName,
-    urlVariable: `${words.join('_').toUpperCase()}_QUEUE_URL`,
+    urlVariable: queueUrlVariableOf(sendGrant),
     visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds ?? lambdaVisibilityTimeoutSeconds,
     retentionPeriodSeconds: settings.retentionPeriodSeconds ?? fourDays,
     maximumMessageBytes: settings.maximumMessageBytes,
@@ -170,12 +180,12 @@ export function defineQueue<const Name extends string, T, Grant extends string>(
   };
 }
 
-export const documentEventsQueue = defineQueue({
+export const documentEventsQueue = /* @__PURE__ */ defineQueue({
   name: 'documentEvents',
   /** A verified provider event (shared/schemas/messages/document-events.ts). */
-  message: jsonMessage('document event', QueuedDocumentEvent),
-  /** SQS's own message limit; the webhook answers 413 above it. */
-  maximumMessageBytes: 256 * 1024,
+  message: /* @__PURE__ */ jsonMessage('document event', QueuedDocumentEvent),
+  /** SQS's own message limit (256 KiB; a literal, as `256 * 1024` would keep this definition in every bundle: esbuild does not fold it before tree-shaking); the webhook answers 413 above it. */
+  maximumMessageBytes: 262_144,
   eventSource: {
     /** Ten records per invoke: each record is one DynamoDB transaction, so a batch stays well inside the timeout. */
     batchSize: 10,
@@ -195,10 +205,10 @@ export const documentEventsQueue = defineQueue({
  * payment, until the consumer completes them. A refund that keeps failing is marked Failed (its reservation
  * released) on its last receive and then lands in the DLQ.
  */
-export const paymentsQueue = defineQueue({
+export const paymentsQueue = /* @__PURE__ */ defineQueue({
   name: 'payments',
   /** A queued refund, by tenant and ID (shared/schemas/messages/payments.ts). */
-  message: jsonMessage('queued refund', QueuedRefund),
+  message: /* @__PURE__ */ jsonMessage('queued refund', QueuedRefund),
   /** A message names a refund (`{"tenantId":1,"refundId":8}`); anything near this size is not one. */
   maximumMessageBytes: 1024,
   eventSource: {
@@ -216,7 +226,7 @@ export const paymentsQueue = defineQueue({
 });
 
 /** The environment variable of the payments queue's URL (set with the `sendPayments` grant). */
-export const paymentsQueueUrlVariable = paymentsQueue.urlVariable;
+export const paymentsQueueUrlVariable = /* @__PURE__ */ (() => paymentsQueue.urlVariable)(); // read in a pure call: a bare property read would keep the payments queue in every bundle
 
 /**
  * Scheduled-task runs: the target of every task's EventBridge Scheduler schedule (and of the local scheduler
@@ -226,9 +236,9 @@ export const paymentsQueueUrlVariable = paymentsQueue.urlVariable;
  * Retention: four days (the default): a run older than one interval is a misfire anyway, but a weekly task's run
  * must survive a weekend.
  */
-export const taskRunsQueue = defineQueue({
+export const taskRunsQueue = /* @__PURE__ */ defineQueue({
   name: 'taskRuns',
-  message: jsonMessage('task run', TaskRunMessage),
+  message: /* @__PURE__ */ jsonMessage('task run', TaskRunMessage),
   /** The scheduler's Input is a `TaskRunMessage` of about 100 bytes; a larger message is not one. */
   maximumMessageBytes: 1024,
   eventSource: {
@@ -251,10 +261,10 @@ export const taskRunsQueue = defineQueue({
  * the queue and its message contract are the integration point. Its visibility timeout (the default) suits a Lambda
  * worker with the consumers' 30 s timeout; a worker that needs longer changes it here.
  */
-export const taskWorkQueue = defineQueue({
+export const taskWorkQueue = /* @__PURE__ */ defineQueue({
   name: 'taskWork',
   /** Consumed outside this API; its sender checks each message against it. */
-  message: jsonMessage('task work', TaskWorkMessage),
+  message: /* @__PURE__ */ jsonMessage('task work', TaskWorkMessage),
   /** A `TaskWorkMessage` is about 200 bytes. */
   maximumMessageBytes: 2048,
 });
@@ -266,10 +276,10 @@ export const taskWorkQueue = defineQueue({
  * The schedule reconciler's own schedule (shared/scheduled-tasks/reconciler.ts) sends a `ScheduleReconcileMessage`
  * here every few minutes; the consumer then syncs every task its sparse index lists.
  */
-export const scheduleSyncQueue = defineQueue({
+export const scheduleSyncQueue = /* @__PURE__ */ defineQueue({
   name: 'scheduleSync',
   /** One task's sync retry, or the reconciler's firing. */
-  message: jsonMessage('schedule-sync message', ScheduleSyncQueueMessage),
+  message: /* @__PURE__ */ jsonMessage('schedule-sync message', ScheduleSyncQueueMessage),
   maximumMessageBytes: 1024,
   maxReceiveCount: 10,
   eventSource: {
@@ -293,10 +303,10 @@ export const scheduleSyncQueue = defineQueue({
  * Delivery-receipt completions too large for one transaction: the save moves the receipt to `Completing` and
  * enqueues one message; the consumer applies the stock effects chunk by chunk.
  */
-export const receiptCompletionsQueue = defineQueue({
+export const receiptCompletionsQueue = /* @__PURE__ */ defineQueue({
   name: 'receiptCompletions',
   /** A chunked completion: `{"tenantId":1,"receiptId":8,"completionId":"<uuid>"}` (shared/schemas/messages/delivery-receipts.ts). */
-  message: jsonMessage('receipt completion message', CompletionMessage),
+  message: /* @__PURE__ */ jsonMessage('receipt completion message', CompletionMessage),
   /** A message names a receipt and its version. */
   maximumMessageBytes: 1024,
   eventSource: {
@@ -338,7 +348,7 @@ export type ResourceGrant = QueueSendGrant | ServiceGrant;
  * The queues this API consumes, each with its consumer. The type is the consumers' grants check: a consumer naming a
  * grant that is not a `ResourceGrant` fails to compile here.
  */
-export const consumedQueueDefinitions: readonly ConsumedQueueDefinition[] = queueDefinitions.filter(
+export const consumedQueueDefinitions: readonly ConsumedQueueDefinition[] = /* @__PURE__ */ queueDefinitions.filter(
   (definition) => 'consumer' in definition,
 ) as readonly Extract<(typeof queueDefinitions)[number], { readonly consumer: unknown }>[];
 

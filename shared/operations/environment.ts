@@ -5,7 +5,8 @@
 // fails its cold start with the variable's name, as Powertools' commons read their settings once at construction.
 // The names and the reader are in shared/environment.ts.
 import { environmentVariables, loadVariables, requiredVariable, type RequiredVariable } from '#shared/environment';
-import { queueDefinitions, type QueueSendGrant, type ResourceGrant } from '#shared/events/queues';
+import { queueDefinitions, queueUrlVariableOf, type QueueSendGrant, type ResourceGrant } from '#shared/events/queues';
+import type { ServiceGrant } from '#shared/events/resource-grants';
 import { stackSettings, type StackSetting } from './settings';
 
 /** The environment variables of the manageSchedules grant (read by shared/scheduled-tasks/schedule-sync.ts). */
@@ -20,11 +21,8 @@ export const schedulerEnvironment = {
 
 const one = requiredVariable;
 
-/** What each grant requires of the environment: its definition in grants.ts sets exactly these (a unit test checks it). */
-export const grantVariables: { readonly [grant in ResourceGrant]: readonly RequiredVariable[] } = {
-  ...(Object.fromEntries(queueDefinitions.map((queue): [string, readonly RequiredVariable[]] => [queue.sendGrant, [one(queue.urlVariable, queue.sendGrant)]])) as {
-    readonly [grant in QueueSendGrant]: readonly RequiredVariable[];
-  }),
+/** What each service grant requires of the environment (a queue's send grant: its URL, `variablesOfGrant`). */
+const serviceGrantVariables: { readonly [grant in ServiceGrant]: readonly RequiredVariable[] } = {
   readWebhookSecret: [{ anyOf: [environmentVariables.webhookSecretArn, environmentVariables.webhookSecrets], source: 'readWebhookSecret' }],
   manageSchedules: [schedulerEnvironment.groupName, schedulerEnvironment.targetQueueArn, schedulerEnvironment.deadLetterQueueArn, schedulerEnvironment.executionRoleArn].map(
     (name) => one(name, 'manageSchedules'),
@@ -32,6 +30,23 @@ export const grantVariables: { readonly [grant in ResourceGrant]: readonly Requi
   sealSecrets: [one(environmentVariables.secretFieldsKey, 'sealSecrets')],
   openSecrets: [one(environmentVariables.secretFieldsKey, 'openSecrets')],
 };
+
+/**
+ * What one grant requires of the environment: a service grant its own variables, a queue's send grant its queue's
+ * URL, named from the grant as `defineQueue` names it (`queueUrlVariableOf`). No queue definition is read here: each
+ * carries its message's validator, and this module is in every function's bundle.
+ */
+const variablesOfGrant = (grant: ResourceGrant): readonly RequiredVariable[] =>
+  Object.hasOwn(serviceGrantVariables, grant) ? serviceGrantVariables[grant as ServiceGrant] : [one(queueUrlVariableOf(grant as QueueSendGrant), grant)];
+
+/**
+ * What each grant requires of the environment: its definition in grants.ts sets exactly these (a unit test checks it).
+ * Built only where it is read (tests, the stacks): a function's bundle drops it, and with it the queue definitions.
+ */
+export const grantVariables: { readonly [grant in ResourceGrant]: readonly RequiredVariable[] } = /* @__PURE__ */ (() =>
+  Object.fromEntries(
+    [...queueDefinitions.map((queue) => queue.sendGrant), ...(Object.keys(serviceGrantVariables) as ServiceGrant[])].map((grant) => [grant, variablesOfGrant(grant)]),
+  ) as { readonly [grant in ResourceGrant]: readonly RequiredVariable[] })();
 
 /** What a function's manifest entry (or queue consumer definition) says it uses, as far as its environment goes. */
 export interface FunctionNeeds {
@@ -50,7 +65,7 @@ export const needsOf = ({ tableAccess, grants, stackSettings: settings }: Functi
 /** Every variable a function with these needs must find set. */
 export const requiredVariablesOf = (needs: FunctionNeeds): RequiredVariable[] => [
   ...((needs.tableAccess ?? []).length > 0 ? [one(environmentVariables.table, 'the table grant')] : []),
-  ...[...new Set(needs.grants ?? [])].flatMap((grant) => grantVariables[grant]),
+  ...[...new Set(needs.grants ?? [])].flatMap(variablesOfGrant),
   ...(needs.stackSettings ?? []).map((setting) => ({
     anyOf: [stackSettings[setting].variable] as [string],
     source: `the ${setting} stack setting`,

@@ -5,7 +5,7 @@
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
-import { consumedQueueDefinitions } from '#shared/events/queues';
+import { consumedQueueDefinitions, queueDefinitions } from '#shared/events/queues';
 import type { ResourceGrant } from '#shared/events/queues';
 import { resourceGrants } from '#shared/operations/grants';
 import { operations } from '#shared/operations/index';
@@ -19,6 +19,41 @@ const functionGrants = new Map<string, readonly ResourceGrant[]>([
   ...consumedQueueDefinitions.map((definition) => [definition.consumer.handler, definition.consumer.grants ?? []] as const),
 ]);
 const modules = [...functionGrants.keys()];
+
+/** The queues a function touches: those its grants send to, and the one it consumes. */
+const functionQueues = (module: string): string[] => [
+  ...queueDefinitions.filter((queue) => (functionGrants.get(module) ?? []).includes(queue.sendGrant)).map((queue) => queue.name),
+  ...consumedQueueDefinitions.filter((queue) => queue.consumer.handler === module).map((queue) => queue.name),
+];
+
+/** Bytes in a metafile's output from each compiled message schema module (shared/compiled/schemas/messages/). */
+const messageBytes = (metafile: { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> }): Map<string, number> => {
+  const bytes = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      if (input.includes('shared/compiled/schemas/messages/') && bytesInOutput > 0) bytes.set(input, (bytes.get(input) ?? 0) + bytesInOutput);
+    }
+  }
+  return bytes;
+};
+
+/** What one queue's definition alone bundles of the message schemas: an entry that imports `<name>Queue` and uses it. */
+const queueMessageBytes = new Map<string, Promise<Map<string, number>>>();
+const messageBytesOfQueue = (name: string): Promise<Map<string, number>> => {
+  let built = queueMessageBytes.get(name);
+  if (!built) {
+    built = build({
+      ...esbuildOptionsFor(functionBundling),
+      absWorkingDir: repositoryRoot,
+      stdin: { contents: `import { ${name}Queue } from '#shared/events/queues';\nconsole.log(${name}Queue);\n`, resolveDir: repositoryRoot, loader: 'ts' },
+      write: false,
+      outfile: join(repositoryRoot, '.local', 'bundle-check', 'index.mjs'),
+      metafile: true,
+    }).then(({ metafile }) => messageBytes(metafile));
+    queueMessageBytes.set(name, built);
+  }
+  return built;
+};
 
 const metafiles = new Map<string, ReturnType<typeof build>>();
 /** The module's bundle, built once for every test of this file. */
@@ -102,4 +137,19 @@ describe('function bundles', () => {
       else expect({ client, chains }).toEqual({ client, chains: [] });
     }
   });
+
+  it.each(modules)('%s bundles the message validators of its own queues only', async (module) => {
+    // If this fails, a module-scope read of a queue definition (a property of it, a list of them, an arithmetic
+    // expression in one) keeps every definition, each with its message's validator, in every bundle: derive the value
+    // without the definitions (shared/operations/environment.ts), or read it in a `/* @__PURE__ */` call.
+    const { metafile } = await bundleOf(module);
+    if (!metafile) throw new Error(`esbuild wrote no metafile for ${module}`);
+    const allowed = new Map<string, number>();
+    for (const queue of functionQueues(module)) {
+      for (const [input, bytes] of await messageBytesOfQueue(queue)) allowed.set(input, (allowed.get(input) ?? 0) + bytes);
+    }
+    // Minified names differ from one bundle to the other by a few bytes; another queue's message is kilobytes.
+    for (const [input, bytes] of messageBytes(metafile)) expect({ input, bytes: Math.min(bytes, Math.round((allowed.get(input) ?? 0) * 1.05)) }).toEqual({ input, bytes });
+  });
 });
+
