@@ -4,11 +4,22 @@
 // name it. Used for the request validators of the OpenAPI document (request-validators.ts) and for the schemas the
 // service checks outside the HTTP stack: queue messages, the principal (schema-validators.ts).
 //
+// What is written is smaller than ajv's own output and equivalent to it (`Ajv2020WithoutDynamicScope`, `leanCode`;
+// test/unit/validation/lean-code.test.ts compares both on every validator): a cold start compiles every byte.
+//
 // ajv options: JSON Schema 2020-12, strict about the schemas (an unknown keyword fails the build), no coercion, no
 // defaults, no `$data`, `allErrors` (a refusal lists every invalid field; shared/validation/document.ts reports at
 // most 100), no messages (the words are ours and never repeat the value).
 import { dirname, relative } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
+import * as ajvCore from 'ajv/dist/core';
+import type { Options } from 'ajv/dist/core';
+import * as applicator from 'ajv/dist/vocabularies/applicator';
+import * as core from 'ajv/dist/vocabularies/core';
+import * as format from 'ajv/dist/vocabularies/format';
+import { contentVocabulary, metadataVocabulary } from 'ajv/dist/vocabularies/metadata';
+import * as next from 'ajv/dist/vocabularies/next';
+import * as validation from 'ajv/dist/vocabularies/validation';
 import { _ } from 'ajv/dist/compile/codegen';
 import standaloneCode from 'ajv/dist/standalone';
 import { formats } from '#shared/validation/formats';
@@ -84,25 +95,138 @@ export const componentSchemas = (components: Readonly<Record<string, JsonObject>
   return schemas;
 };
 
+/**
+ * JSON Schema 2020-12 without its dynamic scope: every vocabulary of ajv's `Ajv2020` but `$dynamicRef`/`$dynamicAnchor`
+ * and `unevaluatedProperties`/`unevaluatedItems`. Those two make ajv's code carry, in every function it generates,
+ * a `dynamicAnchors` argument passed on at every call and the reset and record of the members each schema evaluated
+ * (about a fifth of the code of a payment's validator); the document uses neither, and should it start to, strict mode
+ * refuses the unknown keyword at build time. Each schema is still checked against the 2020-12 meta-schema
+ * (`checkedSchema`), as `Ajv2020` checks it.
+ */
+/** A CommonJS module's `exports.default` (ajv's modules set no `module.exports` of their own: Node's ESM loader sees the exports object, TypeScript the default). */
+const defaultOf = <T>(module: { readonly default: T }): T => ((module.default as { readonly default?: T }).default ?? module.default);
+const [AjvCore, getApplicatorVocabulary, coreVocabulary, formatVocabulary, nextVocabulary, validationVocabulary] = [
+  defaultOf(ajvCore), defaultOf(applicator), defaultOf(core), defaultOf(format), defaultOf(next), defaultOf(validation),
+] as const;
+
+class Ajv2020WithoutDynamicScope extends AjvCore {
+  constructor(options: Options) {
+    super({ ...options, next: true, dynamicRef: false, unevaluated: false, meta: false, validateSchema: false });
+  }
+
+  override _addVocabularies(): void {
+    super._addVocabularies();
+    for (const vocabulary of [coreVocabulary, validationVocabulary, getApplicatorVocabulary(true), formatVocabulary, metadataVocabulary, contentVocabulary, nextVocabulary]) {
+      this.addVocabulary(vocabulary);
+    }
+  }
+}
+
+const metaSchemaChecker = new Ajv2020({ strict: false });
+const checked = new WeakSet<JsonObject>();
+/** A schema once the 2020-12 meta-schema accepts it (the build fails otherwise). */
+const checkedSchema = (schema: JsonObject): JsonObject => {
+  if (checked.has(schema)) return schema;
+  if (!metaSchemaChecker.validateSchema(schema)) throw new Error(`not a JSON Schema 2020-12 schema (${String(schema.$id)}): ${metaSchemaChecker.errorsText()}`);
+  checked.add(schema);
+  return schema;
+};
+
+export const ajvOptions: Options = {
+  strictSchema: true,
+  strictNumbers: true,
+  strictTuples: true,
+  // A domain rule's `if` names members its object declares elsewhere; `required` there is what the rule means.
+  strictRequired: false,
+  strictTypes: false,
+  allErrors: true,
+  messages: false,
+  inlineRefs: false,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  $data: false,
+  code: { source: true, esm: true, formats: _`formats`, optimize: true },
+};
+
+/** An ajv instance with the generators' options, whose `addSchema` and `compile` check each schema first. */
 export const newAjv = () => {
-  const ajv = new Ajv2020({
-    strictSchema: true,
-    strictNumbers: true,
-    strictTuples: true,
-    // A domain rule's `if` names members its object declares elsewhere; `required` there is what the rule means.
-    strictRequired: false,
-    strictTypes: false,
-    allErrors: true,
-    messages: false,
-    inlineRefs: false,
-    coerceTypes: false,
-    useDefaults: false,
-    removeAdditional: false,
-    $data: false,
-    code: { source: true, esm: true, formats: _`formats`, optimize: true },
-  });
+  const ajv = new Ajv2020WithoutDynamicScope(ajvOptions);
   for (const [name, format] of Object.entries(formats)) ajv.addFormat(name, format as Parameters<typeof ajv.addFormat>[1]);
-  return ajv;
+  const addSchema = ajv.addSchema.bind(ajv);
+  const compile = ajv.compile.bind(ajv);
+  return Object.assign(ajv, {
+    addSchema: (schema: JsonObject) => addSchema(checkedSchema(schema)),
+    compile: (schema: JsonObject) => compile(checkedSchema(schema)),
+  });
+};
+
+/** The two helpers `leanCode` writes ajv's repeated error bookkeeping with, declared once in each validator. */
+const errorHelpers = 'const pushed = (errors, error) => {if (errors === null) return [error]; errors.push(error); return errors;};const joined = (errors, more) => errors === null ? more : errors.concat(more);';
+
+/** The end (exclusive) of the JSON value that starts at `start` in `text`. */
+const jsonEnd = (text: string, start: number): number => {
+  let depth = 0;
+  for (let at = start; at < text.length; at += 1) {
+    const char = text[at];
+    if (char === '"') {
+      for (at += 1; text[at] !== '"'; at += 1) if (text[at] === '\\') at += 1;
+    } else if (char === '{' || char === '[') depth += 1;
+    else if (char === '}' || char === ']') {
+      depth -= 1;
+      if (depth === 0) return at + 1;
+    }
+  }
+  throw new Error('a schema constant of ajv\'s code does not end');
+};
+
+/**
+ * What the code reads of a schema constant (`reads`: the member after each reference, `undefined` for the whole):
+ * nothing, then no constant; `.enum` (an error's `allowedValues`) as it is; `.properties` only to ask whether a member
+ * is declared (`hasOwnProperty`), so each member's schema becomes `0`. Any other read keeps the whole schema.
+ */
+const keptOfSchema = (schema: JsonObject, reads: readonly (string | undefined)[]): JsonObject | undefined => {
+  if (reads.length === 0) return undefined;
+  if (!reads.every((read) => read === '.enum' || read === '.properties')) return schema;
+  const kept: JsonObject = {};
+  if (reads.includes('.enum')) kept.enum = schema.enum as JsonValue;
+  if (reads.includes('.properties') && isJsonRecord(schema.properties)) kept.properties = Object.fromEntries(Object.keys(schema.properties).map((member) => [member, 0]));
+  return kept;
+};
+
+/**
+ * ajv's standalone code, smaller and equivalent (the same errors, in the same order, for every value):
+ * - the arguments ajv passes every validator for keywords the schemas do not use (`parentData`, `parentDataProperty`
+ *   for keywords that read the parent, `rootData` for `$data`), in each signature and at each of its calls: the build
+ *   fails if one is read anywhere else;
+ * - each error pushed with `pushed(vErrors, {...})` and each called validator's errors appended with `joined`, instead
+ *   of the same five statements written out at each of the hundreds of places;
+ * - of the copies of the schemas (`const schema12 = {...}`; esbuild keeps unused locals), what no code reads
+ *   (`keptOfSchema`).
+ */
+export const leanCode = (code: string, name: string): string => {
+  const string = '"(?:[^"\\\\]|\\\\.)*"';
+  let lean = code
+    .replaceAll('{instancePath="", parentData, parentDataProperty, rootData=data}={}', '{instancePath=""}={}')
+    .replace(new RegExp(`,parentData:data\\d*,parentDataProperty:(?:${string}|i\\d+),rootData\\}`, 'g'), '}')
+    .replaceAll(',parentData,parentDataProperty,rootData}', '}')
+    .replace(/const (err\d+) = (\{.*?\});if\(vErrors === null\)\{vErrors = \[\1\];\}else \{vErrors\.push\(\1\);\}errors\+\+;/g, 'vErrors = pushed(vErrors, $2);errors++;')
+    .replace(/vErrors = vErrors === null \? (validate\d+|wrapper\d+\.validate)\.errors : vErrors\.concat\(\1\.errors\);/g, 'vErrors = joined(vErrors, $1.errors);');
+  for (const leftover of [/\b(?:parentData|parentDataProperty|rootData)\b/, /\berr\d+\b/, /vErrors\.(?:push|concat)\(/]) {
+    const found = leftover.exec(lean);
+    if (found) throw new Error(`ajv's code for ${name} has a form leanCode does not rewrite: ${lean.slice(Math.max(0, found.index - 80), found.index + 80)}`);
+  }
+  for (const [, constant] of [...lean.matchAll(/const (schema\d+) = /g)]) {
+    const declaration = `const ${constant} = `;
+    const start = lean.indexOf(declaration);
+    const end = jsonEnd(lean, start + declaration.length);
+    if (lean[end] !== ';') throw new Error(`ajv's schema constant ${constant} is not one JSON value`);
+    const reads = [...lean.matchAll(new RegExp(`\\b${constant}\\b(\\.[A-Za-z$]+)?`, 'g'))].slice(1).map((read) => read[1]);
+    const schema = JSON.parse(lean.slice(start + declaration.length, end)) as JsonObject;
+    const kept = keptOfSchema(schema, reads);
+    lean = lean.slice(0, start) + (kept === undefined ? '' : `${declaration}${JSON.stringify(kept)};`) + lean.slice(end + 1);
+  }
+  return lean;
 };
 
 /**
@@ -118,10 +242,11 @@ export const validatorExpression = (name: string, schemas: readonly JsonObject[]
     .replace(/^"use strict";/, '')
     .replace(/require\("ajv\/dist\/runtime\/ucs2length"\)\.default/g, 'stringLength');
   if (/\brequire\(/.test(code)) throw new Error(`the validator ${name} requires a module the generator does not import`);
+  const lean = leanCode(code, name);
   const exported = new RegExp(`export const ${name} = (validate\\d+);`);
-  const root = exported.exec(code)?.[1];
+  const root = exported.exec(lean)?.[1];
   if (root === undefined) throw new Error(`ajv wrote no export ${name}`);
-  return `/* @__PURE__ */ (() => {${code.replace(exported, '')}\nreturn ${root};})()`;
+  return `/* @__PURE__ */ (() => {${errorHelpers}${lean.replace(exported, '')}\nreturn ${root};})()`;
 };
 
 /** An import path from the generated module `output` to the repository file `target` (no extension). */
