@@ -36,6 +36,11 @@ const chromiumArgs = [
 const pageTimeoutMs = 60_000;
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
+/** What a predicate run in the page reads of it (this project's TypeScript has no DOM library). */
+interface PageGlobals {
+  readonly document: { querySelector(selector: string): { readonly value?: string } | null };
+}
+
 interface OpenApi {
   readonly paths: Record<string, Record<string, unknown>>;
 }
@@ -145,6 +150,15 @@ describe('the API reference page', () => {
       if (!(await block.locator('.btn.execute').isVisible())) await block.locator('.opblock-summary-control').click();
       if (step.request !== undefined && Object.keys(operationExamples.get(step.operationId)?.requests ?? {}).length > 1) {
         await block.locator('.opblock-section-request-body select.examples-select-element').selectOption(step.request);
+      }
+      // Swagger UI fills a parameter from its example after the block renders; Execute before that sends nothing (the
+      // page only marks the empty field), so wait until every parameter holds its example.
+      for (const [name, value] of Object.entries(operationExamples.get(step.operationId)?.parameters ?? {})) {
+        const input = `#operations-${operation.area}-${operation.operationId} tr[data-param-name="${name}"] input`;
+        await page.waitForFunction(
+          ([selector, expected]) => (globalThis as unknown as PageGlobals).document.querySelector(selector)?.value === expected,
+          [input, String(value)] as const,
+        );
       }
       const path = new URL(`${apiBaseUrl()}${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}`).pathname;
       const sent = page.waitForResponse(
