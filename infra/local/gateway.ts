@@ -27,6 +27,7 @@ import {
 } from './gateway-event';
 import { closeServer, listen } from './local-aws';
 import { createApiReference } from './reference-page';
+import { maxSigningRequestBytes, signForReferencePage, webhookSigningPath } from './webhook-signing';
 import { importFromRepoRoot, inProcessInvoker, InvocationTimeout, type FunctionInvoker, type ModuleResolver } from './lambda-runtime';
 
 export const authorizerModulePath = 'functions/authorizer.ts';
@@ -89,6 +90,11 @@ export interface GatewayOptions {
    * AWS::ApiGateway::GatewayResponse resources; by default the shared definitions, as the CDK stack installs them.
    */
   readonly gatewayResponses?: GatewayResponseSet;
+  /**
+   * The stack's webhook accepts the local development secret, so the reference page's signer (webhook-signing.ts,
+   * `POST /api/docs/sign-webhook`) signs the page's webhook events with it; otherwise it refuses them (403).
+   */
+  readonly webhookSigning?: boolean;
   readonly log?: (line: string) => void;
 }
 
@@ -413,6 +419,24 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
           log(`[gateway] ${requestId} cannot serve ${rawPath}: ${String(error)}`);
           return reject('INTEGRATION_FAILURE');
         }
+      }
+      // The reference page's webhook signer (webhook-signing.ts): local only, the webhook's path only.
+      if (method === 'POST' && path !== undefined && resourceOf(path) === webhookSigningPath) {
+        const body = await readBody(request, maxSigningRequestBytes);
+        if (body === 'too-large') return reject('REQUEST_TOO_LARGE', '', true);
+        if (!Buffer.isBuffer(body)) return reject(body.refused, `the body could not be read: ${refusalName(body.refused)}`, true);
+        let signed: string;
+        try {
+          signed = signForReferencePage(body, request.headers['content-type'], options.webhookSigning === true);
+        } catch (error) {
+          if (error instanceof ApiError) return reject(error, `signing refused: ${error.detail}`);
+          log(`[gateway] ${requestId} cannot sign for the reference page: ${String(error)}`);
+          return reject('INTEGRATION_FAILURE');
+        }
+        const answer = JSON.stringify({ body: signed });
+        response.writeHead(200, { ...gatewayHeaders(requestId), 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(answer)) });
+        response.end(answer);
+        return finish('signed for the reference page');
       }
       // API Gateway answers an unknown path or method with MISSING_AUTHENTICATION_TOKEN.
       reject('MISSING_AUTHENTICATION_TOKEN');

@@ -1,7 +1,8 @@
 // Local stack: the API reference, served by the local gateway outside the operations manifest (no token needed).
 //   GET /api/openapi.json  the OpenAPI document, whose first server is the address it was fetched from;
 //   GET /api/docs          an interactive reference (Swagger UI, `swagger-ui-dist`) rendering that document, where a
-//                          user pastes a bearer token (Authorize) and tries any operation (Execute).
+//                          user pastes a bearer token (Authorize) and tries any operation (Execute); the page has
+//                          its webhook requests signed by the stack (webhook-signing.ts), so they answer 202.
 // Every asset of the page comes from node_modules through this module: no CDN, no request leaves the page's origin
 // (its Content-Security-Policy allows only 'self', and the renderer's online validator is off).
 import { readFile } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { dirname, join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { apiBasePath, resourceOf } from '#shared/operations/index';
 import type { ModuleResolver } from './lambda-runtime';
+import { signedWebhookPath, webhookSigningPath } from './webhook-signing';
 
 export const openApiModulePath = 'shared/openapi/document.ts';
 /** The reference page, under the stage: `/api/docs`. */
@@ -74,8 +76,35 @@ const swaggerUiConfig = {
   queryConfigEnabled: false,
   validatorUrl: null,
 };
+/**
+ * The page's request interceptor: a POST to this stack's webhook is first sent to the stack's signer
+ * (webhook-signing.ts), and the body it answers, the same event signed now, is what the page sends. The secret stays in
+ * the stack. Any other request, a request to another server, or a refusal of the signer (the stack has a secret of
+ * its own), leaves the request as it is (the webhook then answers 401, as it does from any client with no signature).
+ */
+const signWebhookRequests = `async (request) => {
+  const url = new URL(request.url, window.location.href);
+  if (String(request.method).toUpperCase() !== 'POST' || url.origin !== window.location.origin) return request;
+  if (url.pathname.replace(/\\/+$/, '') !== ${JSON.stringify(signedWebhookPath)} || typeof request.body !== 'string') return request;
+  const answer = await fetch(${JSON.stringify(`${apiBasePath}${webhookSigningPath}`)}, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ path: url.pathname, body: request.body }),
+  });
+  if (!answer.ok) {
+    console.warn('The webhook request is sent unsigned: the stack does not sign it (' + answer.status + ').');
+    return request;
+  }
+  request.body = (await answer.json()).body;
+  return request;
+}`;
+
 /** The page's own script (the policy allows no inline script): starts Swagger UI with that configuration. */
-const initializer = `window.ui = SwaggerUIBundle(Object.assign(${JSON.stringify(swaggerUiConfig)}, { presets: [SwaggerUIBundle.presets.apis] }));\n`;
+const initializer = `window.ui = SwaggerUIBundle(Object.assign(${JSON.stringify(swaggerUiConfig)}, {
+  presets: [SwaggerUIBundle.presets.apis],
+  requestInterceptor: ${signWebhookRequests},
+}));
+`;
 
 const assetPath = (name: string) => `${apiBasePath}${referencePagePath}/${name}`;
 

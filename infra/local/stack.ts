@@ -34,6 +34,7 @@ import {
   type LocalQueue,
 } from './template-resources';
 import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions } from './gateway';
+import { acceptsLocalWebhookSecret } from './webhook-signing';
 import { startIamEdge, type EdgeIdentity } from './iam-edge';
 import { FaultEngine, type FaultRules } from './faults';
 import { startFaultControl } from './fault-control';
@@ -413,6 +414,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       gatewayResponses: api.gatewayResponses,
       binaryMediaTypes: api.binaryMediaTypes,
       integrationTimeoutMs: api.integrationTimeoutMs,
+      webhookSigning: acceptsLocalWebhookSecret(localWebhookSecretValues()),
       ...options.gateway,
       invoke: functions.invoke,
       port: options.port,

@@ -142,12 +142,20 @@ const refTarget = (node: JsonValue | undefined): string | undefined => {
   return node.$ref.slice(schemaRefPrefix.length);
 };
 
-/** Magnitudes DynamoDB cannot store: above 0 and below 1e-130, either sign. */
-const storableNumberGap: JsonObject = {
-  exclusiveMinimum: -dynamoNumber.minMagnitude,
-  exclusiveMaximum: dynamoNumber.minMagnitude,
-  not: { const: 0 },
+/**
+ * The gap around zero DynamoDB cannot store, as a condition: a number of magnitude below 1e-130 must be 0. Swagger UI
+ * shows it as "If number (-1e-130, 1e-130) / Then number Const=0" under the field's own type and bounds (the former
+ * `not: { exclusiveMinimum: -1e-130, exclusiveMaximum: 1e-130, not: { const: 0 } }` showed as a nested
+ * "Not / Not / Const=0" typed `number | integer`). It accepts and refuses exactly the numbers that form did
+ * (test/unit/openapi-numbers.test.ts). Both branches say `type: number`, so the page reads them as numbers.
+ */
+export const storableNumberCondition: JsonObject = {
+  if: { type: 'number', exclusiveMinimum: -dynamoNumber.minMagnitude, exclusiveMaximum: dynamoNumber.minMagnitude },
+  then: { type: 'number', const: 0 },
 };
+const conditionBranches = new Set([storableNumberCondition.if, storableNumberCondition.then].map((branch) => canonical(branch ?? null)));
+/** A `number` schema that does not state the rule yet (the condition's own branches are numbers too). */
+const needsStorableRule = (node: JsonObject): boolean => node.type === 'number' && node.if === undefined && !conditionBranches.has(canonical(node));
 const storableNumberDescription = `${storableNumberRule.charAt(0).toUpperCase()}${storableNumberRule.slice(1)}; any other number is refused (400).`;
 
 /** `int32` or `int64`: the narrowest format the integer's bounds fit; none when a bound is missing or wider. */
@@ -167,8 +175,8 @@ export const integerFormat = (minimum: JsonValue | undefined, maximum: JsonValue
  * - XML: a property holding another component keeps the property's element name (the component's own `xml.name`
  *   names only a root element); array members repeat the property's element (unwrapped, OpenAPI's default).
  * - Every `number` is a DynamoDB-storable number (shared/data/numbers.ts, `storableNumber` in shared/schemas):
- *   its bounds are zod's; the gap around zero is a `not` (any magnitude below 1e-130 but 0), and the rule
- *   JSON Schema cannot say (digits a double holds exactly as written) is in its description.
+ *   its bounds are zod's; the gap around zero is a condition (`if` its magnitude is below 1e-130 `then` it is 0),
+ *   and the rule JSON Schema cannot say (digits a double holds exactly as written) is in its description.
  */
 /**
  * A date-time's pattern as the document shows it: only the shape (upper-case `T` and `Z`, a colon in the offset,
@@ -200,8 +208,8 @@ const decorate = (schema: SchemaObject, io: SchemaIo): void => {
       node.description = typeof node.description === 'string' ? `${node.description} ${dateTimeWords}` : dateTimeWords;
     }
     if (io === 'input' && node['x-sensitive'] === true) node.writeOnly = true;
-    if (node.type === 'number' && node.not === undefined) {
-      node.not = storableNumberGap;
+    if (needsStorableRule(node)) {
+      Object.assign(node, structuredClone(storableNumberCondition));
       const description = typeof node.description === 'string' ? `${node.description} ` : '';
       node.description = `${description}${storableNumberDescription}`;
     }

@@ -119,6 +119,16 @@ export const shape = <T extends z.core.$ZodLooseShape>(
     ...(domainRules ? { allOf: [...domainRules] } : {}),
   });
 
+/**
+ * The platform's record header, as its records list it first: `recordIdentity()` is ID, GUID and GUIDstring (the
+ * GUID as text); `recordKeys()` adds BSID (the business system's id) and RowNumber (the record's row in a list
+ * answer); `recordHeader()` adds Version as the spec types it on nested records (a number of at least 0). Spread into
+ * a shape where the record lists them; fresh schemas each call, like every builder here.
+ */
+export const recordIdentity = () => ({ ID: id().optional(), GUID: guid().optional(), GUIDstring: text().optional() });
+export const recordKeys = () => ({ ...recordIdentity(), BSID: text().optional(), RowNumber: rowNumber().optional() });
+export const recordHeader = () => ({ ...recordKeys(), Version: decimal().min(0).optional() });
+
 /** Fields every request envelope carries: the caller's tenancy, checked against the token (never trusted). */
 export const tenancyFields = {
   TenantID: id().optional(),

@@ -16,6 +16,8 @@ import {
   longText,
   nameOf,
   phoneNumber,
+  recordIdentity,
+  recordKeys,
   rowNumber,
   shape,
   tenancyFields,
@@ -31,9 +33,7 @@ import { SyncLog } from './sync-log';
 const notNegative = () => decimal().min(0, { error: 'must be 0 or more' });
 
 export const Attachment = shape('Attachment', {
-  ID: id().optional(),
-  GUID: guid().optional(),
-  GUIDstring: text().optional(),
+  ...recordIdentity(),
   MessageID: id().optional(),
   LineID: id().optional(),
   AttachedByUserID: id().optional(),
@@ -51,9 +51,7 @@ export const Attachment = shape('Attachment', {
 export type Attachment = z.infer<typeof Attachment>;
 
 export const DeliveryLine = shape('DeliveryLine', {
-  ID: id().optional(),
-  GUID: guid().optional(),
-  GUIDstring: text().optional(),
+  ...recordIdentity(),
   SequenceNumber: int32().optional(),
   InventoryID: id().optional(),
   InventoryCode: text().optional(),
@@ -123,9 +121,7 @@ export type WarehouseType = z.infer<typeof WarehouseType>;
 
 /** The spec: "Contact data is personal data." */
 export const Contact = shape('Contact', {
-  ID: id().optional(),
-  GUID: guid().optional(),
-  GUIDstring: text().optional(),
+  ...recordIdentity(),
   BusinessContactID: id().optional(),
   BusinessID: id().optional(),
   BusinessName: text().optional(),
@@ -149,9 +145,7 @@ export const Contact = shape('Contact', {
 export type Contact = z.infer<typeof Contact>;
 
 export const Location = shape('Location', {
-  ID: id().optional(),
-  GUID: guid().optional(),
-  GUIDstring: text().optional(),
+  ...recordIdentity(),
   Name: text().optional(),
   LocationName: text().optional(),
   Phone: phoneNumber().optional(),
@@ -219,11 +213,7 @@ export const Warehouse = shape('Warehouse', {
 export type Warehouse = z.infer<typeof Warehouse>;
 
 export const DeliveryReceiptT = shape('DeliveryReceiptT', {
-  ID: id().optional(),
-  GUID: guid().optional(),
-  GUIDstring: text().optional(),
-  BSID: text().optional(),
-  RowNumber: rowNumber().optional(),
+  ...recordKeys(),
   RefNumber: text().optional(),
   Status: nameOf(receiptStatuses, `must be one of ${receiptStatuses.join(', ')}`)
     .optional()

@@ -17,6 +17,7 @@ import {
   id,
   listOf,
   longText,
+  recordHeader,
   rowNumber,
   shape,
   tenancyFields,
@@ -150,12 +151,7 @@ export type PaymentRefund = z.infer<typeof PaymentRefund>;
 
 export const PaymentT = shape('PaymentT', {
   // Identity and versioning
-  ID: id().optional(),
-  GUID: guid().optional(),
-  GUIDstring: text().optional(),
-  BSID: text().optional(),
-  RowNumber: rowNumber().optional(),
-  Version: decimal().min(0).optional(),
+  ...recordHeader(),
   DocID: id().optional(),
   DatTypeID: id().optional(),
   RefNumber: text().optional(),

@@ -18,6 +18,8 @@ import {
   listOf,
   longText,
   namedIntEnum as namedInt,
+  recordHeader,
+  recordIdentity,
   rowNumber,
   shape,
   text,
@@ -141,21 +143,27 @@ export type AdaptorAction = z.infer<typeof AdaptorAction>;
 
 // Inventory classes, class groups and group types refer to each other (a class names its group, a group lists its
 // classes and names its type, a type lists its groups). The references are getters so each schema can name one
-// declared below it: zod 4 resolves them on first use and TypeScript infers the cycle without annotations. The
-// common fields are written out in each (as the spec lists them): spreading a shared object into a literal with
-// such getters makes TypeScript resolve the cycle eagerly and give up.
-export const DefaultInventoryClass = shape('DefaultInventoryClass', {
-  ID: id().optional(),
-  GUID: guid().optional(),
-  GUIDstring: text().optional(),
-  BSID: text().optional(),
-  RowNumber: rowNumber().optional(),
-  Version: decimal().min(0).optional(),
+// declared below it: zod 4 resolves them on first use and TypeScript infers the cycle without annotations.
+
+/** What the three inventory records list first: the record header, then their name, description, origin and flags. */
+const inventoryClassHeader = () => ({
+  ...recordHeader(),
   Name: text().optional(),
   Description: longText().optional(),
   CreatedWith: text().optional(),
   IsActive: bool().optional(),
   IsSystem: bool().optional(),
+});
+
+/**
+ * An inventory record: `fields` (no getters) after the record header, its name, description, origin and flags, then
+ * `links`, the getters that name the other records of the cycle. The links are added apart (`extend`): a literal that
+ * both spreads shared fields and has such getters makes TypeScript resolve the cycle eagerly and give up.
+ */
+const inventoryRecord = <Fields extends z.core.$ZodLooseShape, Links extends z.core.$ZodLooseShape>(name: string, fields: Fields, links: Links) =>
+  z.strictObject({ ...inventoryClassHeader(), ...fields }).extend(links).meta({ id: name });
+
+export const DefaultInventoryClass = inventoryRecord('DefaultInventoryClass', {
   PostingBehaviour: text().optional(),
   SalesPostingInventoryID: id().optional(),
   SalesPostingInventoryCode: text().optional(),
@@ -175,26 +183,17 @@ export const DefaultInventoryClass = shape('DefaultInventoryClass', {
   CreatedDateTime_utc: dateTime().optional(),
   ModifiedDateTime_utc: dateTime().optional(),
   SyncLogs: listOf(SyncLogDateTime).optional(),
+}, {
   get InventoryClassGroup() {
     return InventoryClassGroup.optional();
   },
 });
 export type DefaultInventoryClass = z.infer<typeof DefaultInventoryClass>;
 
-export const InventoryClassGroup = shape('InventoryClassGroup', {
-  ID: id().optional(),
-  GUID: guid().optional(),
-  GUIDstring: text().optional(),
-  BSID: text().optional(),
-  RowNumber: rowNumber().optional(),
-  Version: decimal().min(0).optional(),
-  Name: text().optional(),
-  Description: longText().optional(),
-  CreatedWith: text().optional(),
-  IsActive: bool().optional(),
-  IsSystem: bool().optional(),
+export const InventoryClassGroup = inventoryRecord('InventoryClassGroup', {
   SupplierID: id().optional(),
   IsDefault: bool().optional(),
+}, {
   get InventoryClasses() {
     return listOf(DefaultInventoryClass).optional();
   },
@@ -204,20 +203,10 @@ export const InventoryClassGroup = shape('InventoryClassGroup', {
 });
 export type InventoryClassGroup = z.infer<typeof InventoryClassGroup>;
 
-export const InventoryClassGroupType = shape('InventoryClassGroupType', {
-  ID: id().optional(),
-  GUID: guid().optional(),
-  GUIDstring: text().optional(),
-  BSID: text().optional(),
-  RowNumber: rowNumber().optional(),
-  Version: decimal().min(0).optional(),
-  Name: text().optional(),
-  Description: longText().optional(),
-  CreatedWith: text().optional(),
-  IsActive: bool().optional(),
-  IsSystem: bool().optional(),
+export const InventoryClassGroupType = inventoryRecord('InventoryClassGroupType', {
   IsDefault: bool().optional(),
   IsGeneric: bool().optional(),
+}, {
   get InventoryClassGroups() {
     return listOf(InventoryClassGroup).optional();
   },
@@ -233,9 +222,7 @@ export const PrimaryOperationalCustomer = shape('PrimaryOperationalCustomer', {
 export type PrimaryOperationalCustomer = z.infer<typeof PrimaryOperationalCustomer>;
 
 export const DefaultCustomerClass = shape('DefaultCustomerClass', {
-  ID: id().optional(),
-  GUID: guid().optional(),
-  GUIDstring: text().optional(),
+  ...recordIdentity(),
   BSID: text().optional(),
   Name: text().optional(),
   Description: longText().optional(),

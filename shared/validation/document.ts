@@ -110,8 +110,16 @@ export interface DocumentIssue {
 const pathOf = (instancePath: string): string[] =>
   instancePath === '' ? [] : instancePath.slice(1).split('/').map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
 
+/**
+ * The document states the storable gap of every number (shared/schemas/common.ts `storableNumber`) as "if its
+ * magnitude is below the smallest DynamoDB stores, then 0": the `then` alone ("must be 0") would not say why.
+ */
+const isStorableGap = ({ keyword, schemaPath, params }: DocumentError) =>
+  keyword === 'const' && params.allowedValue === 0 && schemaPath.endsWith('/then/const');
+const storableGapWords = 'must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)';
+
 const wordsOf = (error: DocumentError, words: RuleWords): string => {
-  const own = error.keyword === 'pattern' ? words.patterns?.get(String(error.params.pattern)) : undefined;
+  const own = error.keyword === 'pattern' ? words.patterns?.get(String(error.params.pattern)) : isStorableGap(error) ? storableGapWords : undefined;
   return own ?? detailOf(error);
 };
 

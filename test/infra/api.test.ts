@@ -6,6 +6,8 @@ import { headerOrderRepeatPattern, onceOnlyHeaders, repeatedHeaderDetail } from 
 import { securityHeaders } from '#shared/http/headers';
 import { gatewayContentSecurityPolicy } from '#shared/http/headers';
 import { operations, stageName } from '#shared/operations/index';
+import { webhookSigningPath } from '#infra/local/webhook-signing';
+import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { logicalIdOf, resourcesOfType, synthesize, type CfnTemplate, type Synthesized } from './synthesize';
 
 let synthesized: Synthesized;
@@ -56,6 +58,16 @@ describe('REST API', () => {
   it('has exactly the manifest routes (trailing slash dropped), no more', () => {
     const expected = operations.map((operation) => `${operation.method} ${operation.path.replace(/\/+$/, '')}`);
     expect([...methods().keys()].sort()).toEqual(expected.sort());
+  });
+
+  it("serves neither the reference page nor the local stack's webhook signer: no such route, no trace of them or the development secret in any template", () => {
+    expect([...methods().keys()].filter((route) => /docs|openapi|sign-webhook/i.test(route))).toEqual([]);
+    for (const [name, json] of [['api', synthesized.apiJson], ['data', synthesized.dataJson]] as const) {
+      const text = JSON.stringify(json);
+      for (const trace of [webhookSigningPath, 'sign-webhook', 'requestInterceptor', 'swagger', localWebhookSecret]) {
+        expect([name, trace, text.includes(trace)]).toEqual([name, trace, false]);
+      }
+    }
   });
 
   it.each(operations.map((operation) => [operation.operationId, operation] as const))(

@@ -10,6 +10,8 @@ import type { ResourceGrant } from '#shared/events/queues';
 import { resourceGrants } from '#shared/operations/grants';
 import { operations } from '#shared/operations/index';
 import { testGrantResources } from '#test/support/grant-resources';
+import { webhookSigningPath } from '#infra/local/webhook-signing';
+import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { esbuildOptionsFor } from '#test/bench/bundles';
 
 /** Every function's module with the grants it holds (the authorizer holds none). */
@@ -125,6 +127,13 @@ describe('function bundles', () => {
     // is listed in infra/build/schema-validators.ts runtimeSchemas and imported from shared/compiled/; plain constants live
     // in zod-free modules (shared/schemas/limits.ts, shared/operations/routes.ts). Then run `npm run openapi`.
     expect(await importChains(module, 'zod')).toEqual([]);
+  });
+
+  it.each(modules)('%s bundles nothing of the local stack (infra/local/: the reference page, its webhook signer, the development secret)', async (module) => {
+    const { metafile, outputFiles } = await bundleOf(module);
+    expect(Object.keys(metafile?.inputs ?? {}).filter((input) => input.includes('infra/local/'))).toEqual([]);
+    const code = (outputFiles ?? []).map((file) => file.text).join('\n');
+    for (const trace of [webhookSigningPath, 'requestInterceptor', localWebhookSecret]) expect([trace, code.includes(trace)]).toEqual([trace, false]);
   });
 
   it.each(modules)('%s bundles only the AWS SDK clients its grants use', async (module) => {

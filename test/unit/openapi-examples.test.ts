@@ -168,6 +168,16 @@ describe('the example run', () => {
     });
     expect(wrong).toEqual([]);
   });
+
+  it('states the status from the reference page only where the page makes a difference: a documented 2xx, for the webhook it signs', () => {
+    const fromPage = exampleRun.filter((step) => step.pageStatus !== undefined);
+    expect(fromPage.map((step) => step.operationId)).toEqual(['providerWebhook']);
+    for (const step of fromPage) {
+      const operation = documentOperations.find((candidate) => candidate.operationId === step.operationId);
+      expect([step.pageStatus, operation?.responses[String(step.pageStatus)] !== undefined]).toEqual([202, true]);
+      expect(step.pageStatus).not.toBe(step.status);
+    }
+  });
 });
 
 describe('the request collection (docs/business-platform.http)', () => {

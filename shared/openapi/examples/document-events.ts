@@ -1,6 +1,7 @@
 // OpenAPI examples: document events. The webhook's example is signed with the local stack's development secret at a
-// fixed time, so as shown it is stale and answers 401 (the signature's time must be within the tolerance of the
-// server's clock; a page cannot sign without the provider's secret): `npm run sign-event` signs it afresh (202).
+// fixed time, so as written it is stale and answers 401 (the signature's time must be within the tolerance of the
+// server's clock): `npm run sign-event` signs it afresh (202), and the local stack's reference page has it signed
+// afresh by the stack when it sends it (infra/local/webhook-signing.ts), so from the page it answers 202.
 // The document read answers 200 once an event for `doc-1` of the token's organisation has been applied.
 import { eventIdOf, localWebhookSecret, signEvent } from '#shared/schemas/webhook-signature';
 import type { AreaExamples } from './types';
@@ -17,7 +18,7 @@ export const documentEventExamples: AreaExamples = {
     providerWebhook: {
       requests: {
         uploaded: {
-          summary: 'A document was uploaded (signed at a past time)',
+          summary: 'A document was uploaded (signed at a past time; the local reference page signs it now)',
           body: { ...event, signature: signEvent(event, localWebhookSecret, signedAt) },
         },
       },
@@ -48,7 +49,8 @@ export const documentEventExamples: AreaExamples = {
       operationId: 'providerWebhook',
       request: 'uploaded',
       status: 401,
-      note: 'the example was signed at a past time; `npm run --silent sign-event -- infra/local/examples/document-uploaded.json` signs it now (202)',
+      pageStatus: 202,
+      note: 'the example was signed at a past time; `npm run --silent sign-event -- infra/local/examples/document-uploaded.json` signs it now (202), as the local reference page does when it sends it',
     },
     {
       operationId: 'documentAnalyserGetDocument',

@@ -16,6 +16,11 @@ const schedule = {
   TimeZone: 'Australia/Perth',
 };
 const later = { ...schedule, TimeOfDay: '2026-01-01T03:00:00+08:00' };
+/** The save example's body: a daily task with a credential (the test tiers send it too, e.g. the fault mode's KMS test). */
+export const dailyTaskRequest = {
+  ...schedule,
+  AdaptorDetails: { Name: 'Ledger', TokenDetails: { Provider: 'Xero', TokenKey: 'tk-example', TokenSecret: 'ts-example' } },
+};
 
 const task = {
   ID: 1,
@@ -39,7 +44,7 @@ export const scheduledTaskExamples: AreaExamples = {
       requests: {
         daily: {
           summary: 'A daily task at 02:00 Perth time, with a credential',
-          body: { ...schedule, AdaptorDetails: { Name: 'Ledger', TokenDetails: { Provider: 'Xero', TokenKey: 'tk-example', TokenSecret: 'ts-example' } } },
+          body: dailyTaskRequest,
         },
         move: { summary: 'Task 1 at 03:00 instead (its current Version)', body: { ID: 1, Version: 1, ...later } },
       },

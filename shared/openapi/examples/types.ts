@@ -28,6 +28,11 @@ export interface RunStep {
   readonly operationId: string;
   readonly request?: string;
   readonly status: number;
+  /**
+   * The status the step answers from the local stack's reference page when it differs from `status` (the page has its
+   * webhook requests signed by the stack: 202 where the example as written is stale, 401).
+   */
+  readonly pageStatus?: number;
   /** Why the status is not a 2xx, or what the step needs first; written into the collection and the page's menu. */
   readonly note?: string;
 }

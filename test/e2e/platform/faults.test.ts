@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { FaultRule } from '#infra/local/faults';
+import { dailyTaskRequest } from '#shared/openapi/examples/scheduled-tasks';
 import { freshDocumentId, freshOrganisationId, idOf, providerEvent, signed, webhookPath } from '#test/support/document-events';
 import { clearFaults, firedFaults, forgetFiredFaults, setFaults } from '#test/support/faults';
 import { tokenFor } from '#test/support/http';
@@ -134,18 +135,8 @@ describe('the IAM edge', () => {
 
   it('throttles KMS for a save that seals a credential: 503 with Retry-After', async () => {
     await rules({ name: 'kms-throttle', service: 'kms', caller: 'scheduledTaskSave', effect: { type: 'error', code: 'ThrottlingException' } });
-    const refused = await call('/ScheduledTasks/', {
-      body: {
-        Name: 'Sealed under throttling',
-        TaskTypeID: 7,
-        IsRecurringSchedule: true,
-        Interval: 1,
-        IntervalType: 3,
-        TimeOfDay: '2026-01-01T02:00:00+08:00',
-        TimeZone: 'Australia/Perth',
-        AdaptorDetails: { Name: 'Ledger', TokenDetails: { Provider: 'Xero', TokenKey: 'tk-example', TokenSecret: 'ts-example' } },
-      },
-    });
+    // The save example's daily task with a credential (shared/openapi/examples), under a name of this test's.
+    const refused = await call('/ScheduledTasks/', { body: { ...dailyTaskRequest, Name: 'Sealed under throttling' } });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     const fired = await firedFaults(endpoint);

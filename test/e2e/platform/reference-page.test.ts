@@ -1,7 +1,8 @@
 // End to end: the interactive API reference at /api/docs, opened in a real browser (Debian's chromium driven by
 // playwright-core; nothing is downloaded). The page lists every operation of the served OpenAPI document, a user
 // pastes a bearer token into its Authorize dialog and tries a call, every step of the example run (every operation)
-// executed through the page answers what the run says, and the page loads nothing from anywhere else. The test
+// executed through the page answers what the run says (the webhook's 202: the page has it signed by the local stack's
+// signer, infra/local/webhook-signing.ts), and the page loads nothing from anywhere else. The test
 // leaves a screenshot of an executed operation in .local/reference-page.png (REFERENCE_PAGE_SCREENSHOT=<path> writes
 // it elsewhere: docs/reference-page.png, which the README shows, is refreshed that way).
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,8 +12,11 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { referencePageContentSecurityPolicy } from '#infra/local/reference-page';
-import { exampleRun, operationExamples } from '#shared/openapi/examples/index';
+import { signedWebhookPath } from '#infra/local/webhook-signing';
+import { documentExamples, exampleRun, operationExamples } from '#shared/openapi/examples/index';
+import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { operationsById, type OperationId } from '#shared/operations/index';
+import { postWebhook } from '#test/support/document-events-http';
 import { freshExampleCaller, postExampleDocument, type ExampleCaller } from '#test/support/example-run';
 import { api, apiBaseUrl, tokenFor } from '#test/support/http';
 import { freshTenantId } from '#test/support/tenant-items';
@@ -31,6 +35,11 @@ const chromiumArgs = [
 /** Generous: two cores are shared by several test runs, and the page parses a large document. */
 const pageTimeoutMs = 60_000;
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+/** What a predicate run in the page reads of it (this project's TypeScript has no DOM library). */
+interface PageGlobals {
+  readonly document: { querySelector(selector: string): { readonly value?: string } | null };
+}
 
 interface OpenApi {
   readonly paths: Record<string, Record<string, unknown>>;
@@ -142,19 +151,39 @@ describe('the API reference page', () => {
       if (step.request !== undefined && Object.keys(operationExamples.get(step.operationId)?.requests ?? {}).length > 1) {
         await block.locator('.opblock-section-request-body select.examples-select-element').selectOption(step.request);
       }
+      // Swagger UI fills a parameter from its example after the block renders; Execute before that sends nothing (the
+      // page only marks the empty field), so wait until every parameter holds its example.
+      for (const [name, value] of Object.entries(operationExamples.get(step.operationId)?.parameters ?? {})) {
+        const input = `#operations-${operation.area}-${operation.operationId} tr[data-param-name="${name}"] input`;
+        await page.waitForFunction(
+          ([selector, expected]) => (globalThis as unknown as PageGlobals).document.querySelector(selector)?.value === expected,
+          [input, String(value)] as const,
+        );
+      }
       const path = new URL(`${apiBaseUrl()}${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}`).pathname;
       const sent = page.waitForResponse(
         (response) => response.request().method() === operation.method && new RegExp(`^${path}/?$`).test(new URL(response.url()).pathname),
       );
       await block.locator('.btn.execute').click();
       const response = await sent;
-      answered.push(`${step.operationId} ${step.request ?? ''} -> ${response.status()}${response.status() === step.status ? '' : ` ${await response.text()}`}`);
+      if (step.operationId === 'providerWebhook') {
+        // What the page sent: the example's event with a fresh signature from the stack, not the example's own.
+        const { signature, ...event } = JSON.parse(response.request().postData() ?? '{}') as Record<string, unknown>;
+        expect(event).toEqual(documentExamples.event);
+        expect(signature).not.toBe((operationExamples.get('providerWebhook')?.requests?.uploaded?.body as { signature: string }).signature);
+      }
+      answered.push(`${step.operationId} ${step.request ?? ''} -> ${response.status()}${response.status() === (step.pageStatus ?? step.status) ? '' : ` ${await response.text()}`}`);
       // The page shows the answer it got (the status of the previous execution until it re-renders).
       await block.locator('.live-responses-table .response .response-col_status').filter({ hasText: new RegExp(`^\\s*${response.status()}\\b`) }).waitFor();
     }
-    expect(answered).toEqual(exampleRun.map((step) => `${step.operationId} ${step.request ?? ''} -> ${step.status}`));
+    // From the page, the webhook's example is signed by the stack as it is sent (webhook-signing.ts): 202, not 401.
+    const fromPage = (step: (typeof exampleRun)[number]) => step.pageStatus ?? step.status;
+    expect(exampleRun.find((step) => step.operationId === 'providerWebhook')).toMatchObject({ status: 401, pageStatus: 202 });
+    expect(answered).toEqual(exampleRun.map((step) => `${step.operationId} ${step.request ?? ''} -> ${fromPage(step)}`));
     // The browser reports each answer of 400 and above as a failed resource load: the run's documented ones, no more.
-    const failedLoads = exampleRun.filter((step) => step.status >= 400).map((step) => `Failed to load resource: the server responded with a status of ${step.status} (${STATUS_CODES[step.status] ?? ''})`);
+    const failedLoads = exampleRun
+      .filter((step) => fromPage(step) >= 400)
+      .map((step) => `Failed to load resource: the server responded with a status of ${fromPage(step)} (${STATUS_CODES[fromPage(step)] ?? ''})`);
     expect(pageErrors.slice(errorsAtStart)).toEqual(failedLoads);
     pageErrors.splice(errorsAtStart);
 
@@ -208,7 +237,39 @@ describe('what the page is served from', () => {
     expect(response.text.length).toBeGreaterThan(0);
   });
 
+  test("POST /docs/sign-webhook: the webhook's example signed now with the development secret (never the secret), which the webhook accepts (202)", async () => {
+    const example = JSON.stringify(operationExamples.get('providerWebhook')?.requests?.uploaded?.body);
+    const stale = await postWebhook(example);
+    expect(stale.status).toBe(401);
+    const signing = await api<{ body: string }>('/docs/sign-webhook', { body: { path: signedWebhookPath, body: example } });
+    expect([signing.status, signing.headers.get('content-type')]).toEqual([200, 'application/json']);
+    expect(signing.text).not.toContain(localWebhookSecret);
+    const { signature, ...event } = JSON.parse(signing.json.body) as Record<string, unknown>;
+    expect(event).toEqual(documentExamples.event);
+    expect(signature).not.toBe(JSON.parse(example).signature);
+    expect((await postWebhook(signing.json.body)).status).toBe(202);
+  });
+
   test.each([
+    ['another operation', { path: `/api${operationsById.paymentPost.path}`, body: '{}' }, 'application/json', 400],
+    ['the signer itself', { path: '/api/docs/sign-webhook', body: '{}' }, 'application/json', 400],
+    ['a body that is not a JSON object', { path: signedWebhookPath, body: '[]' }, 'application/json', 400],
+    ['a request not sent as JSON', { path: signedWebhookPath, body: '{}' }, 'text/plain', 415],
+  ])('POST /docs/sign-webhook for %s: refused with a problem, nothing signed', async (_name, request, contentType, status) => {
+    const response = await api('/docs/sign-webhook', { body: JSON.stringify(request), headers: { 'Content-Type': contentType } });
+    expect([response.status, response.headers.get('content-type')]).toEqual([status, 'application/problem+json']);
+    expect(response.text).not.toContain('signature');
+  });
+
+  test.each(['/docs', '/docs/reference.js'])('GET %s: no trace of the development secret', async (path) => {
+    const response = await api(path);
+    expect(response.status).toBe(200);
+    expect(response.text).not.toContain(localWebhookSecret);
+  });
+
+  test.each([
+    ['GET', '/docs/sign-webhook'],
+    ['PUT', '/docs/sign-webhook'],
     ['GET', '/docs/index.html'],
     ['GET', '/docs/package.json'],
     ['GET', '/docs/swagger-ui-bundle.js.map'],

@@ -3,35 +3,19 @@
 // is imported once and invoked ten times concurrently with batches of ten records; their record handlers await
 // DynamoDB Local, so the invocations interleave. Each must report exactly its own poison record (a module-level
 // BatchProcessor shared the records and failures of every invocation in flight) and every valid event is applied.
-import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ReceiveMessageCommand, SendMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { succeededRecords, toSqsRecord } from '#infra/local/event-source-mapping';
-import { ensureQueues, type ProvisionedQueue } from '#infra/local/provision';
-import { createDocumentClient } from '#shared/data/client';
-import { createEventPublisher } from '#shared/document-events/publisher';
-import { createDocumentRepository } from '#shared/document-events/repository';
-import type { DocumentStore } from '#shared/document-events/store';
-import { localWebhookSecret } from '#shared/schemas/webhook-signature';
-import { createDocumentEventsService } from '#shared/document-events/service';
+import type { ProvisionedQueue } from '#infra/local/provision';
 import { documentEventsQueue } from '#shared/events/queues';
-import { logger } from '#shared/observability/logger';
-import { eventually, freshDocumentId, freshOrganisationId, providerEvent, signed, type ProviderEvent } from '#test/support/document-events';
+import { freshDocumentId, freshOrganisationId, providerEvent, type ProviderEvent } from '#test/support/document-events';
+import { documentConsumerBench, documentEventsQueueOf, enqueue as enqueueOnto, receiveMessages } from '#test/support/document-events-bench';
 import { lambdaContext } from '#test/support/lambda-events';
-import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 
-const { tableName } = requireLocalEndpoints();
-// One log line per record and an error per poison record: expected here, noise in the report.
-logger.setLogLevel('SILENT');
-
-type ConsumerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
-let consume: ConsumerHandler;
-let sqs: SQSClient;
-let dynamodb: DynamoDBClient;
-let repository: DocumentStore;
+// Imported once (the bench's beforeAll), after the loopback check: one process's copy of the module.
+const bench = documentConsumerBench();
 let queue: ProvisionedQueue;
 
 const { batchSize, maximumConcurrency } = documentEventsQueue.eventSource;
@@ -39,46 +23,14 @@ const { batchSize, maximumConcurrency } = documentEventsQueue.eventSource;
 const poisonAt: readonly (number | undefined)[] = [0, undefined, 9, 4, undefined, 1, 7, undefined, 5, 2];
 
 beforeAll(async () => {
-  // Imported once, after the loopback check (the module builds its table client when loaded): one process's copy.
-  ({ handler: consume } = (await import('#functions/document-events/consume-document-events')) as { handler: ConsumerHandler });
-  sqs = localSqsClient();
-  dynamodb = localDynamoDbClient();
-  repository = createDocumentRepository({ client: createDocumentClient(dynamodb), tableName });
-  const name = `de-concurrency-${randomUUID().slice(0, 8)}`;
-  queue = await ensureQueues(sqs, {
-    ...documentEventsQueue,
-    localQueueName: name,
-    deadLetterQueue: { ...documentEventsQueue.deadLetterQueue, localQueueName: `${name}-dlq` },
-  });
-});
-
-afterAll(() => {
-  sqs.destroy();
-  dynamodb.destroy();
+  ({ queue } = await documentEventsQueueOf(bench.sqs, 'de-concurrency'));
 });
 
 /** What the webhook does with a verified event: the real service and publisher, onto this test's queue. */
-const enqueue = async (event: ProviderEvent): Promise<string> => {
-  const webhook = createDocumentEventsService({ publisher: createEventPublisher(queue.queueUrl, sqs), secrets: async () => [localWebhookSecret] });
-  return (await webhook.accept(signed(event))).eventId;
-};
+const enqueue = (event: ProviderEvent): Promise<string> => enqueueOnto(bench.sqs, queue.queueUrl, event);
 
 /** Receives `count` messages (they stay in flight for the queue's visibility timeout). */
-const receive = async (count: number): Promise<Message[]> => {
-  const messages: Message[] = [];
-  await eventually(
-    async () => {
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: queue.queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, AttributeNames: ['All'] }),
-      );
-      messages.push(...Messages);
-      return messages.length >= count ? true : undefined;
-    },
-    `${count} messages on ${queue.queueUrl}`,
-  );
-  expect(messages).toHaveLength(count);
-  return messages;
-};
+const receive = (count: number) => receiveMessages(bench.sqs, queue.queueUrl, count);
 
 interface PlannedBatch {
   readonly event: SQSEvent;
@@ -104,7 +56,7 @@ const planBatches = async (organisationId: string): Promise<PlannedBatch[]> => {
           }),
       );
       const poisonBody = position === undefined ? undefined : `{"eventId": "batch ${batch} never closed"`;
-      if (poisonBody !== undefined) await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: poisonBody }));
+      if (poisonBody !== undefined) await bench.sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: poisonBody }));
       return { position, valid, poisonBody };
     }),
   );
@@ -144,7 +96,7 @@ describe(`${maximumConcurrency} invocations of one handler module in flight at o
     const invoke = async (batch: SQSEvent, index: number) => {
       if (staggerMs > 0) await delay(index * staggerMs);
       const startedAt = performance.now();
-      const response = await consume(batch, lambdaContext(documentEventsQueue.consumer.name));
+      const response = await bench.consume(batch, lambdaContext(documentEventsQueue.consumer.name));
       return { response, startedAt, settledAt: performance.now() };
     };
     const runs = await Promise.all(batches.map(({ event }, index) => invoke(event, index)));
@@ -165,7 +117,7 @@ describe(`${maximumConcurrency} invocations of one handler module in flight at o
 
     const expected = batches.flatMap(({ valid }) => valid);
     expect(expected).toHaveLength(poisonAt.length * batchSize - poisonAt.filter((position) => position !== undefined).length);
-    const states = await Promise.all(expected.map(({ event }) => repository.getState(organisationId, event.data.object.id)));
+    const states = await Promise.all(expected.map(({ event }) => bench.repository.getState(organisationId, event.data.object.id)));
     expect(states).toEqual(
       expected.map(({ event, eventId }) =>
         expect.objectContaining({

@@ -1,88 +1,41 @@
 // Integration: the document-events consumer (functions/document-events/consume-document-events.ts) invoked in-process with SQS
 // batches whose records the real webhook service put on a queue of the local SQS server. A poison record is reported
 // alone in the partial batch response; its batch-mates are applied to DynamoDB Local.
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ReceiveMessageCommand, SendMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
 import { toSqsRecord } from '#infra/local/event-source-mapping';
-import { ensureQueues, type ProvisionedQueue } from '#infra/local/provision';
-import { createDocumentClient } from '#shared/data/client';
-import { createEventPublisher } from '#shared/document-events/publisher';
-import { createDocumentRepository } from '#shared/document-events/repository';
-import type { DocumentStore } from '#shared/document-events/store';
-import { localWebhookSecret } from '#shared/schemas/webhook-signature';
-import { createDocumentEventsService } from '#shared/document-events/service';
-import { documentEventsQueue } from '#shared/events/queues';
-import { logger } from '#shared/observability/logger';
+import type { ProvisionedQueue } from '#infra/local/provision';
 import {
-  eventually,
   freshDocumentId,
   freshOrganisationId,
   idOf,
   nowSeconds,
   providerEvent,
-  signed,
   type ProviderEvent,
 } from '#test/support/document-events';
+import { documentConsumerBench, documentEventsQueueOf, enqueue as enqueueOnto, receiveMessages } from '#test/support/document-events-bench';
 import { lambdaContext } from '#test/support/lambda-events';
-import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 
-const { tableName } = requireLocalEndpoints();
-// The consumer logs one line per record (and an error per poison record): expected here, noise in the report.
-logger.setLogLevel('SILENT');
-
-type ConsumerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
-let consume: ConsumerHandler;
-let sqs: SQSClient;
-let dynamodb: DynamoDBClient;
-let repository: DocumentStore;
+const bench = documentConsumerBench();
 let queue: ProvisionedQueue;
 
 beforeAll(async () => {
-  // Imported after the loopback check: the module builds its table client from the environment when loaded.
-  ({ handler: consume } = (await import('#functions/document-events/consume-document-events')) as { handler: ConsumerHandler });
-  sqs = localSqsClient();
-  dynamodb = localDynamoDbClient();
-  repository = createDocumentRepository({ client: createDocumentClient(dynamodb), tableName });
-  const name = `de-consumer-${randomUUID().slice(0, 8)}`;
-  queue = await ensureQueues(sqs, {
-    ...documentEventsQueue,
-    localQueueName: name,
-    deadLetterQueue: { ...documentEventsQueue.deadLetterQueue, localQueueName: `${name}-dlq` },
-  });
+  ({ queue } = await documentEventsQueueOf(bench.sqs, 'de-consumer'));
 });
 
-afterAll(() => {
-  sqs.destroy();
-  dynamodb.destroy();
-});
+const consume: typeof bench.consume = (event, context) => bench.consume(event, context);
 
 /** What the webhook does with a verified event: the real service and publisher, onto this test's queue. */
-const enqueue = async (event: ProviderEvent): Promise<string> => {
-  const webhook = createDocumentEventsService({ publisher: createEventPublisher(queue.queueUrl, sqs), secrets: async () => [localWebhookSecret] });
-  return (await webhook.accept(signed(event))).eventId;
-};
+const enqueue = (event: ProviderEvent): Promise<string> => enqueueOnto(bench.sqs, queue.queueUrl, event);
 
 const enqueueRaw = async (body: string): Promise<void> => {
-  await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: body }));
+  await bench.sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: body }));
 };
 
 /** Receives `count` messages (they stay in flight for the queue's 181 s visibility timeout) as one SQS event. */
 const receiveBatch = async (count: number): Promise<{ event: SQSEvent; messages: Message[] }> => {
-  const messages: Message[] = [];
-  await eventually(
-    async () => {
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: queue.queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, AttributeNames: ['All'] }),
-      );
-      messages.push(...Messages);
-      return messages.length >= count ? true : undefined;
-    },
-    `${count} messages on ${queue.queueUrl}`,
-  );
-  expect(messages).toHaveLength(count);
+  const messages = await receiveMessages(bench.sqs, queue.queueUrl, count);
   return { event: { Records: messages.map((message) => toSqsRecord(message, queue.queueArn, 'us-east-1')) }, messages };
 };
 
@@ -93,7 +46,7 @@ const messageIdOf = (event: SQSEvent, body: string): string => {
 };
 
 const stateOf = async (event: ProviderEvent) =>
-  (await repository.get(event.organisationId, event.data.object.id))?.state;
+  (await bench.repository.get(event.organisationId, event.data.object.id))?.state;
 
 describe('a batch with one poison record', () => {
   const organisationId = freshOrganisationId();
@@ -140,13 +93,13 @@ describe('a batch redelivered after it was applied', () => {
     for (const event of events) await enqueue(event);
     const { event: batch } = await receiveBatch(3);
     expect(await consume(batch, lambdaContext('documentEventsConsumer'))).toEqual({ batchItemFailures: [] });
-    const applied = await repository.get(organisationId, documentId);
+    const applied = await bench.repository.get(organisationId, documentId);
 
     const redelivered = { Records: batch.Records.map((record) => ({ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: '2' } })) };
     const response = await consume(redelivered, lambdaContext('documentEventsConsumer'));
 
     expect(response).toEqual({ batchItemFailures: [] });
-    expect(await repository.get(organisationId, documentId)).toEqual(applied);
+    expect(await bench.repository.get(organisationId, documentId)).toEqual(applied);
     expect(applied?.state).toMatchObject({ state: 'Processed', stateEvent: { eventId: idOf(events[2] as ProviderEvent) }, eventCount: 3, version: 3 });
   });
 });

@@ -3,67 +3,32 @@
 // SQS server's RedrivePolicy moves the poison message to the dead-letter queue after maxReceiveCount (5) receives
 // while its batch-mates are applied once. The queue pair is this test's own, with a 1 s visibility timeout (the
 // real 181 s would take a quarter of an hour).
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import {
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  type Message,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Context, Handler, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { afterAll, expect, it } from '@jest/globals';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import type { Context, Handler, SQSEvent } from 'aws-lambda';
 import { startEventSourceMapping, type RunningEventSourceMapping } from '#infra/local/event-source-mapping';
-import { ensureQueues, type QueueDefinition } from '#infra/local/provision';
-import { createDocumentClient } from '#shared/data/client';
-import { createEventPublisher } from '#shared/document-events/publisher';
-import { createDocumentRepository } from '#shared/document-events/repository';
-import { localWebhookSecret } from '#shared/schemas/webhook-signature';
-import { createDocumentEventsService } from '#shared/document-events/service';
 import { documentEventsQueue } from '#shared/events/queues';
-import { logger } from '#shared/observability/logger';
 import { eventually, freshDocumentId, freshOrganisationId, providerEvent, signed } from '#test/support/document-events';
-import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
+import { documentConsumerBench, documentEventsQueueOf, webhookServiceOnto } from '#test/support/document-events-bench';
 
-const { tableName } = requireLocalEndpoints();
-logger.setLogLevel('SILENT');
-
-type ConsumerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
-let consume: ConsumerHandler;
-let sqs: SQSClient;
-let dynamodb: DynamoDBClient;
+const bench = documentConsumerBench();
 let mapping: RunningEventSourceMapping | undefined;
-
-beforeAll(async () => {
-  ({ handler: consume } = (await import('#functions/document-events/consume-document-events')) as { handler: ConsumerHandler });
-  sqs = localSqsClient();
-  dynamodb = localDynamoDbClient();
-});
 
 afterAll(async () => {
   await mapping?.stop();
-  sqs.destroy();
-  dynamodb.destroy();
 });
 
 const messagesIn = async (queueUrl: string): Promise<number> => {
   // local-aws-sqs counts in-flight messages in ApproximateNumberOfMessages too.
-  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+  const { Attributes } = await bench.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
   return Number(Attributes?.ApproximateNumberOfMessages);
 };
 
 it('moves a poison message to the DLQ after 5 receives while the rest of its batch is applied once', async () => {
-  const name = `de-redrive-${randomUUID().slice(0, 8)}`;
-  const definition: QueueDefinition = {
-    ...documentEventsQueue,
-    localQueueName: name,
-    visibilityTimeoutSeconds: 1,
-    deadLetterQueue: { ...documentEventsQueue.deadLetterQueue, localQueueName: `${name}-dlq` },
-  };
+  const { sqs, consume } = bench;
+  const { queue, definition } = await documentEventsQueueOf(sqs, 'de-redrive', { visibilityTimeoutSeconds: 1 });
   expect(definition.deadLetterQueue.maxReceiveCount).toBe(5);
-  const queue = await ensureQueues(sqs, definition);
-  const webhook = createDocumentEventsService({ publisher: createEventPublisher(queue.queueUrl, sqs), secrets: async () => [localWebhookSecret] });
+  const webhook = webhookServiceOnto(queue.queueUrl, sqs);
   const organisationId = freshOrganisationId();
   const good = [freshDocumentId(), freshDocumentId(), freshDocumentId()].map((documentId) => providerEvent('document.uploaded', { organisationId, documentId }));
   const poison = '{"eventId": "never closed"';
@@ -114,9 +79,8 @@ it('moves a poison message to the DLQ after 5 receives while the rest of its bat
   const goodRecords = records.filter((record) => record.body !== poison);
   expect(goodRecords.map((record) => (JSON.parse(record.body) as { eventId: string }).eventId).sort()).toEqual([...goodIds].sort());
   expect(goodRecords.every((record) => record.attributes.ApproximateReceiveCount === '1')).toBe(true);
-  const repository = createDocumentRepository({ client: createDocumentClient(dynamodb), tableName });
   for (const event of good) {
-    expect((await repository.get(organisationId, event.data.object.id))?.state).toMatchObject({ state: 'Uploaded', eventCount: 1, version: 1 });
+    expect((await bench.repository.get(organisationId, event.data.object.id))?.state).toMatchObject({ state: 'Uploaded', eventCount: 1, version: 1 });
   }
   expect(await messagesIn(queue.queueUrl)).toBe(0);
   expect(await messagesIn(queue.deadLetterQueueUrl)).toBe(1);

@@ -2,11 +2,11 @@
 // handler runs in-process with two active secrets in WEBHOOK_SECRETS, as while rotating, and enqueues onto a queue
 // of this test's own on the local SQS server: events signed with either secret are queued, any other is refused.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { afterAll, expect, it } from '@jest/globals';
 import { CreateQueueCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { environmentVariables } from '#shared/environment';
+import { documentEventsQueue } from '#shared/events/queues';
 import { QueuedDocumentEvent } from '#shared/schemas/messages/document-events';
-import { logger } from '#shared/observability/logger';
 import {
   digestsOf,
   freshDocumentId,
@@ -18,44 +18,31 @@ import {
   webhookPath,
   type SignedEvent,
 } from '#test/support/document-events';
+import { webhookHandlerWith } from '#test/support/document-events-bench';
 import { invokeHttp, proxyEvent } from '#test/support/lambda-events';
-import { localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
-
-requireLocalEndpoints();
-logger.setLogLevel('SILENT');
+import { localSqsClient } from '#test/support/local-endpoints';
 
 const oldSecret = 'whsec_rotation_old_secret_000000000001';
 const newSecret = 'whsec_rotation_new_secret_000000000002';
 const unlistedSecret = 'whsec_rotation_unlisted_secret_0000003';
-const overriddenEnv = ['WEBHOOK_SECRETS', 'WEBHOOK_SECRET_ARN', 'DOCUMENT_EVENTS_QUEUE_URL'] as const;
-const savedEnv = Object.fromEntries(overriddenEnv.map((name) => [name, process.env[name]]));
 
-type WebhookHandler = (event: APIGatewayProxyEvent, context: Context) => unknown;
-let webhook: WebhookHandler;
 let sqs: SQSClient;
 let queueUrl: string;
 
-beforeAll(async () => {
+const bench = webhookHandlerWith(async () => {
   sqs = localSqsClient();
   ({ QueueUrl: queueUrl = '' } = await sqs.send(new CreateQueueCommand({ QueueName: `de-rotation-${randomUUID().slice(0, 8)}` })));
   // Mid-rotation: the new secret is current, the old one still listed (comma-separated, as the local stack reads it).
-  Object.assign(process.env, { WEBHOOK_SECRETS: `${newSecret},${oldSecret}`, DOCUMENT_EVENTS_QUEUE_URL: queueUrl });
-  delete process.env.WEBHOOK_SECRET_ARN;
-  ({ handler: webhook } = (await import('#functions/document-events/webhook')) as { handler: WebhookHandler });
+  return { [environmentVariables.webhookSecrets]: `${newSecret},${oldSecret}`, [documentEventsQueue.urlVariable]: queueUrl };
 });
 
 afterAll(() => {
   sqs.destroy();
-  for (const name of overriddenEnv) {
-    const value = savedEnv[name];
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
 });
 
 const post = async (event: SignedEvent) =>
   invokeHttp(
-    webhook,
+    bench.webhook,
     proxyEvent({ method: 'POST', resource: webhookPath, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(event) }),
     'providerWebhook',
   );

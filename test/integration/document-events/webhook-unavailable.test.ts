@@ -4,12 +4,12 @@
 // later.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { afterAll, expect, it } from '@jest/globals';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { createSqsServer } from 'local-aws-sqs';
+import { environmentVariables } from '#shared/environment';
+import { documentEventsQueue } from '#shared/events/queues';
 import { QueuedDocumentEvent } from '#shared/schemas/messages/document-events';
-import { logger } from '#shared/observability/logger';
 import {
   freshDocumentId,
   freshOrganisationId,
@@ -19,20 +19,12 @@ import {
   webhookPath,
   type ProviderEvent,
 } from '#test/support/document-events';
+import { webhookHandlerWith } from '#test/support/document-events-bench';
 import { invokeHttp, proxyEvent } from '#test/support/lambda-events';
-import { requireLocalEndpoints } from '#test/support/local-endpoints';
-
-requireLocalEndpoints();
-// The access log and the 5xx error line are expected here; the response is what is asserted.
-logger.setLogLevel('SILENT');
 
 const secret = 'whsec_integration_webhook_unavailable_0001';
 const queueName = 'document-events-webhook-unavailable';
-const overriddenEnv = ['WEBHOOK_SECRETS', 'WEBHOOK_SECRET_ARN', 'DOCUMENT_EVENTS_QUEUE_URL', 'AWS_ENDPOINT_URL_SQS'] as const;
-const savedEnv = Object.fromEntries(overriddenEnv.map((name) => [name, process.env[name]]));
 
-type WebhookHandler = (event: APIGatewayProxyEvent, context: Context) => unknown;
-let webhook: WebhookHandler;
 let server: Server | undefined;
 let port = 0;
 let endpoint: string;
@@ -58,22 +50,15 @@ const stopSqs = async (): Promise<void> => {
   });
 };
 
-beforeAll(async () => {
+// The module reads its configuration once, when loaded (as on a cold start): an SQS server of this test's own first.
+const bench = webhookHandlerWith(async () => {
   await startSqs();
-  // The module reads its configuration once, when loaded (as on a cold start): set it first.
-  Object.assign(process.env, { WEBHOOK_SECRETS: secret, DOCUMENT_EVENTS_QUEUE_URL: queueUrl, AWS_ENDPOINT_URL_SQS: endpoint });
-  delete process.env.WEBHOOK_SECRET_ARN;
-  ({ handler: webhook } = (await import('#functions/document-events/webhook')) as { handler: WebhookHandler });
+  return { [environmentVariables.webhookSecrets]: secret, [documentEventsQueue.urlVariable]: queueUrl, AWS_ENDPOINT_URL_SQS: endpoint };
 });
 
 afterAll(async () => {
   await stopSqs();
   sqs.destroy();
-  for (const name of overriddenEnv) {
-    const value = savedEnv[name];
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
 });
 
 const post = (event: ProviderEvent) => {
@@ -83,7 +68,7 @@ const post = (event: ProviderEvent) => {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(signed(event, { secret })),
   });
-  return { request, response: invokeHttp(webhook, request, 'providerWebhook') };
+  return { request, response: invokeHttp(bench.webhook, request, 'providerWebhook') };
 };
 
 /** Every message of the queue (received, then deleted). */

@@ -6,6 +6,8 @@ import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { openApiModulePath, startGateway, type GatewayOptions, type RunningGateway } from '#infra/local/gateway';
 import { importFromRepoRoot } from '#infra/local/lambda-runtime';
+import { signedWebhookPath } from '#infra/local/webhook-signing';
+import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { gatewaySecurityHeaders } from '#shared/http/headers';
 import { problemOutcome } from '#test/support/responses';
 
@@ -287,6 +289,18 @@ describe('routing', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('Content-Type')).toBe('application/json');
     expect(await response.json()).toEqual({ openapi: '3.1.0' });
+  });
+
+  it("refuses to sign the reference page's webhook events (403) unless told the stack's webhook accepts the development secret", async () => {
+    const response = await call('/docs/sign-webhook', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ path: signedWebhookPath, body: '{"type":"document.uploaded"}' }),
+    });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('Content-Type')).toBe('application/problem+json');
+    expect(await response.text()).not.toContain(localWebhookSecret);
+    expect(gatewayLog.join('\n')).toMatch(/\[gateway\] POST \/api\/docs\/sign-webhook 403 \d+ms [0-9a-f-]{36} signing refused: This stack's webhook does not accept the local development secret/);
   });
 });
 

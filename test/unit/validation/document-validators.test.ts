@@ -49,6 +49,13 @@ describe('the bodies the contract accepted although the server refused them (iss
 });
 
 describe('refusals', () => {
+  it('give a number in the storable gap its rule in words, not the bare `then` of the document (0)', () => {
+    // A JSON body never gets here (its parser refuses such a number first); an XML or form body is coerced, then checked.
+    expect(refusal(payments.paymentPostBody, { Object: { Amount: 1e-131 } })).toEqual([
+      { pointer: '/Object/Amount', detail: 'must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)' },
+    ]);
+  });
+
   it('name a missing, an unknown or a prototype member by its own pointer', () => {
     const body = JSON.parse('{"Object":{"__proto__":{"IsAdmin":true},"constructor":1,"a/b~c":2}}') as unknown;
     expect(refusal(payments.paymentPostBody, body)).toEqual([
