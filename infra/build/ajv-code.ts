@@ -161,8 +161,6 @@ export const newAjv = () => {
   });
 };
 
-/** The two helpers `leanCode` writes ajv's repeated error bookkeeping with, declared once in each validator. */
-const errorHelpers = 'const pushed = (errors, error) => {if (errors === null) return [error]; errors.push(error); return errors;};const joined = (errors, more) => errors === null ? more : errors.concat(more);';
 
 /** The end (exclusive) of the JSON value that starts at `start` in `text`. */
 const jsonEnd = (text: string, start: number): number => {
@@ -246,7 +244,7 @@ export const validatorExpression = (name: string, schemas: readonly JsonObject[]
   const exported = new RegExp(`export const ${name} = (validate\\d+);`);
   const root = exported.exec(lean)?.[1];
   if (root === undefined) throw new Error(`ajv wrote no export ${name}`);
-  return `/* @__PURE__ */ (() => {${errorHelpers}${lean.replace(exported, '')}\nreturn ${root};})()`;
+  return `/* @__PURE__ */ (() => {${lean.replace(exported, '')}\nreturn ${root};})()`;
 };
 
 /** An import path from the generated module `output` to the repository file `target` (no extension). */
@@ -255,10 +253,17 @@ export const importPath = (output: string, target: string): string => {
   return path.startsWith('.') ? path : `./${path}`;
 };
 
-/** The imports of a module of generated validators: the validator type and the formats (and string length) they call. */
+/** The import of the error-list helpers `leanCode` writes calls to, those the code calls (none, one or both). */
+const errorListImport = (output: string, code: string): string[] => {
+  const used = ['joined', 'pushed'].filter((helper) => new RegExp(`\\b${helper}\\(`).test(code));
+  return used.length === 0 ? [] : [`import { ${used.join(', ')} } from '${importPath(output, 'shared/validation/error-list')}';`];
+};
+
+/** The imports of a module of generated validators: the validator type, the formats (and string length) and the error-list helpers they call. */
 export const validatorImports = (output: string, code: string): string[] => [
   `import type { DocumentValidator } from '${importPath(output, 'shared/validation/document')}';`,
   `import { formats${/\bstringLength\b/.test(code) ? ', stringLength' : ''} } from '${importPath(output, 'shared/validation/formats')}';`,
+  ...errorListImport(output, code),
 ];
 
 /** A generated module's text: its header, its imports, then its code. */
