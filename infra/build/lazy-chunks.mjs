@@ -30,6 +30,48 @@ export const chunkReplacements = {
   semver: './shared/observability/semver-gte.ts',
 };
 
+/**
+ * Modules of a chunk's libraries that one module of the same library imports relatively, replaced for that importer
+ * only (an esbuild plugin: `alias` only maps package names). `signature_key.js` of the Encryption SDK's material
+ * management imports `ecc_decode.js` and `pem_helpers.js`, which do bn.js and asn1.js work at load for the suites
+ * that sign; shared/crypto/lazy-signature-helpers.ts gives the same exports, each loading the original on its first
+ * call (its header says why). A build that bundles an importer but never replaces one of its imports fails: the
+ * library changed, and the replacement must be looked at again.
+ */
+export const chunkModuleReplacements = [
+  {
+    importer: 'node_modules/@aws-crypto/material-management/build/module/src/signature_key.js',
+    specifiers: ['./ecc_decode', './pem_helpers'],
+    replacement: './shared/crypto/lazy-signature-helpers.ts',
+  },
+];
+
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The esbuild plugin that applies `chunkModuleReplacements`. */
+export const chunkModuleReplacementPlugin = (replacements = chunkModuleReplacements) => ({
+  name: 'chunk-module-replacements',
+  setup(build) {
+    const specifiers = [...new Set(replacements.flatMap((entry) => entry.specifiers))];
+    const seenImporters = new Set();
+    const replaced = new Set();
+    build.onResolve({ filter: new RegExp(`^(?:${specifiers.map(escapeRegExp).join('|')})$`) }, (args) => {
+      const importer = args.importer.split('\\').join('/');
+      const entry = replacements.find((candidate) => importer.endsWith(candidate.importer) && candidate.specifiers.includes(args.path));
+      if (entry === undefined) return undefined;
+      seenImporters.add(entry.importer);
+      replaced.add(`${entry.importer} ${args.path}`);
+      return { path: join(repositoryRoot, entry.replacement) };
+    });
+    build.onEnd((result) => {
+      if (result.errors.length > 0) return;
+      const missing = replacements.flatMap((entry) => (seenImporters.has(entry.importer) ? entry.specifiers.filter((specifier) => !replaced.has(`${entry.importer} ${specifier}`)).map((specifier) => `${entry.importer} ${specifier}`) : []));
+      if (missing.length > 0) return { errors: [{ text: `chunk module replacements no longer match their library: ${missing.join(', ')}` }] };
+      return undefined;
+    });
+  },
+});
+
 /** `#lazy/<name>` -> its module (a package name, or `./path` from the repository root), from package.json. */
 export const lazyModules = () => {
   const manifest = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8'));
@@ -52,7 +94,7 @@ export const buildLazyChunks = async (folder, esbuildOptions, entryFile = 'index
     if (target === undefined) throw new Error(`${entryFile} imports ${specifier}, which package.json "imports" does not map`);
     const file = `lazy/${specifier.slice(lazyPrefix.length)}.mjs`;
     const entry = target.startsWith('./') ? { entryPoints: [join(repositoryRoot, target)] } : { stdin: { contents: `export * from ${JSON.stringify(target)};`, resolveDir: repositoryRoot, loader: 'js' } };
-    await build({ ...esbuildOptions, ...entry, alias: { ...esbuildOptions.alias, ...chunkReplacements }, absWorkingDir: repositoryRoot, bundle: true, outfile: join(folder, file), metafile: false, write: true });
+    await build({ ...esbuildOptions, ...entry, alias: { ...esbuildOptions.alias, ...chunkReplacements }, plugins: [...(esbuildOptions.plugins ?? []), chunkModuleReplacementPlugin()], absWorkingDir: repositoryRoot, bundle: true, outfile: join(folder, file), metafile: false, write: true });
     imports[specifier] = `./${file}`;
   }
   if (specifiers.length === 0) return [];

@@ -73,12 +73,19 @@ const originOfSource = (source: string, repositoryRoot: string): string => {
   return originOf(path);
 };
 
+/**
+ * Samples V8 takes while the process waits (for a response, a timer): not CPU. Until issue 23's first-call profiles
+ * they fell through to "Node internals", which made a first call with more round trips look like module loading.
+ */
+export const idleStep = 'idle (waiting for I/O or timers; not CPU)';
+
 /** The step of one frame, or undefined when the frame says nothing (an anonymous or root frame). */
 const stepOfFrame = (frame: CallFrame, bundleUrls: (url: string) => boolean, repositoryRoot: string): string | undefined => {
   const { url, functionName } = frame;
   if (url.includes('internal/source_map')) return 'source maps (Node, --enable-source-maps)';
   if (functionName === '(garbage collector)') return 'garbage collector';
-  if (functionName === '(program)' || functionName === '(idle)' || functionName === '(root)') return undefined;
+  if (functionName === '(idle)') return idleStep;
+  if (functionName === '(program)' || functionName === '(root)') return undefined;
   if (url.startsWith('file://') && bundleUrls(url)) {
     const entry = sourceMapOf(url)?.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string } | undefined;
     return entry?.originalSource ? stepOfOrigin(originOfSource(entry.originalSource, repositoryRoot)) : 'bundle (unmapped)';
