@@ -1,9 +1,9 @@
 // Integration: the document repository against DynamoDB Local. Each event is applied in one transaction (history item
 // only if its id is new, state item only at the version read), retried on contention: duplicates change nothing and
-// parallel writers of one document lose no event. What the port promises (a document with no state until a known event
-// arrives among them) is the store's contract suite (test/stores/document-events/document-store-contract.ts), run here
-// against DynamoDB Local by document-store-contract.test.ts; this file keeps what only the table shows (its items, and
-// writers with clients of their own).
+// parallel writers of one document lose no event. What the port promises (events of unknown types, a document with no
+// state until a known event arrives, among them) is the store's contract suite (test/stores/document-events/
+// document-store-contract.ts), run here against DynamoDB Local by document-store-contract.test.ts; this file keeps what
+// only the table shows (its items, and writers with clients of their own).
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -148,35 +148,5 @@ describe('parallel workers applying one document\'s events', () => {
     expect(record?.state).toEqual(inOrderState(events));
     expect(record?.state).toMatchObject({ eventCount: 20, version: 20 });
     expect(record?.history).toHaveLength(20);
-  });
-});
-
-describe('events of an unknown type', () => {
-  it('are kept in the history and counted, without changing the state', async () => {
-    const doc = freshDocument();
-    const uploaded = documentEvent(doc, 'document.uploaded', t0, {}, 'uploader');
-    const archived = documentEvent(doc, 'document.archived', t0 + 60, { reason: 'retention' }, 'archiver');
-    await repository.apply(uploaded, receivedAt);
-
-    expect(await repository.apply(archived, receivedAt)).toBe('applied');
-
-    expect(await repository.get(doc.organisationId, doc.documentId)).toEqual({
-      state: {
-        organisationId: doc.organisationId,
-        documentId: doc.documentId,
-        state: 'Uploaded',
-        stateEvent: { rank: 1, t: t0, eventId: uploaded.eventId, type: 'document.uploaded' },
-        objectJson: uploaded.objectJson,
-        userId: 'uploader',
-        first: { t: t0, eventId: uploaded.eventId },
-        last: { t: t0 + 60, eventId: archived.eventId },
-        eventCount: 2,
-        version: 2,
-      },
-      history: [
-        { eventId: archived.eventId, type: 'document.archived', t: t0 + 60, receivedAt },
-        { eventId: uploaded.eventId, type: 'document.uploaded', t: t0, receivedAt },
-      ],
-    });
   });
 });

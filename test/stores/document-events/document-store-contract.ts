@@ -62,7 +62,7 @@ export const describeDocumentStoreContract = (implementation: string, open: () =
       expect(before?.state).toMatchObject({ state: 'Processing', first: { t: t0 }, last: { t: t0 + 5 }, eventCount: 2, version: 2 });
     });
 
-    it('keeps every event in the history, newest first (by t, then event id), events of unknown types included, and the state of the rules over them', async () => {
+    it('keeps every event in the history, newest first (by t, then event id), and the state of the rules over them', async () => {
       const doc = freshDocument();
       const events = [
         documentEvent(doc, 'document.processing', t0 + 10, { progress: 1 }, 'worker'),
@@ -83,6 +83,34 @@ export const describeDocumentStoreContract = (implementation: string, open: () =
       });
       expect(state).toEqual(inOrderState(events));
       expect(state).toMatchObject({ eventCount: 4, version: 4, last: { t: t0 + 60 } });
+    });
+
+    it('keeps an event of an unknown type in the history and counts it, without changing the state', async () => {
+      const doc = freshDocument();
+      const uploaded = documentEvent(doc, 'document.uploaded', t0, {}, 'uploader');
+      const archived = documentEvent(doc, 'document.archived', t0 + 60, { reason: 'retention' }, 'archiver');
+      await store.apply(uploaded, receivedAt);
+
+      expect(await store.apply(archived, receivedAt)).toBe('applied');
+
+      expect(await store.get(doc.organisationId, doc.documentId)).toEqual({
+        state: {
+          organisationId: doc.organisationId,
+          documentId: doc.documentId,
+          state: 'Uploaded',
+          stateEvent: { rank: 1, t: t0, eventId: uploaded.eventId, type: 'document.uploaded' },
+          objectJson: uploaded.objectJson,
+          userId: 'uploader',
+          first: { t: t0, eventId: uploaded.eventId },
+          last: { t: t0 + 60, eventId: archived.eventId },
+          eventCount: 2,
+          version: 2,
+        },
+        history: [
+          { eventId: archived.eventId, type: 'document.archived', t: t0 + 60, receivedAt },
+          { eventId: uploaded.eventId, type: 'document.uploaded', t: t0, receivedAt },
+        ],
+      });
     });
 
     it('gives a document with no state until an event of a known type arrives', async () => {
