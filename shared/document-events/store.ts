@@ -1,5 +1,6 @@
 // Domain port: what the document-events service needs from storage, declared by the domain (like the
-// serverless-typescript-demo's ProductStore). repository.ts implements it on the single table; a unit test may fake it.
+// serverless-typescript-demo's ProductStore). repository.ts implements it on the single table; the unit tests' in-memory
+// store (test/stores/document-events/memory-document-store.ts) passes the same contract suite.
 import type { DocumentEvent, DocumentState } from './state';
 
 export interface HistoryEntry {

@@ -17,18 +17,30 @@ const stockUnits = (text: string): bigint => {
   }
 };
 
+/**
+ * An item's stock from its warehouses' stored figures (decimal text, in sort-key order, i.e. by warehouse): summed as
+ * integers at the quantity scale; undefined when no warehouse holds a figure. The in-memory store of the tests reads
+ * through this too.
+ */
+export const itemStockOf = (inventoryId: number, figures: readonly { readonly warehouseId: number; readonly totalSOH: string }[]): ItemStock | undefined => {
+  if (figures.length === 0) return undefined;
+  let total = 0n;
+  const warehouses = figures.map(({ warehouseId, totalSOH }) => {
+    const units = stockUnits(totalSOH);
+    total += units;
+    return { warehouseId, totalSOH: formatUnits(units, quantityScale) };
+  });
+  return { inventoryId, warehouses, totalSOH: formatUnits(total, quantityScale) };
+};
+
 export const readItemStock = async (table: TableContext, tenantId: number, inventoryId: number): Promise<ItemStock | undefined> => {
   const items = await queryRawItems(table, stockOnHandPartition(tenantId, inventoryId), { prefix: warehouseSortKeyPrefix }, {
     ProjectionExpression: 'WarehouseID, TotalSOH',
   });
-  if (items.length === 0) return undefined;
-  let total = 0n;
-  const warehouses = items.map((item) => {
-    const units = stockUnits(storedNumberText(item, 'TotalSOH') ?? '0');
-    total += units;
-    return { warehouseId: Number(storedNumberText(item, 'WarehouseID')), totalSOH: formatUnits(units, quantityScale) };
-  });
-  return { inventoryId, warehouses, totalSOH: formatUnits(total, quantityScale) };
+  return itemStockOf(
+    inventoryId,
+    items.map((item) => ({ warehouseId: Number(storedNumberText(item, 'WarehouseID')), totalSOH: storedNumberText(item, 'TotalSOH') ?? '0' })),
+  );
 };
 
 /** The DynamoDB adapter of the inventory store. */

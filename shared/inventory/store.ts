@@ -1,5 +1,6 @@
 // Domain port (inventory): what the stock-on-hand service needs from storage. The DynamoDB adapter is
-// repository.ts; a test may pass any other implementation.
+// repository.ts; the unit tests' in-memory store (test/stores/inventory/memory-stock-store.ts) passes the same
+// contract suite.
 
 /** Stock on hand of one warehouse, as exact decimal text. */
 export interface WarehouseStock {

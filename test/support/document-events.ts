@@ -1,6 +1,7 @@
 // Test support: document events as the provider sends them (signed like its reference implementation), ids no
 // other test uses, and bounded polling for what the queue consumer applies asynchronously.
 import { randomUUID } from 'node:crypto';
+import { applyEvent, type DocumentEvent, type DocumentState } from '#shared/document-events/state';
 import { eventIdOf, localWebhookSecret, signEvent } from '#shared/schemas/webhook-signature';
 
 /** An event of the provider, before it is signed: the four fields we read, plus anything else it sends. */
@@ -19,6 +20,33 @@ export const freshOrganisationId = (): string => `org_${randomUUID().replaceAll(
 
 /** A document id no other test uses. */
 export const freshDocumentId = (label = 'doc'): string => `${label}-${randomUUID()}`;
+
+/** A document of an organisation no other test uses. */
+export const freshDocument = () => ({ organisationId: freshOrganisationId(), documentId: freshDocumentId() });
+
+/** A document event as the consumer hands it to the store; its id is derived from its content, as the webhook's. */
+export const documentEvent = (
+  doc: { readonly organisationId: string; readonly documentId: string },
+  type: string,
+  t: number,
+  object: Record<string, unknown> = {},
+  userId = 'user-1',
+): DocumentEvent => {
+  const objectJson = JSON.stringify({ id: doc.documentId, ...object });
+  return {
+    eventId: eventIdOf({ type, userId, organisationId: doc.organisationId, data: { object: JSON.parse(objectJson) as unknown } }),
+    type,
+    t,
+    userId,
+    organisationId: doc.organisationId,
+    documentId: doc.documentId,
+    objectJson,
+  };
+};
+
+/** The state the events produce applied one by one in `t` order: what any arrival order must end in. */
+export const inOrderState = (events: readonly DocumentEvent[]): DocumentState =>
+  [...events].sort((a, b) => a.t - b.t).reduce<DocumentState | undefined>(applyEvent, undefined) as DocumentState;
 
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 

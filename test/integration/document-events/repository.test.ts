@@ -1,6 +1,9 @@
 // Integration: the document repository against DynamoDB Local. Each event is applied in one transaction (history item
 // only if its id is new, state item only at the version read), retried on contention: duplicates change nothing and
-// parallel writers of one document lose no event.
+// parallel writers of one document lose no event. What the port promises (events of unknown types, a document with no
+// state until a known event arrives, among them) is the store's contract suite (test/stores/document-events/
+// document-store-contract.ts), run here against DynamoDB Local by document-store-contract.test.ts; this file keeps what
+// only the table shows (its items, and writers with clients of their own).
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -8,9 +11,8 @@ import { createDocumentClient } from '#shared/data/client';
 import { documentPartition } from '#shared/document-events/keys';
 import { createDocumentRepository } from '#shared/document-events/repository';
 import type { DocumentStore } from '#shared/document-events/store';
-import { applyEvent, type DocumentEvent, type DocumentState } from '#shared/document-events/state';
-import { eventIdOf } from '#shared/schemas/webhook-signature';
-import { freshDocumentId, freshOrganisationId } from '#test/support/document-events';
+import type { DocumentEvent } from '#shared/document-events/state';
+import { documentEvent, freshDocument, inOrderState } from '#test/support/document-events';
 import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 
 const { tableName } = requireLocalEndpoints();
@@ -33,22 +35,6 @@ const documents = createDocumentClient(table);
 const repository = createDocumentRepository({ client: documents, tableName });
 const receivedAt = '2026-01-02T03:04:05.000Z';
 
-/** A document event as the consumer hands it to the repository; its id is derived from its content, as the webhook's. */
-const documentEvent = (doc: { organisationId: string; documentId: string }, type: string, t: number, object: Record<string, unknown> = {}, userId = 'user-1'): DocumentEvent => {
-  const objectJson = JSON.stringify({ id: doc.documentId, ...object });
-  return {
-    eventId: eventIdOf({ type, userId, organisationId: doc.organisationId, data: { object: JSON.parse(objectJson) as unknown } }),
-    type,
-    t,
-    userId,
-    organisationId: doc.organisationId,
-    documentId: doc.documentId,
-    objectJson,
-  };
-};
-
-const freshDocument = () => ({ organisationId: freshOrganisationId(), documentId: freshDocumentId() });
-
 /** Every stored item of a document's partition (state and history), by sort key. */
 const itemsOf = async (doc: { organisationId: string; documentId: string }) => {
   const { Items = [] } = await documents.send(
@@ -61,10 +47,6 @@ const itemsOf = async (doc: { organisationId: string; documentId: string }) => {
   );
   return Items;
 };
-
-/** The state the events produce applied one by one in `t` order: what any arrival order must end in. */
-const inOrderState = (events: readonly DocumentEvent[]): DocumentState =>
-  [...events].sort((a, b) => a.t - b.t).reduce<DocumentState | undefined>(applyEvent, undefined) as DocumentState;
 
 const t0 = 1_767_225_600;
 
@@ -166,52 +148,5 @@ describe('parallel workers applying one document\'s events', () => {
     expect(record?.state).toEqual(inOrderState(events));
     expect(record?.state).toMatchObject({ eventCount: 20, version: 20 });
     expect(record?.history).toHaveLength(20);
-  });
-});
-
-describe('events of an unknown type', () => {
-  it('are kept in the history and counted, without changing the state', async () => {
-    const doc = freshDocument();
-    const uploaded = documentEvent(doc, 'document.uploaded', t0, {}, 'uploader');
-    const archived = documentEvent(doc, 'document.archived', t0 + 60, { reason: 'retention' }, 'archiver');
-    await repository.apply(uploaded, receivedAt);
-
-    expect(await repository.apply(archived, receivedAt)).toBe('applied');
-
-    expect(await repository.get(doc.organisationId, doc.documentId)).toEqual({
-      state: {
-        organisationId: doc.organisationId,
-        documentId: doc.documentId,
-        state: 'Uploaded',
-        stateEvent: { rank: 1, t: t0, eventId: uploaded.eventId, type: 'document.uploaded' },
-        objectJson: uploaded.objectJson,
-        userId: 'uploader',
-        first: { t: t0, eventId: uploaded.eventId },
-        last: { t: t0 + 60, eventId: archived.eventId },
-        eventCount: 2,
-        version: 2,
-      },
-      history: [
-        { eventId: archived.eventId, type: 'document.archived', t: t0 + 60, receivedAt },
-        { eventId: uploaded.eventId, type: 'document.uploaded', t: t0, receivedAt },
-      ],
-    });
-  });
-
-  it('give a document with no state until a known event arrives', async () => {
-    const doc = freshDocument();
-    const archived = documentEvent(doc, 'document.archived', t0 + 60, {}, 'archiver');
-
-    expect(await repository.apply(archived, receivedAt)).toBe('applied');
-
-    expect((await repository.get(doc.organisationId, doc.documentId))?.state).toEqual({
-      organisationId: doc.organisationId,
-      documentId: doc.documentId,
-      userId: 'archiver',
-      first: { t: t0 + 60, eventId: archived.eventId },
-      last: { t: t0 + 60, eventId: archived.eventId },
-      eventCount: 1,
-      version: 1,
-    });
   });
 });

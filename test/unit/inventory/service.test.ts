@@ -1,37 +1,31 @@
-// Unit tests of the inventory service over its store port (shared/inventory/store.ts): any StockStore will do, so a
-// fake one stands in for DynamoDB here (the DynamoDB adapter is tested end to end in test/e2e/inventory).
+// Unit tests of the inventory service over the in-memory stock store (test/stores/inventory/memory-stock-store.ts,
+// held to the DynamoDB repository by the store's contract suite), stocked as receipt completion stocks the table; each
+// read the service makes is recorded (the DynamoDB adapter is tested end to end in test/e2e/inventory).
 import { describe, expect, it } from '@jest/globals';
 import { createInventoryService } from '#shared/inventory/service';
-import type { ItemStock, StockStore } from '#shared/inventory/store';
+import type { StockStore } from '#shared/inventory/store';
+import { createMemoryStockStore } from '#test/stores/inventory/memory-stock-store';
 
-const storeOf = (stock: ReadonlyMap<string, ItemStock>): StockStore & { readonly asked: string[] } => {
+/** The in-memory store, with the reads asked of it as `<tenant>/<item>`. */
+const recordingStore = () => {
+  const memory = createMemoryStockStore();
   const asked: string[] = [];
-  return {
-    asked,
-    readItemStock: async (tenantId, inventoryId) => {
+  const store: StockStore = {
+    readItemStock: (tenantId, inventoryId) => {
       asked.push(`${tenantId}/${inventoryId}`);
-      return stock.get(`${tenantId}/${inventoryId}`);
+      return memory.store.readItemStock(tenantId, inventoryId);
     },
   };
+  return { store, asked, receive: memory.receive };
 };
 
 describe('stockOnHandView', () => {
   it('answers every warehouse and the exact total as JSON numbers', async () => {
-    const store = storeOf(
-      new Map([
-        [
-          '7/501',
-          {
-            inventoryId: 501,
-            warehouses: [
-              { warehouseId: 3, totalSOH: '0.3' },
-              { warehouseId: 4, totalSOH: '9999999999.99999' },
-            ],
-            totalSOH: '10000000000.29999',
-          },
-        ],
-      ]),
-    );
+    const { store, asked, receive } = recordingStore();
+    await receive(7, 501, 4, '9999999999.99999');
+    await receive(7, 501, 3, '0.1');
+    await receive(7, 501, 3, '0.2');
+
     expect(await createInventoryService({ store }).stockOnHandView(7, 501)).toEqual({
       InventoryID: 501,
       StockOnHand: [
@@ -40,12 +34,13 @@ describe('stockOnHandView', () => {
       ],
       TotalSOH: 10000000000.29999,
     });
-    expect(store.asked).toEqual(['7/501']);
+    expect(asked).toEqual(['7/501']);
   });
 
   it('answers 404 for an item the tenant never received, asking only for the caller\'s tenant', async () => {
-    const store = storeOf(new Map([['8/501', { inventoryId: 501, warehouses: [{ warehouseId: 1, totalSOH: '1' }], totalSOH: '1' }]]));
+    const { store, asked, receive } = recordingStore();
+    await receive(8, 501, 1, '1');
     await expect(createInventoryService({ store }).stockOnHandView(7, 501)).rejects.toMatchObject({ name: 'NotFound', status: 404 });
-    expect(store.asked).toEqual(['7/501']);
+    expect(asked).toEqual(['7/501']);
   });
 });

@@ -1,6 +1,6 @@
 // Unit tests of the tenant-location service (shared/tenant-locations/service.ts): Search, over the in-memory store
-// (test/stores/tenant-locations/memory-store.ts, held to the DynamoDB repository by the store's contract suite),
-// each test in tenants of its own.
+// (test/stores/tenant-locations/memory-tenant-location-store.ts, held to the DynamoDB repository by the store's
+// contract suite), each test in tenants of its own.
 import { describe, expect, it } from '@jest/globals';
 import type { TenantLocationFilter } from '#shared/schemas/search-filter';
 import { refusal, serviceOnStore } from './support';

@@ -1,7 +1,7 @@
-// The contract of the tenant-location store port (shared/tenant-locations/store.ts): what the service relies on, run
-// in the unit tier against the in-memory store (test/unit/tenant-locations/store-contract.test.ts) and in the
-// integration tier against the DynamoDB repository on DynamoDB Local (test/integration/tenant-locations/
-// store-contract.test.ts). Neither can drift from the other (an in-memory fake once sorted GetAll with `#` where the
+// The contract of the tenant-location store port (shared/tenant-locations/store.ts `TenantLocationStore`): what the
+// service relies on, run in the unit tier against the in-memory store (test/unit/tenant-locations/
+// tenant-location-store-contract.test.ts) and in the integration tier against the DynamoDB repository on DynamoDB
+// Local (test/integration/tenant-locations/tenant-location-store-contract.test.ts). Neither can drift from the other (an in-memory fake once sorted GetAll with `#` where the
 // index uses U+0001). Conditions are part of the contract: versions, names, the default pointer, an
 // Idempotency-Key's claim, and a refused write changing nothing (one transaction, all or nothing).
 import { describe, expect, it } from '@jest/globals';
@@ -9,7 +9,7 @@ import type { TenantLocation } from '#shared/schemas/tenant-location';
 import type { TenantLocationStore } from '#shared/tenant-locations/store';
 import { keyClaim } from '#test/stores/key-claims';
 import { freshTenantId } from '#test/support/tenant-items';
-import { locationOf, refusal, seedLocation } from './fixtures';
+import { locationOf, refusal, seedLocation } from './tenant-location-fixtures';
 
 /** The suite, over the store `open` gives (once per suite) and the table name its key claims carry. */
 export const describeTenantLocationStoreContract = (implementation: string, open: () => { readonly store: TenantLocationStore; readonly tableName: string }) =>

@@ -1,6 +1,6 @@
-// Test support: the tenant-location store port (shared/tenant-locations/store.ts) in memory, for fast unit tests of
-// the service's rules. It passes the same contract suite as the DynamoDB repository (./contract.ts, run in the unit
-// tier against this store and in the integration tier against DynamoDB Local), and keeps the repository's conditions
+// Test support: the tenant-location store port (shared/tenant-locations/store.ts `TenantLocationStore`) in memory, for
+// fast unit tests of the service's rules. It passes the same contract suite as the DynamoDB repository
+// (./tenant-location-store-contract.ts, run in the unit tier against this store and in the integration tier against DynamoDB Local), and keeps the repository's conditions
 // as one transaction would: an Idempotency-Key's claim, the location's Version, the name claim and the default
 // pointer are all checked before anything is written, in the repository's order, with its errors (KeyAlreadyClaimed,
 // VersionConflict, NameTaken, DefaultMoved); a refused write changes nothing. Orders are the table's: by ID, and by
