@@ -9,10 +9,26 @@ const integerIn = (minimum: number, maximum: number) => ({
   validate: (value: number) => Number.isInteger(value) && value >= minimum && value <= maximum,
 });
 
+/**
+ * ajv-formats' `date-time` reads any time whose UTC reading is 23:59 as a leap second before it checks the time's own
+ * ranges, so `21:64:00+22:05` (minute 64, "23:59 UTC" by its arithmetic) passed. RFC 3339 has hours 00-23, minutes
+ * 00-59 (in the time and the offset) and a second 60 only as a leap second: the ranges are checked here first, then
+ * ajv-formats decides the rest (the calendar, where a leap second may fall; the document's pattern refuses second 60).
+ */
+const timeInRanges = /^(?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:z|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)?$/i;
+const ajvDateTime = fullFormats['date-time'] as { readonly validate: (text: string) => boolean; readonly compare: (a: string, b: string) => number | undefined };
+const dateTime = {
+  ...ajvDateTime,
+  validate: (text: string): boolean => {
+    const parts = text.split(/t|\s/i);
+    return parts.length === 2 && timeInRanges.test(parts[1]!) && ajvDateTime.validate(text);
+  },
+};
+
 export const formats = {
   int32: integerIn(-(2 ** 31), 2 ** 31 - 1),
   int64: integerIn(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
-  'date-time': fullFormats['date-time'],
+  'date-time': dateTime,
   uuid: fullFormats.uuid,
   'uri-reference': fullFormats['uri-reference'],
   'json-pointer': fullFormats['json-pointer'],

@@ -3,6 +3,7 @@
 // server's pattern refuses (shared/schemas/calendar.ts), or the document's validators would accept a date the server
 // refuses.
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { dateTimeShapePattern } from '#shared/openapi/component-schemas';
 import { isoDateTimePattern } from '#shared/schemas/calendar';
 import { formats } from '#shared/validation/formats';
@@ -47,11 +48,48 @@ const cases = [
   '2026-01-01T00:00:00Z\n',
   '２０２６-01-01T00:00:00Z',
   '2026-01-01T00:00:00.Z',
+  // ajv-formats' leap-second arithmetic: each reads as 23:59 UTC, with a minute or an hour out of range.
+  '0000-01-01T21:64:00+22:05',
+  '2026-01-01T10:64:00+11:05',
+  '2026-01-01T47:59:00+24:00',
+  '2026-01-01T00:00:00-00:01',
 ];
 
 describe("the document's date-time (format + shape) and the server's pattern", () => {
   it.each(cases)('agree on %j', (text) => {
     expect(documentAccepts(text)).toBe(isoDateTimePattern.test(text));
+  });
+
+  it('agree on any text shaped like a date-time, each part in or out of its range (property)', () => {
+    const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+    const shaped = fc
+      .tuple(
+        fc.integer({ min: 0, max: 9999 }),
+        fc.integer({ min: 0, max: 19 }),
+        fc.integer({ min: 0, max: 39 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.constantFrom('Z', '+', '-'),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }),
+      )
+      .map(([y, mo, d, h, mi, s, sign, oh, om]) => `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}${sign === 'Z' ? 'Z' : `${sign}${pad(oh)}:${pad(om)}`}`);
+    // Times that read as 23:59 UTC (where ajv-formats sees a leap second), the hour or the minute past its range or
+    // not, drawn often enough to be met in every run.
+    const nearMidnight = fc
+      .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.boolean(), fc.boolean(), fc.constantFrom(0, 30, 59, 60, 61))
+      .map(([oh, om, nextDay, nextHour, s]) => {
+        const hour = nextDay ? oh + 23 : Math.max(oh - 1, 0);
+        const minute = nextHour ? Math.min(om + 59, 99) : Math.max(om - 1, 0);
+        return `2026-06-30T${pad(hour)}:${pad(minute)}:${pad(s)}+${pad(oh)}:${pad(om)}`;
+      });
+    fc.assert(
+      fc.property(fc.oneof(shaped, nearMidnight), (text) => {
+        expect(documentAccepts(text)).toBe(isoDateTimePattern.test(text));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 
   it('the shown pattern is short enough to read', () => {
