@@ -4,6 +4,7 @@
 // refuses.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import { dateTimeShapedText, pad } from '#test/support/date-time-texts';
 import { dateTimeShapePattern } from '#shared/openapi/component-schemas';
 import { isoDateTimePattern } from '#shared/schemas/calendar';
 import { formats } from '#shared/validation/formats';
@@ -61,20 +62,7 @@ describe("the document's date-time (format + shape) and the server's pattern", (
   });
 
   it('agree on any text shaped like a date-time, each part in or out of its range (property)', () => {
-    const pad = (value: number, width = 2) => String(value).padStart(width, '0');
-    const shaped = fc
-      .tuple(
-        fc.integer({ min: 0, max: 9999 }),
-        fc.integer({ min: 0, max: 19 }),
-        fc.integer({ min: 0, max: 39 }),
-        fc.integer({ min: 0, max: 99 }),
-        fc.integer({ min: 0, max: 99 }),
-        fc.integer({ min: 0, max: 99 }),
-        fc.constantFrom('Z', '+', '-'),
-        fc.integer({ min: 0, max: 99 }),
-        fc.integer({ min: 0, max: 99 }),
-      )
-      .map(([y, mo, d, h, mi, s, sign, oh, om]) => `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}${sign === 'Z' ? 'Z' : `${sign}${pad(oh)}:${pad(om)}`}`);
+    const shaped = dateTimeShapedText({ month: 19, day: 39, hour: 99, minute: 99, offsetHour: 99, offsetMinute: 99 });
     // Times that read as 23:59 UTC (where ajv-formats sees a leap second), the hour or the minute past its range or
     // not, drawn often enough to be met in every run.
     const nearMidnight = fc

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { calendarTextPattern, daysInMonthOf, epochMsOf, isoDatePattern, isoDateTimePattern, readCalendar, utcInstantOf } from '#shared/schemas/calendar';
 import { calendarText, dateTime } from '#shared/schemas/common';
 import { compileSchema } from '#infra/build/schema-validators';
+import { dateTimeShapedText, pad } from '#test/support/date-time-texts';
 
-const pad = (value: number, width = 2) => String(value).padStart(width, '0');
 
 /** Any date-time with its parts in range, the day within its month: each names one real instant. */
 const realDateTime = fc
@@ -118,19 +118,7 @@ describe('readCalendar: dates that do not exist', () => {
   });
 
   it('agrees with its patterns on any text shaped like a date-time, in range or not (property)', () => {
-    const shaped = fc
-      .tuple(
-        fc.integer({ min: 0, max: 9999 }),
-        fc.integer({ min: 0, max: 19 }),
-        fc.integer({ min: 0, max: 39 }),
-        fc.integer({ min: 0, max: 29 }),
-        fc.integer({ min: 0, max: 69 }),
-        fc.integer({ min: 0, max: 69 }),
-        fc.constantFrom('Z', '+', '-'),
-        fc.integer({ min: 0, max: 29 }),
-        fc.integer({ min: 0, max: 69 }),
-      )
-      .map(([y, mo, d, h, mi, s, sign, oh, om]) => `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}${sign === 'Z' ? 'Z' : `${sign}${pad(oh)}:${pad(om)}`}`);
+    const shaped = dateTimeShapedText({ month: 19, day: 39, hour: 29, minute: 69, offsetHour: 29, offsetMinute: 69 });
     fc.assert(
       fc.property(shaped, (text) => {
         const read = readCalendar(text) !== undefined;
