@@ -1,7 +1,7 @@
 // Integration: the document-events consumer (functions/document-events/consume-document-events.ts) invoked in-process with SQS
 // batches whose records the real webhook service put on a queue of the local SQS server. A poison record is reported
 // alone in the partial batch response; its batch-mates are applied to DynamoDB Local.
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { toSqsRecord } from '#infra/local/event-source-mapping';
@@ -15,6 +15,9 @@ import {
   type ProviderEvent,
 } from '#test/support/document-events';
 import { documentConsumerBench, documentEventsQueueOf, enqueue as enqueueOnto, receiveMessages } from '#test/support/document-events-bench';
+import { documentEventsQueue } from '#shared/events/queues';
+import { createDocumentEventsService } from '#shared/document-events/service';
+import { logger } from '#shared/observability/logger';
 import { lambdaContext } from '#test/support/lambda-events';
 
 const bench = documentConsumerBench();
@@ -101,5 +104,55 @@ describe('a batch redelivered after it was applied', () => {
     expect(response).toEqual({ batchItemFailures: [] });
     expect(await bench.repository.get(organisationId, documentId)).toEqual(applied);
     expect(applied?.state).toMatchObject({ state: 'Processed', stateEvent: { eventId: idOf(events[2] as ProviderEvent) }, eventCount: 3, version: 3 });
+  });
+});
+
+describe('a record whose store call fails', () => {
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  it.each([
+    ['an earlier receive', 1, 'warn', 'document event not applied; it will be retried'],
+    ['its last receive', documentEventsQueue.deadLetterQueue.maxReceiveCount, 'error', 'document event not applied, for good: it goes to the dead-letter queue'],
+  ] as const)('on %s: fails alone, is logged by its ids and error class (never the message), and applies when delivered again', async (_receive, receiveCount, level, words) => {
+    const { createDocumentEventsConsumer } = await import('#functions/document-events/consume-document-events');
+    const real = createDocumentEventsService({ store: bench.repository });
+    const organisationId = freshOrganisationId();
+    const failing = providerEvent('document.uploaded', { organisationId, documentId: freshDocumentId(), userId: 'uploader' });
+    const other = providerEvent('document.uploaded', { organisationId, documentId: freshDocumentId(), userId: 'uploader' });
+    // The store's answer came too late once (the SDK's TimeoutError, whose message names the request).
+    let fail = true;
+    const flaky = createDocumentEventsConsumer({
+      apply: async (message) => {
+        if (fail && message.eventId === idOf(failing)) {
+          fail = false;
+          throw Object.assign(new Error(`request to the table about ${organisationId} exceeded 3000 ms`), { name: 'TimeoutError', code: 'ETIMEDOUT' });
+        }
+        return real.apply(message);
+      },
+    });
+    await enqueue(failing);
+    await enqueue(other);
+    const { event } = await receiveBatch(2);
+    const delivered = { Records: event.Records.map((record) => ({ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(receiveCount) } })) };
+    const lines: unknown[][] = [];
+    jest.spyOn(logger, level).mockImplementation((...args: unknown[]) => void lines.push(args));
+
+    const response = await flaky(delivered, lambdaContext('documentEventsConsumer'));
+
+    const failedId = event.Records.find((record) => record.body.includes(idOf(failing)))?.messageId;
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: failedId }] });
+    expect(lines).toEqual([
+      [words, expect.objectContaining({ messageId: failedId, eventId: idOf(failing), type: 'document.uploaded', receiveCount, errorName: 'TimeoutError', errorCode: 'ETIMEDOUT' })],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('exceeded 3000 ms');
+    expect(JSON.stringify(lines)).not.toContain(organisationId);
+    expect(await stateOf(other)).toMatchObject({ state: 'Uploaded', eventCount: 1 });
+    expect(await stateOf(failing)).toBeUndefined();
+
+    // Delivered again (SQS, after the visibility timeout): applied once.
+    expect(await flaky({ Records: delivered.Records.filter((record) => record.messageId === failedId) }, lambdaContext('documentEventsConsumer'))).toEqual({ batchItemFailures: [] });
+    expect(await stateOf(failing)).toMatchObject({ state: 'Uploaded', eventCount: 1, version: 1 });
   });
 });
