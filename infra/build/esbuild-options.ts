@@ -22,6 +22,8 @@ const translatedKeys = new Set([
   'keepNames',
   'logLevel',
   'inject',
+  // Only `--alias` (below); any other esbuild argument is refused.
+  'esbuildArgs',
   // The hook itself (the lazy chunks): users of these options build the chunks with buildLazyChunks.
   'commandHooks',
 ]);
@@ -34,9 +36,11 @@ export const esbuildOptionsFor = (bundling: BundlingOptions, overrides: { target
   const unknown = Object.entries(bundling)
     .filter(([key, value]) => value !== undefined && !translatedKeys.has(key))
     .map(([key]) => key);
-  if (unknown.length > 0) {
-    throw new Error(`functionBundling sets ${unknown.join(', ')}, which test/bench/bundles.ts does not translate yet`);
+  const unknownArgs = Object.keys(bundling.esbuildArgs ?? {}).filter((key) => key !== '--alias');
+  if (unknown.length > 0 || unknownArgs.length > 0) {
+    throw new Error(`functionBundling sets ${[...unknown, ...unknownArgs.map((key) => `esbuildArgs ${key}`)].join(', ')}, which infra/build/esbuild-options.ts does not translate yet`);
   }
+  const alias = aliasesOf(bundling.esbuildArgs?.['--alias']);
   return {
     bundle: true,
     platform: 'node',
@@ -54,6 +58,19 @@ export const esbuildOptionsFor = (bundling: BundlingOptions, overrides: { target
     ...(bundling.loader ? { loader: bundling.loader as BuildOptions['loader'] } : {}),
     ...(bundling.keepNames ? { keepNames: true } : {}),
     ...(bundling.inject ? { inject: bundling.inject } : {}),
+    ...(alias ? { alias } : {}),
     logLevel: 'error',
   };
+};
+
+/** `--alias` as the CDK passes it (one `<from>=<to>` or a list of them, each becoming `--alias:<from>=<to>`), as esbuild's `alias`. */
+const aliasesOf = (value: string | boolean | readonly string[] | undefined): Record<string, string> | undefined => {
+  if (value === undefined) return undefined;
+  if (typeof value === 'boolean') throw new Error('esbuildArgs --alias takes <from>=<to> pairs');
+  const entries = (typeof value === 'string' ? [value] : value).map((pair) => {
+    const split = pair.indexOf('=');
+    if (split <= 0) throw new Error(`esbuildArgs --alias ${pair}: not <from>=<to>`);
+    return [pair.slice(0, split), pair.slice(split + 1)] as const;
+  });
+  return Object.fromEntries(entries);
 };

@@ -31,6 +31,9 @@ const esbuildTarget = 'node24';
  */
 const esmRequireBanner = "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);";
 
+/** esbuild aliases (`<specifier>=<absolute path>`): the built-in `http`, by either name, replaced by its require-based module. */
+const nodeHttpAlias = ['http', 'node:http'].map((specifier) => `${specifier}=${join(repositoryRoot, 'infra/build/node-http.mjs')}`);
+
 /** How every function is bundled. Exported so the benchmark (test/bench) builds with exactly these settings. */
 export const functionBundling: BundlingOptions = {
   // Never Docker: esbuild from devDependencies bundles on this machine and in CI alike.
@@ -46,6 +49,8 @@ export const functionBundling: BundlingOptions = {
   sourcesContent: false,
   mainFields: ['module', 'main'],
   banner: esmRequireBanner,
+  // `node:http` through `require`, not an ESM import (infra/build/node-http.mjs says why: undici at every cold start).
+  esbuildArgs: { '--alias': nodeHttpAlias },
   // Bundle AWS SDK v3 instead of using the runtime's copy: a tree-shaken, minified client loads faster at
   // cold start than the runtime's full packages, and the version is the one the tests ran against. Only the
   // libraries loaded on demand (`#lazy/*`, package.json "imports") stay out: each becomes a chunk of its own.

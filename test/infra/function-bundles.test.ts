@@ -147,6 +147,14 @@ describe('function bundles', () => {
     }
   });
 
+  it.each(modules)('%s imports node:http through require only (an ESM import of it loads undici at every cold start)', async (module) => {
+    // If this fails, a new name imported from `node:http` is missing from infra/build/node-http.mjs, or the alias is
+    // gone from functionBundling's esbuildArgs.
+    const { outputFiles } = await bundleOf(module);
+    const code = (outputFiles ?? []).map((file) => file.text).join('\n');
+    expect(code.match(/\bfrom\s*["'](node:)?http["']|\bimport\s*\(\s*["'](node:)?http["']\s*\)|\bimport\s*["'](node:)?http["']/g) ?? []).toEqual([]);
+  });
+
   it.each(modules)('%s bundles the message validators of its own queues only', async (module) => {
     // If this fails, a module-scope read of a queue definition (a property of it, a list of them, an arithmetic
     // expression in one) keeps every definition, each with its message's validator, in every bundle: derive the value

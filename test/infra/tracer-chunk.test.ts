@@ -92,6 +92,21 @@ const runTraced = async (script: string, extraEnv: Record<string, string> = {}):
   return stdout;
 };
 
+/**
+ * Invokes tenantLocationGet's bundle once (a location that does not exist) under tracing; `report` is an expression
+ * evaluated in that process afterwards, whose members join the answer's status code in the result.
+ */
+const invokeGet = async (report: string): Promise<Record<string, unknown>> => {
+  const event = await proxyEvent(operationsById.tenantLocationGet, { principal: principalOf(1), pathParameters: { id: '7' } });
+  const output = await runTraced(
+    "const { handler } = await import('./index.mjs');" +
+      "const result = await handler(JSON.parse(process.env.EVENT), { functionName: 'f', getRemainingTimeInMillis: () => 10000, awsRequestId: 'r' });" +
+      `process.stdout.write(JSON.stringify({ statusCode: result.statusCode, ...(${report}) }));`,
+    { EVENT: JSON.stringify(event) },
+  );
+  return JSON.parse(output) as Record<string, unknown>;
+};
+
 /** The subsegments the daemon received so far (each datagram: the X-Ray header line, then one JSON document). */
 const received = (): Subsegment[] => datagrams.map((datagram) => JSON.parse(datagram.slice(datagram.indexOf('\n') + 1)) as Subsegment);
 
@@ -117,16 +132,9 @@ describe('the tracer chunk', () => {
   });
 
   it('gives every DynamoDB call of a function its subsegment under the invocation\'s trace, and the call its header', async () => {
-    const event = await proxyEvent(operationsById.tenantLocationGet, { principal: principalOf(1), pathParameters: { id: '7' } });
     const before = requests.length;
-    const output = await runTraced(
-      "const { handler } = await import('./index.mjs');" +
-        "const result = await handler(JSON.parse(process.env.EVENT), { functionName: 'f', getRemainingTimeInMillis: () => 10000, awsRequestId: 'r' });" +
-        // cls-hooked registers its namespaces on process.namespaces when it loads: nothing did here.
-        'process.stdout.write(JSON.stringify({ statusCode: result.statusCode, clsHooked: process.namespaces !== undefined }));',
-      { EVENT: JSON.stringify(event) },
-    );
-    expect(JSON.parse(output)).toEqual({ statusCode: 404, clsHooked: false });
+    // cls-hooked registers its namespaces on process.namespaces when it loads: nothing did here.
+    expect(await invokeGet('{ clsHooked: process.namespaces !== undefined }')).toEqual({ statusCode: 404, clsHooked: false });
     const calls = requests.slice(before).filter((headers) => String(headers['x-amz-target']).startsWith('DynamoDB_20120810.'));
     expect(calls.length).toBeGreaterThan(0);
     const subsegments = await subsegmentsWhen((subsegment) => subsegment.name === 'DynamoDB' && subsegment.aws?.table_name === 'traced-table', calls.length);
@@ -136,6 +144,13 @@ describe('the tracer chunk', () => {
     }
     // Each request named its own subsegment as the parent of what DynamoDB records.
     expect(calls.map((headers) => headers['x-amzn-trace-id']).sort()).toEqual(subsegments.map((subsegment) => `Root=${traceRoot};Parent=${subsegment.id};Sampled=1`).sort());
+  }, 60_000);
+
+  it('loads no undici through node:http (the bundle requires it: infra/build/node-http.mjs), yet its SDK calls go out over HTTP', async () => {
+    const before = requests.length;
+    const loaded = "{ http: process.moduleLoadList.includes('NativeModule http'), undici: process.moduleLoadList.filter((name) => name.includes('undici')) }";
+    expect(await invokeGet(loaded)).toEqual({ statusCode: 404, http: true, undici: [] });
+    expect(requests.length).toBeGreaterThan(before);
   }, 60_000);
 
   it('keeps each concurrent flow\'s own subsegment across awaits (the X-Ray SDK\'s automatic mode)', async () => {
