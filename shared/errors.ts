@@ -59,6 +59,40 @@ export interface ApiErrorOptions {
   readonly extensions?: ProblemExtensions;
 }
 
+/** A problem lists at most this many field errors (a hostile body can hold thousands; the first ones say enough). */
+export const maxReportedErrors = 100;
+
+/**
+ * A field error's pointer is at most this many characters. Member names are the client's, so a pointer can be as long
+ * as the body (1 MiB), and the problem repeats it in `Messages`: written as XML (`<` as `&lt;`) that was more than the
+ * 6 MB a Lambda function may answer, a 502 for a refused body.
+ */
+export const maxReportedPointerLength = 256;
+
+/**
+ * The pointer of the deepest ancestor (whole segments) that fits maxReportedPointerLength, for a pointer too long
+ * to repeat; '' (the body) when even the first segment is too long.
+ */
+const ancestorWithin = (pointer: string): string => {
+  const cut = pointer.lastIndexOf('/', maxReportedPointerLength);
+  return cut <= 0 ? '' : pointer.slice(0, cut);
+};
+
+/**
+ * The field errors a problem reports, whoever built them: the first maxReportedErrors, each pointer at most
+ * maxReportedPointerLength characters (a longer one is reported at its deepest ancestor that fits, saying so), so
+ * a refusal is small whatever was sent. A parameter's name is bounded by the request line (10,240 bytes).
+ */
+export const reportedErrors = (errors: readonly FieldError[]): FieldError[] =>
+  errors.slice(0, maxReportedErrors).map((error) =>
+    'pointer' in error && error.pointer.length > maxReportedPointerLength
+      ? {
+          pointer: ancestorWithin(error.pointer),
+          detail: `a member below this one, whose pointer is longer than ${maxReportedPointerLength} characters: ${error.detail}`,
+        }
+      : error,
+  );
+
 /** An error that maps to a problem response. `detail` is shown to the caller: never put secrets in it. */
 export class ApiError extends Error {
   readonly kind: ProblemKind;
@@ -72,7 +106,7 @@ export class ApiError extends Error {
     this.name = new.target.name;
     this.kind = kind;
     this.detail = detail;
-    this.errors = options.errors;
+    this.errors = options.errors === undefined ? undefined : reportedErrors(options.errors);
     this.headers = options.headers ?? {};
     this.extensions = options.extensions ?? {};
   }

@@ -2,7 +2,7 @@
 // code in shared/compiled/requests/) reports, as the problem's `errors[]`: one pointer (or parameter name) per
 // error, in words that never repeat the value sent (a refused value may be a card number or a secret). Member names
 // the client chose are only ever part of a pointer, as they are in every other refusal.
-import { pointerSegment, type FieldError } from '#shared/errors';
+import { maxReportedErrors, pointerSegment, type FieldError } from '#shared/errors';
 
 /** One error of an ajv validator (`messages: false`: the words are ours). */
 export interface DocumentError {
@@ -17,8 +17,8 @@ export type DocumentValidator = ((value: unknown) => boolean) & { errors?: reado
 
 export type DocumentLocation = 'body' | 'path' | 'query';
 
-/** A refusal lists at most this many errors (a hostile body can hold thousands; the first ones say enough). */
-export const maxReportedErrors = 100;
+/** A refusal lists at most this many errors: the bound every problem has (shared/errors.ts). */
+export { maxReportedErrors };
 
 const plural = (count: unknown, one: string) => `${String(count)} ${one}${count === 1 ? '' : 's'}`;
 

@@ -4,7 +4,7 @@
 // pointer to each, every number that a double does not hold exactly as written or that DynamoDB cannot store
 // (shared/data/numbers.ts), in declared and free-form members alike (the webhook's `data.object`).
 import { isStorableNumber, numberTextProblem, storableNumberRule } from '#shared/data/numbers';
-import { ValidationFailed, type FieldError } from '#shared/errors';
+import { maxReportedErrors, ValidationFailed, type FieldError } from '#shared/errors';
 
 type Container = { kind: 'object'; key: string | undefined; expectKey: boolean } | { kind: 'array'; index: number };
 
@@ -15,11 +15,14 @@ const pointerOf = (stack: readonly Container[]): string =>
 
 const numberCharacters = /[-+.eE0-9]/;
 
-/** Problems of every number in valid JSON text, by pointer; an empty list when each is stored as written. */
+/**
+ * Problems of the numbers in valid JSON text, by pointer, the first maxReportedErrors of them (a refusal reports no
+ * more, and a body of 1 MiB can hold some 170,000); an empty list when each is stored as written.
+ */
 export const jsonNumberProblems = (text: string): FieldError[] => {
   const errors: FieldError[] = [];
   const stack: Container[] = [];
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length && errors.length < maxReportedErrors; ) {
     const character = text[at] as string;
     const top = stack[stack.length - 1];
     switch (character) {

@@ -82,6 +82,25 @@ describe('numbers DynamoDB cannot store as sent are refused with 400 and change 
   });
 });
 
+describe('a refusal stays small whatever the body holds (at most 100 errors, pointers of at most 256 characters)', () => {
+  // Both were a 502 (the answer exceeded the 6 MB a Lambda function may return) before problems bounded their errors.
+  it('170,000 numbers out of range in a 1 MiB body: 400 listing the first 100, nothing stored', async () => {
+    const body = `{"Name":"Many","Address":{"Latitude":[${many(170_000, '1e999').join(',')}]}}`;
+    const response = await refusedUnchanged(json(locations, body), 400);
+    expect(response.json.errors).toEqual(many(100, 0).map((_, index) => ({ pointer: `/Address/Latitude/${index}`, detail: expect.any(String) })));
+  });
+
+  it('a member name of 900,000 < in a body refused in XML: 400, the pointer cut to an ancestor, nothing stored', async () => {
+    const before = await table.items(tenant);
+    const name = '<'.repeat(900_000);
+    const response = await api(locations, { method: 'POST', token, body: JSON.stringify({ Name: 'Long', Address: { [name]: [1e999, 1e999] } }), headers: { 'Content-Type': 'application/json', Accept: 'application/xml' } });
+    expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({ status: 400, type: 'application/problem+xml; charset=utf-8' });
+    expect(response.text.length).toBeLessThan(10_000);
+    expect(response.text).toContain('<pointer>/Address</pointer>');
+    expect(await table.items(tenant)).toEqual(before);
+  });
+});
+
 describe('numbers at the edge of what DynamoDB stores are stored as sent', () => {
   it('keeps 1e-130, 1.5e-7 and 17 significant digits exactly', async () => {
     const payment = await send(json(payments, { Object: { Amount: 1, ExchangeRate: 1e-130, RefBusTrans: [{ TotalInc: 0.30000000000000004 }] } }));

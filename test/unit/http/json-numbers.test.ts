@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { coerceToSchema } from '#shared/http/codecs/coerce';
 import { assertJsonNumbersStorable, jsonNumberProblems } from '#shared/http/codecs/json-numbers';
-import { ValidationFailed } from '#shared/errors';
+import { maxReportedErrors, ValidationFailed } from '#shared/errors';
 
 const pointers = (text: string) => jsonNumberProblems(text).map((error) => ('pointer' in error ? error.pointer : ''));
 
@@ -25,6 +25,11 @@ describe('jsonNumberProblems', () => {
     ['1e-300', ['']],
   ])('%s is refused at %p', (text, expected) => {
     expect(pointers(text)).toEqual(expected);
+  });
+
+  it(`stops at the first ${maxReportedErrors} (a 1 MiB body holds some 170,000 numbers; a refusal reports no more)`, () => {
+    const text = `{"a":[${Array.from({ length: 170_000 }, () => '1e999').join(',')}]}`;
+    expect(pointers(text)).toStrictEqual(Array.from({ length: maxReportedErrors }, (_, index) => `/a/${index}`));
   });
 
   it('keys that look like numbers or hold commas do not confuse it', () => {

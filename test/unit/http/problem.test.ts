@@ -1,7 +1,7 @@
 // Unit tests of shared/http/problem.ts: every thrown value becomes an RFC 9457 problem that reveals nothing internal,
 // with the platform's outcome members (IsSuccess false, Messages, ErrorCode) as extension members.
 import { describe, expect, it } from '@jest/globals';
-import { ApiError, NotFound, problemKinds, StaleVersion, ValidationFailed } from '#shared/errors';
+import { ApiError, maxReportedErrors, maxReportedPointerLength, NotFound, pointerSegment, problemKinds, StaleVersion, ValidationFailed } from '#shared/errors';
 import { parseXml } from '#shared/http/codecs/xml';
 import { problemResponse, problemXml, toApiError, toProblem } from '#shared/http/problem';
 
@@ -135,6 +135,39 @@ describe('toProblem', () => {
         ErrorCode: 400,
       },
     ]);
+  });
+});
+
+describe('the field errors a problem reports are bounded, whoever built them', () => {
+  // Member names are the client's: a refusal that repeated all of them, or a name as long as the body, in errors and
+  // again in Messages, was more than a Lambda function may answer (6 MB): a 502 for a refused body.
+  it(`lists the first ${maxReportedErrors} errors`, () => {
+    const errors = Array.from({ length: 170_000 }, (_, index) => ({ pointer: `/a/${index}`, detail: 'is out of range' }));
+    const problem = toProblem(new ValidationFailed(errors), 'r');
+    expect(problem.errors).toStrictEqual(errors.slice(0, maxReportedErrors));
+    expect(problem.Messages).toHaveLength(maxReportedErrors + 1);
+  });
+
+  it.each([
+    ['a member name as long as the body', `/${pointerSegment('<'.repeat(1_000_000))}`, ''],
+    ['a long name below a short one', `/Object/${'k'.repeat(10_000)}/0`, '/Object'],
+    ['slashes, each written ~1', `/Address/${pointerSegment('/'.repeat(200))}`, '/Address'],
+    ['many short segments', `/${'abc/'.repeat(100)}end`, `/${'abc/'.repeat(63)}abc`],
+  ])('reports a pointer too long to repeat (%s) at its deepest ancestor that fits, saying so', (_case, pointer, ancestor) => {
+    const [reported] = toProblem(new ValidationFailed([{ pointer, detail: 'is not a known field' }]), 'r').errors ?? [];
+    expect(reported).toStrictEqual({ pointer: ancestor, detail: `a member below this one, whose pointer is longer than ${maxReportedPointerLength} characters: is not a known field` });
+    expect(pointer.startsWith(`${ancestor}/`)).toBe(true);
+    expect(ancestor.length).toBeLessThanOrEqual(maxReportedPointerLength);
+  });
+
+  it(`keeps a pointer of ${maxReportedPointerLength} characters as it is`, () => {
+    const pointer = `/${'n'.repeat(maxReportedPointerLength - 1)}`;
+    expect(toProblem(new ValidationFailed([{ pointer, detail: 'd' }]), 'r').errors).toStrictEqual([{ pointer, detail: 'd' }]);
+  });
+
+  it('keeps the response small in XML, where < is written &lt;', () => {
+    const errors = Array.from({ length: 1_000 }, (_, index) => ({ pointer: `/${'<'.repeat(100_000)}/${index}`, detail: 'd' }));
+    expect(problemXml(toProblem(new ValidationFailed(errors), 'r')).length).toBeLessThan(100_000);
   });
 });
 
