@@ -32,7 +32,11 @@ const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** An RFC 9110 token (media types, content codings) of at most `max` characters: safe to quote back to a client. */
 export const isShortToken = (value: string, max = 64): boolean => value.length <= max && token.test(value);
 
-/** Parses `type/subtype; a=b` (lower-cases type and parameter names); undefined when malformed. */
+/**
+ * Parses `type/subtype; a=b` (lower-cases type and parameter names); undefined when malformed, a parameter named twice
+ * included (in any case form): `charset=utf-16; charset=utf-8` has no one charset (RFC 9110 §8.3.1 leaves it to the
+ * reader, and one reader takes the first, another the last), so it is refused rather than read as the last.
+ */
 export const parseMediaType = (value: string): MediaType | undefined => {
   const [essence = '', ...rawParameters] = value.split(';');
   const type = essence.trim().toLowerCase();
@@ -44,7 +48,9 @@ export const parseMediaType = (value: string): MediaType | undefined => {
     if (separator < 0) continue;
     const name = raw.slice(0, separator).trim().toLowerCase();
     const parameterValue = raw.slice(separator + 1).trim().replace(/^"(.*)"$/, '$1');
-    if (name) parameters[name] = parameterValue;
+    if (!name) continue;
+    if (Object.hasOwn(parameters, name)) return undefined;
+    parameters[name] = parameterValue;
   }
   return { type, parameters };
 };

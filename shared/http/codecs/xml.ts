@@ -98,6 +98,11 @@ const simplify = (node: unknown, depth: number): unknown => {
 const forbiddenKey = (key: string) =>
   new ValidationFailed([{ pointer: `/${key}`, detail: 'this key is not allowed' }], 'The body uses a reserved key.');
 
+const declarationPattern = /^\uFEFF?<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([^"']*)\1/;
+
+/** The encoding an XML body's declaration names (`<?xml version="1.0" encoding="..."?>`), if it names one. */
+export const xmlDeclaredEncoding = (xml: string): string | undefined => declarationPattern.exec(xml)?.[2];
+
 /** Parses an XML body and returns the content of its root element. */
 export const parseXml = (xml: string): unknown => {
   if (!library) throw new Error('parseXml() before loadXmlParser() resolved: await loadXmlParser() first');

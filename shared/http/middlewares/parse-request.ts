@@ -11,7 +11,7 @@ import { coerceToShape } from '#shared/http/codecs/coerce';
 import { parseForm } from '#shared/http/codecs/form';
 import { parseJsonBody } from '#shared/http/codecs/json';
 import { assertJsonNumbersStorable } from '#shared/http/codecs/json-numbers';
-import { loadXmlParser, parseXml } from '#shared/http/codecs/xml';
+import { loadXmlParser, parseXml, xmlDeclaredEncoding } from '#shared/http/codecs/xml';
 import { acceptedContentCodings, isShortToken, parseMediaType, requestMediaTypes, unsupportedContentCoding, type BodyFormat } from '#shared/http/media';
 import { applyTenancy } from '#shared/http/tenancy';
 import { validate } from '#shared/http/validation';
@@ -47,13 +47,23 @@ const decodeBody = (event: APIGatewayProxyEvent, maxBytes: number): string => {
   return text;
 };
 
-const bodyFormatOf = (operation: ParsedOperation, contentType: string | undefined): BodyFormat => {
+/** The charsets a body may be in: UTF-8, and ASCII, which is UTF-8 too. */
+const readableCharsets: readonly string[] = ['utf-8', 'utf8', 'us-ascii'];
+
+/**
+ * The body's format, from its media type; 415 for a type the operation does not read, or a charset other than UTF-8
+ * wherever it is stated: the `charset` parameter, or the encoding an XML body declares (`<?xml ... encoding=...?>`,
+ * which a reader follows when the media type names no charset, RFC 7303 §3.2): the text is read as UTF-8, so any
+ * other would be read as something the client did not send.
+ */
+const bodyFormatOf = (operation: ParsedOperation, contentType: string | undefined, text: string): BodyFormat => {
   const accepted = requestMediaTypes[operation.media] as Readonly<Record<string, BodyFormat>>;
   const acceptedList = Object.keys(accepted);
   const media = contentType === undefined ? undefined : parseMediaType(contentType);
   const format = media && Object.hasOwn(accepted, media.type) ? accepted[media.type] : undefined;
   const charset = media?.parameters.charset?.toLowerCase();
-  if (!format || (charset !== undefined && !['utf-8', 'utf8', 'us-ascii'].includes(charset))) {
+  const declared = format === 'xml' ? xmlDeclaredEncoding(text)?.toLowerCase() : undefined;
+  if (!format || [charset, declared].some((named) => named !== undefined && !readableCharsets.includes(named))) {
     throw new UnsupportedMediaType(acceptedList);
   }
   return format;
@@ -151,7 +161,7 @@ export const parseRequest = (operation: ParsedOperation): HttpMiddleware => ({
     const rawBody = decodeBody(event, operation.maxBodyBytes ?? limits.requestBodyBytes);
     let body: unknown;
     if (operation.requestBody && rawBody.trim() !== '') {
-      const format = bodyFormatOf(operation, contentTypeOf(event));
+      const format = bodyFormatOf(operation, contentTypeOf(event), rawBody);
       const decoded = await decoders[format](rawBody);
       if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) {
         throw new ValidationFailed([{ pointer: '', detail: 'the body must be an object' }]);

@@ -244,12 +244,37 @@ describe('size and media types', () => {
     ['a charset other than UTF-8', 'application/json; charset=iso-8859-1'],
     ['multipart/form-data', 'multipart/form-data; boundary=x'],
     ['a malformed Content-Type', 'json'],
+    // One reader takes the first charset, another the last: neither is read.
+    ['a charset named twice, UTF-8 last', 'application/json; charset=utf-16; charset=utf-8'],
+    ['a charset named twice in two case forms, both UTF-8', 'application/json; charset=utf-8; CHARSET=UTF-8'],
   ])('%s: 415 with Accept-Post', async (_name, contentType) => {
     await expectRefusedWithoutChange(saveRaw('{"Name":"Plain"}', contentType), {
       status: 415,
       headers: problemHeaders('json', { 'accept-post': acceptPost }),
       body: problem({ status: 415, title: 'Unsupported Media Type', detail: `Send the body as one of: ${acceptPost}.` }),
     });
+  });
+
+  // The body is read as UTF-8; an XML declaration naming another encoding (which a reader follows when the media type
+  // names no charset, RFC 7303) would have the body read as text the client did not send.
+  test.each([
+    ['ISO-8859-1, no charset parameter', 'application/xml', '<?xml version="1.0" encoding="ISO-8859-1"?>'],
+    ['UTF-16 in single quotes', 'text/xml', "<?xml version='1.0' encoding='UTF-16'?>"],
+    ['windows-1252 against charset=utf-8', 'application/xml; charset=utf-8', '<?xml version="1.0" encoding="windows-1252" standalone="yes"?>'],
+  ])('an XML declaration naming %s: 415 with Accept-Post', async (_name, contentType, declaration) => {
+    await expectRefusedWithoutChange(saveRaw(`${declaration}<TenantLocationInfo><Name>Caf\u00c3\u00a9</Name></TenantLocationInfo>`, contentType), {
+      status: 415,
+      headers: problemHeaders('json', { 'accept-post': acceptPost }),
+      body: problem({ status: 415, title: 'Unsupported Media Type', detail: `Send the body as one of: ${acceptPost}.` }),
+    });
+  });
+
+  test.each(['UTF-8', 'utf-8', 'US-ASCII'])('an XML declaration naming %s is read', async (encoding) => {
+    // A tenant of its own: this suite's tenant must hold only what its other tests expect.
+    const accepting = await tokenFor({ tenant: freshTenantId() });
+    const body = `<?xml version="1.0" encoding="${encoding}"?><TenantLocationInfo><Name>Declared ${encoding}</Name></TenantLocationInfo>`;
+    const response = await save(accepting, body, { 'Content-Type': 'application/xml' });
+    expect({ status: response.status, name: response.json.Name }).toEqual({ status: 201, name: `Declared ${encoding}` });
   });
 
   // Issue 14: Content-Type is a once-only header; two lines are refused before routing (400 naming it), not a 415.

@@ -89,6 +89,13 @@ describe('parseMediaType', () => {
     expect(parseMediaType('text/*;q=0.3')).toEqual({ type: 'text/*', parameters: { q: '0.3' } });
   });
 
+  it.each(['application/json; charset=utf-16; charset=utf-8', 'application/json; charset=utf-8; CHARSET=utf-8', 'text/xml; q=0.1; Q=1', 'application/json; a=1; charset="x"; a=1'])(
+    'refuses a parameter named twice, in any case form, whether or not the values agree: %s',
+    (value) => {
+      expect(parseMediaType(value)).toBeUndefined();
+    },
+  );
+
   it('skips parameters without a value or a name', () => {
     expect(parseMediaType('application/json; flag; =x; a=1')).toEqual({ type: 'application/json', parameters: { a: '1' } });
   });

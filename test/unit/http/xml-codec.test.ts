@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { MalformedBody, ValidationFailed } from '#shared/errors';
 import { coerceToSchema } from '#shared/http/codecs/coerce';
 import { XMLValidator } from 'fast-xml-parser';
-import { encodeElementName, parseXml, serializeXml } from '#shared/http/codecs/xml';
+import { encodeElementName, parseXml, serializeXml, xmlDeclaredEncoding } from '#shared/http/codecs/xml';
 import { TenantLocation } from '#shared/schemas/tenant-location';
 
 /** What parseXml threw, reduced to what a caller would see. */
@@ -156,6 +156,19 @@ describe('parseXml', () => {
     const deep = `${'<a>'.repeat(40)}x${'</a>'.repeat(40)}`;
 
     expect(refusal(`<Root>${deep}</Root>`)).toEqual({ kind: 'MalformedBody', detail: 'The XML body nests deeper than 32 levels.' });
+  });
+});
+
+describe('xmlDeclaredEncoding', () => {
+  it.each([
+    ['<?xml version="1.0" encoding="ISO-8859-1"?><a/>', 'ISO-8859-1'],
+    ["<?xml version='1.0' encoding='UTF-16'?><a/>", 'UTF-16'],
+    ['\uFEFF<?xml version="1.0" encoding = "utf-8" standalone="yes"?><a/>', 'utf-8'],
+    ['<?xml version="1.0"?><a/>', undefined],
+    ['<a><?xml-stylesheet encoding="latin1"?></a>', undefined],
+    ['<a encoding="latin1"/>', undefined],
+  ])('reads the encoding of %s', (xml, encoding) => {
+    expect(xmlDeclaredEncoding(xml)).toBe(encoding);
   });
 });
 
