@@ -74,26 +74,37 @@ const simplify = (node: unknown, depth: number): unknown => {
   if (node === null || typeof node !== 'object') return node;
 
   const record = node as Record<string, unknown>;
-  if (record['@nil'] === 'true') return undefined;
+  const nil = isNil(record['@nil']);
   const result: Record<string, unknown> = {};
-  let text: string | undefined;
+  const texts: string[] = [];
   for (const [key, value] of Object.entries(record)) {
     if (key.startsWith('@')) continue; // attributes (namespaces, types) carry no data in our bodies
     if (key === '#text') {
-      text = decodeEntities(String(value));
+      texts.push(decodeEntities(String(value)));
       continue;
     }
     if (key === '#cdata') {
-      text = (Array.isArray(value) ? value : [value]).map(String).join('');
+      texts.push((Array.isArray(value) ? value : [value]).map(String).join(''));
       continue;
     }
     if (forbiddenKeys.has(key)) throw forbiddenKey(key);
     result[key] = simplify(value, depth + 1);
   }
   const hasChildren = Object.keys(result).length > 0;
-  if (!hasChildren) return text ?? '';
+  // The parser keeps text and CDATA apart and drops their order, and drops text beside child elements: an element
+  // whose content is read in one form only, or it is refused, never read as a part of what was sent.
+  if (texts.length > 1) throw new MalformedBody('An XML element mixes text and CDATA sections; send its text in one form.');
+  if (hasChildren && texts.length > 0) throw new MalformedBody('An XML element holds both text and elements; send one or the other.');
+  if (nil) {
+    if (hasChildren || texts.some((text) => text !== '')) throw new MalformedBody('An XML element marked i:nil="true" has content; a nil element must be empty.');
+    return undefined;
+  }
+  if (!hasChildren) return texts[0] ?? '';
   return result;
 };
+
+/** `i:nil` (any prefix) as XML Schema's boolean reads it: `true` or `1`, surrounding spaces aside. */
+const isNil = (value: unknown): boolean => typeof value === 'string' && ['true', '1'].includes(value.trim());
 
 const forbiddenKey = (key: string) =>
   new ValidationFailed([{ pointer: `/${key}`, detail: 'this key is not allowed' }], 'The body uses a reserved key.');

@@ -68,6 +68,28 @@ describe('parseXml', () => {
     expect([parsed.Description, parsed.Address]).toEqual([undefined, undefined]);
   });
 
+  it('reads i:nil="1" as nil too (XML Schema booleans), and i:nil="false" as not nil', () => {
+    const xml = '<R xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><Name>Main</Name><Description i:nil="1"/><Phone i:nil="false">1</Phone></R>';
+    expect(JSON.parse(JSON.stringify(parseXml(xml)))).toEqual({ Name: 'Main', Phone: '1' });
+  });
+
+  // The parser keeps text and CDATA apart without their order, and drops text beside child elements: each of these
+  // was read as a part of what was sent (Foo, mid, the nil element's absence, the elements without the text).
+  it.each([
+    ['text then CDATA', '<R><Description>Foo<![CDATA[ & Bar]]></Description></R>', 'An XML element mixes text and CDATA sections; send its text in one form.'],
+    ['CDATA, text, CDATA', '<R><Description><![CDATA[a]]>mid<![CDATA[b]]></Description></R>', 'An XML element mixes text and CDATA sections; send its text in one form.'],
+    ['text beside elements', '<R><Address>stray<City>Perth</City></Address></R>', 'An XML element holds both text and elements; send one or the other.'],
+    ['text beside elements in the root', '<R>stray<Name>Main</Name></R>', 'An XML element holds both text and elements; send one or the other.'],
+    ['i:nil="true" with text', '<R xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><Description i:nil="true">secret</Description></R>', 'An XML element marked i:nil="true" has content; a nil element must be empty.'],
+    ['i:nil="1" with an element', '<R xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><Address i:nil="1"><City>Perth</City></Address></R>', 'An XML element marked i:nil="true" has content; a nil element must be empty.'],
+  ])('refuses an element whose content cannot be read whole: %s', (_case, xml, detail) => {
+    expect(() => parseXml(xml)).toThrow(new MalformedBody(detail));
+  });
+
+  it('reads a value sent as CDATA alone, or several CDATA sections, or text split by a comment, whole', () => {
+    expect(parseXml('<R><A>\n  <![CDATA[a & <b>]]>\n</A><B><![CDATA[x]]><![CDATA[y]]></B><C>1<!-- c -->0</C></R>')).toEqual({ A: 'a & <b>', B: 'xy', C: '10' });
+  });
+
   it('strips namespace prefixes and ignores namespace declarations and other attributes', () => {
     const xml =
       '<d:TenantLocationInfo xmlns:d="http://schemas.datacontract.org/2004/07/Platform" xmlns:a="urn:address" Version="9">' +
