@@ -94,7 +94,11 @@ import { addressTypes } from './address-types';
 
 export { addressTypes, type AddressTypeName } from './address-types';
 
-export const GetDefaultAddressQuery = z.object({
+/**
+ * Query of tenantLocationGetDefaultAddress. Strict, as every query an operation reads: a parameter it does not declare
+ * (`AddressType=Delivery` beside `addressType=Billing`, a mistyped name) is refused rather than ignored.
+ */
+export const GetDefaultAddressQuery = z.strictObject({
   addressType: nameOf(
     [...Object.keys(addressTypes), ...Object.values(addressTypes).map(({ value }) => String(value))],
     'must be Billing, Delivery, Service or Postal (or 1, 2, 3, 4)',

@@ -13,6 +13,7 @@ import { parseJsonBody } from '#shared/http/codecs/json';
 import { assertJsonNumbersStorable } from '#shared/http/codecs/json-numbers';
 import { loadXmlParser, parseXml, xmlDeclaredEncoding } from '#shared/http/codecs/xml';
 import { acceptedContentCodings, isShortToken, parseMediaType, requestMediaTypes, unsupportedContentCoding, type BodyFormat } from '#shared/http/media';
+import { setOwn } from '#shared/http/header-lines';
 import { applyTenancy } from '#shared/http/tenancy';
 import { validate } from '#shared/http/validation';
 import type { ParameterTypes } from '#shared/validation/shape';
@@ -121,11 +122,15 @@ const parameterValue = (type: ParameterTypes[string] | undefined, text: string):
   return text;
 };
 
-/** The parameters sent, typed by their declaration (a parameter the operation does not declare stays text). */
+/**
+ * The parameters sent, typed by their declaration (a parameter the operation does not declare stays text). Each is an
+ * own member, whatever its name: `?__proto__=x` assigned as `values[name]` set the prototype instead, so a strict
+ * query never saw it.
+ */
 const typedParameters = (types: ParameterTypes, sent: Record<string, string | undefined>): Record<string, unknown> => {
   const values: Record<string, unknown> = {};
   for (const [name, text] of Object.entries(sent)) {
-    if (text !== undefined) values[name] = parameterValue(Object.hasOwn(types, name) ? types[name] : undefined, text);
+    if (text !== undefined) setOwn(values, name, parameterValue(Object.hasOwn(types, name) ? types[name] : undefined, text));
   }
   return values;
 };

@@ -208,6 +208,20 @@ describe('GetDefaultAddress addressType', () => {
   test('over 20 characters: 400 naming addressType', async () => {
     await expectRefusedWithoutChange(() => getDefaultAddress(token, existing.ID, 'B'.repeat(21)), invalid([parameter('addressType')]));
   });
+
+  // A parameter the operation does not declare was ignored: `AddressType=Delivery` beside `addressType=Billing`
+  // answered the Billing address. Refused as the payment read refuses one (its query is strict too).
+  test.each([
+    ['another case form of addressType', 'AddressType', 'Delivery'],
+    ['an unknown parameter', 'includeInactive', 'true'],
+    ['a prototype name', '__proto__', 'x'],
+  ])('%s beside addressType: 400 naming it', async (_case, name, value) => {
+    const response = await api(`/TenantLocation/GetDefaultAddress/${existing.ID}?addressType=Billing&${name}=${value}`, { token });
+    expect({ status: response.status, body: response.json }).toEqual({
+      status: 400,
+      body: expect.objectContaining({ errors: [parameter(name, 'is not a known field (names are case-sensitive)')] }),
+    });
+  });
 });
 
 describe('Search filters', () => {

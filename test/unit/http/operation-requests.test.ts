@@ -468,6 +468,22 @@ describe('operation stack: path and query parameters', () => {
     });
   });
 
+  // Both queries are strict. A parameter named `__proto__` was assigned as `values[name]`, which set the prototype,
+  // so the strict query never saw it and the request was served.
+  it.each([
+    ['tenantLocationGetDefaultAddress', '/TenantLocation/GetDefaultAddress/{id}', '{"addressType":"billing","__proto__":"x"}', '__proto__'],
+    ['tenantLocationGetDefaultAddress', '/TenantLocation/GetDefaultAddress/{id}', '{"addressType":"billing","AddressType":"postal"}', 'AddressType'],
+    ['paymentGetByID', '/Payment/{id}', '{"__proto__":"x"}', '__proto__'],
+    ['paymentGetByID', '/Payment/{id}', '{"MaxRefunds":"5","constructor":"x"}', 'constructor'],
+  ])('%s refuses an undeclared query parameter (%s) naming it, before the handler', async (operationId, resource, query, name) => {
+    const { call, seen } = operationWith(operationId as never);
+    const response = await call(apiEvent({ resource, pathParameters: { id: '5' }, query: JSON.parse(query) as Record<string, string> }));
+    expect({ response, handled: seen.length }).toEqual({
+      response: { statusCode: 400, headers: problemHeaders('json'), body: validationProblem([{ parameter: name, detail: 'is not a known field (names are case-sensitive)' }]) },
+      handled: 0,
+    });
+  });
+
   it.each([
     ['the same value', ['billing', 'billing']],
     ['two values', ['billing', 'postal']],
