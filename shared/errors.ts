@@ -65,9 +65,12 @@ export const maxReportedErrors = 100;
 /**
  * A field error's pointer is at most this many characters. Member names are the client's, so a pointer can be as long
  * as the body (1 MiB), and the problem repeats it in `Messages`: written as XML (`<` as `&lt;`) that was more than the
- * 6 MB a Lambda function may answer, a 502 for a refused body.
+ * 6 MB a Lambda function may answer, a 502 for a refused body. A pointer made of the document's own member names
+ * always fits: 33 segments (the depth bound, 32 levels, and a member of the last) of the longest name, 41 characters,
+ * are 1,386 (test/unit/http/problem.test.ts holds it). At most 100 such pointers, each written twice and 4 times as
+ * long in XML, stay under 2 MB.
  */
-export const maxReportedPointerLength = 256;
+export const maxReportedPointerLength = 2_048;
 
 /**
  * The pointer of the deepest ancestor (whole segments) that fits maxReportedPointerLength, for a pointer too long

@@ -82,7 +82,7 @@ describe('numbers DynamoDB cannot store as sent are refused with 400 and change 
   });
 });
 
-describe('a refusal stays small whatever the body holds (at most 100 errors, pointers of at most 256 characters)', () => {
+describe('a refusal stays small whatever the body holds (at most 100 errors, pointers of at most 2,048 characters)', () => {
   // Both were a 502 (the answer exceeded the 6 MB a Lambda function may return) before problems bounded their errors.
   it('170,000 numbers out of range in a 1 MiB body: 400 listing the first 100, nothing stored', async () => {
     const body = `{"Name":"Many","Address":{"Latitude":[${many(170_000, '1e999').join(',')}]}}`;

@@ -4,6 +4,8 @@ import { describe, expect, it } from '@jest/globals';
 import { ApiError, maxReportedErrors, maxReportedPointerLength, NotFound, pointerSegment, problemKinds, StaleVersion, ValidationFailed } from '#shared/errors';
 import { parseXml } from '#shared/http/codecs/xml';
 import { problemResponse, problemXml, toApiError, toProblem } from '#shared/http/problem';
+import { maxBodyDepth } from '#shared/http/codecs/depth';
+import { committedDocument } from '#test/support/openapi-ajv';
 
 /** An error shaped like the ones the AWS SDK v3 throws. */
 const sdkError = (name: string, fault: 'client' | 'server', message = 'Rate exceeded for table business-platform') =>
@@ -151,13 +153,26 @@ describe('the field errors a problem reports are bounded, whoever built them', (
   it.each([
     ['a member name as long as the body', `/${pointerSegment('<'.repeat(1_000_000))}`, ''],
     ['a long name below a short one', `/Object/${'k'.repeat(10_000)}/0`, '/Object'],
-    ['slashes, each written ~1', `/Address/${pointerSegment('/'.repeat(200))}`, '/Address'],
-    ['many short segments', `/${'abc/'.repeat(100)}end`, `/${'abc/'.repeat(63)}abc`],
+    ['slashes, each written ~1', `/Address/${pointerSegment('/'.repeat(2_000))}`, '/Address'],
+    ['many short segments', `/${'abc/'.repeat(600)}end`, `/${'abc/'.repeat(511)}abc`],
   ])('reports a pointer too long to repeat (%s) at its deepest ancestor that fits, saying so', (_case, pointer, ancestor) => {
     const [reported] = toProblem(new ValidationFailed([{ pointer, detail: 'is not a known field' }]), 'r').errors ?? [];
     expect(reported).toStrictEqual({ pointer: ancestor, detail: `a member below this one, whose pointer is longer than ${maxReportedPointerLength} characters: is not a known field` });
     expect(pointer.startsWith(`${ancestor}/`)).toBe(true);
     expect(ancestor.length).toBeLessThanOrEqual(maxReportedPointerLength);
+  });
+
+  it('keeps every pointer of the document\'s own member names within the depth bound', () => {
+    let longest = '';
+    const walk = (node: unknown): void => {
+      if (node === null || typeof node !== 'object') return;
+      const properties = (node as { properties?: Record<string, unknown> }).properties;
+      for (const name of Object.keys(properties ?? {})) if (name.length > longest.length) longest = name;
+      Object.values(node).forEach(walk);
+    };
+    walk(committedDocument);
+    const pointer = `/${pointerSegment(longest)}`.repeat(maxBodyDepth + 1);
+    expect(toProblem(new ValidationFailed([{ pointer, detail: 'd' }]), 'r').errors).toStrictEqual([{ pointer, detail: 'd' }]);
   });
 
   it(`keeps a pointer of ${maxReportedPointerLength} characters as it is`, () => {
