@@ -87,6 +87,7 @@ const faultOrder = [
   'DynamoDB hang',
   'DynamoDB hang (the commit lands)',
   'commit-then-crash',
+  'save commit-then-crash',
   'index lag',
   'SQS send refused',
   'SQS send commit-then-crash',
