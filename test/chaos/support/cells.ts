@@ -104,6 +104,7 @@ const faultOrder = [
   'scheduler fires late',
   'scheduler unavailable',
   'scheduler throttle',
+  'scheduler commit-then-crash',
   'KMS unavailable',
 ];
 const ordered = (values: readonly string[], order: readonly string[]) =>
