@@ -11,7 +11,7 @@
 // to its transaction through `transact`'s `claim` option, which puts it first and turns its failed condition into
 // KeyAlreadyClaimed. shared/payments/README.md ("Idempotency-Key") says what it guarantees.
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, type PutCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type PutCommandInput, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, problemKinds, ValidationFailed } from '#shared/errors';
 import type { TableContext } from './client';
 import { composeKey, tenantKey, type ItemKey } from './partition';
@@ -131,9 +131,10 @@ export interface WriteClaim<R> {
    */
   restate(result: R): TransactionItem;
   /**
-   * Writes the claim alone (a conditional PutItem), for a write whose answer is known only after several commits of
-   * its own (a receipt's completion, itself exactly once): a key taken meanwhile is KeyAlreadyClaimed. Until it is
-   * written, a retry runs the write again; so only for a write whose effect a second run does not repeat.
+   * Writes `restate` alone (a conditional UpdateItem), for a write whose answer is known only after commits of its
+   * own that follow the one its provisional claim went in (a receipt's completion: the claim commits with the
+   * completion's deciding transaction, the answer is read after the rest). A claim that is not this request's is
+   * KeyAlreadyClaimed (never, once the provisional claim committed).
    */
   settle(result: R): Promise<void>;
 }
@@ -193,9 +194,9 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
       const claim: WriteClaim<R> = {
         read: () => readClaim(key),
         settle: async (result) => {
-          const { Put } = claim.item(result);
+          const { Update } = claim.restate(result);
           try {
-            await client.send(new PutCommand(Put as PutCommandInput));
+            await client.send(new UpdateCommand(Update as UpdateCommandInput));
           } catch (error) {
             if ((error as Error).name === 'ConditionalCheckFailedException') throw new KeyAlreadyClaimed();
             throw error;

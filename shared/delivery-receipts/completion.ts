@@ -5,13 +5,14 @@
 // through the area's completion port (store.ts `CompletionStore`; repository.ts `createCompletionRepository` maps
 // each plan action to a TransactWriteItems entry).
 import { randomUUID } from 'node:crypto';
+import type { KeyClaimItem } from '#shared/data/idempotency';
 import { ConcurrentModification, NotFound, ServiceUnavailable, VersionConflict } from '#shared/errors';
 import { describeError, logger } from '#shared/observability/logger';
 import { countMetric } from '#shared/observability/metrics';
 import { completionMessageOf, defaultCompletionPublisher, type CompletionMessage, type CompletionPublisher } from './completion-message';
-import type { Actor } from './lifecycle';
+import { statusView, type Actor } from './lifecycle';
 import { chunkAt, planCompletion, type CompletionPlan } from './stock-effects';
-import type { CompletionReceipt, CompletionStore } from './store';
+import type { CompletionCommit, CompletionReceipt, CompletionStore } from './store';
 
 export type { CompletionMessage, CompletionPublisher } from './completion-message';
 
@@ -22,6 +23,8 @@ export interface CompleteReceiptRequest {
   readonly expectedVersion: number;
   readonly actor: { readonly userId: number };
   readonly now: Date;
+  /** The save's Idempotency-Key claim for what the deciding commit writes: written in that commit (store.ts `CompleteReceipt`). */
+  readonly claim?: (commit: CompletionCommit) => KeyClaimItem;
 }
 
 export interface CompletionDependencies {
@@ -63,8 +66,16 @@ export const completeReceipt = async (
   const warehouseId = Number(header.WarehouseID ?? 0);
   const plan = planCompletion({ tenantId, receiptId, warehouseId, completionId, actor, lines });
   const [only] = plan.chunks;
+  // What the deciding commit writes (as the repository's header and line actions write it), for the key's claim.
+  const modified = { ModifiedByUserID: actor.userId, ModifiedDateTime_utc: actor.at, Version: expectedVersion + 1 };
   if (plan.mode === 'single' && only) {
-    await store.runChunk(only, lines, expectedVersion);
+    const claim = request.claim?.({
+      status: 'Complete',
+      header: { ...statusView('Complete'), CompletedByUserID: actor.userId, CompletedDateTime_utc: actor.at, ...modified },
+      receivedLineIds: plan.effects.flatMap((effect) => effect.lines.map((line) => line.lineId)),
+      lineStamps: { IsStockAdjustmentComplete: true, ReceivedByUserID: actor.userId, ReceivedDateTime_utc: actor.at },
+    });
+    await store.runChunk(only, lines, expectedVersion, claim);
     countCompleted('Single', plan);
     return { status: 'Complete' };
   }
@@ -74,7 +85,22 @@ export const completeReceipt = async (
     logger.error('receipt completion not queued: nothing was written', { tenantId, receiptId, ...describeError(error) });
     throw new ServiceUnavailable('The completion could not be queued and nothing was completed; retry shortly.', 5, error);
   });
-  await store.startChunked({ tenantId, receiptId, expectedVersion, completionId: plan.completionId, chunkCount: plan.chunks.length, warehouseId, actor });
+  const claim = request.claim?.({
+    status: 'Completing',
+    header: { ...statusView('Completing'), CompletionID: plan.completionId, ...modified },
+    receivedLineIds: [],
+    lineStamps: {},
+  });
+  await store.startChunked({
+    tenantId,
+    receiptId,
+    expectedVersion,
+    completionId: plan.completionId,
+    chunkCount: plan.chunks.length,
+    warehouseId,
+    actor,
+    ...(claim ? { claim } : {}),
+  });
   // The fast path: if this send fails (or the function dies first), the guarantee runs the completion a minute later.
   await dependencies.publish(message).catch((error: unknown) => {
     logger.warn('receipt completion not sent at once: its guarantee message runs it', { tenantId, receiptId, ...describeError(error) });

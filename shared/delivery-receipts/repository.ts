@@ -14,6 +14,7 @@ import { getRawItem, plainItem, queryRawItems } from '#shared/data/exact-items';
 import { stockOnHandKey } from '#shared/data/stock-on-hand-keys';
 import { claimChanges, defineClaim } from '#shared/data/claims';
 import { defineCodec } from '#shared/data/codec';
+import type { KeyClaimItem } from '#shared/data/idempotency';
 import { assertItemFits } from '#shared/data/item-size';
 import { nextValue, withNextValue } from '#shared/data/sequence';
 import { tableDefinition } from '#shared/data/table';
@@ -502,14 +503,14 @@ const lineSequences = (lines: readonly StoredLine[]) => {
 };
 
 /** One chunk as one transaction, idempotent for DynamoDB's 10 minutes through the chunk's ClientRequestToken. */
-const runChunk = async (table: TableContext, chunk: CompletionChunk, lines: readonly StoredLine[], headerVersion?: number) => {
+const runChunk = async (table: TableContext, chunk: CompletionChunk, lines: readonly StoredLine[], headerVersion?: number, claim?: KeyClaimItem) => {
   const sequence = lineSequences(lines);
   const { actions, add } = transactionActions<CompletionRole>();
   for (const action of chunk.actions) {
     const item = transactionItem(table.tableName, action, sequence);
     add(action.role, action.role === 'header' && headerVersion !== undefined ? withVersionCondition(item, headerVersion) : item);
   }
-  await transact(table, actions, { errors: { header: () => new VersionConflict() }, clientRequestToken: chunk.clientRequestToken });
+  await transact(table, actions, { errors: { header: () => new VersionConflict() }, clientRequestToken: chunk.clientRequestToken, ...(claim ? { claim } : {}) });
 };
 
 /** The completion record of a stored completion item (plain values). */
@@ -574,14 +575,14 @@ const startChunked = async (table: TableContext, start: ChunkedStart) => {
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   });
-  await transact(table, actions, { errors: { header: () => new VersionConflict() } });
+  await transact(table, actions, { errors: { header: () => new VersionConflict() }, ...(start.claim ? { claim: start.claim } : {}) });
 };
 
 /** Completion's storage (store.ts `CompletionStore`): the receipt partition read and written in plan-sized transactions. */
 export const createCompletionRepository = (table: TableContext): CompletionStore => ({
   readReceipt: (tenantId, receiptId) => readReceipt(table, tenantId, receiptId),
   readCompletion: (tenantId, receiptId) => readCompletion(table, tenantId, receiptId),
-  runChunk: (chunk, lines, headerVersion) => runChunk(table, chunk, lines, headerVersion),
+  runChunk: (chunk, lines, headerVersion, claim) => runChunk(table, chunk, lines, headerVersion, claim),
   startChunked: (start) => startChunked(table, start),
 });
 

@@ -43,7 +43,7 @@ import {
 } from './lines';
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
 import { inFieldOrder, RefNumberTaken } from './repository';
-import type { CompleteReceipt, ReceiptHeader, ReceiptStore, StoredReceipt } from './store';
+import type { CompleteReceipt, CompletionCommit, ReceiptHeader, ReceiptStore, StoredReceipt } from './store';
 import { stockEffects } from './stock-effects';
 
 export type { CompleteReceipt } from './store';
@@ -280,10 +280,24 @@ export const createReceiptService = ({
       return { header, lines: lines.lines, completing };
     });
     if (!written.completing) return { ...receiptView(written.header, written.lines), created: false, completing: false };
-    const { status } = await complete({ tenantId, receiptId: id, expectedVersion: written.header.Version, actor: { userId: actor.userId }, now: clock() });
+    // The receipt as the completion's deciding commit leaves it: the answer its key's claim holds from that commit on.
+    const committed = (commit: CompletionCommit): SavedReceipt => {
+      const received = new Set(commit.receivedLineIds);
+      const lines = written.lines.map((line) => (received.has(line.ID) ? { ...line, ...commit.lineStamps } : line));
+      return { ...receiptView({ ...written.header, ...commit.header }, lines), created: false, completing: commit.status === 'Completing' };
+    };
+    const { status } = await complete({
+      tenantId,
+      receiptId: id,
+      expectedVersion: written.header.Version,
+      actor: { userId: actor.userId },
+      now: clock(),
+      // The key's claim commits with the completion (provisional), so a retry after a death past that commit replays it.
+      ...(claim ? { claim: (commit: CompletionCommit) => claim.provisional(committed(commit)) } : {}),
+    });
     const after = await require(tenantId, id);
     const completed = { ...receiptView(after.header, after.lines), created: false, completing: status === 'Completing' };
-    // Completion is exactly once on its own (stock applied once); the key's claim follows it, alone.
+    // The answer as read after the completion replaces the provisional one, before it is sent.
     await claim?.settle(completed);
     return completed;
   };

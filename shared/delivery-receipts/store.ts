@@ -62,6 +62,21 @@ export interface ReceiptStore {
   write(write: ReceiptWrite): Promise<void>;
 }
 
+/**
+ * What the commit that decides a completion writes (a single completion whole, or a chunked one's start): the header's
+ * attributes it sets and the lines it marks received, so the save can state its answer before that commit, for the
+ * Idempotency-Key's claim written in it.
+ */
+export interface CompletionCommit {
+  readonly status: 'Complete' | 'Completing';
+  /** The header's attributes as the commit leaves them (Status, its view, the stamps, the new Version). */
+  readonly header: Readonly<Record<string, unknown>>;
+  /** The IDs of the lines the commit marks received (a single completion's; none for a chunked start). */
+  readonly receivedLineIds: readonly number[];
+  /** The attributes each of those lines gets. */
+  readonly lineStamps: Readonly<Record<string, unknown>>;
+}
+
 /** What the service asks of completion (shared/delivery-receipts/completion.ts, bound to the function's table). */
 export type CompleteReceipt = (request: {
   readonly tenantId: number;
@@ -69,6 +84,11 @@ export type CompleteReceipt = (request: {
   readonly expectedVersion: number;
   readonly actor: { readonly userId: number };
   readonly now: Date;
+  /**
+   * The Idempotency-Key's claim (shared/data/idempotency.ts, provisional) of the save, for what the deciding commit
+   * writes: it goes in that commit, so the completion and the key commit together and a retry replays the answer.
+   */
+  readonly claim?: (commit: CompletionCommit) => KeyClaimItem;
 }) => Promise<{ readonly status: 'Complete' | 'Completing' }>;
 
 /** A receipt as completion reads it: the header's stored attributes (plain values) and every stored line. */
@@ -96,6 +116,8 @@ export interface ChunkedStart {
   readonly chunkCount: number;
   readonly warehouseId: number;
   readonly actor: Actor;
+  /** The save's Idempotency-Key claim, written in the same transaction (a twin's claim there: KeyAlreadyClaimed). */
+  readonly claim?: KeyClaimItem;
 }
 
 /** Completion's storage (completion.ts): the receipt read whole, the completion's cursor, and plan-sized transactions. */
@@ -107,9 +129,10 @@ export interface CompletionStore {
   /**
    * One chunk as one transaction, idempotent for DynamoDB's 10 minutes through its ClientRequestToken. With
    * `headerVersion`, the header action also requires that Version. A failed header condition is VersionConflict;
-   * any other failed condition or a conflicting transaction, ConcurrentModification.
+   * any other failed condition or a conflicting transaction, ConcurrentModification. With `claim` (a single
+   * completion's save), the Idempotency-Key's claim goes in the same transaction (KeyAlreadyClaimed when taken).
    */
-  runChunk(chunk: CompletionChunk, lines: readonly StoredLine[], headerVersion?: number): Promise<void>;
+  runChunk(chunk: CompletionChunk, lines: readonly StoredLine[], headerVersion?: number, claim?: KeyClaimItem): Promise<void>;
   /** Header to Completing (read-only, Version + 1) with the completion item at cursor 0, in one transaction (VersionConflict). */
   startChunked(start: ChunkedStart): Promise<void>;
 }

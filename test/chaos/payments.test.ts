@@ -37,11 +37,16 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   // (each killed invocation's answer is lost: the gateway answers 502 and the client retries with its key).
   ['Lambda crash after last write', 114, [{ name: 'crash-after', service: 'lambda', operation: 'invoke', caller: refund, nth: [2, 4, 6, 8], effect: { type: 'crash', when: 'after-last-write' } }]],
   ['invocation timeout', 115, [{ name: 'timeout', service: 'lambda', operation: 'invoke', caller: refund, nth: [2, 7], effect: { type: 'timeout', ms: 1_500 } }]],
+  // A payment's transaction commits, then its environment dies before it answers: the retry must find it by its key.
+  ['payment commit-then-crash', 117, [{ name: 'payment-commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: 'paymentPost', nth: [1, 3], effect: { type: 'commit-then-crash' } }]],
+  // A queued refund's own message is sent, then its environment dies before it answers: the retry replays its 202,
+  // and the message, its guarantee and the replay's settle it once.
+  ['SQS send commit-then-crash', 118, [{ name: 'send-commit-crash', service: 'sqs', operation: 'SendMessage', caller: refund, nth: [2, 5], effect: { type: 'commit-then-crash' } }]],
   ['consumer crash after last write', 116, [{ name: 'consumer-crash', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'crash', when: 'after-last-write' } }]],
 ];
 
 /** A refund environment that dies mid-way may leave a Queued refund to its guarantee, 60 s later: checked last. */
-const deferred = new Set(['commit-then-crash', 'invocation timeout']);
+const deferred = new Set(['commit-then-crash', 'invocation timeout', 'SQS send commit-then-crash']);
 
 describe('payments under faults: every refund answered 2xx applied once, the refunded sum exact', () => {
   it.each(cells)('%s (seed %d)', async (fault, seed, rules) => {

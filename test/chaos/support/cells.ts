@@ -87,6 +87,8 @@ const faultOrder = [
   'DynamoDB hang',
   'DynamoDB hang (the commit lands)',
   'commit-then-crash',
+  'save commit-then-crash',
+  'payment commit-then-crash',
   'index lag',
   'SQS send refused',
   'SQS send commit-then-crash',
@@ -102,6 +104,7 @@ const faultOrder = [
   'scheduler fires late',
   'scheduler unavailable',
   'scheduler throttle',
+  'scheduler commit-then-crash',
   'KMS unavailable',
 ];
 const ordered = (values: readonly string[], order: readonly string[]) =>

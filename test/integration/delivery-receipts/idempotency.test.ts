@@ -32,8 +32,34 @@ const serviceWith = (fault?: CommitFault) => {
 
 type Service = ReturnType<typeof serviceWith>;
 
+/**
+ * The service over a completion store whose `step` (a single completion's transaction, or a chunked one's start)
+ * commits, then dies (never settles); the completion's messages are kept, as the queue would.
+ */
+const dyingAtCompletion = (step: 'runChunk' | 'startChunked') => {
+  const completions = createCompletionRepository(table);
+  const faulty = faultAfterCommit(completions[step] as (...args: unknown[]) => Promise<void>, 'dies-after-commit');
+  const store = { ...completions, [step]: faulty.write };
+  const sent: unknown[] = [];
+  const service = createReceiptService({ repository, complete: (request) => completeReceipt(store, request, { publish: async (message) => void sent.push(message) }), policy: linePolicy(0) });
+  return Object.assign(service, { committed: faulty.committed, sent });
+};
+
 const save = (service: Service, principal: Principal, body: ActionRequestDeliveryReceiptT, key: string): Promise<Answer> =>
   keys.run({ tenantId: principal.tenantId, key, request: { body } }, savedAnswer, (claim) => service.save(principal, body, claim));
+
+/** Sends `body` through a save that dies once its completion's `step` committed (no answer), then retries it with the same key. */
+const retryAfterDeathAt = async (step: 'runChunk' | 'startChunked', principal: Principal, body: ActionRequestDeliveryReceiptT, key: string) => {
+  const dying = dyingAtCompletion(step);
+  const lost = save(dying, principal, body, key);
+  await dying.committed;
+  expect(await stillPending(lost)).toBe(true);
+  return { retry: await save(serviceWith(), principal, body, key), sent: dying.sent };
+};
+
+/** The save's answer for receipt 1 as it is stored now (JSON text, to compare byte for byte). */
+const answerAsStored = async (principal: Principal, completing: boolean) =>
+  JSON.stringify(savedAnswer({ ...(await serviceWith().get(principal, 1)), created: false, completing }));
 
 const principalOf = (): Principal => ({ tenantId: freshTenantId(), websiteId: 1, userId: 42 });
 const lastId = async (principal: Principal) => (await storedItem(table, sequenceKey(principal.tenantId, receiptSequence)))?.value as number | undefined;
@@ -117,5 +143,36 @@ describe('POST /v2/DeliveryReceipt/ with an Idempotency-Key', () => {
     expect(stored.movements).toHaveLength(1);
     expect(await stockOf(table, principal.tenantId, [1], 9)).toEqual(new Map([[1, '4']]));
     expect(stored.header).toMatchObject({ Status: 'Complete', Version: valueOf(completed).Version });
+  });
+
+  // The chaos tier's `save commit-then-crash` cell: the key's claim was written alone after the completion, so a save
+  // that died between the completion's commit and that write left no claim, and the retry (same key, same body with
+  // its Version) was refused 409 stale-version for a completion that had happened. The claim now commits with the
+  // completion (provisional, restated with the answer read after it), so the retry replays the completion.
+  it('a save that completes the receipt dies after the completion committed: the retry replays the completion (200 Complete), the stock applied once', async () => {
+    const principal = principalOf();
+    await save(serviceWith(), principal, receipt('dies completing'), 'dr-9');
+    const started = await save(serviceWith(), principal, { Value: { ID: 1, Status: 'InProgress' } }, 'dr-10');
+    const completing = { Value: { ID: 1, Version: valueOf(started).Version, Status: 'Complete' } };
+    const { retry } = await retryAfterDeathAt('runChunk', principal, completing, 'dr-11');
+    expect(retry.status).toBe(200);
+    expect(JSON.stringify(retry)).toBe(await answerAsStored(principal, false));
+    expect(JSON.stringify(await save(serviceWith(), principal, completing, 'dr-11'))).toBe(JSON.stringify(retry));
+    expect((await receiptItems(table, principal.tenantId, 1)).movements).toHaveLength(1);
+    expect(await stockOf(table, principal.tenantId, [1], 9)).toEqual(new Map([[1, '4']]));
+  });
+
+  it('a save whose completion is chunked dies after its start committed: the retry replays 202 Completing, nothing started twice', async () => {
+    const principal = principalOf();
+    const lines = Array.from({ length: 50 }, (_, index) => ({ InventoryID: 100 + index, QuantityOrdered: 2, QuantityReceived: 1 }));
+    await save(serviceWith(), principal, { Value: { SupplierName: 'Acme', WarehouseID: 9, Status: 'InProgress', Lines: lines } }, 'dr-12');
+    const { retry, sent } = await retryAfterDeathAt('startChunked', principal, { Value: { ID: 1, Version: 1, Status: 'Complete' } }, 'dr-13');
+    expect(retry.status).toBe(202);
+    expect(JSON.stringify(retry)).toBe(await answerAsStored(principal, true));
+    // Only the guarantee went out (the dead save never sent its message at once); one completion, at its start.
+    expect(sent).toHaveLength(1);
+    const stored = await receiptItems(table, principal.tenantId, 1);
+    expect(stored.header).toMatchObject({ Status: 'Completing', Version: 2 });
+    expect(stored.movements).toHaveLength(0);
   });
 });

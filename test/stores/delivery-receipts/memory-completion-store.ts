@@ -15,6 +15,7 @@ import type { TransactionAction } from '#shared/delivery-receipts/stock-effects'
 import type { CompletionStore } from '#shared/delivery-receipts/store';
 import { ConcurrentModification, VersionConflict } from '#shared/errors';
 import { quantityScale } from '#shared/schemas/limits';
+import { memoryKeyClaims } from '#test/stores/key-claims';
 
 type Key = { readonly pk: string; readonly sk: string };
 type Item = Record<string, unknown>;
@@ -26,6 +27,8 @@ const exactSum = (stored: unknown, add: string) =>
 
 export const createMemoryCompletionStore = () => {
   const items = new Map<string, Item>();
+  /** Idempotency-Key claims written with a completion's deciding transaction. */
+  const keyClaims = memoryKeyClaims();
   /** The chunks written, by ClientRequestToken: what each token was used for. */
   const tokens = new Map<string, string>();
   const get = (key: Key) => items.get(keyOf(key));
@@ -99,9 +102,9 @@ export const createMemoryCompletionStore = () => {
       return item ? completionRecordOf(item) : undefined;
     },
 
-    async runChunk(chunk, lines, headerVersion) {
+    async runChunk(chunk, lines, headerVersion, claim) {
       const used = tokens.get(chunk.clientRequestToken);
-      const fingerprint = JSON.stringify([chunk.actions, headerVersion ?? null]);
+      const fingerprint = JSON.stringify([chunk.actions, headerVersion ?? null, claim ?? null]);
       if (used === fingerprint) return;
       if (used !== undefined) throw Object.assign(new Error('the token was used for another transaction'), { name: 'IdempotentParameterMismatchException' });
       const byId = new Map(lines.map((line) => [line.ID, line.SequenceNumber]));
@@ -111,27 +114,38 @@ export const createMemoryCompletionStore = () => {
         return found;
       };
       const steps = chunk.actions.map((action) => ({ action, ...step(action, sequence, action.role === 'header' ? headerVersion : undefined) }));
-      const failed = steps.find((planned) => !planned.holds);
-      if (failed) throw failed.action.role === 'header' ? new VersionConflict() : new ConcurrentModification();
-      for (const planned of steps) planned.write();
-      tokens.set(chunk.clientRequestToken, fingerprint);
+      keyClaims.transact(
+        steps.map((planned) => () => (planned.holds ? undefined : planned.action.role === 'header' ? new VersionConflict() : new ConcurrentModification())),
+        () => {
+          for (const planned of steps) planned.write();
+          tokens.set(chunk.clientRequestToken, fingerprint);
+        },
+        claim,
+      );
     },
 
     async startChunked(start) {
       const { tenantId, receiptId, expectedVersion, completionId, actor } = start;
       const header = get(headerKey(tenantId, receiptId));
-      if (!header || header.Status !== 'InProgress' || header.Version !== expectedVersion) throw new VersionConflict();
       const completion = completionKey(tenantId, receiptId);
-      if (get(completion)) throw new ConcurrentModification();
-      items.set(keyOf(headerKey(tenantId, receiptId)), {
-        ...header,
-        ...statusView('Completing'),
-        CompletionID: completionId,
-        ModifiedByUserID: actor.userId,
-        ModifiedDateTime_utc: actor.at,
-        Version: expectedVersion + 1,
-      });
-      items.set(keyOf(completion), completionItem(start));
+      keyClaims.transact(
+        [
+          () => (!header || header.Status !== 'InProgress' || header.Version !== expectedVersion ? new VersionConflict() : undefined),
+          () => (get(completion) ? new ConcurrentModification() : undefined),
+        ],
+        () => {
+          items.set(keyOf(headerKey(tenantId, receiptId)), {
+            ...header,
+            ...statusView('Completing'),
+            CompletionID: completionId,
+            ModifiedByUserID: actor.userId,
+            ModifiedDateTime_utc: actor.at,
+            Version: expectedVersion + 1,
+          });
+          items.set(keyOf(completion), completionItem(start));
+        },
+        start.claim,
+      );
     },
   };
 
