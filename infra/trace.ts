@@ -1,6 +1,6 @@
 // Operators' tool: rewrites the stack frames of a logged error with the functions' source maps, which a build keeps
 // beside the template instead of in the functions (infra/build/source-maps.mjs; no NODE_OPTIONS=--enable-source-maps
-// at run time: it costs every cold start). A frame `file:///var/task/index.mjs:1:48213` becomes
+// at run time: it costs every cold start). A frame `file:///var/task/index.mjs:2:48213` (line 1 is the banner) becomes
 // `shared/http/operation.ts:212:11`.
 //
 //   npm run trace -- [--assembly cdk.out] [--function <name>] <log line | log file>     (or the log on stdin)
