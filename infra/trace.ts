@@ -155,6 +155,12 @@ const main = async () => {
     text = Buffer.concat(chunks).toString('utf8');
   }
   const result = traceText(text, { assemblyDir: values.assembly, ...(values.function ? { functionName: values.function } : {}) });
+  // One word that is no file and holds no frame is a mistyped log file's name (a log line has spaces), not a log:
+  // echoing it back with exit 0 would look like "nothing to rewrite".
+  const [only] = positionals;
+  if (positionals.length === 1 && only !== undefined && !/\s/.test(only) && !existsSync(only) && result.text === text && result.unresolved.length === 0) {
+    fail(`${only}: no such file, and no stack frame in it as a log line`, 1);
+  }
   process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`);
   for (const reason of result.unresolved) process.stderr.write(`not rewritten: ${reason}\n`);
   process.exitCode = result.unresolved.length > 0 ? 1 : 0;
