@@ -1,6 +1,6 @@
 // Operators' tool: rewrites the stack frames of a logged error with the functions' source maps, which a build keeps
 // beside the template instead of in the functions (infra/build/source-maps.mjs; no NODE_OPTIONS=--enable-source-maps
-// at run time: it costs every cold start). A frame `file:///var/task/index.mjs:1:48213` becomes
+// at run time: it costs every cold start). A frame `file:///var/task/index.mjs:2:48213` (line 1 is the banner) becomes
 // `shared/http/operation.ts:212:11`.
 //
 //   npm run trace -- [--assembly cdk.out] [--function <name>] <log line | log file>     (or the log on stdin)
@@ -155,6 +155,12 @@ const main = async () => {
     text = Buffer.concat(chunks).toString('utf8');
   }
   const result = traceText(text, { assemblyDir: values.assembly, ...(values.function ? { functionName: values.function } : {}) });
+  // One word that is no file and holds no frame is a mistyped log file's name (a log line has spaces), not a log:
+  // echoing it back with exit 0 would look like "nothing to rewrite".
+  const [only] = positionals;
+  if (positionals.length === 1 && only !== undefined && !/\s/.test(only) && !existsSync(only) && result.text === text && result.unresolved.length === 0) {
+    fail(`${only}: no such file, and no stack frame in it as a log line`, 1);
+  }
   process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`);
   for (const reason of result.unresolved) process.stderr.write(`not rewritten: ${reason}\n`);
   process.exitCode = result.unresolved.length > 0 ? 1 : 0;

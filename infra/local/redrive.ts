@@ -47,7 +47,7 @@ const runningSqsEndpoint = (): string => {
   try {
     return findRunningStack(values.pid === undefined ? undefined : Number(values.pid)).sqsEndpoint;
   } catch (error) {
-    if (error instanceof LocalToolError) return fail(error.message);
+    if (error instanceof LocalToolError) return fail(error.message, 1);
     throw error;
   }
 };
@@ -75,7 +75,7 @@ const queueUrl = async (name: string) => {
   try {
     return (await sqs.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl as string;
   } catch (error) {
-    return fail(`cannot reach queue ${name} at ${endpoint}: ${reasonOf(error)}`);
+    return fail(`cannot reach queue ${name} at ${endpoint}: ${reasonOf(error)}`, 1);
   }
 };
 

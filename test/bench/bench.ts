@@ -16,6 +16,7 @@ import { createDocumentRepository } from '#shared/document-events/repository';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { createDocumentEventsService } from '#shared/document-events/service';
 import { createTenantLocationRepository } from '#shared/tenant-locations/repository';
+import { benchUsage, parseBenchArguments } from './arguments';
 import { baselineKey } from './baseline-handler';
 import { attachCapacityMeter } from './capacity';
 import { benchTenantIds, fullOptions, principalOf, quickOptions, type BenchContext, type Tenants } from './context';
@@ -104,35 +105,28 @@ const seedOtherTenants = async (ctx: BenchContext) => {
 };
 
 export const main = async (argv: readonly string[]): Promise<number> => {
-  const functionsIndex = argv.indexOf('--functions');
-  const coldFunctions = functionsIndex >= 0 ? (argv[functionsIndex + 1] ?? '').split(',').filter(Boolean) : undefined;
-  const options = {
-    ...(argv.includes('--quick') ? quickOptions : fullOptions),
-    ...(argv.includes('--cpu-prof') ? { cpuProfileRuns: 3 } : {}),
-    ...(coldFunctions ? { coldFunctions } : {}),
-  };
-  /** Only section 1 (bundles and cold starts): the figures to iterate on when changing what functions load. */
-  const coldOnly = argv.includes('--cold-only');
-  /** Only one area section (`--only payments`): seeding and that section, without section 1 (its cold rows stay empty). */
-  const onlyIndex = argv.indexOf('--only');
-  const only = onlyIndex >= 0 ? argv[onlyIndex + 1] : undefined;
   const onlySections = new Map<string, { title: string; run: (ctx: BenchContext) => Promise<unknown>; render: (value: never) => string }>([
     ['payments', { title: 'payments: warm operations against their raw calls', run: (ctx) => runPaymentsSection(ctx, undefined), render: renderPaymentsSection }],
   ]);
-  if (argv.includes('--help') || (only !== undefined && !onlySections.has(only)) || coldFunctions?.length === 0) {
-    process.stdout.write(
-      [
-        'npm run bench -- [--quick] [--cold-only | --only <section>] [--cpu-prof] [--functions <name,...>]',
-        '  --quick       fewer iterations and smaller data sets (what CI runs)',
-        '  --cold-only   only section 1: bundles and cold starts',
-        '  --cpu-prof    section 1 also profiles 3 cold starts per function (node --cpu-prof) and prints CPU ms by step',
-        '  --functions   section 1 measures only the named functions (e.g. scheduledTaskSave,paymentPost), beside the baseline and the peers',
-        `  --only <name> seeding and one area section, without section 1: ${[...onlySections.keys()].join(', ')}`,
-        '',
-      ].join('\n'),
-    );
-    return argv.includes('--help') ? 0 : 2;
+  const parsed = parseBenchArguments(argv, [...onlySections.keys()]);
+  if (parsed.kind === 'help') {
+    process.stdout.write(benchUsage([...onlySections.keys()]));
+    return 0;
   }
+  if (parsed.kind === 'refused') {
+    process.stderr.write(`${parsed.reason}\n${benchUsage([...onlySections.keys()])}`);
+    return 2;
+  }
+  const { arguments: chosen } = parsed;
+  const options = {
+    ...(chosen.quick ? quickOptions : fullOptions),
+    ...(chosen.cpuProfile ? { cpuProfileRuns: 3 } : {}),
+    ...(chosen.functions ? { coldFunctions: chosen.functions } : {}),
+  };
+  /** Only section 1 (bundles and cold starts): the figures to iterate on when changing what functions load. */
+  const coldOnly = chosen.coldOnly;
+  /** Only one area section (`--only payments`): seeding and that section, without section 1 (its cold rows stay empty). */
+  const only = chosen.only;
   const startedAt = new Date();
   const started = performance.now();
   const loadAverageAtStart = loadavg();

@@ -115,4 +115,14 @@ describe('source maps', () => {
     expect(run.stderr).toContain('pass --function');
     expect(run.status).toBe(1);
   });
+
+  it('npm run trace names a log file that does not exist instead of echoing its name', () => {
+    const missing = join(assembly, 'no-such.log');
+    const run = spawnSync(join(repositoryRoot, 'node_modules/.bin/tsx'), [join(repositoryRoot, 'infra/trace.ts'), '--assembly', assembly, missing], { encoding: 'utf8', cwd: repositoryRoot });
+    expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: `${missing}: no such file, and no stack frame in it as a log line\n`,
+    });
+  });
 });
