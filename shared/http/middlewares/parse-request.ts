@@ -7,7 +7,7 @@ import { ApiError, MalformedBody, PayloadTooLarge, problemKinds, UnsupportedMedi
 import type { CompiledOperation } from '#shared/operations/compiled-operation';
 import { limits } from '#shared/schemas/limits';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { coerceToShape } from '#shared/http/codecs/coerce';
+import { coerceToShape, type CoercionMode } from '#shared/http/codecs/coerce';
 import { parseForm } from '#shared/http/codecs/form';
 import { parseJsonBody } from '#shared/http/codecs/json';
 import { assertJsonNumbersStorable } from '#shared/http/codecs/json-numbers';
@@ -102,6 +102,9 @@ const contentTypeOf = (event: APIGatewayProxyEvent): string | undefined => {
   const lines = new Set((event.multiValueHeaders?.['content-type'] ?? []).map((value) => value.trim().toLowerCase()));
   return lines.size > 1 ? undefined : headerOf(event, 'content-type');
 };
+
+/** How each format's values are coerced to the shape (codecs/coerce.ts): XML alone writes list wrappers. */
+const coercionModes = { json: 'typed', xml: 'text', form: 'form' } as const satisfies Record<BodyFormat, CoercionMode>;
 
 const decoders: Record<BodyFormat, (text: string) => unknown | Promise<unknown>> = {
   // Well-formed, within the depth bound, no member named twice (codecs/json.ts), then every number storable exactly
@@ -199,7 +202,7 @@ export const parseRequest = (operation: ParsedOperation): HttpMiddleware => ({
       }
       const xml = format === 'xml' && operation.requestBody.xmlShape !== undefined;
       const shape = xml ? (operation.requestBody.xmlShape ?? operation.requestBody.shape) : operation.requestBody.shape;
-      const coerced = coerceToShape(decoded, shape, format === 'json' ? 'typed' : 'text');
+      const coerced = coerceToShape(decoded, shape, coercionModes[format]);
       body = principal ? applyTenancy(coerced, principal, shape) : coerced;
       validate(xml ? operation.document.xmlBody : operation.document.body, body);
     } else if (operation.requestBody?.required) {

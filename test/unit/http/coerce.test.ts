@@ -13,7 +13,7 @@ type Format = 'json' | 'xml' | 'form';
 const decoders: Record<Format, [(text: string) => unknown, CoercionMode]> = {
   json: [(text) => JSON.parse(text) as unknown, 'typed'],
   xml: [parseXml, 'text'],
-  form: [parseForm, 'text'],
+  form: [parseForm, 'form'],
 };
 
 /** Decodes a body as the stack does, coerces it towards `schema` and validates it. */

@@ -264,6 +264,29 @@ describe('operation stack: content codings of request bodies', () => {
 });
 
 describe('operation stack: malformed bodies', () => {
+  it('refuses a form list member of any name but an index, rather than reading it as a one-item list', async () => {
+    const { call, seen } = operationWith('paymentPost', () => ({}));
+    const form = (body: string) =>
+      apiEvent({ method: 'POST', resource: '/Payment', body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+
+    const byName = await call(form('Object[Amount]=1&Object[RefBusTrans][abc][ID]=1'));
+    const byNumberLike = await call(form('Object[Amount]=1&Object[RefBusTrans][1e3][ID]=1'));
+
+    expect({ byName, byNumberLike, handled: seen.length }).toEqual({
+      byName: {
+        statusCode: 400,
+        headers: problemHeaders('json'),
+        body: validationProblem([{ pointer: '/Object/RefBusTrans/0/abc', detail: expect.any(String) }]),
+      },
+      byNumberLike: {
+        statusCode: 400,
+        headers: problemHeaders('json'),
+        body: malformedProblem('The form field "Object[RefBusTrans][1e3][ID]" has a list index that is not a whole number from 0 to 499 in plain digits.'),
+      },
+      handled: 0,
+    });
+  });
+
   it.each([
     ['JSON', 'application/json', '{"Name": "Main",}', 'The body is not valid JSON.'],
     ['truncated JSON', 'application/json', '{"Name": "Ma', 'The body is not valid JSON.'],
