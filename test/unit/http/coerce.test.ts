@@ -131,6 +131,16 @@ describe('coerceToSchema: lists with one member and with two, in every format', 
     ]);
   });
 
+  it('reads no list wrapper in a form: a list member of any name but an index stays that name, for validation to refuse', () => {
+    const coerce = (body: string) => coerceToSchema(parseForm(body), TenantLocationSearchResult, 'form');
+
+    expect([coerce('Value[TenantLocationSearchRow][ID]=1'), coerce('Value[0][ID]=1'), coerce('Value[ID]=1')]).toEqual([
+      { Messages: [], Value: [{ TenantLocationSearchRow: { ID: '1' } }] },
+      { Messages: [], Value: [{ ID: 1 }] },
+      { Messages: [], Value: [{ ID: 1 }] },
+    ]);
+  });
+
   it('reads an empty list element as an absent list', () => {
     expect([
       decodeAndValidate(TenantLocationFilter, 'xml', '<F><IDs/><SearchString>x</SearchString></F>'),
