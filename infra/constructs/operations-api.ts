@@ -19,6 +19,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { gatewayResponseSettings, gatewayResponses } from '#shared/http/gateway-responses';
+import { readRequestMediaTypes } from '#shared/http/media';
 import { resourceOf, stageName, type Operation } from '#shared/operations/index';
 
 export interface OperationsApiProps {
@@ -82,6 +83,12 @@ export class OperationsApi extends Construct {
       endpointTypes: [EndpointType.REGIONAL],
       // The account-wide CloudWatch role is set once per account and region, outside this stack (see README).
       cloudWatchRole: false,
+      // Every media type an operation reads is "binary": API Gateway then hands such a body over base64-encoded with
+      // the bytes the client sent, and the function decodes it strictly (invalid UTF-8 is a 400). Declared as text,
+      // the gateway decoded it itself and turned bytes that are not UTF-8 into U+FFFD, which the function could not
+      // tell from a client's own U+FFFD. Responses are unaffected: a Lambda proxy result with isBase64Encoded false
+      // is passed through as text.
+      binaryMediaTypes: [...readRequestMediaTypes],
       deployOptions: {
         stageName,
         accessLogDestination: new LogGroupLogDestination(this.accessLogs),

@@ -3,9 +3,10 @@
 // AWS::ApiGateway::Method resources; by default the operations manifest), the REQUEST
 // authorizer for bearer operations, the gateway's size and time limits, and its problem responses.
 //
-// Bodies reach functions as UTF-8 text with isBase64Encoded false, as API Gateway does when the API declares no
-// binaryMediaTypes (the stack declares none: every media type the operations accept is text). Pass
-// `binaryMediaTypes` to emulate an API that declares some: matching requests then arrive base64-encoded.
+// A body whose Content-Type matches one of `binaryMediaTypes` reaches the function base64-encoded with the bytes sent
+// (isBase64Encoded true); any other as UTF-8 text, as API Gateway does. The local stack passes the template's
+// BinaryMediaTypes (the stack declares every request media type an operation reads, so the function sees the exact
+// bytes and refuses invalid UTF-8); without the option, every body is text.
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';

@@ -319,7 +319,10 @@ export interface TemplateApi {
   readonly authorizerCacheTtlMs: number;
   /** The responses the gateway makes by itself (AWS::ApiGateway::GatewayResponse), by ResponseType. */
   readonly gatewayResponses: GatewayResponseSet;
-  /** The REST API's BinaryMediaTypes (none: bodies reach functions as text). */
+  /**
+   * The REST API's BinaryMediaTypes, as media types (`application~1json`, the escaped form of SAM templates and of
+   * API Gateway's patch paths, is read as `application/json`): requests of these types reach functions base64-encoded.
+   */
   readonly binaryMediaTypes: readonly string[];
   /**
    * The integration timeout (Integration.TimeoutInMillis, API Gateway's default 29 s): the longest any method
@@ -335,6 +338,13 @@ const functionOfIntegration = (uri: unknown): string | undefined => {
   const found = JSON.stringify(uri ?? null).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/);
   return found?.[1];
 };
+
+/**
+ * A BinaryMediaTypes entry as a media type. CloudFormation's RestApi takes `application/json` as it is (the CDK
+ * writes that form); SAM templates and API Gateway's patch paths escape `/` as `~1` (and `~` as `~0`, JSON Pointer's
+ * escapes, undone in that order), and an entry in that form means the same type.
+ */
+export const unescapeMediaType = (entry: string): string => entry.replaceAll('~1', '/').replaceAll('~0', '~');
 
 /** The routes, methods and authorizer of the API stack's REST API. */
 export const templateApi = (api: AssemblyStack): TemplateApi => {
@@ -380,7 +390,7 @@ export const templateApi = (api: AssemblyStack): TemplateApi => {
     routes,
     authorizerCacheTtlMs: Number(ttl ?? 300) * 1000,
     gatewayResponses: gatewayResponsesFromTemplate(api),
-    binaryMediaTypes: Array.isArray(binaryMediaTypes) ? binaryMediaTypes.map(String) : [],
+    binaryMediaTypes: Array.isArray(binaryMediaTypes) ? binaryMediaTypes.map((type) => unescapeMediaType(String(type))) : [],
     integrationTimeoutMs: Math.max(...timeouts, 0) || 29_000,
   };
 };

@@ -19,6 +19,15 @@ export const requestMediaTypes = {
   json: { 'application/json': 'json' },
 } as const satisfies Record<string, Record<string, BodyFormat>>;
 
+/**
+ * Every request media type some operation reads, once each: the REST API declares them binary (its
+ * `binaryMediaTypes`), so API Gateway hands their bodies to functions base64-encoded with the exact bytes sent, and a
+ * body that is not UTF-8 is refused instead of reaching the function as U+FFFD (shared/http/README.md).
+ */
+export const readRequestMediaTypes: readonly string[] = [
+  ...new Set(Object.values(requestMediaTypes).flatMap((family) => Object.keys(family))),
+];
+
 /** Response media types by family; the first is the default. */
 export const responseMediaTypes = {
   standard: ['application/json', 'text/json', 'application/xml', 'text/xml'],

@@ -4,6 +4,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { gatewayProblemTemplate, gatewayResponses } from '#shared/http/gateway-responses';
 import { headerOrderRepeatPattern, onceOnlyHeaders, repeatedHeaderDetail } from '#shared/http/header-lines';
 import { securityHeaders } from '#shared/http/headers';
+import { readRequestMediaTypes, requestMediaTypes } from '#shared/http/media';
 import { gatewayContentSecurityPolicy } from '#shared/http/headers';
 import { operations, stageName } from '#shared/operations/index';
 import { webhookSigningPath } from '#infra/local/webhook-signing';
@@ -87,6 +88,18 @@ describe('REST API', () => {
       expect(JSON.stringify(method.Integration.Uri)).toContain(`"${functionId}"`);
     },
   );
+
+  it('declares every request media type an operation reads binary, and nothing else: such bodies reach functions as the bytes sent', () => {
+    const restApis = resourcesOfType(template, 'AWS::ApiGateway::RestApi');
+    expect(restApis).toHaveLength(1);
+    const declared = (restApis[0]![1].Properties as { BinaryMediaTypes?: string[] }).BinaryMediaTypes ?? [];
+    // Written plainly (the CDK passes them as they are; `~1` is SAM's form), each once.
+    expect([...declared].sort()).toEqual(
+      [...new Set(Object.values(requestMediaTypes).flatMap((family) => Object.keys(family)))].sort(),
+    );
+    expect(declared).toEqual([...readRequestMediaTypes]);
+    expect(declared).toEqual(expect.arrayContaining(['application/json', 'application/xml', 'text/xml', 'application/x-www-form-urlencoded']));
+  });
 
   it('authorizes with a REQUEST authorizer on the Authorization header, cached five minutes', () => {
     synthesized.api.resourceCountIs('AWS::ApiGateway::Authorizer', 1);

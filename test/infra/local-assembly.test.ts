@@ -11,7 +11,8 @@ import { handlerModule, templateFunctions } from '#infra/local/template-function
 import { functionRuntime } from '#infra/constructs/operation-function';
 import { isolatedFromTemplate } from '#infra/local/functions';
 import { nodeMajorOf } from '#infra/local/lambda-runtime';
-import { resolveAssembly, templateApi, templateEventSources } from '#infra/local/template-resources';
+import { resolveAssembly, templateApi, templateEventSources, unescapeMediaType } from '#infra/local/template-resources';
+import { readRequestMediaTypes } from '#shared/http/media';
 import { queueSettingsFromTemplate, tableFromTemplate } from '#infra/local/template-provisioning';
 import { renderGatewayResponse, sharedGatewayResponseSet } from '#infra/local/gateway-responses';
 import { tableDefinition } from '#shared/data/table';
@@ -127,9 +128,17 @@ describe('the gateway responses the local gateway reads from the template', () =
     },
   );
 
-  it('carries the request limits the template declares: no binary media types, the integration timeout', () => {
+  it('carries the request limits the template declares: every request media type binary, the integration timeout', () => {
     const { binaryMediaTypes, integrationTimeoutMs } = templateApi(api);
-    expect({ binaryMediaTypes, integrationTimeoutMs }).toEqual({ binaryMediaTypes: [], integrationTimeoutMs: 29_000 });
+    expect({ binaryMediaTypes, integrationTimeoutMs }).toEqual({ binaryMediaTypes: [...readRequestMediaTypes], integrationTimeoutMs: 29_000 });
+  });
+
+  it('reads a BinaryMediaTypes entry in the escaped form of SAM templates (`~1` for `/`) as the media type', () => {
+    expect(['application~1json', 'application/json', 'application~1vnd.a~0b+xml'].map(unescapeMediaType)).toEqual([
+      'application/json',
+      'application/json',
+      'application/vnd.a~b+xml',
+    ]);
   });
 });
 

@@ -10,7 +10,13 @@ import { ValidationFailed } from '#shared/errors';
 import type { RequestShape, ShapeNode } from '#shared/validation/shape';
 import { forbiddenKeys } from './forbidden-keys';
 
-export type CoercionMode = 'typed' | 'text';
+/**
+ * `typed`: JSON, whose values have their types. `text`: XML, every value a string, a list field may be written as a
+ * wrapper element (`<IDs><int>1</int></IDs>`). `form`: a form, every value a string, and no wrappers: a form writes a
+ * list member by index (`Rows[0][ID]`), so a list field holding one member of any other name (`Rows[abc][ID]`) is
+ * not read as a one-item list but as that member's name, which validation refuses.
+ */
+export type CoercionMode = 'typed' | 'text' | 'form';
 
 /** What coercion needs to know of a schema node, whatever form the schema has. */
 interface SchemaView<N> {
@@ -115,7 +121,7 @@ const isPlainRecord = (value: unknown): value is Record<string, unknown> =>
 
 const coerceValue = <N>(view: SchemaView<N>, value: unknown, schema: N, mode: CoercionMode, pointer: string): unknown => {
   if (value === null) return undefined; // null means absent, in every format
-  const textual = mode === 'text' && typeof value === 'string';
+  const textual = mode !== 'typed' && typeof value === 'string';
 
   switch (view.kind(schema)) {
     case 'number':
@@ -150,13 +156,13 @@ const coerceValue = <N>(view: SchemaView<N>, value: unknown, schema: N, mode: Co
       const element = view.element(schema);
       let items = value;
       // An XML list wrapper (`<IDs><int>1</int></IDs>`) or a lone member: both mean a list in text formats.
-      if (mode === 'text' && !Array.isArray(items)) {
+      if (mode !== 'typed' && !Array.isArray(items)) {
         const keys = isPlainRecord(items) ? Object.keys(items) : [];
         // An empty wrapper (`<ArrayOfX></ArrayOfX>`, `<IDs/>` already handled above) holds no members.
         if (isPlainRecord(items) && keys.length === 0) return [];
         const elementShape = view.shape(element);
         // A wrapper holds one kind of element, named after the item type rather than after a field of the item.
-        const wrapper = keys.length === 1 && !(elementShape && Object.hasOwn(elementShape, keys[0] as string));
+        const wrapper = mode === 'text' && keys.length === 1 && !(elementShape && Object.hasOwn(elementShape, keys[0] as string));
         const inner = wrapper ? (items as Record<string, unknown>)[keys[0] as string] : undefined;
         items = wrapper ? (Array.isArray(inner) ? inner : [inner]) : [items];
       }
@@ -164,7 +170,7 @@ const coerceValue = <N>(view: SchemaView<N>, value: unknown, schema: N, mode: Co
       return items.map((item, index) => coerceValue(view, item, element, mode, `${pointer}/${index}`));
     }
     case 'object': {
-      if (textual && value === '') return mode === 'text' ? {} : value;
+      if (textual && value === '') return {};
       if (!isPlainRecord(value)) return value;
       const shape = view.shape(schema) ?? {};
       const result: Record<string, unknown> = {};
@@ -177,7 +183,7 @@ const coerceValue = <N>(view: SchemaView<N>, value: unknown, schema: N, mode: Co
         if (coerced !== undefined) result[key] = coerced;
       }
       // XML and forms cannot write an empty list: a required list they leave out is an empty one.
-      if (mode === 'text') {
+      if (mode !== 'typed') {
         for (const key of view.lists(schema)) {
           if (result[key] === undefined) result[key] = [];
         }
@@ -190,8 +196,8 @@ const coerceValue = <N>(view: SchemaView<N>, value: unknown, schema: N, mode: Co
 };
 
 /**
- * Coerces `value` towards `schema`: in `text` mode strings become numbers and booleans and lone elements become
- * lists; in every mode `null` members are dropped (null means absent) and reserved keys are refused.
+ * Coerces `value` towards `schema`: in `text` and `form` modes strings become numbers and booleans and lone elements
+ * become lists; in every mode `null` members are dropped (null means absent) and reserved keys are refused.
  */
 export const coerceToSchema = (value: unknown, schema: z.ZodType, mode: CoercionMode): unknown =>
   coerceValue(zodView, value, schema, mode, '');

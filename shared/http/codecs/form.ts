@@ -1,5 +1,6 @@
 // HTTP codecs: application/x-www-form-urlencoded bodies. Nested fields use dots or brackets (`Address.City`,
-// `Address[City]`); arrays are repeated keys (`IDs=1&IDs=2`) or indexed (`IDs[0]=1`, `Rows[0].Name=x`). Every
+// `Address[City]`); arrays are repeated keys (`IDs=1&IDs=2`) or indexed (`IDs[0]=1`, `Rows[0].Name=x`; an index is
+// plain digits, and a name that begins like a number but is not one, `[1e3]` or `[-1]`, is refused). Every
 // value is a string here; the schema coerces it afterwards.
 import { MalformedBody, ValidationFailed } from '#shared/errors';
 import { limits } from '#shared/schemas/limits';
@@ -8,6 +9,15 @@ import { forbiddenKeys } from './forbidden-keys';
 const maxFields = 2_000;
 const maxDepth = 16;
 const segmentPattern = /^([^[\].]+)|\[([^[\]]*)\]|\.([^[\].]+)/y;
+
+/** A list index as written: plain decimal digits, no sign, exponent or leading zero (`0` itself is one). */
+const indexText = /^(?:0|[1-9][0-9]*)$/;
+/**
+ * A bracketed or dotted name that begins like a number (a digit or a sign): it is meant as an index, so it must be
+ * one. `[1e3]`, `[-1]`, `[01]`, `[+1]`, `[1.5]` were read as member names, and a list field holding one such member
+ * was then read as a one-item list; no field of the API's shapes begins with a digit or a sign.
+ */
+const numberLike = /^[0-9+-]/;
 
 /** `[]`: the next member of a list. A symbol, so a field literally named `append` stays a field. */
 const append = Symbol('append');
@@ -22,8 +32,14 @@ const parseKey = (key: string): Segment[] => {
     if (!match || segmentPattern.lastIndex === start) throw new MalformedBody(`The form field name "${printable(key)}" is not valid.`);
     const raw = match[1] ?? match[2] ?? match[3] ?? '';
     if (match[2] !== undefined && raw === '') segments.push(append);
-    else if (/^\d+$/.test(raw) && match[1] === undefined) segments.push(Number(raw));
-    else segments.push(raw);
+    else if (match[1] === undefined && numberLike.test(raw)) {
+      if (!indexText.test(raw)) {
+        throw new MalformedBody(
+          `The form field "${printable(key)}" has a list index that is not a whole number from 0 to ${limits.arrayItems - 1} in plain digits.`,
+        );
+      }
+      segments.push(Number(raw));
+    } else segments.push(raw);
   }
   if (segments.length === 0 || segments.length > maxDepth) throw new MalformedBody(`The form field name "${printable(key)}" is not valid.`);
   return segments;

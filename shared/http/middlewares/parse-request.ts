@@ -3,11 +3,11 @@
 // ../validation.ts, for each part of the request: the validators ajv compiled from the OpenAPI document. The handler
 // receives what was validated (JSON exactly as sent; XML and form values coerced by the body's shape; the tenancy
 // fields filled), never a value the validator did not see.
-import { ApiError, PayloadTooLarge, problemKinds, UnsupportedMediaType, ValidationFailed } from '#shared/errors';
+import { ApiError, MalformedBody, PayloadTooLarge, problemKinds, UnsupportedMediaType, ValidationFailed } from '#shared/errors';
 import type { CompiledOperation } from '#shared/operations/compiled-operation';
 import { limits } from '#shared/schemas/limits';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { coerceToShape } from '#shared/http/codecs/coerce';
+import { coerceToShape, type CoercionMode } from '#shared/http/codecs/coerce';
 import { parseForm } from '#shared/http/codecs/form';
 import { parseJsonBody } from '#shared/http/codecs/json';
 import { assertJsonNumbersStorable } from '#shared/http/codecs/json-numbers';
@@ -38,14 +38,38 @@ const refuseContentCoding = (event: APIGatewayProxyEvent): void => {
   );
 };
 
-const decodeBody = (event: APIGatewayProxyEvent, maxBytes: number): string => {
-  if (event.body === null || event.body === undefined) return '';
+/** A body's text, and whether its bytes were UTF-8 (`utf8` false: `text` holds U+FFFD where they were not). */
+export interface BodyText {
+  readonly text: string;
+  readonly utf8: boolean;
+}
+
+// Fatal: a byte sequence that is not UTF-8 is an error, not U+FFFD. ignoreBOM keeps a leading BOM in the text, as a
+// text event (and Buffer#toString) has it, so a BOM is read the same whichever way the body arrived.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The body's text, within `maxBytes` (413 beyond). The API declares every request media type binary
+ * (infra/constructs/operations-api.ts), so API Gateway hands such a body over base64-encoded with the bytes the client
+ * sent, and they are decoded strictly here: bytes that are not UTF-8 (Latin-1 "café", FF FE) are reported, never
+ * read as U+FFFD. A text event (isBase64Encoded false: another media type, or an event built in a test) is already
+ * text and is taken as it is. The size is of the bytes: a base64 body is bounded before it is decoded.
+ */
+export const decodeBody = (event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>, maxBytes: number): BodyText => {
+  if (event.body === null || event.body === undefined) return { text: '', utf8: true };
+  if (!event.isBase64Encoded) {
+    if (Buffer.byteLength(event.body, 'utf8') > maxBytes) throw new PayloadTooLarge(maxBytes);
+    return { text: event.body, utf8: true };
+  }
   const padding = event.body.endsWith('==') ? 2 : event.body.endsWith('=') ? 1 : 0;
-  const size = event.isBase64Encoded ? Math.floor((event.body.length * 3) / 4) - padding : Buffer.byteLength(event.body, 'utf8');
-  if (size > maxBytes) throw new PayloadTooLarge(maxBytes);
-  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (Buffer.byteLength(text, 'utf8') > maxBytes) throw new PayloadTooLarge(maxBytes);
-  return text;
+  if (Math.floor((event.body.length * 3) / 4) - padding > maxBytes) throw new PayloadTooLarge(maxBytes);
+  const bytes = Buffer.from(event.body, 'base64');
+  if (bytes.length > maxBytes) throw new PayloadTooLarge(maxBytes);
+  try {
+    return { text: strictUtf8.decode(bytes), utf8: true };
+  } catch {
+    return { text: bytes.toString('utf8'), utf8: false };
+  }
 };
 
 /** The charsets a body may be in: UTF-8, and ASCII, which is UTF-8 too. */
@@ -78,6 +102,9 @@ const contentTypeOf = (event: APIGatewayProxyEvent): string | undefined => {
   const lines = new Set((event.multiValueHeaders?.['content-type'] ?? []).map((value) => value.trim().toLowerCase()));
   return lines.size > 1 ? undefined : headerOf(event, 'content-type');
 };
+
+/** How each format's values are coerced to the shape (codecs/coerce.ts): XML alone writes list wrappers. */
+const coercionModes = { json: 'typed', xml: 'text', form: 'form' } as const satisfies Record<BodyFormat, CoercionMode>;
 
 const decoders: Record<BodyFormat, (text: string) => unknown | Promise<unknown>> = {
   // Well-formed, within the depth bound, no member named twice (codecs/json.ts), then every number storable exactly
@@ -163,17 +190,19 @@ export const parseRequest = (operation: ParsedOperation): HttpMiddleware => ({
 
     // An operation without a body never reads one, so only a body it would read is refused for its coding.
     if (operation.requestBody) refuseContentCoding(event);
-    const rawBody = decodeBody(event, operation.maxBodyBytes ?? limits.requestBodyBytes);
+    const { text: rawBody, utf8 } = decodeBody(event, operation.maxBodyBytes ?? limits.requestBodyBytes);
     let body: unknown;
     if (operation.requestBody && rawBody.trim() !== '') {
       const format = bodyFormatOf(operation, contentTypeOf(event), rawBody);
+      // After the media type: a body that states another charset is refused for it (415), which says more.
+      if (!utf8) throw new MalformedBody('The body is not valid UTF-8: send its text encoded in UTF-8.');
       const decoded = await decoders[format](rawBody);
       if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) {
         throw new ValidationFailed([{ pointer: '', detail: 'the body must be an object' }]);
       }
       const xml = format === 'xml' && operation.requestBody.xmlShape !== undefined;
       const shape = xml ? (operation.requestBody.xmlShape ?? operation.requestBody.shape) : operation.requestBody.shape;
-      const coerced = coerceToShape(decoded, shape, format === 'json' ? 'typed' : 'text');
+      const coerced = coerceToShape(decoded, shape, coercionModes[format]);
       body = principal ? applyTenancy(coerced, principal, shape) : coerced;
       validate(xml ? operation.document.xmlBody : operation.document.body, body);
     } else if (operation.requestBody?.required) {

@@ -128,6 +128,20 @@ describe('events of an unknown type', () => {
   });
 });
 
+describe('an event with text beyond ASCII', () => {
+  it('verifies over the bytes sent (the gateway hands them over base64-encoded) and is applied with its text intact', async () => {
+    const documentId = freshDocumentId('non-ascii');
+    const title = 'Café – Zürich ✓ 😀';
+    const uploaded = signed(providerEvent('document.uploaded', { organisationId, documentId, object: { title } }));
+
+    const response = await postWebhook(Buffer.from(JSON.stringify(uploaded), 'utf8'), { 'Content-Type': 'application/json' });
+
+    expect(viewOf(response)).toEqual(accepted(uploaded));
+    const view = await documentWhen(documentId, token, (candidate) => candidate.EventCount >= 1, 'the event applied');
+    expect(view.Object).toEqual({ id: documentId, title });
+  });
+});
+
 describe('a large event', () => {
   it('is queued and applied whole when its queued message fits in an SQS message', async () => {
     const documentId = freshDocumentId('large');

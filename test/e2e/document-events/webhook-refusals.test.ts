@@ -57,7 +57,7 @@ const event = (): ProviderEvent => {
 
 /** Posts a body and returns the whole response; remembers what must not leak or be applied. */
 const post = async (body: unknown, headers: Record<string, string> = {}): Promise<ResponseView> => {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('latin1') : JSON.stringify(body);
   const signatures = [...text.matchAll(/v1=([0-9a-f]{64})/g)].map((match) => match[1] as string);
   refused.digests.push(...signatures);
   const response = await postWebhook(body, headers);
@@ -251,6 +251,19 @@ describe('a body we cannot read is refused before its signature is looked at', (
       expect(await post(JSON.stringify(sent), { 'Content-Type': contentType })).toEqual(unsupportedMediaType);
     },
   );
+
+  it('a body that is not UTF-8 is a 400 malformed-body, even a signed event (café sent in Latin-1), and never read as U+FFFD', async () => {
+    const documentId = freshDocumentId('refused');
+    refused.documentIds.push(documentId);
+    const sent = signed(providerEvent('document.uploaded', { organisationId, documentId, object: { marker: randomUUID(), note: 'café' } }));
+    refused.eventIds.push(idOf(sent));
+
+    expect(await post(Buffer.from(JSON.stringify(sent), 'latin1'), { 'Content-Type': 'application/json' })).toEqual({
+      status: 400,
+      headers: problemHeaders(),
+      body: problem(400, 'Malformed request body', 'The body is not valid UTF-8: send its text encoded in UTF-8.', { type: problemType('malformed-body') }),
+    });
+  });
 
   it('an XML body is a 415', async () => {
     const xml = '<?xml version="1.0"?><WebhookEventRequest><type>document.uploaded</type></WebhookEventRequest>';

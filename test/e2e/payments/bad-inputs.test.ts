@@ -61,6 +61,24 @@ describe('POST /Payment refuses', () => {
       await unchanged(() => api('/Payment', { method: 'POST', token, body, headers: { 'Content-Type': type } }), 400);
     }
   });
+
+  it.each(['1e3', '-1', '01'])('refuses a form list index [%s] (read as a one-item list before), naming the field', async (index) => {
+    const field = `Object[RefBusTrans][${index}][ID]`;
+    await unchanged(async () => {
+      const response = await api('/Payment', {
+        method: 'POST',
+        token,
+        body: `Object[Amount]=1&${encodeURIComponent(field).replace(/%5B/g, '[').replace(/%5D/g, ']')}=1`,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
+      expect(response.json).toMatchObject({
+        status: 400,
+        type: expect.stringMatching(/malformed-body$/),
+        detail: `The form field "${field}" has a list index that is not a whole number from 0 to 499 in plain digits.`,
+      });
+      return response;
+    }, 400);
+  });
 });
 
 describe('POST /Payment/{id}/refund refuses', () => {

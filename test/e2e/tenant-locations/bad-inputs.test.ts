@@ -75,6 +75,38 @@ describe('malformed bodies: 400 malformed-body', () => {
   });
 });
 
+// The API declares every request media type binary, so the function receives the bytes sent and decodes them strictly:
+// bytes that are not UTF-8 are refused, never stored as U+FFFD (a Latin-1 "café" was answered 201 as "caf\uFFFD").
+describe('a body that is not UTF-8: 400 malformed-body, nothing stored, no ID used up', () => {
+  const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part))));
+  const notUtf8 = malformedProblem('The body is not valid UTF-8: send its text encoded in UTF-8.');
+  const cases: [string, Buffer, string][] = [
+    ['JSON holding FF FE', bytes('{"Name":"bad', [0xff, 0xfe], '"}'), 'application/json'],
+    ['JSON in Latin-1 (café)', bytes('{"Name":"caf', [0xe9], '"}'), 'application/json; charset=utf-8'],
+    ['text/json holding an encoded surrogate', bytes('{"Name":"', [0xed, 0xa0, 0x80], '"}'), 'text/json'],
+    ['XML holding FF FE', bytes('<TenantLocationInfo><Name>bad', [0xff, 0xfe], '</Name></TenantLocationInfo>'), 'application/xml'],
+    ['text/xml in Latin-1 (café)', bytes('<TenantLocationInfo><Name>caf', [0xe9], '</Name></TenantLocationInfo>'), 'text/xml'],
+    ['a form holding FF FE', bytes('Name=bad', [0xff, 0xfe]), 'application/x-www-form-urlencoded'],
+  ];
+
+  test.each(cases)('%s', async (_name, body, contentType) => {
+    // A tenant of its own, so its IDs are this test's: the next location created takes the ID after the last.
+    const own = freshTenantId();
+    const ownToken = await tokenFor({ tenant: own });
+    const before = await create(ownToken, { Name: 'Before' });
+    const items = await table.items(own);
+
+    const response = await save(ownToken, body, { 'Content-Type': contentType });
+
+    expect(viewOf(response)).toEqual({ status: 400, headers: problemHeaders(), body: notUtf8 });
+    expect(await table.items(own)).toEqual(items);
+    const after = await create(ownToken, { Name: 'After' });
+    expect(after.ID).toBe(before.ID + 1);
+    const stored = await search(ownToken, {});
+    expect(stored.json.Value.map((row) => row.Name).sort()).toEqual(['After', 'Before']);
+  });
+});
+
 describe('XML with a DOCTYPE or entity declarations: 400, nothing expanded', () => {
   const billionLaughs =
     '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">' +

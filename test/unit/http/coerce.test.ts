@@ -13,7 +13,7 @@ type Format = 'json' | 'xml' | 'form';
 const decoders: Record<Format, [(text: string) => unknown, CoercionMode]> = {
   json: [(text) => JSON.parse(text) as unknown, 'typed'],
   xml: [parseXml, 'text'],
-  form: [parseForm, 'text'],
+  form: [parseForm, 'form'],
 };
 
 /** Decodes a body as the stack does, coerces it towards `schema` and validates it. */
@@ -128,6 +128,16 @@ describe('coerceToSchema: lists with one member and with two, in every format', 
       { Messages: [], Value: [{ ID: 1, Name: 'A' }, { ID: 2 }] },
       { Messages: [], Value: [{ ID: 1, Name: 'A' }] },
       { Messages: [], Value: [{ ID: 3 }] },
+    ]);
+  });
+
+  it('reads no list wrapper in a form: a list member of any name but an index stays that name, for validation to refuse', () => {
+    const coerce = (body: string) => coerceToSchema(parseForm(body), TenantLocationSearchResult, 'form');
+
+    expect([coerce('Value[TenantLocationSearchRow][ID]=1'), coerce('Value[0][ID]=1'), coerce('Value[ID]=1')]).toEqual([
+      { Messages: [], Value: [{ TenantLocationSearchRow: { ID: '1' } }] },
+      { Messages: [], Value: [{ ID: 1 }] },
+      { Messages: [], Value: [{ ID: 1 }] },
     ]);
   });
 

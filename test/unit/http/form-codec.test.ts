@@ -74,6 +74,38 @@ describe('parseForm', () => {
     ]);
   });
 
+  it('reads index 0 and plain digits as indexes, in brackets or after a dot', () => {
+    expect(parseForm('IDs[0]=a&IDs[10]=b&Rows.0.Name=x&Rows.1[Name]=y')).toEqual({ IDs: ['a', 'b'], Rows: [{ Name: 'x' }, { Name: 'y' }] });
+  });
+
+  const notIndex = (key: string) => ({
+    kind: 'MalformedBody',
+    detail: `The form field "${key}" has a list index that is not a whole number from 0 to 499 in plain digits.`,
+  });
+
+  it.each([
+    ['an exponent', 'Object[RefBusTrans][1e3][ID]'],
+    ['a minus sign', 'Object[RefBusTrans][-1][ID]'],
+    ['a plus sign', 'IDs[+1]'],
+    ['a leading zero', 'IDs[01]'],
+    ['two zeros', 'IDs[00]'],
+    ['a fraction', 'IDs[1.5]'],
+    ['hexadecimal', 'IDs[0x1]'],
+    ['a trailing space', 'IDs[1 ]'],
+    ['a dotted exponent', 'Rows.1e2.Name'],
+    ['a dotted minus', 'Rows.-1.Name'],
+    ['infinity after a sign', 'IDs[-Infinity]'],
+  ])('refuses an index with %s, naming the field', (_case, key) => {
+    expect(refusal(`${encodeURIComponent(key).replace(/%5B/g, '[').replace(/%5D/g, ']')}=1`)).toEqual(notIndex(key));
+  });
+
+  it('refuses a malformed index even as the only member, where it was read as a one-item list', () => {
+    expect([refusal('Object[RefBusTrans][1e3][ID]=1'), refusal('Object[RefBusTrans][-1][ID]=1')]).toEqual([
+      notIndex('Object[RefBusTrans][1e3][ID]'),
+      notIndex('Object[RefBusTrans][-1][ID]'),
+    ]);
+  });
+
   it('refuses a 501st member appended with []', () => {
     const body = Array.from({ length: 501 }, (_, index) => `IDs[]=${index}`).join('&');
 

@@ -264,6 +264,29 @@ describe('operation stack: content codings of request bodies', () => {
 });
 
 describe('operation stack: malformed bodies', () => {
+  it('refuses a form list member of any name but an index, rather than reading it as a one-item list', async () => {
+    const { call, seen } = operationWith('paymentPost', () => ({}));
+    const form = (body: string) =>
+      apiEvent({ method: 'POST', resource: '/Payment', body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+
+    const byName = await call(form('Object[Amount]=1&Object[RefBusTrans][abc][ID]=1'));
+    const byNumberLike = await call(form('Object[Amount]=1&Object[RefBusTrans][1e3][ID]=1'));
+
+    expect({ byName, byNumberLike, handled: seen.length }).toEqual({
+      byName: {
+        statusCode: 400,
+        headers: problemHeaders('json'),
+        body: validationProblem([{ pointer: '/Object/RefBusTrans/0/abc', detail: expect.any(String) }]),
+      },
+      byNumberLike: {
+        statusCode: 400,
+        headers: problemHeaders('json'),
+        body: malformedProblem('The form field "Object[RefBusTrans][1e3][ID]" has a list index that is not a whole number from 0 to 499 in plain digits.'),
+      },
+      handled: 0,
+    });
+  });
+
   it.each([
     ['JSON', 'application/json', '{"Name": "Main",}', 'The body is not valid JSON.'],
     ['truncated JSON', 'application/json', '{"Name": "Ma', 'The body is not valid JSON.'],
@@ -280,6 +303,45 @@ describe('operation stack: malformed bodies', () => {
       response: { statusCode: 400, headers: problemHeaders('json'), body: malformedProblem(detail) },
       handled: 0,
     });
+  });
+
+  const notUtf8 = 'The body is not valid UTF-8: send its text encoded in UTF-8.';
+  const base64Of = (...parts: (string | Buffer)[]) =>
+    Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : part))).toString('base64');
+
+  it.each([
+    ['JSON holding FF FE', 'application/json', base64Of('{"Name":"bad', Buffer.from([0xff, 0xfe]), '"}')],
+    ['JSON in Latin-1 (café)', 'application/json; charset=utf-8', base64Of('{"Name":"caf', Buffer.from([0xe9]), '"}')],
+    ['XML holding FF FE', 'application/xml', base64Of('<TenantLocationInfo><Name>bad', Buffer.from([0xff, 0xfe]), '</Name></TenantLocationInfo>')],
+    ['a form holding FF FE', 'application/x-www-form-urlencoded', base64Of('Name=bad', Buffer.from([0xff, 0xfe]))],
+    ['an encoded surrogate (ED A0 80)', 'text/json', base64Of('{"Name":"', Buffer.from([0xed, 0xa0, 0x80]), '"}')],
+    ['an overlong slash (C0 AF)', 'application/json', base64Of('{"Name":"', Buffer.from([0xc0, 0xaf]), '"}')],
+    ['a sequence cut at the end', 'application/x-www-form-urlencoded', base64Of('Name=caf', Buffer.from([0xc3]))],
+  ])('answers 400 for a base64 body that is not UTF-8: %s', async (_case, contentType, body) => {
+    const { call, seen } = operationWith('tenantLocationSave');
+
+    const response = await call(saveEvent(body, contentType, { isBase64Encoded: true }));
+
+    expect({ response, handled: seen.length }).toEqual({
+      response: { statusCode: 400, headers: problemHeaders('json'), body: malformedProblem(notUtf8) },
+      handled: 0,
+    });
+  });
+
+  it('answers 415, not 400, for a body that is not UTF-8 and says it is in another charset', async () => {
+    const { call, seen } = operationWith('tenantLocationSave');
+
+    const response = await call(saveEvent(base64Of('{"Name":"caf', Buffer.from([0xe9]), '"}'), 'application/json; charset=iso-8859-1', { isBase64Encoded: true }));
+
+    expect({ status: response.statusCode, handled: seen.length }).toEqual({ status: 415, handled: 0 });
+  });
+
+  it('reads a text body (isBase64Encoded false) as it is, U+FFFD a character like any other', async () => {
+    const { call, seen } = operationWith('tenantLocationSave');
+
+    const response = await call(saveEvent('{"Name":"odd \uFFFD"}', 'application/json'));
+
+    expect({ response, body: seen[0]?.body }).toEqual({ response: ok, body: { Name: 'odd \uFFFD', ...tenancy } });
   });
 
   it.each([

@@ -2,7 +2,7 @@
 // handler's input written to request.context.operationRequest; every refusal before the handler.
 import { describe, expect, it } from '@jest/globals';
 import { PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '#shared/errors';
-import { parseRequest } from '#shared/http/middlewares/parse-request';
+import { decodeBody, parseRequest } from '#shared/http/middlewares/parse-request';
 import { compileOperation } from '#infra/build/compiled-operations';
 import { operationsById } from '#shared/operations/index';
 import { apiEvent, jsonEvent, middlewareRequest, principal, requestId, run } from '../support';
@@ -63,5 +63,44 @@ describe('parseRequest', () => {
     const request = middlewareRequest(apiEvent({ resource: '/TenantLocation/GetDefaultAddress/{id}', pathParameters: { id: 'x' } }));
     await expect(run(defaultAddress.before, request)).rejects.toBeInstanceOf(ValidationFailed);
     expect(request.context.operationRequest).toBeUndefined();
+  });
+});
+
+describe('decodeBody', () => {
+  const base64 = (bytes: Buffer | string) => ({ body: Buffer.from(bytes).toString('base64'), isBase64Encoded: true });
+
+  it('reads no body as empty text', () => {
+    expect(decodeBody({ body: null, isBase64Encoded: false }, 10)).toEqual({ text: '', utf8: true });
+  });
+
+  it('takes a text body as it is, and a base64 body as the UTF-8 its bytes are', () => {
+    expect(decodeBody({ body: 'café \uFFFD', isBase64Encoded: false }, 100)).toEqual({ text: 'café \uFFFD', utf8: true });
+    expect(decodeBody(base64('café \uFFFD'), 100)).toEqual({ text: 'café \uFFFD', utf8: true });
+  });
+
+  it('keeps a leading BOM whichever way the body arrived, as a text event has it', () => {
+    expect(decodeBody(base64('\uFEFF{}'), 100)).toEqual({ text: '\uFEFF{}', utf8: true });
+    expect(decodeBody({ body: '\uFEFF{}', isBase64Encoded: false }, 100)).toEqual({ text: '\uFEFF{}', utf8: true });
+  });
+
+  it.each([
+    ['FF FE', [0x62, 0xff, 0xfe]],
+    ['Latin-1 é', [0x63, 0x61, 0x66, 0xe9]],
+    ['a lone continuation byte', [0x80]],
+    ['an overlong encoding', [0xc0, 0xaf]],
+    ['an encoded surrogate', [0xed, 0xa0, 0x80]],
+    ['beyond U+10FFFF', [0xf4, 0x90, 0x80, 0x80]],
+    ['a sequence cut short', [0x41, 0xe2, 0x82]],
+  ])('reports bytes that are not UTF-8 (%s) rather than reading them as U+FFFD silently', (_case, bytes) => {
+    expect(decodeBody(base64(Buffer.from(bytes)), 100)).toMatchObject({ utf8: false });
+  });
+
+  it('bounds the bytes, not the characters: a base64 body of exactly the limit passes, one byte more is 413', () => {
+    expect(decodeBody(base64(Buffer.alloc(9, 0x41)), 9)).toEqual({ text: 'AAAAAAAAA', utf8: true });
+    expect(decodeBody(base64(Buffer.alloc(8, 0x41)), 9)).toEqual({ text: 'AAAAAAAA', utf8: true });
+    expect(() => decodeBody(base64(Buffer.alloc(10, 0x41)), 9)).toThrow(PayloadTooLarge);
+    // 4 bytes of invalid UTF-8 are 4 bytes, though their U+FFFD text would be 12.
+    expect(decodeBody(base64(Buffer.from([0xff, 0xff, 0xff, 0xff])), 4)).toMatchObject({ utf8: false });
+    expect(() => decodeBody({ body: 'éé', isBase64Encoded: false }, 3)).toThrow(PayloadTooLarge);
   });
 });
