@@ -4,10 +4,12 @@
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { problemKinds } from '#shared/errors';
+import { problemKinds, type ProblemKind } from '#shared/errors';
+import { bodyTooLarge, decimalAbovePattern } from '#shared/http/body-limit';
 import { failureOutcome } from '#shared/http/failure-outcome';
 import { headerOrderRepeatPattern, onceOnlyHeaders, repeatedHeaderDetail, type OnceOnlyHeader } from '#shared/http/header-lines';
 import { gatewaySecurityHeaders } from '#shared/http/headers';
+import { largestRequestBodyBytes } from '#shared/operations/index';
 
 export interface ApiFirewallProps {
   readonly stage: Stage;
@@ -49,11 +51,46 @@ const repeatedHeaderBodyKey = (header: OnceOnlyHeader) => `RepeatedHeader-${head
  * The problem the functions and the local gateway answer for a repeated once-only header, as a static body: a WAF
  * response body cannot carry the request id (`instance`), and WAF sets its Content-Type (application/json).
  */
-const repeatedHeaderBody = (header: OnceOnlyHeader): CfnWebACL.CustomResponseBodyProperty => {
-  const { status, title, type } = problemKinds.badRequest;
-  const detail = repeatedHeaderDetail(header);
-  return { contentType: 'APPLICATION_JSON', content: JSON.stringify({ type, title, status, detail, ...failureOutcome(status, detail) }) };
-};
+const repeatedHeaderBody = (header: OnceOnlyHeader): CfnWebACL.CustomResponseBodyProperty => staticProblem(problemKinds.badRequest, repeatedHeaderDetail(header));
+
+/** A problem as a static WAF response body (no `instance`: WAF cannot write the request id). */
+const staticProblem = ({ status, title, type }: ProblemKind, detail: string): CfnWebACL.CustomResponseBodyProperty => ({
+  contentType: 'APPLICATION_JSON',
+  content: JSON.stringify({ type, title, status, detail, ...failureOutcome(status, detail) }),
+});
+
+/** Blocks with `status` and a custom response body (one of the ACL's `customResponseBodies`), the gateway security headers. */
+const blockWith = (status: number, bodyKey: string): CfnWebACL.RuleActionProperty => ({
+  block: {
+    customResponse: {
+      responseCode: status,
+      customResponseBodyKey: bodyKey,
+      responseHeaders: Object.entries(gatewaySecurityHeaders).map(([name, value]) => ({ name, value })),
+    },
+  },
+});
+
+const bodyTooLargeKey = 'BodyTooLarge';
+const bodyTooLargeProblem = bodyTooLarge(largestRequestBodyBytes);
+
+/**
+ * Blocks, with the functions' own 413, a request whose Content-Length names more bytes than any operation reads
+ * (shared/http/body-limit.ts): before API Gateway turns it into a Lambda event too large to invoke with (its 502),
+ * and before it costs an invocation. A body sent without a Content-Length is bounded by the functions (413).
+ */
+const bodyTooLargeRule = (priority: number): CfnWebACL.RuleProperty => ({
+  name: bodyTooLargeKey,
+  priority,
+  action: blockWith(bodyTooLargeProblem.kind.status, bodyTooLargeKey),
+  statement: {
+    regexMatchStatement: {
+      fieldToMatch: { singleHeader: { Name: 'content-length' } },
+      regexString: decimalAbovePattern(largestRequestBodyBytes),
+      textTransformations: [{ priority: 0, type: 'NONE' }],
+    },
+  },
+  visibilityConfig: visibility(bodyTooLargeKey),
+});
 
 /**
  * One rule per once-only header (`shared/http/header-lines.ts`): blocks, with a 400 problem naming the header, a
@@ -65,15 +102,7 @@ const repeatedHeaderBody = (header: OnceOnlyHeader): CfnWebACL.CustomResponseBod
 const repeatedHeaderRule = (priority: number, header: OnceOnlyHeader): CfnWebACL.RuleProperty => ({
   name: `RepeatedHeader-${header}`,
   priority,
-  action: {
-    block: {
-      customResponse: {
-        responseCode: problemKinds.badRequest.status,
-        customResponseBodyKey: repeatedHeaderBodyKey(header),
-        responseHeaders: Object.entries(gatewaySecurityHeaders).map(([name, value]) => ({ name, value })),
-      },
-    },
-  },
+  action: blockWith(problemKinds.badRequest.status, repeatedHeaderBodyKey(header)),
   statement: {
     regexMatchStatement: {
       fieldToMatch: { headerOrder: { oversizeHandling: 'CONTINUE' } },
@@ -94,7 +123,10 @@ export class ApiFirewall extends Construct {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       visibilityConfig: visibility('BusinessPlatformApi'),
-      customResponseBodies: Object.fromEntries(onceOnlyHeaders.map((header) => [repeatedHeaderBodyKey(header), repeatedHeaderBody(header)])),
+      customResponseBodies: {
+        ...Object.fromEntries(onceOnlyHeaders.map((header) => [repeatedHeaderBodyKey(header), repeatedHeaderBody(header)])),
+        [bodyTooLargeKey]: staticProblem(bodyTooLargeProblem.kind, bodyTooLargeProblem.detail),
+      },
       rules: [
         {
           name: 'RequestsPerIp',
@@ -118,6 +150,7 @@ export class ApiFirewall extends Construct {
         ]),
         managedRuleGroup(3, 'AWSManagedRulesKnownBadInputsRuleSet'),
         ...onceOnlyHeaders.map((header, index) => repeatedHeaderRule(4 + index, header)),
+        bodyTooLargeRule(4 + onceOnlyHeaders.length),
       ],
     });
 

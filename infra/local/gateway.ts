@@ -10,8 +10,9 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { apiBasePath, operations as manifestOperations, resourceOf, stageName, type Operation } from '#shared/operations/index';
+import { apiBasePath, largestRequestBodyBytes, operations as manifestOperations, resourceOf, stageName, type Operation } from '#shared/operations/index';
 import { ApiError, problemKinds } from '#shared/errors';
+import { bodyTooLarge, contentLengthExceeds } from '#shared/http/body-limit';
 import type { GatewayResponseType } from '#shared/http/gateway-responses';
 import { rawHeaderLines, RepeatedHeader, repeatedOnceOnlyHeader } from '#shared/http/header-lines';
 import { gatewaySecurityHeaders, requestIdHeader } from '#shared/http/headers';
@@ -406,6 +407,32 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
       request.resume();
       return;
     }
+    /** The body, up to API Gateway's 10 MB; undefined once it has answered a body it cannot take. */
+    const readWholeBody = async (): Promise<Buffer | undefined> => {
+      const body = await readBody(request, maxRequestBytes);
+      if (body === 'too-large') {
+        reject('REQUEST_TOO_LARGE', '', true);
+        // Drain what the client is still sending, but not forever.
+        setTimeout(() => request.socket.destroy(), 10_000).unref();
+        return undefined;
+      }
+      if (!Buffer.isBuffer(body)) {
+        // node:http could not read the body (it closes the connection after this answer).
+        reject(body.refused, `the body could not be read: ${refusalName(body.refused)}`, true);
+        return undefined;
+      }
+      return body;
+    };
+
+    // The web ACL's BodyTooLarge rule (shared/http/body-limit.ts): a Content-Length above the most any operation
+    // reads is the functions' 413 here, before routing or any function, which would get an event past Lambda's
+    // payload limit. Answered once the body is in, as API Gateway has the request before its web ACL answers: a
+    // client still sending would otherwise meet a closed connection instead of the answer.
+    const declaredLength = request.headers['content-length'];
+    if (contentLengthExceeds(declaredLength, largestRequestBodyBytes)) {
+      if (await readWholeBody()) reject(bodyTooLarge(largestRequestBodyBytes), `Content-Length ${declaredLength} above ${largestRequestBodyBytes}`);
+      return;
+    }
 
     const underStage = rawPath === apiBasePath || rawPath.startsWith(`${apiBasePath}/`);
     const path = underStage ? rawPath.slice(apiBasePath.length) || '/' : undefined;
@@ -444,18 +471,8 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
       return;
     }
 
-    const body = await readBody(request, maxRequestBytes);
-    if (body === 'too-large') {
-      reject('REQUEST_TOO_LARGE', '', true);
-      // Drain what the client is still sending, but not forever.
-      setTimeout(() => request.socket.destroy(), 10_000).unref();
-      return;
-    }
-    if (!Buffer.isBuffer(body)) {
-      // node:http could not read the body (it closes the connection after this answer).
-      reject(body.refused, `the body could not be read: ${refusalName(body.refused)}`, true);
-      return;
-    }
+    const body = await readWholeBody();
+    if (!body) return;
 
     const incoming: IncomingRequest = {
       method,

@@ -4,6 +4,7 @@
 import { deliveryReceiptOperations } from './delivery-receipts';
 import { documentEventOperations } from './document-events';
 import { inventoryOperations } from './inventory';
+import { limits } from '#shared/schemas/limits';
 import type { Operation } from './operation';
 import { paymentOperations } from './payments';
 import { scheduledTaskOperations } from './scheduled-tasks';
@@ -24,6 +25,12 @@ export const operationList = [
 export type OperationId = (typeof operationList)[number]['operationId'];
 
 export const operations: readonly Operation[] = operationList;
+
+/**
+ * The most bytes any operation reads in a body (its `maxBodyBytes`, else limits.requestBodyBytes). A larger body is
+ * refused before any function runs (shared/http/body-limit.ts: the web ACL on AWS, the local gateway's front door).
+ */
+export const largestRequestBodyBytes = Math.max(...operations.map((operation) => operation.maxBodyBytes ?? limits.requestBodyBytes));
 
 export const operationsById = Object.fromEntries(operations.map((operation) => [operation.operationId, operation])) as Record<
   OperationId,

@@ -6,7 +6,8 @@ import { headerOrderRepeatPattern, onceOnlyHeaders, repeatedHeaderDetail } from 
 import { securityHeaders } from '#shared/http/headers';
 import { readRequestMediaTypes, requestMediaTypes } from '#shared/http/media';
 import { gatewayContentSecurityPolicy } from '#shared/http/headers';
-import { operations, stageName } from '#shared/operations/index';
+import { largestRequestBodyBytes, operations, stageName } from '#shared/operations/index';
+import { decimalAbovePattern } from '#shared/http/body-limit';
 import { webhookSigningPath } from '#infra/local/webhook-signing';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { logicalIdOf, resourcesOfType, synthesize, type CfnTemplate, type Synthesized } from './synthesize';
@@ -285,5 +286,27 @@ describe('web ACL', () => {
       });
     }
     expect(new Set(rules.map((rule) => rule.Priority)).size).toBe(rules.length);
+  });
+
+  it('refuses a Content-Length above the most any operation reads before API Gateway invokes anything: the functions\' 413', () => {
+    const properties = resourcesOfType(template, 'AWS::WAFv2::WebACL')[0]![1].Properties as Record<string, any>;
+    const rule = (properties.Rules as Record<string, any>[]).find((candidate) => candidate.Name === 'BodyTooLarge');
+    expect(rule).toMatchObject({
+      Action: { Block: { CustomResponse: { ResponseCode: 413, CustomResponseBodyKey: 'BodyTooLarge' } } },
+      Statement: {
+        RegexMatchStatement: {
+          FieldToMatch: { SingleHeader: { Name: 'content-length' } },
+          RegexString: decimalAbovePattern(largestRequestBodyBytes),
+          TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+        },
+      },
+    });
+    // The regex WAF runs is the one the unit tests hold to the numbers: the limit itself passes, one byte more is blocked.
+    const pattern = new RegExp(rule!.Statement.RegexMatchStatement.RegexString as string);
+    expect([String(largestRequestBodyBytes), String(largestRequestBodyBytes + 1)].map((length) => pattern.test(length))).toEqual([false, true]);
+    const detail = `The request body exceeds ${largestRequestBodyBytes} bytes.`;
+    const body = (properties.CustomResponseBodies as Record<string, { ContentType: string; Content: string }>).BodyTooLarge;
+    expect(body?.ContentType).toBe('APPLICATION_JSON');
+    expect(JSON.parse(body!.Content)).toEqual({ type: 'about:blank', title: 'Content Too Large', status: 413, detail, IsSuccess: false, Messages: [detail], ErrorCode: 413 });
   });
 });
