@@ -78,7 +78,12 @@ const simplify = (node: unknown, depth: number): unknown => {
   const result: Record<string, unknown> = {};
   const texts: string[] = [];
   for (const [key, value] of Object.entries(record)) {
-    if (key.startsWith('@')) continue; // attributes (namespaces, types) carry no data in our bodies
+    if (key.startsWith('@')) {
+      // XML Schema's instance attributes (i:nil, read above; i:type, which .NET writes) carry no data; namespace
+      // declarations never reach here. Any other attribute would be data read from nowhere: refused, not dropped.
+      if (key === '@nil' || key === '@type') continue;
+      throw new MalformedBody('An XML element carries an attribute other than i:nil or i:type; this API reads values from elements only.');
+    }
     if (key === '#text') {
       texts.push(decodeEntities(String(value)));
       continue;

@@ -65,6 +65,8 @@ describe('malformed bodies: 400 malformed-body', () => {
     // XML whose content the parser cannot read whole: a part of it was stored (issue: hostile-client review).
     ['XML text and CDATA in one element', saveRaw('<TenantLocationInfo><Name>Foo<![CDATA[ & Bar]]></Name></TenantLocationInfo>', 'application/xml'), malformedProblem('An XML element mixes text and CDATA sections; send its text in one form.')],
     ['XML text beside elements', saveRaw('<TenantLocationInfo><Name>A</Name><Address>stray<City>Perth</City></Address></TenantLocationInfo>', 'text/xml'), malformedProblem('An XML element holds both text and elements; send one or the other.')],
+    // An attribute is data read from nowhere: `<Name lang="en">` was dropped, `<Address City="Perth">` saved no city.
+    ['an XML attribute other than i:nil or i:type', saveRaw('<TenantLocationInfo><Name>A</Name><Address City="Perth"/></TenantLocationInfo>', 'application/xml'), malformedProblem('An XML element carries an attribute other than i:nil or i:type; this API reads values from elements only.')],
     ['XML i:nil="true" with content', saveRaw('<TenantLocationInfo xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><Name>A</Name><Description i:nil="true">kept?</Description></TenantLocationInfo>', 'application/xml'), malformedProblem('An XML element marked i:nil="true" has content; a nil element must be empty.')],
     ['a form with bad percent-encoding', saveRaw('Name=%zzA', 'application/x-www-form-urlencoded'), malformedProblem('The form body has an invalid percent-encoding.')],
     ['a form with a truncated escape', saveRaw('Name=Caf%C', 'application/x-www-form-urlencoded'), malformedProblem('The form body has an invalid percent-encoding.')],

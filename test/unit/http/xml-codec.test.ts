@@ -90,13 +90,23 @@ describe('parseXml', () => {
     expect(parseXml('<R><A>\n  <![CDATA[a & <b>]]>\n</A><B><![CDATA[x]]><![CDATA[y]]></B><C>1<!-- c -->0</C></R>')).toEqual({ A: 'a & <b>', B: 'xy', C: '10' });
   });
 
-  it('strips namespace prefixes and ignores namespace declarations and other attributes', () => {
+  it('strips namespace prefixes and ignores namespace declarations and XML Schema\'s i:type', () => {
     const xml =
-      '<d:TenantLocationInfo xmlns:d="http://schemas.datacontract.org/2004/07/Platform" xmlns:a="urn:address" Version="9">' +
-      '<d:Name lang="en">Main</d:Name><a:Address><a:City>Auckland</a:City></a:Address>' +
+      '<d:TenantLocationInfo xmlns:d="http://schemas.datacontract.org/2004/07/Platform" xmlns:a="urn:address" xmlns:i="http://www.w3.org/2001/XMLSchema-instance">' +
+      '<d:Name>Main</d:Name><a:Address i:type="d:AddressT"><a:City>Auckland</a:City></a:Address>' +
       '</d:TenantLocationInfo>';
 
     expect(parseXml(xml)).toEqual({ Name: 'Main', Address: { City: 'Auckland' } });
+  });
+
+  // An attribute is data the API reads from nowhere: `<Object Amount="5">` was dropped and the write went on without it.
+  it.each([
+    ['on the root', '<R Version="9"><Name>Main</Name></R>'],
+    ['on a value', '<R><Name lang="en">Main</Name></R>'],
+    ['on a record, naming one of its fields', '<R><Object Amount="5"><Amount>1</Amount></Object></R>'],
+    ['with a prefix', '<R xmlns:a="urn:a"><Name a:Extra="z">Main</Name></R>'],
+  ])('refuses any other attribute (%s): 400 malformed-body', (_where, xml) => {
+    expect(() => parseXml(xml)).toThrow(expect.objectContaining({ name: 'MalformedBody', detail: expect.stringContaining('attribute other than i:nil or i:type') }));
   });
 
   it('takes CDATA literally: markup and entities inside it are text', () => {
