@@ -38,14 +38,11 @@ export interface DocumentConsumerBench {
 /**
  * Registers the file's beforeAll and afterAll, and returns the bench they fill: read its members in tests and later
  * hooks, not when the file loads. The consumer's log lines (one per record, an error per poison record) are expected
- * in these tests, so the logger is silent, and so are its metrics.
+ * in these tests, so the logger is silent (its metrics are off in the whole tier: quiet-metrics.ts).
  */
 export const documentConsumerBench = (): DocumentConsumerBench => {
   const { tableName } = requireLocalEndpoints();
   logger.setLogLevel('SILENT');
-  // Nor its metric lines (one EMF line per applied event on stdout): read when the first metric is emitted, and
-  // process.env is this test file's own under jest.
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const bench = {} as { -readonly [Key in keyof DocumentConsumerBench]: DocumentConsumerBench[Key] };
   beforeAll(async () => {
     // Imported after the loopback check: the module builds its table client from the environment when loaded.
