@@ -4,8 +4,8 @@
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { problemKinds, type ProblemKind } from '#shared/errors';
-import { bodyTooLarge, decimalAbovePattern } from '#shared/http/body-limit';
+import { PayloadTooLarge, problemKinds, type ProblemKind } from '#shared/errors';
+import { decimalAbovePattern } from '#shared/http/body-limit';
 import { failureOutcome } from '#shared/http/failure-outcome';
 import { headerOrderRepeatPattern, onceOnlyHeaders, repeatedHeaderDetail, type OnceOnlyHeader } from '#shared/http/header-lines';
 import { gatewaySecurityHeaders } from '#shared/http/headers';
@@ -71,7 +71,7 @@ const blockWith = (status: number, bodyKey: string): CfnWebACL.RuleActionPropert
 });
 
 const bodyTooLargeKey = 'BodyTooLarge';
-const bodyTooLargeProblem = bodyTooLarge(largestRequestBodyBytes);
+const bodyTooLargeProblem = new PayloadTooLarge(largestRequestBodyBytes);
 
 /**
  * Blocks, with the functions' own 413, a request whose Content-Length names more bytes than any operation reads

@@ -11,8 +11,8 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { apiBasePath, largestRequestBodyBytes, operations as manifestOperations, resourceOf, stageName, type Operation } from '#shared/operations/index';
-import { ApiError, problemKinds } from '#shared/errors';
-import { bodyTooLarge, contentLengthExceeds } from '#shared/http/body-limit';
+import { ApiError, PayloadTooLarge, problemKinds } from '#shared/errors';
+import { contentLengthExceeds } from '#shared/http/body-limit';
 import type { GatewayResponseType } from '#shared/http/gateway-responses';
 import { rawHeaderLines, RepeatedHeader, repeatedOnceOnlyHeader } from '#shared/http/header-lines';
 import { gatewaySecurityHeaders, requestIdHeader } from '#shared/http/headers';
@@ -267,8 +267,7 @@ const requestLineAndHeaderBytes = (request: IncomingMessage): number => {
  */
 const readBody = (request: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | { readonly refused: Refusal }> =>
   new Promise((resolve, reject) => {
-    const declared = Number(request.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
+    if (contentLengthExceeds(request.headers['content-length'], limit)) {
       request.resume();
       resolve('too-large');
       return;
@@ -430,7 +429,7 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
     // client still sending would otherwise meet a closed connection instead of the answer.
     const declaredLength = request.headers['content-length'];
     if (contentLengthExceeds(declaredLength, largestRequestBodyBytes)) {
-      if (await readWholeBody()) reject(bodyTooLarge(largestRequestBodyBytes), `Content-Length ${declaredLength} above ${largestRequestBodyBytes}`);
+      if (await readWholeBody()) reject(new PayloadTooLarge(largestRequestBodyBytes), `Content-Length ${declaredLength} above ${largestRequestBodyBytes}`);
       return;
     }
 

@@ -3,12 +3,8 @@
 // door. Behind it, API Gateway hands a request body to Lambda base64-encoded (every request media type is binary:
 // infra/constructs/operations-api.ts), and past about 4.5 MB of body the event exceeds Lambda's 6 MB invocation
 // payload: API Gateway answered 502 for a client's oversized body, and every such request cost an invocation.
-// The refusal is the functions' own 413 (`PayloadTooLarge` with the largest limit), so the answer reads the same
-// whichever refuses it.
-import { PayloadTooLarge } from '#shared/errors';
-
-/** The 413 for a body over `limit` bytes, the largest any operation reads. */
-export const bodyTooLarge = (limit: number): PayloadTooLarge => new PayloadTooLarge(limit);
+// The refusal is the functions' own 413 (`PayloadTooLarge` of shared/errors.ts, with the largest limit), so the
+// answer reads the same whichever refuses it.
 
 /** Whether a Content-Length value (decimal digits, as HTTP writes it; anything else is not read here) names more than `limit` bytes. */
 export const contentLengthExceeds = (value: string | undefined, limit: number): boolean =>
