@@ -1,6 +1,7 @@
 // Test support: what an end-to-end test needs to see of the table itself: a tenant id of its own (files run in
 // parallel against one shared table) and every stored item of that tenant, to prove a request changed nothing.
 import { randomInt } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '#shared/data/client';
 import { sequenceKey } from '#shared/data/sequence';
@@ -11,6 +12,21 @@ import { locationKey, tenantPartition } from '#shared/tenant-locations/keys';
 import { localDynamoDbClient, requireLocalEndpoints } from './local-endpoints';
 
 /** A tenant id no other test file uses (well above any fixed id a test might pick). */
+/**
+ * A tenant's Scan and its Queries (`query`) read at one moment: the stack keeps writing (a quarter-hourly task's run
+ * lands at :00, :15, ...), so the Scan counts only when Queries just before and just after it read the same items; a
+ * tenant that changed meanwhile is read again. Compare the two it returns.
+ */
+export const scanBetweenQueries = async <T>(scan: () => Promise<T>, query: () => Promise<T>): Promise<{ readonly scanned: T; readonly queried: T }> => {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const before = await query();
+    const scanned = await scan();
+    const queried = await query();
+    if (isDeepStrictEqual(before, queried)) return { scanned, queried };
+  }
+  throw new Error('the tenant kept changing while its items were read');
+};
+
 export const freshTenantId = (): number => randomInt(100_000, 2_000_000_000);
 
 type Item = Record<string, unknown>;
