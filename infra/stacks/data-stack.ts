@@ -12,7 +12,7 @@ import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '#shared/data/table';
 import { queueDefinitions, type QueueDefinition, type QueueName } from '#shared/events/queues';
-import { schedulerExecutionStatements, schedulerServicePrincipal, secretFieldsKeyConditions } from '#shared/operations/grants';
+import { openSecretActions, schedulerExecutionStatements, schedulerServicePrincipal, sealSecretActions, secretFieldsKeyConditions } from '#shared/operations/grants';
 import { reconcilerScheduleRequest } from '#shared/schedules/service-schedules';
 import { taskSchedulerRoleId } from './construct-ids';
 
@@ -181,7 +181,7 @@ export class DataStack extends Stack {
   /**
    * The key of secret fields: symmetric, rotated yearly by KMS. Its policy is the only one it has (CDK's default
    * key policy is replaced): the account administers it, and only the API stack's function roles may use it, for
-   * GenerateDataKey and Decrypt only, and only with the secret-fields encryption context (tenant, task, field).
+   * what sealing and opening a secret field asks (Encrypt, GenerateDataKey, Decrypt) only, and only with the secret-fields encryption context (tenant, task, field).
    * Those uses are delegated to IAM (principal: the account), so a role also needs its own sealSecrets or
    * openSecrets grant, which repeats the same conditions.
    */
@@ -206,7 +206,7 @@ export class DataStack extends Stack {
             sid: 'SecretFieldsDataKeys',
             effect: Effect.ALLOW,
             principals: [account],
-            actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+            actions: [...openSecretActions, ...sealSecretActions],
             resources: ['*'],
             conditions: {
               ...Object.fromEntries(Object.entries(secretFieldsKeyConditions).map(([operator, keys]) => [operator, { ...keys }])),

@@ -1,6 +1,8 @@
-// Crypto: envelope encryption of small secrets with the AWS Encryption SDK and its KMS keyring (the key's ARN from
-// the environment), on AWS and on the local stack alike (the local stack serves KMS: infra/local/kms.ts). Each
-// secret is its own ESDK message, bound to an encryption context that open() checks.
+// Crypto: envelope encryption of a secret with the AWS Encryption SDK and its KMS keyring (the key's ARN from the
+// environment), on AWS and on the local stack alike (the local stack serves KMS: infra/local/kms.ts). Each secret is
+// its own ESDK message, bound to an encryption context that open() checks. Since issue 23 a function seals only
+// secrets over KMS Encrypt's 4,096 bytes this way (secret-cipher.ts seals the others with KMS directly) and opens
+// every message sealed so before: this module is the `#lazy/secret-cipher` chunk, loaded only for those.
 // The Encryption SDK's packages that this module uses, not their umbrella `@aws-crypto/client-node`: the umbrella
 // also brings the raw RSA keyring (which encrypts with a 4096-bit RSA key at load to probe OAEP support), the caching
 // materials manager and, through the hierarchical keyring, the branch key store with a DynamoDB client of its own;
@@ -15,40 +17,12 @@ import { buildEncrypt } from '@aws-crypto/encrypt-node';
 import { KmsKeyringClass, type AwsEsdkKMSInterface, type KmsClientSupplier } from '@aws-crypto/kms-keyring';
 import { AlgorithmSuiteIdentifier, CommitmentPolicy, immutableClass, KeyringNode, type Newable, type NodeAlgorithmSuite } from '@aws-crypto/material-management-node';
 import { RawAesKeyringNode, RawAesWrappingSuiteIdentifier } from '@aws-crypto/raw-aes-keyring-node';
+import { keyRegionOf, SecretKeyConfigurationError, SecretNotOpened, type EncryptionContext, type SecretCipher } from './secret-cipher';
 
 /** What the keyring calls KMS through: GenerateDataKey, Encrypt and Decrypt, each returning the SDK's answer. */
 export type KeyringKmsClient = AwsEsdkKMSInterface;
 /** The KMS client of a region (the key's); false when there is none for it. */
 export type KmsClientProvider = KmsClientSupplier<KeyringKmsClient>;
-
-/** Names what a secret belongs to (tenant, task, field); a ciphertext opens only under the same context. */
-export type EncryptionContext = Readonly<Record<string, string>>;
-
-export interface SecretCipher {
-  /** Encrypts a secret under a context; the result is a base64 ESDK message, safe to store. */
-  seal(plaintext: string, context: EncryptionContext): Promise<string>;
-  /** Decrypts a sealed secret; throws SecretNotOpened when it is damaged, foreign, or sealed under another context. */
-  open(sealed: string, context: EncryptionContext): Promise<string>;
-}
-
-/** A sealed secret could not be opened. Its message never carries the ciphertext, the plaintext or the context. */
-export class SecretNotOpened extends Error {
-  constructor(reason: string) {
-    super(`The secret could not be decrypted: ${reason}.`);
-    this.name = 'SecretNotOpened';
-  }
-}
-
-/**
- * The configuration is wrong (missing, ambiguous or malformed key settings): thrown at start-up, so a function
- * fails fast instead of storing a secret it could not protect.
- */
-export class SecretKeyConfigurationError extends Error {
-  constructor(detail: string) {
-    super(detail);
-    this.name = 'SecretKeyConfigurationError';
-  }
-}
 
 /**
  * Committing AES-256-GCM with HKDF, without an ECDSA signature: the same function role seals and opens, so a
@@ -120,8 +94,6 @@ export const localSecretCipher = (key: Uint8Array): SecretCipher => {
 class KmsKeyring extends KmsKeyringClass<NodeAlgorithmSuite, KeyringKmsClient>(KeyringNode as unknown as Newable<KeyringNode>) {}
 immutableClass(KmsKeyring);
 
-const keyArnPattern = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
-
 /**
  * AWS's keyring: KMS generates each data key (GenerateDataKey) and decrypts it (Decrypt) under the same encryption
  * context, so the key policy can require it. Only this key decrypts (strict mode: the ARN must be a key ARN, not an
@@ -129,7 +101,7 @@ const keyArnPattern = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$
  * (kms-client.ts), a fake in unit tests.
  */
 export const kmsSecretCipher = (keyArn: string, clientProvider: KmsClientProvider): SecretCipher => {
-  if (!keyArnPattern.test(keyArn)) throw new SecretKeyConfigurationError('The secret-fields key must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>).');
+  keyRegionOf(keyArn);
   return envelopeCipher(new KmsKeyring({ generatorKeyId: keyArn, clientProvider }));
 };
 

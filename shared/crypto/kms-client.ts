@@ -1,16 +1,20 @@
-// Crypto: the KMS client the Encryption SDK's keyring calls (envelope.ts), built in the function's own bundle. The
-// bundle already holds the AWS SDK's core, protocols and credential providers for its DynamoDB client, so this client
-// adds only KMS's own configuration and the three commands the keyring sends (GenerateDataKey to seal, Decrypt to
-// open, Encrypt for a second key, which the one-key keyring never sends); built in the `#lazy/secret-cipher` chunk it
-// carried a second copy of all of it (issue 23). Every call is traced (observability/tracing.ts), with the same
-// request timeouts as every client (aws-requests.ts).
+// Crypto: the KMS client of the secret-fields cipher (secret-cipher.ts: Encrypt to seal, Decrypt to open) and of the
+// Encryption SDK's keyring (envelope.ts: GenerateDataKey to seal a secret over 4 KiB, Decrypt to open its message),
+// built in the function's own bundle. The bundle already holds the AWS SDK's core, protocols and credential
+// providers for its DynamoDB client, so this client adds only KMS's own configuration and these three commands; built
+// in the `#lazy/secret-cipher` chunk it carried a second copy of all of it (issue 23). Every call is traced
+// (observability/tracing.ts), with the same request timeouts as every client (aws-requests.ts).
 import { DecryptCommand, EncryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { awsRequestHandler } from '#shared/aws-requests';
 import { traced } from '#shared/observability/tracing';
-import type { KeyringKmsClient, KmsClientProvider } from './envelope';
+import type { KeyringKmsClient } from './envelope';
+import type { DirectKmsCalls } from './secret-cipher';
 
-/** The keyring's calls as SDK commands on one client of `region`. */
-const keyringClientOf = (region: string): KeyringKmsClient => {
+/** The calls both ciphers make, as SDK commands on one client. */
+export type KmsCalls = KeyringKmsClient & DirectKmsCalls;
+
+/** The calls as SDK commands on one client of `region`. */
+const kmsCallsOf = (region: string): KmsCalls => {
   const client = traced(new KMSClient({ region, requestHandler: awsRequestHandler }));
   return {
     generateDataKey: (input) => client.send(new GenerateDataKeyCommand(input)),
@@ -20,12 +24,12 @@ const keyringClientOf = (region: string): KeyringKmsClient => {
 };
 
 /** KMS clients by region, each made on first use and kept for the process (the keyring asks for the key's region). */
-export const kmsClients = (): KmsClientProvider => {
-  const clients = new Map<string, KeyringKmsClient>();
+export const kmsClients = (): ((region: string) => KmsCalls) => {
+  const clients = new Map<string, KmsCalls>();
   return (region: string) => {
     let client = clients.get(region);
     if (!client) {
-      client = keyringClientOf(region);
+      client = kmsCallsOf(region);
       clients.set(region, client);
     }
     return client;

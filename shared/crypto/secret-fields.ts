@@ -4,14 +4,14 @@
 // The rules are written down in shared/scheduled-tasks/README.md.
 import { pointerSegment, ValidationFailed, type FieldError } from '#shared/errors';
 import type { AdaptorDetails, Instruction, TokenDetails } from '#shared/schemas/scheduled-task';
-import type { EncryptionContext, SecretCipher } from './envelope';
+import type { EncryptionContext, SecretCipher } from './secret-cipher';
 
 /** TokenDetails fields that are encrypted at rest and never returned. */
 export const tokenSecretFields = ['TokenKey', 'TokenSecret', 'ConsumerKey', 'ConsumerSecret', 'Session', 'Verifier', 'Username'] as const;
 export type TokenSecretField = (typeof tokenSecretFields)[number];
 const tokenSecretFieldSet = new Set<string>(tokenSecretFields);
 
-/** A secret as stored: `Field` names it (and is part of its encryption context), `Ciphertext` is a base64 ESDK message. */
+/** A secret as stored: `Field` names it (and is part of its encryption context), `Ciphertext` is what the cipher sealed (crypto/secret-cipher.ts). */
 export interface SealedSecret {
   readonly Field: string;
   readonly Ciphertext: string;

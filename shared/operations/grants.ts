@@ -115,6 +115,14 @@ export const scheduleActions = ['scheduler:CreateSchedule', 'scheduler:DeleteSch
 export const secretFieldsContextKeys = ['tenant', 'task', 'field'] as const;
 
 /**
+ * What sealing a secret field asks of KMS (shared/crypto/secret-cipher.ts): Encrypt for a secret of up to 4 KiB,
+ * GenerateDataKey for the Encryption SDK's message of a longer one. Neither can decrypt anything.
+ */
+export const sealSecretActions = ['kms:Encrypt', 'kms:GenerateDataKey'] as const;
+/** What opening one asks: Decrypt, of KMS's blob or of the message's data key. */
+export const openSecretActions = ['kms:Decrypt'] as const;
+
+/**
  * The conditions every use of the secret-fields key carries: the request's encryption context has exactly the
  * keys tenant, task and field (ForAllValues alone would accept an empty context, hence the Null checks).
  */
@@ -202,14 +210,14 @@ export const resourceGrants: { readonly [grant in ResourceGrant]: GrantDefinitio
       ...(scheduler.endpoint !== undefined ? { [schedulerEnvironment.endpoint]: scheduler.endpoint } : {}),
     },
   }),
-  /** Seal secret fields: a data key from KMS under the secret-fields encryption context (GenerateDataKey only). */
+  /** Seal secret fields under the secret-fields encryption context (sealSecretActions). */
   sealSecrets: ({ secretFieldsKey }) => ({
-    statements: [{ actions: ['kms:GenerateDataKey'], resources: [secretFieldsKey.arn], conditions: secretFieldsKeyConditions }],
+    statements: [{ actions: [...sealSecretActions], resources: [secretFieldsKey.arn], conditions: secretFieldsKeyConditions }],
     environment: secretFieldsKeyEnvironment(secretFieldsKey),
   }),
-  /** Open secret fields: decrypt a data key under the same context (Decrypt only). */
+  /** Open secret fields under the same context (openSecretActions). */
   openSecrets: ({ secretFieldsKey }) => ({
-    statements: [{ actions: ['kms:Decrypt'], resources: [secretFieldsKey.arn], conditions: secretFieldsKeyConditions }],
+    statements: [{ actions: [...openSecretActions], resources: [secretFieldsKey.arn], conditions: secretFieldsKeyConditions }],
     environment: secretFieldsKeyEnvironment(secretFieldsKey),
   }),
 };

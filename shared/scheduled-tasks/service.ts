@@ -4,7 +4,7 @@
 // never builds a response. The rules are written down in README.md next to this file.
 import type { Principal } from '#shared/auth/principal';
 import { extractSecrets, sealAdaptorDetails, type StoredAdaptorDetails } from '#shared/crypto/secret-fields';
-import type { SecretCipher } from '#shared/crypto/envelope';
+import type { SecretCipher } from '#shared/crypto/secret-cipher';
 import { withOptimisticRetry } from '#shared/data/retry';
 import { KeyAlreadyClaimed, type StoredClaim, type WriteClaim } from '#shared/data/idempotency';
 import { maxSequenceValue, wroteNothing } from '#shared/data/sequence';
@@ -199,7 +199,9 @@ const withoutAnswerFlags = (details: AdaptorDetails): AdaptorDetails => {
  * A cipher that seals nothing: its "sealed" value is as long as the longest stored form the real cipher can give
  * the plaintext under the context (crypto/envelope.ts: a base64 ESDK message of one committing AES-256-GCM suite,
  * unsigned, 4 KiB frames). The header (context, one encrypted data key: a KMS key ARN and its blob, or the local
- * key's name) stays well under 2 KiB; each frame adds its sequence number, IV and tag (under 64 bytes).
+ * key's name) stays well under 2 KiB; each frame adds its sequence number, IV and tag (under 64 bytes). A secret
+ * sealed by KMS directly (crypto/secret-cipher.ts, up to 4,096 bytes) is shorter: `kms:` and the base64 of KMS's
+ * blob, the plaintext and a header of under 200 bytes (no context: KMS binds it without storing it).
  * test/unit/scheduled-tasks/service.test.ts checks the bound against real messages.
  */
 export const sealedSizeBound: SecretCipher = {

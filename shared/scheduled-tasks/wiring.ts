@@ -1,9 +1,9 @@
 // Wiring: builds the area's clients, repository and services once per process (a Lambda cold start); the handlers
 // import from here and nothing else of the area's construction. Each builder is lazy and builds only what its
 // function uses, so a bundle keeps only its own (esbuild drops what a handler never reaches: the get's bundle holds
-// neither the scheduler client nor the SQS client, and no function loads the Encryption SDK before a save seals).
-import type { SecretCipher } from '#shared/crypto/envelope';
+// neither the scheduler client nor the SQS client, and no function loads the Encryption SDK unless a secret needs it).
 import { kmsClients } from '#shared/crypto/kms-client';
+import { keyRegionOf, secretFieldsCipher, type SecretCipher } from '#shared/crypto/secret-cipher';
 import { defaultTable } from '#shared/data/client';
 import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
 import { taskRunsQueue } from '#shared/events/queues';
@@ -21,16 +21,28 @@ let repository: ScheduledTaskStore | undefined;
 const taskRepository = (): ScheduledTaskStore => (repository ??= createScheduledTaskRepository(defaultTable()));
 
 /**
- * The cipher, loaded on first use: the AWS Encryption SDK (with its KMS client and big-number library: about 40 % of
- * the save's bundle) is loaded only by a save that seals or opens a credential. `#lazy/secret-cipher` (package.json
+ * The secret-fields cipher (crypto/secret-cipher.ts): KMS Encrypt and Decrypt directly for a secret of up to 4 KiB,
+ * with the function's own KMS client (crypto/kms-client.ts). The AWS Encryption SDK (with its big-number library)
+ * is loaded only for a longer secret, or to open one sealed before issue 23: `#lazy/secret-cipher` (package.json
  * "imports") is shared/crypto/envelope.ts under tsx and jest, and on Lambda a chunk of its own beside the function's
- * bundle (infra/build/lazy-chunks.mjs), so a save without a credential (most saves) neither parses nor evaluates it
- * (test/bench/section-scheduled-tasks.ts measures both). envelope.ts imports nothing of ours: the chunk holds no
- * second copy of a class the rest of the function checks with instanceof. Its KMS client is the bundle's
- * (crypto/kms-client.ts), so the chunk holds no second copy of the AWS SDK either.
+ * bundle (infra/build/lazy-chunks.mjs), so a save of ordinary credentials neither parses nor evaluates it
+ * (test/bench/section-scheduled-tasks.ts measures saves with and without them). The chunk is given the same KMS
+ * clients, so it holds no second copy of the AWS SDK.
  */
-let cipher: Promise<SecretCipher> | undefined;
-const loadCipher = (keyArn: string): Promise<SecretCipher> => (cipher ??= import('#lazy/secret-cipher').then((envelope) => envelope.secretCipher(keyArn, kmsClients())));
+let cipher: SecretCipher | undefined;
+const secretCipher = (keyArn: string): SecretCipher => {
+  if (cipher) return cipher;
+  const kms = kmsClients();
+  const region = keyRegionOf(keyArn);
+  let envelope: Promise<SecretCipher> | undefined;
+  cipher = secretFieldsCipher({
+    keyArn,
+    // The client is made on the first seal or open, not at load: most saves carry no credential.
+    kms: { encrypt: (input) => kms(region).encrypt(input), decrypt: (input) => kms(region).decrypt(input) },
+    envelope: () => (envelope ??= import('#lazy/secret-cipher').then((module) => module.secretCipher(keyArn, kms))),
+  });
+  return cipher;
+};
 
 let service: ScheduledTaskService | undefined;
 
@@ -41,10 +53,7 @@ export const scheduledTaskService = (): ScheduledTaskService => {
   const keyArn = environmentValue(environmentVariables.secretFieldsKey);
   service ??= createScheduledTaskService({
     repository: taskRepository(),
-    cipher: {
-      seal: async (plaintext, context) => (await loadCipher(keyArn)).seal(plaintext, context),
-      open: async (sealed, context) => (await loadCipher(keyArn)).open(sealed, context),
-    },
+    cipher: secretCipher(keyArn),
     syncSchedule,
     requestSync: createScheduleSyncPublisher(),
   });

@@ -180,7 +180,7 @@ describe.each([
       { Sid: 'KeyAdministration', Action: keyAdministrationActions, Effect: 'Allow', Principal: root, Resource: '*' },
       {
         Sid: 'SecretFieldsDataKeys',
-        Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        Action: ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'],
         Effect: 'Allow',
         Principal: root,
         Resource: '*',
@@ -196,10 +196,12 @@ describe.each([
 
   it.each(grantHolders)('%s uses the secret-fields key exactly as its sealSecrets/openSecrets grants say, under the context conditions', (name, grants) => {
     const onKey = grantsOf(name).filter((statement) => statement.actions.some((action) => action.startsWith('kms:')));
+    // Sealing: Encrypt (a secret of up to 4 KiB, sealed by KMS itself) and GenerateDataKey (the Encryption SDK's
+    // message of a longer one); opening: Decrypt. Never both directions for one grant.
     const expected = [
-      ...(grants.includes('sealSecrets') ? ['kms:GenerateDataKey'] : []),
-      ...(grants.includes('openSecrets') ? ['kms:Decrypt'] : []),
-    ].map((action) => ({ actions: [action], resources: [arnOf(synthesized.dataStack.secretFieldsKey)], conditions: secretFieldsKeyConditions }));
+      ...(grants.includes('sealSecrets') ? [['kms:Encrypt', 'kms:GenerateDataKey']] : []),
+      ...(grants.includes('openSecrets') ? [['kms:Decrypt']] : []),
+    ].map((actions) => ({ actions, resources: [arnOf(synthesized.dataStack.secretFieldsKey)], conditions: secretFieldsKeyConditions }));
     expect(onKey).toEqual(expected);
     const variables = variablesOf(name);
     expect('SECRET_FIELDS_KEY_ARN' in variables).toBe(expected.length > 0);

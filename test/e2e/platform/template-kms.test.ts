@@ -1,12 +1,14 @@
 // E2E: secret fields are sealed through the local KMS, which holds the template's key with its key policy, and the
 // IAM edge enforces both the key policy and the caller's role policies, as AWS does for a same-account key.
-// 1. On the shared stack: a save that seals a credential stores an ESDK message whose one data key KMS wrapped
-//    (provider `aws-kms`, the template's key ARN); the data key itself, unwrapped here with the admin key, appears
-//    in no table item and no log line.
-// 2. On the throwaway assembly (test/support/throwaway-assembly.ts, shared with template-iam) whose CDK Aspects remove kms:GenerateDataKey from the save function's role policy and
-//    replace one gateway response's template (the manifest and the shared definitions unchanged): the save fails
-//    as on AWS (5xx, an explained AccessDeniedException in the log) and changes nothing; the local gateway answers
-//    an unknown path with the replaced template, so it reads the template, not the shared definitions.
+// 1. On the shared stack: a save that seals a credential of up to 4 KiB stores KMS's own ciphertext blob (`kms:`
+//    and base64: one Encrypt under the encryption context); a longer one stores an ESDK message whose one data key
+//    KMS wrapped (provider `aws-kms`, the template's key ARN). Each opens here with the admin key under its context
+//    and not under another, and neither the credential nor the data key appears in any other table item or log line.
+// 2. On the throwaway assembly (test/support/throwaway-assembly.ts, shared with template-iam) whose CDK Aspects remove
+//    kms:Encrypt from the save function's role policy and replace one gateway response's template (the manifest and
+//    the shared definitions unchanged): the save fails as on AWS (5xx, an explained AccessDeniedException in the
+//    log) and changes nothing; the local gateway answers an unknown path with the replaced template, so it reads the
+//    template, not the shared definitions.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -56,10 +58,47 @@ describe('the shared stack seals through the local KMS', () => {
   const table = openTable();
   afterAll(() => table.close());
 
-  it('wraps each data key with the template key, and the data key reaches no table item and no log line', async () => {
+  /** The run's stack log, once what the last request logged is in it. */
+  const stackLog = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return readFile(currentRunLogFile(), 'utf8');
+  };
+
+  it('seals a credential of up to 4 KiB with one KMS Encrypt under its context: the blob opens only under that context', async () => {
     const tenant = freshTenantId();
     const token = await tokenFor({ tenant });
     const saved = await saveTask(token, { ...quarterHourly, AdaptorDetails: credential });
+    expect(saved.status).toBe(201);
+    const task = saved.json.Value.ID;
+
+    const items = JSON.stringify(await table.tenantItems(tenant));
+    const blobs = items.match(/"kms:[A-Za-z0-9+/]+={0,2}"/g) ?? [];
+    expect(blobs).toHaveLength(1);
+    expect(sealedMessages(items)).toEqual([]);
+    const blob = Buffer.from(blobs[0]!.slice('"kms:'.length, -1), 'base64');
+    const context = { tenant: String(tenant), task: String(task), field: 'TokenDetails/TokenSecret' };
+
+    const kms = new KMSClient({});
+    try {
+      const opened = await kms.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: context }));
+      expect(Buffer.from(opened.Plaintext!).toString('utf8')).toBe(credential.TokenDetails.TokenSecret);
+      expect(opened.KeyId).toMatch(/^arn:aws:kms:us-east-1:123456789012:key\/[0-9a-f-]{36}$/);
+      for (const other of [{ ...context, tenant: '0' }, { ...context, task: '0' }, { ...context, field: 'TokenDetails/TokenKey' }]) {
+        await expect(kms.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: other }))).rejects.toMatchObject({ name: 'InvalidCiphertextException' });
+      }
+    } finally {
+      kms.destroy();
+    }
+    expect(JSON.stringify(await table.everyItem())).not.toContain(credential.TokenDetails.TokenSecret);
+    expect(await stackLog()).not.toContain(credential.TokenDetails.TokenSecret);
+  });
+
+  it('seals a longer credential as an ESDK message: its data key wrapped with the template key reaches no table item and no log line', async () => {
+    const tenant = freshTenantId();
+    const token = await tokenFor({ tenant });
+    // Over KMS Encrypt's 4,096 bytes of plaintext, within the schema's 8 KiB of text.
+    const longSecret = `ts-kms-e2e-${'x'.repeat(5_000)}`;
+    const saved = await saveTask(token, { ...quarterHourly, AdaptorDetails: { ...credential, TokenDetails: { ...credential.TokenDetails, TokenSecret: longSecret } } });
     expect(saved.status).toBe(201);
 
     const [sealed] = sealedMessages(await table.tenantItems(tenant));
@@ -83,11 +122,10 @@ describe('the shared stack seals through the local KMS', () => {
         name: 'InvalidCiphertextException',
       });
 
-      const forms = [plaintextKey.toString('base64'), plaintextKey.toString('hex'), plaintextKey.toString('base64url')];
+      const forms = [plaintextKey.toString('base64'), plaintextKey.toString('hex'), plaintextKey.toString('base64url'), longSecret];
       const items = JSON.stringify(await table.everyItem());
       for (const form of forms) expect(items.includes(form)).toBe(false);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const log = await readFile(currentRunLogFile(), 'utf8');
+      const log = await stackLog();
       for (const form of forms) expect(log.includes(form)).toBe(false);
     } finally {
       kms.destroy();
@@ -95,7 +133,7 @@ describe('the shared stack seals through the local KMS', () => {
   });
 });
 
-describe('a role policy without kms:GenerateDataKey, a gateway response template replaced', () => {
+describe('a role policy without kms:Encrypt, a gateway response template replaced', () => {
   const workDir = mkdtempSync(join(tmpdir(), 'template-kms-'));
   const logFile = join(workDir, 'stack.log');
   let stack: LocalStackProcess | undefined;
@@ -139,10 +177,10 @@ describe('a role policy without kms:GenerateDataKey, a gateway response template
     expect(await everyItem()).toEqual(before);
 
     const log = readFileSync(logFile, 'utf8');
-    const refusal = log.split('\n').find((line) => line.includes('AccessDeniedException') && line.includes('kms:GenerateDataKey'));
-    expect(refusal).toContain('scheduledTaskSave may not kms:GenerateDataKey on arn:aws:kms:us-east-1:123456789012:key/');
+    const refusal = log.split('\n').find((line) => line.includes('AccessDeniedException') && line.includes('kms:Encrypt'));
+    expect(refusal).toContain('scheduledTaskSave may not kms:Encrypt on arn:aws:kms:us-east-1:123456789012:key/');
     expect(refusal).toContain('the key policy delegates to it');
-    expect(refusal).toContain('"Effect":"Allow","Action":"kms:GenerateDataKey"');
+    expect(refusal).toContain('"Effect":"Allow","Action":"kms:Encrypt"');
     expect(log).not.toContain(credential.TokenDetails.TokenSecret);
   });
 });

@@ -3,18 +3,13 @@
 // ciphertext, and configuration errors.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import {
-  kmsSecretCipher,
-  localSecretCipher,
-  secretCipher,
-  SecretKeyConfigurationError,
-  SecretNotOpened,
-} from '#shared/crypto/envelope';
+import { kmsSecretCipher, localSecretCipher, secretCipher } from '#shared/crypto/envelope';
+import { SecretKeyConfigurationError } from '#shared/crypto/secret-cipher';
+import { otherContexts, refusal, sealingContext as context } from '#test/support/secrets';
 import { readFunctionEnvironment } from '#shared/environment';
 import { grantVariables } from '#shared/operations/environment';
 
 const plaintext = 'oauth-token-secret-7f3a9c-ÄÖÜ-🔑';
-const context = { tenant: '7', task: '42', field: 'TokenDetails/TokenSecret' };
 const cipher = localSecretCipher(randomBytes(32));
 
 const flipByte = (sealed: string, at: number) => {
@@ -23,14 +18,6 @@ const flipByte = (sealed: string, at: number) => {
   return bytes.toString('base64');
 };
 
-const refusal = async (promise: Promise<unknown>) => {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(SecretNotOpened);
-  return error as SecretNotOpened;
-};
 
 describe('local keyring', () => {
   it('round-trips a secret under its context', async () => {
@@ -46,13 +33,7 @@ describe('local keyring', () => {
     expect(Buffer.from(first, 'base64').includes(Buffer.from(plaintext, 'utf8'))).toBe(false);
   });
 
-  it.each([
-    ['another tenant', { ...context, tenant: '8' }],
-    ['another task', { ...context, task: '43' }],
-    ['another field', { ...context, field: 'TokenDetails/ConsumerSecret' }],
-    ['a context with an extra key', { ...context, extra: 'x' }],
-    ['a context missing a key', { tenant: '7', task: '42' }],
-  ])('refuses to open under %s', async (_, other) => {
+  it.each(otherContexts)('refuses to open under %s', async (_, other) => {
     const sealed = await cipher.seal(plaintext, context);
     const error = await refusal(cipher.open(sealed, other));
     expect(error.message).toBe('The secret could not be decrypted: sealed for another owner or field.');

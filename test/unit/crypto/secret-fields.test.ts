@@ -2,7 +2,8 @@
 // anywhere), the merge rules over stored ciphertext, the public view, and opening under the owner's context only.
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { localSecretCipher, SecretNotOpened } from '#shared/crypto/envelope';
+import { localSecretCipher } from '#shared/crypto/envelope';
+import { SecretNotOpened } from '#shared/crypto/secret-cipher';
 import {
   extractSecrets,
   isSecretKeyName,
