@@ -82,6 +82,13 @@ export interface StoredClaim {
   readonly answer: string;
   /** Set while the answer is provisional (`WriteClaim.provisional`, until `restate`): when it was written, epoch ms. */
   readonly provisionalSince?: number;
+  /**
+   * Set on a pending claim (`WriteClaim.pending`): the request committed a first write, at this version of its
+   * record, before its answer could be known (`answer` is empty). Its retry resumes from there (`resumeVersionOf`).
+   */
+  readonly resumeVersion?: number;
+  /** When a pending claim was written, epoch ms. */
+  readonly pendingSince?: number;
 }
 
 /**
@@ -94,6 +101,8 @@ const provisionalPollMs = 100;
 
 /** True while `found` holds an answer its request may still restate (a twin waits for it). */
 const isProvisional = (found: StoredClaim, now: number): boolean => found.provisionalSince !== undefined && now - found.provisionalSince < provisionalWaitMs;
+/** True while `found` is pending and its request may still be finishing (a twin waits for its answer). */
+const isPendingLive = (found: StoredClaim, now: number): boolean => found.pendingSince !== undefined && now - found.pendingSince < provisionalWaitMs;
 
 /**
  * The key is taken: read before the write (`found`), or by a twin whose transaction committed first (the claim's
@@ -131,6 +140,18 @@ export interface WriteClaim<R> {
    */
   restate(result: R): TransactionItem;
   /**
+   * For a write in two commits whose answer is known only after the second (a receipt's save that changes the body,
+   * then completes it): the transaction item of the first commit, which takes the key without an answer, noting the
+   * version of the record that commit leaves. The second commit's `provisional` (or `item`) replaces it. A request
+   * that dies between the two leaves it pending; its retry (same key, same request) finds it with `read` and resumes
+   * at the second commit (`resumeVersionOf`) instead of deciding again, so the first commit is neither done twice
+   * nor refused as stale. A twin that finds it pending waits for its answer like a provisional one, then answers 409
+   * key-in-use (retry later) while it stays pending.
+   */
+  pending(resumeVersion: number): TransactionItem;
+  /** The version to resume at when `found` is this request's own pending claim (same request); else undefined. */
+  resumeVersionOf(found: StoredClaim): number | undefined;
+  /**
    * Writes `restate` alone (a conditional UpdateItem), for a write whose answer is known only after commits of its
    * own that follow the one its provisional claim went in (a receipt's completion: the claim commits with the
    * completion's deciding transaction, the answer is read after the rest). A claim that is not this request's is
@@ -151,6 +172,29 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 
 /** Only JSON survives the claim: an answer is made JSON-clean before it is sent, so a replay equals it. */
 const jsonClean = (answer: Answer): Answer => JSON.parse(JSON.stringify(answer)) as Answer;
+
+/** What marks a claim whose answer is not final: provisional (`provisionalSince`), or pending (`resumeVersion`, `pendingSince`). */
+type ClaimMarks = Pick<StoredClaim, 'provisionalSince' | 'resumeVersion' | 'pendingSince'>;
+
+/**
+ * The transaction item that takes `key` with `claim` (its request's hash, its answer and marks), for 24 hours: where
+ * no claim is, or over a pending claim of the same request (its second commit, or its retry deciding again after the
+ * record changed since the first). Any other claim cancels it.
+ */
+export const keyClaimPut = (tableName: string, key: ItemKey, claim: StoredClaim): TransactionItem => ({
+  Put: {
+    TableName: tableName,
+    Item: {
+      ...key,
+      entity: idempotencyEntity,
+      ...claim,
+      [tableDefinition.timeToLiveAttribute]: Math.floor(Date.now() / 1000) + idempotencyWindowSeconds,
+    },
+    ConditionExpression: 'attribute_not_exists(pk) OR (#requestHash = :requestHash AND attribute_exists(#resumeVersion))',
+    ExpressionAttributeNames: { '#requestHash': 'requestHash', '#resumeVersion': 'resumeVersion' },
+    ExpressionAttributeValues: { ':requestHash': claim.requestHash },
+  },
+});
 
 /** The sort-key prefix of an operation's claims (in the tenant's partition). */
 export const idempotencyKeyPrefix = (operationId: string): string => composeKey('IDEMPOTENCY', operationId);
@@ -178,6 +222,8 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
       requestHash: String(Item.requestHash),
       answer: String(Item.answer),
       ...(typeof Item.provisionalSince === 'number' ? { provisionalSince: Item.provisionalSince } : {}),
+      ...(typeof Item.resumeVersion === 'number' ? { resumeVersion: Item.resumeVersion } : {}),
+      ...(typeof Item.pendingSince === 'number' ? { pendingSince: Item.pendingSince } : {}),
     };
   };
 
@@ -187,6 +233,8 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
       if (input.key === undefined) return jsonClean(answerOf(await work(undefined)));
       const key = idempotencyClaimKey(input.tenantId, operationId, parseIdempotencyKey(input.key));
       const requestHash = sha256(JSON.stringify(input.request ?? null));
+      /** When this request wrote its pending claim (`pending`), to tell it from a twin's. */
+      let ownPendingSince: number | undefined;
       const answerText = (result: R): string =>
         // JSON text, not a DynamoDB map (which does not keep member order): a replay is byte for byte the first
         // answer, in JSON and in XML.
@@ -212,32 +260,29 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
             ExpressionAttributeValues: { ':answer': answerText(result), ':requestHash': requestHash },
           },
         }),
-        provisional: (result) => {
-          const { Put } = claim.item(result);
-          return { Put: { ...(Put as PutCommandInput), Item: { ...(Put as PutCommandInput).Item, provisionalSince: Date.now() } } } as TransactionItem;
+        provisional: (result) => claimPut(answerText(result), { provisionalSince: Date.now() }),
+        item: (result) => claimPut(answerText(result)),
+        pending: (resumeVersion) => claimPut('', { resumeVersion, pendingSince: (ownPendingSince = Date.now()) }),
+        resumeVersionOf: (found) => {
+          if (found.requestHash !== requestHash || found.resumeVersion === undefined) return undefined;
+          // Resumed by this request: from here on its claim is this request's own, as if it had written it.
+          ownPendingSince = found.pendingSince;
+          return found.resumeVersion;
         },
-        item: (result) => ({
-          Put: {
-            TableName: tableName,
-            Item: {
-              ...key,
-              entity: idempotencyEntity,
-              requestHash,
-              answer: answerText(result),
-              [tableDefinition.timeToLiveAttribute]: Math.floor(Date.now() / 1000) + idempotencyWindowSeconds,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        }),
       };
+      const claimPut = (answer: string, extra: ClaimMarks = {}): TransactionItem => keyClaimPut(tableName, key, { requestHash, answer, ...extra });
       const replay = async (first: StoredClaim): Promise<Answer> => {
         if (first.requestHash !== requestHash) throw new IdempotencyKeyReused();
         let found = first;
-        // A provisional answer: its request may still be settling it, so wait for the restatement.
-        while (isProvisional(found, Date.now())) {
+        // A provisional answer: its request may still be settling it, so wait for the restatement; a pending claim:
+        // its request may still be committing its answer, so wait for it.
+        while (isProvisional(found, Date.now()) || isPendingLive(found, Date.now())) {
           await new Promise((resolve) => setTimeout(resolve, provisionalPollMs));
           found = (await readClaim(key)) ?? found;
         }
+        // Still pending: its request died between its commits. Its retry resumes it (the work reads the claim first);
+        // this twin cannot tell it is that retry, so it asks to be sent again.
+        if (found.resumeVersion !== undefined) throw new IdempotencyKeyInUse();
         return storage.restore(JSON.parse(found.answer) as Answer, input.tenantId);
       };
       let result: R;
@@ -251,9 +296,11 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
           return replay(found);
         }
         // A refusal decided on a read that already saw a twin's commit (its balance, its GUID), or a failure after
-        // this request's own commit: the claim says which. A claim that cannot be read leaves the error as it was.
+        // this request's own commit: the claim says which. A claim that cannot be read leaves the error as it was,
+        // and so does this request's own pending claim (its first commit stands; its retry resumes after it).
         const found = await readClaim(key).catch(() => undefined);
-        if (found) return replay(found);
+        const ownPending = found?.requestHash === requestHash && found.pendingSince !== undefined && found.pendingSince === ownPendingSince;
+        if (found && !ownPending) return replay(found);
         throw error;
       }
       return jsonClean(answerOf(result));

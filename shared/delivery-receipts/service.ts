@@ -237,7 +237,15 @@ export const createReceiptService = ({
     const actor = actorOf(principal, clock);
     const written = await withOptimisticRetry(async () => {
       const [stored, prior] = await Promise.all([require(tenantId, id), claim?.read()]);
-      if (prior) throw new KeyAlreadyClaimed(prior);
+      if (prior) {
+        // This request's own pending claim: its body was committed (at that Version) and its completion did not
+        // follow (its function died, or the completion failed). Resume at the completion; the body is not decided or
+        // written again. A receipt written since by another request is decided again as any update (a pinned
+        // Version is then stale), over the pending claim.
+        const resumeAt = claim?.resumeVersionOf(prior);
+        if (resumeAt === undefined) throw new KeyAlreadyClaimed(prior);
+        if (stored.header.Version === resumeAt && statusOf(stored.header) === 'InProgress') return { header: stored.header, lines: stored.lines, completing: true };
+      }
       if (value.Version !== undefined && value.Version !== stored.header.Version) throw new StaleVersion();
       const status = statusOf(stored.header);
       const transition = requestedTransition(status, value.Status);
@@ -269,8 +277,11 @@ export const createReceiptService = ({
         lines: lines.lines,
       });
       const header = completing ? draft : applyTransition(draft, transition, actor);
-      // The key's claim goes with the write, unless completion follows: its answer is known only after it.
-      const keyed = claim && !completing ? { claim: claim.item({ ...receiptView(header, lines.lines), created: false, completing: false }) } : {};
+      // The key's claim goes with the write. When completion follows, its answer is known only after it: the claim is
+      // pending (it notes the Version this commit leaves, where a retry resumes), and the completion's commit answers it.
+      const keyed = claim
+        ? { claim: completing ? claim.pending(header.Version) : claim.item({ ...receiptView(header, lines.lines), created: false, completing: false }) }
+        : {};
       try {
         await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, previous: stored, puts, deletes: lines.removed, ...keyed });
       } catch (error) {

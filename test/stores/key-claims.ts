@@ -1,19 +1,19 @@
 // Test support: Idempotency-Key claims (shared/data/idempotency.ts) held in memory, for the areas' in-memory stores,
 // and the claim the contract suites hand a write (`keyClaim`).
 // A store receives a claim as the DynamoDB transaction item the mechanism built (`KeyClaimItem`); this reads it the
-// way DynamoDB would: a Put (`WriteClaim.item`) takes the key unless it is taken (KeyAlreadyClaimed), an Update
+// way DynamoDB would: a Put (`WriteClaim.item`, `provisional`, `pending`) takes the key unless another claim holds it
+// (a pending claim of the same request may be taken over; KeyAlreadyClaimed otherwise), an Update
 // (`WriteClaim.restate`) replaces the answer of a claim that exists. Anything else is refused loudly, so a store never
 // silently accepts a claim it does not understand.
-import { idempotencyClaimKey, idempotencyEntity, KeyAlreadyClaimed, type KeyClaimItem } from '#shared/data/idempotency';
+import { idempotencyClaimKey, KeyAlreadyClaimed, keyClaimPut, type KeyClaimItem } from '#shared/data/idempotency';
 
 /** The claim an Idempotency-Key's mechanism hands a write (shared/data/idempotency.ts, `WriteClaim.item`): the contracts' key claim. */
-export const keyClaim = (tableName: string, tenantId: number, operationId: string, key: string): KeyClaimItem => ({
-  Put: {
-    TableName: tableName,
-    Item: { ...idempotencyClaimKey(tenantId, operationId, key), entity: idempotencyEntity, requestHash: 'h', answer: '{}' },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  },
-});
+export const keyClaim = (tableName: string, tenantId: number, operationId: string, key: string, requestHash = 'h'): KeyClaimItem =>
+  keyClaimPut(tableName, idempotencyClaimKey(tenantId, operationId, key), { requestHash, answer: '{}' });
+
+/** A pending claim (`WriteClaim.pending`): the first of a request's two commits, noting the version it leaves. */
+export const pendingKeyClaim = (tableName: string, tenantId: number, operationId: string, key: string, requestHash: string, resumeVersion: number): KeyClaimItem =>
+  keyClaimPut(tableName, idempotencyClaimKey(tenantId, operationId, key), { requestHash, answer: '', resumeVersion, pendingSince: Date.now() });
 
 const keyOf = (key: Record<string, unknown> | undefined): string => {
   if (typeof key?.pk !== 'string' || typeof key.sk !== 'string') throw new Error('a key claim names no pk and sk');
@@ -31,7 +31,9 @@ export const memoryKeyClaims = () => {
       if (claim.Put) {
         const item = claim.Put.Item as Record<string, unknown>;
         const key = keyOf(item);
-        if (claims.has(key)) throw new KeyAlreadyClaimed();
+        // As the Put's condition: no claim, or a pending one of the same request (keyClaimPut).
+        const taken = claims.get(key);
+        if (taken && !(taken.requestHash === item.requestHash && taken.resumeVersion !== undefined)) throw new KeyAlreadyClaimed();
         return () => void claims.set(key, structuredClone(item));
       }
       if (claim.Update) {

@@ -88,6 +88,7 @@ const faultOrder = [
   'DynamoDB hang (the commit lands)',
   'commit-then-crash',
   'save commit-then-crash',
+  'save commit-then-crash before its completion',
   'payment commit-then-crash',
   'index lag',
   'SQS send refused',

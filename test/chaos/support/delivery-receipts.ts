@@ -25,10 +25,16 @@ export interface ReceiptsRun {
   readonly completion: Sent<{ Value?: { Status?: string } }> | undefined;
   readonly drained: boolean;
   readonly status: string | undefined;
+  /** The InternalNote the completing save changed too, when it changed the body. */
+  readonly note?: string;
 }
 
-/** `items` inventory items, two lines each (1.1 and 0.00001 received): enough lines for several chunks. */
-export const runReceipts = async (client: RetryingClient, cell: string, items = 50): Promise<ReceiptsRun> => {
+/**
+ * `items` inventory items, two lines each (1.1 and 0.00001 received): enough lines for several chunks. With `note`,
+ * the completing save also changes the body (its InternalNote): the save then commits the body first, then completes.
+ */
+export const runReceipts = async (client: RetryingClient, cell: string, options: { readonly items?: number; readonly note?: string } = {}): Promise<ReceiptsRun> => {
+  const { items = 50, note } = options;
   const tenantId = freshTenantId();
   const token = await tokenFor({ tenant: tenantId, user: 7 });
   const lines = Array.from({ length: items * 2 }, (_, index) => ({ InventoryID: 1 + (index % items), QuantityReceived: index < items ? 1.1 : 0.00001 }));
@@ -36,11 +42,11 @@ export const runReceipts = async (client: RetryingClient, cell: string, items = 
   if (created.status !== 201) throw new Error(`the receipt was not created (${created.status}): ${created.text}`);
   const { ID: receiptId, Version } = created.json.Value;
   const [completion] = await burst<{ Value?: { Status?: string } }>(client, [
-    { label: `${cell} receipt ${receiptId}`, path: '/v2/DeliveryReceipt/', request: { token, idempotencyKey: randomUUID(), body: { Value: { ID: receiptId, Version, Status: 'Complete' } } } },
+    { label: `${cell} receipt ${receiptId}`, path: '/v2/DeliveryReceipt/', request: { token, idempotencyKey: randomUUID(), body: { Value: { ID: receiptId, Version, Status: 'Complete', ...(note !== undefined ? { InternalNote: note } : {}) } } } },
   ]);
   const status = await completed(token, receiptId, 60_000);
   const drained = await queueSettled('receiptCompletions');
-  return { tenantId, token, receiptId, lines, completion, drained, status };
+  return { tenantId, token, receiptId, lines, completion, drained, status, ...(note !== undefined ? { note } : {}) };
 };
 
 /** Waits for the receipt to be Complete; its status then (or at the deadline). */
@@ -63,6 +69,11 @@ export const checkReceipts = async (run: ReceiptsRun): Promise<Findings> => {
   // guarantee message, delivered a minute later (shared/messaging/README.md): a deferred cell waits for that here.
   const settled = run.status === 'Complete' || run.receiptId === undefined ? run : { ...run, status: await completed(run.token, run.receiptId, 90_000), drained: await queueSettled('receiptCompletions') };
   if (settled.status !== 'Complete') violated.push(`the receipt is ${String(settled.status)}, not Complete`);
+  if (run.note !== undefined && run.receiptId !== undefined) {
+    const { json } = await getReceipt(run.token, run.receiptId);
+    const stored = (json?.Value as { InternalNote?: string } | undefined)?.InternalNote;
+    if (stored !== run.note) violated.push(`the completing save's body change is not stored (InternalNote ${JSON.stringify(stored)})`);
+  }
   const owed = new Map<number, bigint>();
   for (const line of run.lines) owed.set(line.InventoryID, (owed.get(line.InventoryID) ?? 0n) + (numberToUnits(line.QuantityReceived, scale) as bigint));
   for (const [inventoryId, units] of owed) {

@@ -6,7 +6,7 @@
 // so no claim holds it.
 import { describe, expect, it } from '@jest/globals';
 import type { Principal } from '#shared/auth/principal';
-import { createIdempotency, idempotencyEntity, type Answer } from '#shared/data/idempotency';
+import { createIdempotency, idempotencyEntity, IdempotencyKeyInUse, type Answer } from '#shared/data/idempotency';
 import { sequenceKey } from '#shared/data/sequence';
 import { completeReceipt } from '#shared/delivery-receipts/completion';
 import { headerKey, receiptSequence } from '#shared/delivery-receipts/keys';
@@ -174,5 +174,75 @@ describe('POST /v2/DeliveryReceipt/ with an Idempotency-Key', () => {
     const stored = await receiptItems(table, principal.tenantId, 1);
     expect(stored.header).toMatchObject({ Status: 'Completing', Version: 2 });
     expect(stored.movements).toHaveLength(0);
+  });
+
+  // A save that changes the body and completes commits the body first (InProgress, Version + 1), then completes. Its
+  // claim used to be written only with the completion: a death between the two left the body committed and no claim,
+  // and the retry (its Version now stale) was 409 for a save that had half happened. The body's commit now takes the
+  // key as pending, noting the Version it leaves; the retry resumes at the completion.
+  const changedAndCompleting = async (principal: Principal, note: string, key: string) => {
+    await save(serviceWith(), principal, receipt(note), `${key}-create`);
+    const started = await save(serviceWith(), principal, { Value: { ID: 1, Status: 'InProgress' } }, `${key}-start`);
+    return { Value: { ID: 1, Version: valueOf(started).Version, Status: 'Complete', InternalNote: `${note}, changed` } };
+  };
+
+  it('a save that changes the body and completes dies after the body commit: the retry resumes at the completion, the body and the stock applied once', async () => {
+    const principal = principalOf();
+    const body = await changedAndCompleting(principal, 'dies between', 'dr-14');
+    const dying = serviceWith('dies-after-commit');
+    const lost = save(dying, principal, body, 'dr-14');
+    await dying.committed;
+    expect(await stillPending(lost)).toBe(true);
+    expect(await storedItem(table, headerKey(principal.tenantId, 1))).toMatchObject({ Status: 'InProgress', Version: body.Value.Version + 1, InternalNote: 'dies between, changed' });
+
+    const retry = await save(serviceWith(), principal, body, 'dr-14');
+    expect(retry.status).toBe(200);
+    expect(valueOf(retry)).toMatchObject({ Status: 'Complete' });
+    expect(JSON.stringify(retry)).toBe(await answerAsStored(principal, false));
+    expect(JSON.stringify(await save(serviceWith(), principal, body, 'dr-14'))).toBe(JSON.stringify(retry));
+    const stored = await receiptItems(table, principal.tenantId, 1);
+    // The body's commit once (Version + 1) and the completion once (+ 1): nothing decided or written twice.
+    expect(stored.header).toMatchObject({ Status: 'Complete', Version: body.Value.Version + 2, InternalNote: 'dies between, changed' });
+    expect(stored.movements).toHaveLength(1);
+    expect(await stockOf(table, principal.tenantId, [1], 9)).toEqual(new Map([[1, '4']]));
+  });
+
+  it('the body commit\'s answer lost: that save fails as it failed (not 409), and its retry resumes and completes once', async () => {
+    const principal = principalOf();
+    const body = await changedAndCompleting(principal, 'lost between', 'dr-15');
+    await expect(save(serviceWith('throws-after-commit'), principal, body, 'dr-15')).rejects.toMatchObject({ code: 'ECONNRESET' });
+    const retry = await save(serviceWith(), principal, body, 'dr-15');
+    expect(retry.status).toBe(200);
+    expect(JSON.stringify(retry)).toBe(await answerAsStored(principal, false));
+    expect((await receiptItems(table, principal.tenantId, 1)).movements).toHaveLength(1);
+  });
+
+  it('a receipt another request changed after that death: the retry with its Version is 409 stale-version, nothing completed; another body with the key is 422', async () => {
+    const principal = principalOf();
+    const body = await changedAndCompleting(principal, 'changed since', 'dr-16');
+    const dying = serviceWith('dies-after-commit');
+    void save(dying, principal, body, 'dr-16');
+    await dying.committed;
+    await serviceWith().save(principal, { Value: { ID: 1, InternalNote: 'someone else' } });
+
+    await expect(save(serviceWith(), principal, body, 'dr-16')).rejects.toMatchObject({ status: 409 });
+    await expect(save(serviceWith(), principal, { Value: { ...body.Value, InternalNote: 'other' } }, 'dr-16')).rejects.toMatchObject({ status: 422 });
+    const stored = await receiptItems(table, principal.tenantId, 1);
+    expect(stored.header).toMatchObject({ Status: 'InProgress', Version: body.Value.Version + 2, InternalNote: 'someone else' });
+    expect(stored.movements).toHaveLength(0);
+  });
+
+  it('a burst of one completing save with one key: one body commit, one completion, every answer the same', async () => {
+    const principal = principalOf();
+    const body = await changedAndCompleting(principal, 'burst', 'dr-17');
+    const answers = await Promise.allSettled(Array.from({ length: 6 }, () => save(serviceWith(), principal, body, 'dr-17')));
+    const answered = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [JSON.stringify(answer.value)] : []));
+    // A twin that found the key pending past its wait asks to be sent again (409 key-in-use); none answers otherwise.
+    for (const answer of answers) if (answer.status === 'rejected') expect(answer.reason).toBeInstanceOf(IdempotencyKeyInUse);
+    expect(new Set(answered).size).toBe(1);
+    expect(answered[0]).toBe(await answerAsStored(principal, false));
+    const stored = await receiptItems(table, principal.tenantId, 1);
+    expect(stored.header).toMatchObject({ Status: 'Complete', Version: body.Value.Version + 2 });
+    expect(stored.movements).toHaveLength(1);
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { StoredLine } from '#shared/delivery-receipts/lines';
 import { RefNumberTaken, saveLeaseMilliseconds } from '#shared/delivery-receipts/repository';
 import type { ReceiptHeader, ReceiptStore, ReceiptWrite, StoredReceipt } from '#shared/delivery-receipts/store';
-import { keyClaim } from '#test/stores/key-claims';
+import { keyClaim, pendingKeyClaim } from '#test/stores/key-claims';
 import { freshTenantId } from '#test/support/tenant-items';
 
 export interface ReceiptStoreUnderTest {
@@ -140,6 +140,21 @@ export const describeReceiptStoreContract = (implementation: string, open: (cloc
         first: headerOf(tenantId, 1, 1),
         second: undefined,
         owner: undefined,
+      });
+    });
+
+    it('lets a pending claim be taken over by a later write of the same request, never by another request’s', async () => {
+      const tenantId = freshTenantId();
+      await create(tenantId, 1, [lineOf(1)], {}, pendingKeyClaim(tableName, tenantId, 'deliveryReceiptSaveV2', 'k2', 'same', 1));
+      const outcomes = [
+        await outcomeOf(update(await read(tenantId, 1), { extra: { SupplierName: 'Another request' }, claim: keyClaim(tableName, tenantId, 'deliveryReceiptSaveV2', 'k2', 'other') })),
+        await outcomeOf(update(await read(tenantId, 1), { extra: { SupplierName: 'Resumed' }, claim: keyClaim(tableName, tenantId, 'deliveryReceiptSaveV2', 'k2', 'same') })),
+        // Taken over, the claim is final: not even the same request takes it again.
+        await outcomeOf(update(await read(tenantId, 1), { extra: { SupplierName: 'Twice' }, claim: keyClaim(tableName, tenantId, 'deliveryReceiptSaveV2', 'k2', 'same') })),
+      ];
+      expect({ outcomes, header: (await read(tenantId, 1)).header }).toStrictEqual({
+        outcomes: ['KeyAlreadyClaimed', 'done', 'KeyAlreadyClaimed'],
+        header: headerOf(tenantId, 1, 2, { SupplierName: 'Resumed' }),
       });
     });
 
