@@ -1,5 +1,6 @@
-// Local stack: AWS KMS, as far as the service's code calls it. The AWS Encryption SDK's KMS keyring calls
-// GenerateDataKey (to seal) and Decrypt (to open); Encrypt and DescribeKey are served too. Symmetric keys only, one
+// Local stack: AWS KMS, as far as the service's code calls it. The secret-fields cipher calls Encrypt (to seal) and
+// Decrypt (to open); the AWS Encryption SDK's KMS keyring, for a longer secret, GenerateDataKey and Decrypt;
+// DescribeKey is served too. Symmetric keys only, one
 // per AWS::KMS::Key of the templates, with key material random per key (kept beside the data unless in memory,
 // so stored ciphertexts stay readable across restarts; never logged). A ciphertext blob is AES-256-GCM under the
 // key's material with the encryption context as additional authenticated data: a blob opens only under the context
