@@ -274,7 +274,7 @@ export const runScheduledTaskWarm = async (ctx: BenchContext): Promise<Compariso
           'UpdateItem + PutItem + CreateSchedule + UpdateItem',
           series,
           roundTripTarget,
-          'the create makes the 4 calls it needs (was 5: GetSchedule before CreateSchedule); sealing 2 credentials adds 2 AES-GCM encryptions (local keyring)',
+          'the create makes the 4 calls it needs (was 5: GetSchedule before CreateSchedule); sealing 2 credentials adds 2 KMS Encrypt calls (the local KMS emulation, in parallel)',
         ),
       );
     }
