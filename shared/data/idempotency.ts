@@ -84,11 +84,19 @@ export interface StoredClaim {
   readonly provisionalSince?: number;
   /**
    * Set on a pending claim (`WriteClaim.pending`): the request committed a first write, at this version of its
-   * record, before its answer could be known (`answer` is empty). Its retry resumes from there (`resumeVersionOf`).
+   * record, before its answer could be known (`answer` is empty). Its retry resumes from there (`resumeOf`).
    */
   readonly resumeVersion?: number;
+  /** What else a pending claim's retry needs to resume, opaque here (a receipt's save lease). */
+  readonly resumeToken?: string;
   /** When a pending claim was written, epoch ms. */
   readonly pendingSince?: number;
+}
+
+/** Where a request's retry resumes: the version its first commit left, and the area's token, if any. */
+export interface ResumePoint {
+  readonly version: number;
+  readonly token?: string;
 }
 
 /**
@@ -140,17 +148,18 @@ export interface WriteClaim<R> {
    */
   restate(result: R): TransactionItem;
   /**
-   * For a write in two commits whose answer is known only after the second (a receipt's save that changes the body,
-   * then completes it): the transaction item of the first commit, which takes the key without an answer, noting the
-   * version of the record that commit leaves. The second commit's `provisional` (or `item`) replaces it. A request
-   * that dies between the two leaves it pending; its retry (same key, same request) finds it with `read` and resumes
-   * at the second commit (`resumeVersionOf`) instead of deciding again, so the first commit is neither done twice
-   * nor refused as stale. A twin that finds it pending waits for its answer like a provisional one, then answers 409
-   * key-in-use (retry later) while it stays pending.
+   * For a write in several commits whose answer is known only after the last (a receipt's save that changes the
+   * body, then completes it; a save too large for one transaction, whose lease comes first): the transaction item of
+   * an early commit, which takes the key without an answer, noting the version of the record that commit leaves and
+   * the area's `token` (a lease). A later commit's `pending`, `provisional` or `item` replaces it. A request that
+   * dies between them leaves it pending; its retry (same key, same request) finds it with `read` and resumes there
+   * (`resumeOf`) instead of deciding afresh, so nothing is done twice nor refused as stale. A twin that finds it
+   * pending waits for its answer like a provisional one, then answers 409 key-in-use (retry later) while it stays
+   * pending.
    */
-  pending(resumeVersion: number): TransactionItem;
-  /** The version to resume at when `found` is this request's own pending claim (same request); else undefined. */
-  resumeVersionOf(found: StoredClaim): number | undefined;
+  pending(resumeVersion: number, token?: string): TransactionItem;
+  /** Where to resume when `found` is this request's own pending claim (same request); else undefined. */
+  resumeOf(found: StoredClaim): ResumePoint | undefined;
   /**
    * Writes `restate` alone (a conditional UpdateItem), for a write whose answer is known only after commits of its
    * own that follow the one its provisional claim went in (a receipt's completion: the claim commits with the
@@ -174,7 +183,7 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 const jsonClean = (answer: Answer): Answer => JSON.parse(JSON.stringify(answer)) as Answer;
 
 /** What marks a claim whose answer is not final: provisional (`provisionalSince`), or pending (`resumeVersion`, `pendingSince`). */
-type ClaimMarks = Pick<StoredClaim, 'provisionalSince' | 'resumeVersion' | 'pendingSince'>;
+type ClaimMarks = Pick<StoredClaim, 'provisionalSince' | 'resumeVersion' | 'resumeToken' | 'pendingSince'>;
 
 /**
  * The transaction item that takes `key` with `claim` (its request's hash, its answer and marks), for 24 hours: where
@@ -223,6 +232,7 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
       answer: String(Item.answer),
       ...(typeof Item.provisionalSince === 'number' ? { provisionalSince: Item.provisionalSince } : {}),
       ...(typeof Item.resumeVersion === 'number' ? { resumeVersion: Item.resumeVersion } : {}),
+      ...(typeof Item.resumeToken === 'string' ? { resumeToken: Item.resumeToken } : {}),
       ...(typeof Item.pendingSince === 'number' ? { pendingSince: Item.pendingSince } : {}),
     };
   };
@@ -262,12 +272,13 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
         }),
         provisional: (result) => claimPut(answerText(result), { provisionalSince: Date.now() }),
         item: (result) => claimPut(answerText(result)),
-        pending: (resumeVersion) => claimPut('', { resumeVersion, pendingSince: (ownPendingSince = Date.now()) }),
-        resumeVersionOf: (found) => {
+        pending: (resumeVersion, token) =>
+          claimPut('', { resumeVersion, ...(token !== undefined ? { resumeToken: token } : {}), pendingSince: (ownPendingSince = Date.now()) }),
+        resumeOf: (found) => {
           if (found.requestHash !== requestHash || found.resumeVersion === undefined) return undefined;
           // Resumed by this request: from here on its claim is this request's own, as if it had written it.
           ownPendingSince = found.pendingSince;
-          return found.resumeVersion;
+          return { version: found.resumeVersion, ...(found.resumeToken !== undefined ? { token: found.resumeToken } : {}) };
         },
       };
       const claimPut = (answer: string, extra: ClaimMarks = {}): TransactionItem => keyClaimPut(tableName, key, { requestHash, answer, ...extra });

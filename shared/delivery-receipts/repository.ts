@@ -189,12 +189,18 @@ export const receiptLineChunkSize = maxTransactionActions - 1;
 export const createReceiptRepository = (table: TableContext, clock: () => Date = () => new Date()): ReceiptStore => {
   const { client, tableName } = table;
 
-  /** Header writes succeed only when no other save holds a live lease on it. */
-  const noLiveLease = (now: number) => ({
-    condition: '(attribute_not_exists(#lease) OR #lease.expiresAt < :now)',
-    names: { '#lease': leaseAttribute },
-    values: { ':now': now },
-  });
+  /**
+   * Header writes succeed only when no other save holds a live lease on it; `ownLease` (the lease of this request's
+   * earlier attempt, named by its pending claim) counts as free.
+   */
+  const noLiveLease = (now: number, ownLease?: string) =>
+    ownLease === undefined
+      ? { condition: '(attribute_not_exists(#lease) OR #lease.expiresAt < :now)', names: { '#lease': leaseAttribute }, values: { ':now': now } }
+      : {
+          condition: '(attribute_not_exists(#lease) OR #lease.expiresAt < :now OR #lease.id = :ownLease)',
+          names: { '#lease': leaseAttribute },
+          values: { ':now': now, ':ownLease': ownLease },
+        };
 
   const headerItem = headerItemOf;
   const lineActions = (write: ReceiptWrite, add: (role: Role, item: TransactionItem) => void) => lineActionsOf(tableName, write, add);
@@ -217,7 +223,7 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
         },
       };
     }
-    const free = noLiveLease(now);
+    const free = noLiveLease(now, write.resumeLease);
     return {
       Put: {
         TableName: tableName,
@@ -257,7 +263,8 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
         }
       : { ConditionCheck: { TableName: tableName, Key: header, ConditionExpression: 'attribute_not_exists(pk)' } };
     if (write.previous) {
-      const free = noLiveLease(now);
+      // Free: no live lease, or the lease of this request's earlier attempt, taken over.
+      const free = noLiveLease(now, write.resumeLease);
       await transact(
         table,
         [
@@ -280,7 +287,7 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
             },
           },
         ],
-        { errors: errors(write) },
+        { errors: errors(write), ...(write.pendingClaim ? { claim: write.pendingClaim(leaseId) } : {}) },
       );
     }
     const lines = transactionActions<Role>();
@@ -317,7 +324,7 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
      * last `LINE#` (movements and the completion item sort outside that range). Undefined when it does not exist.
      * A receipt under another save's live lease throws SaveInProgress (its lines may be half written).
      */
-    async read(tenantId: number, receiptId: number): Promise<StoredReceipt | undefined> {
+    async read(tenantId: number, receiptId: number, ownLease?: string): Promise<StoredReceipt | undefined> {
       const items = await queryAll(client, {
         TableName: tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
@@ -327,7 +334,7 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
       const headerItemRead = items.find((item) => item.sk === headerSortKey && item.entity === headerEntity);
       if (!headerItemRead) return undefined;
       const lease = leaseOf(headerItemRead);
-      if (lease && lease.expiresAt >= clock().getTime()) throw new SaveInProgress();
+      if (lease && lease.expiresAt >= clock().getTime() && lease.id !== ownLease) throw new SaveInProgress();
       const codec = lineCodec(tenantId, receiptId);
       const lines = items.filter((item) => item.entity === lineEntity).map((item) => codec.fromItem(item) as StoredLine);
       const internal = Object.fromEntries(

@@ -42,7 +42,7 @@ import {
   type StoredLine,
 } from './lines';
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
-import { inFieldOrder, RefNumberTaken } from './repository';
+import { inFieldOrder, RefNumberTaken, SaveInProgress } from './repository';
 import type { CompleteReceipt, CompletionCommit, ReceiptHeader, ReceiptStore, StoredReceipt } from './store';
 import { stockEffects } from './stock-effects';
 
@@ -143,8 +143,8 @@ export const createReceiptService = ({
   newGuid = randomUUID,
 }: ReceiptServiceDependencies) => {
   /** The receipt as stored (strongly consistent); waits out another request's multi-transaction save. */
-  const require = async (tenantId: number, id: number): Promise<StoredReceipt> => {
-    const receipt = await withOptimisticRetry(() => repository.read(tenantId, id));
+  const require = async (tenantId: number, id: number, ownLease?: string): Promise<StoredReceipt> => {
+    const receipt = await withOptimisticRetry(() => repository.read(tenantId, id, ownLease));
     if (!receipt) throw new NotFound(`Delivery receipt ${id} does not exist.`);
     return receipt;
   };
@@ -236,17 +236,40 @@ export const createReceiptService = ({
     const id = value.ID;
     const actor = actorOf(principal, clock);
     const written = await withOptimisticRetry(async () => {
-      const [stored, prior] = await Promise.all([require(tenantId, id), claim?.read()]);
-      if (prior) {
-        // This request's own pending claim: its body was committed (at that Version) and its completion did not
-        // follow (its function died, or the completion failed). Resume at the completion; the body is not decided or
-        // written again. A receipt written since by another request is decided again as any update (a pinned
-        // Version is then stale), over the pending claim.
-        const resumeAt = claim?.resumeVersionOf(prior);
-        if (resumeAt === undefined) throw new KeyAlreadyClaimed(prior);
-        if (stored.header.Version === resumeAt && statusOf(stored.header) === 'InProgress') return { header: stored.header, lines: stored.lines, completing: true };
+      // One read at once, beside the claim's: a lease it meets may be this request's own (below).
+      const [first, prior] = await Promise.all([
+        repository.read(tenantId, id).then(
+          (receipt) => ({ receipt }),
+          (error: unknown) => ({ error }),
+        ),
+        claim?.read(),
+      ]);
+      // This request's own pending claim (an earlier attempt of the same save that died or failed) says where to
+      // resume; anyone else's claim is KeyAlreadyClaimed (a replay, or 422).
+      const resume = prior ? claim?.resumeOf(prior) : undefined;
+      if (prior && !resume) throw new KeyAlreadyClaimed(prior);
+      let stored: StoredReceipt;
+      if ('error' in first) {
+        if (!(first.error instanceof SaveInProgress)) throw first.error;
+        // A live lease: the earlier attempt's own (it died between its chunks) is read through; another save's is
+        // waited out as any read waits.
+        stored = await require(tenantId, id, resume?.token);
+      } else if (first.receipt) {
+        stored = first.receipt;
+      } else {
+        throw new NotFound(`Delivery receipt ${id} does not exist.`);
       }
-      if (value.Version !== undefined && value.Version !== stored.header.Version) throw new StaleVersion();
+      // The earlier attempt died between the chunks of its body: its lease (named by its claim) moved the Version.
+      const resumedLease = resume?.token !== undefined && stored.header.Version === resume.version ? resume.token : undefined;
+      // The earlier attempt committed its body (at that Version) and its completion did not follow: resume at the
+      // completion; the body is not decided or written again.
+      if (resume && resume.token === undefined && stored.header.Version === resume.version && statusOf(stored.header) === 'InProgress') {
+        return { header: stored.header, lines: stored.lines, completing: true };
+      }
+      // A receipt written since by another request is decided again as any update (a pinned Version is then stale),
+      // over the pending claim. Over the earlier attempt's lease, the body is decided again from what is stored (its
+      // lines as far as it got: the same body gives the same lines) as the same save: its Version moved by that lease.
+      if (value.Version !== undefined && value.Version !== stored.header.Version && resumedLease === undefined) throw new StaleVersion();
       const status = statusOf(stored.header);
       const transition = requestedTransition(status, value.Status);
       assertEditable(status, stored.header, stored.lines, value);
@@ -262,7 +285,8 @@ export const createReceiptService = ({
       }
       const refNumber = (await refNumberFor(tenantId, id, value.RefNumber, stored.header.RefNumber)) ?? defaultRefNumber(id);
       const puts = changedLines(stored.lines, lines.lines);
-      const unchanged = puts.length === 0 && lines.removed.length === 0 && sameValue({ ...fields, RefNumber: refNumber }, stored.header);
+      // Over the earlier attempt's lease something is always written: the header put releases that lease.
+      const unchanged = resumedLease === undefined && puts.length === 0 && lines.removed.length === 0 && sameValue({ ...fields, RefNumber: refNumber }, stored.header);
       // Completion of an unchanged receipt: nothing to commit first, completion expects the stored Version.
       if (completing && unchanged) return { header: stored.header, lines: stored.lines, completing };
       const draft = buildHeader({
@@ -283,7 +307,18 @@ export const createReceiptService = ({
         ? { claim: completing ? claim.pending(header.Version) : claim.item({ ...receiptView(header, lines.lines), created: false, completing: false }) }
         : {};
       try {
-        await repository.write({ tenantId, header, lastLineNumber: lines.lastLineNumber, previous: stored, puts, deletes: lines.removed, ...keyed });
+        await repository.write({
+          tenantId,
+          header,
+          lastLineNumber: lines.lastLineNumber,
+          previous: stored,
+          puts,
+          deletes: lines.removed,
+          ...keyed,
+          // With a key, a write in chunks takes the key as pending with its lease, so its retry can take the lease over.
+          ...(claim ? { pendingClaim: (leaseId: string) => claim.pending(header.Version, leaseId) } : {}),
+          ...(resumedLease !== undefined ? { resumeLease: resumedLease } : {}),
+        });
       } catch (error) {
         if (error instanceof VersionConflict && value.Version !== undefined) throw new StaleVersion();
         throw error;

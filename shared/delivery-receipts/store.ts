@@ -42,6 +42,14 @@ export interface ReceiptWrite {
   readonly deletes: readonly StoredLine[];
   /** An Idempotency-Key's claim (shared/data/idempotency.ts), written in the write's (last) transaction. */
   readonly claim?: KeyClaimItem;
+  /**
+   * An update written in chunks takes its lease first: with a key, that transaction also takes the key as pending,
+   * naming the lease (`WriteClaim.pending(version, leaseId)`), so a retry of a save that died between its chunks
+   * can take the lease over (`resumeLease`) instead of waiting it out and being refused as stale.
+   */
+  readonly pendingClaim?: (leaseId: string) => KeyClaimItem;
+  /** The lease of this request's earlier attempt, which this write takes over (its pending claim named it). */
+  readonly resumeLease?: string;
 }
 
 /** Storage of receipts: one partition per receipt (see README.md, "Storage"). */
@@ -54,8 +62,11 @@ export interface ReceiptStore {
   nextId(tenantId: number): Promise<number>;
   /** Runs a one-transaction create with the next ID, given back when the create is refused (4xx) with nothing written. */
   withNextId<T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T>;
-  /** The header and every line, strongly consistent; undefined when the receipt does not exist. */
-  read(tenantId: number, receiptId: number): Promise<StoredReceipt | undefined>;
+  /**
+   * The header and every line, strongly consistent; undefined when the receipt does not exist. A live lease throws
+   * SaveInProgress, unless it is `ownLease` (the lease of this request's earlier attempt, which it resumes).
+   */
+  read(tenantId: number, receiptId: number, ownLease?: string): Promise<StoredReceipt | undefined>;
   /** Who holds a RefNumber now (strongly consistent). */
   refNumberOwner(tenantId: number, refNumber: string): Promise<number | undefined>;
   /** Writes a save, conditional on the Version read (VersionConflict) and the RefNumber claim (RefNumberTaken). */

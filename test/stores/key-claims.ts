@@ -12,8 +12,8 @@ export const keyClaim = (tableName: string, tenantId: number, operationId: strin
   keyClaimPut(tableName, idempotencyClaimKey(tenantId, operationId, key), { requestHash, answer: '{}' });
 
 /** A pending claim (`WriteClaim.pending`): the first of a request's two commits, noting the version it leaves. */
-export const pendingKeyClaim = (tableName: string, tenantId: number, operationId: string, key: string, requestHash: string, resumeVersion: number): KeyClaimItem =>
-  keyClaimPut(tableName, idempotencyClaimKey(tenantId, operationId, key), { requestHash, answer: '', resumeVersion, pendingSince: Date.now() });
+export const pendingKeyClaim = (tableName: string, tenantId: number, operationId: string, key: string, requestHash: string, resumeVersion: number, resumeToken?: string): KeyClaimItem =>
+  keyClaimPut(tableName, idempotencyClaimKey(tenantId, operationId, key), { requestHash, answer: '', resumeVersion, ...(resumeToken !== undefined ? { resumeToken } : {}), pendingSince: Date.now() });
 
 const keyOf = (key: Record<string, unknown> | undefined): string => {
   if (typeof key?.pk !== 'string' || typeof key.sk !== 'string') throw new Error('a key claim names no pk and sk');

@@ -11,15 +11,18 @@ import { sequenceKey } from '#shared/data/sequence';
 import { completeReceipt } from '#shared/delivery-receipts/completion';
 import { headerKey, receiptSequence } from '#shared/delivery-receipts/keys';
 import { linePolicy } from '#shared/delivery-receipts/lines';
-import { createCompletionRepository, createReceiptRepository } from '#shared/delivery-receipts/repository';
+import { createCompletionRepository, createReceiptRepository, saveLeaseMilliseconds } from '#shared/delivery-receipts/repository';
 import { createReceiptService } from '#shared/delivery-receipts/service';
 import type { ReceiptStore } from '#shared/delivery-receipts/store';
 import { savedAnswer } from '#shared/http/answers/delivery-receipts';
 import type { ActionRequestDeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 import { faultAfterCommit, freshTenantId, openLocalTable, storedItem, type CommitFault, tenantItems } from '#test/integration/data/support';
 import { receiptItems, stockOf } from './completion-support';
+import { openRecordedTable } from './support';
 
 const table = openLocalTable();
+/** The same table through a client whose chosen write requests never arrive (a function dying mid-save). */
+const tables = openRecordedTable();
 const repository = createReceiptRepository(table);
 const keys = createIdempotency(table, 'deliveryReceiptSaveV2');
 
@@ -244,5 +247,51 @@ describe('POST /v2/DeliveryReceipt/ with an Idempotency-Key', () => {
     const stored = await receiptItems(table, principal.tenantId, 1);
     expect(stored.header).toMatchObject({ Status: 'Complete', Version: body.Value.Version + 2 });
     expect(stored.movements).toHaveLength(1);
+  });
+
+  // An update too large for one transaction takes a lease first (moving the Version), writes its lines in chunks,
+  // then its header. One that died between chunks held the receipt for the lease's 30 s, and its retry with the same
+  // key and body was then 409 stale-version (the lease had moved the Version), its lines half written. The lease's
+  // transaction now takes the key as pending, naming the lease: the retry takes the lease over at once and writes the
+  // body again from what is stored.
+  it('an update in chunks dies between its chunks: the retry takes its lease over at once and saves the body once', async () => {
+    const principal = principalOf();
+    const recordedService = createReceiptService({ repository: createReceiptRepository(tables.recorded), complete: async () => Promise.reject(new Error('no completion here')), policy: linePolicy(0) });
+    const lines = (count: number, first: number, guids: boolean) =>
+      Array.from({ length: count }, (_, index) => ({
+        InventoryID: first + index,
+        QuantityOrdered: 10,
+        QuantityReceived: 4,
+        ...(guids ? { GUID: `00000000-0000-4000-8000-${String(first + index).padStart(12, '0')}` } : {}),
+      }));
+    await save(serviceWith(), principal, { Value: { SupplierName: 'Acme', WarehouseID: 9, Lines: lines(150, 1, false) } }, 'dr-18-create');
+    // 150 lines removed and 250 added (half of them with the client's GUIDs): the lease, then chunks of 99.
+    const body = { Value: { ID: 1, Version: 1, SupplierName: 'Acme, resaved', Lines: [...lines(125, 1_000, true), ...lines(125, 2_000, false)] } };
+    let writes = 0;
+    // The lease and two chunks commit; the third chunk's request never arrives (the function died).
+    tables.crashWhen((command) => command.name === 'TransactWriteCommand' && ++writes === 4);
+    const died = keys.run({ tenantId: principal.tenantId, key: 'dr-18', request: { body } }, savedAnswer, (claim) => recordedService.save(principal, body, claim));
+    await expect(died).rejects.toMatchObject({ name: 'InjectedCrash' });
+    tables.crashWhen(undefined);
+    expect(writes).toBe(4);
+
+    const started = Date.now();
+    const retry = await save(serviceWith(), principal, body, 'dr-18');
+    // At once: not after the lease's 30 s.
+    expect(Date.now() - started).toBeLessThan(saveLeaseMilliseconds);
+    expect(retry.status).toBe(200);
+    const value = (retry.body as { Value: { Version: number; SupplierName: string; Lines: { InventoryID: number; GUID: string }[] } }).Value;
+    expect(value).toMatchObject({ SupplierName: 'Acme, resaved' });
+    expect(value.Lines.map((line) => line.InventoryID)).toEqual([...lines(125, 1_000, true), ...lines(125, 2_000, false)].map((line) => line.InventoryID));
+    // The client's GUIDs kept; each line once.
+    expect(value.Lines.slice(0, 125).map((line) => line.GUID)).toEqual(lines(125, 1_000, true).map((line) => line.GUID));
+    const stored = await receiptItems(table, principal.tenantId, 1);
+    expect(stored.lines).toHaveLength(250);
+    expect(stored.header).not.toHaveProperty('SaveLease');
+    expect(JSON.stringify(retry)).toBe(await answerAsStored(principal, false));
+    expect(JSON.stringify(await save(serviceWith(), principal, body, 'dr-18'))).toBe(JSON.stringify(retry));
+    // Another request with the key is 422; a save without it reads the receipt at once (no lease left).
+    await expect(save(serviceWith(), principal, { Value: { ...body.Value, SupplierName: 'other' } }, 'dr-18')).rejects.toMatchObject({ status: 422 });
+    await expect(serviceWith().get(principal, 1)).resolves.toMatchObject({ receipt: { Version: value.Version } });
   });
 });

@@ -72,7 +72,9 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
     applied += 1;
   };
 
-  const liveLease = (stored: StoredHeader | undefined, now: number) => stored?.lease !== undefined && stored.lease.expiresAt >= now;
+  /** A lease that blocks: live, and not `ownLease` (the lease of this request's earlier attempt, which it takes over). */
+  const liveLease = (stored: StoredHeader | undefined, now: number, ownLease?: string) =>
+    stored?.lease !== undefined && stored.lease.expiresAt >= now && stored.lease.id !== ownLease;
 
   /** The RefNumber's release and claim (the repository's `claimChanges`): nothing when its normal form stays. */
   const refNumberChange = (write: ReceiptWrite): { checks: Check[]; apply: () => void } => {
@@ -113,7 +115,7 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
       const stored = headers.get(key);
       if (!write.previous) return stored ? new Error(`delivery receipt ID ${write.header.ID} is already used`) : undefined;
       if (leaseId !== undefined) return stored?.lease?.id === leaseId ? undefined : new VersionConflict();
-      return stored?.header.Version === write.previous.header.Version && !liveLease(stored, now) ? undefined : new VersionConflict();
+      return stored?.header.Version === write.previous.header.Version && !liveLease(stored, now, write.resumeLease) ? undefined : new VersionConflict();
     };
   };
 
@@ -122,10 +124,14 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
     const key = receiptKey(write.tenantId, write.header.ID);
     const leaseId = randomUUID();
     if (write.previous) {
-      transaction([headerChecks(write, now)], () => {
-        const stored = headers.get(key) as StoredHeader;
-        headers.set(key, { ...stored, header: { ...stored.header, Version: write.header.Version }, lease: { id: leaseId, expiresAt: now + saveLeaseMilliseconds } });
-      });
+      transaction(
+        [headerChecks(write, now)],
+        () => {
+          const stored = headers.get(key) as StoredHeader;
+          headers.set(key, { ...stored, header: { ...stored.header, Version: write.header.Version }, lease: { id: leaseId, expiresAt: now + saveLeaseMilliseconds } });
+        },
+        write.pendingClaim?.(leaseId),
+      );
     }
     const guard: Check = write.previous
       ? () => (headers.get(key)?.lease?.id === leaseId ? undefined : new SaveInProgress())
@@ -168,10 +174,10 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
       }
     },
 
-    read: async (tenantId, receiptId): Promise<StoredReceipt | undefined> => {
+    read: async (tenantId, receiptId, ownLease): Promise<StoredReceipt | undefined> => {
       const stored = headers.get(receiptKey(tenantId, receiptId));
       if (!stored) return undefined;
-      if (liveLease(stored, clock().getTime())) throw new SaveInProgress();
+      if (liveLease(stored, clock().getTime(), ownLease)) throw new SaveInProgress();
       const read = [...linesOf(tenantId, receiptId).values()].sort((left, right) => left.SequenceNumber - right.SequenceNumber);
       return structuredClone({
         header: stored.header,

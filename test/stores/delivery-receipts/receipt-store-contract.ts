@@ -216,4 +216,36 @@ export const describeReceiptStoreContract = (implementation: string, open: (cloc
         repaired: headerOf(tenantId, 1, 3, { SupplierName: 'Repaired' }),
       });
     });
+
+    it('takes a keyed save in chunks’ key as pending with its lease, and lets that save’s retry read through the lease and take it over at once; nobody else', async () => {
+      const tenantId = freshTenantId();
+      await create(tenantId, 1, linesOf(1, 120));
+      const before = await read(tenantId, 1);
+      const leases: string[] = [];
+      const pendingClaim = (leaseId: string) => {
+        leases.push(leaseId);
+        return pendingKeyClaim(tableName, tenantId, 'deliveryReceiptSaveV2', 'k3', 'same', 2, leaseId);
+      };
+      crashOnWrite(3);
+      const died = await outcomeOf(update(before, { extra: { SupplierName: 'Died' }, deletes: linesOf(1, 120), puts: linesOf(121, 150), lastLineNumber: 270, pendingClaim }));
+      crashOnWrite(undefined);
+      const [lease] = leases;
+      const held = [
+        await outcomeOf(store.read(tenantId, 1)),
+        await outcomeOf(store.read(tenantId, 1, 'another lease')),
+        // Another lease named: still held.
+        await outcomeOf(update({ ...before, header: { ...before.header, Version: 2 } }, { resumeLease: 'another lease' })),
+      ];
+      const through = (await store.read(tenantId, 1, lease)) as StoredReceipt;
+      await update(through, { extra: { SupplierName: 'Resumed' }, deletes: through.lines, puts: linesOf(121, 150), lastLineNumber: 270, resumeLease: lease, claim: keyClaim(tableName, tenantId, 'deliveryReceiptSaveV2', 'k3', 'same') });
+      const after = await read(tenantId, 1);
+
+      expect({ died, held, leased: leases.length, through: through.header.Version, after: [after.header, after.lines.map((line) => line.ID)] }).toStrictEqual({
+        died: 'InjectedCrash',
+        held: ['SaveInProgress', 'SaveInProgress', 'VersionConflict'],
+        leased: 1,
+        through: 2,
+        after: [headerOf(tenantId, 1, 3, { SupplierName: 'Resumed' }), linesOf(121, 150).map((line) => line.ID)],
+      });
+    });
   });
