@@ -153,6 +153,14 @@ describe('the tracer chunk', () => {
     expect(requests.length).toBeGreaterThan(before);
   }, 60_000);
 
+  it("sends the subsegments to the daemon's IP address without loading Node's dns module (shared/observability/daemon-socket.ts)", async () => {
+    const before = received().length;
+    // The emitter sends each subsegment as its call ends, so the socket has looked the daemon up by now.
+    const loaded = "{ dgram: process.moduleLoadList.includes('NativeModule dgram'), dns: process.moduleLoadList.includes('NativeModule dns') }";
+    expect(await invokeGet(loaded)).toEqual({ statusCode: 404, dgram: true, dns: false });
+    expect((await subsegmentsWhen(() => true, before + 1)).length).toBeGreaterThan(before);
+  }, 60_000);
+
   it('keeps each concurrent flow\'s own subsegment across awaits (the X-Ray SDK\'s automatic mode)', async () => {
     const output = await runTraced(
       "const { Tracer } = await import('#lazy/tracer');" +
