@@ -4,7 +4,7 @@
 // event (a location that does not exist), traced as under Lambda's active tracing: DynamoDB is a local HTTP stub that
 // answers `{}`, the X-Ray daemon a UDP socket. Prints the median wall and CPU milliseconds of init and first call.
 //
-//   npx tsx test/bench/paired-cold.ts build <folder>                # the function as functionBundling builds it, chunks included
+//   npx tsx test/bench/paired-cold.ts build <folder>                # as the construct's hook builds it (PAIRED_EAGER=false: no eager-wrappers.mjs)
 //   npx tsx test/bench/paired-cold.ts run <folder A> <folder B> [rounds]   # alternately, 40 rounds by default
 import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { esbuildOptionsFor } from '#infra/build/esbuild-options';
+import { eagerWrappersIn } from '../../infra/build/eager-wrappers.mjs';
 import { buildLazyChunks } from '../../infra/build/lazy-chunks.mjs';
 import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
 import { operationsById } from '#shared/operations/index';
@@ -48,6 +49,7 @@ const buildFolder = async (folder: string): Promise<void> => {
   mkdirSync(folder, { recursive: true });
   await build({ ...options, absWorkingDir: repositoryRoot, entryPoints: [join(repositoryRoot, operation.handler)], outfile: join(folder, 'index.mjs') });
   await buildLazyChunks(folder, options);
+  if (process.env.PAIRED_EAGER !== 'false') eagerWrappersIn(folder);
 };
 
 const runPaired = async (folders: readonly string[], rounds: number): Promise<void> => {
