@@ -35,14 +35,21 @@ export const chunkReplacements = {
  * only (an esbuild plugin: `alias` only maps package names). `signature_key.js` of the Encryption SDK's material
  * management imports `ecc_decode.js` and `pem_helpers.js`, which do bn.js and asn1.js work at load for the suites
  * that sign; shared/crypto/lazy-signature-helpers.ts gives the same exports, each loading the original on its first
- * call (its header says why). A build that bundles an importer but never replaces one of its imports fails: the
- * library changed, and the replacement must be looked at again.
+ * call (its header says why). The X-Ray SDK's `segment_emitter.js` gets its UDP sockets from
+ * shared/observability/daemon-socket.ts, whose lookup answers an IP address without loading Node's `dns` (its
+ * header says why). A build that bundles an importer but never replaces one of its imports fails: the library
+ * changed, and the replacement must be looked at again.
  */
 export const chunkModuleReplacements = [
   {
     importer: 'node_modules/@aws-crypto/material-management/build/module/src/signature_key.js',
     specifiers: ['./ecc_decode', './pem_helpers'],
     replacement: './shared/crypto/lazy-signature-helpers.ts',
+  },
+  {
+    importer: 'node_modules/aws-xray-sdk-core/dist/lib/segment_emitter.js',
+    specifiers: ['dgram'],
+    replacement: './shared/observability/daemon-socket.ts',
   },
 ];
 

@@ -21,7 +21,8 @@ export const sourceMapKey = (code) => createHash('sha256').update(code).digest('
 
 const mappingComment = /\n?\/\/# sourceMappingURL=[^\n]*\n?$/;
 
-const javascriptFiles = (folder) =>
+/** Every JavaScript file of a folder, at any depth (an asset: the bundle and its lazy chunks). */
+export const javascriptFiles = (folder) =>
   readdirSync(folder, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && /\.m?js$/.test(entry.name))
     .map((entry) => join(entry.parentPath ?? entry.path, entry.name));

@@ -60,7 +60,9 @@ export const functionBundling: BundlingOptions = {
     beforeInstall: () => [],
     // The chunks of the `#lazy/*` libraries this bundle names, built with the same settings, and the package.json
     // that maps them (infra/build/lazy-chunks.mjs). Options travel base64-encoded: the banner holds quotes. Then
-    // every map of the asset (bundle and chunks) leaves it for `<cdk.out>/source-maps/` (infra/build/source-maps.mjs).
+    // every wrapped module's function in parentheses, compiled once at load instead of twice
+    // (infra/build/eager-wrappers.mjs), and every map of the asset (bundle and chunks) leaves it for
+    // `<cdk.out>/source-maps/` (infra/build/source-maps.mjs).
     afterBundling: (_inputDir: string, outputDir: string) => [
       [
         shellQuote(process.execPath),
@@ -68,6 +70,7 @@ export const functionBundling: BundlingOptions = {
         shellQuote(outputDir),
         `base64:${Buffer.from(JSON.stringify(lazyChunkOptions())).toString('base64')}`,
       ].join(' '),
+      [shellQuote(process.execPath), shellQuote(join(repositoryRoot, 'infra/build/eager-wrappers.mjs')), shellQuote(outputDir)].join(' '),
       [shellQuote(process.execPath), shellQuote(join(repositoryRoot, 'infra/build/source-maps.mjs')), shellQuote(outputDir)].join(' '),
     ],
   },

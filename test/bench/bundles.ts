@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { esbuildOptionsFor } from '#infra/build/esbuild-options';
+import { eagerWrappersIn } from '../../infra/build/eager-wrappers.mjs';
 import { buildLazyChunks } from '../../infra/build/lazy-chunks.mjs';
 import { moveSourceMaps, sourceMapKey, sourceMapsFolderName } from '../../infra/build/source-maps.mjs';
 
@@ -70,7 +71,9 @@ export const buildBundle = async (
     }
   }
   const composition = [...byOrigin].map(([origin, bytes]) => ({ origin, bytes })).sort((a, b) => b.bytes - a.bytes);
-  // And then, as that hook does, every map leaves the folder for source-maps/ beside it (infra/build/source-maps.mjs).
+  // And then, as that hook does, the wrapped modules' functions in parentheses (infra/build/eager-wrappers.mjs), and
+  // every map leaves the folder for source-maps/ beside it (infra/build/source-maps.mjs).
+  eagerWrappersIn(outDir);
   moveSourceMaps(outDir);
   const content = readFileSync(file);
   let sourceMapBytes = 0;

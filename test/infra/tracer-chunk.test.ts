@@ -3,7 +3,7 @@
 // (shared/observability/async-context.ts) instead of cls-hooked. A function's bundle and its chunks run in a fresh
 // process of the functions' Node (the template's runtime), with what Lambda sets under active tracing: its DynamoDB
 // calls reach a local HTTP server standing in for DynamoDB, and the subsegments reach a UDP socket standing in for
-// the X-Ray daemon.
+// the X-Ray daemon. The bundle and chunk are rewritten as the construct's hook rewrites them (infra/build/eager-wrappers.mjs).
 import { execFile } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { esbuildOptionsFor } from '#infra/build/esbuild-options';
+import { eagerWrappersIn } from '../../infra/build/eager-wrappers.mjs';
 import { buildLazyChunks } from '../../infra/build/lazy-chunks.mjs';
 import { functionBundling, functionRuntime, repositoryRoot } from '#infra/constructs/operation-function';
 import { nodeExecutableFor, nodeMajorOf } from '#infra/local/lambda-runtime';
@@ -45,6 +46,8 @@ beforeAll(async () => {
   const options = esbuildOptionsFor(functionBundling, { target: `node${nodeMajorOf(functionRuntime.name)}` });
   await build({ ...options, absWorkingDir: repositoryRoot, entryPoints: [join(repositoryRoot, operationsById.tenantLocationGet.handler)], outfile: join(folder, 'index.mjs') });
   expect(await buildLazyChunks(folder, options)).toContain('lazy/tracer.mjs');
+  // As the construct's afterBundling hook does: every test below runs the rewritten bundle and chunk.
+  expect(eagerWrappersIn(folder).map((entry) => entry.split(':')[0])).toEqual(expect.arrayContaining(['index.mjs', join('lazy', 'tracer.mjs')]));
   daemon = createSocket('udp4');
   daemon.on('message', (message) => datagrams.push(message.toString('utf8')));
   await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
@@ -151,6 +154,14 @@ describe('the tracer chunk', () => {
     const loaded = "{ http: process.moduleLoadList.includes('NativeModule http'), undici: process.moduleLoadList.filter((name) => name.includes('undici')) }";
     expect(await invokeGet(loaded)).toEqual({ statusCode: 404, http: true, undici: [] });
     expect(requests.length).toBeGreaterThan(before);
+  }, 60_000);
+
+  it("sends the subsegments to the daemon's IP address without loading Node's dns module (shared/observability/daemon-socket.ts)", async () => {
+    const before = received().length;
+    // The emitter sends each subsegment as its call ends, so the socket has looked the daemon up by now.
+    const loaded = "{ dgram: process.moduleLoadList.includes('NativeModule dgram'), dns: process.moduleLoadList.includes('NativeModule dns') }";
+    expect(await invokeGet(loaded)).toEqual({ statusCode: 404, dgram: true, dns: false });
+    expect((await subsegmentsWhen(() => true, before + 1)).length).toBeGreaterThan(before);
   }, 60_000);
 
   it('keeps each concurrent flow\'s own subsegment across awaits (the X-Ray SDK\'s automatic mode)', async () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { esbuildOptionsFor } from '#infra/build/esbuild-options';
+import { eagerWrappersIn } from '../../../infra/build/eager-wrappers.mjs';
 import { buildLazyChunks } from '../../../infra/build/lazy-chunks.mjs';
 import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
 import { operationsById } from '#shared/operations/index';
@@ -22,6 +23,8 @@ beforeAll(async () => {
   const options = esbuildOptionsFor(functionBundling, { target: `node${process.versions.node.split('.')[0]}` });
   await build({ ...options, absWorkingDir: repositoryRoot, entryPoints: [join(repositoryRoot, operation.handler)], outfile: join(folder, 'index.mjs') });
   expect(await buildLazyChunks(folder, options)).toEqual(['package.json', 'lazy/tracer.mjs', 'lazy/xml-parser.mjs']);
+  // And, as that hook does next, each wrapped module's function in parentheses (infra/build/eager-wrappers.mjs).
+  expect(eagerWrappersIn(folder).map((entry) => entry.split(':')[0])).toContain('index.mjs');
   writeFileSync(
     join(folder, 'run.mjs'),
     "const { handler } = await import('./index.mjs');" +
