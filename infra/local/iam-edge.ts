@@ -250,10 +250,13 @@ export const explainRefusal = (identity: EdgeIdentity, required: RequiredAccess)
   const deny = identity.statements.find((statement) => statement.effect === 'Deny' && statementCovers(statement, required));
   const head = `[iam-edge] AccessDeniedException: ${identity.functionName} may not ${required.action} on ${required.resource}`;
   if (deny) return `${head}: explicitly denied by ${deny.source ?? 'a Deny statement'}`;
-  // The statements that name this resource (a `*` one, such as X-Ray's, says nothing about it).
+  // The statements that name this resource (a `*` one, such as X-Ray's, says nothing about it; one left with no
+  // action allows nothing).
   const onResource = identity.statements.filter(
     (statement) =>
-      statement.effect !== 'Deny' && statement.resources.some((resource) => resource !== '*' && resourceMatches(resource, required.resource)),
+      statement.effect !== 'Deny' &&
+      statement.actions.length > 0 &&
+      statement.resources.some((resource) => resource !== '*' && resourceMatches(resource, required.resource)),
   );
   const closest = onResource.length
     ? `; on that resource it is allowed only ${onResource.map((statement) => `${statement.actions.join(', ')} (${statement.source ?? 'its grants'})`).join('; ')}`
