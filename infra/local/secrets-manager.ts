@@ -11,7 +11,8 @@
 // secret's ARN).
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
+import { parseSecretValue } from '#shared/schemas/webhook-signature';
+import { closeServer, listen, LocalSetupError, localAccountId, localRegion, readRequestBody } from './local-aws';
 
 /** A secret as the local stack creates it from the template. */
 export interface LocalSecretDefinition {
@@ -29,18 +30,22 @@ export const secretArn = (name: string, suffix: string): string => `arn:aws:secr
 
 /**
  * The SecretString of the local webhook secret, in the form the deployed secret has (`{"current": ...}`, plus
- * `"previous"` while rotating; infra/README.md): a JSON object is taken as it is; a comma-separated list (the form
- * WEBHOOK_SECRETS also takes) becomes `current`, `previous`, then `previous2`, ... in its order.
+ * `"previous"` while rotating; infra/README.md): a JSON object is taken as it is; a list (JSON, or comma-separated:
+ * the other forms WEBHOOK_SECRETS takes) becomes `current`, `previous`, then `previous2`, ... in its order, the
+ * secrets the webhook would accept. Values that hold no usable secret stop the start, as the webhook would refuse
+ * every event.
  */
 export const webhookSecretString = (values: string): string => {
+  const secrets = parseSecretValue(values);
+  if (secrets.length === 0) throw new LocalSetupError('WEBHOOK_SECRETS holds no usable secret (16 characters or more): the webhook would refuse every event.');
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(values);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return values;
+    parsed = JSON.parse(values);
   } catch {
-    // a list
+    // a comma-separated list
   }
-  const list = values.split(',').map((value) => value.trim()).filter((value) => value !== '');
-  return JSON.stringify(Object.fromEntries(list.map((value, index) => [index === 0 ? 'current' : index === 1 ? 'previous' : `previous${index}`, value])));
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return values;
+  return JSON.stringify(Object.fromEntries(secrets.map((value, index) => [index === 0 ? 'current' : index === 1 ? 'previous' : `previous${index}`, value])));
 };
 
 class SecretsManagerError extends Error {

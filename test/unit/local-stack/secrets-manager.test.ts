@@ -123,7 +123,11 @@ describe('the local webhook secret', () => {
       previous: 'whsec_old_0123456789abcdef',
       previous2: 'whsec_older_0123456789abc',
     });
+    const array = JSON.stringify(['whsec_new_0123456789abcdef', 'whsec_old_0123456789abcdef']);
+    expect(JSON.parse(webhookSecretString(array))).toEqual({ current: 'whsec_new_0123456789abcdef', previous: 'whsec_old_0123456789abcdef' });
     // The webhook accepts exactly what it would have accepted from WEBHOOK_SECRETS.
-    expect(parseSecretValue(webhookSecretString(list))).toEqual(parseSecretValue(list));
+    for (const values of [list, array, 'whsec_single_0123456789abcdef', '"whsec_quoted_0123456789abcdef"']) expect(parseSecretValue(webhookSecretString(values))).toEqual(parseSecretValue(values));
+    // Nothing the webhook would accept: the stack does not start.
+    for (const values of ['', 'short', '{"current":"short"}']) expect(() => webhookSecretString(values)).toThrow('WEBHOOK_SECRETS holds no usable secret');
   });
 });
