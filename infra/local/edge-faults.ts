@@ -45,6 +45,7 @@ const statusOf = (service: string, code: string): number => {
     InternalError: 500,
     InternalFailure: 500,
     KMSInternalException: 500,
+    InternalServiceError: 500,
     ServiceUnavailable: 503,
     ServiceUnavailableException: 503,
     DependencyTimeoutException: 503,
@@ -63,6 +64,7 @@ const defaultMessages: Record<string, string> = {
   InternalError: 'We encountered an internal error. Please try again.',
   InternalServerException: 'Unexpected error encountered while processing the request.',
   KMSInternalException: 'An internal error occurred.',
+  InternalServiceError: 'An error occurred on the server side.',
   ServiceUnavailable: 'Service Unavailable',
   ServiceUnavailableException: 'Service Unavailable',
   DependencyTimeoutException: 'The system timed out while trying to fulfill the request.',
@@ -72,7 +74,7 @@ const defaultMessages: Record<string, string> = {
 const dynamoDbNamespace = (code: string) => (code === 'ThrottlingException' ? 'com.amazon.coral.availability' : 'com.amazonaws.dynamodb.v20120810');
 
 /**
- * An error as the service answers it. DynamoDB and KMS (JSON 1.0/1.1): `__type` and `message`. SQS, JSON protocol:
+ * An error as the service answers it. DynamoDB, KMS and Secrets Manager (JSON 1.0/1.1): `__type` and `message`. SQS, JSON protocol:
  * `__type` `com.amazonaws.sqs#<code>` and `x-amzn-query-error: <code>;Sender|Receiver` (the SDK names the error from
  * it); query protocol: the XML ErrorResponse. Scheduler (REST-JSON): the status and `x-amzn-ErrorType`.
  */

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { repoRoot } from './lambda-runtime';
 import { seededRandom } from './seeded-random';
 
-export const faultServices = ['dynamodb', 'sqs', 'kms', 'scheduler', 'lambda'] as const;
+export const faultServices = ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler', 'lambda'] as const;
 export type FaultService = (typeof faultServices)[number];
 
 export type FaultEffect =
@@ -46,7 +46,7 @@ export interface FaultRule {
   /** Named in the log line. */
   readonly name: string;
   readonly service: FaultService;
-  /** The AWS operation (`TransactWriteItems`, `SendMessage`, `Encrypt`, `CreateSchedule`), `invoke`, `deliver` or `fire`. */
+  /** The AWS operation (`TransactWriteItems`, `SendMessage`, `Encrypt`, `GetSecretValue`, `CreateSchedule`), `invoke`, `deliver` or `fire`. */
   readonly operation?: string;
   /** The calling function's name (`paymentPostRefund`; the consumer for `deliver`, the invoked function for `invoke`). */
   readonly caller?: string;
@@ -81,11 +81,11 @@ export interface FiredFault extends FaultCall {
 
 /** Where each effect can be injected: the services it applies to. */
 const effectServices: Readonly<Record<FaultEffectType, readonly FaultService[]>> = {
-  error: ['dynamodb', 'sqs', 'kms', 'scheduler'],
+  error: ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler'],
   'transaction-conflict': ['dynamodb'],
-  latency: ['dynamodb', 'sqs', 'kms', 'scheduler'],
-  hang: ['dynamodb', 'sqs', 'kms', 'scheduler'],
-  'commit-then-crash': ['dynamodb', 'sqs', 'kms', 'scheduler'],
+  latency: ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler'],
+  hang: ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler'],
+  'commit-then-crash': ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler'],
   'index-lag': ['dynamodb'],
   duplicate: ['sqs'],
   delay: ['sqs'],

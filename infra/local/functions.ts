@@ -57,6 +57,7 @@ export const localFunctionFleet = (
         AWS_ENDPOINT_URL_DYNAMODB: edgeEndpoint,
         AWS_ENDPOINT_URL_SQS: edgeEndpoint,
         AWS_ENDPOINT_URL_KMS: edgeEndpoint,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: edgeEndpoint,
       },
     });
     identities.set(accessKeyId, { functionName: fn.functionName, statements: granted.statements });

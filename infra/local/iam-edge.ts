@@ -1,6 +1,6 @@
 // Local stack: IAM, as far as the functions can tell. An HTTP proxy in front of DynamoDB Local, the SQS server, the KMS
-// emulation (kms.ts, whose key policies it enforces beside the role policies) and
-// the EventBridge Scheduler emulation (scheduler.ts):
+// emulation (kms.ts, whose key policies it enforces beside the role policies), the Secrets Manager emulation
+// (secrets-manager.ts) and the EventBridge Scheduler emulation (scheduler.ts):
 // it reads the SigV4 credential of each request to know which function calls, derives the IAM actions and resources
 // the request needs (each TransactItems entry, each table of a batch, the index of a Query, the queue of a
 // SendMessage) and refuses what that function's grants (shared/operations/grants.ts) do not allow, with the error
@@ -181,6 +181,18 @@ export const kmsAccess = (operation: string, body: unknown, keyArnOf: (keyId: st
   return [{ action: `kms:${operation}`, resource, context }];
 };
 
+/**
+ * The access a Secrets Manager request needs (JSON protocol, `secretsmanager.<Operation>`): `secretsmanager:<Operation>`
+ * on the full ARN of the secret its SecretId names (ARN, name or partial ARN, as AWS authorises against the secret's
+ * ARN whichever form names it). A secret the local Secrets Manager does not hold needs the action on `*`, which no
+ * grant allows.
+ */
+export const secretsManagerAccess = (operation: string, body: unknown, secretArnOf: (secretId: string) => string | undefined): RequiredAccess[] => {
+  const input = isRecord(body) ? body : {};
+  const resource = (typeof input.SecretId === 'string' ? secretArnOf(input.SecretId) : undefined) ?? '*';
+  return [{ action: `secretsmanager:${operation}`, resource }];
+};
+
 /** An IAM resource pattern (`*` any run of characters, `?` one) as a test of a resource. */
 const resourceMatches = (pattern: string, resource: string): boolean => {
   if (!pattern.includes('*') && !pattern.includes('?')) return pattern === resource;
@@ -238,10 +250,13 @@ export const explainRefusal = (identity: EdgeIdentity, required: RequiredAccess)
   const deny = identity.statements.find((statement) => statement.effect === 'Deny' && statementCovers(statement, required));
   const head = `[iam-edge] AccessDeniedException: ${identity.functionName} may not ${required.action} on ${required.resource}`;
   if (deny) return `${head}: explicitly denied by ${deny.source ?? 'a Deny statement'}`;
-  // The statements that name this resource (a `*` one, such as X-Ray's, says nothing about it).
+  // The statements that name this resource (a `*` one, such as X-Ray's, says nothing about it; one left with no
+  // action allows nothing).
   const onResource = identity.statements.filter(
     (statement) =>
-      statement.effect !== 'Deny' && statement.resources.some((resource) => resource !== '*' && resourceMatches(resource, required.resource)),
+      statement.effect !== 'Deny' &&
+      statement.actions.length > 0 &&
+      statement.resources.some((resource) => resource !== '*' && resourceMatches(resource, required.resource)),
   );
   const closest = onResource.length
     ? `; on that resource it is allowed only ${onResource.map((statement) => `${statement.actions.join(', ')} (${statement.source ?? 'its grants'})`).join('; ')}`
@@ -371,9 +386,19 @@ const accessOf = (
   request: IncomingMessage,
   body: Buffer,
   keyArnOf: (keyId: string) => string | undefined,
+  secretArnOf: (secretId: string) => string | undefined,
 ): RequiredAccess[] | undefined => {
   const target = String(request.headers['x-amz-target'] ?? '');
   const text = body.toString('utf8');
+  if (service === 'secretsmanager') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return secretsManagerAccess(target.startsWith('secretsmanager.') ? target.slice('secretsmanager.'.length) : 'Unknown', parsed, secretArnOf);
+  }
   if (service === 'kms') {
     let parsed: unknown;
     try {
@@ -418,7 +443,7 @@ const accessOf = (
 };
 
 export interface IamEdgeOptions {
-  /** Where each emulated service really listens, by SigV4 service name (`dynamodb`, `sqs`, `scheduler`). */
+  /** Where each emulated service really listens, by SigV4 service name (`dynamodb`, `sqs`, `kms`, `secretsmanager`, `scheduler`). */
   readonly upstreams: ReadonlyMap<string, string>;
   /** Functions by access key id. */
   readonly identities: ReadonlyMap<string, EdgeIdentity>;
@@ -429,6 +454,8 @@ export interface IamEdgeOptions {
     keyArnOf(keyId: string): string | undefined;
     policyOf(keyArn: string): ResourcePolicy | undefined;
   };
+  /** The local Secrets Manager's secrets: the full ARN a SecretId names (the role's policies judge that ARN). */
+  readonly secrets?: { secretArnOf(secretId: string): string | undefined };
   readonly port?: number;
   readonly log?: (line: string) => void;
   /** The fault mode (faults.ts): absent, every allowed call passes through untouched. */
@@ -593,7 +620,9 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
       return reply(response, plainError(501, 'NotImplemented', `The local stack does not emulate ${credential.service}.`));
     }
     const keys = options.kmsKeys;
-    const accesses = (accessOf(credential.service, request, body, (keyId) => keys?.keyArnOf(keyId)) ?? []).map((access) =>
+    const accesses = (
+      accessOf(credential.service, request, body, (keyId) => keys?.keyArnOf(keyId), (secretId) => options.secrets?.secretArnOf(secretId)) ?? []
+    ).map((access) =>
       credential.service === 'kms' ? { ...access, context: { ...access.context, 'aws:PrincipalArn': roleArnOf(identity) } } : access,
     );
     for (const access of accesses) {

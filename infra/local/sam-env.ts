@@ -4,10 +4,10 @@
 // declares. So this writes two files:
 //   - <assembly>/BusinessPlatform-Api.sam.template.json: the synthesized API template (beside it, so the asset
 //     paths hold) where every function also declares the variables that point its SDK at the local stack
-//     (AWS_ENDPOINT_URL_*), the local webhook secret and the local token secret, and the auth parameters have
-//     local defaults;
+//     (AWS_ENDPOINT_URL_*) and the local token secret, and the auth parameters have local defaults;
 //   - .local/sam-env.json: per function logical id, a value for every variable the template does not give as
 //     text, from the running stack (its state file, stack-state.ts), with endpoints as a container reaches the host.
+//     The webhook gets the local secret's ARN and reads it from the stack's Secrets Manager, as on AWS.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,11 +17,10 @@ import { defaultAudience, localDevSecret, localIssuer } from '#shared/auth/token
 import { environmentVariables } from '#shared/environment';
 import { queueDefinitions, taskRunsQueue } from '#shared/events/queues';
 import { schedulerEnvironment } from '#shared/operations/grants';
-import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { assemblyStacks, defaultAssemblyDir } from './cloud-assembly';
 import { repoRoot } from './lambda-runtime';
 import { localCredentials, localRegion } from './local-aws';
-import { localSchedulerRoleArn, localSecretFieldsKeyArn } from './stack';
+import { localSchedulerRoleArn, localSecretFieldsKeyArn, localWebhookSecretArn } from './stack';
 import { findRunningStack, LocalToolError, type StackState } from './stack-state';
 import type { CfnTemplate } from './template';
 
@@ -38,7 +37,13 @@ Then: sam local start-api -t cdk.out/${assemblyStacks.api}.sam.template.json --e
         --add-host host.docker.internal:host-gateway`;
 
 /** The variables every function additionally declares in the SAM template: the SDK's endpoints, the local stack's. */
-export const endpointVariables = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SQS', schedulerEnvironment.endpoint, 'AWS_ENDPOINT_URL_KMS'] as const;
+export const endpointVariables = [
+  'AWS_ENDPOINT_URL_DYNAMODB',
+  'AWS_ENDPOINT_URL_SQS',
+  schedulerEnvironment.endpoint,
+  'AWS_ENDPOINT_URL_KMS',
+  'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+] as const;
 
 type Variables = Record<string, unknown>;
 const functionsOf = (template: CfnTemplate): [string, Variables][] =>
@@ -49,9 +54,8 @@ const functionsOf = (template: CfnTemplate): [string, Variables][] =>
       return [logicalId, environment?.Variables ?? {}];
     });
 
-/** Local stand-ins of the template's secret settings: the values the local stack gives its own functions. */
+/** Local stand-ins of the template's token issuer settings: the values the local stack gives its own authorizer. */
 const localSecretVariables = (variables: Variables): Record<string, string> => ({
-  ...(environmentVariables.webhookSecretArn in variables ? { [environmentVariables.webhookSecretArn]: '', [environmentVariables.webhookSecrets]: localWebhookSecret } : {}),
   ...(environmentVariables.authIssuer in variables
     ? {
         [environmentVariables.authJwksUrl]: '',
@@ -96,10 +100,12 @@ export const localValues = (state: StackState, arns: { taskRuns: string; taskRun
       [schedulerEnvironment.deadLetterQueueArn]: arns.taskRunsDlq,
       [schedulerEnvironment.executionRoleArn]: localSchedulerRoleArn,
       [environmentVariables.secretFieldsKey]: localSecretFieldsKeyArn,
+      [environmentVariables.webhookSecretArn]: localWebhookSecretArn,
       AWS_ENDPOINT_URL_DYNAMODB: viaHost(state.dynamodbEndpoint),
       AWS_ENDPOINT_URL_SQS: viaHost(state.sqsEndpoint),
       [schedulerEnvironment.endpoint]: viaHost(state.schedulerEndpoint),
       AWS_ENDPOINT_URL_KMS: viaHost(state.kmsEndpoint),
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: viaHost(state.secretsManagerEndpoint),
   };
 };
 

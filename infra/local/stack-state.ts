@@ -22,6 +22,7 @@ export const endpointsOf = (stack: LocalStackEndpoints): LocalStackEndpoints => 
   iamEdgeEndpoint: stack.iamEdgeEndpoint,
   schedulerEndpoint: stack.schedulerEndpoint,
   kmsEndpoint: stack.kmsEndpoint,
+  secretsManagerEndpoint: stack.secretsManagerEndpoint,
   ...(stack.faultsEndpoint ? { faultsEndpoint: stack.faultsEndpoint } : {}),
 });
 

@@ -3,6 +3,7 @@
 // declares them; the gateway (routes from the API stack's template) and the event source mappings (the template's)
 // invoke the built assets, each function isolated in a process of its own with its template environment, and every
 // AWS call of a function passes the IAM edge, which refuses what its role's policies, as synthesized, do not allow.
+// KMS, Secrets Manager and EventBridge Scheduler are emulated (kms.ts, secrets-manager.ts, scheduler.ts).
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -31,6 +32,7 @@ import {
   templateEventSources,
   templateKmsKeys,
   templateScheduler,
+  templateSecrets,
   type LocalQueue,
 } from './template-resources';
 import { authorizerFunctionName, authorizerModulePath, startGateway, type GatewayOptions } from './gateway';
@@ -43,6 +45,7 @@ import { closeServer, ensurePortsFree, findFreePort, localAccountId, localCreden
 import { ensureQueues, ensureTable, type ProvisionedQueue, type QueueSettings } from './provision';
 import { startSchedulerEmulation } from './scheduler';
 import { kmsKeyArn, startKmsEmulation, type RunningKms } from './kms';
+import { secretArn, startSecretsManagerEmulation, webhookSecretString, type RunningSecretsManager } from './secrets-manager';
 import { readStackSettings, settingsEnvironment } from '#shared/operations/settings';
 
 export const defaultDataDir = join(repoRoot, '.local');
@@ -89,6 +92,8 @@ export interface LocalStackEndpoints {
   readonly schedulerEndpoint: string;
   /** The KMS emulation (direct, admin): the templates' keys. */
   readonly kmsEndpoint: string;
+  /** The Secrets Manager emulation (direct, admin): the templates' secret; PutSecretValue rotates it. */
+  readonly secretsManagerEndpoint: string;
   /** The fault mode's control endpoint (fault-control.ts), with `faults` only. */
   readonly faultsEndpoint?: string;
 }
@@ -97,7 +102,7 @@ export interface LocalStack extends LocalStackEndpoints {
   stop(): Promise<void>;
 }
 
-/** The webhook's secrets locally (no Secrets Manager): the values `npm start` was given, else the local stack's. */
+/** The webhook secret's values locally (the local Secrets Manager's secret): the values `npm start` was given, else the local stack's. */
 const localWebhookSecretValues = (): string => process.env[environmentVariables.webhookSecrets] ?? localWebhookSecret;
 
 /**
@@ -105,7 +110,7 @@ const localWebhookSecretValues = (): string => process.env[environmentVariables.
  * could be given. Only code that runs handlers in this process (the benchmark) reads it; the functions the stack
  * serves never see it (function-host.ts gives each exactly its own environment).
  */
-const inProcessEnvironment = (endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint' | 'kmsEndpoint'>): Record<string, string> => ({
+const inProcessEnvironment = (endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint' | 'kmsEndpoint' | 'secretsManagerEndpoint'>): Record<string, string> => ({
   [environmentVariables.table]: endpoints.tableName,
   ...Object.fromEntries(queueDefinitions.map((definition) => [definition.urlVariable, endpoints.queueUrls[definition.logicalName] ?? ''])),
   AWS_REGION: localRegion,
@@ -150,8 +155,8 @@ const viaEdge = (queueUrl: string, edgeEndpoint: string): string => {
   return `${edgeEndpoint}${url.pathname}`;
 };
 
-/** The local stand-in of the webhook signing secret (no Secrets Manager locally: its values reach the function). */
-const localWebhookSecretArn = `arn:aws:secretsmanager:${localRegion}:${localAccountId}:secret:local-webhook-signing-secret`;
+/** The ARN of the webhook signing secret (the template's AWS::SecretsManager::Secret): the local Secrets Manager holds it. */
+export const localWebhookSecretArn = secretArn('local-webhook-signing-secret', 'Lc4l01');
 
 /** The local id of the secret-fields KMS key (the template's AWS::KMS::Key): the local KMS holds it (kms.ts). */
 export const localSecretFieldsKeyArn = kmsKeyArn('00000000-0000-4000-8000-000000000001');
@@ -221,7 +226,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const provisioned = new Map<QueueName, ProvisionedQueue>();
     for (const definition of queueDefinitions) provisioned.set(definition.name, await ensureQueues(sqs, queueSettingsOf(definition)));
 
-    const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint' | 'kmsEndpoint'> = {
+    const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint' | 'kmsEndpoint' | 'secretsManagerEndpoint'> = {
       dynamodbEndpoint: dynamodb.endpoint,
       sqsEndpoint,
       tableName: tableDefinition.localTableName,
@@ -248,6 +253,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       ['sqs', sqsEndpoint],
     ]);
     let kms: RunningKms | undefined;
+    let secretsManager: RunningSecretsManager | undefined;
     // The fault mode: one engine for every injection point, its control endpoint on loopback.
     const faults = options.faults ? new FaultEngine(options.faults.rules, log, options.faults.seed) : undefined;
     const faultControl = faults ? await startFaultControl(faults) : undefined;
@@ -259,6 +265,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       identities,
       adminAccessKeyId: localCredentials.accessKeyId,
       kmsKeys: { keyArnOf: (keyId) => kms?.keyArnOf(keyId), policyOf: (keyArn) => kms?.policyOf(keyArn) },
+      secrets: { secretArnOf: (secretId) => secretsManager?.secretArnOf(secretId) },
       ...(faults
         ? {
           faults: {
@@ -298,6 +305,12 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     upstreams.set('kms', kms.endpoint);
     // In-process handlers (the benchmark) call it directly, with the admin key.
     Object.assign(process.env, { [environmentVariables.secretFieldsKey]: localSecretFieldsKeyArn, AWS_ENDPOINT_URL_KMS: kms.endpoint });
+
+    // Secrets Manager: the templates' secret (the webhook's), holding the local webhook secret values, in memory (a
+    // PutSecretValue lasts until the stack stops). Functions read it through the edge, under their role's policies.
+    secretsManager = await startSecretsManagerEmulation({ secrets: templateSecrets(assembly, webhookSecretString(localWebhookSecretValues())), log });
+    stops.push(() => secretsManager!.close());
+    upstreams.set('secretsmanager', secretsManager.endpoint);
 
     // EventBridge Scheduler: the data stack's schedule group; schedules fire into the local queues, as the execution
     // role the template declares (with its policy's statements).
@@ -349,7 +362,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
           return [definition.name, { url: viaEdge(queue.queueUrl, edge.endpoint), arn: queue.queueArn, deadLetterQueueArn: queue.deadLetterQueueArn }];
         }),
       ) as OtherResources['queues'],
-      webhookSecret: { arn: localWebhookSecretArn, localValues: localWebhookSecretValues() },
+      webhookSecret: { arn: localWebhookSecretArn },
       secretFieldsKey: { arn: localSecretFieldsKeyArn },
       scheduler: {
         groupName: localScheduleGroupName,
@@ -381,7 +394,6 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     );
     const substitutes = {
       edgeEndpoint: edge.endpoint,
-      webhookSecrets: localWebhookSecretValues(),
       authHs256Secret: localAuthorizerSettings().AUTH_HS256_SECRET!,
     };
     const templateFleet = declared.flatMap((fn) => {
@@ -452,6 +464,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       iamEdgeEndpoint: edge.endpoint,
       schedulerEndpoint: scheduler.endpoint,
       kmsEndpoint: kms.endpoint,
+      secretsManagerEndpoint: secretsManager.endpoint,
       ...(faultControl ? { faultsEndpoint: faultControl.endpoint } : {}),
       stop,
     };

@@ -151,7 +151,8 @@ Local stack ready (${parsed['in-memory'] ? 'in memory' : `data in ${relative(rep
   SQS          ${stack.sqsEndpoint}${queues}
   Scheduler    ${stack.schedulerEndpoint}  (EventBridge Scheduler emulation: fires task schedules into the task-runs queue)
   KMS          ${stack.kmsEndpoint}  (KMS emulation: the templates' keys, their key policies enforced at the IAM edge)
-  IAM edge     ${stack.iamEdgeEndpoint}  (the functions' DynamoDB, SQS, Scheduler and KMS endpoint: enforces their role and key policies)${
+  Secrets      ${stack.secretsManagerEndpoint}  (Secrets Manager emulation: the webhook's signing secret; PutSecretValue rotates it)
+  IAM edge     ${stack.iamEdgeEndpoint}  (the functions' DynamoDB, SQS, Scheduler, KMS and Secrets Manager endpoint: enforces their role and key policies)${
   stack.faultsEndpoint
     ? `\n  Faults       ${stack.faultsEndpoint}  (${parsed.faults ? `${parsed.faults}: ` : ''}${faultRules?.rules.length ?? 0} rule(s); PUT/DELETE /rules, GET /log; each fired fault logs a [fault] line)`
     : ''

@@ -1,9 +1,10 @@
 // Local stack: what each resource of the two synthesized stacks stands for locally (its `Ref` and `Fn::GetAtt`
-// values), so the templates resolve against the local table, queues, schedule group and stand-ins; and the few
-// local substitutes a function's environment needs where a service is not emulated (Secrets Manager, KMS, the
-// token issuer) or where AWS would use its own endpoints (the IAM edge instead).
+// values), so the templates resolve against the local table, queues, schedule group, secret, key and stand-ins; and
+// the few local substitutes a function's environment needs where a service is not emulated (the token issuer) or
+// where AWS would use its own endpoints (the IAM edge instead).
 import { gatewayResponsesFromTemplate, type GatewayResponseSet } from './gateway-responses';
 import type { KeyPolicyStatement, LocalKmsKeyDefinition } from './kms';
+import type { LocalSecretDefinition } from './secrets-manager';
 import {
   createResolver,
   exportsOf,
@@ -33,6 +34,7 @@ export interface LocalResources {
   readonly table: { readonly name: string; readonly arn: string };
   /** By the queue's logical name (`DocumentEvents`, `DocumentEventsDlq`): the suffix of its QueueName on AWS. */
   readonly queues: ReadonlyMap<string, LocalQueue>;
+  /** The ARN of the templates' one secret (the webhook's signing secret), as the local Secrets Manager holds it. */
   readonly webhookSecretArn: string;
   readonly secretFieldsKeyArn: string;
   /** The ARN of the role task schedules send with (the data stack's role assumed by scheduler.amazonaws.com). */
@@ -220,28 +222,43 @@ export const templateKmsKeys = (assembly: ResolvedAssembly, skip: (source: strin
     });
   });
 
+/**
+ * The secrets of both stacks (AWS::SecretsManager::Secret), as the local Secrets Manager holds them: the webhook's
+ * signing secret, holding `secretString`. The local stack stands one secret in for the templates' one; a template
+ * with a second secret fails here (it would need an ARN and a value of its own: localPhysical and this).
+ */
+export const templateSecrets = (assembly: ResolvedAssembly, secretString: string): LocalSecretDefinition[] => {
+  const declared = ([[assembly.data, assembly.dataResolver], [assembly.api, assembly.apiResolver]] as const).flatMap(([stack, resolver]) =>
+    resourcesOfType(stack.template, 'AWS::SecretsManager::Secret').map(([logicalId]) => ({
+      arn: resolver.resolveString({ Ref: logicalId }, `Resources.${logicalId}`),
+      source: `${stack.stackName} ${logicalId}`,
+    })),
+  );
+  if (declared.length > 1) {
+    throw new Error(`The templates declare ${declared.length} secrets (${declared.map((secret) => secret.source).join(', ')}); the local stack stands in for one, the webhook's (template-resources.ts)`);
+  }
+  return declared.map(({ arn: secretArn, source }) => {
+    // `...:secret:<name>-<6 characters>`
+    const name = secretArn.slice(secretArn.indexOf(':secret:') + ':secret:'.length, -'-XXXXXX'.length);
+    return { arn: secretArn, name, source, secretString };
+  });
+};
+
 export interface LocalSubstitutes {
   /** Every AWS call leads here (the IAM edge). */
   readonly edgeEndpoint: string;
-  /** Secrets Manager is not emulated: the webhook secret's values themselves (WEBHOOK_SECRETS). */
-  readonly webhookSecrets: string;
   /** No token issuer locally: the authorizer verifies HS256 tokens signed with this dev secret. */
   readonly authHs256Secret: string;
 }
 
 /**
- * A function's environment locally: the template's, resolved, with the local substitutes. `WEBHOOK_SECRET_ARN`
- * becomes `WEBHOOK_SECRETS`, the authorizer's issuer settings (stack parameters locally unset) become
- * `AUTH_HS256_SECRET`; and the endpoints of DynamoDB, SQS, EventBridge Scheduler and KMS, which AWS would choose
- * itself, lead to the IAM edge (`SECRET_FIELDS_KEY_ARN` stays: the local KMS holds that key).
+ * A function's environment locally: the template's, resolved, with the local substitutes. The authorizer's issuer
+ * settings (stack parameters locally unset) become `AUTH_HS256_SECRET`; and the endpoints of DynamoDB, SQS,
+ * EventBridge Scheduler, KMS and Secrets Manager, which AWS would choose itself, lead to the IAM edge
+ * (`SECRET_FIELDS_KEY_ARN` and `WEBHOOK_SECRET_ARN` stay: the local KMS and Secrets Manager hold that key and secret).
  */
 export const localFunctionEnvironment = (template: Readonly<Record<string, string>>, substitutes: LocalSubstitutes): Record<string, string> => {
   const environment: Record<string, string> = { ...template };
-  const { webhookSecretArn, webhookSecrets } = environmentVariables;
-  if (Object.hasOwn(environment, webhookSecretArn)) {
-    delete environment[webhookSecretArn];
-    environment[webhookSecrets] = substitutes.webhookSecrets;
-  }
   const { authJwksUrl, authIssuer, authAudience, authHs256Secret } = environmentVariables;
   if ([authJwksUrl, authIssuer, authAudience].some((name) => Object.hasOwn(environment, name)) && !environment[authJwksUrl]) {
     delete environment[authIssuer];
@@ -256,6 +273,7 @@ export const localFunctionEnvironment = (template: Readonly<Record<string, strin
     AWS_ENDPOINT_URL_SQS: substitutes.edgeEndpoint,
     AWS_ENDPOINT_URL_SCHEDULER: substitutes.edgeEndpoint,
     AWS_ENDPOINT_URL_KMS: substitutes.edgeEndpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: substitutes.edgeEndpoint,
   };
 };
 

@@ -1,6 +1,8 @@
-// Domain wiring: the webhook's active signing secrets. On AWS they live in Secrets Manager (the stack creates the
-// secret; the function reads and caches it for five minutes, so a rotation is picked up without a deploy);
-// locally their values come in the environment itself (comma-separated). Which of the two the function has is its
+// Domain wiring: the webhook's active signing secrets. They live in Secrets Manager (the stack creates the secret;
+// the function reads and caches it for five minutes, so a rotation is picked up without a deploy), on AWS and in the
+// local stack, whose Secrets Manager emulation holds the local values (infra/local/secrets-manager.ts). Where no
+// Secrets Manager runs (a handler run in-process by an integration test or the benchmark) the values come in the
+// environment itself (WEBHOOK_SECRETS, comma-separated or JSON). Which of the two the function has is its
 // readWebhookSecret grant's doing (shared/operations/grants.ts), checked when the function loads.
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { awsRequestHandler } from '#shared/aws-requests';
@@ -14,7 +16,7 @@ export type SecretsSource = () => Promise<readonly string[]>;
 
 const { webhookSecretArn, webhookSecrets } = environmentVariables;
 
-/** The secrets the function's environment points to: the secret's ARN on AWS, the values themselves locally. */
+/** The secrets the function's environment points to: the secret's ARN (AWS, the local stack), else the values themselves (in-process). */
 export const webhookSecretsFromEnvironment = (): SecretsSource => {
   const arn = optionalEnvironmentValue(webhookSecretArn);
   if (arn) {

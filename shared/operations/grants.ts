@@ -32,7 +32,9 @@ export type PolicyConditions = Readonly<Record<string, Readonly<Record<string, s
 
 /**
  * Names and ARNs of the resources grants refer to: CloudFormation tokens in the CDK app, concrete values locally.
- * Locally there is no Secrets Manager: the webhook secret's values reach the function directly (`localValues`).
+ * The webhook secret's values may reach a function directly (`localValues`) where no Secrets Manager runs: a handler
+ * run in-process by an integration test or the benchmark, and `sam local` (infra/local/sam-env.ts). The local stack
+ * gives its functions the ARN: its Secrets Manager (infra/local/secrets-manager.ts) holds the secret.
  */
 export interface GrantResources extends OtherResources {
   readonly table: TableResource;
@@ -182,7 +184,7 @@ export const resourceGrants: { readonly [grant in ResourceGrant]: GrantDefinitio
   /** Read the webhook signing secret's value (GetSecretValue only: nothing describes it). */
   readWebhookSecret: ({ webhookSecret }) => ({
     statements: [{ actions: ['secretsmanager:GetSecretValue'], resources: [webhookSecret.arn] }],
-    // Locally (no Secrets Manager) the values themselves; on AWS the ARN the function reads them from.
+    // On AWS and in the local stack the ARN the function reads them from; without a Secrets Manager the values themselves.
     environment: Object.fromEntries([
       webhookSecret.localValues === undefined
         ? [environmentVariables.webhookSecretArn, webhookSecret.arn]

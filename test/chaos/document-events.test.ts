@@ -31,6 +31,14 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   // The consumer applied its batch, then died: the whole batch comes back after the visibility timeout.
   ['consumer crash after last write', 216, [{ name: 'consumer-crash', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'crash', when: 'after-last-write' } }]],
   ['invocation timeout', 215, [{ name: 'timeout', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'timeout', ms: 1_500 } }]],
+  // Secrets Manager failing while the webhook's environments start: a warm environment holds the secret five minutes,
+  // so the first ten invocations (as many as the stack's environments per function: each takes an idle one first)
+  // lose their environment before they run (502, nothing sent); every later one is a cold start that reads the
+  // secret, and its first reads fail (503 with Retry-After once the SDK's attempts are spent).
+  ['Secrets Manager unavailable', 217, [
+    { name: 'sm-cold', service: 'lambda', operation: 'invoke', caller: webhook, nth: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], effect: { type: 'crash', when: 'before-first-call' } },
+    { name: 'sm-down', service: 'secretsmanager', operation: 'GetSecretValue', caller: webhook, times: 9, effect: { type: 'error', code: 'InternalServiceError' } },
+  ]],
 ];
 
 describe('document events under faults: every event answered 2xx applied once, the state its events give', () => {

@@ -143,7 +143,7 @@ describe('the gateway responses the local gateway reads from the template', () =
 });
 
 describe('the Node.js the local stack runs each function on', () => {
-  const substitutes = { edgeEndpoint: 'http://edge', webhookSecrets: '{}', authHs256Secret: 'local-secret' };
+  const substitutes = { edgeEndpoint: 'http://edge', authHs256Secret: 'local-secret' };
   const pseudo = { accountId: '123456789012', region: 'us-east-1' };
   const resolved = () =>
     resolveAssembly(assemblyDir, {

@@ -14,6 +14,7 @@ export const stackEnvironment = (ready: LocalStackReady, logFile: string): Recor
   AWS_ENDPOINT_URL_SQS: ready.sqsEndpoint,
   AWS_ENDPOINT_URL_SCHEDULER: ready.schedulerEndpoint,
   AWS_ENDPOINT_URL_KMS: ready.kmsEndpoint,
+  AWS_ENDPOINT_URL_SECRETS_MANAGER: ready.secretsManagerEndpoint,
   TABLE_NAME: ready.tableName,
   // Every queue's URL under its sender variable (DOCUMENT_EVENTS_QUEUE_URL, TASK_WORK_QUEUE_URL, ...), its DLQ's
   // under the same name with DLQ (DOCUMENT_EVENTS_DLQ_URL, ...).

@@ -1,8 +1,8 @@
 // Test support: the one throwaway cloud assembly of the e2e tier's template tests (template-iam, template-kms),
 // synthesized from the test-only app entry `drop-action-app.ts` with every change those tests need at once: the
 // Delete function of tenant locations without dynamodb:PutItem, the scheduled-task Save without kms:Encrypt (what
-// sealing a credential of up to 4 KiB asks),
-// and the MISSING_AUTHENTICATION_TOKEN gateway response's template replaced. Each change touches a function or a
+// sealing a credential of up to 4 KiB asks), the provider webhook without secretsmanager:GetSecretValue (what reading
+// its signing secret asks), and the MISSING_AUTHENTICATION_TOKEN gateway response's template replaced. Each change touches a function or a
 // response the other test does not call, so one synthesis serves both (a synth bundles every function: the costliest
 // step of either test) and each test still runs its own stack from it. It lives in `.local/` and is synthesized only
 // when stale (the sources, this context, or the app entry changed; `ensureCloudAssembly` locks it against two
@@ -27,7 +27,7 @@ export const throwawayAssembly = (): Promise<string> => {
     outdir,
     app: 'npx tsx test/support/drop-action-app.ts',
     context: {
-      dropAction: 'TenantLocationDelete=dynamodb:PutItem,ScheduledTaskSave=kms:Encrypt',
+      dropAction: 'TenantLocationDelete=dynamodb:PutItem,ScheduledTaskSave=kms:Encrypt,ProviderWebhook=secretsmanager:GetSecretValue',
       gatewayResponseTemplate: `MISSING_AUTHENTICATION_TOKEN=${replacedGatewayTemplate}`,
       // Not read by the app: the app entry is outside the sources `ensureCloudAssembly` hashes, so its own hash is
       // part of the context, and a change to it makes the assembly stale.

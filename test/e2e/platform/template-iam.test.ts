@@ -3,13 +3,18 @@
 // synthesized from a test-only app entry whose CDK Aspect removes dynamodb:PutItem from the tenant-location Delete
 // function's role policy (the manifest still grants it), is run by a stack of its own: deleting an active location
 // (a transaction that Puts the soft-deleted record) must fail as on AWS, with a 5xx, an explained
-// AccessDeniedException in the stack's log, and nothing changed.
+// AccessDeniedException in the stack's log, and nothing changed. Its provider webhook has no
+// secretsmanager:GetSecretValue (the manifest still grants readWebhookSecret): reading its signing secret from the
+// local Secrets Manager is refused at the edge, and the webhook answers 503 with Retry-After (it cannot verify the
+// event; the provider keeps it and retries), the refusal explained in the log.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readAssemblyStack, resourcesOfType } from '#infra/local/template';
 import { operationsById } from '#shared/operations/index';
+import { localWebhookSecret } from '#shared/schemas/webhook-signature';
+import { freshDocumentId, freshOrganisationId, providerEvent, signed, webhookPath } from '#test/support/document-events';
 import { tokenFor } from '#test/support/http';
 import { spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
 import { throwawayAssembly } from '#test/support/throwaway-assembly';
@@ -67,5 +72,39 @@ describe('a role policy without dynamodb:PutItem, the manifest unchanged', () =>
     expect(refusal).toContain('tenantLocationDelete may not dynamodb:PutItem on arn:aws:dynamodb:us-east-1:123456789012:table/');
     expect(refusal).toContain('allowed only dynamodb:DeleteItem, dynamodb:GetItem (TenantLocationDeleteRoleDefaultPolicy');
     expect(refusal).toContain('"Effect":"Allow","Action":"dynamodb:PutItem"');
+  });
+});
+
+describe('a webhook role without secretsmanager:GetSecretValue, the manifest unchanged', () => {
+  it('is what the throwaway assembly holds', () => {
+    expect(operationsById.providerWebhook.grants).toContain('readWebhookSecret');
+    const api = readAssemblyStack(assemblyDir, 'BusinessPlatform-Api');
+    const [, policy] = resourcesOfType(api.template, 'AWS::IAM::Policy').find(([id]) => id.startsWith('ProviderWebhookRole'))!;
+    const actions = JSON.stringify(policy.Properties?.PolicyDocument);
+    expect(actions).toContain('sqs:SendMessage');
+    expect(actions).not.toContain('secretsmanager:GetSecretValue');
+  });
+
+  it('makes the webhook answer 503 with Retry-After, the refusal explained in the log, no secret in it', async () => {
+    const event = providerEvent('document.uploaded', { organisationId: freshOrganisationId(), documentId: freshDocumentId('iam') });
+    const response = await fetch(`${stack!.ready.baseUrl}${webhookPath}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(signed(event)),
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await response.json()).toMatchObject({ status: 503, detail: 'The event cannot be verified right now; retry shortly.' });
+
+    const log = readFileSync(logFile, 'utf8');
+    const refusal = log.split('\n').find((line) => line.includes('AccessDeniedException') && line.includes('secretsmanager:GetSecretValue'));
+    expect(refusal).toContain('providerWebhook may not secretsmanager:GetSecretValue on arn:aws:secretsmanager:us-east-1:123456789012:secret:local-webhook-signing-secret-');
+    // Its statement on the secret is left with no action: it allows nothing, and names nothing in the explanation.
+    expect(refusal).toContain('no statement names that resource');
+    expect(refusal).toContain('"Effect":"Allow","Action":"secretsmanager:GetSecretValue"');
+    // The function's line of the 503 names the dependency's error.
+    expect(log.split('\n').some((line) => line.includes('"function_name":"providerWebhook"') && line.includes('"cause":{"errorName":"AccessDeniedException"'))).toBe(true);
+    expect(log).not.toContain(localWebhookSecret);
   });
 });

@@ -10,7 +10,7 @@ import { assemblyStacks, defaultAssemblyDir } from '#infra/local/cloud-assembly'
 import type { CfnTemplate } from '#infra/local/template';
 import { localIssuer } from '#shared/auth/tokens';
 import { queueDefinitions } from '#shared/events/queues';
-import { localWebhookSecret } from '#shared/schemas/webhook-signature';
+import { localWebhookSecretArn } from '#infra/local/stack';
 import { requireLocalEndpoints } from '#test/support/local-endpoints';
 import { repoRoot } from '#test/support/local-stack-process';
 
@@ -61,8 +61,8 @@ it('gives every function a value for every variable sam local would leave empty'
   for (const [id, variables] of functions) {
     for (const [name, value] of Object.entries(variables)) {
       if (typeof value === 'string') continue;
-      // The two settings locally replaced by another variable are emptied on purpose (the replacement is checked below).
-      const emptied = name === 'WEBHOOK_SECRET_ARN' || name === 'AUTH_JWKS_URL';
+      // The setting locally replaced by another variable is emptied on purpose (the replacement is checked below).
+      const emptied = name === 'AUTH_JWKS_URL';
       if (!(name in environment[id]!) || (environment[id]![name] === '') !== emptied) unresolved.push(`${id}.${name}`);
     }
   }
@@ -93,7 +93,9 @@ it('points at this run\'s stack, as a container reaches the host', () => {
       const url = variables[definition.urlVariable];
       if (url !== undefined) expect(url).toMatch(new RegExp(`^http://host\\.docker\\.internal:${port(local.sqsEndpoint)}/.*${definition.localQueueName}$`));
     }
-    if ('WEBHOOK_SECRET_ARN' in variables) expect(variables.WEBHOOK_SECRETS).toBe(localWebhookSecret);
+    expect(new URL(variables.AWS_ENDPOINT_URL_SECRETS_MANAGER!).host).toBe(`host.docker.internal:${port(process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER!)}`);
+    // The webhook reads the stack's secret from its Secrets Manager, as on AWS (no values in the environment).
+    if ('WEBHOOK_SECRET_ARN' in variables) expect({ id, arn: variables.WEBHOOK_SECRET_ARN, values: variables.WEBHOOK_SECRETS }).toEqual({ id, arn: localWebhookSecretArn, values: undefined });
     if ('AUTH_ISSUER' in variables) expect(variables).toMatchObject({ AUTH_ISSUER: localIssuer, AUTH_JWKS_URL: '', AUTH_HS256_SECRET: expect.any(String) });
   }
 });

@@ -116,6 +116,7 @@ describe('rule files and profiles', () => {
     const bad = (rule: unknown) => () => parseFaultRules({ rules: [rule] }, 'rules.json');
     expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'crash', when: 'between-calls' } })).toThrow('rules.json: rule 0 (x): effect crash applies to lambda, not dynamodb');
     expect(bad({ name: 'x', service: 'ec2', effect: error })).toThrow('service must be one of');
+    expect(bad({ name: 'x', service: 'secretsmanager', effect: { type: 'duplicate' } })).toThrow('effect duplicate applies to sqs, not secretsmanager');
     expect(bad({ name: 'x', service: 'dynamodb', probability: 2, effect: error })).toThrow('probability must be within 0..1');
     expect(bad({ name: 'x', service: 'dynamodb', nth: [0], effect: error })).toThrow('nth must be a list');
     expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'error' } })).toThrow('needs a code');
@@ -149,6 +150,16 @@ describe('what the edge answers for a fault', () => {
     expect(scheduler.status).toBe(429);
     expect(scheduler.headers['x-amzn-ErrorType']).toBe('ThrottlingException');
     expect(faultErrorReply('kms', request({}), { type: 'error', code: 'Custom', status: 503 }).status).toBe(503);
+    const secrets = faultErrorReply('secretsmanager', request({ 'x-amz-target': 'secretsmanager.GetSecretValue' }), { type: 'error', code: 'InternalServiceError' });
+    expect(secrets.status).toBe(500);
+    expect(secrets.headers['Content-Type']).toBe('application/x-amz-json-1.1');
+    expect(JSON.parse(secrets.body)).toEqual({ __type: 'InternalServiceError', message: 'An error occurred on the server side.' });
+  });
+
+  it('makes Secrets Manager a fault service of the edge: errors, latency, hangs', () => {
+    for (const effect of [error, { type: 'latency', ms: 10 }, { type: 'hang' }]) {
+      expect(parseFaultRules({ rules: [{ name: 'sm', service: 'secretsmanager', operation: 'GetSecretValue', effect }] }).rules).toHaveLength(1);
+    }
   });
 
   it('cancels a transaction with a TransactionConflict reason, and refuses a single write with TransactionConflictException', () => {

@@ -141,15 +141,15 @@ describe('role statements as synthesized', () => {
 });
 
 describe('a function environment locally', () => {
-  const substitutes = { edgeEndpoint: 'http://edge', webhookSecrets: '{"current":"s"}', authHs256Secret: 'dev-secret' };
+  const substitutes = { edgeEndpoint: 'http://edge', authHs256Secret: 'dev-secret' };
 
   it('substitutes what no local service provides and leads every AWS endpoint to the IAM edge', () => {
     expect(
       localFunctionEnvironment({ TABLE_NAME: 't', WEBHOOK_SECRET_ARN: 'arn:secret', SECRET_FIELDS_KEY_ARN: 'arn:key', AUTH_AUDIENCE: '' }, substitutes),
     ).toEqual({
       TABLE_NAME: 't',
-      WEBHOOK_SECRETS: '{"current":"s"}',
-      // The local KMS holds the key: the ARN stays, its calls lead to the edge.
+      // The local Secrets Manager holds the secret and the local KMS the key: the ARNs stay, their calls lead to the edge.
+      WEBHOOK_SECRET_ARN: 'arn:secret',
       SECRET_FIELDS_KEY_ARN: 'arn:key',
       AUTH_HS256_SECRET: 'dev-secret',
       AWS_ENDPOINT_URL: 'http://edge',
@@ -157,6 +157,7 @@ describe('a function environment locally', () => {
       AWS_ENDPOINT_URL_SQS: 'http://edge',
       AWS_ENDPOINT_URL_SCHEDULER: 'http://edge',
       AWS_ENDPOINT_URL_KMS: 'http://edge',
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: 'http://edge',
     });
   });
 
