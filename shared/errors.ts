@@ -106,7 +106,9 @@ export class ApiError extends Error {
 
   constructor(kind: ProblemKind, detail: string, options: ApiErrorOptions = {}) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
+    // Each subclass names itself (`override readonly name`): a class's own name is minified in a bundle, and the
+    // logs carry `errorName` (test/unit/errors/error-names.test.ts holds every error class to it).
+    this.name = 'ApiError';
     this.kind = kind;
     this.detail = detail;
     this.errors = options.errors === undefined ? undefined : reportedErrors(options.errors);
@@ -120,12 +122,14 @@ export class ApiError extends Error {
 }
 
 export class ValidationFailed extends ApiError {
+  override readonly name: string = 'ValidationFailed';
   constructor(errors: readonly FieldError[], detail = 'The request is not valid; see errors for each field.') {
     super(problemKinds.validationFailed, detail, { errors });
   }
 }
 
 export class MalformedBody extends ApiError {
+  override readonly name: string = 'MalformedBody';
   constructor(detail: string) {
     super(problemKinds.malformedBody, detail);
   }
@@ -138,12 +142,14 @@ export const bearerChallenge: Readonly<Record<string, string>> = { 'WWW-Authenti
 export const signatureChallenge: Readonly<Record<string, string>> = { 'WWW-Authenticate': 'Signature realm="webhook"' };
 
 export class Unauthorized extends ApiError {
+  override readonly name: string = 'Unauthorized';
   constructor(detail = 'A valid bearer token is required.', challenge: Readonly<Record<string, string>> = bearerChallenge) {
     super(problemKinds.unauthorized, detail, { headers: challenge });
   }
 }
 
 export class TenancyMismatch extends ApiError {
+  override readonly name: string = 'TenancyMismatch';
   /** `pointer`: where the field is in the body (a nested record's `/AdaptorDetails/TenantID`); the top level by default. */
   constructor(field: string, pointer = `/${field}`) {
     const where = pointer === `/${field}` ? field : `${field} at ${pointer}`;
@@ -154,30 +160,35 @@ export class TenancyMismatch extends ApiError {
 }
 
 export class NotFound extends ApiError {
+  override readonly name: string = 'NotFound';
   constructor(detail = 'The resource does not exist.') {
     super(problemKinds.notFound, detail);
   }
 }
 
 export class NameTaken extends ApiError {
+  override readonly name: string = 'NameTaken';
   constructor(detail = 'Another record of this tenant already has this name.') {
     super(problemKinds.nameTaken, detail, { errors: [{ pointer: '/Name', detail: 'already in use' }] });
   }
 }
 
 export class StaleVersion extends ApiError {
+  override readonly name: string = 'StaleVersion';
   constructor(detail = 'The record was changed by someone else; fetch it again and retry.') {
     super(problemKinds.staleVersion, detail, { errors: [{ pointer: '/Version', detail: 'stale' }] });
   }
 }
 
 export class Conflict extends ApiError {
+  override readonly name: string = 'Conflict';
   constructor(detail: string) {
     super(problemKinds.conflict, detail);
   }
 }
 
 export class PayloadTooLarge extends ApiError {
+  override readonly name: string = 'PayloadTooLarge';
   constructor(limitBytes: number, detail = `The request body exceeds ${limitBytes} bytes.`) {
     super(problemKinds.payloadTooLarge, detail);
   }
@@ -188,6 +199,7 @@ export class PayloadTooLarge extends ApiError {
  * detail and as extension members, and the attribute that takes the most.
  */
 export class ItemTooLarge extends ApiError {
+  override readonly name: string = 'ItemTooLarge';
   constructor(bytes: number, limitBytes: number, largestAttribute: string, detail?: string) {
     super(
       problemKinds.recordTooLarge,
@@ -200,6 +212,7 @@ export class ItemTooLarge extends ApiError {
 }
 
 export class UnsupportedMediaType extends ApiError {
+  override readonly name: string = 'UnsupportedMediaType';
   constructor(accepted: readonly string[]) {
     super(problemKinds.unsupportedMediaType, `Send the body as one of: ${accepted.join(', ')}.`, {
       headers: { 'Accept-Post': accepted.join(', ') },
@@ -208,12 +221,14 @@ export class UnsupportedMediaType extends ApiError {
 }
 
 export class NotAcceptable extends ApiError {
+  override readonly name: string = 'NotAcceptable';
   constructor(produced: readonly string[]) {
     super(problemKinds.notAcceptable, `This operation can answer with: ${produced.join(', ')}.`);
   }
 }
 
 export class ServiceUnavailable extends ApiError {
+  override readonly name: string = 'ServiceUnavailable';
   constructor(detail: string, retryAfterSeconds: number, cause?: unknown) {
     super(problemKinds.serviceUnavailable, detail, { headers: { 'Retry-After': String(retryAfterSeconds) }, cause });
   }
@@ -225,6 +240,7 @@ export class ServiceUnavailable extends ApiError {
  * that runs out of time").
  */
 export class WriteOutcomeUnknown extends ApiError {
+  override readonly name: string = 'WriteOutcomeUnknown';
   constructor(cause?: unknown) {
     super(
       problemKinds.gatewayTimeout,
@@ -236,6 +252,7 @@ export class WriteOutcomeUnknown extends ApiError {
 
 /** A conditional write lost a race with another writer; the domain may retry, else the caller gets 409. */
 export class ConcurrentModification extends ApiError {
+  override readonly name: string = 'ConcurrentModification';
   constructor(detail = 'The record changed while this request was saving it; retry.') {
     super(problemKinds.conflict, detail);
   }
@@ -243,6 +260,7 @@ export class ConcurrentModification extends ApiError {
 
 /** A requested status change the record's lifecycle does not allow; the detail and `allowed` name those it does. */
 export class InvalidTransition extends ApiError {
+  override readonly name: string = 'InvalidTransition';
   readonly allowed: readonly string[];
 
   constructor(from: string, to: string, allowed: readonly string[], pointer = '/Value/Status') {
@@ -256,6 +274,7 @@ export class InvalidTransition extends ApiError {
 
 /** A change to a record that is read-only in its current state; `errors` points at each field that would change. */
 export class ReadOnlyRecord extends ApiError {
+  override readonly name: string = 'ReadOnlyRecord';
   constructor(detail: string, pointers: readonly string[]) {
     super(problemKinds.conflict, detail, { errors: pointers.map((pointer) => ({ pointer, detail: 'read-only' })) });
   }
@@ -263,6 +282,7 @@ export class ReadOnlyRecord extends ApiError {
 
 /** The tenant has taken every value of one of its sequences (IDs are 32-bit): 409, naming the sequence. */
 export class SequenceExhausted extends Conflict {
+  override readonly name: string = 'SequenceExhausted';
   constructor(description: string) {
     super(`This tenant has used every ${description}.`);
   }
@@ -270,6 +290,7 @@ export class SequenceExhausted extends Conflict {
 
 /** A versioned write found another Version stored than the one it read: retried, or StaleVersion when the client named it. */
 export class VersionConflict extends ConcurrentModification {
+  override readonly name: string = 'VersionConflict';
   constructor(detail = 'The record was changed by someone else while this request was saving it; retry.') {
     super(detail);
   }
@@ -277,6 +298,7 @@ export class VersionConflict extends ConcurrentModification {
 
 /** A reference number another record of the tenant holds (409, pointing at the field). */
 export class ReferenceTaken extends ApiError {
+  override readonly name: string = 'ReferenceTaken';
   constructor(detail: string, pointer: string) {
     super(problemKinds.conflict, detail, { errors: [{ pointer, detail: 'already in use' }] });
   }

@@ -58,6 +58,7 @@ export const parseIdempotencyKey = (raw: string): string => {
 };
 
 export class IdempotencyKeyReused extends ApiError {
+  override readonly name: string = 'IdempotencyKeyReused';
   constructor() {
     super(
       problemKinds.idempotencyKeyReused,
@@ -67,6 +68,7 @@ export class IdempotencyKeyReused extends ApiError {
 }
 
 export class IdempotencyKeyInUse extends ApiError {
+  override readonly name: string = 'IdempotencyKeyInUse';
   constructor() {
     super(
       problemKinds.idempotencyKeyInUse,

@@ -109,6 +109,7 @@ export const storedLineOf = (tenantId: number, receiptId: number, line: StoredLi
 
 /** Another save of the receipt spans several transactions and holds its lease: read again shortly. */
 export class SaveInProgress extends ConcurrentModification {
+  override readonly name: string = 'SaveInProgress';
   constructor() {
     super('The receipt is being saved by another request; retry shortly.');
   }
@@ -116,6 +117,7 @@ export class SaveInProgress extends ConcurrentModification {
 
 /** The RefNumber is another receipt's (409, at the field). */
 export class RefNumberTaken extends ReferenceTaken {
+  override readonly name: string = 'RefNumberTaken';
   constructor(refNumber: string) {
     super(`Another delivery receipt of this tenant has the RefNumber ${refNumber}.`, '/Value/RefNumber');
   }

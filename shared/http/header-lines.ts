@@ -33,6 +33,7 @@ export type HeaderLines = ReadonlyMap<string, readonly string[]>;
 
 /** 400 naming the header: which line the client meant cannot be known, so none is read. */
 export class RepeatedHeader extends ApiError {
+  override readonly name: string = 'RepeatedHeader';
   readonly header: OnceOnlyHeader;
 
   constructor({ header, lines }: RepeatedHeaderFinding) {

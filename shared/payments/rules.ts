@@ -74,6 +74,7 @@ export interface NewRecordContext {
 
 /** 409: the refund asks for more than is left; the problem says how much is (extension member RefundableAmount). */
 export class RefundExceedsBalance extends ApiError {
+  override readonly name: string = 'RefundExceedsBalance';
   constructor(
     readonly refundableAmount: number,
     readonly currency: string,
@@ -94,10 +95,13 @@ export class RefundExceedsBalance extends ApiError {
  * balance, or a failed queued refund gave some back), so the refund's condition failed. The service reads again and
  * decides again: a refund that still fits is written, one that no longer does is RefundExceedsBalance (409).
  */
-export class BalanceMoved extends ConcurrentModification {}
+export class BalanceMoved extends ConcurrentModification {
+  override readonly name: string = 'BalanceMoved';
+}
 
 /** 409: another payment of the tenant has this GUID (a GUID names one payment; a resent payment is not recorded twice). */
 export class PaymentGuidTaken extends ApiError {
+  override readonly name: string = 'PaymentGuidTaken';
   constructor() {
     super(problemKinds.guidTaken, 'Another payment of this tenant has this GUID.', {
       errors: [{ pointer: '/Object/GUID', detail: 'already in use' }],

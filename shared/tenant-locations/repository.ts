@@ -78,7 +78,9 @@ const fromItem = (item: Record<string, unknown>, defaultId: number | undefined):
   locations.fromItem({ ...item, IsDefault: item.IsActive === true && item.ID === defaultId }) as TenantLocation;
 
 /** The default pointer moved while a save kept or dropped the default: read again (never a stale Version). */
-export class DefaultMoved extends ConcurrentModification {}
+export class DefaultMoved extends ConcurrentModification {
+  override readonly name: string = 'DefaultMoved';
+}
 
 export type { LocationFilter, LocationWrite } from './store';
 

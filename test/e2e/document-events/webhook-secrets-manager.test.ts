@@ -144,6 +144,9 @@ describe('Secrets Manager failing', () => {
     // The function's line of the 503 names the dependency's error (its class, never its message).
     const failure = log.split('\n').find((line) => line.includes('"function_name":"providerWebhook"') && line.includes(`"cause":{"errorName":"${code}"`));
     expect(failure).toContain('"level":"ERROR"');
+    // The bundle is minified: the error names itself (test/unit/observability/error-names.test.ts), so the line
+    // reads ServiceUnavailable, not the minified class name.
+    expect(failure).toContain('"errorName":"ServiceUnavailable"');
     for (const secret of [localWebhookSecret, rotatedSecret]) expect(log).not.toContain(secret);
   });
 });
