@@ -23,10 +23,20 @@ export interface ColdRunnerReport {
   readonly marksUs?: readonly [number, number, number];
 }
 
+/** A refusal's problem type (its last path segment), so a cold start measured on an error path says which. */
+const problemOf = (body: unknown): string => {
+  try {
+    const type = (JSON.parse(String(body)) as { type?: unknown }).type;
+    return typeof type === 'string' ? ` ${type.slice(type.lastIndexOf('/') + 1)}` : '';
+  } catch {
+    return '';
+  }
+};
+
 const describe = (result: unknown): string => {
   if (result && typeof result === 'object') {
-    const value = result as { statusCode?: unknown; policyDocument?: { Statement?: { Effect?: string }[] }; batchItemFailures?: unknown[] };
-    if (typeof value.statusCode === 'number') return `HTTP ${value.statusCode}`;
+    const value = result as { statusCode?: unknown; body?: unknown; policyDocument?: { Statement?: { Effect?: string }[] }; batchItemFailures?: unknown[] };
+    if (typeof value.statusCode === 'number') return `HTTP ${value.statusCode}${value.statusCode >= 400 ? problemOf(value.body) : ''}`;
     if (value.policyDocument) return `policy ${value.policyDocument.Statement?.[0]?.Effect ?? '?'}`;
     if (Array.isArray(value.batchItemFailures)) return `${value.batchItemFailures.length} failed record(s)`;
   }

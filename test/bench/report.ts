@@ -202,6 +202,9 @@ export const renderColdSection = (cold: ColdSection): string => {
   if (over.length > 0) lines.push(`  Over ${cold.target}x: ${over.join(', ')}`);
   const overBundle = cold.functions.filter((fn) => fn.bundleVerdict === 'OVER').map((fn) => fn.name);
   if (overBundle.length > 0) lines.push(`  Bundle over ${cold.bundleTarget}x: ${overBundle.join(', ')}`);
+  // A cold start that answered a refusal measured an error path, not the operation: say so (the seeding is wrong).
+  const refused = cold.functions.filter((fn) => /^HTTP [45]/.test(fn.response)).map((fn) => `${fn.name} (${fn.response})`);
+  if (refused.length > 0) lines.push(`  Measured on an error path (check the bench's seeding or request): ${refused.join(', ')}`);
   const peerOver = cold.functions.filter((fn) => fn.peerVerdict === 'OVER').map((fn) => fn.name);
   lines.push(
     `  "vs <peer>" = the function's ratio / the peer's ratio (both against the same baselines): below 1.00x starts faster than that peer. ` +
