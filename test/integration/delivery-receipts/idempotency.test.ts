@@ -3,7 +3,9 @@
 // the same key after the function died between the receipt's commit and its answer, after an answer lost in flight,
 // and in a burst. Each time: one receipt, the retry's answer byte for byte the first, the tenant's sequence not
 // advanced by the retry; the Warehouse a client sends (its users are personal data) is neither stored nor answered,
-// so no claim holds it.
+// so no claim holds it. A save of several commits (one in chunks; one that changes the body and completes) is killed
+// at each of its write requests in turn, before the request arrives and after it applied: its retry answers as the
+// undisturbed save would, the body and the stock applied once.
 import { describe, expect, it } from '@jest/globals';
 import type { Principal } from '#shared/auth/principal';
 import { createIdempotency, idempotencyEntity, IdempotencyKeyInUse, type Answer } from '#shared/data/idempotency';
@@ -294,4 +296,91 @@ describe('POST /v2/DeliveryReceipt/ with an Idempotency-Key', () => {
     await expect(save(serviceWith(), principal, { Value: { ...body.Value, SupplierName: 'other' } }, 'dr-18')).rejects.toMatchObject({ status: 422 });
     await expect(serviceWith().get(principal, 1)).resolves.toMatchObject({ receipt: { Version: value.Version } });
   });
+});
+
+/** A write request (what a function's death can cut off before or after it applies). */
+const isWrite = (command: { readonly name: string }) => /^(TransactWrite|Put|Update|Delete)Command$/.test(command.name);
+
+/**
+ * Runs `body` with `key` through the service over the recorded table, its `kill`-th write request cut off (`before`:
+ * it never arrives; `after`: it applies and its answer is lost); undefined: undisturbed. Resolves to the number of
+ * write requests it sent (the cut one included) and whether it answered.
+ */
+const saveKilledAt = async (principal: Principal, body: ActionRequestDeliveryReceiptT, key: string, kill?: { readonly at: number; readonly mode: 'before' | 'after' }) => {
+  let writes = 0;
+  // Counts every write request; picks the `kill`-th (none when undisturbed).
+  const picks = (command: { readonly name: string }): boolean => isWrite(command) && ++writes === kill?.at;
+  if (kill?.mode === 'before') tables.crashWhen(picks);
+  else tables.loseAnswerWhen(picks);
+  const service = createReceiptService({
+    repository: createReceiptRepository(tables.recorded),
+    complete: (request) => completeReceipt(createCompletionRepository(tables.recorded), request),
+    policy: linePolicy(0),
+  });
+  try {
+    await keys.run({ tenantId: principal.tenantId, key, request: { body } }, savedAnswer, (claim) => service.save(principal, body, claim));
+    return { writes, answered: true };
+  } catch {
+    return { writes, answered: false };
+  } finally {
+    tables.crashWhen(undefined);
+    tables.loseAnswerWhen(undefined);
+  }
+};
+
+describe('a keyed save of several commits killed at each of its writes in turn, before or after it applies', () => {
+  const lineOf = (inventoryId: number) => ({ InventoryID: inventoryId, QuantityOrdered: 10, QuantityReceived: 4 });
+
+  /** The undisturbed save's write count, then every kill point: the retry answers as the undisturbed save would. */
+  const everyKillPoint = async (setUp: (principal: Principal) => Promise<ActionRequestDeliveryReceiptT>, check: (principal: Principal, retry: Answer) => Promise<void>) => {
+    const reference = principalOf();
+    const { writes } = await saveKilledAt(reference, await setUp(reference), 'undisturbed');
+    expect(writes).toBeGreaterThan(1);
+    for (let at = 1; at <= writes; at += 1) {
+      for (const mode of ['before', 'after'] as const) {
+        const principal = principalOf();
+        const body = await setUp(principal);
+        await saveKilledAt(principal, body, `killed-${at}-${mode}`, { at, mode });
+        const retry = await save(serviceWith(), principal, body, `killed-${at}-${mode}`);
+        await check(principal, retry);
+        expect({ at, mode, replay: JSON.stringify(await save(serviceWith(), principal, body, `killed-${at}-${mode}`)) }).toEqual({ at, mode, replay: JSON.stringify(retry) });
+      }
+    }
+  };
+
+  it('an update in chunks (150 lines replaced by 120): the body once, no lease left', async () => {
+    const lines = Array.from({ length: 120 }, (_, index) => lineOf(1_000 + index));
+    await everyKillPoint(
+      async (principal) => {
+        await save(serviceWith(), principal, { Value: { SupplierName: 'Acme', WarehouseID: 9, Lines: Array.from({ length: 150 }, (_, index) => lineOf(index + 1)) } }, 'create');
+        return { Value: { ID: 1, Version: 1, SupplierName: 'Acme, replaced', Lines: lines } };
+      },
+      async (principal, retry) => {
+        expect(retry.status).toBe(200);
+        const stored = await receiptItems(table, principal.tenantId, 1);
+        expect(stored.header).toMatchObject({ SupplierName: 'Acme, replaced' });
+        expect(stored.header).not.toHaveProperty('SaveLease');
+        expect(stored.lines.map((line) => line.InventoryID).sort()).toEqual(lines.map((line) => line.InventoryID).sort());
+        expect(JSON.stringify(retry)).toBe(await answerAsStored(principal, false));
+      },
+    );
+  }, 120_000);
+
+  it('an update that changes the body and completes: the body once, the stock once', async () => {
+    await everyKillPoint(
+      async (principal) => {
+        await save(serviceWith(), principal, receipt('kill points'), 'create');
+        const started = await save(serviceWith(), principal, { Value: { ID: 1, Status: 'InProgress' } }, 'start');
+        return { Value: { ID: 1, Version: valueOf(started).Version, Status: 'Complete', InternalNote: 'kill points, changed' } };
+      },
+      async (principal, retry) => {
+        expect(retry.status).toBe(200);
+        const stored = await receiptItems(table, principal.tenantId, 1);
+        expect(stored.header).toMatchObject({ Status: 'Complete', InternalNote: 'kill points, changed' });
+        expect(stored.movements).toHaveLength(1);
+        expect(await stockOf(table, principal.tenantId, [1], 9)).toEqual(new Map([[1, '4']]));
+        expect(JSON.stringify(retry)).toBe(await answerAsStored(principal, false));
+      },
+    );
+  }, 120_000);
 });

@@ -22,12 +22,16 @@ export const openRecordedTable = () => {
   const table = openLocalTable();
   const sent: SentCommand[] = [];
   let failAt: ((command: SentCommand) => boolean) | undefined;
+  let loseAnswerAt: ((command: SentCommand) => boolean) | undefined;
+  const crash = () => Object.assign(new Error('injected crash'), { name: 'InjectedCrash' });
   const client = {
     send: (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
       const entry = { name: command.constructor.name, input: command.input };
-      if (failAt?.(entry)) return Promise.reject(Object.assign(new Error('injected crash'), { name: 'InjectedCrash' }));
+      if (failAt?.(entry)) return Promise.reject(crash());
       sent.push(entry);
-      return table.client.send(command as never);
+      const answer = table.client.send(command as never);
+      // Sent and applied, its answer lost: the function died after the request reached DynamoDB.
+      return loseAnswerAt?.(entry) ? answer.then(() => Promise.reject(crash())) : answer;
     },
   } as unknown as DynamoDBDocumentClient;
   const recorded: TableContext = { client, tableName: table.tableName };
@@ -38,6 +42,10 @@ export const openRecordedTable = () => {
     /** Makes the commands `when` picks fail before they reach DynamoDB (a function crashing mid-save). */
     crashWhen: (when: ((command: SentCommand) => boolean) | undefined) => {
       failAt = when;
+    },
+    /** Makes the commands `when` picks reach DynamoDB, then fail as if the function died before their answer came. */
+    loseAnswerWhen: (when: ((command: SentCommand) => boolean) | undefined) => {
+      loseAnswerAt = when;
     },
   };
 };
