@@ -18,7 +18,7 @@ import { createReceiptService } from '#shared/delivery-receipts/service';
 import type { ReceiptStore } from '#shared/delivery-receipts/store';
 import { savedAnswer } from '#shared/http/answers/delivery-receipts';
 import type { ActionRequestDeliveryReceiptT } from '#shared/schemas/delivery-receipt';
-import { faultAfterCommit, freshTenantId, openLocalTable, storedItem, type CommitFault, tenantItems } from '#test/integration/data/support';
+import { atEveryKillPoint, faultAfterCommit, freshTenantId, openLocalTable, runKilledAt, storedItem, type CommitFault, type KillPoint, tenantItems } from '#test/integration/data/support';
 import { receiptItems, stockOf } from './completion-support';
 import { openRecordedTable } from './support';
 
@@ -298,55 +298,30 @@ describe('POST /v2/DeliveryReceipt/ with an Idempotency-Key', () => {
   });
 });
 
-/** A write request (what a function's death can cut off before or after it applies). */
-const isWrite = (command: { readonly name: string }) => /^(TransactWrite|Put|Update|Delete)Command$/.test(command.name);
-
-/**
- * Runs `body` with `key` through the service over the recorded table, its `kill`-th write request cut off (`before`:
- * it never arrives; `after`: it applies and its answer is lost); undefined: undisturbed. Resolves to the number of
- * write requests it sent (the cut one included) and whether it answered.
- */
-const saveKilledAt = async (principal: Principal, body: ActionRequestDeliveryReceiptT, key: string, kill?: { readonly at: number; readonly mode: 'before' | 'after' }) => {
-  let writes = 0;
-  // Counts every write request; picks the `kill`-th (none when undisturbed).
-  const picks = (command: { readonly name: string }): boolean => isWrite(command) && ++writes === kill?.at;
-  if (kill?.mode === 'before') tables.crashWhen(picks);
-  else tables.loseAnswerWhen(picks);
+/** Runs `body` with `key` through the service over the recorded table, its `kill`-th write request cut off (none: undisturbed). */
+const saveKilledAt = (principal: Principal, body: ActionRequestDeliveryReceiptT, key: string, kill?: KillPoint) => {
   const service = createReceiptService({
     repository: createReceiptRepository(tables.recorded),
     complete: (request) => completeReceipt(createCompletionRepository(tables.recorded), request),
     policy: linePolicy(0),
   });
-  try {
-    await keys.run({ tenantId: principal.tenantId, key, request: { body } }, savedAnswer, (claim) => service.save(principal, body, claim));
-    return { writes, answered: true };
-  } catch {
-    return { writes, answered: false };
-  } finally {
-    tables.crashWhen(undefined);
-    tables.loseAnswerWhen(undefined);
-  }
+  return runKilledAt(tables, () => keys.run({ tenantId: principal.tenantId, key, request: { body } }, savedAnswer, (claim) => service.save(principal, body, claim)), kill);
 };
 
 describe('a keyed save of several commits killed at each of its writes in turn, before or after it applies', () => {
   const lineOf = (inventoryId: number) => ({ InventoryID: inventoryId, QuantityOrdered: 10, QuantityReceived: 4 });
 
-  /** The undisturbed save's write count, then every kill point: the retry answers as the undisturbed save would. */
-  const everyKillPoint = async (setUp: (principal: Principal) => Promise<ActionRequestDeliveryReceiptT>, check: (principal: Principal, retry: Answer) => Promise<void>) => {
-    const reference = principalOf();
-    const { writes } = await saveKilledAt(reference, await setUp(reference), 'undisturbed');
-    expect(writes).toBeGreaterThan(1);
-    for (let at = 1; at <= writes; at += 1) {
-      for (const mode of ['before', 'after'] as const) {
+  /** Every kill point of the save `setUp` prepares: the retry answers as the undisturbed save would (`check`). */
+  const everyKillPoint = (setUp: (principal: Principal) => Promise<ActionRequestDeliveryReceiptT>, check: (principal: Principal, retry: Answer) => Promise<void>) =>
+    atEveryKillPoint({
+      setUp: async () => {
         const principal = principalOf();
-        const body = await setUp(principal);
-        await saveKilledAt(principal, body, `killed-${at}-${mode}`, { at, mode });
-        const retry = await save(serviceWith(), principal, body, `killed-${at}-${mode}`);
-        await check(principal, retry);
-        expect({ at, mode, replay: JSON.stringify(await save(serviceWith(), principal, body, `killed-${at}-${mode}`)) }).toEqual({ at, mode, replay: JSON.stringify(retry) });
-      }
-    }
-  };
+        return { principal, body: await setUp(principal) };
+      },
+      killed: ({ principal, body }, key, kill) => saveKilledAt(principal, body, key, kill),
+      retry: ({ principal, body }, key) => save(serviceWith(), principal, body, key),
+      check: ({ principal }, retried) => check(principal, retried),
+    });
 
   it('an update in chunks (150 lines replaced by 120): the body once, no lease left', async () => {
     const lines = Array.from({ length: 120 }, (_, index) => lineOf(1_000 + index));

@@ -2,7 +2,9 @@
 // Local with the real service, repository and key claims (shared/data/idempotency.ts). A client retries with the same
 // key after the function died between the task's commit and its answer, after an answer lost in flight, and in a
 // burst. Each time: one task, the retry's answer byte for byte the first (status, body, Location), the tenant's
-// sequence not advanced by the retry, and no credential in the claim.
+// sequence not advanced by the retry, and no credential in the claim. Then a create and an update killed at each of
+// their write requests in turn (before the request arrives, after it applied): the retry answers once for good, one
+// task, changed once.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import type { Principal } from '#shared/auth/principal';
@@ -16,11 +18,13 @@ import { taskKey, taskSequence } from '#shared/scheduled-tasks/keys';
 import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
 import { createScheduledTaskService, keyedRequestOf } from '#shared/scheduled-tasks/service';
 import type { ScheduledTaskStore } from '#shared/scheduled-tasks/store';
-import { faultAfterCommit, freshTenantId, openLocalTable, storedItem, tenantItems, type CommitFault } from '#test/integration/data/support';
+import { atEveryKillPoint, faultAfterCommit, freshTenantId, openLocalTable, openRecordedTable, runKilledAt, storedItem, tenantItems, type CommitFault, type KillPoint } from '#test/integration/data/support';
 
 logger.setLogLevel('SILENT');
 
 const table = openLocalTable();
+/** The same table through a client whose chosen write requests are cut off (a function dying mid-save). */
+const tables = openRecordedTable();
 const repository = createScheduledTaskRepository(table);
 const keys = createIdempotency(table, 'scheduledTaskSave');
 const cipher = localSecretCipher(randomBytes(32));
@@ -146,4 +150,50 @@ describe('POST /ScheduledTasks/ with an Idempotency-Key', () => {
     expect(JSON.stringify(claims)).not.toContain(secret);
     expect(JSON.stringify(claims)).toContain('HasTokenSecret');
   });
+});
+
+describe('a keyed save killed at each of its writes in turn, before the request arrives or after it applied', () => {
+  /** The save over the recorded table (its writes can be cut off), the schedule synced as Enabled. */
+  const recordedService = () =>
+    createScheduledTaskService({
+      repository: createScheduledTaskRepository(tables.recorded),
+      cipher,
+      syncSchedule: async (task) => (task.enabled ? 'Enabled' : 'Disabled'),
+      requestSync: async () => undefined,
+      clock: () => new Date('2026-03-02T08:00:00Z'),
+    });
+  const saveKilledAt = (principal: Principal, body: ScheduledTask, key: string, kill?: KillPoint) => {
+    const service = recordedService();
+    return runKilledAt(tables, () => keys.run({ tenantId: principal.tenantId, key, request: keyedRequestOf(body) }, savedAnswer, (claim) => service.save(principal, body, claim)), kill);
+  };
+  /** Every task the tenant holds (each in its own partition, IDs from its sequence). */
+  const tasksOf = async (principal: Principal) => {
+    const ids = Array.from({ length: (await lastId(principal)) ?? 0 }, (_, index) => index + 1);
+    return (await Promise.all(ids.map((id) => storedItem(table, taskKey(principal.tenantId, id))))).filter((item) => item !== undefined);
+  };
+
+  it.each([
+    ['a create', undefined],
+    ['an update', { Name: 'renamed', Interval: 30 }],
+  ] as const)('%s: the retry answers once for good, one task, never a second effect', async (_, change) => {
+    const setUp = async (principal: Principal): Promise<ScheduledTask> => {
+      if (!change) return task('killed');
+      await save(serviceWith(), principal, task('before'), 'create');
+      return { ...task('before'), ...change, ID: 1 };
+    };
+    await atEveryKillPoint({
+      setUp: async () => {
+        const principal = principalOf();
+        return { principal, body: await setUp(principal) };
+      },
+      killed: ({ principal, body }, key, kill) => saveKilledAt(principal, body, key, kill),
+      retry: ({ principal, body }, key) => save(serviceWith(), principal, body, key),
+      check: async ({ principal, body }, retried, point) => {
+        const stored = await tasksOf(principal);
+        // One task, changed once: a create at Version 1, an update at 2.
+        expect({ ...point, status: retried.status, tasks: stored.length, version: stored[0]?.Version }).toEqual({ ...point, status: change ? 200 : 201, tasks: 1, version: change ? 2 : 1 });
+        expect((retried.body as { Value: ScheduledTask }).Value).toMatchObject({ Name: body.Name, Version: stored[0]?.Version });
+      },
+    });
+  }, 120_000);
 });
