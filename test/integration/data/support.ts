@@ -162,7 +162,8 @@ export const atEveryKillPoint = async <State, Answer>(options: {
   readonly check: (state: State, retried: Answer, point: KillPoint) => Promise<void>;
 }): Promise<void> => {
   const { writes } = await options.killed(await options.setUp(), 'undisturbed');
-  expect(writes).toBeGreaterThan(1);
+  // A write that sends no write request has no kill point: the harness would prove nothing.
+  expect(writes).toBeGreaterThan(0);
   const points = Array.from({ length: writes }, (_, index) => index + 1).flatMap((at) => (['before', 'after'] as const).map((mode) => ({ at, mode })));
   for (const point of points) {
     const state = await options.setUp();

@@ -17,7 +17,7 @@ import type { QueuedRefund } from '#shared/schemas/messages/payments';
 import type { SaveRequestPaymentT } from '#shared/schemas/payment';
 import type { Principal } from '#shared/auth/principal';
 import { freshPrincipal, storedItem, tenantItems } from './support';
-import { openLocalTable } from '#test/integration/data/support';
+import { atEveryKillPoint, openLocalTable, openRecordedTable, runKilledAt } from '#test/integration/data/support';
 
 const table = openLocalTable();
 const repository = createPaymentRepository(table);
@@ -228,4 +228,42 @@ describe('(4) a queued refund whose function dies between the commit and the sen
     expect(await serviceWith().service.completeQueuedRefund({ tenantId: principal.tenantId, refundId: 1 })).toBe('absent');
     expect(await tenantItems(table, principal.tenantId)).toEqual(before);
   });
+});
+
+describe('(5) killed at each of its writes in turn, before the request arrives or after it applied', () => {
+  const tables = openRecordedTable();
+  /** The service over the recorded table (its writes can be cut off); refunds' messages kept, as the queue would. */
+  const killedService = () =>
+    createPaymentService({ repository: createPaymentRepository(tables.recorded), publish: async () => undefined, retry: { sleep: async () => undefined } });
+  const payments = async (principal: Principal) => (await tenantItems(table, principal.tenantId)).filter((item) => item.entity === 'Payment');
+
+  it('a payment: the retry answers once for good, one payment', async () => {
+    const body = { Object: { Amount: 42.5, Description: 'killed' } };
+    await atEveryKillPoint({
+      setUp: async () => freshPrincipal(),
+      killed: (principal, key, kill) => runKilledAt(tables, () => record(killedService(), principal, body, key), kill),
+      retry: (principal, key) => record(serviceWith().service, principal, body, key),
+      check: async (principal, retried, point) => {
+        expect({ ...point, status: retried.status, payments: (await payments(principal)).length }).toEqual({ ...point, status: 201, payments: 1 });
+      },
+    });
+  }, 120_000);
+
+  it('a refund: the retry answers once for good, one refund, the refunded sum exact', async () => {
+    const body = { Object: { Amount: 1.07 } };
+    await atEveryKillPoint({
+      setUp: paid,
+      killed: (principal, key, kill) => runKilledAt(tables, () => refund(killedService(), principal, 1, body, key), kill),
+      retry: (principal, key) => refund(serviceWith().service, principal, 1, body, key),
+      check: async (principal, retried, point) => {
+        const original = await storedItem(table, { pk: `T#${principal.tenantId}`, sk: 'PAY#0000000001' });
+        expect({ ...point, status: retried.status, refunds: (await refundsOf(principal)).length, refundedMinor: original?.refundedMinor }).toEqual({
+          ...point,
+          status: 201,
+          refunds: 1,
+          refundedMinor: 107,
+        });
+      },
+    });
+  }, 120_000);
 });

@@ -12,7 +12,7 @@ import { locationKey, locationSequence } from '#shared/tenant-locations/keys';
 import { createTenantLocationRepository } from '#shared/tenant-locations/repository';
 import type { TenantLocationStore } from '#shared/tenant-locations/store';
 import { createTenantLocationService } from '#shared/tenant-locations/service';
-import { faultAfterCommit, freshTenantId, openLocalTable, storedItem, type CommitFault } from '#test/integration/data/support';
+import { atEveryKillPoint, faultAfterCommit, freshTenantId, openLocalTable, openRecordedTable, runKilledAt, storedItem, tenantItems, type CommitFault, type KillPoint } from '#test/integration/data/support';
 
 const table = openLocalTable();
 const repository = createTenantLocationRepository(table);
@@ -94,4 +94,44 @@ describe('POST /TenantLocation/Save with an Idempotency-Key', () => {
     expect((await save(serviceWith(), two, body, 'loc-6')).status).toBe(201);
     expect(await storedItem(table, locationKey(two.tenantId, 1))).toMatchObject({ Name: 'Shared key', TenantID: two.tenantId });
   });
+});
+
+describe('a keyed save killed at each of its writes in turn, before the request arrives or after it applied', () => {
+  const tables = openRecordedTable();
+  const saveKilledAt = (principal: Principal, body: TenantLocationInfo, key: string, kill?: KillPoint) => {
+    const service = createTenantLocationService({ repository: createTenantLocationRepository(tables.recorded), clock: () => new Date('2026-03-01T10:00:00.000Z') });
+    return runKilledAt(tables, () => keys.run({ tenantId: principal.tenantId, key, request: { body } }, savedAnswer, (claim) => service.save(principal, body, claim)), kill);
+  };
+  /** The tenant's locations (its IDs from the sequence). */
+  const locationsOf = async (principal: Principal) => {
+    const ids = Array.from({ length: (await lastId(principal)) ?? 0 }, (_, index) => index + 1);
+    return (await Promise.all(ids.map((id) => storedItem(table, locationKey(principal.tenantId, id))))).filter((item) => item !== undefined);
+  };
+
+  it.each([
+    ['a create (the default)', undefined],
+    ['an update (a rename)', { ID: 1, Name: 'Depot, renamed' }],
+  ] as const)('%s: the retry answers once for good, one location, changed once, the name claimed once', async (_, change) => {
+    await atEveryKillPoint({
+      setUp: async () => {
+        const principal = principalOf();
+        if (change) await save(serviceWith(), principal, { Name: 'Depot', IsDefault: true }, 'create');
+        return { principal, body: change ?? { Name: 'Depot', IsDefault: true } };
+      },
+      killed: ({ principal, body }, key, kill) => saveKilledAt(principal, body, key, kill),
+      retry: ({ principal, body }, key) => save(serviceWith(), principal, body, key),
+      check: async ({ principal, body }, retried, point) => {
+        const stored = await locationsOf(principal);
+        const nameClaims = (await tenantItems(table, principal.tenantId)).filter((item) => item.entity === 'TenantLocationName');
+        expect({ ...point, status: retried.status, locations: stored.length, version: stored[0]?.Version, name: stored[0]?.Name, nameClaims: nameClaims.length }).toEqual({
+          ...point,
+          status: change ? 200 : 201,
+          locations: 1,
+          version: change ? 2 : 1,
+          name: body.Name,
+          nameClaims: 1,
+        });
+      },
+    });
+  }, 120_000);
 });
