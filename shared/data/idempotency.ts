@@ -106,13 +106,12 @@ export interface ResumePoint {
  * sync's few round trips; one still provisional after this died before restating it (its answer, as committed, is
  * then the one to replay).
  */
-const provisionalWaitMs = 3_000;
+export const provisionalWaitMs = 3_000;
 const provisionalPollMs = 100;
 
-/** True while `found` holds an answer its request may still restate (a twin waits for it). */
-const isProvisional = (found: StoredClaim, now: number): boolean => found.provisionalSince !== undefined && now - found.provisionalSince < provisionalWaitMs;
-/** True while `found` is pending and its request may still be finishing (a twin waits for its answer). */
-const isPendingLive = (found: StoredClaim, now: number): boolean => found.pendingSince !== undefined && now - found.pendingSince < provisionalWaitMs;
+/** True while `found` holds an answer its request may still restate, or is pending and its request may still be finishing (a twin waits for it). */
+const isLive = (found: StoredClaim, now: number, waitMs: number): boolean =>
+  (found.provisionalSince !== undefined && now - found.provisionalSince < waitMs) || (found.pendingSince !== undefined && now - found.pendingSince < waitMs);
 
 /**
  * The key is taken: read before the write (`found`), or by a twin whose transaction committed first (the claim's
@@ -223,7 +222,13 @@ export const idempotencyClaimKey = (tenantId: number, operationId: string, key: 
  *   found with the same request: its answer replayed; with another request: 422; not found: the error as it was
  *   (a refusal is not remembered: it wrote nothing, so sending it again is harmless).
  */
-export const createIdempotency = (table: TableContext, operationId: string, storage: AnswerStorage = keepWhole) => {
+export const createIdempotency = (
+  table: TableContext,
+  operationId: string,
+  storage: AnswerStorage = keepWhole,
+  /** How long a twin waits for a provisional or pending claim (`provisionalWaitMs`; a test on a starved machine may give more). */
+  { waitMs = provisionalWaitMs }: { readonly waitMs?: number } = {},
+) => {
   const { client, tableName } = table;
 
   const readClaim = async (key: ItemKey): Promise<StoredClaim | undefined> => {
@@ -289,7 +294,7 @@ export const createIdempotency = (table: TableContext, operationId: string, stor
         let found = first;
         // A provisional answer: its request may still be settling it, so wait for the restatement; a pending claim:
         // its request may still be committing its answer, so wait for it.
-        while (isProvisional(found, Date.now()) || isPendingLive(found, Date.now())) {
+        while (isLive(found, Date.now(), waitMs)) {
           await new Promise((resolve) => setTimeout(resolve, provisionalPollMs));
           found = (await readClaim(key)) ?? found;
         }
