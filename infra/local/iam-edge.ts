@@ -22,6 +22,7 @@ import {
   type TableKeys,
 } from './edge-faults';
 import { edgeEffects, faultServices, type FaultEngine, type FaultService } from './faults';
+import { jsonOperationOf, jsonTargetPrefixes } from './aws-json-server';
 import { requestedKeyId, type KeyPolicyStatement } from './kms';
 import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
 
@@ -390,52 +391,21 @@ const accessOf = (
 ): RequiredAccess[] | undefined => {
   const target = String(request.headers['x-amz-target'] ?? '');
   const text = body.toString('utf8');
-  if (service === 'secretsmanager') {
-    let parsed: unknown;
+  /** The body as JSON (`empty` for no body), or undefined when it is not JSON: the service then refuses it. */
+  const json = (empty?: unknown): unknown => {
+    if (text === '' && empty !== undefined) return empty;
     try {
-      parsed = JSON.parse(text);
+      return JSON.parse(text);
     } catch {
-      parsed = undefined;
+      return undefined;
     }
-    return secretsManagerAccess(target.startsWith('secretsmanager.') ? target.slice('secretsmanager.'.length) : 'Unknown', parsed, secretArnOf);
-  }
-  if (service === 'kms') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return kmsAccess(target.startsWith('TrentService.') ? target.slice('TrentService.'.length) : 'Unknown', parsed, keyArnOf);
-  }
-  if (service === 'scheduler') {
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? {} : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return schedulerAccess(request.method ?? 'GET', request.url ?? '/', parsed);
-  }
-  if (service === 'dynamodb') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return dynamoDbAccess(target || 'DynamoDB_20120810.Unknown', parsed);
-  }
+  };
+  if (service === 'secretsmanager') return secretsManagerAccess(jsonOperationOf(target, jsonTargetPrefixes.secretsmanager) ?? 'Unknown', json(), secretArnOf);
+  if (service === 'kms') return kmsAccess(jsonOperationOf(target, jsonTargetPrefixes.kms) ?? 'Unknown', json(), keyArnOf);
+  if (service === 'scheduler') return schedulerAccess(request.method ?? 'GET', request.url ?? '/', json({}));
+  if (service === 'dynamodb') return dynamoDbAccess(target || 'DynamoDB_20120810.Unknown', json());
   if (service === 'sqs') {
-    if (target) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      return sqsAccess(target.slice(target.indexOf('.') + 1), parsed);
-    }
+    if (target) return sqsAccess(target.slice(target.indexOf('.') + 1), json());
     const form = new URLSearchParams(text);
     return sqsAccess(form.get('Action') ?? 'Unknown', Object.fromEntries(form));
   }

@@ -8,11 +8,12 @@
 //
 // The JSON protocol (awsJson1_1, `X-Amz-Target: TrentService.<Operation>`) on a port of its own; functions reach it
 // through the IAM edge (iam-edge.ts), which enforces both the caller's role policies and the key policy.
-import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
+import { AwsJsonError, jsonTargetPrefixes, startAwsJsonServer, type JsonOperation } from './aws-json-server';
+import { localAccountId, localRegion } from './local-aws';
 
 /** A key policy statement as the template writes it, resolved: its principals (`*`, a role, the account root). */
 export interface KeyPolicyStatement {
@@ -60,16 +61,6 @@ const contextAad = (context: Readonly<Record<string, string>>): Buffer =>
 
 const isStringMap = (value: unknown): value is Record<string, string> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((entry) => typeof entry === 'string');
-
-class KmsError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-    readonly status = 400,
-  ) {
-    super(message);
-  }
-}
 
 interface LiveKey extends LocalKmsKeyDefinition {
   readonly arn: string;
@@ -131,15 +122,15 @@ export const startKmsEmulation = async (options: KmsEmulationOptions): Promise<R
   }
 
   const keyOf = (keyId: unknown): LiveKey => {
-    if (typeof keyId !== 'string' || keyId === '') throw new KmsError('ValidationException', 'KeyId is required.');
+    if (typeof keyId !== 'string' || keyId === '') throw new AwsJsonError('ValidationException', 'KeyId is required.');
     const key = byArn.get(names.get(keyId) ?? '');
-    if (!key) throw new KmsError('NotFoundException', `Key '${keyId}' does not exist`);
-    if (key.enabled === false) throw new KmsError('DisabledException', `${key.arn} is disabled.`);
+    if (!key) throw new AwsJsonError('NotFoundException', `Key '${keyId}' does not exist`);
+    if (key.enabled === false) throw new AwsJsonError('DisabledException', `${key.arn} is disabled.`);
     return key;
   };
   const contextOf = (input: Record<string, unknown>): Record<string, string> => {
     if (input.EncryptionContext === undefined) return {};
-    if (!isStringMap(input.EncryptionContext)) throw new KmsError('ValidationException', 'EncryptionContext must map strings to strings.');
+    if (!isStringMap(input.EncryptionContext)) throw new AwsJsonError('ValidationException', 'EncryptionContext must map strings to strings.');
     return input.EncryptionContext;
   };
   const seal = (key: LiveKey, plaintext: Buffer, context: Record<string, string>): Buffer => {
@@ -152,22 +143,22 @@ export const startKmsEmulation = async (options: KmsEmulationOptions): Promise<R
   const dataKeyLength = (input: Record<string, unknown>): number => {
     if (input.NumberOfBytes !== undefined) {
       if (!Number.isInteger(input.NumberOfBytes) || (input.NumberOfBytes as number) < 1 || (input.NumberOfBytes as number) > 1024) {
-        throw new KmsError('ValidationException', 'NumberOfBytes must be from 1 to 1024.');
+        throw new AwsJsonError('ValidationException', 'NumberOfBytes must be from 1 to 1024.');
       }
       return input.NumberOfBytes as number;
     }
     if (input.KeySpec === 'AES_256') return 32;
     if (input.KeySpec === 'AES_128') return 16;
-    throw new KmsError('ValidationException', 'Specify either KeySpec or NumberOfBytes.');
+    throw new AwsJsonError('ValidationException', 'Specify either KeySpec or NumberOfBytes.');
   };
   const blobOf = (value: unknown, name: string, max: number): Buffer => {
-    if (typeof value !== 'string' || value === '') throw new KmsError('ValidationException', `${name} is required.`);
+    if (typeof value !== 'string' || value === '') throw new AwsJsonError('ValidationException', `${name} is required.`);
     const bytes = Buffer.from(value, 'base64');
-    if (bytes.length === 0 || bytes.length > max) throw new KmsError('ValidationException', `${name} must be 1 to ${max} bytes.`);
+    if (bytes.length === 0 || bytes.length > max) throw new AwsJsonError('ValidationException', `${name} must be 1 to ${max} bytes.`);
     return bytes;
   };
 
-  const operations = new Map<string, (input: Record<string, unknown>) => Record<string, unknown>>(Object.entries({
+  const operations = new Map<string, JsonOperation>(Object.entries({
     GenerateDataKey: (input) => {
       const key = keyOf(input.KeyId);
       const plaintext = randomBytes(dataKeyLength(input));
@@ -185,11 +176,11 @@ export const startKmsEmulation = async (options: KmsEmulationOptions): Promise<R
     Decrypt: (input) => {
       const blob = blobOf(input.CiphertextBlob, 'CiphertextBlob', 6144);
       const blobKeyId = keyIdOfCiphertext(blob);
-      if (!blobKeyId) throw new KmsError('InvalidCiphertextException', 'The ciphertext is not valid.');
+      if (!blobKeyId) throw new AwsJsonError('InvalidCiphertextException', 'The ciphertext is not valid.');
       const key = keyOf(blobKeyId);
       // A KeyId that names another key than the blob's is an IncorrectKeyException, as on KMS.
       if (input.KeyId !== undefined && keyOf(input.KeyId).arn !== key.arn) {
-        throw new KmsError('IncorrectKeyException', 'The key ID in the request does not identify a key that can perform this operation.');
+        throw new AwsJsonError('IncorrectKeyException', 'The key ID in the request does not identify a key that can perform this operation.');
       }
       const iv = blob.subarray(1 + uuidBytes, 1 + uuidBytes + ivBytes);
       const tag = blob.subarray(1 + uuidBytes + ivBytes, 1 + uuidBytes + ivBytes + tagBytes);
@@ -201,7 +192,7 @@ export const startKmsEmulation = async (options: KmsEmulationOptions): Promise<R
         plaintext = Buffer.concat([decipher.update(blob.subarray(1 + uuidBytes + ivBytes + tagBytes)), decipher.final()]);
       } catch {
         // Another context, or a damaged blob: KMS does not say which.
-        throw new KmsError('InvalidCiphertextException', 'The ciphertext is not valid.');
+        throw new AwsJsonError('InvalidCiphertextException', 'The ciphertext is not valid.');
       }
       return { KeyId: key.arn, Plaintext: plaintext.toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
     },
@@ -225,58 +216,22 @@ export const startKmsEmulation = async (options: KmsEmulationOptions): Promise<R
     },
   }));
 
-  const reply = (response: ServerResponse, status: number, body: Record<string, unknown>) => {
-    const text = JSON.stringify(body);
-    response.writeHead(status, {
-      'Content-Type': 'application/x-amz-json-1.1',
-      'Content-Length': String(Buffer.byteLength(text)),
-      'x-amzn-RequestId': randomUUID(),
-    });
-    response.end(text);
-  };
-
-  const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const body = await readRequestBody(request, 1024 * 1024);
-    if (body === undefined) return reply(response, 413, { __type: 'ValidationException', message: 'Request too large.' });
-    const target = String(request.headers['x-amz-target'] ?? '');
-    const operation = target.startsWith('TrentService.') ? operations.get(target.slice('TrentService.'.length)) : undefined;
-    if (request.method !== 'POST' || !operation) {
-      return reply(response, 400, { __type: 'UnknownOperationException', message: `The local KMS does not emulate ${target || 'this request'}.` });
-    }
-    let input: unknown;
-    try {
-      input = JSON.parse(body.toString('utf8') || '{}');
-    } catch {
-      return reply(response, 400, { __type: 'SerializationException', message: 'The request is not JSON.' });
-    }
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-      return reply(response, 400, { __type: 'SerializationException', message: 'The request is not a JSON object.' });
-    }
-    try {
-      reply(response, 200, operation(input as Record<string, unknown>));
-    } catch (error) {
-      if (!(error instanceof KmsError)) throw error;
-      reply(response, error.status, { __type: error.type, message: error.message });
-    }
-  };
-
-  const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      // Never the request: it may carry a plaintext.
-      log(`[kms] unexpected failure: ${error instanceof Error ? error.name : 'error'}`);
-      if (!response.headersSent) reply(response, 500, { __type: 'KMSInternalException', message: 'The local KMS failed.' });
-      else response.destroy();
-    });
+  const running = await startAwsJsonServer({
+    service: 'KMS',
+    logTag: 'kms',
+    targetPrefix: jsonTargetPrefixes.kms,
+    operations,
+    tooLargeType: 'ValidationException',
+    internalErrorType: 'KMSInternalException',
+    log,
+    ...(options.port !== undefined ? { port: options.port } : {}),
   });
-  const port = await listen(server, options.port ?? 0, '127.0.0.1');
   return {
-    endpoint: `http://127.0.0.1:${port}`,
-    server,
+    ...running,
     keyArnOf: (keyId) => names.get(keyId),
     policyOf: (keyArn) => {
       const key = byArn.get(keyArn);
       return key && { statements: key.policy, source: key.source };
     },
-    close: () => closeServer(server),
   };
 };

@@ -10,9 +10,10 @@
 // through the IAM edge (iam-edge.ts), which enforces their role policies (`secretsmanager:GetSecretValue` on the
 // secret's ARN).
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { parseSecretValue } from '#shared/schemas/webhook-signature';
-import { closeServer, listen, LocalSetupError, localAccountId, localRegion, readRequestBody } from './local-aws';
+import { AwsJsonError, jsonTargetPrefixes, startAwsJsonServer, type JsonOperation } from './aws-json-server';
+import { LocalSetupError, localAccountId, localRegion } from './local-aws';
 
 /** A secret as the local stack creates it from the template. */
 export interface LocalSecretDefinition {
@@ -47,16 +48,6 @@ export const webhookSecretString = (values: string): string => {
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return values;
   return JSON.stringify(Object.fromEntries(secrets.map((value, index) => [index === 0 ? 'current' : index === 1 ? 'previous' : `previous${index}`, value])));
 };
-
-class SecretsManagerError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-    readonly status = 400,
-  ) {
-    super(message);
-  }
-}
 
 interface SecretVersion {
   readonly versionId: string;
@@ -108,15 +99,15 @@ export const startSecretsManagerEmulation = async (options: SecretsManagerEmulat
   );
 
   const secretOf = (secretId: unknown): LiveSecret => {
-    if (typeof secretId !== 'string' || secretId === '') throw new SecretsManagerError('InvalidParameterException', 'You must provide a SecretId.');
+    if (typeof secretId !== 'string' || secretId === '') throw new AwsJsonError('InvalidParameterException', 'You must provide a SecretId.');
     const arn = resolveSecretId(secrets, secretId);
     const secret = secrets.find((candidate) => candidate.arn === arn);
-    if (!secret) throw new SecretsManagerError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    if (!secret) throw new AwsJsonError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
     return secret;
   };
   const optionalString = (value: unknown, name: string): string | undefined => {
     if (value === undefined) return undefined;
-    if (typeof value !== 'string' || value === '') throw new SecretsManagerError('InvalidParameterException', `${name} must be a non-empty string.`);
+    if (typeof value !== 'string' || value === '') throw new AwsJsonError('InvalidParameterException', `${name} must be a non-empty string.`);
     return value;
   };
   const answer = (secret: LiveSecret, version: SecretVersion) => ({
@@ -129,7 +120,7 @@ export const startSecretsManagerEmulation = async (options: SecretsManagerEmulat
     CreatedDate: version.created.getTime() / 1000,
   });
 
-  const operations = new Map<string, (input: Record<string, unknown>) => Record<string, unknown>>(Object.entries({
+  const operations = new Map<string, JsonOperation>(Object.entries({
     GetSecretValue: (input) => {
       const secret = secretOf(input.SecretId);
       const versionId = optionalString(input.VersionId, 'VersionId');
@@ -140,7 +131,7 @@ export const startSecretsManagerEmulation = async (options: SecretsManagerEmulat
           ? secret.versions.find((candidate) => candidate.versionId === versionId && (stage === undefined || candidate.stages.has(stage)))
           : secret.versions.find((candidate) => candidate.stages.has(stage ?? currentStage));
       if (!version) {
-        throw new SecretsManagerError(
+        throw new AwsJsonError(
           'ResourceNotFoundException',
           `Secrets Manager can't find the specified secret value for ${versionId !== undefined ? `VersionId: ${versionId}` : `staging label: ${stage}`}`,
         );
@@ -149,22 +140,22 @@ export const startSecretsManagerEmulation = async (options: SecretsManagerEmulat
     },
     PutSecretValue: (input) => {
       const secret = secretOf(input.SecretId);
-      if (input.SecretBinary !== undefined) throw new SecretsManagerError('InvalidParameterException', 'The local Secrets Manager holds SecretString values only.');
+      if (input.SecretBinary !== undefined) throw new AwsJsonError('InvalidParameterException', 'The local Secrets Manager holds SecretString values only.');
       if (typeof input.SecretString !== 'string' || input.SecretString === '') {
-        throw new SecretsManagerError('InvalidParameterException', 'You must provide either SecretString or SecretBinary.');
+        throw new AwsJsonError('InvalidParameterException', 'You must provide either SecretString or SecretBinary.');
       }
-      if (Buffer.byteLength(input.SecretString) > maxSecretBytes) throw new SecretsManagerError('InvalidParameterException', `SecretString must be at most ${maxSecretBytes} bytes.`);
+      if (Buffer.byteLength(input.SecretString) > maxSecretBytes) throw new AwsJsonError('InvalidParameterException', `SecretString must be at most ${maxSecretBytes} bytes.`);
       const token = optionalString(input.ClientRequestToken, 'ClientRequestToken') ?? randomUUID();
-      if (!versionIdPattern.test(token)) throw new SecretsManagerError('InvalidParameterException', 'ClientRequestToken must be 32 to 64 letters, digits or dashes.');
+      if (!versionIdPattern.test(token)) throw new AwsJsonError('InvalidParameterException', 'ClientRequestToken must be 32 to 64 letters, digits or dashes.');
       const stages = input.VersionStages === undefined ? [currentStage] : input.VersionStages;
       if (!Array.isArray(stages) || stages.length === 0 || !stages.every((stage) => typeof stage === 'string' && stage !== '')) {
-        throw new SecretsManagerError('InvalidParameterException', 'VersionStages must be a list of staging labels.');
+        throw new AwsJsonError('InvalidParameterException', 'VersionStages must be a list of staging labels.');
       }
       const existing = secret.versions.find((version) => version.versionId === token);
       if (existing) {
         // The same request again is idempotent; another value under one token is refused, as on AWS.
         if (existing.secretString !== input.SecretString) {
-          throw new SecretsManagerError('ResourceExistsException', `A version with ClientRequestToken ${token} already exists with another value.`);
+          throw new AwsJsonError('ResourceExistsException', `A version with ClientRequestToken ${token} already exists with another value.`);
         }
         return { ARN: secret.arn, Name: secret.name, VersionId: existing.versionId, VersionStages: [...existing.stages] };
       }
@@ -184,54 +175,18 @@ export const startSecretsManagerEmulation = async (options: SecretsManagerEmulat
     },
   }));
 
-  const reply = (response: ServerResponse, status: number, body: Record<string, unknown>) => {
-    const text = JSON.stringify(body);
-    response.writeHead(status, {
-      'Content-Type': 'application/x-amz-json-1.1',
-      'Content-Length': String(Buffer.byteLength(text)),
-      'x-amzn-RequestId': randomUUID(),
-    });
-    response.end(text);
-  };
-
-  const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const body = await readRequestBody(request, 1024 * 1024);
-    if (body === undefined) return reply(response, 413, { __type: 'InvalidRequestException', message: 'Request too large.' });
-    const target = String(request.headers['x-amz-target'] ?? '');
-    const operation = target.startsWith('secretsmanager.') ? operations.get(target.slice('secretsmanager.'.length)) : undefined;
-    if (request.method !== 'POST' || !operation) {
-      return reply(response, 400, { __type: 'UnknownOperationException', message: `The local Secrets Manager does not emulate ${target || 'this request'}.` });
-    }
-    let input: unknown;
-    try {
-      input = JSON.parse(body.toString('utf8') || '{}');
-    } catch {
-      return reply(response, 400, { __type: 'SerializationException', message: 'The request is not JSON.' });
-    }
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-      return reply(response, 400, { __type: 'SerializationException', message: 'The request is not a JSON object.' });
-    }
-    try {
-      reply(response, 200, operation(input as Record<string, unknown>));
-    } catch (error) {
-      if (!(error instanceof SecretsManagerError)) throw error;
-      reply(response, error.status, { __type: error.type, message: error.message });
-    }
-  };
-
-  const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      // Never the request: it may carry a secret value.
-      log(`[secretsmanager] unexpected failure: ${error instanceof Error ? error.name : 'error'}`);
-      if (!response.headersSent) reply(response, 500, { __type: 'InternalServiceError', message: 'The local Secrets Manager failed.' });
-      else response.destroy();
-    });
+  const running = await startAwsJsonServer({
+    service: 'Secrets Manager',
+    logTag: 'secretsmanager',
+    targetPrefix: jsonTargetPrefixes.secretsmanager,
+    operations,
+    tooLargeType: 'InvalidRequestException',
+    internalErrorType: 'InternalServiceError',
+    log,
+    ...(options.port !== undefined ? { port: options.port } : {}),
   });
-  const port = await listen(server, options.port ?? 0, '127.0.0.1');
   return {
-    endpoint: `http://127.0.0.1:${port}`,
-    server,
+    ...running,
     secretArnOf: (secretId) => resolveSecretId(secrets, secretId),
-    close: () => closeServer(server),
   };
 };
