@@ -41,8 +41,7 @@ const tenants = { warm: benchTenantIds.scheduledTasksWarm, capacity: benchTenant
 type Credentials = 'none' | 'short' | 'long';
 
 /** A task due every 15 minutes from a past instant; its credentials make the save seal (the cold path with the cipher). */
-const taskBody = (run: number, credentials: Credentials | boolean) => {
-  const kind = credentials === true ? 'short' : credentials === false ? 'none' : credentials;
+const taskBody = (run: number, kind: Credentials) => {
   const tokenSecret = kind === 'long' ? `ts-bench-${run}-${'x'.repeat(5_000)}` : `ts-bench-${run}`;
   return {
     Name: `Bench task ${run}`,
@@ -57,7 +56,7 @@ const taskBody = (run: number, credentials: Credentials | boolean) => {
 
 /** Section 1's requests for the scheduled-task functions: a create with credentials, and a read of task 1. */
 export const scheduledTaskColdRequests = (principal: Principal): Record<string, (run: number) => HttpRequest> => ({
-  scheduledTaskSave: (run) => ({ principal, body: JSON.stringify(taskBody(run, true)) }),
+  scheduledTaskSave: (run) => ({ principal, body: JSON.stringify(taskBody(run, 'short')) }),
   scheduledTaskGet: () => ({ principal, pathParameters: { id: '1' } }),
 });
 
@@ -93,7 +92,7 @@ export const prepareScheduledTasks = async (ctx: BenchContext, coldTenant: Princ
   // The handlers this process loads (the warm series) read the same settings.
   Object.assign(process.env, coldEnvironment);
   const handler = (await ctx.loadHandler(scheduledTaskSave.handler)) as unknown as HttpHandler;
-  const saved = await handler(await proxyEvent(scheduledTaskSave, { principal: coldTenant, body: JSON.stringify(taskBody(0, true)) }), lambdaContext('scheduledTaskSave', 10_000));
+  const saved = await handler(await proxyEvent(scheduledTaskSave, { principal: coldTenant, body: JSON.stringify(taskBody(0, 'short')) }), lambdaContext('scheduledTaskSave', 10_000));
   if (saved.statusCode !== 201) throw new Error(`seeding the cold task: expected 201, got ${saved.statusCode}: ${saved.body.slice(0, 300)}`);
 };
 
@@ -193,7 +192,7 @@ export const runScheduledTaskWarm = async (ctx: BenchContext): Promise<Compariso
   let run = 0;
   const saveOnce = (principal: Principal, withSecrets: boolean) => async () => {
     run += 1;
-    const event = await proxyEvent(scheduledTaskSave, { principal, body: JSON.stringify(taskBody(run, withSecrets)) });
+    const event = await proxyEvent(scheduledTaskSave, { principal, body: JSON.stringify(taskBody(run, withSecrets ? 'short' : 'none')) });
     return async () => {
       const result = await handler(event, lambdaContext(scheduledTaskSave.operationId, 10_000));
       if (result.statusCode !== 201 || !result.body.includes('"ScheduleState":"Enabled"')) {
@@ -214,7 +213,7 @@ export const runScheduledTaskWarm = async (ctx: BenchContext): Promise<Compariso
     const id = rawId;
     const now = new Date();
     const timestamp = now.toISOString();
-    const body = taskBody(id, false);
+    const body = taskBody(id, 'none');
     const item = {
       ...toTaskItem(raw.tenantId, {
         task: {
@@ -330,7 +329,7 @@ const runRecorderWarm = async (ctx: BenchContext): Promise<Comparison> => {
     const count = 2 * (options.warmIterations + options.warmupIterations);
     const timestamp = new Date().toISOString();
     for (let taskId = 1; taskId <= count; taskId += 1) {
-      const body = taskBody(taskId, false);
+      const body = taskBody(taskId, 'none');
       const task = { ...body, ID: taskId, IsEnabled: true, IsActive: true, Status: 'Scheduled', ScheduleState: 'Enabled' as const, Version: 1, CreatedDateTime_utc: timestamp, ModifiedDateTime_utc: timestamp, CreatedByUserID: 1, ModifiedByUserID: 1 };
       await rawTable.client.send(new PutCommand({ TableName: rawTable.tableName, Item: toTaskItem(tenant, { task }) }));
     }
@@ -383,7 +382,7 @@ export const runScheduledTasksSection = async (ctx: BenchContext, coldStart: Col
   const warm = await runScheduledTaskWarm(ctx);
   const handler = (await ctx.loadHandler(scheduledTaskSave.handler)) as unknown as HttpHandler;
   const saveOnce = async (principal: Principal) => {
-    const event = await proxyEvent(scheduledTaskSave, { principal, body: JSON.stringify(taskBody(0, true)) });
+    const event = await proxyEvent(scheduledTaskSave, { principal, body: JSON.stringify(taskBody(0, 'short')) });
     const result = await handler(event, lambdaContext(scheduledTaskSave.operationId, 10_000));
     if (result.statusCode !== 201) throw new Error(`save: expected 201, got ${result.statusCode}: ${result.body.slice(0, 300)}`);
   };

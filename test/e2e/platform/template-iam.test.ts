@@ -45,12 +45,17 @@ const call = async (path: string, token: string, init: { method?: string; body?:
   return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
 };
 
+/** The throwaway assembly's policy document of the role whose logical id starts with `role`, as JSON text. */
+const rolePolicyOf = (role: string): string => {
+  const api = readAssemblyStack(assemblyDir, 'BusinessPlatform-Api');
+  const [, policy] = resourcesOfType(api.template, 'AWS::IAM::Policy').find(([id]) => id.startsWith(role))!;
+  return JSON.stringify(policy.Properties?.PolicyDocument);
+};
+
 describe('a role policy without dynamodb:PutItem, the manifest unchanged', () => {
   it('is what the throwaway assembly holds', () => {
     expect(operationsById.tenantLocationDelete.tableAccess).toContain('dynamodb:PutItem');
-    const api = readAssemblyStack(assemblyDir, 'BusinessPlatform-Api');
-    const [, policy] = resourcesOfType(api.template, 'AWS::IAM::Policy').find(([id]) => id.startsWith('TenantLocationDeleteRole'))!;
-    const actions = JSON.stringify(policy.Properties?.PolicyDocument);
+    const actions = rolePolicyOf('TenantLocationDeleteRole');
     expect(actions).toContain('dynamodb:DeleteItem');
     expect(actions).not.toContain('dynamodb:PutItem');
   });
@@ -78,9 +83,7 @@ describe('a role policy without dynamodb:PutItem, the manifest unchanged', () =>
 describe('a webhook role without secretsmanager:GetSecretValue, the manifest unchanged', () => {
   it('is what the throwaway assembly holds', () => {
     expect(operationsById.providerWebhook.grants).toContain('readWebhookSecret');
-    const api = readAssemblyStack(assemblyDir, 'BusinessPlatform-Api');
-    const [, policy] = resourcesOfType(api.template, 'AWS::IAM::Policy').find(([id]) => id.startsWith('ProviderWebhookRole'))!;
-    const actions = JSON.stringify(policy.Properties?.PolicyDocument);
+    const actions = rolePolicyOf('ProviderWebhookRole');
     expect(actions).toContain('sqs:SendMessage');
     expect(actions).not.toContain('secretsmanager:GetSecretValue');
   });
