@@ -31,7 +31,7 @@ export interface TraceResult {
   readonly unresolved: readonly string[];
 }
 
-/** A frame's location: `file:///var/task/lazy/tracer.mjs:1:200`, `/work/x/cdk.out/asset.ab12/index.mjs:1:99`. */
+/** A frame's location: `file:///var/task/lazy/secret-cipher.mjs:1:200`, `/work/x/cdk.out/asset.ab12/index.mjs:1:99`. */
 const framePattern = /(?:file:\/\/(?=\/)|file:(?=\/))?((?:\/[^\s()'"\\:]+)*\/)?((?:lazy\/)?[A-Za-z0-9_.-]+\.m?js):(\d+):(\d+)/g;
 const assetPattern = /\/(asset\.[0-9a-f]{64})\/$/;
 

@@ -18,26 +18,11 @@ export const lazyPrefix = '#lazy/';
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**
- * Modules of a chunk's libraries the chunks are built with a replacement for (esbuild `alias`, paths from the
- * repository root), both for aws-xray-sdk-core in the tracer chunk. `cls-hooked/context`, which it loads to keep its
- * current segment, enables an async hook that runs on every promise of the process;
- * shared/observability/async-context.ts gives the SDK the same API on AsyncLocalStorage (its header says why and how
- * it differs). `semver`, of which it calls `gte` only (shared/observability/semver-gte.ts), is 28 KiB that builds its
- * regular expressions at load. A chunk library importing anything else of either fails the build or its tests.
- */
-export const chunkReplacements = {
-  'cls-hooked/context': './shared/observability/async-context.ts',
-  semver: './shared/observability/semver-gte.ts',
-};
-
-/**
  * Modules of a chunk's libraries that one module of the same library imports relatively, replaced for that importer
  * only (an esbuild plugin: `alias` only maps package names). `signature_key.js` of the Encryption SDK's material
  * management imports `ecc_decode.js` and `pem_helpers.js`, which do bn.js and asn1.js work at load for the suites
  * that sign; shared/crypto/lazy-signature-helpers.ts gives the same exports, each loading the original on its first
- * call (its header says why). The X-Ray SDK's `segment_emitter.js` gets its UDP sockets from
- * shared/observability/daemon-socket.ts, whose lookup answers an IP address without loading Node's `dns` (its
- * header says why). A build that bundles an importer but never replaces one of its imports fails: the library
+ * call (its header says why). A build that bundles an importer but never replaces one of its imports fails: the library
  * changed, and the replacement must be looked at again.
  */
 export const chunkModuleReplacements = [
@@ -45,11 +30,6 @@ export const chunkModuleReplacements = [
     importer: 'node_modules/@aws-crypto/material-management/build/module/src/signature_key.js',
     specifiers: ['./ecc_decode', './pem_helpers'],
     replacement: './shared/crypto/lazy-signature-helpers.ts',
-  },
-  {
-    importer: 'node_modules/aws-xray-sdk-core/dist/lib/segment_emitter.js',
-    specifiers: ['dgram'],
-    replacement: './shared/observability/daemon-socket.ts',
   },
 ];
 
@@ -101,7 +81,7 @@ export const buildLazyChunks = async (folder, esbuildOptions, entryFile = 'index
     if (target === undefined) throw new Error(`${entryFile} imports ${specifier}, which package.json "imports" does not map`);
     const file = `lazy/${specifier.slice(lazyPrefix.length)}.mjs`;
     const entry = target.startsWith('./') ? { entryPoints: [join(repositoryRoot, target)] } : { stdin: { contents: `export * from ${JSON.stringify(target)};`, resolveDir: repositoryRoot, loader: 'js' } };
-    await build({ ...esbuildOptions, ...entry, alias: { ...esbuildOptions.alias, ...chunkReplacements }, plugins: [...(esbuildOptions.plugins ?? []), chunkModuleReplacementPlugin()], absWorkingDir: repositoryRoot, bundle: true, outfile: join(folder, file), metafile: false, write: true });
+    await build({ ...esbuildOptions, ...entry, plugins: [...(esbuildOptions.plugins ?? []), chunkModuleReplacementPlugin()], absWorkingDir: repositoryRoot, bundle: true, outfile: join(folder, file), metafile: false, write: true });
     imports[specifier] = `./${file}`;
   }
   if (specifiers.length === 0) return [];

@@ -1,12 +1,11 @@
-// Observability: what the tracer chunk (`#lazy/tracer`) gives aws-xray-sdk-core's segment emitter for `dgram`: the
-// same UDP sockets, created with a `lookup` that answers an IP address itself. The emitter sends every subsegment to
-// the X-Ray daemon by address (`AWS_XRAY_DAEMON_ADDRESS`, an IP on Lambda), and a socket's default lookup loads
-// Node's `dns` module on the first send to find out that an IP address is that IP address: about 0.8 ms of every
-// traced function's first call on Node 24 (test/bench/README.md). The answer is the one `dns.lookup` gives for an IP
-// (the address and its family, on the next tick); a host name still goes to `dns.lookup`, loaded on that first use.
-// The build (infra/build/lazy-chunks.mjs, `chunkModuleReplacements`) points `segment_emitter.js`'s `require('dgram')`
-// here; it calls `createSocket` only.
-import { createSocket as createDgramSocket, type Socket, type SocketOptions, type SocketType } from 'node:dgram';
+// Observability: the UDP sockets that carry X-Ray subsegments to the daemon (shared/observability/tracing.ts),
+// created with a `lookup` that answers an IP address itself. Subsegments go to the daemon by address
+// (`AWS_XRAY_DAEMON_ADDRESS`, an IP on Lambda), and a socket's default lookup loads Node's `dns` module on the first
+// send to find out that an IP address is that IP address: about 0.8 ms of every traced function's first call on
+// Node 24 (test/bench/README.md). The answer is the one `dns.lookup` gives for an IP (the address and its family, on
+// the next tick); a host name still goes to `dns.lookup`, loaded on that first use. `dgram` itself is taken when the
+// first socket is made (`process.getBuiltinModule`), so a function that never traces never loads it.
+import type { RemoteInfo, Socket, SocketOptions, SocketType } from 'node:dgram';
 import { isIP } from 'node:net';
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string, family: number) => void;
@@ -25,7 +24,7 @@ export const lookupAddress = (address: string, family: number, callback: LookupC
 };
 
 /** `dgram.createSocket`, with `lookupAddress` unless the caller gives a lookup of its own. */
-export const createSocket = (type: SocketType | SocketOptions, listener?: (message: Buffer, remote: import('node:dgram').RemoteInfo) => void): Socket => {
+export const createSocket = (type: SocketType | SocketOptions, listener?: (message: Buffer, remote: RemoteInfo) => void): Socket => {
   const options: SocketOptions = typeof type === 'string' ? { type } : type;
-  return createDgramSocket({ ...options, lookup: options.lookup ?? (lookupAddress as SocketOptions['lookup']) }, listener);
+  return process.getBuiltinModule('node:dgram').createSocket({ ...options, lookup: options.lookup ?? (lookupAddress as SocketOptions['lookup']) }, listener);
 };

@@ -48,7 +48,7 @@ export const stepOfOrigin = (origin: string): string => {
   if (origin === 'jose') return 'jose';
   if (origin === 'shared/http') return 'HTTP stack (shared/http)';
   if (origin === 'shared/validation' || origin === 'shared/compiled') return 'validators (shared/validation, shared/compiled)';
-  if (origin === 'shared/observability') return 'observability setup (shared/observability)';
+  if (origin === 'shared/observability') return 'observability (shared/observability: logger and metrics setup, X-Ray subsegments)';
   if (origin.startsWith('shared/') || origin.startsWith('functions/')) return `service code (${origin})`;
   return origin;
 };

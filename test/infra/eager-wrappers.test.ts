@@ -1,7 +1,7 @@
 // Infra test: the afterBundling step that puts each esbuild initialiser's function in parentheses
 // (infra/build/eager-wrappers.mjs) changes nothing but those parentheses, reaches every wrapped module of a real
-// function's bundle and tracer chunk, is idempotent, and keeps the source map true: every token of the output maps
-// to the same original position as before. (A run of the rewritten bundle: test/infra/tracer-chunk.test.ts.)
+// function's bundle and its cipher chunk, is idempotent, and keeps the source map true: every token of the output
+// maps to the same original position as before. (A run of the rewritten bundle: test/infra/bundle-tracing.test.ts.)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -17,8 +17,8 @@ import { operationsById } from '#shared/operations/index';
 const folder = mkdtempSync(join(tmpdir(), 'eager-wrappers-'));
 beforeAll(async () => {
   const options = esbuildOptionsFor(functionBundling);
-  await build({ ...options, absWorkingDir: repositoryRoot, entryPoints: [join(repositoryRoot, operationsById.tenantLocationGet.handler)], outfile: join(folder, 'index.mjs') });
-  expect(await buildLazyChunks(folder, options)).toContain('lazy/tracer.mjs');
+  await build({ ...options, absWorkingDir: repositoryRoot, entryPoints: [join(repositoryRoot, operationsById.scheduledTaskSave.handler)], outfile: join(folder, 'index.mjs') });
+  expect(await buildLazyChunks(folder, options)).toContain('lazy/secret-cipher.mjs');
 }, 120_000);
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
@@ -32,11 +32,11 @@ const positionOf = (text: string, offset: number): [number, number] => {
 };
 
 describe('eager-wrappers.mjs', () => {
-  it.each(['index.mjs', 'lazy/tracer.mjs'])('%s: only parentheses around each initialiser function, every one of them, once', (file) => {
+  it.each(['index.mjs', 'lazy/secret-cipher.mjs'])('%s: only parentheses around each initialiser function, every one of them, once', (file) => {
     const { code, map } = read(file);
     const result = eagerWrappers(code, map);
     const insertions = eagerWrapperInsertions(code);
-    // The bundle's SDK modules (esbuild's __esm) and the chunk's X-Ray SDK (CommonJS, __commonJS) are many.
+    // The bundle's SDK modules (esbuild's __esm) and the chunk's Encryption SDK and bn.js/asn1.js (__esm, __commonJS) are many.
     expect(result.wrapped).toBeGreaterThan(file === 'index.mjs' ? 100 : 20);
     expect(insertions.map((insertion) => insertion.text).join('')).toBe('()'.repeat(result.wrapped));
     // Removing what was inserted gives the original back, character for character.
@@ -56,7 +56,7 @@ describe('eager-wrappers.mjs', () => {
     expect(eagerWrappers(result.code, result.map).wrapped).toBe(0);
   });
 
-  it.each(['index.mjs', 'lazy/tracer.mjs'])('%s: every identifier maps to the same original position after the rewrite', (file) => {
+  it.each(['index.mjs', 'lazy/secret-cipher.mjs'])('%s: every identifier maps to the same original position after the rewrite', (file) => {
     const { code, map } = read(file);
     const result = eagerWrappers(code, map);
     const before = new SourceMap(map as never);

@@ -1,5 +1,4 @@
-// Unit: the UDP sockets the tracer chunk gives aws-xray-sdk-core's segment emitter
-// (shared/observability/daemon-socket.ts) look an address up as `dns.lookup` does, answer an IP address without
+// Unit: the UDP sockets that carry X-Ray subsegments to the daemon (shared/observability/daemon-socket.ts) look an address up as `dns.lookup` does, answer an IP address without
 // Node's resolver, and carry a datagram to an address like the built-in's sockets.
 import { createSocket as createDgramSocket } from 'node:dgram';
 import { lookup } from 'node:dns';
