@@ -1,5 +1,5 @@
 // Build: every module esbuild wraps in a function (its `__esm` and `__commonJS` initialisers: the AWS SDK's modules
-// that are also imported dynamically, and every CommonJS module, the X-Ray SDK's in the tracer chunk) gets its
+// that are also imported dynamically, and every CommonJS module, bn.js and asn1.js in the cipher chunk) gets its
 // function compiled once instead of twice. V8 compiles a file lazily: it pre-parses each function at load and
 // compiles it fully on its first call, and most wrapped modules are initialised at load, so each was parsed twice (one
 // initialised only on the first call is now compiled at load instead: measured, the sum is shorter). A
