@@ -153,9 +153,10 @@ const awsOf = (call: SdkCall): Record<string, unknown> => {
   if (call.region) aws.region = call.region;
   if (call.metadata?.requestId) aws.request_id = call.metadata.requestId;
   aws.retries = Math.max(0, (call.metadata?.attempts ?? 1) - 1);
-  const tableName = stringOf(call.input.TableName);
-  if (tableName) aws.table_name = tableName;
   const tableNames = tableNamesOf(call.input);
+  // `table_name` is what X-Ray's console names a DynamoDB node by: a transaction or batch of one table gives it too.
+  const tableName = stringOf(call.input.TableName) ?? (tableNames.length === 1 ? tableNames[0] : undefined);
+  if (tableName) aws.table_name = tableName;
   if (tableNames.length > 0) aws.table_names = tableNames;
   const queueUrl = stringOf(call.input.QueueUrl);
   if (queueUrl) aws.queue_url = queueUrl;

@@ -120,7 +120,11 @@ describe('the subsegment of a call', () => {
     );
     expect(transaction.aws).toEqual({ operation: 'TransactWriteItems', region: 'eu-west-1', request_id: 'R', retries: 2, table_names: ['a', 'b'] });
     expect(JSON.stringify(transaction)).not.toContain('s3cr3t');
-    expect(subsegmentOf(call({ operation: 'BatchGetItem', input: { RequestItems: { t2: { Keys: [] }, t1: { Keys: [] } } } })).aws).toMatchObject({ table_names: ['t1', 't2'] });
+    const batch = subsegmentOf(call({ operation: 'BatchGetItem', input: { RequestItems: { t2: { Keys: [] }, t1: { Keys: [] } } } }));
+    expect(batch.aws).toMatchObject({ table_names: ['t1', 't2'] });
+    expect(batch.aws).not.toHaveProperty('table_name');
+    // One table, as every call of this service's single-table design: its name is also `table_name`, X-Ray's node name.
+    expect(subsegmentOf(call({ operation: 'TransactGetItems', input: { TransactItems: [{ Get: { TableName: 'business', Key: {} } }] } })).aws).toMatchObject({ table_name: 'business', table_names: ['business'] });
     expect(subsegmentOf(call({ service: 'SQS', operation: 'SendMessage', input: { QueueUrl: 'https://sqs/q', MessageBody: 'card 4111' } })).aws).toEqual({ operation: 'SendMessage', region: 'eu-west-1', request_id: 'REQ1', retries: 0, queue_url: 'https://sqs/q' });
   });
 
@@ -201,7 +205,7 @@ describe('the middleware on an SDK client', () => {
       () => `Root=${root};Parent=${parent};Sampled=1`,
     );
     await expect(client.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: 'business', Item: { PK: 'a' } } }] }))).rejects.toMatchObject({ name: 'TransactionCanceledException' });
-    expect(documents).toEqual([expect.objectContaining({ error: true, aws: expect.objectContaining({ operation: 'TransactWriteItems', table_names: ['business'] }), cause: { exceptions: [expect.objectContaining({ type: 'TransactionCanceledException', remote: true })] } })]);
+    expect(documents).toEqual([expect.objectContaining({ error: true, aws: expect.objectContaining({ operation: 'TransactWriteItems', table_name: 'business', table_names: ['business'] }), cause: { exceptions: [expect.objectContaining({ type: 'TransactionCanceledException', remote: true })] } })]);
     expect(JSON.stringify(documents)).not.toContain('Alice');
   });
 
