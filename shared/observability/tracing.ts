@@ -22,6 +22,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
+import { InvokeStore } from '@aws/lambda-invoke-store';
 import { environmentVariables } from '#shared/environment';
 import { createSocket } from './daemon-socket';
 
@@ -38,21 +39,34 @@ export interface TraceContext {
   readonly rest: readonly string[];
 }
 
-/** Parses a trace header (`Root=1-...;Parent=53995c3f42cd8ad8;Sampled=1;Lineage=...`); undefined without Root and Parent. */
+/** What the X-Ray SDK passes on of a header's other fields, at most (its `additionalTraceData` limit). */
+const additionalDataLimit = 256;
+
+/**
+ * Parses a trace header (`Root=1-...;Parent=53995c3f42cd8ad8;Sampled=1;Lineage=...`); undefined without Root and
+ * Parent. Keys are read whatever their case, as the X-Ray SDK reads them; `Self` (what a load balancer adds about
+ * itself) is not passed on, and the other fields only up to 256 characters in all.
+ */
 export const traceContextOf = (header: string | undefined): TraceContext | undefined => {
   if (!header) return undefined;
   let root: string | undefined;
   let parent: string | undefined;
   let sampled = false;
   const rest: string[] = [];
+  let restLength = 0;
   for (const field of header.split(';')) {
     const separator = field.indexOf('=');
     const key = (separator < 0 ? field : field.slice(0, separator)).trim();
     const value = separator < 0 ? '' : field.slice(separator + 1).trim();
-    if (key === 'Root') root = value;
-    else if (key === 'Parent') parent = value;
-    else if (key === 'Sampled') sampled = value === '1';
-    else if (key !== '') rest.push(`${key}=${value}`);
+    const name = key.toLowerCase();
+    if (name === 'root') root = value;
+    else if (name === 'parent') parent = value;
+    else if (name === 'sampled') sampled = value === '1';
+    else if (name !== '' && name !== 'self') {
+      const text = `${key}=${value}`;
+      restLength += text.length + 1;
+      if (restLength <= additionalDataLimit) rest.push(text);
+    }
   }
   return root && parent ? { root, parent, sampled, rest } : undefined;
 };
@@ -61,18 +75,18 @@ export const traceContextOf = (header: string | undefined): TraceContext | undef
 export const traceHeaderFor = (context: TraceContext, subsegmentId: string): string =>
   [`Root=${context.root}`, `Parent=${subsegmentId}`, 'Sampled=1', ...context.rest].join(';');
 
-interface LambdaGlobal {
-  readonly awslambda?: { readonly InvokeStore?: { getXRayTraceId(): string | undefined } };
-}
-
-/** The running invocation's trace header: the runtime's per-invocation store first (concurrent invocations), else the environment. */
-export const invocationTraceHeader = (): string | undefined =>
-  (globalThis as LambdaGlobal).awslambda?.InvokeStore?.getXRayTraceId() ?? process.env._X_AMZN_TRACE_ID;
+/**
+ * The running invocation's trace header: the runtime's per-invocation store first (concurrent invocations of one
+ * environment each have their own), else the environment variable; the store the SDK's recursion detection reads.
+ */
+export const invocationTraceHeader = async (): Promise<string | undefined> =>
+  (await InvokeStore.getInstanceAsync())?.getXRayTraceId() ?? process.env._X_AMZN_TRACE_ID;
 
 /** Where the daemon listens for segments: `AWS_XRAY_DAEMON_ADDRESS`, `host:port` or `tcp:host:port udp:host:port`. */
 export const daemonEndpointOf = (address: string): { readonly host: string; readonly port: number } => {
   const tokens = address.trim().split(/\s+/);
-  const udp = tokens.length === 1 ? tokens[0] : tokens.find((token) => token.startsWith('udp:'))?.slice('udp:'.length);
+  const udpToken = tokens.length === 1 && !tokens[0]?.startsWith('tcp:') ? tokens[0] : tokens.find((token) => token.startsWith('udp:'));
+  const udp = udpToken?.startsWith('udp:') ? udpToken.slice('udp:'.length) : udpToken;
   const separator = udp?.lastIndexOf(':') ?? -1;
   const port = Number(udp?.slice(separator + 1));
   const host = udp?.slice(0, separator).replace(/^\[(.*)\]$/, '$1');
@@ -118,6 +132,10 @@ const throttlingErrors = new Set([
   'RequestLimitExceeded',
   'TransactionInProgressException',
   'SlowDown',
+  'LimitExceededException',
+  'BandwidthLimitExceeded',
+  'PriorRequestNotComplete',
+  'EC2ThrottledException',
 ]);
 
 const isThrottled = (status: number | undefined, error: unknown): boolean => {
@@ -188,7 +206,8 @@ export const subsegmentOf = (call: SdkCall): Record<string, unknown> => {
   else document.fault = true;
   if (call.error !== undefined) {
     const type = call.error instanceof Error ? call.error.name : typeof call.error;
-    document.cause = { exceptions: [{ id: segmentId(), type, remote: call.metadata !== undefined }] };
+    // Remote: the service answered it. The SDK gives every error metadata (its attempts), a refused connection too.
+    document.cause = { exceptions: [{ id: segmentId(), type, remote: call.metadata?.httpStatusCode !== undefined }] };
   }
   return document;
 };
@@ -247,8 +266,17 @@ export class DaemonEmitter {
 
   #open(): Socket {
     if (this.#socket) return this.#socket;
+    // A host name is looked up as IPv4 (Lambda gives the daemon's IPv4 address); an IPv6 address gets a udp6 socket.
     const socket = createSocket(isIPv6(this.#endpoint.host) ? 'udp6' : 'udp4');
-    socket.on('error', () => undefined);
+    // A socket that failed (its bind, say) is dropped: the next document opens another.
+    socket.on('error', () => {
+      if (this.#socket === socket) this.#socket = undefined;
+      try {
+        socket.close();
+      } catch {
+        // Closed already.
+      }
+    });
     // What the first send would do (an ephemeral port), done now.
     socket.bind({ port: 0, exclusive: true });
     socket.unref();
@@ -293,14 +321,24 @@ const isHttpRequest = (request: unknown): request is HttpRequestLike =>
  * leaves the header it set.
  */
 export const subsegmentMiddleware =
-  (client: TraceableClient, emitter: Pick<DaemonEmitter, 'open' | 'send'>, header: () => string | undefined = invocationTraceHeader) =>
+  (client: TraceableClient, emitter: Pick<DaemonEmitter, 'open' | 'send'>, header: () => Promise<string | undefined> = invocationTraceHeader) =>
   (next: (args: BuildArgs) => Promise<{ output?: { $metadata?: ResponseMetadata } }>, handlerContext: HandlerContext) =>
   async (args: BuildArgs): Promise<{ output?: { $metadata?: ResponseMetadata } }> => {
-    const context = traceContextOf(header());
-    if (!context?.sampled) return next(args);
-    emitter.open();
-    const id = segmentId();
-    if (isHttpRequest(args.request)) args.request.headers['X-Amzn-Trace-Id'] = traceHeaderFor(context, id);
+    let traced: { readonly context: TraceContext; readonly id: string } | undefined;
+    try {
+      const context = traceContextOf(await header());
+      if (context?.sampled) {
+        const id = segmentId();
+        if (isHttpRequest(args.request)) args.request.headers['X-Amzn-Trace-Id'] = traceHeaderFor(context, id);
+        emitter.open();
+        traced = { context, id };
+      }
+    } catch {
+      // A trace that cannot be read or written is no reason to fail the call: the call goes untraced.
+      traced = undefined;
+    }
+    if (!traced) return next(args);
+    const { context, id } = traced;
     const startTime = nowInSeconds();
     // Never throws: the call's own answer or error is what its caller gets, traced or not.
     const record = async (metadata: ResponseMetadata | undefined, error?: unknown): Promise<void> => {

@@ -210,6 +210,7 @@ describe('X-Ray subsegments from the bundle', () => {
     );
     expect(JSON.parse(output)).toEqual({ statusCode: 404 });
     const calls = dynamoCallsSince(before);
+    expect(calls.length).toBeGreaterThan(0);
     const subsegments = await subsegmentsWhen((subsegment) => subsegment.trace_id === storeRoot, calls.length);
     expect(subsegments.length).toBe(calls.length);
     for (const subsegment of subsegments) expect(subsegment.parent_id).toBe(storeParent);
@@ -221,6 +222,7 @@ describe('X-Ray subsegments from the bundle', () => {
     const result = await invokeGet('{}', { AWS_MAX_ATTEMPTS: '1' });
     expect(result.statusCode).toBe(503);
     const calls = dynamoCallsSince(before);
+    expect(calls.length).toBeGreaterThan(0);
     const failed = await subsegmentsWhen((subsegment) => subsegment.fault === true && subsegment.http?.response?.status === 500, calls.length);
     expect(failed).toHaveLength(calls.length);
     for (const subsegment of failed) {
@@ -235,6 +237,7 @@ describe('X-Ray subsegments from the bundle', () => {
     const before = requests.length;
     expect((await invokeGet('{}', { AWS_MAX_ATTEMPTS: '1' })).statusCode).toBe(503);
     const calls = dynamoCallsSince(before);
+    expect(calls.length).toBeGreaterThan(0);
     const throttled = await subsegmentsWhen((subsegment) => subsegment.throttle === true && subsegment.http?.response?.status === 400, calls.length);
     expect(throttled).toHaveLength(calls.length);
     for (const subsegment of throttled) {
@@ -253,8 +256,8 @@ describe('X-Ray subsegments from the bundle', () => {
   it("sends the subsegments to the daemon's IP address without loading Node's dns module (shared/observability/daemon-socket.ts)", async () => {
     const before = received().length;
     // Each subsegment is sent as its call ends, so the socket has looked the daemon up by now.
-    const loaded = "{ dgram: process.moduleLoadList.includes('NativeModule dgram'), dns: process.moduleLoadList.includes('NativeModule dns') }";
-    expect(await invokeGet(loaded)).toEqual({ statusCode: 404, dgram: true, dns: false });
+    const loaded = "{ dns: process.moduleLoadList.includes('NativeModule dns') }";
+    expect(await invokeGet(loaded)).toEqual({ statusCode: 404, dns: false });
     expect((await subsegmentsWhen(() => true, before + 1)).length).toBeGreaterThan(before);
   }, 60_000);
 

@@ -22,12 +22,22 @@ const root = '1-67891233-abcdef012345678912345678';
 const parent = '53995c3f42cd8ad8';
 
 describe('the trace header', () => {
-  it('reads Root, Parent and Sampled, and keeps the other fields in order', () => {
-    expect(traceContextOf(`Root=${root};Parent=${parent};Sampled=1;Lineage=a87bd80c:1;Self=x`)).toEqual({ root, parent, sampled: true, rest: ['Lineage=a87bd80c:1', 'Self=x'] });
+  it('reads Root, Parent and Sampled, and keeps the other fields in order but Self', () => {
+    expect(traceContextOf(`Root=${root};Parent=${parent};Sampled=1;Lineage=a87bd80c:1;Self=x;Tenant=7`)).toEqual({ root, parent, sampled: true, rest: ['Lineage=a87bd80c:1', 'Tenant=7'] });
+    // Keys in any case, as the X-Ray SDK reads them.
+    expect(traceContextOf(`root=${root};PARENT=${parent};sampled=1;self=y;lineage=l:1`)).toEqual({ root, parent, sampled: true, rest: ['lineage=l:1'] });
     expect(traceContextOf(`Root=${root};Parent=${parent};Sampled=0`)).toEqual({ root, parent, sampled: false, rest: [] });
     // Sampled missing or undecided: not recorded here (Lambda decides before it invokes).
     expect(traceContextOf(`Root=${root};Parent=${parent}`)?.sampled).toBe(false);
     expect(traceContextOf(`Root=${root};Parent=${parent};Sampled=?`)?.sampled).toBe(false);
+  });
+
+  it('passes on at most 256 characters of other fields, whole fields only', () => {
+    const many = Array.from({ length: 40 }, (_, index) => `Field${index}=abcdef`);
+    const { rest } = traceContextOf([`Root=${root}`, `Parent=${parent}`, 'Sampled=1', ...many].join(';'))!;
+    expect(rest.join(';').length).toBeLessThanOrEqual(256);
+    expect(rest).toEqual(many.slice(0, rest.length));
+    expect(rest.length).toBeGreaterThan(10);
   });
 
   it.each([undefined, '', 'Root=1-2-3', `Parent=${parent};Sampled=1`, 'garbage', ';;;'])('is no context without Root and Parent: %p', (header) => {
@@ -47,11 +57,12 @@ describe("the daemon's address", () => {
     ['udp:127.0.0.2:2001 tcp:127.0.0.1:2000', '127.0.0.2', 2001],
     ['[::1]:2000', '::1', 2000],
     ['xray-daemon:2000', 'xray-daemon', 2000],
+    ['udp:127.0.0.3:2002', '127.0.0.3', 2002],
   ])('%s is %s port %s', (address, host, port) => {
     expect(daemonEndpointOf(address)).toEqual({ host, port });
   });
 
-  it.each(['nowhere', '127.0.0.1', '127.0.0.1:0', '127.0.0.1:70000', ':2000', 'tcp:127.0.0.1:2000 tcp:127.0.0.2:2000', '127.0.0.1:20a'])('refuses %p, naming the variable', (address) => {
+  it.each(['nowhere', '127.0.0.1', '127.0.0.1:0', '127.0.0.1:70000', ':2000', 'tcp:127.0.0.1:2000 tcp:127.0.0.2:2000', '127.0.0.1:20a', 'tcp:127.0.0.1:2000'])('refuses %p, naming the variable', (address) => {
     expect(() => daemonEndpointOf(address)).toThrow(/AWS_XRAY_DAEMON_ADDRESS/);
   });
 
@@ -150,8 +161,9 @@ describe('the subsegment of a call', () => {
   });
 
   it('marks a call that got no answer (network, timeout) as a fault of a local error', () => {
-    const error = Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' });
-    const document = subsegmentOf(call({ metadata: undefined, error }));
+    // The SDK's retries give every error metadata (its attempts), but no HTTP status when nothing answered.
+    const error = Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED', $metadata: { attempts: 3, totalRetryDelay: 120 } });
+    const document = subsegmentOf(call({ metadata: error.$metadata, error }));
     expect(document).toMatchObject({ fault: true, cause: { exceptions: [{ type: 'Error', remote: false }] } });
     expect(document).not.toHaveProperty('http');
     expect(JSON.stringify(document)).not.toContain('10.0.0.1');
@@ -166,7 +178,7 @@ interface StubResponse {
   readonly body: Readable;
 }
 
-const clientAnswering = (answer: () => StubResponse, header: () => string | undefined) => {
+const clientAnswering = (answer: () => StubResponse, header: () => string | undefined | Promise<string | undefined>) => {
   const sent: Record<string, string>[] = [];
   const documents: Record<string, unknown>[] = [];
   const client = new DynamoDBClient({
@@ -180,7 +192,7 @@ const clientAnswering = (answer: () => StubResponse, header: () => string | unde
       },
     } as never,
   });
-  client.middlewareStack.add(subsegmentMiddleware(client as never, { open: () => undefined, send: (document) => documents.push(document) }, header) as never, { step: 'build', name: 'xraySubsegments', override: true });
+  client.middlewareStack.add(subsegmentMiddleware(client as never, { open: () => undefined, send: (document) => documents.push(document) }, async () => header()) as never, { step: 'build', name: 'xraySubsegments', override: true });
   return { client: DynamoDBDocumentClient.from(client), sent, documents };
 };
 const json = (status: number, body: unknown, requestId = 'REQ'): StubResponse => ({
@@ -207,6 +219,30 @@ describe('the middleware on an SDK client', () => {
     await expect(client.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: 'business', Item: { PK: 'a' } } }] }))).rejects.toMatchObject({ name: 'TransactionCanceledException' });
     expect(documents).toEqual([expect.objectContaining({ error: true, aws: expect.objectContaining({ operation: 'TransactWriteItems', table_name: 'business', table_names: ['business'] }), cause: { exceptions: [expect.objectContaining({ type: 'TransactionCanceledException', remote: true })] } })]);
     expect(JSON.stringify(documents)).not.toContain('Alice');
+  });
+
+  it("records a refused connection as a local fault, and the SDK's error is what the caller gets", async () => {
+    const { client, documents } = clientAnswering(() => {
+      throw Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' });
+    }, () => `Root=${root};Parent=${parent};Sampled=1`);
+    await expect(client.send(new PutCommand({ TableName: 'business', Item: { PK: 'a' } }))).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(documents).toEqual([expect.objectContaining({ fault: true, cause: { exceptions: [expect.objectContaining({ type: 'Error', remote: false })] } })]);
+    expect(documents[0]).not.toHaveProperty('http');
+  });
+
+  it('gives concurrent calls their own subsegments, each request naming its own', async () => {
+    const { client, sent, documents } = clientAnswering(() => json(200, {}), () => `Root=${root};Parent=${parent};Sampled=1`);
+    await Promise.all(['a', 'b', 'c'].map((key) => client.send(new PutCommand({ TableName: 'business', Item: { PK: key } }))));
+    const ids = documents.map((document) => String(document.id));
+    expect(new Set(ids).size).toBe(3);
+    expect(sent.map((headers) => headers['X-Amzn-Trace-Id']).sort()).toEqual(ids.map((id) => `Root=${root};Parent=${id};Sampled=1`).sort());
+  });
+
+  it('sends the call untraced, and answers it, when the trace header cannot be read', async () => {
+    const { client, sent, documents } = clientAnswering(() => json(200, {}), () => Promise.reject(new Error('no invoke store')));
+    await expect(client.send(new PutCommand({ TableName: 'business', Item: { PK: 'a' } }))).resolves.toBeDefined();
+    expect(documents).toEqual([]);
+    expect(sent[0]!['X-Amzn-Trace-Id']).toBeUndefined();
   });
 
   it.each([
@@ -240,7 +276,7 @@ const receivedCount = async (received: readonly string[], count: number): Promis
 };
 
 describe('the daemon emitter', () => {
-  it("sends each document as one datagram after X-Ray's header line, and keeps no process alive", () =>
+  it("sends each document as one datagram after X-Ray's header line", () =>
     withDaemon(async (emitter, received) => {
       emitter.send({ id: 'a' });
       emitter.send({ id: 'b' });
