@@ -39,8 +39,22 @@ export interface AwsJsonServerOptions {
   readonly port?: number;
 }
 
+/** What an emulation built on this server is started with, beside its own resources. */
+export interface AwsJsonEmulationOptions {
+  readonly port?: number;
+  readonly log?: (line: string) => void;
+}
+
+/** A running server: where it listens, and how to stop it. */
+export interface RunningAwsJsonServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly endpoint: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
 /** Starts the server on 127.0.0.1 (`port`, 0 for a free one). */
-export const startAwsJsonServer = async (options: AwsJsonServerOptions): Promise<{ readonly endpoint: string; readonly server: Server; close(): Promise<void> }> => {
+export const startAwsJsonServer = async (options: AwsJsonServerOptions): Promise<RunningAwsJsonServer> => {
   const { service, operations } = options;
   const reply = (response: ServerResponse, status: number, body: Record<string, unknown>) => {
     const text = JSON.stringify(body);

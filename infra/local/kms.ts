@@ -10,9 +10,8 @@
 // through the IAM edge (iam-edge.ts), which enforces both the caller's role policies and the key policy.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { AwsJsonError, jsonTargetPrefixes, startAwsJsonServer, type JsonOperation } from './aws-json-server';
+import { AwsJsonError, jsonTargetPrefixes, startAwsJsonServer, type AwsJsonEmulationOptions, type JsonOperation, type RunningAwsJsonServer } from './aws-json-server';
 import { localAccountId, localRegion } from './local-aws';
 
 /** A key policy statement as the template writes it, resolved: its principals (`*`, a role, the account root). */
@@ -84,23 +83,17 @@ const keyMaterial = (keyId: string, dataDir: string | undefined): Buffer => {
   return material;
 };
 
-export interface KmsEmulationOptions {
+export interface KmsEmulationOptions extends AwsJsonEmulationOptions {
   readonly keys: readonly LocalKmsKeyDefinition[];
   /** Where key material is kept; undefined: in memory only (a new key per start). */
   readonly dataDir?: string;
-  readonly port?: number;
-  readonly log?: (line: string) => void;
 }
 
-export interface RunningKms {
-  /** `http://127.0.0.1:<port>` */
-  readonly endpoint: string;
-  readonly server: Server;
+export interface RunningKms extends RunningAwsJsonServer {
   /** The key ARN a KeyId (key id, key ARN, alias name, alias ARN) names, or undefined. */
   keyArnOf(keyId: string): string | undefined;
   /** The key's policy statements, by key ARN. */
   policyOf(keyArn: string): { readonly statements: readonly KeyPolicyStatement[]; readonly source: string } | undefined;
-  close(): Promise<void>;
 }
 
 /** The key a KMS request names: its KeyId, else (Decrypt) the key its ciphertext blob names. */

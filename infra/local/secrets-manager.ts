@@ -10,9 +10,8 @@
 // through the IAM edge (iam-edge.ts), which enforces their role policies (`secretsmanager:GetSecretValue` on the
 // secret's ARN).
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
 import { parseSecretValue } from '#shared/schemas/webhook-signature';
-import { AwsJsonError, jsonTargetPrefixes, startAwsJsonServer, type JsonOperation } from './aws-json-server';
+import { AwsJsonError, jsonTargetPrefixes, startAwsJsonServer, type AwsJsonEmulationOptions, type JsonOperation, type RunningAwsJsonServer } from './aws-json-server';
 import { LocalSetupError, localAccountId, localRegion } from './local-aws';
 
 /** A secret as the local stack creates it from the template. */
@@ -62,19 +61,13 @@ interface LiveSecret extends LocalSecretDefinition {
   readonly versions: SecretVersion[];
 }
 
-export interface SecretsManagerEmulationOptions {
+export interface SecretsManagerEmulationOptions extends AwsJsonEmulationOptions {
   readonly secrets: readonly LocalSecretDefinition[];
-  readonly port?: number;
-  readonly log?: (line: string) => void;
 }
 
-export interface RunningSecretsManager {
-  /** `http://127.0.0.1:<port>` */
-  readonly endpoint: string;
-  readonly server: Server;
+export interface RunningSecretsManager extends RunningAwsJsonServer {
   /** The full ARN a SecretId (ARN, name, partial ARN) names, or undefined. */
   secretArnOf(secretId: string): string | undefined;
-  close(): Promise<void>;
 }
 
 /** AWS's limit on a SecretString (65,536 bytes). */
