@@ -14,6 +14,7 @@ import { operations, operationsById, type Operation } from '#shared/operations/i
 import { readStackSettings, settingsEnvironment, stackSettings, type StackSetting } from '#shared/operations/settings';
 import { buildBundle, type BuiltBundle } from './bundles';
 import { coldStart, type ColdSample } from './cold-start';
+import { coveredMs, startWaitRecorder } from './dependency-wait';
 import { meanStepTimes, phasesOfProfile, type CpuProfile, type ProfiledPhases } from './cpu-profile';
 import type { BenchContext } from './context';
 import { authorizerEvent, benchQueueArn, proxyEvent, queuedMessage, signedWebhookBody, sqsEvent, type HttpRequest } from './events';
@@ -117,6 +118,16 @@ export interface ColdFigures {
   readonly samplesMs: readonly number[];
   /** `--cpu-prof`: the mean CPU milliseconds by step of its profiled cold starts (absent without the flag). */
   readonly profile?: ProfiledPhases;
+  /**
+   * The time the local servers (DynamoDB Local, the SQS server, the KMS and Scheduler emulations) spent answering one
+   * cold start, median of the recorded runs (dependency-wait.ts): not the function's own time.
+   */
+  readonly medianWaitMs: number;
+  /**
+   * The ratio less the wait beyond the baseline's, in baseline cold starts: (wait - the baseline's wait) / the
+   * baseline's cold start taken from the ratio. An estimate of what the function itself adds; the target is on `ratio`.
+   */
+  readonly ratioLessWait: number;
 }
 
 export interface ColdSection {
@@ -130,7 +141,11 @@ export interface ColdSection {
     readonly medianInvokeMs: number;
     readonly runs: number;
     readonly profile?: ProfiledPhases;
+    /** The baseline's one GetItem, as the local table answered it (median of the recorded runs). */
+    readonly medianWaitMs: number;
   };
+  /** Cold starts of each function (and of the baseline) recorded through the wait recorder, apart from the timed rounds. */
+  readonly waitRuns: number;
   /** `--cpu-prof`: the profiled cold starts per function, and where their profiles are. */
   readonly cpuProfiles?: { readonly runs: number; readonly directory: string };
   readonly functions: readonly ColdFigures[];
@@ -411,6 +426,29 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       samplesMs: totals,
     };
   });
+  // How long the local servers took to answer each function's cold start: a few more cold starts through the wait
+  // recorder (its proxies add a hop, so none of these is a timed sample).
+  const waitRuns = Math.min(3, ctx.options.coldRuns);
+  const waits = new Map<string, number[]>();
+  const recorder = await startWaitRecorder(env);
+  try {
+    const waited = async (module: string, name: string, timeoutMs: number, event: unknown) => {
+      const built = bundles.get(module);
+      if (!built) throw new Error(`no bundle for ${module}`);
+      recorder.take();
+      await coldStart({ runner, bundle: built.run.file, functionName: name, event, env: recorder.env, functionTimeoutMs: timeoutMs });
+      waits.set(name, [...(waits.get(name) ?? []), coveredMs(recorder.take())]);
+    };
+    for (let run = 1; run <= waitRuns; run += 1) {
+      await waited(baselineModule, 'baseline', 10_000, {});
+      for (const fn of functions) await waited(fn.module, fn.name, fn.timeoutMs, await fn.event(200 + run));
+    }
+  } finally {
+    await recorder.close();
+  }
+  const medianWait = (name: string) => median(waits.get(name) ?? []);
+  log(`cold starts: ${waitRuns} cold start(s) of each function through the wait recorder`);
+
   const profiles = new Map<string, ProfiledPhases>();
   if (ctx.options.cpuProfileRuns > 0) {
     rmSync(profileDirectory, { recursive: true, force: true });
@@ -422,9 +460,12 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
   const figures = measured.map((fn): ColdFigures => {
     const peerRatios = isServiceFunction(fn) ? peers.map((peer) => ({ peer: peer.name, ratio: fn.ratio / peer.ratio })) : [];
     const profile = profiles.get(fn.name);
+    const medianWaitMs = medianWait(fn.name);
     return {
       ...fn,
       ...(profile ? { profile } : {}),
+      medianWaitMs,
+      ratioLessWait: fn.ratio - (medianWaitMs - medianWait('baseline')) / fn.baselineMedianMs,
       peerRatios,
       peerVerdict: !isServiceFunction(fn) ? '-' : peerRatios.every((entry) => entry.ratio < 1) ? 'PASS' : 'OVER',
     };
@@ -441,7 +482,9 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       medianImportMs: median(baselineSamples.map((entry) => entry.importMs)),
       medianInvokeMs: median(baselineSamples.map((entry) => entry.invokeMs)),
       ...(profiles.has('baseline') ? { profile: profiles.get('baseline') } : {}),
+      medianWaitMs: medianWait('baseline'),
     },
+    waitRuns,
     ...(ctx.options.cpuProfileRuns > 0 ? { cpuProfiles: { runs: ctx.options.cpuProfileRuns, directory: profileDirectory } } : {}),
     functions: figures,
   };
