@@ -2,11 +2,10 @@
 // Encryption SDK's keyring (envelope.ts: GenerateDataKey to seal a secret over 4 KiB, Decrypt to open its message),
 // built in the function's own bundle. The bundle already holds the AWS SDK's core, protocols and credential
 // providers for its DynamoDB client, so this client adds only KMS's own configuration and these three commands; built
-// in the `#lazy/secret-cipher` chunk it carried a second copy of all of it (issue 23). Every call is traced
-// (observability/tracing.ts), with the same request timeouts as every client (aws-requests.ts).
+// in the `#lazy/secret-cipher` chunk it carried a second copy of all of it (issue 23). Set up as every client
+// of the service is (aws-requests.ts `serviceClient`: traced, the same request timeouts, no payload logging).
 import { DecryptCommand, EncryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
-import { awsRequestHandler } from '#shared/aws-requests';
-import { traced } from '#shared/observability/tracing';
+import { awsRequestHandler, serviceClient } from '#shared/aws-requests';
 import type { KeyringKmsClient } from './envelope';
 import type { DirectKmsCalls } from './secret-cipher';
 
@@ -15,7 +14,7 @@ export type KmsCalls = KeyringKmsClient & DirectKmsCalls;
 
 /** The calls as SDK commands on one client of `region`. */
 const kmsCallsOf = (region: string): KmsCalls => {
-  const client = traced(new KMSClient({ region, requestHandler: awsRequestHandler }));
+  const client = serviceClient(new KMSClient({ region, requestHandler: awsRequestHandler }));
   return {
     generateDataKey: (input) => client.send(new GenerateDataKeyCommand(input)),
     encrypt: (input) => client.send(new EncryptCommand(input)),

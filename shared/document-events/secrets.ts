@@ -5,8 +5,7 @@
 // environment itself (WEBHOOK_SECRETS, comma-separated or JSON). Which of the two the function has is its
 // readWebhookSecret grant's doing (shared/operations/grants.ts), checked when the function loads.
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { awsRequestHandler } from '#shared/aws-requests';
-import { traced } from '#shared/observability/tracing';
+import { awsRequestHandler, serviceClient } from '#shared/aws-requests';
 import { environmentVariables, optionalEnvironmentValue } from '#shared/environment';
 import { parseSecretValue } from '#shared/schemas/webhook-signature';
 
@@ -20,7 +19,7 @@ const { webhookSecretArn, webhookSecrets } = environmentVariables;
 export const webhookSecretsFromEnvironment = (): SecretsSource => {
   const arn = optionalEnvironmentValue(webhookSecretArn);
   if (arn) {
-    const client = traced(new SecretsManagerClient({ requestHandler: awsRequestHandler }));
+    const client = serviceClient(new SecretsManagerClient({ requestHandler: awsRequestHandler }));
     let cached: { secrets: readonly string[]; until: number } | undefined;
     return async () => {
       if (cached && cached.until > Date.now()) return cached.secrets;

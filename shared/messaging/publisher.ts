@@ -5,14 +5,13 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PayloadTooLarge, ServiceUnavailable } from '#shared/errors';
 import type { QueueDefinition } from '#shared/events/queues';
-import { awsRequestHandler } from '#shared/aws-requests';
-import { traced } from '#shared/observability/tracing';
+import { awsRequestHandler, serviceClient } from '#shared/aws-requests';
 import { environmentValue } from '#shared/environment';
 
 let processClient: SQSClient | undefined;
 
 /** The process's SQS client, created on the first send (the AWS SDK reads AWS_ENDPOINT_URL_SQS locally). */
-export const sqsClient = (): SQSClient => (processClient ??= traced(new SQSClient({ requestHandler: awsRequestHandler })));
+export const sqsClient = (): SQSClient => (processClient ??= serviceClient(new SQSClient({ requestHandler: awsRequestHandler })));
 
 /** Seconds an HTTP caller is told to wait (`Retry-After`) when a queue did not take its message. */
 export const sendRetryAfterSeconds = 5;

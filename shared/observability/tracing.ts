@@ -1,5 +1,6 @@
 // Observability: X-Ray traces of every AWS SDK call. Every client of the service is created through `traced(...)`
-// (the DynamoDB, SQS, Scheduler, Secrets Manager clients and the Encryption SDK's KMS client), so on AWS, where the
+// (by `serviceClient`, shared/aws-requests.ts: the DynamoDB, SQS, Scheduler, Secrets Manager clients and the
+// Encryption SDK's KMS client), so on AWS, where the
 // functions run with Tracing.ACTIVE, each call is a subsegment of the function's segment, and the request carries a
 // trace header naming that subsegment as the parent of what the service records.
 //

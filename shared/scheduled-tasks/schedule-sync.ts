@@ -20,8 +20,7 @@ import { environmentValue } from '#shared/environment';
 import { schedulerEnvironment } from '#shared/operations/environment';
 import { scheduleFor, type Recurrence } from './recurrence';
 import { taskRunInput } from './messages';
-import { awsRequestHandler } from '#shared/aws-requests';
-import { traced } from '#shared/observability/tracing';
+import { awsRequestHandler, serviceClient } from '#shared/aws-requests';
 
 /** What the scheduler is told about a task (contract C1). `enabled` = IsEnabled && IsActive. */
 export interface TaskSchedule {
@@ -252,7 +251,7 @@ export const syncSchedule = (task: TaskSchedule, now: Date, options?: { readonly
   try {
     defaultDependencies ??= {
       settings: schedulerSettingsFromEnvironment(),
-      client: traced(new SchedulerClient({ maxAttempts: 2, requestHandler: awsRequestHandler })),
+      client: serviceClient(new SchedulerClient({ maxAttempts: 2, requestHandler: awsRequestHandler })),
     };
   } catch (error) {
     return Promise.reject(failure(error));
