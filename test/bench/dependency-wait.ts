@@ -35,6 +35,31 @@ export const coveredMs = (intervals: readonly Pick<WaitInterval, 'startMs' | 'en
   return total;
 };
 
+/** A call's short name: the operation of a JSON protocol's target, a REST call's method and first path segment. */
+const shortName = (call: string): string => {
+  const rest = /^([A-Z]+) \/([^/]*)/.exec(call);
+  if (rest) return `${rest[1]} /${rest[2]}`;
+  return call.slice(call.lastIndexOf('.') + 1);
+};
+
+/**
+ * The calls of one recording in order, as the bench README's round-trip tables write them: calls one after the other
+ * separated by a comma, calls in flight at once joined by " + " (e.g. "GetItem + UpdateItem, TransactWriteItems").
+ */
+export const callSequence = (intervals: readonly WaitInterval[]): string => {
+  const groups: { names: string[]; endMs: number }[] = [];
+  for (const interval of [...intervals].sort((a, b) => a.startMs - b.startMs)) {
+    const last = groups.at(-1);
+    if (last && interval.startMs < last.endMs) {
+      last.names.push(shortName(interval.call));
+      last.endMs = Math.max(last.endMs, interval.endMs);
+    } else {
+      groups.push({ names: [shortName(interval.call)], endMs: interval.endMs });
+    }
+  }
+  return groups.map((group) => group.names.join(' + ')).join(', ');
+};
+
 /** The local origins (`http://127.0.0.1:port`, `http://localhost:port`) an environment's values name. */
 export const localOriginsOf = (env: Readonly<Record<string, string>>): string[] => {
   const origins = new Set<string>();

@@ -220,6 +220,8 @@ export const renderColdSection = (cold: ColdSection): string => {
       `"Ratio less wait" = the ratio less (wait - the baseline's wait) / the baseline's cold start: an estimate of what the function itself adds, ` +
       `${withinLessWait}/${serviceFunctions.length} within ${cold.target}x. Information only: the target is on the ratio.`,
   );
+  lines.push(`  The calls of one cold start (its first recorded run; "A + B" in flight at once, "A, B" one after the other): baseline ${cold.baseline.calls || 'none'}`);
+  for (const fn of cold.functions.filter((candidate) => candidate.kind !== 'reference')) lines.push(`    ${fn.name}: ${fn.calls || 'none'}`);
   for (const reference of cold.functions.filter((fn) => fn.kind === 'reference')) {
     lines.push(
       `  "${reference.name}" is not a function: ${reference.module} loads only that manifest (no SDK); its init ` +

@@ -14,7 +14,7 @@ import { operations, operationsById, type Operation } from '#shared/operations/i
 import { readStackSettings, settingsEnvironment, stackSettings, type StackSetting } from '#shared/operations/settings';
 import { buildBundle, type BuiltBundle } from './bundles';
 import { coldStart, type ColdSample } from './cold-start';
-import { coveredMs, startWaitRecorder } from './dependency-wait';
+import { callSequence, coveredMs, startWaitRecorder } from './dependency-wait';
 import { meanStepTimes, phasesOfProfile, type CpuProfile, type ProfiledPhases } from './cpu-profile';
 import type { BenchContext } from './context';
 import { authorizerEvent, benchQueueArn, proxyEvent, queuedMessage, signedWebhookBody, sqsEvent, type HttpRequest } from './events';
@@ -128,6 +128,8 @@ export interface ColdFigures {
    * baseline's cold start taken from the ratio. An estimate of what the function itself adds; the target is on `ratio`.
    */
   readonly ratioLessWait: number;
+  /** The calls of its first recorded cold start, in order ("A + B" at once, "A, B" one after the other). */
+  readonly calls: string;
 }
 
 export interface ColdSection {
@@ -143,6 +145,7 @@ export interface ColdSection {
     readonly profile?: ProfiledPhases;
     /** The baseline's one GetItem, as the local table answered it (median of the recorded runs). */
     readonly medianWaitMs: number;
+    readonly calls: string;
   };
   /** Cold starts of each function (and of the baseline) recorded through the wait recorder, apart from the timed rounds. */
   readonly waitRuns: number;
@@ -430,6 +433,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
   // recorder (its proxies add a hop, so none of these is a timed sample).
   const waitRuns = Math.min(3, ctx.options.coldRuns);
   const waits = new Map<string, number[]>();
+  const calls = new Map<string, string>();
   const recorder = await startWaitRecorder(env);
   try {
     const waited = async (module: string, name: string, timeoutMs: number, event: unknown) => {
@@ -437,7 +441,9 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       if (!built) throw new Error(`no bundle for ${module}`);
       recorder.take();
       await coldStart({ runner, bundle: built.run.file, functionName: name, event, env: recorder.env, functionTimeoutMs: timeoutMs });
-      waits.set(name, [...(waits.get(name) ?? []), coveredMs(recorder.take())]);
+      const intervals = recorder.take();
+      waits.set(name, [...(waits.get(name) ?? []), coveredMs(intervals)]);
+      if (!calls.has(name)) calls.set(name, callSequence(intervals));
     };
     for (let run = 1; run <= waitRuns; run += 1) {
       await waited(baselineModule, 'baseline', 10_000, {});
@@ -465,6 +471,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       ...fn,
       ...(profile ? { profile } : {}),
       medianWaitMs,
+      calls: calls.get(fn.name) ?? '',
       ratioLessWait: fn.ratio - (medianWaitMs - medianWait('baseline')) / fn.baselineMedianMs,
       peerRatios,
       peerVerdict: !isServiceFunction(fn) ? '-' : peerRatios.every((entry) => entry.ratio < 1) ? 'PASS' : 'OVER',
@@ -483,6 +490,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       medianInvokeMs: median(baselineSamples.map((entry) => entry.invokeMs)),
       ...(profiles.has('baseline') ? { profile: profiles.get('baseline') } : {}),
       medianWaitMs: medianWait('baseline'),
+      calls: calls.get('baseline') ?? '',
     },
     waitRuns,
     ...(ctx.options.cpuProfileRuns > 0 ? { cpuProfiles: { runs: ctx.options.cpuProfileRuns, directory: profileDirectory } } : {}),

@@ -1,7 +1,7 @@
 // Unit: the bench's wait recorder (test/bench/dependency-wait.ts): the union of intervals, the environment it
 // rewrites, and its proxies against a local server that answers late.
 import { createServer, request, type Server } from 'node:http';
-import { coveredMs, localOriginsOf, startWaitRecorder, type WaitRecorder } from '#test/bench/dependency-wait';
+import { callSequence, coveredMs, localOriginsOf, startWaitRecorder, type WaitRecorder } from '#test/bench/dependency-wait';
 
 const listen = async (server: Server): Promise<string> => {
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', () => listening()));
@@ -30,6 +30,21 @@ describe('coveredMs', () => {
     expect(coveredMs([{ startMs: 20, endMs: 23 }, { startMs: 0, endMs: 4 }, { startMs: 1, endMs: 5 }])).toBe(8);
     // Nested and touching intervals.
     expect(coveredMs([{ startMs: 0, endMs: 10 }, { startMs: 2, endMs: 3 }, { startMs: 10, endMs: 12 }])).toBe(12);
+  });
+});
+
+describe('callSequence', () => {
+  it('writes calls one after the other with commas and calls in flight at once with +, by their short names', () => {
+    expect(callSequence([])).toBe('');
+    expect(
+      callSequence([
+        { call: 'DynamoDB_20120810.TransactWriteItems', startMs: 10, endMs: 14 },
+        { call: 'DynamoDB_20120810.GetItem', startMs: 0, endMs: 3 },
+        { call: 'DynamoDB_20120810.UpdateItem', startMs: 1, endMs: 4 },
+        { call: 'TrentService.GenerateDataKey', startMs: 15, endMs: 16 },
+        { call: 'POST /schedules/task-1', startMs: 17, endMs: 18 },
+      ]),
+    ).toBe('GetItem + UpdateItem, TransactWriteItems, GenerateDataKey, POST /schedules');
   });
 });
 
