@@ -9,14 +9,17 @@
 //   npx tsx test/bench/ab-cold.ts <checkout A> <checkout B> <function[,function...]> [rounds]   (30 by default)
 //
 // A checkout is a folder with this repository's layout and its node_modules (e.g. `git worktree add ../before HEAD~1`
-// and a link to this node_modules). Functions: the tenant-location operations and paymentPost (what the seeding below
-// gives them to work on).
+// and a link to this node_modules). Both are bundled with this checkout's `functionBundling`: a change to the bundling
+// settings themselves is not what this compares. Functions: the tenant-location operations and paymentPost, each
+// against a tenant of its own seeded with 20 locations (so a save's new locations never lengthen another's search).
+// A and B must answer alike (the same statuses), or the tool stops: a ratio of different work means nothing.
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
 import { startLocalStack } from '#infra/local/stack';
+import type { Principal } from '#shared/auth/principal';
 import { createDocumentClient } from '#shared/data/client';
 import { operationsById } from '#shared/operations/index';
 import { readStackSettings, settingsEnvironment, stackSettings, type StackSetting } from '#shared/operations/settings';
@@ -27,18 +30,17 @@ import { proxyEvent, type HttpRequest } from './events';
 import { locationInput, seedThroughService } from './seed';
 import { median, ms } from './stats';
 
-const principal = principalOf(7_444_001);
 const seededLocations = 20;
 
-/** The first event of each function this tool can measure (run: a number unique to the sample). */
-const requests = new Map<string, (run: number) => HttpRequest>([
-  ['tenantLocationGet', () => ({ principal, pathParameters: { id: '1' } })],
-  ['tenantLocationGetAll', () => ({ principal })],
-  ['tenantLocationGetByName', () => ({ principal, body: JSON.stringify({ SearchString: locationInput(1, 'AB').Name, IsExactMatch: true }) })],
-  ['tenantLocationGetDefaultAddress', () => ({ principal, pathParameters: { id: '1' }, query: 'addressType=Billing' })],
-  ['tenantLocationSearch', () => ({ principal, body: JSON.stringify({ MaxResults: 50 }) })],
-  ['tenantLocationSave', (run) => ({ principal, body: JSON.stringify({ ...locationInput(1000 + run, `AB save ${run}`), IsDefault: false }) })],
-  ['paymentPost', (run) => ({ principal, body: JSON.stringify({ Object: { Amount: 10 + run, Method: 'Cash' } }) })],
+/** The first event of each function this tool can measure (run: a number unique to the sample), for its tenant. */
+const requests = new Map<string, (principal: Principal, run: number) => HttpRequest>([
+  ['tenantLocationGet', (principal) => ({ principal, pathParameters: { id: '1' } })],
+  ['tenantLocationGetAll', (principal) => ({ principal })],
+  ['tenantLocationGetByName', (principal) => ({ principal, body: JSON.stringify({ SearchString: locationInput(1, 'AB').Name, IsExactMatch: true }) })],
+  ['tenantLocationGetDefaultAddress', (principal) => ({ principal, pathParameters: { id: '1' }, query: 'addressType=Billing' })],
+  ['tenantLocationSearch', (principal) => ({ principal, body: JSON.stringify({ MaxResults: 50 }) })],
+  ['tenantLocationSave', (principal, run) => ({ principal, body: JSON.stringify({ ...locationInput(1000 + run, `AB save ${run}`), IsDefault: false }) })],
+  ['paymentPost', (principal, run) => ({ principal, body: JSON.stringify({ Object: { Amount: 10 + run, Method: 'Cash' } }) })],
 ]);
 
 const usage = 'usage: npx tsx test/bench/ab-cold.ts <checkout A> <checkout B> <function[,function...]> [rounds]';
@@ -61,7 +63,7 @@ await build({ entryPoints: [join(repositoryRoot, 'test/bench/cold-runner.ts')], 
 const stack = await startLocalStack({ port: 0, inMemory: true, consumers: [], log: () => undefined });
 try {
   // The stack's in-process environment points this client at DynamoDB Local.
-  await seedThroughService({ client: createDocumentClient(new DynamoDBClient({})), tableName: stack.tableName }, principal, seededLocations, 'AB');
+  const table = { client: createDocumentClient(new DynamoDBClient({})), tableName: stack.tableName };
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     TABLE_NAME: stack.tableName,
@@ -80,8 +82,10 @@ try {
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     _X_AMZN_TRACE_ID: 'Root=1-67891233-abcdef012345678912345678;Parent=53995c3f42cd8ad8;Sampled=1',
   };
-  for (const name of functions) {
+  for (const [index, name] of functions.entries()) {
     const operation = operationsById[name as keyof typeof operationsById];
+    const principal = principalOf(7_444_001 + index);
+    await seedThroughService(table, principal, seededLocations, 'AB');
     const request = requests.get(name)!;
     const bundles = await Promise.all(
       checkouts.map((checkout, index) =>
@@ -89,22 +93,24 @@ try {
       ),
     );
     const samples: [ColdSample[], ColdSample[]] = [[], []];
-    const statuses = new Set<string>();
+    const statuses: [Set<string>, Set<string>] = [new Set(), new Set()];
     let run = 0;
     // Two discarded rounds first (the file cache, DynamoDB Local's first requests of the kind).
     for (let round = -2; round < rounds; round += 1) {
       for (const side of round % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
         run += 1;
-        const sample = await coldStart({ runner, bundle: bundles[side]!.file, functionName: name, event: await proxyEvent(operation, request(run)), env, functionTimeoutMs: 10_000 });
+        const sample = await coldStart({ runner, bundle: bundles[side]!.file, functionName: name, event: await proxyEvent(operation, request(principal, run)), env, functionTimeoutMs: 10_000 });
         if (!sample.ok) throw new Error(`${name} (${side === 0 ? 'A' : 'B'}) failed: ${sample.error ?? sample.summary}`);
-        statuses.add(sample.summary);
+        statuses[side].add(sample.summary);
         if (round >= 0) samples[side as 0 | 1].push(sample);
       }
     }
+    const [answersA, answersB] = statuses.map((answers) => [...answers].sort().join(', '));
+    if (answersA !== answersB) throw new Error(`${name}: A answered ${answersA}, B ${answersB}: not the same work, no ratio`);
     const of = (side: 0 | 1, pick: (sample: ColdSample) => number) => ms(median(samples[side].map(pick)), 1);
     const ratio = median(samples[0].map((sample, index) => samples[1][index]!.totalMs / sample.totalMs));
     process.stdout.write(
-      `${name} (${[...statuses].join(', ')}; ${rounds} rounds): ` +
+      `${name} (${answersA}; ${rounds} rounds): ` +
         `A ${of(0, (s) => s.totalMs)} ms (init ${of(0, (s) => s.importMs)}, first call ${of(0, (s) => s.invokeMs)}), ` +
         `B ${of(1, (s) => s.totalMs)} ms (init ${of(1, (s) => s.importMs)}, first call ${of(1, (s) => s.invokeMs)}); ` +
         `B / A ${ratio.toFixed(3)} (median of the rounds); bundles ${bundles.map((bundle) => `${(bundle.bytes / 1024).toFixed(1)} KiB`).join(', ')}\n`,

@@ -92,12 +92,27 @@ const proxyTo = (origin: string, record: (interval: WaitInterval) => void, agent
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);
-        answer.once('end', () => record({ call: callOf(incoming), startMs, endMs: performance.now() }));
+        // An answer cut short upstream is cut short for the function too (its SDK sees the failure and retries), and
+        // is no wait of a completed call: nothing recorded.
+        answer.once('aborted', () => outgoing.destroy());
+        answer.once('error', () => outgoing.destroy());
+        answer.once('end', () => {
+          if (!outgoing.destroyed) record({ call: callOf(incoming), startMs, endMs: performance.now() });
+        });
       },
     );
     forwarded.once('error', (error) => {
+      if (outgoing.headersSent) {
+        outgoing.destroy();
+        return;
+      }
       outgoing.writeHead(502, { 'content-type': 'text/plain' });
       outgoing.end(`bench proxy: ${origin} did not answer (${error.message})`);
+    });
+    // A function that gave up (its SDK's request timeout) before the whole answer reached it: the upstream call is
+    // abandoned, and the time it would have taken is not the function's wait.
+    outgoing.once('close', () => {
+      if (!outgoing.writableFinished) forwarded.destroy();
     });
     incoming.pipe(forwarded);
   };

@@ -17,6 +17,8 @@ const post = (url: string, body: string, headers: Record<string, string> = {}) =
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));
       response.on('end', () => answered({ status: response.statusCode ?? 0, body: text }));
+      response.once('error', failed);
+      response.once('aborted', () => failed(new Error('the answer was cut short')));
     });
     sent.once('error', failed);
     sent.end(body);
@@ -123,6 +125,38 @@ describe('startWaitRecorder', () => {
     recorder = await startWaitRecorder({ SCHEDULER: origin });
     await post(`${recorder.env.SCHEDULER as string}/schedules/task-1?groupName=g`, '{}');
     expect(recorder.take().map((interval) => interval.call)).toEqual(['POST /schedules/task-1']);
+  });
+
+  it('cuts an answer cut short upstream short for the client too, and records nothing of it', async () => {
+    const cutting = createServer((incoming, outgoing) => {
+      incoming.resume();
+      outgoing.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      outgoing.write('{"partial":');
+      setTimeout(() => outgoing.socket?.destroy(), 20);
+    });
+    const cuttingOrigin = await listen(cutting);
+    try {
+      recorder = await startWaitRecorder({ ENDPOINT: cuttingOrigin });
+      await expect(post(recorder.env.ENDPOINT as string, '{}')).rejects.toThrow();
+      expect(recorder.take()).toEqual([]);
+    } finally {
+      cutting.closeAllConnections();
+      await new Promise<void>((closed) => cutting.close(() => closed()));
+    }
+  });
+
+  it('records nothing of a call the client gave up on before its answer', async () => {
+    recorder = await startWaitRecorder({ ENDPOINT: origin });
+    const endpoint = recorder.env.ENDPOINT as string;
+    await new Promise<void>((settled) => {
+      const sent = request(endpoint, { method: 'POST' }, () => undefined);
+      sent.once('error', () => settled());
+      sent.end('{}');
+      // The upstream answers after 30 ms; the client leaves after 5.
+      setTimeout(() => sent.destroy(new Error('gave up')), 5);
+    });
+    await new Promise((wait) => setTimeout(wait, 80));
+    expect(recorder.take()).toEqual([]);
   });
 
   it('answers 502 when the upstream is gone', async () => {
