@@ -15,7 +15,6 @@
 // A and B must answer alike (the same statuses), or the tool stops: a ratio of different work means nothing.
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { functionBundling, repositoryRoot } from '#infra/constructs/operation-function';
 import { startLocalStack } from '#infra/local/stack';
@@ -24,7 +23,8 @@ import { createDocumentClient } from '#shared/data/client';
 import { operationsById } from '#shared/operations/index';
 import { readStackSettings, settingsEnvironment, stackSettings, type StackSetting } from '#shared/operations/settings';
 import { buildBundle } from './bundles';
-import { coldStart, type ColdSample } from './cold-start';
+import { buildColdRunner, coldStart, type ColdSample } from './cold-start';
+import { activeTracingEnvironment, runTarget } from './section-cold';
 import { principalOf } from './context';
 import { proxyEvent, type HttpRequest } from './events';
 import { locationInput, seedThroughService } from './seed';
@@ -57,8 +57,7 @@ const checkouts = [resolve(checkoutA), resolve(checkoutB)] as const;
 const workDir = join(repositoryRoot, '.local', 'bench', 'ab-cold');
 rmSync(workDir, { recursive: true, force: true });
 mkdirSync(workDir, { recursive: true });
-const runner = join(workDir, 'cold-runner.mjs');
-await build({ entryPoints: [join(repositoryRoot, 'test/bench/cold-runner.ts')], outfile: runner, bundle: true, platform: 'node', format: 'esm', target: 'node24', logLevel: 'error' });
+const runner = await buildColdRunner(join(workDir, 'cold-runner.mjs'), runTarget);
 
 const stack = await startLocalStack({ port: 0, inMemory: true, consumers: [], log: () => undefined });
 try {
@@ -77,10 +76,7 @@ try {
     POWERTOOLS_LOG_LEVEL: 'ERROR',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     // As section 1 runs them: traced, as under Lambda's active tracing, to a UDP port nobody reads.
-    AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
-    AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
-    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
-    _X_AMZN_TRACE_ID: 'Root=1-67891233-abcdef012345678912345678;Parent=53995c3f42cd8ad8;Sampled=1',
+    ...activeTracingEnvironment(),
   };
   for (const [index, name] of functions.entries()) {
     const operation = operationsById[name as keyof typeof operationsById];

@@ -3,8 +3,10 @@
 // process is the Node.js the template's Runtime names (functionRuntime: the pinned package's executable), not the
 // bench's own.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { functionRuntime } from '#infra/constructs/operation-function';
+import { build } from 'esbuild';
+import { functionRuntime, repositoryRoot } from '#infra/constructs/operation-function';
 import { nodeExecutableFor, type NodeExecutable } from '#infra/local/lambda-runtime';
 import type { ColdRunnerReport } from './cold-runner';
 
@@ -12,6 +14,15 @@ let functionNodeExecutable: NodeExecutable | undefined;
 /** The node that runs every cold start: the one the functions' Runtime (nodejs24.x) names. */
 export const functionNode = (): NodeExecutable =>
   (functionNodeExecutable ??= nodeExecutableFor(functionRuntime.name, { subject: 'the cold-start bench' }));
+
+/**
+ * Bundles the runner (cold-runner.ts) into `outfile` for `target` (e.g. node24): one runner for every sample, which
+ * imports a bundle, serves the event and prints one line. Returns the file, the `runner` of `coldStart`.
+ */
+export const buildColdRunner = async (outfile: string, target: string): Promise<string> => {
+  await build({ entryPoints: [join(repositoryRoot, 'test/bench/cold-runner.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target, logLevel: 'error' });
+  return outfile;
+};
 
 /** The runner's report line starts with this (cold-runner.ts `reportPrefix`; not imported: that module runs on import). */
 const reportPrefix = 'BENCH_COLD_START ';

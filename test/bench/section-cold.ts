@@ -5,7 +5,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { functionBundling, functionRuntime, repositoryRoot } from '#infra/constructs/operation-function';
 import { nodeMajorOf } from '#infra/local/lambda-runtime';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
@@ -13,7 +12,7 @@ import { consumedQueueDefinitions, documentEventsQueue, queueDefinitions } from 
 import { operations, operationsById, type Operation } from '#shared/operations/index';
 import { readStackSettings, settingsEnvironment, stackSettings, type StackSetting } from '#shared/operations/settings';
 import { buildBundle, type BuiltBundle } from './bundles';
-import { coldStart, type ColdSample } from './cold-start';
+import { buildColdRunner, coldStart, type ColdSample } from './cold-start';
 import { callSequence, coveredMs, startWaitRecorder } from './dependency-wait';
 import { meanStepTimes, phasesOfProfile, type CpuProfile, type ProfiledPhases } from './cpu-profile';
 import type { BenchContext } from './context';
@@ -39,7 +38,7 @@ const coldConsumerMessages = new Map<string, (tenantId: number, run: number) => 
  * creates its own client and is never traced. BENCH_TRACE_ENABLED=false runs the functions with
  * POWERTOOLS_TRACE_ENABLED=false instead (the stack setting that turns tracing off), to measure what tracing costs.
  */
-const activeTracingEnvironment = (): Record<string, string> => ({
+export const activeTracingEnvironment = (): Record<string, string> => ({
   AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
   AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
   AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
@@ -162,17 +161,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
   const outDir = join(ctx.workDir, 'bundles');
   const lambdaTarget = functionBundling.target ?? 'node24';
 
-  // One runner for every sample: it imports a bundle, serves the event, prints one line.
-  const runner = join(ctx.workDir, 'cold-runner.mjs');
-  await build({
-    entryPoints: [join(repositoryRoot, 'test/bench/cold-runner.ts')],
-    outfile: runner,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: runTarget,
-    logLevel: 'error',
-  });
+  const runner = await buildColdRunner(join(ctx.workDir, 'cold-runner.mjs'), runTarget);
 
   const consumer = documentEventsQueue.consumer;
   const principal = tenants.cold;
@@ -340,10 +329,10 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     ...activeTracingEnvironment(),
   };
-  const sample = async (module: string, name: string, timeoutMs: number, event: unknown): Promise<ColdSample> => {
+  const sample = async (module: string, name: string, timeoutMs: number, event: unknown, sampleEnv: Readonly<Record<string, string>> = env): Promise<ColdSample> => {
     const built = bundles.get(module);
     if (!built) throw new Error(`no bundle for ${module}`);
-    return coldStart({ runner, bundle: built.run.file, functionName: name, event, env, functionTimeoutMs: timeoutMs });
+    return coldStart({ runner, bundle: built.run.file, functionName: name, event, env: sampleEnv, functionTimeoutMs: timeoutMs });
   };
   const baselineSample = () => sample(baselineModule, 'baseline', 10_000, {});
 
@@ -437,10 +426,8 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
   const recorder = await startWaitRecorder(env);
   try {
     const waited = async (module: string, name: string, timeoutMs: number, event: unknown) => {
-      const built = bundles.get(module);
-      if (!built) throw new Error(`no bundle for ${module}`);
       recorder.take();
-      await coldStart({ runner, bundle: built.run.file, functionName: name, event, env: recorder.env, functionTimeoutMs: timeoutMs });
+      await sample(module, name, timeoutMs, event, recorder.env);
       const intervals = recorder.take();
       waits.set(name, [...(waits.get(name) ?? []), coveredMs(intervals)]);
       if (!calls.has(name)) calls.set(name, callSequence(intervals));
