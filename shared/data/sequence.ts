@@ -3,7 +3,7 @@
 // transaction (a value is taken before the write that uses it). A create checks everything it can before taking a
 // value (the item-size guard included); `withNextValue` gives the value back when the write that used it is refused
 // with nothing written (a name or GUID taken meanwhile), unless a later value was taken since: then the gap stays.
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, SequenceExhausted } from '#shared/errors';
 import type { TableContext } from './client';
 import { KeyAlreadyClaimed } from './idempotency';
@@ -14,21 +14,22 @@ export const maxSequenceValue = 2 ** 31 - 1;
 
 export const sequenceKey = (tenantId: number, name: string): ItemKey => tenantKey(tenantId, composeKey('SEQ', name));
 
+/** The UpdateItem that takes the tenant's next value of `name` (the new value in `Attributes.value`). */
+export const nextValueInput = (tableName: string, tenantId: number, name: string): UpdateCommandInput => ({
+  TableName: tableName,
+  Key: sequenceKey(tenantId, name),
+  UpdateExpression: 'ADD #value :one',
+  ExpressionAttributeNames: { '#value': 'value' },
+  ExpressionAttributeValues: { ':one': 1 },
+  ReturnValues: 'UPDATED_NEW',
+});
+
 /**
  * The next value (1, 2, 3, ...) of the tenant's sequence `name`. `description` names it in the error when the
  * tenant has used every value up to 2^31 - 1 (e.g. "location ID").
  */
 export const nextValue = async ({ client, tableName }: TableContext, tenantId: number, name: string, description = `${name} number`): Promise<number> => {
-  const { Attributes } = await client.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: sequenceKey(tenantId, name),
-      UpdateExpression: 'ADD #value :one',
-      ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: { ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
+  const { Attributes } = await client.send(new UpdateCommand(nextValueInput(tableName, tenantId, name)));
   const value = Number(Attributes?.value);
   if (!Number.isInteger(value) || value > maxSequenceValue) throw new SequenceExhausted(description);
   return value;

@@ -101,6 +101,8 @@ export interface BenchContext {
  */
 export const benchTenantIds = {
   cold: 9100,
+  /** Section 1's SDK-only floors write here (reference-calls.ts), so the cold tenant's IDs stay the functions'. */
+  coldFloor: 9101,
   small: 9201,
   large: 9202,
   smallWrites: 9301,

@@ -183,6 +183,24 @@ export const renderHeader = (report: Pick<BenchReport, 'mode' | 'startedAt' | 'm
     'Each section prints its tables as soon as it ends; a failed section is reported as FAILED and the others still run.',
   ].join('\n');
 
+/**
+ * The floors (test/bench/reference-calls.ts): a function's calls alone against the baseline, and what the function
+ * adds beyond them (its ratio less the floor's, in baseline cold starts and in milliseconds of the baseline's p50).
+ */
+const floorLines = (cold: ColdSection): string[] => {
+  const floors = cold.functions.filter((fn) => fn.floorOf !== undefined);
+  if (floors.length === 0) return [];
+  return [
+    `  "floor: <function>'s calls" (${floors[0]?.module}) makes that function's cold-start calls with the items it writes and nothing else (the baseline's client, ` +
+      'no middy, validation, logger or tracing): what those calls cost beyond the baseline\'s one GetItem. Information only: the target is on the ratio.',
+    ...floors.map((floor) => {
+      const fn = cold.functions.find((candidate) => candidate.name === floor.floorOf);
+      const beyond = fn === undefined ? '' : `; ${fn.name} ${fn.ratio.toFixed(2)}x, so ${(fn.ratio - floor.ratio).toFixed(2)}x (about ${ms((fn.ratio - floor.ratio) * cold.baseline.medianMs, 0)} ms) beyond its calls`;
+      return `    ${floor.name}: ${floor.ratio.toFixed(2)}x of the baseline (wait ${ms(floor.medianWaitMs, 1)} ms${fn === undefined ? '' : ` against the function's ${ms(fn.medianWaitMs, 1)}`})${beyond}`;
+    }),
+  ];
+};
+
 export const renderColdSection = (cold: ColdSection): string => {
   const lines: string[] = [];
   lines.push(heading('1. Bundle size and cold start (fresh node process: import the bundle, serve the first event)'));
@@ -221,8 +239,9 @@ export const renderColdSection = (cold: ColdSection): string => {
       `${withinLessWait}/${serviceFunctions.length} within ${cold.target}x. Information only: the target is on the ratio.`,
   );
   lines.push(`  The calls of one cold start (its first recorded run; "A + B" in flight at once, "A, B" one after the other): baseline ${cold.baseline.calls || 'none'}`);
-  for (const fn of cold.functions.filter((candidate) => candidate.kind !== 'reference')) lines.push(`    ${fn.name}: ${fn.calls || 'none'}`);
-  for (const reference of cold.functions.filter((fn) => fn.kind === 'reference')) {
+  for (const fn of cold.functions.filter((candidate) => candidate.kind !== 'reference' || candidate.floorOf !== undefined)) lines.push(`    ${fn.name}: ${fn.calls || 'none'}`);
+  lines.push(...floorLines(cold));
+  for (const reference of cold.functions.filter((fn) => fn.kind === 'reference' && fn.floorOf === undefined)) {
     lines.push(
       `  "${reference.name}" is not a function: ${reference.module} loads only that manifest (no SDK); its init ` +
         `(${ms(reference.medianImportMs, 0)} ms vs the baseline's ${ms(cold.baseline.medianImportMs, 0)} ms, bundle ${bytes(reference.bundle.bytes)}) is what it costs.`,

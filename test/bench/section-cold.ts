@@ -20,7 +20,7 @@ import { authorizerEvent, benchQueueArn, proxyEvent, queuedMessage, signedWebhoo
 import { locationInput } from './seed';
 import { seededRandom } from '#infra/local/seeded-random';
 import { median, shuffle } from './stats';
-import { paymentColdEnvironment, paymentColdRequests } from './section-payments';
+import { paymentColdEnvironment, paymentColdRequests, paymentFloorEvents } from './section-payments';
 import { scheduledTaskColdEnvironment, scheduledTaskColdRequests } from './section-scheduled-tasks';
 import { receiptColdRequests } from './section-delivery-receipts';
 
@@ -56,6 +56,7 @@ const authorizerModule = 'functions/authorizer.ts';
 const baselineModule = 'test/bench/baseline-handler.ts';
 const referenceModule = 'test/bench/reference-manifest.ts';
 const compiledReferenceModule = 'test/bench/reference-compiled.ts';
+const floorModule = 'test/bench/reference-calls.ts';
 /**
  * Peers: how other people's functions are written, bundled with this service's settings (issue 23). Every function
  * is to start faster than both.
@@ -74,6 +75,8 @@ interface ColdFunction {
   readonly kind: 'operation' | 'authorizer' | 'consumer' | 'reference' | 'peer';
   readonly module: string;
   readonly timeoutMs: number;
+  /** A floor (reference-calls.ts): the function whose calls it makes, with nothing else. */
+  readonly floorOf?: string;
   event(run: number): Promise<unknown>;
 }
 
@@ -93,6 +96,8 @@ export interface ColdFigures {
   readonly name: string;
   readonly kind: ColdFunction['kind'];
   readonly module: string;
+  /** A floor (reference-calls.ts): the function whose calls it makes, with nothing else. */
+  readonly floorOf?: string;
   readonly bundle: BundleFigures;
   readonly runs: number;
   readonly medianMs: number;
@@ -255,6 +260,15 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
           body: json({ id: 'p-1', name: 'Cold product', price: 12.5 }),
         }),
     })),
+    // The SDK-only floors of the payment writes: their calls alone (reference-calls.ts).
+    ...Object.entries(paymentFloorEvents(ctx)).map(([floorOf, event]) => ({
+      name: `floor: ${floorOf}'s calls`,
+      kind: 'reference' as const,
+      module: floorModule,
+      timeoutMs: 10_000,
+      floorOf,
+      event,
+    })),
     {
       name: 'reference: zod manifest',
       kind: 'reference',
@@ -273,8 +287,10 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
   const wanted = ctx.options.coldFunctions;
   const unknown = (wanted ?? []).filter((name) => !allFunctions.some((fn) => fn.name === name));
   if (unknown.length > 0) throw new Error(`--functions: no function named ${unknown.join(', ')} (names: ${allFunctions.map((fn) => fn.name).join(', ')})`);
-  /** `--functions`: the named ones and both peers (the peers' columns need them). */
-  const functions = wanted ? allFunctions.filter((fn) => fn.kind === 'peer' || wanted.includes(fn.name)) : allFunctions;
+  /** `--functions`: the named ones, their floors and both peers (the peers' columns need them). */
+  const functions = wanted
+    ? allFunctions.filter((fn) => fn.kind === 'peer' || wanted.includes(fn.name) || (fn.floorOf !== undefined && wanted.includes(fn.floorOf)))
+    : allFunctions;
 
   // Bundles: the construct's settings as they are (target node24: the sizes Lambda gets), and the same settings
   // with the cold starts' Node as target (the same major: one build).
@@ -401,6 +417,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       name: fn.name,
       kind: fn.kind,
       module: fn.module,
+      ...(fn.floorOf === undefined ? {} : { floorOf: fn.floorOf }),
       bundle,
       bundleRatio,
       bundleVerdict: !isServiceFunction(fn) ? ('-' as const) : bundleRatio <= bundleTarget ? ('PASS' as const) : ('OVER' as const),

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { Principal } from '#shared/auth/principal';
-import { maxSequenceValue, nextValue } from '#shared/data/sequence';
+import { maxSequenceValue, nextValue, nextValueInput } from '#shared/data/sequence';
 import { paymentGetByID, paymentPost, paymentPostRefund } from '#shared/operations/payments';
 import { paymentsQueue } from '#shared/events/queues';
 import type { Operation } from '#shared/operations/operation';
@@ -20,12 +20,13 @@ import { refundsPage } from '#shared/schemas/limits';
 import { attachCapacityMeter, type CapacityTotals } from './capacity';
 import { benchTenantIds, principalOf, type BenchContext } from './context';
 import { benchQueueArn, lambdaContext, proxyEvent, sqsEvent, type HttpRequest } from './events';
+import type { ReplayEvent } from './reference-calls';
 import type { ColdSection } from './section-cold';
 import { compare, interleave, type Comparison } from './section-warm';
 import { comparisonTable } from './section-warm';
 import { coldRowsOf, renderColdRows, renderTable, units, type ColdRow } from './stats';
 
-const tenants = { cold: benchTenantIds.cold, warm: benchTenantIds.paymentsWarm, raw: benchTenantIds.paymentsRaw, capacity: benchTenantIds.paymentsCapacity } as const;
+const tenants = { cold: benchTenantIds.cold, floor: benchTenantIds.coldFloor, warm: benchTenantIds.paymentsWarm, raw: benchTenantIds.paymentsRaw, capacity: benchTenantIds.paymentsCapacity } as const;
 /** A payment large enough for every warm refund of 0.01 of a full run. */
 const bigAmount = 1_000_000;
 /** Refunds of the payment the GET series reads (its first page holds them all). */
@@ -45,10 +46,54 @@ export const paymentColdEnvironment = (queueUrls: Readonly<Record<string, string
   [paymentsQueueUrlVariable]: queueUrls[paymentsQueue.logicalName] ?? '',
 });
 
-/** The payment section 1's refund cold starts refund, in the cold tenant. */
+/** The payment section 1's refund cold starts refund, in the cold tenant; and the one its floor refunds, in the floors' tenant. */
 export const seedColdPayment = async (ctx: BenchContext): Promise<void> => {
   const service = createPaymentService({ repository: createPaymentRepository(ctx.rawTable), publish: async () => undefined });
   await service.record(principalOf(tenants.cold), { Object: { Amount: bigAmount } });
+  await service.record(principalOf(tenants.floor), { Object: { Amount: bigAmount } });
+};
+
+/**
+ * Section 1's SDK-only floors of the two payment writes (test/bench/reference-calls.ts): the calls paymentPost and
+ * paymentPostRefund make on their cold starts above, in the same order, with the items they write, built by the
+ * service's own repository functions (`recordActions`, `refundActions`) in the floors' tenant. The record's ID is taken
+ * here, before the cold start, so each run writes a new payment; the floor still sends its own UpdateItem, as the
+ * function does.
+ */
+export const paymentFloorEvents = (ctx: BenchContext): Record<'paymentPost' | 'paymentPostRefund', (run: number) => Promise<ReplayEvent>> => {
+  const { rawTable } = ctx;
+  const { tableName } = rawTable;
+  const tenantId = tenants.floor;
+  const principal = principalOf(tenantId);
+  const nextId = nextValueInput(tableName, tenantId, paymentSequence);
+  const context = (id: number) => ({ id, guid: randomUUID(), now: new Date().toISOString(), userId: principal.userId });
+  let original: PaymentRecord | undefined;
+  return {
+    // The ID, then the payment and its GUID claim (paymentPost's cold request: no Idempotency-Key).
+    paymentPost: async (run) => {
+      const record = prepareNewPayment({ Amount: 10 + run, Method: 'Cash' }, context(await nextValue(rawTable, tenantId, paymentSequence)));
+      return {
+        steps: [
+          [{ command: 'UpdateItem', input: nextId }],
+          [{ command: 'TransactWriteItems', input: { TransactItems: recordActions(tableName, tenantId, record).map((action) => action.item) } }],
+        ],
+      };
+    },
+    // The payment (consistent) with the ID at once, then the payment's update, the refund and its link: 0.01 of payment 1.
+    paymentPostRefund: async () => {
+      original ??= (await createPaymentRepository(rawTable).get(tenantId, 1)) as PaymentRecord;
+      const refund = buildRefund(original, readRefundRequest({ Amount: 0.01 }), 1, 'inline', context(await nextValue(rawTable, tenantId, paymentSequence)));
+      return {
+        steps: [
+          [
+            { command: 'UpdateItem', input: nextId },
+            { command: 'GetItem', input: { TableName: tableName, Key: paymentKey(tenantId, 1), ConsistentRead: true } },
+          ],
+          [{ command: 'TransactWriteItems', input: { TransactItems: refundActions(tableName, tenantId, { original, refund }).map((action) => action.item) } }],
+        ],
+      };
+    },
+  };
 };
 
 /** One operation: its warm comparison, the calls one handler call makes (counted on the function's client), and the raw calls it needs. */
