@@ -22,7 +22,6 @@
 // (Lambda's `Lineage`, which its recursive-loop detection counts) are passed on in the header unchanged.
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:dgram';
-import { isIPv6 } from 'node:net';
 import { InvokeStore } from '@aws/lambda-invoke-store';
 import { environmentVariables } from '#shared/environment';
 import { createSocket } from './daemon-socket';
@@ -268,7 +267,8 @@ export class DaemonEmitter {
   #open(): Socket {
     if (this.#socket) return this.#socket;
     // A host name is looked up as IPv4 (Lambda gives the daemon's IPv4 address); an IPv6 address gets a udp6 socket.
-    const socket = createSocket(isIPv6(this.#endpoint.host) ? 'udp6' : 'udp4');
+    // (`net` as daemon-socket.ts takes it: no ESM namespace of it.)
+    const socket = createSocket(process.getBuiltinModule('node:net').isIPv6(this.#endpoint.host) ? 'udp6' : 'udp4');
     // A socket that failed (its bind, say) is dropped: the next document opens another.
     socket.on('error', () => {
       if (this.#socket === socket) this.#socket = undefined;
