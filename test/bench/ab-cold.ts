@@ -22,6 +22,7 @@ import type { Principal } from '#shared/auth/principal';
 import { createDocumentClient } from '#shared/data/client';
 import { operationsById } from '#shared/operations/index';
 import { readStackSettings, settingsEnvironment, stackSettings, type StackSetting } from '#shared/operations/settings';
+import { commonFunctionEnvironment } from '#shared/operations/grants';
 import { buildBundle } from './bundles';
 import { buildColdRunner, coldStart, type ColdSample } from './cold-start';
 import { activeTracingEnvironment, runTarget } from './section-cold';
@@ -71,9 +72,8 @@ try {
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_ENDPOINT_URL_DYNAMODB: stack.dynamodbEndpoint,
-    POWERTOOLS_SERVICE_NAME: 'business-platform-api',
-    LOG_LEVEL: 'ERROR',
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    // The service name and log level the stack deploys (INFO: each request writes its access line, as on AWS).
+    ...commonFunctionEnvironment(),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     // As section 1 runs them: traced, as under Lambda's active tracing, to a UDP port nobody reads.
     ...activeTracingEnvironment(),

@@ -19,6 +19,7 @@ import type { BenchContext } from './context';
 import { authorizerEvent, benchQueueArn, proxyEvent, queuedMessage, signedWebhookBody, sqsEvent, type HttpRequest } from './events';
 import { locationInput } from './seed';
 import { seededRandom } from '#infra/local/seeded-random';
+import { commonFunctionEnvironment } from '#shared/operations/grants';
 import { median, shuffle } from './stats';
 import { paymentColdEnvironment, paymentColdRequests, paymentFloorEvents } from './section-payments';
 import { scheduledTaskColdEnvironment, scheduledTaskColdRequests } from './section-scheduled-tasks';
@@ -339,9 +340,8 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
     AWS_ENDPOINT_URL_SQS: stack.sqsEndpoint,
     AUTH_HS256_SECRET: process.env.AUTH_HS256_SECRET ?? '',
     WEBHOOK_SECRETS: process.env.WEBHOOK_SECRETS ?? localWebhookSecret,
-    POWERTOOLS_SERVICE_NAME: 'business-platform-api',
-    LOG_LEVEL: 'ERROR',
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    // The service name and log level the stack deploys (INFO: each request writes its access line, as on AWS).
+    ...commonFunctionEnvironment(),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     ...activeTracingEnvironment(),
   };

@@ -26,6 +26,7 @@ import { outputFileName } from './bundles';
 import type { CapacityTotals } from './capacity';
 import { coldStart } from './cold-start';
 import { functionBundling } from '#infra/constructs/operation-function';
+import { commonFunctionEnvironment } from '#shared/operations/grants';
 import { benchTenantIds, principalOf, type BenchContext } from './context';
 import { lambdaContext, proxyEvent, type HttpRequest } from './events';
 import { runTarget, type ColdSection } from './section-cold';
@@ -116,8 +117,9 @@ const runCipherColdStarts = async (ctx: BenchContext): Promise<CipherColdStarts>
   const runner = join(ctx.workDir, 'cold-runner.mjs');
   // The function's settings are this process's (the stack's in-process environment plus the save's grants).
   // No NODE_OPTIONS of the bench's own: the functions run without --enable-source-maps, as the construct deploys them.
-  const { NODE_OPTIONS: _benchNodeOptions, ...inherited } = process.env as Record<string, string>;
-  const env = { ...inherited, LOG_LEVEL: 'ERROR', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+  // The log level the stack deploys (INFO), as section 1 runs them.
+  const { NODE_OPTIONS: _benchNodeOptions, POWERTOOLS_LOG_LEVEL: _benchPowertoolsLevel, ...inherited } = process.env as Record<string, string>;
+  const env = { ...inherited, ...commonFunctionEnvironment() };
   const principal = principalOf(9504);
   const sample = async (withSecrets: Credentials | 'baseline', run: number) =>
     withSecrets === 'baseline'
