@@ -187,7 +187,7 @@ export const renderHeader = (report: Pick<BenchReport, 'mode' | 'startedAt' | 'm
  * The floors (test/bench/reference-calls.ts): a function's calls alone against the baseline, and what the function
  * adds beyond them (its ratio less the floor's, in baseline cold starts and in milliseconds of the baseline's p50).
  */
-const floorLines = (cold: ColdSection): string[] => {
+export const floorLines = (cold: ColdSection): string[] => {
   const floors = cold.functions.filter((fn) => fn.floorOf !== undefined);
   if (floors.length === 0) return [];
   return [
