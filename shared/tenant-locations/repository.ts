@@ -82,9 +82,14 @@ export class DefaultMoved extends ConcurrentModification {
   override readonly name: string = 'DefaultMoved';
 }
 
-export type { LocationFilter, LocationWrite } from './store';
+/** A location of the new parent's chain changed its parent (or went) while a save read it: read the chain again. */
+export class HierarchyMoved extends ConcurrentModification {
+  override readonly name: string = 'HierarchyMoved';
+}
 
-type Role = 'location' | 'claim' | 'claim-release' | 'pointer';
+export type { LocationFilter, LocationWrite, ParentLink } from './store';
+
+type Role = 'location' | 'claim' | 'claim-release' | 'pointer' | 'ancestor';
 
 const isActiveDefault = (location: TenantLocation | undefined) => Boolean(location?.IsActive && location.IsDefault);
 
@@ -189,9 +194,10 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
 
     /**
      * Writes a location and everything its rules touch, atomically. A failed version condition is VersionConflict,
-     * a taken name NameTaken, a default pointer that moved meanwhile DefaultMoved; all but NameTaken are retried.
+     * a taken name NameTaken, a default pointer that moved meanwhile DefaultMoved, a parent chain that changed since
+     * the save read it HierarchyMoved; all but NameTaken are retried.
      */
-    async write({ next, previous, makesDefault, claim }: LocationWrite): Promise<void> {
+    async write({ next, previous, makesDefault, claim, lineage = [] }: LocationWrite): Promise<void> {
       const tenantId = next.TenantID;
       const { actions, add } = transactionActions<Role>();
       add('location', versionedPut(tableName, toItem(next), previous?.Version));
@@ -209,8 +215,21 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
         add('pointer', { Delete: { TableName: tableName, Key: defaultPointerKey(tenantId), ...pointsAtNext } });
       }
 
+      // Each location of the parent chain as read: still there, with the same parent.
+      for (const link of lineage) {
+        add('ancestor', {
+          ConditionCheck: {
+            TableName: tableName,
+            Key: locationKey(tenantId, link.id),
+            ...(link.parentId === undefined
+              ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(ParentID)' }
+              : { ConditionExpression: 'ParentID = :parent', ExpressionAttributeValues: { ':parent': link.parentId } }),
+          },
+        });
+      }
+
       await transact(table, actions, {
-        errors: { location: () => new VersionConflict(), claim: () => new NameTaken(), pointer: () => new DefaultMoved() },
+        errors: { location: () => new VersionConflict(), claim: () => new NameTaken(), pointer: () => new DefaultMoved(), ancestor: () => new HierarchyMoved() },
         ...(claim ? { claim } : {}),
       });
     },

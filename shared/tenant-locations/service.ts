@@ -14,7 +14,7 @@ import type { Address } from '#shared/schemas/address';
 import { addressTypes, type AddressTypeName } from '#shared/schemas/address-types';
 import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '#shared/schemas/tenant-location';
 import { normaliseName } from './keys';
-import type { TenantLocationStore } from './store';
+import type { ParentLink, TenantLocationStore } from './store';
 
 /** Fields a client writes on Save. Everything else is the server's (ID, tenancy, version, audit, row number). */
 const clientFields = [
@@ -78,6 +78,7 @@ const mergeClientFields = (previous: TenantLocation | undefined, input: TenantLo
   return merged;
 };
 
+/** How far below the top of its hierarchy a location may be: the most parent links a save walks to find a loop. */
 const maxParentDepth = 16;
 
 export interface TenantLocationServiceDependencies {
@@ -111,19 +112,29 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     return location;
   };
 
-  /** A parent must be another existing location of the tenant, and must not make the hierarchy a loop. */
-  const checkParent = async (tenantId: number, id: number | undefined, parentId: number | undefined) => {
-    if (!parentId) return undefined;
+  /**
+   * A parent must be another existing location of the tenant, must not make the hierarchy a loop, and must leave the
+   * location at most `maxParentDepth` levels below the top of its hierarchy (the walk that looks for a loop stops
+   * there, so a deeper parent is refused rather than accepted unchecked). Returns the parent and its chain as read
+   * (`lineage`, the parent first): the write commits only if each of them still has the parent it had, so two saves
+   * that would together make a loop (B under C while C goes under B) cannot both commit; the one that loses reads the
+   * chain again and is refused.
+   */
+  const checkParent = async (tenantId: number, id: number | undefined, parentId: number | undefined): Promise<{ parent?: TenantLocation; lineage: ParentLink[] }> => {
+    if (!parentId) return { lineage: [] };
     const invalid = (detail: string) => new ValidationFailed([{ pointer: '/ParentID', detail }]);
     if (parentId === id) throw invalid('a location cannot be its own parent');
     const parent = await repository.get(tenantId, parentId);
     if (!parent) throw invalid('no location of this tenant has this ID');
-    let ancestor: TenantLocation | undefined = parent;
-    for (let depth = 0; ancestor?.ParentID && depth < maxParentDepth; depth += 1) {
+    const lineage: ParentLink[] = [{ id: parent.ID, parentId: parent.ParentID }];
+    for (let ancestor: TenantLocation | undefined = parent; ancestor?.ParentID; ) {
       if (ancestor.ParentID === id) throw invalid('this parent would make the hierarchy a loop');
+      if (lineage.length >= maxParentDepth) throw invalid(`this parent would put the location more than ${maxParentDepth} levels below the top of its hierarchy`);
       ancestor = await repository.get(tenantId, ancestor.ParentID);
+      // A parent that no longer exists ends the chain (its children keep the ID they were saved with).
+      if (ancestor) lineage.push({ id: ancestor.ID, parentId: ancestor.ParentID });
     }
-    return parent;
+    return { parent, lineage };
   };
 
   /**
@@ -135,7 +146,9 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     if (!name) throw new ValidationFailed([{ pointer: '/Name', detail: 'is required' }]);
     const tenantId = principal.tenantId;
     const isUpdate = Boolean(input.ID);
-    const parent = await checkParent(tenantId, input.ID, input.ParentID);
+    // Read before an ID is taken (a refused parent spends none), and again on every retry of the write.
+    let checked: Awaited<ReturnType<typeof checkParent>> | undefined = await checkParent(tenantId, input.ID, input.ParentID);
+    let parent = checked.parent;
     const compose = (id: number, previous: TenantLocation | undefined, timestamp: string): TenantLocation => {
       const isActive = input.IsActive ?? previous?.IsActive ?? true;
       return {
@@ -162,14 +175,20 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     if (!isUpdate) repository.assertFits(compose(maxSequenceValue, undefined, now()));
     // Lost races are retried under the one optimistic-retry policy (shared/data/retry.ts), from the read.
     const saveAs = (id: number) => withOptimisticRetry(async () => {
-      const [previous, prior] = await Promise.all([isUpdate ? require(tenantId, id) : undefined, claim?.read()]);
+      const [previous, prior, { lineage, ...found }] = await Promise.all([
+        isUpdate ? require(tenantId, id) : undefined,
+        claim?.read(),
+        checked ?? checkParent(tenantId, input.ID, input.ParentID),
+      ]);
+      checked = undefined;
+      parent = found.parent;
       if (prior) throw new KeyAlreadyClaimed(prior);
       if (previous && input.Version !== undefined && input.Version !== previous.Version) throw new StaleVersion();
       const next = compose(id, previous, now());
       try {
         // "Make this the default" (IsDefault true in the body) conflicts with nobody: the last committed wins.
         const makesDefault = next.IsDefault && input.IsDefault === true;
-        await repository.write({ next, previous, makesDefault, ...(claim ? { claim: claim.item({ created: !isUpdate, location: next }) } : {}) });
+        await repository.write({ next, previous, makesDefault, lineage, ...(claim ? { claim: claim.item({ created: !isUpdate, location: next }) } : {}) });
       } catch (error) {
         // The client named the version it edited: another writer changed the record first, so its edit is stale.
         if (error instanceof VersionConflict && input.Version !== undefined) throw new StaleVersion();

@@ -13,6 +13,12 @@ export interface LocationFilter {
   readonly searchNameOnly?: boolean;
 }
 
+/** One link of the parent chain a save read: a location, and the parent it had then (none: the top of its hierarchy). */
+export interface ParentLink {
+  readonly id: number;
+  readonly parentId: number | undefined;
+}
+
 export interface LocationWrite {
   readonly next: TenantLocation;
   /** The stored version this write replaces, as read (IsDefault included); absent for a create. */
@@ -24,6 +30,11 @@ export interface LocationWrite {
   readonly makesDefault: boolean;
   /** An Idempotency-Key's claim (shared/data/idempotency.ts), written in the same transaction. */
   readonly claim?: KeyClaimItem;
+  /**
+   * The new parent's chain as the save read it, the parent first: each must still exist with the parent it had
+   * (HierarchyMoved otherwise), so two saves that would together make a loop never both commit.
+   */
+  readonly lineage?: readonly ParentLink[];
 }
 
 export interface TenantLocationStore {
@@ -45,6 +56,6 @@ export interface TenantLocationStore {
   listActiveByName(tenantId: number): Promise<TenantLocation[]>;
   /** The tenant's locations in ID order, filtered. */
   list(tenantId: number, filter: LocationFilter): Promise<TenantLocation[]>;
-  /** Writes a location and everything its rules touch, atomically (VersionConflict, NameTaken, DefaultMoved). */
+  /** Writes a location and everything its rules touch, atomically (VersionConflict, NameTaken, DefaultMoved, HierarchyMoved). */
   write(write: LocationWrite): Promise<void>;
 }

@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from '@jest/globals';
 import type { TenantLocation } from '#shared/schemas/tenant-location';
 import { tokenFor } from '#test/support/http';
-import { problem, problemHeaders, problemType, viewOf } from '#test/support/responses';
+import { problem, problemHeaders, problemType, validationProblem, viewOf } from '#test/support/responses';
 import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
 import { create, get, getAll, getByName, remove, save, search } from './support';
 
@@ -178,5 +178,35 @@ describe('one default location per tenant', () => {
     const rows = (searched.json as unknown as { Value: TenantLocation[] }).Value;
     expect(rows).toHaveLength(defaultSaves);
     expect(rows.filter((row) => row.IsDefault).map((row) => row.ID)).toEqual([pointer]);
+  });
+});
+
+describe('the parent hierarchy under concurrent saves', () => {
+  const loopProblem = validationProblem([{ pointer: '/ParentID', detail: 'this parent would make the hierarchy a loop' }]);
+
+  test('two saves that would together make a loop (B under C while C goes under B) never both commit', async () => {
+    const { tenant, token } = await newTenant();
+    const rounds = 6;
+    for (let round = 0; round < rounds; round += 1) {
+      const [b, c] = [await create(token, { Name: `B ${round}` }), await create(token, { Name: `C ${round}` })];
+      const responses = await Promise.all([
+        save(token, { ID: b.ID, Name: b.Name, ParentID: c.ID }),
+        save(token, { ID: c.ID, Name: c.Name, ParentID: b.ID }),
+      ]);
+
+      // One is made; the other, read again after its write was refused, is the loop it would make.
+      expect(responses.map((response) => response.status).sort()).toEqual([200, 400]);
+      const refused = responses.find((response) => response.status === 400);
+      expect(refused?.json).toEqual(loopProblem);
+    }
+    // No location of the tenant is its own ancestor.
+    const parents = new Map((await storedLocations(tenant)).map((location) => [location.ID, location.ParentID]));
+    for (const id of parents.keys()) {
+      const seen = new Set<number>();
+      for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
+        expect(seen.has(at)).toBe(false);
+        seen.add(at);
+      }
+    }
   });
 });

@@ -1,15 +1,16 @@
 // Test support: the tenant-location store port (shared/tenant-locations/store.ts `TenantLocationStore`) in memory, for
 // fast unit tests of the service's rules. It passes the same contract suite as the DynamoDB repository
 // (./tenant-location-store-contract.ts, run in the unit tier against this store and in the integration tier against DynamoDB Local), and keeps the repository's conditions
-// as one transaction would: an Idempotency-Key's claim, the location's Version, the name claim and the default
-// pointer are all checked before anything is written, in the repository's order, with its errors (KeyAlreadyClaimed,
-// VersionConflict, NameTaken, DefaultMoved); a refused write changes nothing. Orders are the table's: by ID, and by
-// the active-name index's sort key compared as DynamoDB compares strings (UTF-8 bytes).
+// as one transaction would: an Idempotency-Key's claim, the location's Version, the name claim, the default pointer
+// and the new parent's chain are all checked before anything is written, in the repository's order, with its errors
+// (KeyAlreadyClaimed, VersionConflict, NameTaken, DefaultMoved, HierarchyMoved); a refused write changes nothing.
+// Orders are the table's: by ID, and by the active-name index's sort key compared as DynamoDB compares strings (UTF-8
+// bytes).
 import { wroteNothing, maxSequenceValue } from '#shared/data/sequence';
 import { ConcurrentModification, NameTaken, SequenceExhausted, VersionConflict } from '#shared/errors';
 import type { TenantLocation } from '#shared/schemas/tenant-location';
 import { activeIndexKeys, activeLocationsByName, normaliseName } from '#shared/tenant-locations/keys';
-import { assertLocationFits, DefaultMoved, searchTextOf } from '#shared/tenant-locations/repository';
+import { assertLocationFits, DefaultMoved, HierarchyMoved, searchTextOf } from '#shared/tenant-locations/repository';
 import type { LocationWrite, TenantLocationStore } from '#shared/tenant-locations/store';
 import { memoryKeyClaims } from '#test/stores/key-claims';
 
@@ -100,10 +101,10 @@ export const createMemoryTenantLocationStore = (): TenantLocationStore & { reado
         .sort((left, right) => left.ID - right.ID)
         .map(read),
 
-    async write({ next, previous, makesDefault, claim }: LocationWrite): Promise<void> {
+    async write({ next, previous, makesDefault, claim, lineage = [] }: LocationWrite): Promise<void> {
       const tenantId = next.TenantID;
       assertLocationFits(next);
-      // Every condition first, in the repository's order (the key's claim, the location, the names, the pointer).
+      // Every condition first, in the repository's order (the key's claim, the location, the names, the pointer, the chain).
       const claimKey = claim ? claims.check(claim) : undefined;
       const current = tenantLocations(tenantId).get(next.ID);
       if (previous?.Version === undefined ? current !== undefined : current?.Version !== previous.Version) throw new VersionConflict();
@@ -115,6 +116,10 @@ export const createMemoryTenantLocationStore = (): TenantLocationStore & { reado
       const pointer = pointers.get(tenantId);
       const pointerAction = isActiveDefault(next) && makesDefault ? 'put' : isActiveDefault(next) ? 'check' : isActiveDefault(previous) ? 'delete' : undefined;
       if ((pointerAction === 'check' || pointerAction === 'delete') && pointer !== next.ID) throw new DefaultMoved();
+      for (const link of lineage) {
+        const ancestor = tenantLocations(tenantId).get(link.id);
+        if (!ancestor || ancestor.ParentID !== link.parentId) throw new HierarchyMoved();
+      }
 
       // Then every write, all at once.
       claimKey?.();

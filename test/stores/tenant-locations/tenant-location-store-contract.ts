@@ -206,6 +206,31 @@ export const describeTenantLocationStoreContract = (implementation: string, open
           pointer: await repository.defaultLocationId(tenantId),
         }).toEqual({ outcome: 'DefaultMoved', north: { ...north, IsDefault: false }, byOldName: 1, byNewName: undefined, pointer: 2 });
       });
+
+      it("writes under a parent chain only while each of its locations has the parent it was read with (HierarchyMoved), writing nothing otherwise", async () => {
+        const { tenantId, location, seed } = tenant();
+        // 1 <- 2, and 3 on its own.
+        await seed(location(1), location(2, { ParentID: 1 }), location(3));
+        const lineage = [
+          { id: 2, parentId: 1 },
+          { id: 1, parentId: undefined },
+        ];
+
+        // Written: the chain is as read.
+        await repository.write({ next: location(4, { ParentID: 2 }), makesDefault: false, lineage });
+        // Then 1 goes under 3: a write that read 1 at the top of the chain, and one that read 2 under 3, are refused.
+        await repository.write({ next: location(1, { ParentID: 3, Version: 2 }), previous: await repository.get(tenantId, 1), makesDefault: false });
+        const topMoved = await refusal(repository.write({ next: location(5, { ParentID: 2 }), makesDefault: false, lineage }));
+        const parentMoved = await refusal(repository.write({ next: location(6, { ParentID: 2 }), makesDefault: false, lineage: [{ id: 2, parentId: 3 }] }));
+        // And one naming a location that does not exist.
+        const gone = await refusal(repository.write({ next: location(7, { ParentID: 9 }), makesDefault: false, lineage: [{ id: 9, parentId: undefined }] }));
+
+        expect({
+          written: (await repository.get(tenantId, 4))?.ParentID,
+          refused: [topMoved.name, parentMoved.name, gone.name],
+          nothingWritten: [await repository.get(tenantId, 5), await repository.get(tenantId, 6), await repository.get(tenantId, 7)],
+        }).toEqual({ written: 2, refused: ['HierarchyMoved', 'HierarchyMoved', 'HierarchyMoved'], nothingWritten: [undefined, undefined, undefined] });
+      });
     });
 
     describe('IDs', () => {

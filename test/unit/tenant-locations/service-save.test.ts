@@ -336,4 +336,52 @@ describe('tenant-location service: ParentID', () => {
       writes: 0,
     });
   });
+
+  it('refuses the second of two saves that would together make a loop (the write is conditional on the parent chain it read)', async () => {
+    // Prepare: 1 <- 2, and 3 on its own. The save below reads 3 (no parent); before it writes, another save commits
+    // 3 under 2: together they would make 2 <- 3 <- 2.
+    const { service, principal, storedLocation, seed, writes, beforeNextWrite } = serviceOnStore();
+    for (const location of [storedLocation(1), storedLocation(2, { ParentID: 1 }), storedLocation(3)]) await seed(location);
+    beforeNextWrite(() => seed(storedLocation(3, { ParentID: 2, Version: 2 })));
+
+    // Act: 2 under 3
+    const outcome = await refusal(service.save(principal, { ID: 2, Name: 'Location 2', ParentID: 3 }));
+
+    // Assess: its one write was refused for the chain that moved; read again, the loop was refused; 2 kept its parent
+    expect({ outcome, writeAttempts: writes.length, stored: (await service.get(principal, 2)).ParentID }).toEqual({
+      outcome: parentProblem('this parent would make the hierarchy a loop'),
+      writeAttempts: 1,
+      stored: 1,
+    });
+  });
+
+  it("writes once the chain is read again, when an ancestor's parent changed without making a loop", async () => {
+    const { service, principal, storedLocation, seed, writes, beforeNextWrite } = serviceOnStore();
+    for (const location of [storedLocation(1), storedLocation(2), storedLocation(3, { ParentID: 1 })]) await seed(location);
+    // Before the save's first write, 3 moves from under 1 to under 2.
+    beforeNextWrite(() => seed(storedLocation(3, { ParentID: 2, Version: 2 })));
+
+    const { location } = await service.save(principal, { Name: 'Branch', ParentID: 3 });
+
+    // The first write was refused (3's parent is not the one read), the second made.
+    expect([location.ParentID, writes.length, writes[1]?.lineage]).toEqual([3, 2, [{ id: 3, parentId: 2 }, { id: 2, parentId: undefined }]]);
+  });
+
+  it('refuses a parent that would put the location more than 16 levels below the top, and accepts one at 16', async () => {
+    // Prepare: a chain 1 <- 2 <- ... <- 17 (each location's parent is the one before it)
+    const { service, repository, principal, storedLocation, seed, writes } = serviceOnStore();
+    for (let id = 1; id <= 17; id += 1) await seed(storedLocation(id, id === 1 ? {} : { ParentID: id - 1 }));
+    const nextId = await repository.nextId(principal.tenantId);
+
+    const tooDeep = await refusal(service.save(principal, { Name: 'Too deep', ParentID: 17 }));
+    const deepest = await service.save(principal, { Name: 'Deepest', ParentID: 16 });
+
+    expect({ tooDeep, writes: writes.length, deepest: deepest.location.ParentID, id: deepest.location.ID }).toEqual({
+      tooDeep: parentProblem('this parent would put the location more than 16 levels below the top of its hierarchy'),
+      writes: 1,
+      deepest: 16,
+      // The refused save took no ID.
+      id: nextId + 1,
+    });
+  });
 });
