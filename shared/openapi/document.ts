@@ -86,8 +86,10 @@ const infoDescription = [
     'brackets (`Address.City`, `Address[City]`) and repeat keys for arrays (`IDs=1&IDs=2`). The webhook accepts ' +
     'and answers `application/json` only.',
   '**Fields.** Names are case-sensitive: PascalCase, except the camelCase webhook. Unknown fields are refused ' +
-    '(the webhook event keeps them: its signature covers the whole event). Fields marked `writeOnly` are card ' +
-    'data or credentials: accepted, never returned or logged.',
+    '(the webhook event keeps them: its signature covers the whole event). So are query parameters an operation ' +
+    'does not declare, each named in the problem (an operation that declares none refuses any), and a query ' +
+    'parameter sent more than once. Fields marked `writeOnly` are card data or credentials: accepted, never ' +
+    'returned or logged.',
   `**Limits.** Request bodies up to ${limits.requestBodyBytes} bytes; arrays up to ${limits.arrayItems} members.`,
   '**Errors.** Every error is a problem details document (RFC 9457): `application/problem+json`, or ' +
     '`application/problem+xml` when the request prefers XML. Its `instance`, like the `X-Request-Id` header of ' +

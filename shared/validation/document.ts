@@ -32,13 +32,16 @@ const typeWords: Readonly<Record<string, string>> = {
   null: 'null',
 };
 
+/** The words for a member or parameter the schema does not declare (a strict object, a strict query). */
+export const undeclaredMemberDetail = 'is not a known field (names are case-sensitive)';
+
 /** The words of one error, from its keyword and the schema's own limits (never from the value). */
 const detailOf = ({ keyword, params }: DocumentError): string => {
   switch (keyword) {
     case 'required':
       return 'is required';
     case 'additionalProperties':
-      return 'is not a known field (names are case-sensitive)';
+      return undeclaredMemberDetail;
     case 'propertyNames':
       return 'this key is not allowed';
     case 'type': {

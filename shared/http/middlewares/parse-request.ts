@@ -16,6 +16,7 @@ import { acceptedContentCodings, isShortToken, parseMediaType, requestMediaTypes
 import { setOwn } from '#shared/http/header-lines';
 import { applyTenancy } from '#shared/http/tenancy';
 import { validate } from '#shared/http/validation';
+import { undeclaredMemberDetail } from '#shared/validation/document';
 import type { ParameterTypes } from '#shared/validation/shape';
 import { headerOf, requestIdOf, type HttpMiddleware, type OperationRequest } from './request';
 
@@ -134,6 +135,16 @@ const singleQueryParameters = (event: APIGatewayProxyEvent): Record<string, stri
   return event.queryStringParameters ?? {};
 };
 
+/**
+ * An operation that reads no query refuses every parameter sent (400, naming each), as a query the operation reads
+ * refuses the ones it does not declare: a parameter sent by mistake (`/TenantLocation/Get/5?addressType=Billing`) is
+ * refused rather than silently ignored.
+ */
+const refuseUndeclaredQuery = (event: APIGatewayProxyEvent): void => {
+  const sent = Object.keys(event.multiValueQueryStringParameters ?? event.queryStringParameters ?? {});
+  if (sent.length > 0) throw new ValidationFailed(sent.map((parameter) => ({ parameter, detail: undeclaredMemberDetail })));
+};
+
 const integerText = /^-?(?:0|[1-9][0-9]*)$/;
 const numberText = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 
@@ -186,6 +197,7 @@ export const parseRequest = (operation: ParsedOperation): HttpMiddleware => ({
     const { principal } = request.internal;
 
     const path = readParameters(operation, 'path', event.pathParameters ?? {});
+    if (!operation.query) refuseUndeclaredQuery(event);
     const query = readParameters(operation, 'query', operation.query ? singleQueryParameters(event) : {});
 
     // An operation without a body never reads one, so only a body it would read is refused for its coding.

@@ -256,6 +256,19 @@ describe('GetDefaultAddress addressType', () => {
       body: expect.objectContaining({ errors: [parameter(name, 'is not a known field (names are case-sensitive)')] }),
     });
   });
+
+  // An operation that reads no query refuses any parameter, as these strict queries do: Get, GetAll and Save ignored
+  // one (`/TenantLocation/Get/5?addressType=Billing` answered the location).
+  test.each([
+    ['Get', 'GET', () => `/TenantLocation/Get/${existing.ID}?addressType=Billing`, 'addressType'],
+    ['GetAll', 'GET', () => '/TenantLocation/GetAll?__proto__=x', '__proto__'],
+    ['Save', 'POST', () => '/TenantLocation/Save?IsDefault=true', 'IsDefault'],
+  ])('%s, which reads no query: 400 naming the parameter, nothing changed', async (_operation, method, path, name) => {
+    await expectRefusedWithoutChange(
+      () => api(path(), { token, method, ...(method === 'POST' ? { body: { Name: 'Never saved' } } : {}) }),
+      invalid([parameter(name, 'is not a known field (names are case-sensitive)')]),
+    );
+  });
 });
 
 describe('Search filters', () => {

@@ -546,6 +546,22 @@ describe('operation stack: path and query parameters', () => {
     });
   });
 
+  // An operation that reads no query refuses every parameter, as a strict one refuses those it does not declare: a
+  // parameter sent by mistake was ignored (`/TenantLocation/Get/5?addressType=Billing` answered the location).
+  it.each([
+    ['tenantLocationGet', 'GET', '/TenantLocation/Get/{id}', '{"addressType":"Billing"}', ['addressType']],
+    ['tenantLocationGetAll', 'GET', '/TenantLocation/GetAll', '{"__proto__":"x","x":"1"}', ['__proto__', 'x']],
+    ['tenantLocationSave', 'POST', '/TenantLocation/Save', '{"constructor":"x"}', ['constructor']],
+    ['scheduledTaskGet', 'GET', '/ScheduledTasks/{id}', '{"x":""}', ['x']],
+  ])('%s reads no query: refuses any parameter (%s %s ?%s) naming each, before the handler', async (operationId, method, resource, query, names) => {
+    const { call, seen } = operationWith(operationId as never);
+    const response = await call(apiEvent({ method, resource, pathParameters: { id: '5' }, query: JSON.parse(query) as Record<string, string>, body: method === 'POST' ? '{"Name":"x"}' : null }));
+    expect({ response, handled: seen.length }).toEqual({
+      response: { statusCode: 400, headers: problemHeaders('json'), body: validationProblem(names.map((name) => ({ parameter: name, detail: 'is not a known field (names are case-sensitive)' }))) },
+      handled: 0,
+    });
+  });
+
   it.each([
     ['the same value', ['billing', 'billing']],
     ['two values', ['billing', 'postal']],
