@@ -1,5 +1,6 @@
 // Operations manifest: tenant locations.
 import { Address } from '#shared/schemas/address';
+import { limits } from '#shared/schemas/limits';
 import { SearchFilter, TenantLocationFilter } from '#shared/schemas/search-filter';
 import {
   GetDefaultAddressQuery,
@@ -89,7 +90,9 @@ export const tenantLocationSave = defineOperation({
   description:
     'ID 0 or absent creates (201, Location header); a positive ID updates (200). Name is required and must not be blank ' +
     '(400); names are unique per tenant, case-insensitive. ParentID must name another location of the tenant, never ' +
-    'the location itself or one of its descendants (400). `Idempotency-Key` makes a retry safe: the same key with the ' +
+    `the location itself or one of its descendants, and leave the location at most ${limits.locationDepth} levels below the top of its ` +
+    'hierarchy (400); two concurrent saves that would together make a loop never both succeed (the later one is ' +
+    'the 400). `Idempotency-Key` makes a retry safe: the same key with the ' +
     'same body replays the first answer (status, body, Location) and takes no ID. A create sent again without a key ' +
     'is a new create: its name is then taken by the first one (409), even when that first one was its own.',
   area: 'tenant-locations',

@@ -24,6 +24,8 @@ export const limits = {
   phoneNumber: 50,
   /** `*_offset` and UtcOffset fields, in minutes from UTC: the widest real offsets are -12:00 and +14:00. */
   utcOffsetMinutes: 14 * 60,
+  /** How far below the top of its hierarchy a tenant location may be (its ParentID chain): the most links a save walks to find a loop. */
+  locationDepth: 16,
 } as const;
 
 /** Search pages: MaxResults 1 to 500, default 50. */

@@ -13,6 +13,7 @@ import { defineSearch } from '#shared/search/search';
 import type { Address } from '#shared/schemas/address';
 import { addressTypes, type AddressTypeName } from '#shared/schemas/address-types';
 import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '#shared/schemas/tenant-location';
+import { limits } from '#shared/schemas/limits';
 import { normaliseName } from './keys';
 import type { ParentLink, TenantLocationStore } from './store';
 
@@ -79,7 +80,7 @@ const mergeClientFields = (previous: TenantLocation | undefined, input: TenantLo
 };
 
 /** How far below the top of its hierarchy a location may be: the most parent links a save walks to find a loop. */
-const maxParentDepth = 16;
+const maxParentDepth = limits.locationDepth;
 
 export interface TenantLocationServiceDependencies {
   readonly repository: TenantLocationStore;
