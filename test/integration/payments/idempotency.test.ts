@@ -105,17 +105,28 @@ describe('Idempotency-Key', () => {
     expect(await failureOf(idempotency.run({ tenantId: 1, key, request: {} }, answer, effectOf(1, 1)))).toMatchObject({ status: 400 });
   });
 
-  it("keeps a recorded payment's answer without the card holder's name, and replays it with the name", async () => {
+  it("keeps a recorded payment's answer without the card holder's name or any other person's, and replays it with them", async () => {
     const principal = freshPrincipal();
-    const request = { Object: { Amount: 10, CreditCard: { ...testCard } } };
+    const people = {
+      CustomerName: 'Ada Customer',
+      AccountCustomerName: 'Grace Account',
+      SupplierName: 'Sam Supplier',
+      RepFirstName: 'Rita',
+      RepLastName: 'Representative',
+      RepEmailAddress: 'rita.rep@example.com',
+      RepUserName: 'rita.rep',
+    };
+    const request = { Object: { Amount: 10, CreditCard: { ...testCard }, ...people } };
     const record = () => idempotency.run({ tenantId: principal.tenantId, key: 'key-5', request }, savedAnswer, (claim) => service.record(principal, request, claim));
     const first = await record();
     const replay = await record();
     expect(JSON.stringify(replay)).toBe(JSON.stringify(first));
-    expect(JSON.stringify(first)).toContain(testCard.CardHolderName);
     const items = await tenantItems(table, principal.tenantId);
-    const holding = items.filter((item) => JSON.stringify(item).includes(testCard.CardHolderName));
-    expect(holding.map((item) => item.entity)).toEqual(['Payment']);
+    for (const value of [testCard.CardHolderName, ...Object.values(people)]) {
+      expect(JSON.stringify(first)).toContain(value);
+      const holding = items.filter((item) => JSON.stringify(item).includes(value));
+      expect(holding.map((item) => item.entity)).toEqual(['Payment']);
+    }
     expect(items.filter((item) => item.entity === 'Payment')).toHaveLength(1);
     expect(items.filter((item) => item.entity === 'IdempotencyKey')).toHaveLength(1);
   });
