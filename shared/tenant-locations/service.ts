@@ -149,8 +149,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     const isUpdate = Boolean(input.ID);
     // Read before an ID is taken (a refused parent spends none), and again on every retry of the write.
     let checked: Awaited<ReturnType<typeof checkParent>> | undefined = await checkParent(tenantId, input.ID, input.ParentID);
-    let parent = checked.parent;
-    const compose = (id: number, previous: TenantLocation | undefined, timestamp: string): TenantLocation => {
+    const compose = (id: number, previous: TenantLocation | undefined, parent: TenantLocation | undefined, timestamp: string): TenantLocation => {
       const isActive = input.IsActive ?? previous?.IsActive ?? true;
       return {
         ...mergeClientFields(previous, input, id),
@@ -173,19 +172,18 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     };
     // With the largest ID (the stored item can only be smaller): a location too large to store is refused (413)
     // before it takes an ID.
-    if (!isUpdate) repository.assertFits(compose(maxSequenceValue, undefined, now()));
+    if (!isUpdate) repository.assertFits(compose(maxSequenceValue, undefined, checked.parent, now()));
     // Lost races are retried under the one optimistic-retry policy (shared/data/retry.ts), from the read.
     const saveAs = (id: number) => withOptimisticRetry(async () => {
-      const [previous, prior, { lineage, ...found }] = await Promise.all([
+      const [previous, prior, { parent, lineage }] = await Promise.all([
         isUpdate ? require(tenantId, id) : undefined,
         claim?.read(),
         checked ?? checkParent(tenantId, input.ID, input.ParentID),
       ]);
       checked = undefined;
-      parent = found.parent;
       if (prior) throw new KeyAlreadyClaimed(prior);
       if (previous && input.Version !== undefined && input.Version !== previous.Version) throw new StaleVersion();
-      const next = compose(id, previous, now());
+      const next = compose(id, previous, parent, now());
       try {
         // "Make this the default" (IsDefault true in the body) conflicts with nobody: the last committed wins.
         const makesDefault = next.IsDefault && input.IsDefault === true;

@@ -46,6 +46,9 @@ export const paymentColdEnvironment = (queueUrls: Readonly<Record<string, string
   [paymentsQueueUrlVariable]: queueUrls[paymentsQueue.logicalName] ?? '',
 });
 
+/** What the service gives a record it writes (`prepareNewPayment`, `buildRefund`): its ID, a new GUID, now, the user. */
+const writeContext = (userId: number) => (id: number) => ({ id, guid: randomUUID(), now: new Date().toISOString(), userId });
+
 /** The payment section 1's refund cold starts refund, in the cold tenant; and the one its floor refunds, in the floors' tenant. */
 export const seedColdPayment = async (ctx: BenchContext): Promise<void> => {
   const service = createPaymentService({ repository: createPaymentRepository(ctx.rawTable), publish: async () => undefined });
@@ -66,7 +69,7 @@ export const paymentFloorEvents = (ctx: BenchContext): Record<'paymentPost' | 'p
   const tenantId = tenants.floor;
   const principal = principalOf(tenantId);
   const nextId = nextValueInput(tableName, tenantId, paymentSequence);
-  const context = (id: number) => ({ id, guid: randomUUID(), now: new Date().toISOString(), userId: principal.userId });
+  const context = writeContext(principal.userId);
   let original: PaymentRecord | undefined;
   return {
     // The ID, then the payment and its GUID claim (paymentPost's cold request: no Idempotency-Key).
@@ -134,7 +137,7 @@ export const runPaymentsSection = async (ctx: BenchContext, coldStart: ColdSecti
   const rawIds = await seedPayments(raw);
   await service.record(principalOf(tenants.capacity), { Object: { Amount: bigAmount } });
   const original = (await repository.get(raw.tenantId, rawIds.refunded)) as PaymentRecord;
-  const context = (id: number) => ({ id, guid: randomUUID(), now: new Date().toISOString(), userId: raw.userId });
+  const context = writeContext(raw.userId);
 
   const http = async (operation: Operation, request: () => HttpRequest, expected: number): Promise<Timed> => {
     const handler = (await ctx.loadHandler(operation.handler)) as unknown as HttpHandler;

@@ -140,9 +140,10 @@ const singleQueryParameters = (event: APIGatewayProxyEvent): Record<string, stri
  * refuses the ones it does not declare: a parameter sent by mistake (`/TenantLocation/Get/5?addressType=Billing`) is
  * refused rather than silently ignored.
  */
-const refuseUndeclaredQuery = (event: APIGatewayProxyEvent): void => {
+const refuseUndeclaredQuery = (event: APIGatewayProxyEvent): undefined => {
   const sent = Object.keys(event.multiValueQueryStringParameters ?? event.queryStringParameters ?? {});
   if (sent.length > 0) throw new ValidationFailed(sent.map((parameter) => ({ parameter, detail: undeclaredMemberDetail })));
+  return undefined;
 };
 
 const integerText = /^-?(?:0|[1-9][0-9]*)$/;
@@ -197,8 +198,7 @@ export const parseRequest = (operation: ParsedOperation): HttpMiddleware => ({
     const { principal } = request.internal;
 
     const path = readParameters(operation, 'path', event.pathParameters ?? {});
-    if (!operation.query) refuseUndeclaredQuery(event);
-    const query = readParameters(operation, 'query', operation.query ? singleQueryParameters(event) : {});
+    const query = operation.query ? readParameters(operation, 'query', singleQueryParameters(event)) : refuseUndeclaredQuery(event);
 
     // An operation without a body never reads one, so only a body it would read is refused for its coding.
     if (operation.requestBody) refuseContentCoding(event);
