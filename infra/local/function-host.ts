@@ -7,9 +7,10 @@
 //
 // As on Lambda, an environment runs one invocation at a time: an invocation takes an idle environment of its
 // function, else starts another, up to `maxEnvironments` per function (Lambda's would be the account's concurrency);
-// past it, it waits for one to be free (its own timeout starts when it runs; the caller's includes the wait). So a
-// process that dies fails the one invocation it ran, as a lost Lambda environment does. An extra environment left
-// idle for a minute is stopped (Lambda reclaims idle ones; the first stays warm). A timed-out invocation's
+// past it, it waits for one to be free. An invocation's own timeout starts when it runs, after its environment's
+// Init phase (the module's load: a cold start), which Lambda limits to 10 s apart from the function's timeout; the
+// caller's timeout includes the wait and the init. One invocation at a time means a process that dies fails the one
+// invocation it ran, as a lost Lambda environment does. An extra environment left idle for a minute is stopped (Lambda reclaims idle ones; the first stays warm). A timed-out invocation's
 // environment is killed and replaced (Lambda stops the handler with its environment; it never runs on after its
 // answer). A process that exits fails what it was running; the next invocation starts a new one.
 import { fork, type ChildProcess } from 'node:child_process';
@@ -19,7 +20,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { InvokeMessage, ResultMessage } from './function-process';
+import type { FunctionMessage, InvokeMessage } from './function-process';
 import { invocationEffects, type FaultEngine } from './faults';
 import { environmentKeyOf } from './iam-edge';
 import { InvocationTimeout, repoRoot, withinTimeout, type FunctionInvoker, type LocalFunctionRef } from './lambda-runtime';
@@ -142,7 +143,18 @@ interface Environment {
   retired: boolean;
   /** Ends an extra environment that stays idle (set while idle). */
   reaper?: NodeJS.Timeout;
+  /** When its process was started: its Init phase's start. */
+  readonly startedAt: number;
+  /** The end of its Init phase: undefined once the handler's module is loaded, else why it failed or exited first. */
+  readonly initialized: Promise<Error | undefined>;
 }
+
+/**
+ * Lambda's limit on the Init phase of an on-demand environment: an init that takes longer is retried within the
+ * first invocation, under the function's own timeout. So the invocation's clock starts when its environment's init
+ * ends, or this long after it began, whichever is first.
+ */
+export const lambdaInitLimitMs = 10_000;
 
 const toError = (serialized: { name: string; message: string; stack?: string }): Error =>
   Object.assign(new Error(serialized.message), { name: serialized.name, ...(serialized.stack ? { stack: serialized.stack } : {}) });
@@ -164,6 +176,8 @@ export interface IsolatedFunctionsOptions {
   readonly faults?: FaultEngine;
   /** How long an extra environment may stay idle before it is stopped (default 60 s). */
   readonly idleEnvironmentMs?: number;
+  /** Lambda's limit on an environment's Init phase (default `lambdaInitLimitMs`; tests shorten it). */
+  readonly initLimitMs?: number;
 }
 
 export const defaultMaxEnvironments = 10;
@@ -176,6 +190,7 @@ export const startIsolatedFunctions = (
 ): IsolatedFunctions => {
   const maxEnvironments = Math.max(1, options.maxEnvironments ?? defaultMaxEnvironments);
   const idleEnvironmentMs = options.idleEnvironmentMs ?? defaultIdleEnvironmentMs;
+  const initLimitMs = options.initLimitMs ?? lambdaInitLimitMs;
   const definitions = new Map([...functions].map((fn) => [fn.functionName, fn]));
   /** Each function's environments, and the invocations waiting for one. */
   const environments = new Map<string, Set<Environment>>();
@@ -210,17 +225,24 @@ export const startIsolatedFunctions = (
       serialization: 'advanced',
     });
     const pending = new Map<number, Pending>();
+    let endInit: (outcome: Error | undefined) => void = () => undefined;
+    const initialized = new Promise<Error | undefined>((resolve) => {
+      endInit = resolve;
+    });
     const exited = new Promise<void>((resolve) => {
       child.once('exit', (code, signal) => {
         environmentsOf(fn.functionName).delete(environment);
         const error = new Error(`Runtime exited with error: ${signal ? `signal ${signal}` : `exit status ${code}`}`);
+        endInit(error);
         for (const invocation of pending.values()) invocation.reject(error);
         pending.clear();
         released(fn.functionName);
         resolve();
       });
     });
-    child.on('message', (message: ResultMessage) => {
+    child.on('message', (message: FunctionMessage) => {
+      if (message.type === 'initialized') return endInit(undefined);
+      if (message.type === 'init-failed') return endInit(toError(message.error));
       const invocation = pending.get(message.id);
       if (!invocation) return;
       pending.delete(message.id);
@@ -228,7 +250,7 @@ export const startIsolatedFunctions = (
       else invocation.reject(toError(message.error));
     });
     child.once('error', (error) => log(`[functions] ${fn.functionName}: ${error.message}`));
-    const environment: Environment = { child, accessKeyId, pending, exited, slot, busy: false, retired: false };
+    const environment: Environment = { child, accessKeyId, pending, exited, slot, busy: false, retired: false, startedAt: Date.now(), initialized };
     environmentsOf(fn.functionName).add(environment);
     return environment;
   };
@@ -290,36 +312,60 @@ export const startIsolatedFunctions = (
     await environment.exited;
   };
 
+  /**
+   * Waits out the environment's Init phase, which is not on the invocation's clock (Lambda's rule): until its module
+   * is loaded, or Lambda's init limit has passed since it began (the clock starts then, the handler still waiting for
+   * its module). The caller's clock runs on: past its deadline, the invocation times out (the caller's limit). The
+   * init's error, if it failed.
+   */
+  const initPhase = async (environment: Environment, callerDeadline: number, functionName: string): Promise<Error | undefined> => {
+    let timer: NodeJS.Timeout | undefined;
+    const waitMs = Math.max(0, Math.min(environment.startedAt + initLimitMs, callerDeadline) - Date.now());
+    const limitReached = new Promise<'limit'>((resolve) => {
+      timer = setTimeout(() => resolve('limit'), waitMs);
+    });
+    const outcome = await Promise.race([environment.initialized, limitReached]);
+    clearTimeout(timer);
+    if (outcome !== 'limit') return outcome;
+    if (Date.now() >= callerDeadline) return new InvocationTimeout(`${functionName}: its environment's init did not end within the caller's timeout`);
+    return undefined;
+  };
+
   const invoke: FunctionInvoker = async <TResult>(ref: LocalFunctionRef, event: unknown, callerTimeoutMs: number) => {
     if (closed) throw new Error('The local functions are stopped');
     const fn = definitions.get(ref.functionName);
     if (!fn) throw new Error(`No local function named ${ref.functionName}`);
     const callerDeadline = Date.now() + callerTimeoutMs;
     const environment = await acquire(fn, callerDeadline);
-    const callerRemainingMs = Math.max(0, callerDeadline - Date.now());
-    const timeoutMs = Math.min(callerRemainingMs, fn.timeoutMs ?? callerRemainingMs);
     const fault = options.faults?.decide({ service: 'lambda', operation: 'invoke', caller: fn.functionName }, invocationEffects)?.effect;
     const id = (nextId += 1);
     const { pending, child } = environment;
     const completed = new Promise<TResult>((resolve, reject) => {
       pending.set(id, { resolve: (result) => resolve(result as TResult), reject });
     });
+    // Not awaited when the environment dies in its init: that failure is the init's, answered from initPhase.
+    completed.catch(() => undefined);
     // The environment is busy from here: an invocation that arrives meanwhile takes another.
     if (fault?.type === 'crash' && fault.when === 'before-first-call') {
       await killEnvironment(environment);
       return completed;
     }
-    const message: InvokeMessage = { type: 'invoke', id, event, deadline: Date.now() + timeoutMs, timeoutMs };
-    child.send(message, (error) => {
-      if (!error) return;
-      pending.get(id)?.reject(error);
-      pending.delete(id);
-    });
-    // A timeout fault: the invocation ends as timed out at `ms` (default its timeout), whatever its handler did.
-    const running = fault?.type === 'timeout' ? completed.catch(() => undefined).then(() => new Promise<TResult>(() => undefined)) : completed;
-    const limitMs = fault?.type === 'timeout' ? Math.min(timeoutMs, fault.ms ?? timeoutMs) : timeoutMs;
-    const limit = limitMs < callerRemainingMs ? 'function' : 'caller';
     try {
+      const initError = await initPhase(environment, callerDeadline, fn.functionName);
+      if (initError) throw initError;
+      // The invocation's clock starts here: the function's timeout, within what is left of the caller's.
+      const callerRemainingMs = Math.max(0, callerDeadline - Date.now());
+      const timeoutMs = Math.min(callerRemainingMs, fn.timeoutMs ?? callerRemainingMs);
+      const message: InvokeMessage = { type: 'invoke', id, event, deadline: Date.now() + timeoutMs, timeoutMs };
+      child.send(message, (error) => {
+        if (!error) return;
+        pending.get(id)?.reject(error);
+        pending.delete(id);
+      });
+      // A timeout fault: the invocation ends as timed out at `ms` (default its timeout), whatever its handler did.
+      const running = fault?.type === 'timeout' ? completed.catch(() => undefined).then(() => new Promise<TResult>(() => undefined)) : completed;
+      const limitMs = fault?.type === 'timeout' ? Math.min(timeoutMs, fault.ms ?? timeoutMs) : timeoutMs;
+      const limit = limitMs < callerRemainingMs ? 'function' : 'caller';
       const result = await withinTimeout(running, { functionName: fn.functionName, timeoutMs: limitMs, limit });
       if (fault?.type === 'crash' && fault.when === 'after-last-write') {
         // Its work is done; the process dies before its answer leaves it.

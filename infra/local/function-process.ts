@@ -1,10 +1,11 @@
 // Local stack: one function's execution environment, as a process of its own (started by function-host.ts with
 // exactly the function's environment). Runs under plain Node.js, bundled (function-host.ts), for a function
 // from the cloud assembly (its built asset); under tsx for a TypeScript module (tests' fixture handlers).
-// Loads the handler module on the first invocation (its cold start), then
-// runs each invocation it is sent with a Lambda context whose deadline the host chose. Console output goes
-// straight to the stack's stdout and stderr. A module that fails to load fails the invocations waiting for it
-// and ends the process, so the next invocation is a fresh cold start, as after a Lambda init error.
+// Loads the handler module as soon as it starts (Lambda's Init phase: the host starts an environment for an
+// invocation that found none idle) and tells the host when it is loaded, so the host starts the invocation's clock
+// there, as Lambda does. Then runs each invocation it is sent with a Lambda context whose deadline the host chose.
+// Console output goes straight to the stack's stdout and stderr. A module that fails to load tells the host and
+// ends the process, so the next invocation is a fresh cold start, as after a Lambda init error.
 import type { Handler } from 'aws-lambda';
 import { createLambdaContext, importFromRepoRoot, loadHandler, runHandler } from './lambda-runtime';
 
@@ -28,12 +29,19 @@ export type ResultMessage =
   | { readonly type: 'result'; readonly id: number; readonly ok: true; readonly result: unknown }
   | { readonly type: 'result'; readonly id: number; readonly ok: false; readonly error: SerializedError };
 
+/** function -> host: the end of the Init phase (the handler's module loaded, or failed to). */
+export type InitMessage =
+  | { readonly type: 'initialized' }
+  | { readonly type: 'init-failed'; readonly error: SerializedError };
+
+export type FunctionMessage = ResultMessage | InitMessage;
+
 export const serializeError = (error: unknown): SerializedError =>
   error instanceof Error
     ? { name: error.name, message: error.message, ...(error.stack ? { stack: error.stack } : {}) }
     : { name: 'Error', message: String(error) };
 
-const send = (message: ResultMessage): Promise<void> =>
+const send = (message: FunctionMessage): Promise<void> =>
   new Promise((resolve) => {
     if (!process.send) return resolve();
     process.send(message, undefined, {}, () => resolve());
@@ -44,16 +52,22 @@ const modulePath = process.env._HANDLER_MODULE ?? '';
 /** The export the template's Handler names (`index.handler` -> `handler`). */
 const exportName = process.env._HANDLER_EXPORT ?? 'handler';
 const memoryLimitInMB = Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? '1024');
-let handler: Promise<Handler> | undefined;
+/** The Init phase, begun at once; an invocation that arrives before it ends waits for it. */
+const handler: Promise<Handler> = loadHandler(importFromRepoRoot, modulePath, exportName);
+handler.then(
+  () => send({ type: 'initialized' }),
+  async (error: unknown) => {
+    await send({ type: 'init-failed', error: serializeError(error) });
+    process.exit(1);
+  },
+);
 
 const invoke = async ({ id, event, deadline, timeoutMs }: InvokeMessage) => {
-  handler ??= loadHandler(importFromRepoRoot, modulePath, exportName);
   let loaded: Handler;
   try {
     loaded = await handler;
-  } catch (error) {
-    await send({ type: 'result', id, ok: false, error: serializeError(error) });
-    process.exit(1);
+  } catch {
+    return; // Reported as init-failed; the process is ending.
   }
   const context = createLambdaContext({ functionName, timeoutMs, memoryLimitInMB }, deadline);
   try {

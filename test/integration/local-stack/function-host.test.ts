@@ -130,10 +130,8 @@ describe('execution environments', () => {
   }, 60_000);
 
   it('kills a timed-out invocation\'s environment: its handler never finishes after the answer', async () => {
+    // Cold: its init is not on the invocation's clock, so the timeout below is the handler's.
     const functions = host([probe(1_500)], quiet);
-    // Warm (a cold start under tsx on a loaded machine may itself pass 1.5 s: then once more), so the timeout below
-    // is the handler's.
-    await invokeProbe(functions).catch(() => invokeProbe(functions));
     const marker = join(workDir, 'timed-out');
     const outcome = invokeProbe(functions, { waitMs: 4_000, marker });
     await expect(outcome).rejects.toBeInstanceOf(InvocationTimeout);
@@ -153,6 +151,43 @@ describe('execution environments', () => {
     await functions.kill('probe', 'LOCALprobe');
     const outcomes = await Promise.allSettled([first, second]);
     expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+  }, 60_000);
+});
+
+describe("an environment's Init phase", () => {
+  /** The slow-init fixture: its module takes `initMs` to load (then fails, with `fails`). */
+  const slowInit = (initMs: number, timeoutMs: number, fails = false): IsolatedFunction => ({
+    functionName: 'slowInit',
+    handler: 'test/support/fixtures/slow-init-handler.ts',
+    environment: { INIT_MS: String(initMs), ...(fails ? { INIT_FAILS: '1' } : {}) },
+    credentials: { accessKeyId: 'LOCALslowInit', secretAccessKey: 'local' },
+    timeoutMs,
+  });
+  const invokeSlowInit = (functions: IsolatedFunctions, callerTimeoutMs = 20_000) =>
+    functions.invoke<{ remainingMs: number }>({ functionName: 'slowInit', handler: 'unused' }, {}, callerTimeoutMs);
+
+  it("is not on the invocation's clock: a cold start longer than the function's timeout still runs the handler", async () => {
+    const functions = host([slowInit(2_000, 1_000)], quiet);
+    const answer = await invokeSlowInit(functions);
+    // The handler started with its timeout ahead of it, not what a 2 s init would have left of a 1 s one (nothing).
+    expect(answer.remainingMs).toBeGreaterThan(0);
+    expect(answer.remainingMs).toBeLessThanOrEqual(1_000);
+  }, 60_000);
+
+  it("past Lambda's init limit, the rest of the init is on the invocation's clock", async () => {
+    const functions = host([slowInit(3_000, 1_000)], quiet, { initLimitMs: 200 });
+    await expect(invokeSlowInit(functions)).rejects.toMatchObject({ name: 'InvocationTimeout', limit: 'function' });
+  }, 60_000);
+
+  it("is on the caller's clock: a caller whose timeout passes during the init times out", async () => {
+    const functions = host([slowInit(3_000, 10_000)], quiet);
+    await expect(invokeSlowInit(functions, 500)).rejects.toMatchObject({ name: 'InvocationTimeout', limit: 'caller' });
+  }, 60_000);
+
+  it('fails the invocation with the init\'s own error; the next invocation is a new cold start', async () => {
+    const functions = host([slowInit(0, 5_000, true)], quiet);
+    await expect(invokeSlowInit(functions)).rejects.toThrow('the module failed to load');
+    await expect(invokeSlowInit(functions)).rejects.toThrow('the module failed to load');
   }, 60_000);
 });
 
