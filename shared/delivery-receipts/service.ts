@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '#shared/auth/principal';
 import { normaliseClaimValue } from '#shared/data/claims';
-import { withOptimisticRetry } from '#shared/data/retry';
+import { backoffDelayMs, optimisticRetryPolicy, withOptimisticRetry } from '#shared/data/retry';
 import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
 import { maxSequenceValue } from '#shared/data/sequence';
-import { NotFound, ReadOnlyRecord, StaleVersion, TenancyMismatch, ValidationFailed, VersionConflict } from '#shared/errors';
+import { ConcurrentModification, NotFound, ReadOnlyRecord, StaleVersion, TenancyMismatch, ValidationFailed, VersionConflict } from '#shared/errors';
 import type { ActionRequestDeliveryReceiptT, ActionRequestSupplierTransAddInventoryRequest, DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 import { defaultRefNumber } from './keys';
 import {
@@ -229,9 +229,18 @@ export const createReceiptService = ({
   /**
    * An update, under the optimistic-retry policy (a body without Version that lost a race decides again from a new
    * read; one with a stale Version is 409). A requested completion first commits the body's changes with the
-   * receipt still InProgress, then hands over to completion (contract C5).
+   * receipt still InProgress, then hands over to completion (contract C5). A completion that loses a race (another
+   * write came between the body's commit, or the read, and the completion) is decided again from a fresh read, as a
+   * save of the transition alone: the body is committed (at the Version it named, if any) and is not applied twice,
+   * so lines added meanwhile are completed with the rest, and a receipt another request completed meanwhile answers
+   * as it stands. Only a real conflicting intent (the receipt was cancelled meanwhile) refuses it.
    */
-  const update = async (principal: Principal, value: DeliveryReceiptT & { readonly ID: number }, claim?: WriteClaim<SavedReceipt>): Promise<SavedReceipt> => {
+  const update = async (
+    principal: Principal,
+    value: DeliveryReceiptT & { readonly ID: number },
+    claim?: WriteClaim<SavedReceipt>,
+    completionAttempt = 1,
+  ): Promise<SavedReceipt> => {
     const { tenantId } = principal;
     const id = value.ID;
     const actor = actorOf(principal, clock);
@@ -332,15 +341,22 @@ export const createReceiptService = ({
       const lines = written.lines.map((line) => (received.has(line.ID) ? { ...line, ...commit.lineStamps } : line));
       return { ...receiptView({ ...written.header, ...commit.header }, lines), created: false, completing: commit.status === 'Completing' };
     };
-    const { status } = await complete({
-      tenantId,
-      receiptId: id,
-      expectedVersion: written.header.Version,
-      actor: { userId: actor.userId },
-      now: clock(),
-      // The key's claim commits with the completion (provisional), so a retry after a death past that commit replays it.
-      ...(claim ? { claim: (commit: CompletionCommit) => claim.provisional(committed(commit)) } : {}),
-    });
+    let status: 'Complete' | 'Completing';
+    try {
+      ({ status } = await complete({
+        tenantId,
+        receiptId: id,
+        expectedVersion: written.header.Version,
+        actor: { userId: actor.userId },
+        now: clock(),
+        // The key's claim commits with the completion (provisional), so a retry after a death past that commit replays it.
+        ...(claim ? { claim: (commit: CompletionCommit) => claim.provisional(committed(commit)) } : {}),
+      }));
+    } catch (error) {
+      if (!(error instanceof ConcurrentModification) || completionAttempt >= optimisticRetryPolicy.maxAttempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(completionAttempt)));
+      return update(principal, { ID: id, Status: value.Status }, claim, completionAttempt + 1);
+    }
     const after = await require(tenantId, id);
     const completed = { ...receiptView(after.header, after.lines), created: false, completing: status === 'Completing' };
     // The answer as read after the completion replaces the provisional one, before it is sent.

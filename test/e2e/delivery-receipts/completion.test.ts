@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '#test/support/document-events';
 import { api, tokenFor } from '#test/support/http';
 import { freshTenantId } from '#test/support/tenant-items';
+import { addInventory } from './support';
 import type { DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 import type { InventoryStockOnHandT } from '#shared/schemas/inventory';
 
@@ -92,6 +93,34 @@ describe('completion through Save', () => {
     expect((await stockOnHand(1000)).json.Value).toEqual({ InventoryID: 1000, StockOnHand: [{ WarehouseID: 3, TotalSOH: 1.1 }], TotalSOH: 1.1 });
     expect((await stockOnHand(1299)).json.Value.TotalSOH).toBe(0.2);
   }, 90_000);
+
+  it('answers every one of concurrent completes without Version 200, and puts the stock on hand once', async () => {
+    const { id } = await createInProgress([{ InventoryID: 31, QuantityReceived: 3.5 }]);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => save({ ID: id, Status: 'Complete' })));
+    // Each decides from what it reads: the first completes, the others find the receipt Complete (no transition).
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    for (const answer of answers) expect(answer.json.Value).toMatchObject({ ID: id, Status: 'Complete' });
+    expect((await stockOnHand(31)).json.Value.TotalSOH).toBe(3.5);
+  });
+
+  it('completes a save that changes fields even when lines are added between its commit and its completion', async () => {
+    const { id } = await createInProgress([{ InventoryID: 41, QuantityOrdered: 5, QuantityReceived: 1 }]);
+    const added = Array.from({ length: 8 }, (_, index) =>
+      addInventory(token, id, [{ InventoryID: 42 + index, Quantity: 5, AdjustedQuantityReceived: 1 }]),
+    );
+    const saved = await save({ ID: id, SupplierName: 'Changed', InternalNote: 'completed in a race', Status: 'Complete' });
+    const inventoryAnswers = await Promise.all(added);
+    // The save is one intent: its changes and the completion, not a 409 after its changes were kept.
+    expect(saved.status).toBe(200);
+    expect(saved.json.Value).toMatchObject({ Status: 'Complete', SupplierName: 'Changed', InternalNote: 'completed in a race' });
+    // An addition that came after the completion is refused (read-only); every other one is on hand exactly once.
+    for (const answer of inventoryAnswers) expect([200, 409]).toContain(answer.status);
+    const final = (await getReceipt(id)).json!.Value;
+    expect(final).toMatchObject({ Status: 'Complete', SupplierName: 'Changed' });
+    const onReceipt = new Set((final.Lines ?? []).map((line) => line.InventoryID));
+    expect(onReceipt.size).toBe(1 + inventoryAnswers.filter((answer) => answer.status === 200).length);
+    for (const inventoryId of onReceipt) expect((await stockOnHand(Number(inventoryId))).json.Value.TotalSOH).toBe(1);
+  });
 
   it('hides a tenant\'s receipts and stock from another tenant (404), and changes nothing for it', async () => {
     const { id, version } = await createInProgress([{ InventoryID: 21, QuantityReceived: 4 }]);

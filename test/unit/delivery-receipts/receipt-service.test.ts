@@ -9,6 +9,7 @@ import type { Principal } from '#shared/auth/principal';
 import { linePolicy } from '#shared/delivery-receipts/lines';
 import { saveLeaseMilliseconds } from '#shared/delivery-receipts/repository';
 import { createReceiptService } from '#shared/delivery-receipts/service';
+import { VersionConflict } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import { createMemoryReceiptStore } from '#test/stores/delivery-receipts/memory-receipt-store';
 import { freshTenantId } from '#test/support/tenant-items';
@@ -116,6 +117,61 @@ describe('concurrency', () => {
     expect(repaired.receipt).toMatchObject({ Version: 3, LineCount: 3, TotalLines: 3 });
     // New lines take numbers above every line ever written, the crashed save's included.
     expect(repaired.receipt.Lines?.[0]?.ID).toBeGreaterThan(300);
+  });
+});
+
+describe('a completion that loses a race', () => {
+  /**
+   * The service with a completion that, on its first call, lets `interleave` write first (another request between
+   * this save's commit and its completion), then completes only at the Version it was given, as completion.ts does.
+   */
+  const openRacedCompletion = (interleave: (service: ReturnType<typeof createReceiptService>, principal: Principal, id: number) => Promise<unknown>) => {
+    const memory = createMemoryReceiptStore(clock);
+    const principal = freshPrincipal();
+    const expectedVersions: number[] = [];
+    const service: ReturnType<typeof createReceiptService> = createReceiptService({
+      repository: memory.store,
+      complete: async ({ tenantId, receiptId, expectedVersion }) => {
+        expectedVersions.push(expectedVersion);
+        if (expectedVersions.length === 1) await interleave(service, principal, receiptId);
+        const stored = await memory.store.read(tenantId, receiptId);
+        if (!stored || stored.header.Version !== expectedVersion || stored.header.Status !== 'InProgress') throw new VersionConflict();
+        const header = { ...stored.header, Status: 'Complete', FriendlyStatus: 'Complete', IsReadOnly: true, Version: stored.header.Version + 1 };
+        await memory.store.write({ tenantId, header, lastLineNumber: stored.lastLineNumber, previous: stored, puts: [], deletes: [] });
+        return { status: 'Complete' };
+      },
+      policy: linePolicy(0),
+      clock,
+    });
+    return { service, principal, expectedVersions };
+  };
+
+  it('is decided again from a fresh read: the save keeps its changes, completes, and the lines added meanwhile are in it', async () => {
+    const { service, principal, expectedVersions } = openRacedCompletion((own, who, id) =>
+      own.addInventory(who, id, { Value: { InventoryList: [{ InventoryID: 77, Quantity: 2, AdjustedQuantityReceived: 2 }] } }),
+    );
+    const { receipt } = await service.save(principal, { Value: { WarehouseID: 3, Status: 'InProgress', Lines: linesOf(1) } });
+    const saved = await service.save(principal, { Value: { ID: receipt.ID, Version: receipt.Version, SupplierName: 'Changed', Status: 'Complete' } });
+    expect(saved.receipt).toMatchObject({ Status: 'Complete', SupplierName: 'Changed' });
+    expect(saved.receipt.Lines?.map((line) => line.InventoryID)).toEqual([1, 77]);
+    // Its body committed at Version 2, the addition made 3: the completion was decided again at 3.
+    expect(expectedVersions).toEqual([2, 3]);
+  });
+
+  it('answers a receipt another request completed meanwhile as it stands, without completing it twice', async () => {
+    const { service, principal, expectedVersions } = openRacedCompletion((own, who, id) => own.save(who, { Value: { ID: id, Status: 'Complete' } }));
+    const { receipt } = await service.save(principal, { Value: { WarehouseID: 3, Status: 'InProgress', Lines: linesOf(1) } });
+    const saved = await service.save(principal, { Value: { ID: receipt.ID, Status: 'Complete' } });
+    expect(saved.receipt).toMatchObject({ Status: 'Complete' });
+    // This save's completion (at 1) lost to the other one's (at 1, which completed): decided again, nothing to complete.
+    expect(expectedVersions).toEqual([1, 1]);
+  });
+
+  it('is refused when the receipt was cancelled meanwhile (a real conflicting intent)', async () => {
+    const { service, principal } = openRacedCompletion((own, who, id) => own.save(who, { Value: { ID: id, Status: 'Cancelled' } }));
+    const { receipt } = await service.save(principal, { Value: { WarehouseID: 3, Status: 'InProgress', Lines: linesOf(1) } });
+    expect(await failureOf(service.save(principal, { Value: { ID: receipt.ID, Status: 'Complete' } }))).toMatchObject({ status: 409 });
+    expect((await service.get(principal, receipt.ID as number)).receipt.Status).toBe('Cancelled');
   });
 });
 
