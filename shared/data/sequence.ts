@@ -2,7 +2,7 @@
 // item `T#<tenant>` / `SEQ#<name>` incremented atomically with UpdateItem ADD: no global hot counter, and no
 // transaction (a value is taken before the write that uses it). A create checks everything it can before taking a
 // value (the item-size guard included); `withNextValue` gives the value back when the write that used it is refused
-// with nothing written (a name or GUID taken meanwhile), unless a later value was taken since: then the gap stays.
+// with nothing written (a name or GUID taken meanwhile), unless a later value was kept since: then the gap stays.
 import { DeleteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, SequenceExhausted } from '#shared/errors';
 import type { TableContext } from './client';
@@ -35,36 +35,55 @@ export const nextValue = async ({ client, tableName }: TableContext, tenantId: n
   return value;
 };
 
+/** How often, at most, a value is offered back while later values are out (`giveBackValue`). */
+const giveBackAttempts = 10;
+
 /**
- * Puts `value` back: the sequence returns to `value - 1` if `value` is still the last one handed out (nobody took a
- * later one meanwhile); otherwise nothing changes and `value` stays a gap. Only for a value no stored item uses.
- * Giving back the first value removes the sequence's item, which that value created: the tenant's items are then
- * exactly as they were before (a refused first write leaves nothing behind).
+ * Puts `value` back: the sequence returns to `value - 1` if `value` is the last one handed out. While a later value
+ * is out, its holder may be giving it back too (a burst of creates refused together: one name, one RefNumber, one
+ * Idempotency-Key's twins), so the offer is repeated up to ten times, after a pause of about a round trip per value
+ * still out above it (only a refused request waits for it): the values of such a burst go back from the top down, and the sequence is as the winner
+ * left it. A value below one a write kept stays a gap. Only for a value no stored item uses. Giving back the first
+ * value removes the sequence's item, which that value created: the tenant's items are then exactly as they were
+ * before (a refused first write leaves nothing behind).
  */
-export const giveBackValue = async ({ client, tableName }: TableContext, tenantId: number, name: string, value: number): Promise<boolean> => {
+export const giveBackValue = async (
+  { client, tableName }: TableContext,
+  tenantId: number,
+  name: string,
+  value: number,
+  { attempts = giveBackAttempts }: { readonly attempts?: number } = {},
+): Promise<boolean> => {
   const key = sequenceKey(tenantId, name);
   const condition = {
     ConditionExpression: '#value = :value',
     ExpressionAttributeNames: { '#value': 'value' },
-  };
-  try {
-    if (value === 1) {
-      await client.send(new DeleteCommand({ TableName: tableName, Key: key, ...condition, ExpressionAttributeValues: { ':value': value } }));
-    } else {
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: key,
-          UpdateExpression: 'SET #value = :previous',
-          ...condition,
-          ExpressionAttributeValues: { ':value': value, ':previous': value - 1 },
-        }),
-      );
+    // The value it found, so only a later value still out is waited for.
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  } as const;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      if (value === 1) {
+        await client.send(new DeleteCommand({ TableName: tableName, Key: key, ...condition, ExpressionAttributeValues: { ':value': value } }));
+      } else {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key,
+            UpdateExpression: 'SET #value = :previous',
+            ...condition,
+            ExpressionAttributeValues: { ':value': value, ':previous': value - 1 },
+          }),
+        );
+      }
+      return true;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      const current = Number((error as { Item?: { value?: { N?: string } } }).Item?.value?.N);
+      if (!(current > value) || attempt >= attempts) return false;
+      // About a round trip per value still out above this one, jittered.
+      await new Promise((resolve) => setTimeout(resolve, (current - value) * (5 + Math.random() * 10)));
     }
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
   }
 };
 

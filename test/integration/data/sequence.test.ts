@@ -72,4 +72,28 @@ describe('withNextValue and giveBackValue', () => {
     expect(await giveBackValue(table, tenant, 'LOC', 3)).toBe(true);
     expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toMatchObject({ value: 2 });
   });
+
+  it('takes back a burst of values refused together, from the top down, whatever order they are offered in', async () => {
+    const tenant = freshTenantId();
+    const values = await Promise.all(Array.from({ length: 8 }, () => nextValue(table, tenant, 'LOC')));
+
+    // Offered back in an order where every offer but one first finds a later value still out.
+    const offered = await Promise.all([...values].sort((a, b) => a - b).map((value) => giveBackValue(table, tenant, 'LOC', value)));
+
+    expect(offered).toEqual(Array(8).fill(true));
+    // The first value removes the item it created: nothing of the burst is left.
+    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toBeUndefined();
+  });
+
+  it('takes back the values above one a write kept; those below it stay gaps', async () => {
+    const tenant = freshTenantId();
+    const values = await Promise.all(Array.from({ length: 6 }, () => nextValue(table, tenant, 'LOC')));
+    const kept = 3;
+
+    const offered = await Promise.all(values.filter((value) => value !== kept).map(async (value) => [value, await giveBackValue(table, tenant, 'LOC', value)]));
+
+    expect(Object.fromEntries(offered)).toEqual({ 1: false, 2: false, 4: true, 5: true, 6: true });
+    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toMatchObject({ value: kept });
+    expect(await nextValue(table, tenant, 'LOC')).toBe(kept + 1);
+  });
 });
