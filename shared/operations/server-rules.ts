@@ -43,7 +43,7 @@ export const serverRules = {
     operations: ['deliveryReceiptSaveV2'],
   },
   recurrence: {
-    says: 'Against the clock: a one-off task whose schedule changed must run in the future (the rest of the recurrence rules the document states with if/then).',
+    says: "Against the clock: a one-off task whose schedule changed must run in the future; on the UTC instant: a task's first run must fall before 2200-01-01T00:00Z, the scheduler's last year being 2199, after an offset west of UTC and the rounding of seconds up to the minute (the rest of the recurrence rules the document states with if/then).",
     operations: ['scheduledTaskSave'],
   },
   'time-zone': {

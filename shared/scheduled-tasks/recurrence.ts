@@ -198,6 +198,11 @@ export const readRecurrence = (fields: RecurrenceFields, now?: Date): Outcome =>
 
   if (errors.length > 0 || !timeOfDay || !zone) return { errors };
   const start = timeOfDay.instant;
+  // The year check reads the local date: a late 2199 time west of UTC, or one rounded up to the next minute, can
+  // still fall past the scheduler's last instant, and the task would be saved with no run at all.
+  if (now && start >= horizonMs) {
+    return { errors: [{ pointer: '/TimeOfDay', detail: 'must fall before 2200-01-01T00:00Z, the scheduler\'s last year being 2199 (a time with seconds runs at the next whole minute)' }] };
+  }
 
   if (recurring !== true) {
     // Refused only when really past: TimeOfDay itself against now, to the millisecond (not its rounded minute).

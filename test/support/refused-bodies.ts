@@ -127,6 +127,8 @@ export const refusedTasks = (matchAny: unknown): [string, unknown, object[], str
   ['an offset as a zone', { ...quarterHourly, TimeZone: '+10:00' }, [{ pointer: '/TimeZone', detail: matchAny }], 'time-zone'],
   ['a zone in the wrong case', { ...quarterHourly, TimeZone: 'australia/sydney' }, [{ pointer: '/TimeZone', detail: matchAny }], 'time-zone'],
   ['a one-off task in the past', { Name: 'Once', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2020-01-01T00:00:00Z' }, [{ pointer: '/TimeOfDay', detail: 'must be in the future for a one-off task' }], 'recurrence'],
+  ['a one-off task rounded up past 2199', { Name: 'Once', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2199-12-31T23:59:30Z' }, [{ pointer: '/TimeOfDay', detail: matchAny }], 'recurrence'],
+  ['a task whose first run is in 2200 in UTC', { ...quarterHourly, TimeOfDay: '2199-12-31T23:00:00-05:00' }, [{ pointer: '/TimeOfDay', detail: matchAny }], 'recurrence'],
   ['a TimeOfDay without an offset', { ...quarterHourly, TimeOfDay: '2026-01-01T00:00:00' }, [{ pointer: '/TimeOfDay', detail: matchAny }]],
   ['no name and no task type', { ...quarterHourly, Name: '', TaskTypeID: undefined }, [{ pointer: '/Name', detail: 'is required' }, { pointer: '/TaskTypeID', detail: matchAny }]],
   ['a list over 500 items', { ...quarterHourly, IDs: Array.from({ length: 501 }, (_, index) => index) }, [{ pointer: '/IDs', detail: matchAny }]],

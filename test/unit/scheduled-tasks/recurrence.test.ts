@@ -82,6 +82,18 @@ describe('validation', () => {
     expect(recurrenceErrors(fields)).toEqual([]);
   });
 
+  it("refuses, when the save passes its clock, a first run at or past 2200-01-01T00:00Z, the scheduler's horizon", () => {
+    const refused = [{ pointer: '/TimeOfDay', detail: "must fall before 2200-01-01T00:00Z, the scheduler's last year being 2199 (a time with seconds runs at the next whole minute)" }];
+    const now = at('2026-03-01T09:00:00Z');
+    // A one-off time rounded up to the next minute, a daily one, and a late 2199 local time west of UTC.
+    expect(recurrenceErrors({ IsRecurringSchedule: false, TimeOfDay: '2199-12-31T23:59:30Z' }, now)).toEqual(refused);
+    expect(recurrenceErrors({ ...valid, TimeOfDay: '2199-12-31T23:59:59Z' }, now)).toEqual(refused);
+    expect(recurrenceErrors({ ...valid, TimeOfDay: '2199-12-31T23:00:00-05:00' }, now)).toEqual(refused);
+    // The last minute there is, and a stored task read without a clock, are not refused.
+    expect(recurrenceErrors({ IsRecurringSchedule: false, TimeOfDay: '2199-12-31T23:59:00Z' }, now)).toEqual([]);
+    expect(recurrenceErrors({ IsRecurringSchedule: false, TimeOfDay: '2199-12-31T23:59:30Z' })).toEqual([]);
+  });
+
   it('accepts the accepted forms of a date-time with offset and keeps IANA links as given', () => {
     for (const TimeOfDay of ['2026-03-01T09:00Z', '2026-03-01T09:00:00.123+05:30', '2026-03-01T09:00:00-0330', '2026-03-01T09:00:00+10']) {
       expect(recurrenceErrors({ ...valid, TimeOfDay })).toEqual([]);
