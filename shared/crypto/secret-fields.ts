@@ -38,18 +38,25 @@ export const encryptionContextOf = (owner: SecretOwner, field: string): Encrypti
 // ---- Which instructions are secret ---------------------------------------------------------------------------
 
 const secretWords = new Set([
-  'password', 'passwords', 'passwd', 'pwd', 'passphrase',
+  'password', 'passwords', 'passwd', 'pwd', 'passphrase', 'passcode', 'pin', 'pins', 'otp', 'cvv', 'cvc',
   'secret', 'secrets', 'token', 'tokens', 'key', 'keys', 'credential', 'credentials',
+  'auth', 'oauth', 'authorization', 'authorisation', 'bearer', 'jwt', 'cookie', 'cookies', 'session', 'sessions', 'sid',
+  'signature', 'hmac', 'dsn',
 ]);
-const secretFragments = ['password', 'passwd', 'passphrase', 'secret', 'token', 'credential', 'apikey', 'privatekey', 'accesskey', 'signingkey'];
+const secretFragments = [
+  'password', 'passwd', 'passphrase', 'passcode', 'secret', 'token', 'credential', 'apikey', 'privatekey', 'accesskey', 'signingkey',
+  'authorization', 'authorisation', 'bearer', 'cookie', 'sessionid', 'sessionkey', 'connectionstring', 'connstr', 'signature',
+];
 
 /**
  * Whether an instruction's KeyName names a secret. The name is split into words at case changes and at every
  * character that is not a letter (`clientSecret`, `API_KEY`, `x-api-key`, `APIKey2`); it is secret when one word is
- * password(s), passwd, pwd, passphrase, secret(s), token(s), key(s) or credential(s), or when its letters, lower-cased
- * and run together, contain password, passwd, passphrase, secret, token, credential, apikey, privatekey, accesskey
- * or signingkey (`apitoken`, `clientsecret`). `Monkey` or `Keyboard` are not; `SortKey` is (a false positive only
- * hides a value, a false negative would leak one).
+ * one of `secretWords` (password, pin, otp, cvv, secret, token, key, credential, auth, authorization, bearer, jwt,
+ * cookie, session, sid, signature, hmac, dsn, ...), or when its letters, lower-cased and run together, contain one of
+ * `secretFragments` (password, passcode, secret, token, credential, apikey, privatekey, accesskey, signingkey,
+ * authorization, bearer, cookie, sessionid, connectionstring, signature, ...: `apitoken`, `clientsecret`,
+ * `ConnectionString`). `Monkey`, `Keyboard` or `Shipping` are not; `SortKey` is (a false positive only hides a value,
+ * a false negative would leak one).
  */
 export const isSecretKeyName = (keyName: string): boolean => {
   const words = keyName
