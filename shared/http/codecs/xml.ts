@@ -186,11 +186,22 @@ export const encodeElementName = (name: string): string => {
   return encoded;
 };
 
+/** A member of a list: its own element, named `key`; a list there is one element with an `item` per member. */
+const writeListMember = (key: string, member: unknown, out: string[]): void => {
+  if (!Array.isArray(member)) return writeElement(key, member, out);
+  const name = encodeElementName(key);
+  out.push(`<${name}>`);
+  for (const inner of member) writeListMember('item', inner, out);
+  out.push(`</${name}>`);
+};
+
 const writeElement = (key: string, value: unknown, out: string[]): void => {
   if (value === undefined || value === null) return;
   if (Array.isArray(value)) {
-    // Each member repeats the element: it is named from the same key, encoded once (by the member's own call).
-    for (const item of value) writeElement(key, item, out);
+    // Each member repeats the element: it is named from the same key, encoded once (by the member's own call). A
+    // list in a list is one element of its own whose members are `item` elements, as a top-level list's are, so
+    // [[1, 2], []] is not read back as [1, 2].
+    for (const item of value) writeListMember(key, item, out);
     return;
   }
   const name = encodeElementName(key);

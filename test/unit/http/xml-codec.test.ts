@@ -256,6 +256,13 @@ describe('serializeXml', () => {
     expect(encodeElementName('TenantLocation')).toBe('TenantLocation');
   });
 
+  it('writes a list in a list as one element of its own, its members as <item>, an empty one empty', () => {
+    expect(serializeXml({ name: 'R' }, { 'a b': [[1, 2], [], 3, [[4]]] })).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><R><a_x0020_b><item>1</item><item>2</item></a_x0020_b><a_x0020_b></a_x0020_b>' +
+        '<a_x0020_b>3</a_x0020_b><a_x0020_b><item><item>4</item></item></a_x0020_b></R>',
+    );
+  });
+
   it('encodes the name of a repeated (array) member once, not once per level', () => {
     expect(serializeXml({ name: 'R' }, { 'x:y': [1, 2], Object: { 'a b': [{ 'p q': 3 }] } })).toBe(
       '<?xml version="1.0" encoding="utf-8"?><R><x_x003A_y>1</x_x003A_y><x_x003A_y>2</x_x003A_y>' +
