@@ -7,6 +7,7 @@
 // tsx and jest, and a chunk of its own beside the function's bundle on Lambda (infra/build/lazy-chunks.mjs). Call
 // `loadXmlParser()` before `parseXml()`; the HTTP stack does so when a request's body is XML.
 import type { XMLParser as XmlParserClass, ValidationError } from 'fast-xml-parser';
+import { rawJsonTextOf } from '#shared/decimal/index';
 import { MalformedBody, ValidationFailed } from '#shared/errors';
 import { forbiddenKeys } from './forbidden-keys';
 
@@ -205,6 +206,11 @@ const writeElement = (key: string, value: unknown, out: string[]): void => {
     return;
   }
   const name = encodeElementName(key);
+  const raw = rawJsonTextOf(value);
+  if (raw !== undefined) {
+    out.push(`<${name}>${escapeText(raw)}</${name}>`);
+    return;
+  }
   if (typeof value === 'object') {
     out.push(`<${name}>`);
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) writeElement(key, child, out);

@@ -31,6 +31,10 @@ beforeAll(async () => {
     { receiptId: 1, warehouseId: 3, lines: [{ InventoryID: 501, QuantityReceived: 0.1 }, { InventoryID: 501, QuantityReceived: 0.2, QuantityFaulty: 5 }] },
     { receiptId: 2, warehouseId: 3, lines: [{ InventoryID: 501, QuantityReceived: 12.34567 }, { InventoryID: 502, QuantityReceived: 1 }] },
     { receiptId: 3, warehouseId: 9, lines: [{ InventoryID: 501, QuantityReceived: 99999.99999, QuantityOutOfDate: 2 }] },
+    // Past a double's 15 significant digits once summed: 9,999,999,999.99999 + 9,999,999,999,999 in one warehouse.
+    { receiptId: 4, warehouseId: 5, lines: [{ InventoryID: 503, QuantityReceived: 9999999999.99999 }] },
+    { receiptId: 5, warehouseId: 5, lines: [{ InventoryID: 503, QuantityReceived: 9999999999999 }] },
+    { receiptId: 6, warehouseId: 6, lines: [{ InventoryID: 503, QuantityReceived: 0.00001 }] },
   ];
   for (const receipt of receipts) {
     await seedReceipt(table, { tenantId, ...receipt });
@@ -69,6 +73,16 @@ describe('GET /v2/Inventory/{id}/stockonhand', () => {
     expect(view.headers).toEqual(successHeaders('application/xml'));
     expect(response.text.match(/<StockOnHand>/g)).toHaveLength(2);
     expect(parseXmlAs(inventoryGetDetailedSOHV2.success.schema, response.text)).toEqual({ Value: expected501, IsSuccess: true, Messages: [] });
+  });
+
+  it('answers a figure past 15 significant digits digit for digit, in JSON and in XML, never rounded to a double', async () => {
+    const json = await stockOnHand(503);
+    expect(json.status).toBe(200);
+    expect(json.text).toContain('"StockOnHand":[{"WarehouseID":5,"TotalSOH":10009999999998.99999},{"WarehouseID":6,"TotalSOH":0.00001}]');
+    expect(json.text).toContain('"TotalSOH":10009999999999}');
+    const xml = await stockOnHand(503, token, 'application/xml');
+    expect(xml.text).toContain('<TotalSOH>10009999999998.99999</TotalSOH>');
+    expect(xml.text).toContain('<TotalSOH>10009999999999</TotalSOH>');
   });
 
   it('answers 404 for an item never received and for another tenant\'s item', async () => {
