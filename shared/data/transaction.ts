@@ -93,12 +93,41 @@ const sendSingle = async ({ client }: TableContext, item: TransactionItem): Prom
   return true;
 };
 
+/** Sends of a write that another transaction held an item of (TransactionConflict), the first included. */
+export const conflictAttempts = 3;
+
+/**
+ * A conflict with another transaction in flight: nothing was written, and the same write may simply be sent again.
+ * Named as its base class: past `transact` it is a ConcurrentModification like any other.
+ */
+class TransactionConflict extends ConcurrentModification {}
+
 /**
  * Writes the actions atomically. A condition that fails throws the error of the first action (in order) whose
- * reason is ConditionalCheckFailed; a cancellation for any other reason (TransactionConflict: another transaction
- * held one of the items) throws ConcurrentModification, which the optimistic retry policy retries.
+ * reason is ConditionalCheckFailed. A write cancelled only because another transaction held one of its items
+ * (TransactionConflict, which the SDK does not retry: AWS documents it as transient, nothing written) is sent again,
+ * up to `conflictAttempts` sends, a few tens of milliseconds apart, jittered, its conditions checked again each time:
+ * a write that decided nothing from a read (a create, a payment) never answers a conflict it had no part in. One
+ * with a ClientRequestToken is not (DynamoDB may answer a token's repeat with the first outcome: its caller retries
+ * with a new token). A conflict that outlasts them throws ConcurrentModification, which the optimistic retry policy
+ * retries from a fresh read.
  */
 export const transact = async <Role extends string>(
+  table: TableContext,
+  actions: readonly TransactionAction<Role>[],
+  options: TransactOptions<Role> = {},
+): Promise<void> => {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await transactOnce(table, actions, options);
+    } catch (error) {
+      if (!(error instanceof TransactionConflict) || options.clientRequestToken !== undefined || attempt >= conflictAttempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempt * (10 + Math.random() * 30)));
+    }
+  }
+};
+
+const transactOnce = async <Role extends string>(
   table: TableContext,
   actions: readonly TransactionAction<Role>[],
   { errors = {}, clientRequestToken, claim }: TransactOptions<Role> = {},
@@ -119,12 +148,12 @@ export const transact = async <Role extends string>(
   } catch (error) {
     const name = (error as Error).name;
     if (name === 'ConditionalCheckFailedException') throw conditionFailed(only?.role, errors);
-    if (name === 'TransactionConflictException') throw new ConcurrentModification();
+    if (name === 'TransactionConflictException') throw new TransactionConflict();
     if (name !== 'TransactionCanceledException') throw error;
     const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
     const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
     if (failed >= 0) throw conditionFailed(actions[failed]?.role, errors);
-    if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new ConcurrentModification();
+    if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new TransactionConflict();
     throw error;
   }
 };
@@ -141,7 +170,7 @@ const transactClaimed = <Role extends string>(
 ): Promise<void> => {
   const role = claimRole as Role;
   if (actions.some((action) => action.role === role)) throw new Error(`the role name ${role} is the claim's`);
-  return transact(table, [{ role, item: claim }, ...actions], {
+  return transactOnce(table, [{ role, item: claim }, ...actions], {
     errors: { ...errors, [role]: () => new KeyAlreadyClaimed() },
     ...(clientRequestToken === undefined ? {} : { clientRequestToken }),
   });

@@ -115,6 +115,18 @@ describe('the IAM edge', () => {
     expect((await names()).filter((name) => name === 'Saved after a conflict')).toHaveLength(1);
   });
 
+  // A write that decides nothing from a read (a payment, a receipt's create) has no optimistic loop: the conflict is
+  // sent again by the data layer's transact, never answered as a 409 the client had no part in.
+  it.each([
+    ['paymentPost', '/Payment', { Object: { Amount: 100, Currency: 'AUD', Description: 'after a conflict' } }],
+    ['deliveryReceiptSaveV2', '/v2/DeliveryReceipt/', { Value: { SupplierName: 'After a conflict', WarehouseID: 3 } }],
+  ] as const)('cancels %s\'s transaction for a conflict once: it is sent again and answered 201', async (caller, path, body) => {
+    await rules({ name: 'conflict', service: 'dynamodb', caller, operation: 'TransactWriteItems', nth: [1], effect: { type: 'transaction-conflict' } });
+    const answer = await call(path, { body });
+    expect(answer.status).toBe(201);
+    expect(await firedFaults(endpoint)).toHaveLength(1);
+  });
+
   it('commits a write, then kills its caller before it reads the answer: the gateway answers 502 and the write is there', async () => {
     await rules({ name: 'commit-crash', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', times: 1, effect: { type: 'commit-then-crash' } });
     const answer = await save('Committed then crashed');

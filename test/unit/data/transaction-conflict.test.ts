@@ -1,0 +1,62 @@
+// Unit tests of `transact`'s answer to a transaction conflict (shared/data/transaction.ts), over a stand-in client
+// that cancels the first sends: a write cancelled only because another transaction held an item is sent again, up
+// to `conflictAttempts` sends, and answers as the send that lands; one with a ClientRequestToken, or a failed
+// condition, is not sent again. (On DynamoDB Local, conflicts come from the fault mode: test/e2e/platform/faults.test.ts.)
+import { describe, expect, it } from '@jest/globals';
+import type { TableContext } from '#shared/data/client';
+import { conflictAttempts, transact, type TransactionAction } from '#shared/data/transaction';
+import { ConcurrentModification } from '#shared/errors';
+
+const cancelled = (code: 'TransactionConflict' | 'ConditionalCheckFailed') =>
+  Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: code }, { Code: 'None' }] });
+
+/** A table whose client fails the first sends with `failures`, then answers {}; it counts the sends. */
+const tableFailing = (...failures: Error[]) => {
+  let sends = 0;
+  const table = {
+    tableName: 'business',
+    client: {
+      send: async () => {
+        sends += 1;
+        const failure = failures.shift();
+        if (failure) throw failure;
+        return {};
+      },
+    },
+  } as unknown as TableContext;
+  return { table, sends: () => sends };
+};
+
+const actions: TransactionAction<'record' | 'claim'>[] = [
+  { role: 'record', item: { Put: { TableName: 'business', Item: { pk: 'T#1', sk: 'A' } } } },
+  { role: 'claim', item: { Put: { TableName: 'business', Item: { pk: 'T#1', sk: 'B' } } } },
+];
+
+describe('transact under a transaction conflict', () => {
+  it('sends the write again and answers as the send that lands', async () => {
+    const { table, sends } = tableFailing(cancelled('TransactionConflict'), cancelled('TransactionConflict'));
+    await expect(transact(table, actions)).resolves.toBeUndefined();
+    expect(sends()).toBe(3);
+  });
+
+  it(`answers ConcurrentModification after ${conflictAttempts} conflicted sends`, async () => {
+    const { table, sends } = tableFailing(...Array.from({ length: conflictAttempts }, () => cancelled('TransactionConflict')));
+    await expect(transact(table, actions)).rejects.toBeInstanceOf(ConcurrentModification);
+    expect(sends()).toBe(conflictAttempts);
+  });
+
+  it('retries a single-item write an item lock refused (TransactionConflictException)', async () => {
+    const { table, sends } = tableFailing(Object.assign(new Error('conflict'), { name: 'TransactionConflictException' }));
+    await expect(transact(table, actions.slice(0, 1))).resolves.toBeUndefined();
+    expect(sends()).toBe(2);
+  });
+
+  it('does not send again a write with a ClientRequestToken, nor one whose condition failed', async () => {
+    const withToken = tableFailing(cancelled('TransactionConflict'));
+    await expect(transact(withToken.table, actions, { clientRequestToken: 'token-1' })).rejects.toBeInstanceOf(ConcurrentModification);
+    expect(withToken.sends()).toBe(1);
+    const refused = tableFailing(cancelled('ConditionalCheckFailed'));
+    await expect(transact(refused.table, actions, { errors: { record: () => new Error('stale') } })).rejects.toThrow('stale');
+    expect(refused.sends()).toBe(1);
+  });
+});
