@@ -127,6 +127,19 @@ describe('the IAM edge', () => {
     expect(await firedFaults(endpoint)).toHaveLength(1);
   });
 
+  it("cancels a completion's transaction (it has a token) for a conflict once: decided again, answered 200 Complete", async () => {
+    const created = await call('/v2/DeliveryReceipt/', {
+      body: { Value: { Status: 'InProgress', WarehouseID: 3, Lines: [{ InventoryID: 91, QuantityOrdered: 2, QuantityReceived: 2 }] } },
+    });
+    expect(created.status).toBe(201);
+    const { ID, Version } = (created.json as { Value: { ID: number; Version: number } }).Value;
+    await rules({ name: 'conflict', service: 'dynamodb', caller: 'deliveryReceiptSaveV2', operation: 'TransactWriteItems', nth: [1], effect: { type: 'transaction-conflict' } });
+    const completed = await call('/v2/DeliveryReceipt/', { body: { Value: { ID, Version, Status: 'Complete' } } });
+    expect(completed.status).toBe(200);
+    expect((completed.json as { Value: { Status: string } }).Value.Status).toBe('Complete');
+    expect(await firedFaults(endpoint)).toHaveLength(1);
+  });
+
   it('commits a write, then kills its caller before it reads the answer: the gateway answers 502 and the write is there', async () => {
     await rules({ name: 'commit-crash', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', times: 1, effect: { type: 'commit-then-crash' } });
     const answer = await save('Committed then crashed');
