@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { createSqsServer } from 'local-aws-sqs';
 import { localDevSecret } from '#shared/auth/tokens';
@@ -166,6 +166,19 @@ export const localScheduleGroupName = 'business-platform-dev-tasks';
 export const localSchedulerRoleArn = `arn:aws:iam::${localAccountId}:role/business-platform-local-task-scheduler`;
 
 
+/** Messages in these queues, visible (in flight included: a quirk of local-aws-sqs) or delayed; 0 when unreadable. */
+const queuedMessages = async (sqs: SQSClient, queueUrls: readonly string[]): Promise<number> => {
+  const counts = await Promise.all(
+    queueUrls.map((QueueUrl) =>
+      sqs
+        .send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed'] }))
+        .then(({ Attributes = {} }) => Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0))
+        .catch(() => 0),
+    ),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
+};
+
 export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const freePorts = options.port === 0;
@@ -225,6 +238,20 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     await ensureTable(dynamodbClient, tableFromTemplate(dataStack), tableDefinition.localTableName);
     const provisioned = new Map<QueueName, ProvisionedQueue>();
     for (const definition of queueDefinitions) provisioned.set(definition.name, await ensureQueues(sqs, queueSettingsOf(definition)));
+    // The SQS server keeps its messages in memory: with the table kept in .local/, a stop drops queued work AWS would
+    // keep (a queued refund stays Queued, a receipt Completing, an event unapplied). Said when it happens, after the
+    // consumers stopped (steps run in reverse), before the client goes.
+    if (!options.inMemory) {
+      stops.push(async () => {
+        const dropped = await queuedMessages(sqs, [...provisioned.values()].flatMap((queue) => [queue.queueUrl, queue.deadLetterQueueUrl]));
+        if (dropped > 0) {
+          log(
+            `[local-stack] ${dropped} queued message(s) dropped: the local SQS server keeps none across a restart (AWS keeps them), ` +
+              'so the work they carried stays undone; let the queues drain before stopping (npm run local -- queues)',
+          );
+        }
+      });
+    }
 
     const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint' | 'kmsEndpoint' | 'secretsManagerEndpoint'> = {
       dynamodbEndpoint: dynamodb.endpoint,
