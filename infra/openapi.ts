@@ -7,11 +7,29 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { buildOpenApiDocument, openApiJsonUrl, serializeOpenApiDocument } from '#shared/openapi/document';
 import { buildRequestCollection, requestCollectionUrl } from '#shared/openapi/request-collection';
 import { requestsFolder, writeRequestValidators } from '#infra/build/request-validators';
 import { operationsFolder, writeCompiledOperations } from '#infra/build/compiled-operations';
 import { schemasFolder, writeSchemaValidators } from '#infra/build/schema-validators';
+
+const usage = `Usage: npm run openapi
+
+  Regenerates shared/openapi/openapi.json, docs/business-platform.http and shared/compiled/ from the schemas and the
+  operations manifest, and prints each path it wrote. Takes no arguments.
+
+  -h, --help  Show this help
+`;
+try {
+  if (parseArgs({ options: { help: { type: 'boolean', short: 'h' } }, strict: true }).values.help) {
+    process.stdout.write(usage);
+    process.exit(0);
+  }
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n\n${usage}`);
+  process.exit(2);
+}
 
 const document = buildOpenApiDocument();
 const serialized = serializeOpenApiDocument(document);

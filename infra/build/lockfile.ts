@@ -16,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 export interface LockfileEntry {
   readonly version?: string;
@@ -81,4 +82,27 @@ const lock = (): number => {
   return 0;
 };
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = lock();
+const usage = `Usage: npm run lock
+
+  Refreshes package-lock.json with the machine's own npm (npm install --package-lock-only --ignore-scripts) so that
+  every entry has a version and an integrity, as npm ci needs; fails naming any entry that still lacks one. Takes
+  no arguments.
+
+  -h, --help  Show this help
+`;
+
+/** The command line: --help prints the usage (exit 0); anything else is refused with it (exit 2). */
+const runFromCommandLine = (): number => {
+  try {
+    if (parseArgs({ options: { help: { type: 'boolean', short: 'h' } }, strict: true }).values.help) {
+      process.stdout.write(usage);
+      return 0;
+    }
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  return lock();
+};
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = runFromCommandLine();

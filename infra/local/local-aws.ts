@@ -104,3 +104,13 @@ export const readRequestBody = (request: IncomingMessage, maxBytes: number): Pro
     request.once('end', () => resolve(Buffer.concat(chunks)));
     request.once('error', reject);
   });
+
+/** Whether a process of this id is running (one of another user's counts: EPERM). */
+export const isProcessAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};

@@ -4,6 +4,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './lambda-runtime';
+import { isProcessAlive } from './local-aws';
 import type { LocalStackEndpoints } from './stack';
 
 export interface StackState extends LocalStackEndpoints {
@@ -50,15 +51,6 @@ export const writeStackState = (stack: LocalStackEndpoints, inMemory: boolean, d
 
 export const removeStackState = (dir = stackStateDir): void => rmSync(stateFile(process.pid, dir), { force: true });
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** The stacks running now, the most recently started first. */
 export const runningStacks = (dir = stackStateDir): StackState[] => {
   let names: string[];
@@ -72,7 +64,7 @@ export const runningStacks = (dir = stackStateDir): StackState[] => {
       const file = join(dir, name);
       try {
         const state = JSON.parse(readFileSync(file, 'utf8')) as StackState;
-        if (alive(state.pid)) return [state];
+        if (isProcessAlive(state.pid)) return [state];
       } catch {
         // a file being written, or not ours: skip it
         return [];

@@ -4,7 +4,8 @@
 // invoke the built assets, each function isolated in a process of its own with its template environment, and every
 // AWS call of a function passes the IAM edge, which refuses what its role's policies, as synthesized, do not allow.
 // KMS, Secrets Manager and EventBridge Scheduler are emulated (kms.ts, secrets-manager.ts, scheduler.ts).
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -41,7 +42,7 @@ import { startIamEdge, type EdgeIdentity } from './iam-edge';
 import { FaultEngine, type FaultRules } from './faults';
 import { startFaultControl } from './fault-control';
 import { repoRoot } from './lambda-runtime';
-import { closeServer, ensurePortsFree, findFreePort, localAccountId, localCredentials, localRegion } from './local-aws';
+import { closeServer, ensurePortsFree, findFreePort, isProcessAlive, LocalSetupError, localAccountId, localCredentials, localRegion } from './local-aws';
 import { ensureQueues, ensureTable, type ProvisionedQueue, type QueueSettings } from './provision';
 import { startSchedulerEmulation } from './scheduler';
 import { kmsKeyArn, startKmsEmulation, type RunningKms } from './kms';
@@ -166,6 +167,39 @@ export const localScheduleGroupName = 'business-platform-dev-tasks';
 export const localSchedulerRoleArn = `arn:aws:iam::${localAccountId}:role/business-platform-local-task-scheduler`;
 
 
+/**
+ * Takes `<dataDir>/stack.lock` for this process: one stack at a time may run on a persistent data directory
+ * (DynamoDB Local's SQLite files and the KMS keys are not for two servers: a second one locked the first out). A
+ * lock whose process is gone (a SIGKILL) is taken over. Returns its release.
+ */
+export const lockDataDir = (dataDir: string): (() => void) => {
+  const lockFile = join(dataDir, 'stack.lock');
+  mkdirSync(dataDir, { recursive: true });
+  for (;;) {
+    try {
+      writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSync(lockFile, 'utf8'));
+      // An empty file is a stack taking the lock this instant (created, not yet written).
+      if (!(holder > 0) || (holder !== process.pid && isProcessAlive(holder))) {
+        throw new LocalSetupError(
+          `${relative(repoRoot, dataDir) || '.'}/ is in use by another local stack${holder > 0 ? ` (process ${holder})` : ''}: stop it first, or start this one with --in-memory`,
+        );
+      }
+      rmSync(lockFile, { force: true });
+    }
+  }
+  return () => {
+    try {
+      if (readFileSync(lockFile, 'utf8') === String(process.pid)) rmSync(lockFile, { force: true });
+    } catch {
+      // already gone
+    }
+  };
+};
+
 /** Messages in these queues, visible (in flight included: a quirk of local-aws-sqs) or delayed; 0 when unreadable. */
 const queuedMessages = async (sqs: SQSClient, queueUrls: readonly string[]): Promise<number> => {
   const counts = await Promise.all(
@@ -187,20 +221,30 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
   const dynamodbPort = requestedDynamodbPort === 0 ? await findFreePort() : requestedDynamodbPort;
   const sqsPort = options.sqsPort ?? (freePorts ? 0 : 9324);
   const dataDir = options.dataDir ?? defaultDataDir;
-  await ensurePortsFree([
+  const releaseDataDir = options.inMemory ? () => undefined : lockDataDir(dataDir);
+  try {
+    await ensurePortsFree([
     { port: options.port, what: 'the API gateway', option: '--port (or PORT)' },
     { port: dynamodbPort, what: 'DynamoDB Local', option: '--dynamodb-port' },
     { port: sqsPort, what: 'the SQS server', option: '--sqs-port' },
-  ]);
+    ]);
+  } catch (error) {
+    releaseDataDir();
+    throw error;
+  }
   // The cloud assembly (`cdk synth`'s cdk.out/), synthesized first when stale: everything below runs what it declares.
-  const assemblyDir = options.assemblyDir ?? (await ensureCloudAssembly({ log }));
+  const assemblyDir = await (options.assemblyDir ? Promise.resolve(options.assemblyDir) : ensureCloudAssembly({ log })).catch((error: unknown) => {
+    releaseDataDir();
+    throw error;
+  });
   const dataStack = readAssemblyStack(assemblyDir, assemblyStacks.data);
   /** A queue's settings as the data stack declares them (a test's own variant of a queue keeps its settings). */
   const queueSettingsOf = (queue: QueueSettings): QueueSettings => {
     const shared = queueDefinitions.find((definition) => definition === queue);
     return shared ? queueSettingsFromTemplate(dataStack, shared) : queue;
   };
-  const stops: (() => Promise<void>)[] = [];
+  // The data directory's lock goes last, once everything that writes there has stopped.
+  const stops: (() => Promise<void>)[] = [async () => releaseDataDir()];
   const stop = async () => {
     for (const step of stops.splice(0).reverse()) {
       await step().catch((error: unknown) => log(`[local-stack] stopping: ${String(error)}`));
