@@ -37,12 +37,14 @@ export const nextValue = async ({ client, tableName }: TableContext, tenantId: n
 
 /** How often, at most, a value is offered back while later values are out (`giveBackValue`). */
 const giveBackAttempts = 10;
+/** How long, at most, a refused create spends offering its value back. */
+const giveBackBudgetMs = 400;
 
 /**
  * Puts `value` back: the sequence returns to `value - 1` if `value` is the last one handed out. While a later value
  * is out, its holder may be giving it back too (a burst of creates refused together: one name, one RefNumber, one
- * Idempotency-Key's twins), so the offer is repeated up to ten times, after a pause of about a round trip per value
- * still out above it (only a refused request waits for it): the values of such a burst go back from the top down, and the sequence is as the winner
+ * Idempotency-Key's twins), so the offer is repeated while they come back (up to ten times in 400 ms at most, after a
+ * pause of about a round trip per value still out above it, at most 50 ms; only a refused request waits for it): the values of such a burst go back from the top down, and the sequence is as the winner
  * left it. A value below one a write kept stays a gap. Only for a value no stored item uses. Giving back the first
  * value removes the sequence's item, which that value created: the tenant's items are then exactly as they were
  * before (a refused first write leaves nothing behind).
@@ -61,6 +63,9 @@ export const giveBackValue = async (
     // The value it found, so only a later value still out is waited for.
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   } as const;
+  const started = Date.now();
+  let lowestSeen = Number.POSITIVE_INFINITY;
+  let stalls = 0;
   for (let attempt = 1; ; attempt += 1) {
     try {
       if (value === 1) {
@@ -80,9 +85,13 @@ export const giveBackValue = async (
     } catch (error) {
       if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
       const current = Number((error as { Item?: { value?: { N?: string } } }).Item?.value?.N);
-      if (!(current > value) || attempt >= attempts) return false;
-      // About a round trip per value still out above this one, jittered.
-      await new Promise((resolve) => setTimeout(resolve, (current - value) * (5 + Math.random() * 10)));
+      // Waited for only while the values above come back: none out above, none back over two offers in a row (they
+      // were kept), or the budget spent, and this value stays a gap. So a refusal waits a few hundred ms at most.
+      stalls = current < lowestSeen ? 0 : stalls + 1;
+      lowestSeen = Math.min(lowestSeen, current);
+      if (!(current > value) || stalls >= 2 || attempt >= attempts || Date.now() - started >= giveBackBudgetMs) return false;
+      // About a round trip per value still out above this one, jittered, at most 50 ms.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50, (current - value) * (5 + Math.random() * 10))));
     }
   }
 };
