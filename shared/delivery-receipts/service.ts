@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '#shared/auth/principal';
 import { normaliseClaimValue } from '#shared/data/claims';
-import { backoffDelayMs, optimisticRetryPolicy, withOptimisticRetry } from '#shared/data/retry';
+import { backoffDelayMs, withOptimisticRetry } from '#shared/data/retry';
 import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
 import { maxSequenceValue } from '#shared/data/sequence';
 import { ConcurrentModification, NotFound, ReadOnlyRecord, StaleVersion, TenancyMismatch, ValidationFailed, VersionConflict } from '#shared/errors';
@@ -134,6 +134,9 @@ const buildHeader = ({ fields, id, guid, tenantId, version, refNumber, actor, cr
   };
 };
 
+/** Decisions of a save's completion at most: each a fresh read after the last one lost a race (`update`). */
+const completionAttempts = 3;
+
 export const createReceiptService = ({
   repository,
   complete,
@@ -233,7 +236,8 @@ export const createReceiptService = ({
    * write came between the body's commit, or the read, and the completion) is decided again from a fresh read, as a
    * save of the transition alone: the body is committed (at the Version it named, if any) and is not applied twice,
    * so lines added meanwhile are completed with the rest, and a receipt another request completed meanwhile answers
-   * as it stands. Only a real conflicting intent (the receipt was cancelled meanwhile) refuses it.
+   * as it stands. A request that committed nothing and named its Version is stale (409), as any such save; a
+   * cancel meanwhile (a real conflicting intent) refuses it too.
    */
   const update = async (
     principal: Principal,
@@ -273,7 +277,7 @@ export const createReceiptService = ({
       // The earlier attempt committed its body (at that Version) and its completion did not follow: resume at the
       // completion; the body is not decided or written again.
       if (resume && resume.token === undefined && stored.header.Version === resume.version && statusOf(stored.header) === 'InProgress') {
-        return { header: stored.header, lines: stored.lines, completing: true };
+        return { header: stored.header, lines: stored.lines, completing: true, committed: true };
       }
       // A receipt written since by another request is decided again as any update (a pinned Version is then stale),
       // over the pending claim. Over the earlier attempt's lease, the body is decided again from what is stored (its
@@ -297,7 +301,7 @@ export const createReceiptService = ({
       // Over the earlier attempt's lease something is always written: the header put releases that lease.
       const unchanged = resumedLease === undefined && puts.length === 0 && lines.removed.length === 0 && sameValue({ ...fields, RefNumber: refNumber }, stored.header);
       // Completion of an unchanged receipt: nothing to commit first, completion expects the stored Version.
-      if (completing && unchanged) return { header: stored.header, lines: stored.lines, completing };
+      if (completing && unchanged) return { header: stored.header, lines: stored.lines, completing, committed: false };
       const draft = buildHeader({
         fields: { ...fields, ...statusView(status) },
         id,
@@ -332,7 +336,7 @@ export const createReceiptService = ({
         if (error instanceof VersionConflict && value.Version !== undefined) throw new StaleVersion();
         throw error;
       }
-      return { header, lines: lines.lines, completing };
+      return { header, lines: lines.lines, completing, committed: true };
     });
     if (!written.completing) return { ...receiptView(written.header, written.lines), created: false, completing: false };
     // The receipt as the completion's deciding commit leaves it: the answer its key's claim holds from that commit on.
@@ -353,8 +357,19 @@ export const createReceiptService = ({
         ...(claim ? { claim: (commit: CompletionCommit) => claim.provisional(committed(commit)) } : {}),
       }));
     } catch (error) {
-      if (!(error instanceof ConcurrentModification) || completionAttempt >= optimisticRetryPolicy.maxAttempts) throw error;
+      if (!(error instanceof ConcurrentModification) || completionAttempt >= completionAttempts) throw error;
+      // Nothing of this request committed, and it named the Version it completes: the receipt moved under it (409).
+      if (!written.committed && value.Version !== undefined) throw new StaleVersion();
       await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(completionAttempt)));
+      if (!claim) {
+        // Completed, or being completed, by another request meanwhile: this one's intent holds; answered as it stands,
+        // nothing written. (With a key, the decision below writes the key's answer with the receipt as it stands.)
+        const now = await require(tenantId, id);
+        const nowStatus = statusOf(now.header);
+        if (nowStatus === 'Complete' || nowStatus === 'Completing') {
+          return { ...receiptView(now.header, now.lines), created: false, completing: nowStatus === 'Completing' };
+        }
+      }
       return update(principal, { ID: id, Status: value.Status }, claim, completionAttempt + 1);
     }
     const after = await require(tenantId, id);

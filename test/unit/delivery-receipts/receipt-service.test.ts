@@ -163,8 +163,23 @@ describe('a completion that loses a race', () => {
     const { receipt } = await service.save(principal, { Value: { WarehouseID: 3, Status: 'InProgress', Lines: linesOf(1) } });
     const saved = await service.save(principal, { Value: { ID: receipt.ID, Status: 'Complete' } });
     expect(saved.receipt).toMatchObject({ Status: 'Complete' });
-    // This save's completion (at 1) lost to the other one's (at 1, which completed): decided again, nothing to complete.
+    // This save's completion (at 1) lost to the other one's (at 1, which completed): decided again, nothing to complete,
+    // nothing written (the Version is the other completion's).
     expect(expectedVersions).toEqual([1, 1]);
+    expect(saved.receipt.Version).toBe(2);
+  });
+
+  it('is stale (409) when the save named its Version and committed nothing: the receipt moved under it', async () => {
+    const { service, principal, expectedVersions } = openRacedCompletion((own, who, id) =>
+      own.addInventory(who, id, { Value: { InventoryList: [{ InventoryID: 77, Quantity: 2, AdjustedQuantityReceived: 2 }] } }),
+    );
+    const { receipt } = await service.save(principal, { Value: { WarehouseID: 3, Status: 'InProgress', Lines: linesOf(1) } });
+    expect(await failureOf(service.save(principal, { Value: { ID: receipt.ID, Version: receipt.Version, Status: 'Complete' } }))).toMatchObject({
+      name: 'StaleVersion',
+      status: 409,
+    });
+    expect(expectedVersions).toEqual([1]);
+    expect((await service.get(principal, receipt.ID as number)).receipt.Status).toBe('InProgress');
   });
 
   it('is refused when the receipt was cancelled meanwhile (a real conflicting intent)', async () => {
