@@ -233,13 +233,15 @@ export const startIsolatedFunctions = (
       child.once('exit', (code, signal) => {
         environmentsOf(fn.functionName).delete(environment);
         const error = new Error(`Runtime exited with error: ${signal ? `signal ${signal}` : `exit status ${code}`}`);
-        endInit(error);
         for (const invocation of pending.values()) invocation.reject(error);
         pending.clear();
         released(fn.functionName);
         resolve();
       });
     });
+    // After 'exit' may come messages still in the channel (an init-failed sent just before the process ended): the
+    // init is settled by the process's end only once the channel is closed too.
+    child.once('close', (code, signal) => endInit(new Error(`Runtime exited with error: ${signal ? `signal ${signal}` : `exit status ${code}`}`)));
     child.on('message', (message: FunctionMessage) => {
       if (message.type === 'initialized') return endInit(undefined);
       if (message.type === 'init-failed') return endInit(toError(message.error));
@@ -352,7 +354,11 @@ export const startIsolatedFunctions = (
     }
     try {
       const initError = await initPhase(environment, callerDeadline, fn.functionName);
-      if (initError) throw initError;
+      if (initError) {
+        // Its process is ending (or its init timed out for the caller): never taken again; the next is a cold start.
+        environment.retired = true;
+        throw initError;
+      }
       // The invocation's clock starts here: the function's timeout, within what is left of the caller's.
       const callerRemainingMs = Math.max(0, callerDeadline - Date.now());
       const timeoutMs = Math.min(callerRemainingMs, fn.timeoutMs ?? callerRemainingMs);

@@ -15,6 +15,9 @@ const significantDigits = (text: string): number =>
   // Trailing zeros, of the fraction or of the integer, only scale the value: a double holds d x 10^k when d does.
   text.replace(/^[-+]/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '').length;
 
+/** A JSON number's text without an exponent (RFC 8259's grammar, less `e`). */
+const jsonNumberText = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
 /** A decimal of up to 15 significant digits: the double that is exactly it. */
 export const maxExactDoubleDigits = 15;
 
@@ -24,7 +27,8 @@ export const maxExactDoubleDigits = 15;
  * it is in JSON, and what a client reads.
  */
 export const jsonNumberOf = (text: string): number => {
-  if (significantDigits(text) <= maxExactDoubleDigits || !json.rawJSON) return Number(text);
+  // Raw JSON must be a JSON number's text (JSON.rawJSON throws on `+1`, `01`, `.5`, `1.`), and no exponent is counted.
+  if (!jsonNumberText.test(text) || significantDigits(text) <= maxExactDoubleDigits || !json.rawJSON) return Number(text);
   return json.rawJSON(text) as number;
 };
 

@@ -236,7 +236,7 @@ export const serializeXml = (root: XmlRoot, value: unknown): string => {
     .join('');
   out.push(`<${root.name}${attributes}>`);
   if (Array.isArray(value)) {
-    for (const item of value) writeElement(root.itemName ?? 'item', item, out);
+    for (const item of value) writeListMember(root.itemName ?? 'item', item, out);
   } else if (value !== null && typeof value === 'object') {
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) writeElement(key, child, out);
   } else if (value !== undefined && value !== null) {

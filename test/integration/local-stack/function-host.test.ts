@@ -156,10 +156,10 @@ describe('execution environments', () => {
 
 describe("an environment's Init phase", () => {
   /** The slow-init fixture: its module takes `initMs` to load (then fails, with `fails`). */
-  const slowInit = (initMs: number, timeoutMs: number, fails = false): IsolatedFunction => ({
+  const slowInit = (initMs: number, timeoutMs: number, fails = false, marker?: string): IsolatedFunction => ({
     functionName: 'slowInit',
     handler: 'test/support/fixtures/slow-init-handler.ts',
-    environment: { INIT_MS: String(initMs), ...(fails ? { INIT_FAILS: '1' } : {}) },
+    environment: { INIT_MS: String(initMs), ...(fails ? { INIT_FAILS: '1' } : {}), ...(marker ? { INIT_MARKER: marker } : {}) },
     credentials: { accessKeyId: 'LOCALslowInit', secretAccessKey: 'local' },
     timeoutMs,
   });
@@ -185,9 +185,12 @@ describe("an environment's Init phase", () => {
   }, 60_000);
 
   it('fails the invocation with the init\'s own error; the next invocation is a new cold start', async () => {
-    const functions = host([slowInit(0, 5_000, true)], quiet);
+    const marker = join(workDir, 'init-loads');
+    const functions = host([slowInit(0, 5_000, true, marker)], quiet);
     await expect(invokeSlowInit(functions)).rejects.toThrow('the module failed to load');
     await expect(invokeSlowInit(functions)).rejects.toThrow('the module failed to load');
+    // Two loads: the failed environment was not taken again.
+    expect(readFileSync(marker, 'utf8')).toBe('loaded\nloaded\n');
   }, 60_000);
 });
 

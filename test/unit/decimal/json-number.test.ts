@@ -35,6 +35,8 @@ describe('jsonNumberOf', () => {
     const value = jsonNumberOf('10009999999998.99999');
     expect(rawJsonTextOf(value)).toBe('10009999999998.99999');
     expect(rawJsonTextOf(jsonNumberOf('1234567890123456'))).toBe('1234567890123456');
+    // Text that is no JSON number (or has an exponent) is never made raw: it is the nearest double.
+    for (const text of ['+10009999999998.99999', '010009999999998.99999', '1.0009999999999899999e13']) expect(jsonNumberOf(text)).toBe(Number(text));
     expect(serializeXml({ name: 'R' }, { TotalSOH: value })).toBe('<?xml version="1.0" encoding="utf-8"?><R><TotalSOH>10009999999998.99999</TotalSOH></R>');
   });
 

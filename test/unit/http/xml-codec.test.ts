@@ -256,6 +256,12 @@ describe('serializeXml', () => {
     expect(encodeElementName('TenantLocation')).toBe('TenantLocation');
   });
 
+  it('writes a list in a top-level list as one element of its own too', () => {
+    expect(serializeXml({ name: 'ArrayOfItem', itemName: 'Item' }, [[1, 2], [], 3])).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><ArrayOfItem><Item><item>1</item><item>2</item></Item><Item></Item><Item>3</Item></ArrayOfItem>',
+    );
+  });
+
   it('writes a list in a list as one element of its own, its members as <item>, an empty one empty', () => {
     expect(serializeXml({ name: 'R' }, { 'a b': [[1, 2], [], 3, [[4]]] })).toBe(
       '<?xml version="1.0" encoding="utf-8"?><R><a_x0020_b><item>1</item><item>2</item></a_x0020_b><a_x0020_b></a_x0020_b>' +
