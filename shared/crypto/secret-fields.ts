@@ -219,12 +219,17 @@ export const sealAdaptorDetails = async (options: {
   const extracted = extractSecrets(incoming, options.pointer);
   if (extracted.errors.length > 0) throw new ValidationFailed(extracted.errors);
 
-  const details = mergeAdaptorDetails(stored?.Details, extracted.details);
+  // A value stored in the clear under a KeyName the rule has since come to count as a secret's: sealed now, as if
+  // it had been stored sealed, unless the body replaces or clears it.
+  const legacy = stored ? extractSecrets(stored.Details) : undefined;
+  const details = mergeAdaptorDetails(legacy ? legacy.details : undefined, extracted.details);
   const mentioned = new Set(extracted.secrets.map((secret) => secret.field));
   const locations = secretLocations(details);
   const kept = (stored?.Secrets ?? []).filter((secret) => !mentioned.has(secret.Field) && locations.has(secret.Field));
+  const keptFields = new Set(kept.map((secret) => secret.Field));
+  const resealed = (legacy?.secrets ?? []).filter((secret) => !mentioned.has(secret.field) && locations.has(secret.field) && !keptFields.has(secret.field));
   const sealed = await Promise.all(
-    extracted.secrets
+    [...extracted.secrets, ...resealed]
       .filter((secret) => secret.value !== '')
       .map(async (secret) => ({ Field: secret.field, Ciphertext: await cipher.seal(secret.value, encryptionContextOf(owner, secret.field)) })),
   );
@@ -277,8 +282,10 @@ export const publicAdaptorDetails = (stored: StoredAdaptorDetails): PublicAdapto
   for (const list of instructionLists(view, '')) {
     for (const instruction of list.list) {
       if (!isSecretInstruction(instruction)) continue;
+      // A value still in the clear (stored before its KeyName counted as a secret's) is set, and never shown either.
+      const inTheClear = typeof instruction.Value === 'string' && instruction.Value !== '';
       delete instruction.Value;
-      if (present.has(instructionField(list, instruction))) (instruction as { HasValue?: true }).HasValue = true;
+      if (inTheClear || present.has(instructionField(list, instruction))) (instruction as { HasValue?: true }).HasValue = true;
     }
   }
   return view as PublicAdaptorDetails;

@@ -193,6 +193,33 @@ describe('merging a save over stored secrets', () => {
   });
 });
 
+describe('a value stored in the clear before its KeyName counted as a secret', () => {
+  // Stored when `PIN` was not a secret's name: the rule grew since.
+  const legacy: StoredAdaptorDetails = {
+    Details: { Name: 'Ledger', Instructions: [{ KeyName: 'PIN', Value: '4321' }, { KeyName: 'BatchSize', Value: '50' }] },
+    Secrets: [],
+  };
+
+  it('is never shown: the view says it is set', () => {
+    expect(publicAdaptorDetails(legacy).Instructions).toEqual([{ KeyName: 'PIN', HasValue: true }, { KeyName: 'BatchSize', Value: '50' }]);
+  });
+
+  it('is sealed by the next save that sends the details back as the view shows them, and opens to the same value', async () => {
+    const saved = await sealAdaptorDetails({ incoming: { Name: 'Ledger', Instructions: [{ KeyName: 'PIN' }, { KeyName: 'BatchSize', Value: '50' }] }, stored: legacy, owner, cipher });
+    expect(JSON.stringify(saved!.Details)).not.toContain('4321');
+    expect(saved!.Secrets.map((secret) => secret.Field)).toEqual(['Instructions/PIN/Value']);
+    expect(Object.fromEntries(await openSecrets(saved!, owner, cipher))).toEqual({ 'Instructions/PIN/Value': '4321' });
+  });
+
+  it('is replaced by a new value, and cleared by an empty one', async () => {
+    const replaced = await sealAdaptorDetails({ incoming: { Instructions: [{ KeyName: 'PIN', Value: '9999' }] }, stored: legacy, owner, cipher });
+    expect(Object.fromEntries(await openSecrets(replaced!, owner, cipher))).toEqual({ 'Instructions/PIN/Value': '9999' });
+    const cleared = await sealAdaptorDetails({ incoming: { Instructions: [{ KeyName: 'PIN', Value: '' }] }, stored: legacy, owner, cipher });
+    expect(cleared!.Secrets).toEqual([]);
+    expect(JSON.stringify(cleared)).not.toContain('4321');
+  });
+});
+
 describe('the public view', () => {
   it('shows Has<Field> for stored credentials and HasValue for secret instructions, never a value', async () => {
     const stored = await seal({ ...incoming, TokenDetails: { ...incoming.TokenDetails, Session: '' } });
@@ -221,7 +248,8 @@ describe('the public view', () => {
 
   it('never shows the value of a secret-looking instruction, even one stored before the rule knew it', () => {
     const view = publicAdaptorDetails({ Details: { Instructions: [{ KeyName: 'Token', Value: 'legacy-plaintext' }] }, Secrets: [] });
-    expect(view.Instructions).toEqual([{ KeyName: 'Token' }]);
+    // Set, as the view says of a sealed one; the next save seals it (below).
+    expect(view.Instructions).toEqual([{ KeyName: 'Token', HasValue: true }]);
   });
 });
 
