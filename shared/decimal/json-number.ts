@@ -2,13 +2,9 @@
 // past that, JSON.stringify of a number would round it. JSON itself has no such limit, so such a decimal is written
 // digit for digit as raw JSON text (`JSON.rawJSON`, ECMAScript's JSON.parse source text access, in the Node.js the
 // functions run on; where it is missing the number is the nearest double, as before). The XML writer writes raw JSON
-// as its text.
+// as its text (shared/http/codecs/xml.ts `rawJsonTextOf`).
 
-interface RawJsonApi {
-  readonly rawJSON?: (text: string) => unknown;
-  readonly isRawJSON?: (value: unknown) => boolean;
-}
-const json = JSON as unknown as RawJsonApi;
+const json = JSON as unknown as { readonly rawJSON?: (text: string) => unknown };
 
 /** The significant digits of a decimal text, trailing zeros aside (`-0.00120` -> 2, `10009999999998.99999` -> 19). */
 const significantDigits = (text: string): number =>
@@ -31,7 +27,3 @@ export const jsonNumberOf = (text: string): number => {
   if (!jsonNumberText.test(text) || significantDigits(text) <= maxExactDoubleDigits || !json.rawJSON) return Number(text);
   return json.rawJSON(text) as number;
 };
-
-/** The text of a value `jsonNumberOf` made raw JSON, else undefined. */
-export const rawJsonTextOf = (value: unknown): string | undefined =>
-  typeof value === 'object' && value !== null && json.isRawJSON?.(value) ? (value as { rawJSON: string }).rawJSON : undefined;

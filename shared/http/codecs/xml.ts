@@ -7,7 +7,6 @@
 // tsx and jest, and a chunk of its own beside the function's bundle on Lambda (infra/build/lazy-chunks.mjs). Call
 // `loadXmlParser()` before `parseXml()`; the HTTP stack does so when a request's body is XML.
 import type { XMLParser as XmlParserClass, ValidationError } from 'fast-xml-parser';
-import { rawJsonTextOf } from '#shared/decimal/index';
 import { MalformedBody, ValidationFailed } from '#shared/errors';
 import { forbiddenKeys } from './forbidden-keys';
 
@@ -185,6 +184,15 @@ export const encodeElementName = (name: string): string => {
     index += character.length;
   }
   return encoded;
+};
+
+/**
+ * The text of a raw JSON value (`JSON.rawJSON`, shared/decimal/json-number.ts: a number past a double's digits),
+ * else undefined: XML writes it as text, digit for digit.
+ */
+export const rawJsonTextOf = (value: unknown): string | undefined => {
+  const isRawJson = (JSON as unknown as { readonly isRawJSON?: (value: unknown) => boolean }).isRawJSON;
+  return typeof value === 'object' && value !== null && isRawJson?.(value) ? (value as { readonly rawJSON: string }).rawJSON : undefined;
 };
 
 /** A member of a list: its own element, named `key`; a list there is one element with an `item` per member. */

@@ -3,8 +3,8 @@
 // JSON.stringify and the XML writer write digit for digit. Jest's Node may lack it: the raw branch runs over a
 // stand-in with the same contract (the real one: test/e2e/inventory/stock-on-hand.test.ts).
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { jsonNumberOf, rawJsonTextOf } from '#shared/decimal/index';
-import { serializeXml } from '#shared/http/codecs/xml';
+import { jsonNumberOf } from '#shared/decimal/index';
+import { rawJsonTextOf, serializeXml } from '#shared/http/codecs/xml';
 
 type RawJson = { rawJSON?: unknown; isRawJSON?: unknown };
 const jsonApi = JSON as unknown as RawJson;
