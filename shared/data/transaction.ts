@@ -98,9 +98,11 @@ export const conflictAttempts = 3;
 
 /**
  * A conflict with another transaction in flight: nothing was written, and the same write may simply be sent again.
- * Named as its base class: past `transact` it is a ConcurrentModification like any other.
+ * Only `transact` sees it: past it, it is a ConcurrentModification like any other.
  */
-class TransactionConflict extends ConcurrentModification {}
+class TransactionConflict extends ConcurrentModification {
+  override readonly name: string = 'TransactionConflict';
+}
 
 /**
  * Writes the actions atomically. A condition that fails throws the error of the first action (in order) whose
@@ -121,7 +123,8 @@ export const transact = async <Role extends string>(
     try {
       return await transactOnce(table, actions, options);
     } catch (error) {
-      if (!(error instanceof TransactionConflict) || options.clientRequestToken !== undefined || attempt >= conflictAttempts) throw error;
+      if (!(error instanceof TransactionConflict)) throw error;
+      if (options.clientRequestToken !== undefined || attempt >= conflictAttempts) throw new ConcurrentModification();
       await new Promise((resolve) => setTimeout(resolve, attempt * (10 + Math.random() * 30)));
     }
   }

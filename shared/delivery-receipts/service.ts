@@ -358,10 +358,12 @@ export const createReceiptService = ({
       }));
     } catch (error) {
       if (!(error instanceof ConcurrentModification) || completionAttempt >= completionAttempts) throw error;
-      // Nothing of this request committed, and it named the Version it completes: the receipt moved under it (409).
-      if (!written.committed && value.Version !== undefined) throw new StaleVersion();
       await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(completionAttempt)));
-      if (!claim) {
+      // Decided again: a request that committed its body asks for the transition alone; one that committed nothing,
+      // as it was sent, so a Version it named is checked again (stale if the receipt moved, not if the conflict was
+      // only another transaction in flight).
+      const again = written.committed ? { ID: id, Status: value.Status } : value;
+      if (!claim && again.Version === undefined) {
         // Completed, or being completed, by another request meanwhile: this one's intent holds; answered as it stands,
         // nothing written. (With a key, the decision below writes the key's answer with the receipt as it stands.)
         const now = await require(tenantId, id);
@@ -370,7 +372,7 @@ export const createReceiptService = ({
           return { ...receiptView(now.header, now.lines), created: false, completing: nowStatus === 'Completing' };
         }
       }
-      return update(principal, { ID: id, Status: value.Status }, claim, completionAttempt + 1);
+      return update(principal, again, claim, completionAttempt + 1);
     }
     const after = await require(tenantId, id);
     const completed = { ...receiptView(after.header, after.lines), created: false, completing: status === 'Completing' };
