@@ -236,8 +236,8 @@ export const createReceiptService = ({
    * write came between the body's commit, or the read, and the completion) is decided again from a fresh read, as a
    * save of the transition alone: the body is committed (at the Version it named, if any) and is not applied twice,
    * so lines added meanwhile are completed with the rest, and a receipt another request completed meanwhile answers
-   * as it stands. A request that committed nothing and named its Version is stale (409), as any such save; a
-   * cancel meanwhile (a real conflicting intent) refuses it too.
+   * as it stands. A request that committed nothing is decided again as it was sent (a Version it named is stale
+   * only if the receipt moved); a cancel meanwhile (a real conflicting intent) refuses it.
    */
   const update = async (
     principal: Principal,
