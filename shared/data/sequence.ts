@@ -35,65 +35,74 @@ export const nextValue = async ({ client, tableName }: TableContext, tenantId: n
   return value;
 };
 
-/** How often, at most, a value is offered back while later values are out (`giveBackValue`). */
-const giveBackAttempts = 10;
-/** How long, at most, a refused create spends offering its value back. */
-const giveBackBudgetMs = 400;
-
 /**
  * Puts `value` back: the sequence returns to `value - 1` if `value` is the last one handed out. While a later value
- * is out, its holder may be giving it back too (a burst of creates refused together: one name, one RefNumber, one
- * Idempotency-Key's twins), so the offer is repeated while they come back (up to ten times in 400 ms at most, after a
- * pause of about a round trip per value still out above it, at most 50 ms; only a refused request waits for it): the values of such a burst go back from the top down, and the sequence is as the winner
- * left it. A value below one a write kept stays a gap. Only for a value no stored item uses. Giving back the first
- * value removes the sequence's item, which that value created: the tenant's items are then exactly as they were
- * before (a refused first write leaves nothing behind).
+ * is out, its holder may be giving it back too (a burst of creates refused together, over however long their
+ * refusals take: one name, one RefNumber, one Idempotency-Key's twins), so a value that cannot go back now is noted
+ * in the sequence item's `gaps` set, and whoever brings the sequence down to it takes it back too, and the next, and
+ * so on (each step one conditional UpdateItem: the sequence is at that value and the value is a noted gap). No one
+ * waits: the values of such a burst go back from the top down, whatever order their refusals come in, and the
+ * sequence is as the winner left it. A value below one a write kept stays a gap (noted: harmless). Only for a value no
+ * stored item uses. A sequence brought back to 0 is removed: the tenant's items are then exactly as they were before
+ * (a refused first write leaves nothing behind).
  */
-export const giveBackValue = async (
-  { client, tableName }: TableContext,
-  tenantId: number,
-  name: string,
-  value: number,
-  { attempts = giveBackAttempts }: { readonly attempts?: number } = {},
-): Promise<boolean> => {
+export const giveBackValue = async ({ client, tableName }: TableContext, tenantId: number, name: string, value: number): Promise<boolean> => {
   const key = sequenceKey(tenantId, name);
-  const condition = {
-    ConditionExpression: '#value = :value',
-    ExpressionAttributeNames: { '#value': 'value' },
-    // The value it found, so only a later value still out is waited for.
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  } as const;
-  const started = Date.now();
-  let lowestSeen = Number.POSITIVE_INFINITY;
-  let stalls = 0;
-  for (let attempt = 1; ; attempt += 1) {
+  const names = { '#value': 'value', '#gaps': 'gaps' };
+  /** Brings the sequence from `top` (if it is there, and `top` is this value or a noted gap) down to below it. */
+  const takeBack = async (top: number, noted: boolean): Promise<boolean> => {
     try {
-      if (value === 1) {
-        await client.send(new DeleteCommand({ TableName: tableName, Key: key, ...condition, ExpressionAttributeValues: { ':value': value } }));
-      } else {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: key,
-            UpdateExpression: 'SET #value = :previous',
-            ...condition,
-            ExpressionAttributeValues: { ':value': value, ':previous': value - 1 },
-          }),
-        );
-      }
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'SET #value = :below DELETE #gaps :top',
+          ConditionExpression: noted ? '#value = :value AND contains(#gaps, :value)' : '#value = :value',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':value': top, ':below': top - 1, ':top': new Set([top]) },
+        }),
+      );
       return true;
     } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-      const current = Number((error as { Item?: { value?: { N?: string } } }).Item?.value?.N);
-      // Waited for only while the values above come back: none out above, none back over two offers in a row (they
-      // were kept), or the budget spent, and this value stays a gap. So a refusal waits a few hundred ms at most.
-      stalls = current < lowestSeen ? 0 : stalls + 1;
-      lowestSeen = Math.min(lowestSeen, current);
-      if (!(current > value) || stalls >= 2 || attempt >= attempts || Date.now() - started >= giveBackBudgetMs) return false;
-      // About a round trip per value still out above this one, jittered, at most 50 ms.
-      await new Promise((resolve) => setTimeout(resolve, Math.min(50, (current - value) * (5 + Math.random() * 10))));
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
     }
+  };
+  /** After `from` went back: the noted gaps right below it go back too; a sequence at 0 is removed. */
+  const collapse = async (from: number) => {
+    let top = from - 1;
+    while (top > 0 && (await takeBack(top, true))) top -= 1;
+    if (top === 0) {
+      await client
+        .send(new DeleteCommand({ TableName: tableName, Key: key, ConditionExpression: '#value = :zero', ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':zero': 0 } }))
+        .catch((error: unknown) => {
+          if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+        });
+    }
+  };
+  if (await takeBack(value, false)) {
+    await collapse(value);
+    return true;
   }
+  // A later value is out: noted, then offered once more (the values above may have come back down to it meanwhile,
+  // before it was noted); if not, whoever brings the sequence down to it takes it back.
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: key,
+      UpdateExpression: 'ADD #gaps :self',
+      ConditionExpression: '#value > :value',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ':value': value, ':self': new Set([value]) },
+    }),
+  ).catch((error: unknown) => {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  });
+  if (await takeBack(value, false)) {
+    await collapse(value);
+    return true;
+  }
+  return false;
 };
 
 /**

@@ -56,7 +56,7 @@ describe('withNextValue and giveBackValue', () => {
     expect({ refused, next }).toEqual({ refused: { name: 'Conflict', status: 409, detail: 'name taken' }, next: 2 });
   });
 
-  it('keeps the gap when a later value was taken meanwhile, and keeps the value after an error that may have written', async () => {
+  it('notes a value refused while a later one is out, keeps one whose failure may have written, and takes the noted ones back when the sequence comes down to them', async () => {
     const tenant = freshTenantId();
 
     await failureOf(
@@ -67,20 +67,21 @@ describe('withNextValue and giveBackValue', () => {
     );
     await failureOf(withNextValue(table, tenant, 'LOC', 'location ID', async () => Promise.reject(new Error('timed out'))));
 
-    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toMatchObject({ value: 3 });
+    // 1 was refused while 2 was out: noted. 3 may have been written: kept.
+    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toMatchObject({ value: 3, gaps: new Set([1]) });
+    // 2 given back while 3 is out: noted too; then 3 goes back, and the sequence comes down through 2 and 1.
     expect(await giveBackValue(table, tenant, 'LOC', 2)).toBe(false);
     expect(await giveBackValue(table, tenant, 'LOC', 3)).toBe(true);
-    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toMatchObject({ value: 2 });
+    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toBeUndefined();
   });
 
   it('takes back a burst of values refused together, from the top down, whatever order they are offered in', async () => {
     const tenant = freshTenantId();
     const values = await Promise.all(Array.from({ length: 8 }, () => nextValue(table, tenant, 'LOC')));
 
-    // Offered back in an order where every offer but one first finds a later value still out.
-    const offered = await Promise.all([...values].sort((a, b) => a - b).map((value) => giveBackValue(table, tenant, 'LOC', value)));
+    // Offered back in an order where every offer but one first finds a later value still out, at once.
+    await Promise.all([...values].sort((a, b) => a - b).map((value) => giveBackValue(table, tenant, 'LOC', value)));
 
-    expect(offered).toEqual(Array(8).fill(true));
     // The first value removes the item it created: nothing of the burst is left.
     expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toBeUndefined();
   });
@@ -90,10 +91,23 @@ describe('withNextValue and giveBackValue', () => {
     const values = await Promise.all(Array.from({ length: 6 }, () => nextValue(table, tenant, 'LOC')));
     const kept = 3;
 
-    const offered = await Promise.all(values.filter((value) => value !== kept).map(async (value) => [value, await giveBackValue(table, tenant, 'LOC', value)]));
+    await Promise.all(values.filter((value) => value !== kept).map((value) => giveBackValue(table, tenant, 'LOC', value)));
 
-    expect(Object.fromEntries(offered)).toEqual({ 1: false, 2: false, 4: true, 5: true, 6: true });
     expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toMatchObject({ value: kept });
     expect(await nextValue(table, tenant, 'LOC')).toBe(kept + 1);
+  });
+
+  it('takes back values refused one after another from the bottom up, long apart: each waits for no one', async () => {
+    const tenant = freshTenantId();
+    const values = await Promise.all(Array.from({ length: 5 }, () => nextValue(table, tenant, 'LOC')));
+
+    // The lowest refusal first, the highest last (as cold starts spread a burst's refusals): each of the first four
+    // finds a later value out and is noted; the last brings the sequence down through all of them.
+    const offered: boolean[] = [];
+    for (const value of [...values].sort((a, b) => a - b)) offered.push(await giveBackValue(table, tenant, 'LOC', value));
+
+    expect(offered).toEqual([false, false, false, false, true]);
+    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toBeUndefined();
+    expect(await nextValue(table, tenant, 'LOC')).toBe(1);
   });
 });
