@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parseCommandLine } from '#infra/local/command-line';
 import { buildOpenApiDocument, openApiJsonUrl, serializeOpenApiDocument } from '#shared/openapi/document';
 import { buildRequestCollection, requestCollectionUrl } from '#shared/openapi/request-collection';
 import { requestsFolder, writeRequestValidators } from '#infra/build/request-validators';
@@ -21,15 +22,7 @@ const usage = `Usage: npm run openapi
 
   -h, --help  Show this help
 `;
-try {
-  if (parseArgs({ options: { help: { type: 'boolean', short: 'h' } }, strict: true }).values.help) {
-    process.stdout.write(usage);
-    process.exit(0);
-  }
-} catch (error) {
-  process.stderr.write(`${(error as Error).message}\n\n${usage}`);
-  process.exit(2);
-}
+parseCommandLine(usage, () => parseArgs({ options: { help: { type: 'boolean', short: 'h' } }, strict: true }));
 
 const document = buildOpenApiDocument();
 const serialized = serializeOpenApiDocument(document);

@@ -222,22 +222,21 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
   const sqsPort = options.sqsPort ?? (freePorts ? 0 : 9324);
   const dataDir = options.dataDir ?? defaultDataDir;
   const releaseDataDir = options.inMemory ? () => undefined : lockDataDir(dataDir);
+  let dataStack: ReturnType<typeof readAssemblyStack>;
+  let assemblyDir: string;
   try {
     await ensurePortsFree([
-    { port: options.port, what: 'the API gateway', option: '--port (or PORT)' },
-    { port: dynamodbPort, what: 'DynamoDB Local', option: '--dynamodb-port' },
-    { port: sqsPort, what: 'the SQS server', option: '--sqs-port' },
+      { port: options.port, what: 'the API gateway', option: '--port (or PORT)' },
+      { port: dynamodbPort, what: 'DynamoDB Local', option: '--dynamodb-port' },
+      { port: sqsPort, what: 'the SQS server', option: '--sqs-port' },
     ]);
+    // The cloud assembly (`cdk synth`'s cdk.out/), synthesized first when stale: everything below runs what it declares.
+    assemblyDir = options.assemblyDir ?? (await ensureCloudAssembly({ log }));
+    dataStack = readAssemblyStack(assemblyDir, assemblyStacks.data);
   } catch (error) {
     releaseDataDir();
     throw error;
   }
-  // The cloud assembly (`cdk synth`'s cdk.out/), synthesized first when stale: everything below runs what it declares.
-  const assemblyDir = await (options.assemblyDir ? Promise.resolve(options.assemblyDir) : ensureCloudAssembly({ log })).catch((error: unknown) => {
-    releaseDataDir();
-    throw error;
-  });
-  const dataStack = readAssemblyStack(assemblyDir, assemblyStacks.data);
   /** A queue's settings as the data stack declares them (a test's own variant of a queue keeps its settings). */
   const queueSettingsOf = (queue: QueueSettings): QueueSettings => {
     const shared = queueDefinitions.find((definition) => definition === queue);

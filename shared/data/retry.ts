@@ -34,7 +34,8 @@ export interface RetryOptions {
   readonly random?: () => number;
 }
 
-const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** A pause of `ms` milliseconds. */
+export const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs `attempt` (given its number, from 1) under the optimistic-retry policy. */
 export const withOptimisticRetry = async <T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions = {}): Promise<T> => {

@@ -49,60 +49,53 @@ export const nextValue = async ({ client, tableName }: TableContext, tenantId: n
 export const giveBackValue = async ({ client, tableName }: TableContext, tenantId: number, name: string, value: number): Promise<boolean> => {
   const key = sequenceKey(tenantId, name);
   const names = { '#value': 'value', '#gaps': 'gaps' };
-  /** Brings the sequence from `top` (if it is there, and `top` is this value or a noted gap) down to below it. */
-  const takeBack = async (top: number, noted: boolean): Promise<boolean> => {
-    try {
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: key,
-          UpdateExpression: 'SET #value = :below DELETE #gaps :top',
-          ConditionExpression: noted ? '#value = :value AND contains(#gaps, :value)' : '#value = :value',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':value': top, ':below': top - 1, ':top': new Set([top]) },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
-  };
-  /** After `from` went back: the noted gaps right below it go back too; a sequence at 0 is removed. */
-  const collapse = async (from: number) => {
-    let top = from - 1;
-    while (top > 0 && (await takeBack(top, true))) top -= 1;
+  /** Sends a conditional write: true when it was written, false when its condition failed. */
+  const whenConditionHolds = (sent: Promise<unknown>): Promise<boolean> =>
+    sent.then(
+      () => true,
+      (error: unknown) => {
+        if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+        throw error;
+      },
+    );
+  /** Brings the sequence from `top` (if it is there, and, when `noted`, `top` is a noted gap) to the value below. */
+  const stepDown = (top: number, noted: boolean): Promise<boolean> =>
+    whenConditionHolds(
+      client.send(new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: 'SET #value = :below DELETE #gaps :top',
+        ConditionExpression: noted ? '#value = :value AND contains(#gaps, :value)' : '#value = :value',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':value': top, ':below': top - 1, ':top': new Set([top]) },
+      })),
+    );
+  /** Takes `value` back if the sequence is at it, then the noted gaps right below it; a sequence at 0 is removed. */
+  const takeBack = async (): Promise<boolean> => {
+    if (!(await stepDown(value, false))) return false;
+    let top = value - 1;
+    while (top > 0 && (await stepDown(top, true))) top -= 1;
     if (top === 0) {
-      await client
-        .send(new DeleteCommand({ TableName: tableName, Key: key, ConditionExpression: '#value = :zero', ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':zero': 0 } }))
-        .catch((error: unknown) => {
-          if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-        });
+      await whenConditionHolds(
+        client.send(new DeleteCommand({ TableName: tableName, Key: key, ConditionExpression: '#value = :zero', ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':zero': 0 } })),
+      );
     }
-  };
-  if (await takeBack(value, false)) {
-    await collapse(value);
     return true;
-  }
+  };
+  if (await takeBack()) return true;
   // A later value is out: noted, then offered once more (the values above may have come back down to it meanwhile,
   // before it was noted); if not, whoever brings the sequence down to it takes it back.
-  await client.send(
-    new UpdateCommand({
+  await whenConditionHolds(
+    client.send(new UpdateCommand({
       TableName: tableName,
       Key: key,
       UpdateExpression: 'ADD #gaps :self',
       ConditionExpression: '#value > :value',
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: { ':value': value, ':self': new Set([value]) },
-    }),
-  ).catch((error: unknown) => {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-  });
-  if (await takeBack(value, false)) {
-    await collapse(value);
-    return true;
-  }
-  return false;
+    })),
+  );
+  return takeBack();
 };
 
 /**

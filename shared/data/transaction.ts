@@ -13,6 +13,7 @@ import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { ConcurrentModification } from '#shared/errors';
 import type { TableContext } from './client';
 import { KeyAlreadyClaimed } from './idempotency';
+import { withOptimisticRetry, type RetryPolicy } from './retry';
 import { assertItemFits } from './item-size';
 
 /** One item of TransactWriteItems: exactly one of Put, Update, Delete, ConditionCheck (TableName included). */
@@ -95,6 +96,8 @@ const sendSingle = async ({ client }: TableContext, item: TransactionItem): Prom
 
 /** Sends of a write that another transaction held an item of (TransactionConflict), the first included. */
 export const conflictAttempts = 3;
+/** The resends' policy: the data kit's retry with short delays (full jitter under 20, then 40 ms). */
+const conflictPolicy: RetryPolicy = { maxAttempts: conflictAttempts, baseDelayMs: 20, maxDelayMs: 80 };
 
 /**
  * A conflict with another transaction in flight: nothing was written, and the same write may simply be sent again.
@@ -108,7 +111,7 @@ class TransactionConflict extends ConcurrentModification {
  * Writes the actions atomically. A condition that fails throws the error of the first action (in order) whose
  * reason is ConditionalCheckFailed. A write cancelled only because another transaction held one of its items
  * (TransactionConflict, which the SDK does not retry: AWS documents it as transient, nothing written) is sent again,
- * up to `conflictAttempts` sends, a few tens of milliseconds apart, jittered, its conditions checked again each time:
+ * up to `conflictAttempts` sends, a few tens of milliseconds apart, jittered (`withOptimisticRetry`), its conditions checked again each time:
  * a write that decided nothing from a read (a create, a payment) never answers a conflict it had no part in. One
  * with a ClientRequestToken is not (DynamoDB may answer a token's repeat with the first outcome: its caller retries
  * with a new token). A conflict that outlasts them throws ConcurrentModification, which the optimistic retry policy
@@ -118,17 +121,13 @@ export const transact = async <Role extends string>(
   table: TableContext,
   actions: readonly TransactionAction<Role>[],
   options: TransactOptions<Role> = {},
-): Promise<void> => {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await transactOnce(table, actions, options);
-    } catch (error) {
-      if (!(error instanceof TransactionConflict)) throw error;
-      if (options.clientRequestToken !== undefined || attempt >= conflictAttempts) throw new ConcurrentModification();
-      await new Promise((resolve) => setTimeout(resolve, attempt * (10 + Math.random() * 30)));
-    }
-  }
-};
+): Promise<void> =>
+  withOptimisticRetry(() => transactOnce(table, actions, options), {
+    policy: conflictPolicy,
+    isRetryable: (error) => error instanceof TransactionConflict && options.clientRequestToken === undefined,
+  }).catch((error: unknown) => {
+    throw error instanceof TransactionConflict ? new ConcurrentModification() : error;
+  });
 
 const transactOnce = async <Role extends string>(
   table: TableContext,

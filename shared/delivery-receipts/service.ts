@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '#shared/auth/principal';
 import { normaliseClaimValue } from '#shared/data/claims';
-import { backoffDelayMs, withOptimisticRetry } from '#shared/data/retry';
+import { backoffDelayMs, sleepFor, withOptimisticRetry } from '#shared/data/retry';
 import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
 import { maxSequenceValue } from '#shared/data/sequence';
 import { ConcurrentModification, NotFound, ReadOnlyRecord, StaleVersion, TenancyMismatch, ValidationFailed, VersionConflict } from '#shared/errors';
@@ -358,7 +358,7 @@ export const createReceiptService = ({
       }));
     } catch (error) {
       if (!(error instanceof ConcurrentModification) || completionAttempt >= completionAttempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(completionAttempt)));
+      await sleepFor(backoffDelayMs(completionAttempt));
       // Decided again: a request that committed its body asks for the transition alone; one that committed nothing,
       // as it was sent, so a Version it named is checked again (stale if the receipt moved, not if the conflict was
       // only another transaction in flight).
