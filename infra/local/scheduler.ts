@@ -1,11 +1,13 @@
 // Local stack: EventBridge Scheduler, as far as the functions and tests can tell. An HTTP server that speaks the
 // Scheduler API the AWS SDK uses (REST-JSON: CreateSchedule, UpdateSchedule, GetSchedule, DeleteSchedule,
-// ListSchedules), keeps schedules in memory, and at each due time delivers the schedule's Input (context attributes
+// ListSchedules), keeps schedules in memory (and, on a persistent stack, in `.local/scheduler/`, so that they outlive
+// a stop as the tasks in the table do), and at each due time delivers the schedule's Input (context attributes
 // replaced) to its SQS target, as the schedule's execution role: the role's statements must allow it, as on AWS.
 // Firing times come from infra/local/scheduler-expressions.ts. The clock is injected: `fireDue()` delivers every
 // firing due by the clock's now (the stack calls it every second; tests advance their clock and call it). Functions
 // reach it through the IAM edge (iam-edge.ts), which enforces their manageSchedules grant.
 import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { PolicyStatement } from '#shared/operations/grants';
 import {
@@ -18,6 +20,7 @@ import {
 import { firingEffects, type FaultEngine } from './faults';
 import { statementsAllow } from './iam-edge';
 import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
+import { join } from 'node:path';
 
 /** A schedule as the API describes it (GetSchedule's members; dates as Date). */
 export interface EmulatedSchedule {
@@ -45,19 +48,40 @@ export interface EmulatedSchedule {
   readonly LastModificationDate: Date;
 }
 
+/** What a schedule was made from: the request (less its ClientToken) and when, so a start can read it again. */
+interface Definition {
+  readonly name: string;
+  readonly request: Record<string, unknown>;
+  /** Epoch ms of the Create or Update (rate() counts from it; StartDate was checked against it). */
+  readonly at: number;
+  /** Epoch ms of the Create. */
+  readonly created: number;
+}
+
 interface Entry {
   schedule: EmulatedSchedule;
   firing: FiringSchedule;
+  readonly definition: Definition;
   /** The next firing not yet delivered, or undefined when the schedule fires no more. */
   next: number | undefined;
+  /** Set by a start for a schedule that missed firings while stopped: the firing after `next` comes after this. */
+  resumeAfter?: number | undefined;
 }
 
 /** A firing whose delivery failed: retried on each fireDue() until the retry policy gives up, then dead-lettered. */
 interface Retry {
   readonly schedule: EmulatedSchedule;
+  readonly definition: Definition;
   readonly scheduledTime: number;
   readonly executionId: string;
   attempts: number;
+}
+
+/** The file a persistent scheduler keeps (schedules.json): written whole, atomically, after every change. */
+interface SavedState {
+  readonly entries: readonly { readonly definition: Definition; readonly next: number | null }[];
+  readonly retries: readonly { readonly definition: Definition; readonly scheduledTime: number; readonly executionId: string; readonly attempts: number }[];
+  readonly tokens: readonly (readonly [string, string])[];
 }
 
 /** Where a firing goes: an SQS queue by ARN (the stack sends to its local queue). */
@@ -77,6 +101,11 @@ export interface SchedulerEmulationOptions {
   readonly log?: (line: string) => void;
   /** The fault mode (faults.ts): a firing delivered twice, or late (operation `fire`, caller the schedule's name). */
   readonly faults?: FaultEngine;
+  /**
+   * A folder to keep the schedules in (a persistent stack's `.local/scheduler`): read at start, written after every
+   * change. Without it the schedules live in memory only.
+   */
+  readonly dataDir?: string;
 }
 
 export interface RunningScheduler {
@@ -96,6 +125,8 @@ const maxInputLength = 8192;
 const maxBodyBytes = 64 * 1024;
 /** Firings of one schedule delivered by one fireDue() at most: a clock jumped far ahead catches up over several. */
 const maxFiringsPerCall = 1000;
+/** Firings of one schedule a start steps over to find the latest it missed while stopped (past them, it goes on from now). */
+const maxMissedSteps = 100_000;
 /** The API's defaults when a target names no retry policy. */
 const defaultRetryPolicy = { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 };
 
@@ -158,7 +189,7 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
   const arnOf = (group: string, name: string) => `arn:aws:scheduler:${localRegion}:${localAccountId}:schedule/${group}/${name}`;
 
   /** Reads and checks a CreateSchedule/UpdateSchedule body against the API's rules. */
-  const readDefinition = (name: string, input: Record<string, unknown>, now: number, previous?: EmulatedSchedule): { schedule: EmulatedSchedule; firing: FiringSchedule } => {
+  const readDefinition = (name: string, input: Record<string, unknown>, now: number, previous?: Pick<EmulatedSchedule, 'CreationDate'>): { schedule: EmulatedSchedule; firing: FiringSchedule } => {
     if (!namePattern.test(name)) throw invalid('Name must be 1 to 64 letters, digits, -, _ or . characters.');
     const group = optionalString(input, 'GroupName', 64) ?? defaultGroup;
     if (!namePattern.test(group)) throw invalid('GroupName must be 1 to 64 letters, digits, -, _ or . characters.');
@@ -255,6 +286,64 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
     if (typeof token === 'string') tokens.set(token, digestOf(request));
   };
 
+  const stateFile = options.dataDir === undefined ? undefined : join(options.dataDir, 'schedules.json');
+
+  /** Writes the schedules, their pending retries and the ClientTokens seen, whole (a kill leaves the last whole file). */
+  const save = () => {
+    if (stateFile === undefined) return;
+    const state: SavedState = {
+      entries: [...entries.values()].map((entry) => ({ definition: entry.definition, next: entry.next ?? null })),
+      retries: retries.map(({ definition, scheduledTime, executionId, attempts }) => ({ definition, scheduledTime, executionId, attempts })),
+      tokens: [...tokens],
+    };
+    mkdirSync(options.dataDir as string, { recursive: true });
+    writeFileSync(`${stateFile}.next`, JSON.stringify(state));
+    renameSync(`${stateFile}.next`, stateFile);
+  };
+
+  /**
+   * The schedules a persistent stack kept, read again as their requests were (a schedule the template no longer
+   * allows, its group gone, is said and left out). A stack that was stopped is a scheduler that was down: a schedule
+   * whose firings came due meanwhile delivers the latest of them once (an at() its one firing), not one per firing
+   * missed, and goes on from there; pending retries go on as they were.
+   */
+  const load = () => {
+    if (stateFile === undefined || !existsSync(stateFile)) return;
+    const state = JSON.parse(readFileSync(stateFile, 'utf8')) as SavedState;
+    const now = clock();
+    const read = (definition: Definition) => {
+      try {
+        return readDefinition(definition.name, definition.request, definition.at, { CreationDate: new Date(definition.created) });
+      } catch (error) {
+        log(`[scheduler] ${definition.name}: not restored: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      }
+    };
+    for (const { definition, next } of state.entries) {
+      const readBack = read(definition);
+      if (!readBack) continue;
+      const entry: Entry = { ...readBack, definition, next: next ?? undefined };
+      if (entry.next !== undefined && entry.next <= now && entry.schedule.State === 'ENABLED') {
+        let latest = entry.next;
+        let missed = 1;
+        for (let step = nextFiring(entry.firing, latest); step !== undefined && step <= now && missed < maxMissedSteps; step = nextFiring(entry.firing, latest)) {
+          latest = step;
+          missed += 1;
+        }
+        if (missed > 1) log(`[scheduler] ${definition.name}: ${missed} firing(s) came due while the stack was stopped; the latest, ${isoSeconds(latest)}, is delivered`);
+        entry.next = latest;
+        entry.resumeAfter = now;
+      }
+      entries.set(keyOf(entry.schedule.GroupName, entry.schedule.Name), entry);
+    }
+    for (const { definition, scheduledTime, executionId, attempts } of state.retries) {
+      const readBack = read(definition);
+      if (readBack) retries.push({ schedule: readBack.schedule, definition, scheduledTime, executionId, attempts });
+    }
+    for (const [token, digest] of state.tokens) tokens.set(token, digest);
+    if (entries.size > 0) log(`[scheduler] ${entries.size} schedule(s) restored from ${options.dataDir}`);
+  };
+
   const put = (name: string, body: unknown, create: boolean): { ScheduleArn: string } => {
     if (!isRecord(body)) throw invalid('The request body must be a JSON object.');
     const { ClientToken: token, ...request } = body;
@@ -267,8 +356,10 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
     if (create && existing) throw new ApiError(409, 'ConflictException', `Schedule ${name} already exists.`);
     if (!create && !existing) throw notFound(`Schedule ${name} does not exist.`);
     const { schedule, firing } = readDefinition(name, request, now, existing?.schedule);
-    entries.set(key, { schedule, firing, next: nextFiring(firing, now - 1) });
+    const definition: Definition = { name, request, at: now, created: schedule.CreationDate.getTime() };
+    entries.set(key, { schedule, firing, definition, next: nextFiring(firing, now - 1) });
     remember(token, idempotent);
+    save();
     return { ScheduleArn: schedule.Arn };
   };
 
@@ -330,6 +421,7 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
       get(name, group);
       entries.delete(keyOf(group, name));
       remember(token, idempotent);
+      save();
       return {};
     }
     throw new ApiError(404, 'UnknownOperationException', 'The local scheduler emulation does not implement this operation.');
@@ -427,6 +519,7 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
     if (firing) return 0;
     firing = true;
     let delivered = 0;
+    let changed = retries.length > 0;
     try {
       const now = clock();
       for (const retry of retries.splice(0)) {
@@ -436,8 +529,11 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
       }
       for (const [key, entry] of [...entries]) {
         for (let count = 0; entry.schedule.State === 'ENABLED' && entry.next !== undefined && entry.next <= now && count < maxFiringsPerCall; count += 1) {
-          const retry: Retry = { schedule: entry.schedule, scheduledTime: entry.next, executionId: digestOf([entry.schedule.Arn, entry.next]).slice(0, 32), attempts: 0 };
-          entry.next = nextFiring(entry.firing, entry.next);
+          changed = true;
+          const retry: Retry = { schedule: entry.schedule, definition: entry.definition, scheduledTime: entry.next, executionId: digestOf([entry.schedule.Arn, entry.next]).slice(0, 32), attempts: 0 };
+          // After a firing a stopped stack missed, the schedule goes on from the start, not from the firing.
+          entry.next = nextFiring(entry.firing, Math.max(entry.next, entry.resumeAfter ?? Number.NEGATIVE_INFINITY));
+          entry.resumeAfter = undefined;
           const outcome = await attempt(retry, now);
           if (outcome === 'delivered') delivered += 1;
           else if (outcome === 'failed') retries.push(retry);
@@ -447,9 +543,13 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
       }
     } finally {
       firing = false;
+      // Saved after the deliveries: a kill in between delivers them again on the next start, at least once as AWS.
+      if (changed) save();
     }
     return delivered;
   };
+
+  load();
 
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {

@@ -9,8 +9,9 @@ import { join, relative } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { CreateScheduleCommand, SchedulerClient, UpdateScheduleCommand } from '@aws-sdk/client-scheduler';
 import { createSqsServer } from 'local-aws-sqs';
+import { startJournaledSqsServer } from './sqs-journal';
 import { localDevSecret } from '#shared/auth/tokens';
 import { tableDefinition } from '#shared/data/table';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
@@ -251,14 +252,18 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
   };
 
   try {
-    const sqsServer = await createSqsServer({
+    const sqsOptions = {
       port: sqsPort,
       hostname: '127.0.0.1',
       region: localRegion,
       accountId: localAccountId,
       // Queues are re-created on every start; AWS's 60 s wait after a delete only gets in the way locally.
       emulateQueueCreationLifecycle: false,
-    });
+    };
+    // In memory, the SQS server as it is; on a persistent stack, behind its journal (sqs-journal.ts), so that queued
+    // work outlives a stop as the table does.
+    const journaledSqs = options.inMemory ? undefined : await startJournaledSqsServer({ ...sqsOptions, dir: join(dataDir, 'sqs'), log });
+    const sqsServer = journaledSqs?.server ?? (await createSqsServer(sqsOptions));
     stops.push(() => closeServer(sqsServer));
     // createSqsServer resolves once listening.
     const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`;
@@ -281,21 +286,6 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     await ensureTable(dynamodbClient, tableFromTemplate(dataStack), tableDefinition.localTableName);
     const provisioned = new Map<QueueName, ProvisionedQueue>();
     for (const definition of queueDefinitions) provisioned.set(definition.name, await ensureQueues(sqs, queueSettingsOf(definition)));
-    // The SQS server keeps its messages in memory: with the table kept in .local/, a stop drops queued work AWS would
-    // keep (a queued refund stays Queued, a receipt Completing, an event unapplied). Said when it happens, after the
-    // consumers stopped (steps run in reverse), before the client goes.
-    if (!options.inMemory) {
-      stops.push(async () => {
-        const dropped = await queuedMessages(sqs, [...provisioned.values()].flatMap((queue) => [queue.queueUrl, queue.deadLetterQueueUrl]));
-        if (dropped > 0) {
-          log(
-            `[local-stack] ${dropped} queued message(s) dropped: the local SQS server keeps none across a restart (AWS keeps them), ` +
-              'so the work they carried stays undone; let the queues drain before stopping (npm run local -- queues)',
-          );
-        }
-      });
-    }
-
     const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint' | 'kmsEndpoint' | 'secretsManagerEndpoint'> = {
       dynamodbEndpoint: dynamodb.endpoint,
       sqsEndpoint,
@@ -314,6 +304,24 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
 
     const consumers = options.consumers ?? defaultConsumers;
     const consumedQueues = await Promise.all(consumers.map((consumer) => ensureQueues(sqs, queueSettingsOf(consumer.queue))));
+    // The messages the last stop (or kill) of this persistent stack left queued, back in their queues before anything
+    // consumes them; the stop says how many it leaves for the next start, after the consumers stopped (steps run in
+    // reverse), before the client goes.
+    if (journaledSqs) {
+      const { restored, deadLettered, unknownQueue } = await journaledSqs.restore();
+      if (restored + unknownQueue > 0) {
+        log(
+          `[local-stack] ${restored} queued message(s) restored from ${join(dataDir, 'sqs')}` +
+            (deadLettered > 0 ? ` (${deadLettered} to a dead-letter queue: received as often as their queue allows)` : '') +
+            (unknownQueue > 0 ? `; ${unknownQueue} not restored: their queue is no longer in the template` : ''),
+        );
+      }
+      stops.push(async () => {
+        const urls = new Set([...provisioned.values(), ...consumedQueues].flatMap((queue) => [queue.queueUrl, queue.deadLetterQueueUrl]));
+        const kept = await queuedMessages(sqs, [...urls]);
+        if (kept > 0) log(`[local-stack] ${kept} queued message(s) kept in ${join(dataDir, 'sqs')} for the next start`);
+      });
+    }
 
     // The IAM edge first (the scheduler emulation joins its upstreams once it runs): queue URLs the functions are
     // given name its host.
@@ -404,6 +412,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       ...(options.schedulerClock ? { clock: options.schedulerClock } : {}),
       ...(options.schedulerTickMs !== undefined ? { tickMs: options.schedulerTickMs } : {}),
       ...(faults ? { faults } : {}),
+      // Kept beside the table, so a task's schedule outlives a stop as the task does.
+      ...(options.inMemory ? {} : { dataDir: join(dataDir, 'scheduler') }),
       log,
     });
     stops.push(() => scheduler.close());
@@ -411,7 +421,12 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     // The schedules the data stack itself creates (the reconciler's), as its template declares them.
     const schedulerAdmin = new SchedulerClient({ ...clientConfig, endpoint: scheduler.endpoint });
     for (const schedule of templateSchedules.schedules) {
-      await schedulerAdmin.send(new CreateScheduleCommand(schedule as unknown as ConstructorParameters<typeof CreateScheduleCommand>[0]));
+      const input = schedule as unknown as ConstructorParameters<typeof CreateScheduleCommand>[0];
+      // A persistent stack kept it from its last start: the template's definition replaces it (as a deploy would).
+      await schedulerAdmin.send(new CreateScheduleCommand(input)).catch((error: unknown) => {
+        if ((error as { name?: string }).name !== 'ConflictException') throw error;
+        return schedulerAdmin.send(new UpdateScheduleCommand(input));
+      });
     }
     schedulerAdmin.destroy();
     // In-process handlers (the benchmark) manage schedules directly, with the admin key, like the rest of this
