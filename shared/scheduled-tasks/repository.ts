@@ -10,6 +10,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { TableContext } from '#shared/data/client';
 import { defineCodec } from '#shared/data/codec';
 import { assertItemFits } from '#shared/data/item-size';
+import { sendMarkedUpdate } from '#shared/data/conditional-write';
 import { giveBackValue, nextValue } from '#shared/data/sequence';
 import { transact, transactionActions, type TransactionItem } from '#shared/data/transaction';
 import { VersionConflict } from '#shared/errors';
@@ -349,14 +350,17 @@ export const createTaskRunRepository = (table: TableContext): TaskRunStore => {
 
     async takePublishLease(firing, theirs, leaseId, until) {
       try {
-        await client.send(
-          new UpdateCommand({
+        // The lease ID is this call's own: a resend (its answer lost) refused by the lease it took is this call's.
+        await sendMarkedUpdate(
+          client,
+          {
             TableName: tableName,
             Key: keyOf(firing),
             UpdateExpression: 'SET PublishLeaseId = :mine, PublishLeaseUntil = :until',
             ConditionExpression: 'attribute_not_exists(PublishedDateTime_utc) AND PublishLeaseId = :theirs',
             ExpressionAttributeValues: { ':mine': leaseId, ':until': until, ':theirs': theirs },
-          }),
+          },
+          { attribute: 'PublishLeaseId', value: leaseId },
         );
         return true;
       } catch (error) {

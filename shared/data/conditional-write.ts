@@ -1,0 +1,41 @@
+// Data layer: a conditional single-item update that the SDK's resend cannot turn into a refusal. The SDK sends a
+// request again when its answer is lost (a reset connection, a timeout, a 500 after the write applied); a conditional
+// UpdateItem's repeat then fails its condition on the write's own result, and the caller is told "someone else got
+// there first" about its own write. `transact` sends every conditional write as a transaction, whose
+// ClientRequestToken makes the repeat harmless; an update sent on its own (a sequence's increment, a lease) sets an
+// attribute to a value unique to the call instead, its mark, and asks for the item as it stood when the condition
+// failed (`ReturnValuesOnConditionCheckFailure: ALL_OLD`, no extra read): an item already bearing the mark is the
+// call's own write. Comparing the item with what the write makes of it would not do: two read-modify-writes from the
+// same state make the same item, and one of them must be refused.
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+
+export interface MarkedUpdateResult {
+  /** `ReturnValues`' attributes when this attempt wrote; the whole item as it stood when a repeat was refused. */
+  readonly attributes: Record<string, unknown> | undefined;
+  /** True when the write was the call's own earlier attempt (its answer lost), found by its mark. */
+  readonly repeated: boolean;
+}
+
+const isConditionFailure = (error: unknown): error is Error & { Item?: Record<string, AttributeValue> } =>
+  (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
+
+/**
+ * Sends `input`, which sets the top-level attribute `mark.attribute` to `mark.value` (unique to this call) under a
+ * condition that the mark is not already that value (with whatever else the caller's condition says). A refusal by
+ * an item that bears the mark resolves as the call's own write; any other refusal throws as before.
+ */
+export const sendMarkedUpdate = async (
+  client: DynamoDBDocumentClient,
+  input: UpdateCommandInput,
+  mark: { readonly attribute: string; readonly value: string },
+): Promise<MarkedUpdateResult> => {
+  try {
+    const { Attributes } = await client.send(new UpdateCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+    return { attributes: Attributes, repeated: false };
+  } catch (error) {
+    if (isConditionFailure(error) && error.Item?.[mark.attribute]?.S === mark.value) return { attributes: unmarshall(error.Item), repeated: true };
+    throw error;
+  }
+};
