@@ -362,6 +362,8 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
      * when they fit one transaction, else in chunks (writeInChunks). A Version that moved is VersionConflict (a
      * live lease too), a RefNumber another receipt holds RefNumberTaken.
      */
+    recordAnswer: (claim): Promise<void> => transact(table, [], { claim }),
+
     async write(write: ReceiptWrite): Promise<void> {
       const now = clock().getTime();
       const { actions, add } = transactionActions<Role>();

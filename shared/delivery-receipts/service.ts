@@ -302,6 +302,13 @@ export const createReceiptService = ({
       const unchanged = resumedLease === undefined && puts.length === 0 && lines.removed.length === 0 && sameValue({ ...fields, RefNumber: refNumber }, stored.header);
       // Completion of an unchanged receipt: nothing to commit first, completion expects the stored Version.
       if (completing && unchanged) return { header: stored.header, lines: stored.lines, completing, committed: false };
+      // A save that changes nothing (the receipt sent back as fetched, a Complete receipt's repeated completion) writes
+      // nothing: its Version stays, so a client holding it is not told of a change that never was. Its key's answer
+      // is still recorded, so a retry gets it.
+      if (unchanged && transition.to === transition.from) {
+        if (claim) await repository.recordAnswer(claim.item({ ...receiptView(stored.header, stored.lines), created: false, completing: false }));
+        return { header: stored.header, lines: stored.lines, completing: false, committed: false };
+      }
       const draft = buildHeader({
         fields: { ...fields, ...statusView(status) },
         id,

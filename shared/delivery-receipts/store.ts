@@ -71,6 +71,8 @@ export interface ReceiptStore {
   refNumberOwner(tenantId: number, refNumber: string): Promise<number | undefined>;
   /** Writes a save, conditional on the Version read (VersionConflict) and the RefNumber claim (RefNumberTaken). */
   write(write: ReceiptWrite): Promise<void>;
+  /** Writes an Idempotency-Key's claim alone (a save that changes nothing still answers its retries the same). */
+  recordAnswer(claim: NonNullable<ReceiptWrite['claim']>): Promise<void>;
 }
 
 /**

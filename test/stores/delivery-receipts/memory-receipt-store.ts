@@ -189,6 +189,8 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
 
     refNumberOwner: async (tenantId, refNumber) => refNumbers.get(`${tenantId}/${normaliseClaimValue(refNumber)}`),
 
+    recordAnswer: async (claim) => transaction([], () => undefined, claim),
+
     async write(write) {
       const now = clock().getTime();
       assertReceiptWriteFits(memoryReceiptTableName, write);

@@ -190,6 +190,24 @@ describe('a completion that loses a race', () => {
   });
 });
 
+describe('a save that changes nothing', () => {
+  // Before, each such save moved the Version (20 concurrent completions of a Complete receipt left it at 21), so a
+  // client holding the Version was answered 409 for a change that never was.
+  it('writes nothing and answers the receipt as it stands: sent back as fetched, with its Version or without, or its status again', async () => {
+    const { service, snapshot, writes } = openReceipts();
+    const principal = freshPrincipal();
+    const { receipt } = await service.save(principal, { Value: { SupplierName: 'Same Co', Lines: linesOf(2) } });
+    const [before, written] = [snapshot(), writes()];
+    for (const value of [{ ID: receipt.ID }, { ID: receipt.ID, Version: receipt.Version }, { ID: receipt.ID, Status: receipt.Status }, { ...receipt }]) {
+      const again = await service.save(principal, { Value: value as never });
+      expect({ sent: Object.keys(value), ...again.receipt }).toMatchObject({ sent: Object.keys(value), ID: receipt.ID, Version: receipt.Version, ModifiedDateTime_utc: receipt.ModifiedDateTime_utc });
+    }
+    expect([snapshot(), writes()]).toEqual([before, written]);
+    // A change still moves it.
+    expect((await service.save(principal, { Value: { ID: receipt.ID, SupplierName: 'Other Co' } })).receipt.Version).toBe((receipt.Version as number) + 1);
+  });
+});
+
 describe('RefNumber', () => {
   it('defaults to DR- and the ID, is unique per tenant case-insensitively, and goes back to the default when cleared', async () => {
     const { service, snapshot, writes } = openReceipts();
