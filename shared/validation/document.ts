@@ -157,7 +157,10 @@ const inReadingOrder = (errors: readonly DocumentError[]): DocumentError[] => {
   const ordered: DocumentError[] = [];
   const deferred: { readonly object: string; readonly errors: DocumentError[] }[] = [];
   const flush = (path?: string) => {
-    while (deferred.length > 0 && (path === undefined || !within(path, deferred[deferred.length - 1]?.object ?? ''))) ordered.push(...(deferred.pop()?.errors ?? []));
+    while (deferred.length > 0 && (path === undefined || !within(path, deferred[deferred.length - 1]?.object ?? ''))) {
+      // One push each: spreading 100,000 unknown members' errors as arguments would overflow the stack.
+      for (const error of deferred.pop()?.errors ?? []) ordered.push(error);
+    }
   };
   for (const error of errors) {
     flush(error.instancePath);

@@ -9,5 +9,12 @@ export const pushed = <E>(errors: E[] | null, error: E): E[] => {
   return errors;
 };
 
-/** The list with a called validator's errors appended (its own list when there was none). */
-export const joined = <E>(errors: E[] | null, more: E[]): E[] => (errors === null ? more : errors.concat(more));
+/**
+ * The list with a called validator's errors appended, in place: a copy per call (`concat`) made a body of 100,000
+ * invalid list members quadratic (8.6 s for 60,000, past a function's timeout); appending is linear.
+ */
+export const joined = <E>(errors: E[] | null, more: E[]): E[] => {
+  if (errors === null) return more.slice();
+  for (const error of more) errors.push(error);
+  return errors;
+};

@@ -68,6 +68,8 @@ const assign = (root: Record<string, unknown>, segments: Segment[], value: strin
       if (typeof position !== 'number') throw new MalformedBody(`The form field "${printable(key)}" mixes list and object syntax.`);
       if (position >= limits.arrayItems) throw new MalformedBody(`The form field "${printable(key)}" has an index above ${limits.arrayItems - 1}.`);
       if (last) {
+        // `IDs[0]=2&IDs[0]=1`: one member given twice, as a repeated single field is (never the last one silently).
+        if (node[position] !== undefined) throw new MalformedBody(`The form field "${printable(key)}" is given more than once.`);
         node[position] = value;
         return;
       }
@@ -103,6 +105,24 @@ const compact = (value: unknown): unknown => {
   return value;
 };
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Whether every run of percent-escapes is UTF-8. URLSearchParams puts U+FFFD for bytes that are not (`Name=bad%FF`
+ * was stored as `bad\uFFFD`), as a body that is not UTF-8 is refused. A character is escaped whole or not at all, so
+ * each run of escapes must decode on its own.
+ */
+const escapesAreUtf8 = (body: string): boolean => {
+  for (const [run] of body.matchAll(/(?:%[0-9a-fA-F]{2})+/g)) {
+    try {
+      utf8.decode(Uint8Array.from(run.slice(1).split('%'), (hex) => Number.parseInt(hex, 16)));
+    } catch {
+      return false;
+    }
+  }
+  return true;
+};
+
 export const parseForm = (body: string): Record<string, unknown> => {
   const root: Record<string, unknown> = {};
   let count = 0;
@@ -113,6 +133,7 @@ export const parseForm = (body: string): Record<string, unknown> => {
     throw new MalformedBody('The form body is not valid.');
   }
   if (/%(?![0-9a-fA-F]{2})/.test(body)) throw new MalformedBody('The form body has an invalid percent-encoding.');
+  if (!escapesAreUtf8(body)) throw new MalformedBody('The form body has percent-escapes that are not UTF-8.');
   for (const [key, value] of params) {
     count += 1;
     if (count > maxFields) throw new MalformedBody(`The form body has more than ${maxFields} fields.`);

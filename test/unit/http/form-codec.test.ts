@@ -186,3 +186,25 @@ describe('parseForm', () => {
     ]);
   });
 });
+
+describe('bytes and repeats a form cannot mean', () => {
+  // URLSearchParams decodes a byte that is not UTF-8 as U+FFFD: `Name=bad%FF%FEname` was stored as `bad\uFFFD\uFFFDname`.
+  it.each([
+    ['Name=bad%FF%FEname'],
+    ['Name=cesu%ED%A0%80x'],
+    ['SearchString=%FF'],
+    ['Name=half%C3'],
+    ['%FF=1'],
+  ])('refuses %s: percent-escapes that are not UTF-8', (body) => {
+    expect(refusal(body)).toEqual({ kind: 'MalformedBody', detail: 'The form body has percent-escapes that are not UTF-8.' });
+  });
+
+  it('reads escaped UTF-8 and raw text alike', () => {
+    expect(parseForm('Name=caf%C3%A9&City=Z%C3%BCrich+%F0%9F%8F%99&Note=%E2%82%AC')).toEqual({ Name: 'café', City: 'Zürich 🏙', Note: '€' });
+  });
+
+  it('refuses one list member given twice, as a repeated single field is', () => {
+    expect(refusal('IDs[0]=2&IDs[0]=1')).toEqual({ kind: 'MalformedBody', detail: 'The form field "IDs[0]" is given more than once.' });
+    expect(parseForm('IDs[0]=2&IDs[1]=1')).toEqual({ IDs: ['2', '1'] });
+  });
+});
