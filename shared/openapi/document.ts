@@ -185,7 +185,9 @@ const idempotencyKeyParameter: ParameterObject = {
     'answers 422; while the first is still in progress, 409 with Retry-After. Without a key, a retry is a new request. ' +
     '1 to 255 visible ASCII characters (a UUID is the usual choice); the quoted form `"..."` names the same key.',
   required: false,
-  schema: { type: 'string', minLength: 1, maxLength: 257, pattern: '^[!-~]+$' },
+  // The server's rule (shared/data/idempotency.ts `parseIdempotencyKey`): 1 to 255 visible ASCII characters, bare or
+  // between double quotes; `""` names no key (400).
+  schema: { type: 'string', minLength: 1, maxLength: 257, pattern: '^(?:"[!-~]{1,255}"|(?!"[!-~]*"$)[!-~]{1,255})$' },
 };
 
 const requestBodyOf = (operation: Operation, catalog: SchemaCatalog, examples: OperationExamples | undefined): RequestBodyObject | undefined => {

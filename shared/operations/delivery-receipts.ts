@@ -71,7 +71,8 @@ export const deliveryReceiptSaveV2 = defineOperation({
     '+ QuantityOutOfDate + QuantityIncorrect may not exceed QuantityOrdered (plus the over-receipt tolerance); a line ID ' +
     'must be one of the receipt\'s, and no two body lines may name the same line (by ID or GUID, case-insensitively); a ' +
     'receipt holds at most 1,000 lines; WarehouseID is required to complete; RefNumber DR-<number> is reserved for the ' +
-    "server's own references; the header as stored (without its lines) fits 350,000 bytes of JSON. " +
+    "server's own references. The header as stored (without its lines) must fit one DynamoDB item (400 KB, less a " +
+    'reserve: 413 `record-too-large` with ItemSize and ItemSizeLimit otherwise). ' +
     '`Idempotency-Key` makes a retry safe (a create above all: sent again without a key it makes a second receipt): ' +
     'the same key with the same body replays the first answer (status, body, Location) and takes no ID. A save that ' +
     'completes the receipt writes its key after the completion (itself exactly once).',

@@ -23,7 +23,8 @@ export const paymentPost = defineOperation({
     'Rules between fields (400): Amount and the other money fields have at most the decimals of Currency (0 for JPY, ' +
     '3 for KWD); a card number passes the Luhn check and ends with CreditCardLastFour when both are sent; IsPaid ' +
     'agrees with Status; GUIDstring names the same GUID as GUID; the RefBusTrans AppliedAmounts together apply at most ' +
-    'Amount; the payment as stored fits 350,000 bytes of JSON. `Balance` is the platform\'s: Amount less what ' +
+    'Amount. The payment as stored must fit one DynamoDB item (400 KB, less a reserve: 413 `record-too-large` with ' +
+    'ItemSize and ItemSizeLimit otherwise). `Balance` is the platform\'s: Amount less what ' +
     'RefBusTrans applies and what is refunded, never below 0 (a payment applied in full to its invoice has Balance 0).',
   area: 'payments',
   method: 'POST',

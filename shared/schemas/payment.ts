@@ -410,6 +410,8 @@ export const NewPaymentT = PaymentT.extend({
   IsRefunded: z.literal(false, { error: 'must be false: a new payment has no refunds' }).optional(),
   RefundedAmount: decimal().min(0).max(0, { error: 'must be 0: a new payment has no refunds' }).optional(),
   Refunds: z.array(PaymentRefund).max(0, { error: 'must be empty: a new payment has no refunds' }).optional(),
+  RefundCount: count().max(0, { error: 'must be 0: a new payment has no refunds' }).optional(),
+  MoreRefunds: z.literal(false, { error: 'must be false: a new payment has no refunds' }).optional(),
 }).meta({ id: 'NewPaymentT', description: 'A payment to record: PaymentT with the rules of a new payment.' });
 
 /** Body of paymentPost: SaveRequestPaymentT whose `Object`, the payment to record, is required. */
