@@ -1,8 +1,8 @@
 // Data layer: writes of one or more items that must all happen or none. Each action carries a named role, so a
 // cancelled transaction becomes the domain error of the role whose condition failed (a `claim` -> NameTaken, a
-// `record` -> StaleVersion, ...), never a raw DynamoDB error. One action alone whose repeat is harmless (no condition,
-// no ADD) is sent as a single-item write (half the cost of a transaction); a conditional one stays a transaction of
-// one, so the SDK's resend after a lost answer is answered as the first (`sendSingle`).
+// `record` -> StaleVersion, ...), never a raw DynamoDB error. One action alone is sent as a single-item write (half
+// the cost of a transaction), with the same error mapping, except a create, whose repeat after a lost answer must be
+// answered as the first (`sendSingle`).
 import {
   DeleteCommand,
   PutCommand,
@@ -87,17 +87,21 @@ const conditionFailed = <Role extends string>(role: Role | undefined, errors: Er
   return build ? build() : new ConcurrentModification();
 };
 
+/** A create's condition: the item must not exist yet. */
+const createCondition = /^\s*attribute_not_exists\(\s*#?[A-Za-z0-9_]+\s*\)\s*$/;
+
 /**
- * One action alone, as its own write (half the capacity of a transaction of one), when a repeat of it is harmless:
- * no condition, and no ADD. The SDK sends a write again when its answer is lost; a conditional write's repeat would
- * fail its condition on the write's own result (a create answered 409 for the item it made, an edit stale-version
- * with no other writer), so a conditional action goes as a transaction of one, whose ClientRequestToken (the SDK
- * makes one per call, and its resend carries the same) makes DynamoDB answer the repeat as the first.
+ * One action alone, as its own write (half the capacity of a transaction of one, and under contention a conditional
+ * write is decided in turn where concurrent transactions of one item cancel each other), except a create: the SDK
+ * sends a write again when its answer is lost, and a create's repeat fails its `attribute_not_exists` on the item the
+ * first made (a task create answered 409 and gave back the ID its task used, so every later create of the tenant took
+ * that ID and answered 409). A create goes as a transaction of one: its ClientRequestToken (the SDK makes one per
+ * call, its resend carries the same) has DynamoDB answer the repeat as the first; a new item has no contention.
  */
 const sendSingle = async ({ client }: TableContext, item: TransactionItem): Promise<boolean> => {
-  if (item.Put && item.Put.ConditionExpression === undefined) await client.send(new PutCommand(item.Put));
-  else if (item.Update && item.Update.ConditionExpression === undefined && !/\bADD\b/i.test(item.Update.UpdateExpression ?? '')) await client.send(new UpdateCommand(item.Update));
-  else if (item.Delete && item.Delete.ConditionExpression === undefined) await client.send(new DeleteCommand(item.Delete));
+  if (item.Put && !createCondition.test(item.Put.ConditionExpression ?? '')) await client.send(new PutCommand(item.Put));
+  else if (item.Update) await client.send(new UpdateCommand(item.Update));
+  else if (item.Delete) await client.send(new DeleteCommand(item.Delete));
   else return false;
   return true;
 };

@@ -140,11 +140,11 @@ describe('the IAM edge', () => {
     expect(await firedFaults(endpoint)).toHaveLength(1);
   });
 
-  // A conditional write whose answer is lost is sent again by the SDK; its repeat would fail its condition on the
-  // write's own result (shared/data/transaction.ts sends a conditional action alone as a transaction of one, whose
-  // token has DynamoDB answer the repeat as the first). Before: a task create answered 409 and gave its ID back below
-  // the task it had made, so every later create of the tenant answered 409; an edit answered stale-version.
-  describe('loses the answer of a conditional write that landed: the SDK sends it again, and the request is answered as written', () => {
+  // A create whose answer is lost is sent again by the SDK; its repeat would fail its condition on the item it made
+  // (shared/data/transaction.ts sends a create alone as a transaction of one, whose token has DynamoDB answer the
+  // repeat as the first). Before: a task create answered 409 and gave its ID back below the task it had made, so
+  // every later create of the tenant answered 409.
+  describe('loses the answer of a create that landed: the SDK sends it again, and the request is answered as written', () => {
     const lostAnswer = (caller: string) => rules({ name: 'lost-answer', service: 'dynamodb', caller, operation: 'TransactWriteItems', nth: [1], effect: { type: 'hang', forward: true } });
 
     it('a task create answers 201, and the next create takes the next ID', async () => {
@@ -158,24 +158,6 @@ describe('the IAM edge', () => {
       expect(second.status).toBe(201);
       const idOfTask = (answer: { json: unknown }) => (answer.json as { Value: { ID: number } }).Value.ID;
       expect(idOfTask(second)).toBe(idOfTask(first) + 1);
-    }, 60_000);
-
-    it('a location edit with its Version answers 200 with the next Version', async () => {
-      const created = await save('Edited, answer lost');
-      const id = (created.json as { ID: number }).ID;
-      await lostAnswer('tenantLocationSave');
-      const edited = await call('/TenantLocation/Save', { body: { ID: id, Version: 1, Name: 'Edited, answer lost', Description: 'edited' } });
-      expect({ status: edited.status, version: (edited.json as { Version?: number }).Version }).toEqual({ status: 200, version: 2 });
-      expect(await firedFaults(endpoint)).toHaveLength(1);
-    }, 60_000);
-
-    it('a receipt edit with its Version answers 200 with the next Version', async () => {
-      const created = await call('/v2/DeliveryReceipt/', { body: { Value: { SupplierName: 'Before', WarehouseID: 3 } } });
-      const id = (created.json as { Value: { ID: number } }).Value.ID;
-      await lostAnswer('deliveryReceiptSaveV2');
-      const edited = await call('/v2/DeliveryReceipt/', { body: { Value: { ID: id, Version: 1, SupplierName: 'After' } } });
-      expect({ status: edited.status, version: (edited.json as { Value?: { Version?: number } }).Value?.Version }).toEqual({ status: 200, version: 2 });
-      expect(await firedFaults(endpoint)).toHaveLength(1);
     }, 60_000);
   });
 

@@ -1,7 +1,7 @@
 // Integration: writes the SDK may send twice (their answer lost, the request sent again), against DynamoDB Local.
-// A conditional action of `transact` goes as a transaction of one (its ClientRequestToken answers the resend as the
-// first); an update sent on its own carries a mark of its call (shared/data/conditional-write.ts), so its resend is
-// taken as the call's own write, while another writer's write from the same state is still refused.
+// A create of `transact` alone goes as a transaction of one (its ClientRequestToken answers the resend as the first);
+// an update sent on its own carries a mark of its call (shared/data/conditional-write.ts), so its resend is taken as
+// the call's own write, while another writer's write from the same state is still refused.
 import { describe, expect, it } from '@jest/globals';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -27,15 +27,19 @@ const recordingTable = (): { table: TableContext; sent: string[]; close: () => v
 };
 
 describe('transact with one action', () => {
-  it('sends a conditional action as a transaction of one, an unconditional Put on its own', async () => {
+  it('sends a create as a transaction of one (its resend is answered as the first), any other write on its own', async () => {
     const recording = recordingTable();
     const tenant = freshTenantId();
-    const conditional: TransactionItem = { Put: { TableName: table.tableName, Item: { ...tenantKey(tenant, 'A'), Version: 1 }, ConditionExpression: 'attribute_not_exists(pk)' } };
+    const create: TransactionItem = { Put: { TableName: table.tableName, Item: { ...tenantKey(tenant, 'A'), Version: 1 }, ConditionExpression: 'attribute_not_exists(pk)' } };
+    const edit: TransactionItem = {
+      Put: { TableName: table.tableName, Item: { ...tenantKey(tenant, 'A'), Version: 2 }, ConditionExpression: '#version = :read', ExpressionAttributeNames: { '#version': 'Version' }, ExpressionAttributeValues: { ':read': 1 } },
+    };
     const plain: TransactionItem = { Put: { TableName: table.tableName, Item: { ...tenantKey(tenant, 'B'), Version: 1 } } };
-    await transact(recording.table, [{ role: 'record', item: conditional }]);
+    await transact(recording.table, [{ role: 'record', item: create }]);
+    await transact(recording.table, [{ role: 'record', item: edit }]);
     await transact(recording.table, [{ role: 'record', item: plain }]);
     recording.close();
-    expect(recording.sent).toEqual(['TransactWriteItemsCommand', 'PutItemCommand']);
+    expect(recording.sent).toEqual(['TransactWriteItemsCommand', 'PutItemCommand', 'PutItemCommand']);
   });
 });
 
