@@ -23,7 +23,8 @@ import * as validation from 'ajv/dist/vocabularies/validation';
 import { _ } from 'ajv/dist/compile/codegen';
 import standaloneCode from 'ajv/dist/standalone';
 import { formats } from '#shared/validation/formats';
-import type { JsonObject, JsonValue } from '#shared/openapi/types';
+import { isNullAlternative } from '#shared/openapi/component-schemas';
+import { isJsonObject, type JsonObject, type JsonValue } from '#shared/openapi/types';
 
 const annotations = new Set(['description', 'examples', 'example', 'xml', 'writeOnly', 'readOnly', 'title', 'deprecated', 'default']);
 export const schemaId = (component: string) => `urn:business-platform:schema:${component}`;
@@ -33,6 +34,14 @@ const componentRef = /^#\/components\/schemas\/(.+)$/;
 export const forValidation = (node: JsonValue): JsonValue => {
   if (Array.isArray(node)) return node.map(forValidation);
   if (node === null || typeof node !== 'object') return node;
+  // A request's optional member may be null in the document (null means absent); the server drops null members before
+  // its validators run (shared/http/codecs/coerce.ts), so they check the member's own schema.
+  if (isNullAlternative(node)) return forValidation((node.anyOf as JsonValue[]).find((member) => !(isJsonObject(member) && member.type === 'null')) as JsonValue);
+  // A required member's `not: { type: 'null' }` (component-schemas.ts `decorate`) likewise: no null reaches a validator.
+  if (isJsonObject(node.not) && Object.keys(node.not).length === 1 && node.not.type === 'null') {
+    const { not: _notNull, ...rest } = node;
+    return forValidation(rest);
+  }
   const result: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
     if (annotations.has(key) || key.startsWith('x-')) continue;

@@ -199,6 +199,18 @@ const patternWords = new Map<string, string>([
 
 const decorate = (schema: SchemaObject, io: SchemaIo): void => {
   walkSchema(schema, (node) => {
+    // A member a rule requires (a domain rule's `required`, an `if` or `then` of one) is present only when not null:
+    // the server drops a null member before its rules (null means absent), so a required one sent as null is refused
+    // and an `if` that names it does not hold.
+    if (io === 'input' && Array.isArray(node.required)) {
+      const properties = isJsonObject(node.properties) ? node.properties : (node.properties = {});
+      for (const name of node.required) {
+        if (typeof name !== 'string') continue;
+        const member = properties[name];
+        if (isJsonObject(member) && (member.type !== undefined || member.$ref !== undefined || member.not !== undefined)) continue;
+        properties[name] = { ...(isJsonObject(member) ? member : {}), not: { type: 'null' } };
+      }
+    }
     const words = typeof node.pattern === 'string' ? patternWords.get(node.pattern) : undefined;
     if (node.type === 'string' && words !== undefined && !String(node.description ?? '').includes(words)) {
       node.description = typeof node.description === 'string' ? `${node.description} ${words}` : words;
@@ -240,18 +252,34 @@ const decorate = (schema: SchemaObject, io: SchemaIo): void => {
         items.xml = { name: property };
       }
     }
+    // In a request, null means absent (shared/http/codecs/coerce.ts drops a null member before any rule applies; the
+    // platform's C# client sends null for a property it did not set): an optional member says so, so what the
+    // document accepts is what the server takes. A required one stays non-null (null is its absence: refused). A
+    // component whose input form this changes is emitted as `<Name>Input`: responses never hold null.
+    if (io === 'input') {
+      const required = new Set(Array.isArray(node.required) ? node.required : []);
+      for (const [property, propertySchema] of Object.entries(properties)) {
+        if (required.has(property) || !isJsonObject(propertySchema) || isNullAlternative(propertySchema)) continue;
+        properties[property] = { anyOf: [propertySchema, { type: 'null' }] };
+      }
+    }
   });
 };
+
+/** `{ anyOf: [X, { type: 'null' }] }`: a member that may be null (a request's optional member, `decorate`). */
+export const isNullAlternative = (node: JsonObject): boolean =>
+  Array.isArray(node.anyOf) && node.anyOf.length === 2 && node.anyOf.some((member) => isJsonObject(member) && Object.keys(member).length === 1 && member.type === 'null');
 
 /**
  * The root element of an XML body, as shared/http serialises it: named after the type (`Response` when the type
  * has no id); a root array is `<ArrayOf{Item}>` around its repeated `<{Item}>` members.
  */
-const withRootXml = (id: string | undefined, schema: SchemaObject): SchemaObject => {
+const withRootXml = (id: string | undefined, schema: SchemaObject, typeNameOf: (component: string) => string = (component) => component): SchemaObject => {
   if (schema.type !== 'array') return { ...schema, xml: { name: id ?? 'Response' } };
   const items = schema.items;
   const itemId = refTarget(items);
-  if (itemId !== undefined) return { ...schema, xml: { name: `ArrayOf${itemId}`, wrapped: true } };
+  // The element is named after the type, not after its request form (`<Name>Input`).
+  if (itemId !== undefined) return { ...schema, xml: { name: `ArrayOf${typeNameOf(itemId)}`, wrapped: true } };
   return {
     ...schema,
     ...(isJsonObject(items) ? { items: { ...items, xml: { name: 'item' } } } : {}),
@@ -465,7 +493,11 @@ export const buildSchemaCatalog = (roots: readonly SchemaRoot[], reservedNames: 
     if (emitted.has(name) || reservedNames.includes(name)) {
       throw new Error(`Component name "${name}" is taken; give schema "${id}" another id`);
     }
-    emitted.set(name, name.startsWith('Unnamed_') ? schema : withRootXml(fallbackIds.has(id) ? undefined : id, schema));
+    emitted.set(name, name.startsWith('Unnamed_') ? schema : withRootXml(fallbackIds.has(id) ? undefined : id, schema, typeNameOf));
+  };
+  const typeNameOf = (component: string): string => {
+    const base = component.endsWith('Input') ? component.slice(0, -'Input'.length) : undefined;
+    return base !== undefined && inputReach.has(base) && inputName(base) === component ? base : component;
   };
   for (const name of outputReach) emit(name, name, outputForms.get(name) ?? {});
   for (const name of inputReach) if (!shared.has(name)) emit(inputName(name), name, inputComponent(name));

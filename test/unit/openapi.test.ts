@@ -14,6 +14,7 @@ import {
   serializeOpenApiDocument,
   type OpenApiDocument,
 } from '#shared/openapi/document';
+import { isNullAlternative } from '#shared/openapi/component-schemas';
 import { isJsonObject, type JsonObject, type JsonValue } from '#shared/openapi/types';
 
 const document = buildOpenApiDocument();
@@ -25,8 +26,16 @@ const asJson = (value: OpenApiDocument): JsonObject => {
   return json;
 };
 
+/** A request's optional member as its own schema: the document writes it `{ anyOf: [it, { type: 'null' }] }`. */
+const ownSchema = (node: JsonValue | undefined): JsonValue | undefined =>
+  isJsonObject(node) && isNullAlternative(node) ? (node.anyOf as JsonValue[]).find((member) => !(isJsonObject(member) && member.type === 'null')) : node;
+
+/** The node at a path; a request's optional member is read as its own schema (`ownSchema`), unless the path asks for its anyOf. */
 const at = (value: JsonValue | undefined, ...path: string[]): JsonValue | undefined =>
-  path.reduce<JsonValue | undefined>((node, key) => (isJsonObject(node) ? node[key] : undefined), value);
+  path.reduce<JsonValue | undefined>((node, key) => {
+    const own = key === 'anyOf' ? node : ownSchema(node);
+    return isJsonObject(own) ? (key === 'anyOf' ? own[key] : ownSchema(own[key])) : undefined;
+  }, value);
 
 const objectAt = (value: JsonValue | undefined, ...path: string[]): JsonObject => {
   const node = at(value, ...path);
@@ -234,8 +243,9 @@ describe('the OpenAPI document of the service', () => {
 
   it('gives the spec types their names: TenantLocationInfo has Name and an Address, SaveRequestPaymentT an Object', () => {
     expect(requestSchemaName(json, 'tenantLocationSave')).toBe('TenantLocationInfo');
+    // Its request form (each optional member may be null in a request: null means absent).
     expect(at(json, 'components', 'schemas', 'TenantLocationInfo', 'properties', 'Address', '$ref')).toBe(
-      '#/components/schemas/Address',
+      '#/components/schemas/AddressInput',
     );
     expect(requestSchemaName(json, 'paymentPostRefund')).toBe('SaveRequestPaymentT');
     // PaymentT is also an answer (paymentPost, paymentGetByID): its request form, with the card data writeOnly, is
@@ -453,8 +463,10 @@ describe('buildOpenApiDocumentFrom, with synthetic schemas', () => {
     expect(at(json, 'components', 'schemas', 'TestCategory', 'properties', 'Children', 'items', '$ref')).toBe(
       '#/components/schemas/TestCategory',
     );
-    const anonymous = Object.keys(synthetic.components.schemas).filter((name) => name.startsWith('Unnamed_'));
+    // One unnamed schema, in its response form and its request form (whose optional members may be null).
+    const anonymous = Object.keys(synthetic.components.schemas).filter((name) => name.startsWith('Unnamed_') && !name.endsWith('Input'));
     expect(anonymous).toHaveLength(1);
+    expect(Object.keys(synthetic.components.schemas)).toContain(`${anonymous[0]}Input`);
     expect(at(json, 'components', 'schemas', anonymous[0] ?? '', 'properties', 'Next', '$ref')).toBe(
       `#/components/schemas/${anonymous[0]}`,
     );
@@ -464,6 +476,7 @@ describe('buildOpenApiDocumentFrom, with synthetic schemas', () => {
     const schemas = synthetic.components.schemas;
     expect(Object.keys(schemas).filter((name) => name.startsWith('Test'))).toEqual([
       'TestCategory',
+      'TestCategoryInput',
       'TestFull',
       'TestHolder',
       'TestHolderInput',
@@ -482,9 +495,9 @@ describe('buildOpenApiDocumentFrom, with synthetic schemas', () => {
     expect(at(json, 'components', 'schemas', 'TestHolderInput', 'properties', 'Secret', '$ref')).toBe(
       '#/components/schemas/TestSecretInput',
     );
-    // Same content in both directions: one component.
+    // An optional member may be null in a request (null means absent): the request form of a schema with one differs.
     expect(at(json, 'components', 'schemas', 'TestHolderInput', 'properties', 'Category', '$ref')).toBe(
-      '#/components/schemas/TestCategory',
+      '#/components/schemas/TestCategoryInput',
     );
     expect(at(json, 'components', 'schemas', 'TestSecretInput', 'xml')).toEqual({ name: 'TestSecret' });
   });

@@ -14,9 +14,10 @@ const nodes: readonly ShapeNode[] = [
   /* 3 */ "other",
   /* 4 */ {"array":3},
   /* 5 */ "boolean",
-  /* 6 */ {"object":{"ID":1,"TenantLocationID":1,"Name":3,"Description":3,"Address":7,"EmailAddress":3,"Phone":3,"UtcOffset":1,"SelectedForUser":5,"IsAddCustomerLocation":5,"IsDefault":5,"IsCustomerDefault":5,"IsActive":5,"CustomerID":1,"ParentID":1,"ParentName":3,"TenantID":1,"WebsiteID":1,"UserID":1,"Version":1,"RowNumber":1,"CreatedDateTime_utc":3,"ModifiedDateTime_utc":3,"CreatedByUserID":1,"ModifiedByUserID":1}},
+  /* 6 */ {"object":{"ID":1,"TenantLocationID":1,"Name":3,"Description":3,"Address":8,"EmailAddress":3,"Phone":3,"UtcOffset":1,"SelectedForUser":5,"IsAddCustomerLocation":5,"IsDefault":5,"IsCustomerDefault":5,"IsActive":5,"CustomerID":1,"ParentID":1,"ParentName":3,"TenantID":1,"WebsiteID":1,"UserID":1,"Version":1,"RowNumber":1,"CreatedDateTime_utc":3,"ModifiedDateTime_utc":3,"CreatedByUserID":1,"ModifiedByUserID":1}},
   /* 7 */ {"object":{"GUID":3,"ID":1,"LocationID":1,"AddressType":1,"Latitude":1,"Longitude":1,"FullAddress":3,"GUIDstring":3,"AddressDescription":3,"StreetAddress":3,"City":3,"PostCode":3,"State":3,"Country":3,"Notes":3,"IsMailTo":5,"IsOfficeOrShop":5,"IsPostalAddress":5,"IsSelectedBilling":5,"IsSelectedDelivery":5,"IsSystem":5,"IsDefaultDeliverTo":5,"IsDefaultBilling":5,"IsDefaultServiceTo":5,"IsActive":5,"IsDeliverTo":5,"IsServiceTo":5}},
-  /* 8 */ {"object":{"SearchString":3,"Search":3,"SearchNameOnly":5,"IsExactMatch":5,"IncludeDeleted":5,"ParentID":1,"IDs":2,"ID":1,"IgnoreID":1,"SortField":3,"SortAsc":5,"LastRowNumber":1,"MaxResults":1,"GetCountOnly":5,"TenantID":1,"WebsiteID":1,"UserID":1,"CustomerID":1,"IsActive":5}},
+  /* 8 */ {"object":{"GUID":3,"ID":1,"LocationID":1,"AddressType":1,"Latitude":1,"Longitude":1,"FullAddress":3,"GUIDstring":3,"AddressDescription":3,"StreetAddress":3,"City":3,"PostCode":3,"State":3,"Country":3,"Notes":3,"IsMailTo":5,"IsOfficeOrShop":5,"IsPostalAddress":5,"IsSelectedBilling":5,"IsSelectedDelivery":5,"IsSystem":5,"IsDefaultDeliverTo":5,"IsDefaultBilling":5,"IsDefaultServiceTo":5,"IsActive":5,"IsDeliverTo":5,"IsServiceTo":5}},
+  /* 9 */ {"object":{"SearchString":3,"Search":3,"SearchNameOnly":5,"IsExactMatch":5,"IncludeDeleted":5,"ParentID":1,"IDs":2,"ID":1,"IgnoreID":1,"SortField":3,"SortAsc":5,"LastRowNumber":1,"MaxResults":1,"GetCountOnly":5,"TenantID":1,"WebsiteID":1,"UserID":1,"CustomerID":1,"IsActive":5}},
 ];
 
 const shape = (root: number): RequestShape => ({ nodes, root });
@@ -109,7 +110,7 @@ export const tenantLocationSearch: CompiledOperation<typeof source.tenantLocatio
   path: "/TenantLocation/Search",
   auth: "bearer",
   media: "standard",
-  requestBody: {shape: /* @__PURE__ */ shape(8),required: false},
+  requestBody: {shape: /* @__PURE__ */ shape(9),required: false},
   success: {status: 200,xmlRoot: {name: "PagedActionResults_TenantLocationInfo_"}},
   document: { body: requests.tenantLocationSearchBody },
   needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query"]},
