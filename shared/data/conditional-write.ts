@@ -9,7 +9,7 @@
 // same state make the same item, and one of them must be refused.
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand, type DynamoDBDocumentClient, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export interface MarkedUpdateResult {
   /** `ReturnValues`' attributes when this attempt wrote; the whole item as it stood when a repeat was refused. */
@@ -38,4 +38,40 @@ export const sendMarkedUpdate = async (
     if (isConditionFailure(error) && error.Item?.[mark.attribute]?.S === mark.value) return { attributes: unmarshall(error.Item), repeated: true };
     throw error;
   }
+};
+
+/** The attribute a conditional edit of `transact` (a single write) marks its item with: a UUID per call. */
+export const writeMarkAttribute = 'lastWrite';
+
+/** A conditional PutItem that stores `mark` in `writeMarkAttribute` of its item (`markedWrite` adds it). */
+export const sendMarkedPut = async (client: DynamoDBDocumentClient, input: PutCommandInput, mark: string): Promise<void> => {
+  try {
+    await client.send(new PutCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+  } catch (error) {
+    if (isConditionFailure(error) && error.Item?.[writeMarkAttribute]?.S === mark) return;
+    throw error;
+  }
+};
+
+/**
+ * A conditional edit, marked: the Put's item holds `mark`, the Update sets it too. `transact` sends an edit alone this
+ * way, so the SDK's resend of an edit whose answer was lost (refused by the edit's own Version) is taken as written,
+ * while an edit another writer made from the same Version is still refused.
+ */
+export const markedWrite = <W extends { readonly Put?: PutCommandInput; readonly Update?: UpdateCommandInput }>(write: W, mark: string): W => {
+  if (write.Put) return { ...write, Put: { ...write.Put, Item: { ...write.Put.Item, [writeMarkAttribute]: mark } } };
+  if (!write.Update) return write;
+  const update = write.Update;
+  const expression = update.UpdateExpression ?? '';
+  const assignment = '#writeMark = :writeMark';
+  const UpdateExpression = /\bSET\b/i.test(expression) ? expression.replace(/\bSET\b/i, `SET ${assignment},`) : `SET ${assignment} ${expression}`.trim();
+  return {
+    ...write,
+    Update: {
+      ...update,
+      UpdateExpression,
+      ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#writeMark': writeMarkAttribute },
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':writeMark': mark },
+    },
+  };
 };

@@ -12,7 +12,10 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { ConcurrentModification } from '#shared/errors';
+import { randomUUID } from 'node:crypto';
+import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
+import { markedWrite, sendMarkedPut, sendMarkedUpdate, writeMarkAttribute } from './conditional-write';
 import { KeyAlreadyClaimed } from './idempotency';
 import { withOptimisticRetry, type RetryPolicy } from './retry';
 import { assertItemFits } from './item-size';
@@ -90,20 +93,36 @@ const conditionFailed = <Role extends string>(role: Role | undefined, errors: Er
 /** A create's condition: the item must not exist yet. */
 const createCondition = /^\s*attribute_not_exists\(\s*#?[A-Za-z0-9_]+\s*\)\s*$/;
 
+const conditionOf = (item: TransactionItem): string | undefined => item.Put?.ConditionExpression ?? item.Update?.ConditionExpression;
+
 /**
  * One action alone, as its own write (half the capacity of a transaction of one, and under contention a conditional
- * write is decided in turn where concurrent transactions of one item cancel each other), except a create: the SDK
- * sends a write again when its answer is lost, and a create's repeat fails its `attribute_not_exists` on the item the
- * first made (a task create answered 409 and gave back the ID its task used, so every later create of the tenant took
- * that ID and answered 409). A create goes as a transaction of one: its ClientRequestToken (the SDK makes one per
- * call, its resend carries the same) has DynamoDB answer the repeat as the first; a new item has no contention.
+ * write is decided in turn, where concurrent transactions of one item cancel each other). The SDK sends a write again
+ * when its answer is lost, and a conditional write's repeat fails its condition on the write's own result:
+ * - a create (`attribute_not_exists`) goes as a transaction of one: its ClientRequestToken (the SDK makes one per
+ *   call, its resend carries the same) has DynamoDB answer the repeat as the first; a new item has no contention
+ *   (before: a task create answered 409 and gave back the ID its task used, so every later create of the tenant took
+ *   that ID and answered 409);
+ * - an edit is marked with a UUID of its call (`markedWrite`): a repeat refused by an item bearing the mark is the
+ *   call's own write (before: an edit with Version answered stale-version with no other writer).
  */
 const sendSingle = async ({ client }: TableContext, item: TransactionItem): Promise<boolean> => {
-  if (item.Put && !createCondition.test(item.Put.ConditionExpression ?? '')) await client.send(new PutCommand(item.Put));
-  else if (item.Update) await client.send(new UpdateCommand(item.Update));
-  else if (item.Delete) await client.send(new DeleteCommand(item.Delete));
+  const condition = conditionOf(item);
+  if (condition !== undefined && createCondition.test(condition) && item.Put) return false;
+  if (item.Put) await (condition === undefined ? client.send(new PutCommand(item.Put)) : sendMarkedPut(client, item.Put, item.Put.Item?.[writeMarkAttribute] as string));
+  else if (item.Update) {
+    if (condition === undefined) await client.send(new UpdateCommand(item.Update));
+    else await sendMarkedUpdate(client, item.Update, { attribute: writeMarkAttribute, value: item.Update.ExpressionAttributeValues?.[':writeMark'] as string });
+  } else if (item.Delete) await client.send(new DeleteCommand(item.Delete));
   else return false;
   return true;
+};
+
+/** The action as `sendSingle` sends it: an edit (a conditional Put or Update that is not a create) marked. */
+const asSingle = (item: TransactionItem): TransactionItem => {
+  const condition = conditionOf(item);
+  if (condition === undefined || (item.Put && createCondition.test(condition))) return item;
+  return markedWrite(item as { Put?: PutCommandInput; Update?: UpdateCommandInput }, randomUUID()) as TransactionItem;
 };
 
 /** Sends of a write that another transaction held an item of (TransactionConflict), the first included. */
@@ -149,10 +168,12 @@ const transactOnce = async <Role extends string>(
   if (claim) return transactClaimed(table, claim, actions, { errors, ...(clientRequestToken === undefined ? {} : { clientRequestToken }) });
   if (actions.length === 0) return;
   if (actions.length > maxTransactionActions) throw new Error(`a transaction holds at most ${maxTransactionActions} actions`);
-  assertActionsFit(actions.map((action) => action.item));
-  const [only] = actions;
+  const single = actions.length === 1 && clientRequestToken === undefined;
+  // Alone, an edit carries its mark, and is measured with it.
+  const [only] = single && actions[0] ? [{ ...actions[0], item: asSingle(actions[0].item) }] : actions;
+  assertActionsFit(single && only ? [only.item] : actions.map((action) => action.item));
   try {
-    if (actions.length === 1 && clientRequestToken === undefined && only && (await sendSingle(table, only.item))) return;
+    if (single && only && (await sendSingle(table, only.item))) return;
     await table.client.send(
       new TransactWriteCommand({
         TransactItems: actions.map((action) => action.item),

@@ -7,6 +7,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from '#shared/data/client';
 import { assertItemFits } from '#shared/data/item-size';
+import { writeMarkAttribute } from '#shared/data/conditional-write';
 import { giveBackValue, maxSequenceValue, nextValue } from '#shared/data/sequence';
 import { transact, transactionActions } from '#shared/data/transaction';
 import { versionedPut } from '#shared/data/versioned';
@@ -19,7 +20,7 @@ import type { KeyClaimItem, PaymentStore, PaymentWithRefunds, RefundPage, Refund
 
 const paymentEntity = 'Payment';
 const linkEntity = 'PaymentRefundLink';
-const internalAttributes = new Set(['pk', 'sk', 'entity', 'amountMinor', 'refundedMinor', 'refundCount']);
+const internalAttributes = new Set(['pk', 'sk', 'entity', 'amountMinor', 'refundedMinor', 'refundCount', writeMarkAttribute]);
 
 /** The stored item of a payment or refund record (exported for test/bench, which seeds and measures it). */
 export const toItem = (tenantId: number, record: PaymentRecord) => ({

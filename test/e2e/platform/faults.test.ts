@@ -161,6 +161,41 @@ describe('the IAM edge', () => {
     }, 60_000);
   });
 
+  // An edit alone is a single conditional write marked with its call's UUID (shared/data/conditional-write.ts): its
+  // repeat, refused by the edit's own Version, finds its mark and is answered as written. Before: 409 stale-version
+  // with no other writer.
+  describe('loses the answer of an edit that landed: the SDK sends it again, and the request is answered as written', () => {
+    const lostAnswer = (caller: string, operation: string) => rules({ name: 'lost-answer', service: 'dynamodb', caller, operation, nth: [1], effect: { type: 'hang', forward: true } });
+
+    it('a location edit with its Version answers 200 with the next Version', async () => {
+      const created = await save('Edited, answer lost');
+      const id = (created.json as { ID: number }).ID;
+      await lostAnswer('tenantLocationSave', 'PutItem');
+      const edited = await call('/TenantLocation/Save', { body: { ID: id, Version: 1, Name: 'Edited, answer lost', Description: 'edited' } });
+      expect({ status: edited.status, version: (edited.json as { Version?: number }).Version }).toEqual({ status: 200, version: 2 });
+      expect(await firedFaults(endpoint)).toHaveLength(1);
+    }, 60_000);
+
+    it('a receipt edit with its Version answers 200 with the next Version', async () => {
+      const created = await call('/v2/DeliveryReceipt/', { body: { Value: { SupplierName: 'Before', WarehouseID: 3 } } });
+      const id = (created.json as { Value: { ID: number } }).Value.ID;
+      await lostAnswer('deliveryReceiptSaveV2', 'PutItem');
+      const edited = await call('/v2/DeliveryReceipt/', { body: { Value: { ID: id, Version: 1, SupplierName: 'After' } } });
+      expect({ status: edited.status, version: (edited.json as { Value?: { Version?: number } }).Value?.Version }).toEqual({ status: 200, version: 2 });
+      expect(await firedFaults(endpoint)).toHaveLength(1);
+    }, 60_000);
+
+    it('a task edit with its Version answers 200 with the next Version', async () => {
+      const { AdaptorDetails: _credentials, ...plainTask } = dailyTaskRequest;
+      const created = await call('/ScheduledTasks/', { body: { ...plainTask, Name: 'Edit, answer lost' } });
+      const id = (created.json as { Value: { ID: number } }).Value.ID;
+      await lostAnswer('scheduledTaskSave', 'UpdateItem');
+      const edited = await call('/ScheduledTasks/', { body: { ID: id, Version: 1, Name: 'Edited, answer lost' } });
+      expect({ status: edited.status, version: (edited.json as { Value?: { Version?: number } }).Value?.Version }).toEqual({ status: 200, version: 2 });
+      expect(await firedFaults(endpoint)).toHaveLength(1);
+    }, 60_000);
+  });
+
   it('commits a write, then kills its caller before it reads the answer: the gateway answers 502 and the write is there', async () => {
     await rules({ name: 'commit-crash', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', times: 1, effect: { type: 'commit-then-crash' } });
     const answer = await save('Committed then crashed');

@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, type TableContext } from '#shared/data/client';
-import { sendMarkedUpdate } from '#shared/data/conditional-write';
+import { markedWrite, sendMarkedPut, sendMarkedUpdate, writeMarkAttribute } from '#shared/data/conditional-write';
 import { tenantKey } from '#shared/data/partition';
 import { transact, type TransactionItem } from '#shared/data/transaction';
 import { localRegion, localCredentials } from '#infra/local/local-aws';
@@ -62,5 +62,30 @@ describe('sendMarkedUpdate', () => {
     // Another caller taking it from the same state is refused.
     const other = await failureOf(sendMarkedUpdate(table.client, lease(tenant, 'nobody', 'lease-b'), { attribute: 'Lease', value: 'lease-b' }));
     expect(other.name).toBe('ConditionalCheckFailedException');
+  });
+});
+
+describe('an edit marked with its call (markedWrite, sendMarkedPut)', () => {
+  it("a resend refused by the edit's own Version resolves; the same edit from another call (another mark) is refused", async () => {
+    const tenant = freshTenantId();
+    await transact(table, [{ role: 'record', item: { Put: { TableName: table.tableName, Item: { ...tenantKey(tenant, 'A'), Version: 1, Name: 'Old' } } } }]);
+    const edit = (mark: string) =>
+      markedWrite(
+        { Put: { TableName: table.tableName, Item: { ...tenantKey(tenant, 'A'), Version: 2, Name: 'New' }, ConditionExpression: 'Version = :read', ExpressionAttributeValues: { ':read': 1 } } },
+        mark,
+      ).Put;
+    await sendMarkedPut(table.client, edit('call-1'), 'call-1');
+    await expect(sendMarkedPut(table.client, edit('call-1'), 'call-1')).resolves.toBeUndefined();
+    expect((await failureOf(sendMarkedPut(table.client, edit('call-2'), 'call-2'))).name).toBe('ConditionalCheckFailedException');
+  });
+
+  it('marks an Update in its SET clause, or adds one', () => {
+    const update = (UpdateExpression: string) => markedWrite({ Update: { TableName: 't', Key: { pk: 'p', sk: 's' }, UpdateExpression } }, 'm').Update;
+    expect(update('SET #a = :a REMOVE #b')).toMatchObject({
+      UpdateExpression: 'SET #writeMark = :writeMark, #a = :a REMOVE #b',
+      ExpressionAttributeNames: { '#writeMark': writeMarkAttribute },
+      ExpressionAttributeValues: { ':writeMark': 'm' },
+    });
+    expect(update('REMOVE #b')?.UpdateExpression).toBe('SET #writeMark = :writeMark REMOVE #b');
   });
 });
