@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createRequestHandler, type ISqsServerOptions } from 'local-aws-sqs';
+import { isJsonObject } from '#shared/openapi/types';
 import { listen, readRequestBody } from './local-aws';
 
 /** What a send carried, as the JSON protocol wrote it: what a re-send needs to give the consumer the same message. */
@@ -87,8 +88,6 @@ const queueNameOf = (queueUrl: unknown): string | undefined => {
   }
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The members of a send entry the journal keeps (nothing else of the request). */
 const messageOf = (entry: Record<string, unknown>): JournaledMessage => ({
   MessageBody: String(entry.MessageBody),
@@ -152,15 +151,15 @@ export const startJournaledSqsServer = async (options: JournaledSqsServerOptions
         if (typeof answer.MessageId === 'string') append({ send: { queue, id: answer.MessageId, at, message: messageOf(request) } });
         return;
       case 'SendMessageBatch': {
-        const entries = new Map((Array.isArray(request.Entries) ? request.Entries : []).filter(isRecord).map((entry) => [entry.Id, entry]));
-        for (const sent of Array.isArray(answer.Successful) ? answer.Successful.filter(isRecord) : []) {
+        const entries = new Map((Array.isArray(request.Entries) ? request.Entries : []).filter(isJsonObject).map((entry) => [entry.Id, entry]));
+        for (const sent of Array.isArray(answer.Successful) ? answer.Successful.filter(isJsonObject) : []) {
           const entry = entries.get(sent.Id);
           if (entry && typeof sent.MessageId === 'string') append({ send: { queue, id: sent.MessageId, at, message: messageOf(entry) } });
         }
         return;
       }
       case 'ReceiveMessage': {
-        const messages = Array.isArray(answer.Messages) ? answer.Messages.filter(isRecord) : [];
+        const messages = Array.isArray(answer.Messages) ? answer.Messages.filter(isJsonObject) : [];
         const ids: string[] = [];
         for (const message of messages) {
           if (typeof message.MessageId !== 'string' || typeof message.ReceiptHandle !== 'string') continue;
@@ -179,8 +178,8 @@ export const startJournaledSqsServer = async (options: JournaledSqsServerOptions
           action === 'DeleteMessage'
             ? [request.ReceiptHandle]
             : (() => {
-                const succeeded = new Set((Array.isArray(answer.Successful) ? answer.Successful.filter(isRecord) : []).map((entry) => entry.Id));
-                return (Array.isArray(request.Entries) ? request.Entries.filter(isRecord) : []).filter((entry) => succeeded.has(entry.Id)).map((entry) => entry.ReceiptHandle);
+                const succeeded = new Set((Array.isArray(answer.Successful) ? answer.Successful.filter(isJsonObject) : []).map((entry) => entry.Id));
+                return (Array.isArray(request.Entries) ? request.Entries.filter(isJsonObject) : []).filter((entry) => succeeded.has(entry.Id)).map((entry) => entry.ReceiptHandle);
               })();
         const ids: string[] = [];
         for (const receipt of receipts) {
@@ -222,7 +221,7 @@ export const startJournaledSqsServer = async (options: JournaledSqsServerOptions
       } catch {
         parsed = undefined;
       }
-      if (isRecord(parsed)) {
+      if (isJsonObject(parsed)) {
         const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
         response.end = ((...args: unknown[]) => {
           const [chunk] = args;
@@ -231,7 +230,7 @@ export const startJournaledSqsServer = async (options: JournaledSqsServerOptions
               // DeleteMessage and PurgeQueue answer an empty body.
               const text = typeof chunk === 'string' || Buffer.isBuffer(chunk) ? chunk.toString() : '';
               const answer: unknown = text === '' ? {} : JSON.parse(text);
-              if (isRecord(answer)) observe(action, parsed, answer);
+              if (isJsonObject(answer)) observe(action, parsed, answer);
             } catch (error) {
               if (!(error instanceof SyntaxError)) {
                 // The journal could not be written: the client must not take the answer as kept.

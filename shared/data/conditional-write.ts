@@ -18,7 +18,8 @@ export interface MarkedUpdateResult {
   readonly repeated: boolean;
 }
 
-const isConditionFailure = (error: unknown): error is Error & { Item?: Record<string, AttributeValue> } =>
+/** A refused condition (the item as it stood rides along when the write asked for it: `ALL_OLD`). */
+export const isConditionFailure = (error: unknown): error is Error & { Item?: Record<string, AttributeValue> } =>
   (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
 
 /**
@@ -43,6 +44,15 @@ export const sendMarkedUpdate = async (
 /** The attribute a conditional edit of `transact` (a single write) marks its item with: a UUID per call. */
 export const writeMarkAttribute = 'lastWrite';
 
+/** The value name of an Update's mark. */
+const markValue = ':writeMark';
+
+/** The mark `markedWrite` gave a write, if any. */
+export const markOf = (write: { readonly Put?: PutCommandInput; readonly Update?: UpdateCommandInput }): string | undefined => {
+  const mark = write.Put ? write.Put.Item?.[writeMarkAttribute] : write.Update?.ExpressionAttributeValues?.[markValue];
+  return typeof mark === 'string' ? mark : undefined;
+};
+
 /** A conditional PutItem that stores `mark` in `writeMarkAttribute` of its item (`markedWrite` adds it). */
 export const sendMarkedPut = async (client: DynamoDBDocumentClient, input: PutCommandInput, mark: string): Promise<void> => {
   try {
@@ -63,7 +73,7 @@ export const markedWrite = <W extends { readonly Put?: PutCommandInput; readonly
   if (!write.Update) return write;
   const update = write.Update;
   const expression = update.UpdateExpression ?? '';
-  const assignment = '#writeMark = :writeMark';
+  const assignment = `#writeMark = ${markValue}`;
   const UpdateExpression = /\bSET\b/i.test(expression) ? expression.replace(/\bSET\b/i, `SET ${assignment},`) : `SET ${assignment} ${expression}`.trim();
   return {
     ...write,
@@ -71,7 +81,7 @@ export const markedWrite = <W extends { readonly Put?: PutCommandInput; readonly
       ...update,
       UpdateExpression,
       ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#writeMark': writeMarkAttribute },
-      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':writeMark': mark },
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, [markValue]: mark },
     },
   };
 };

@@ -6,6 +6,7 @@
 import { DeleteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, SequenceExhausted } from '#shared/errors';
 import type { TableContext } from './client';
+import { isConditionFailure } from './conditional-write';
 import { KeyAlreadyClaimed } from './idempotency';
 import { composeKey, tenantKey, type ItemKey } from './partition';
 
@@ -54,7 +55,7 @@ export const giveBackValue = async ({ client, tableName }: TableContext, tenantI
     sent.then(
       () => true,
       (error: unknown) => {
-        if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+        if (isConditionFailure(error)) return false;
         throw error;
       },
     );

@@ -15,7 +15,7 @@ import { ConcurrentModification } from '#shared/errors';
 import { randomUUID } from 'node:crypto';
 import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
-import { markedWrite, sendMarkedPut, sendMarkedUpdate, writeMarkAttribute } from './conditional-write';
+import { markedWrite, markOf, sendMarkedPut, sendMarkedUpdate, writeMarkAttribute } from './conditional-write';
 import { KeyAlreadyClaimed } from './idempotency';
 import { withOptimisticRetry, type RetryPolicy } from './retry';
 import { assertItemFits } from './item-size';
@@ -94,7 +94,7 @@ const conditionFailed = <Role extends string>(role: Role | undefined, errors: Er
 const createCondition = /^\s*attribute_not_exists\(\s*#?[A-Za-z0-9_]+\s*\)\s*$/;
 
 const conditionOf = (item: TransactionItem): string | undefined => item.Put?.ConditionExpression ?? item.Update?.ConditionExpression;
-
+const isCreate = (item: TransactionItem): boolean => item.Put !== undefined && createCondition.test(item.Put.ConditionExpression ?? '');
 /**
  * One action alone, as its own write (half the capacity of a transaction of one, and under contention a conditional
  * write is decided in turn, where concurrent transactions of one item cancel each other). The SDK sends a write again
@@ -107,23 +107,18 @@ const conditionOf = (item: TransactionItem): string | undefined => item.Put?.Con
  *   call's own write (before: an edit with Version answered stale-version with no other writer).
  */
 const sendSingle = async ({ client }: TableContext, item: TransactionItem): Promise<boolean> => {
-  const condition = conditionOf(item);
-  if (condition !== undefined && createCondition.test(condition) && item.Put) return false;
-  if (item.Put) await (condition === undefined ? client.send(new PutCommand(item.Put)) : sendMarkedPut(client, item.Put, item.Put.Item?.[writeMarkAttribute] as string));
-  else if (item.Update) {
-    if (condition === undefined) await client.send(new UpdateCommand(item.Update));
-    else await sendMarkedUpdate(client, item.Update, { attribute: writeMarkAttribute, value: item.Update.ExpressionAttributeValues?.[':writeMark'] as string });
-  } else if (item.Delete) await client.send(new DeleteCommand(item.Delete));
+  if (isCreate(item)) return false;
+  const mark = markOf(item);
+  if (item.Put) await (mark === undefined ? client.send(new PutCommand(item.Put)) : sendMarkedPut(client, item.Put, mark));
+  else if (item.Update) await (mark === undefined ? client.send(new UpdateCommand(item.Update)) : sendMarkedUpdate(client, item.Update, { attribute: writeMarkAttribute, value: mark }));
+  else if (item.Delete) await client.send(new DeleteCommand(item.Delete));
   else return false;
   return true;
 };
 
 /** The action as `sendSingle` sends it: an edit (a conditional Put or Update that is not a create) marked. */
-const asSingle = (item: TransactionItem): TransactionItem => {
-  const condition = conditionOf(item);
-  if (condition === undefined || (item.Put && createCondition.test(condition))) return item;
-  return markedWrite(item as { Put?: PutCommandInput; Update?: UpdateCommandInput }, randomUUID()) as TransactionItem;
-};
+const asSingle = (item: TransactionItem): TransactionItem =>
+  conditionOf(item) === undefined || isCreate(item) ? item : (markedWrite(item as { Put?: PutCommandInput; Update?: UpdateCommandInput }, randomUUID()) as TransactionItem);
 
 /** Sends of a write that another transaction held an item of (TransactionConflict), the first included. */
 export const conflictAttempts = 3;

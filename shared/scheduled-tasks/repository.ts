@@ -6,11 +6,10 @@
 // LastRunDateTime_utc, Status and CompletedDateTime_utc by these names), the adaptor's details without any secret
 // value (`AdaptorDetails`) and the sealed secrets (`AdaptorSecrets`, AWS Encryption SDK messages, never plaintext).
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { TableContext } from '#shared/data/client';
 import { defineCodec } from '#shared/data/codec';
 import { assertItemFits } from '#shared/data/item-size';
-import { sendMarkedUpdate } from '#shared/data/conditional-write';
+import { isConditionFailure, sendMarkedUpdate } from '#shared/data/conditional-write';
 import { giveBackValue, nextValue } from '#shared/data/sequence';
 import { transact, transactionActions, type TransactionItem } from '#shared/data/transaction';
 import { VersionConflict } from '#shared/errors';
@@ -96,8 +95,6 @@ const runStateReserveBytes = 256;
  */
 export const assertTaskFits = (tenantId: number, stored: StoredTask): void =>
   assertItemFits(toTaskItem(tenantId, stored), { reserveBytes: runStateReserveBytes });
-
-const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException || (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
 
 export const createScheduledTaskRepository = (table: TableContext): ScheduledTaskStore => {
   const { client, tableName } = table;
