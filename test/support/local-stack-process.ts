@@ -1,7 +1,7 @@
 // Test support: runs the local stack (infra/local/start.ts) as a child process and waits for its ready line.
 // The child is started with --exit-with-stdin, so it stops by itself if the test runner dies.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -197,3 +197,27 @@ export const currentRunLogFile = (): string => {
   if (!file) throw new Error('LOCAL_STACK_LOG_FILE is not set: run the tests through jest so global-setup.ts sets it');
   return file;
 };
+
+/**
+ * The text of a stack's log once `holds` says it has what a test awaits. A function's lines reach the log through
+ * the stack's relay of its process output, a little after the answer they explain, so a test that reads the log
+ * right after an answer must wait for them. Throws past `timeoutMs`, naming `what` and the log's last lines.
+ */
+export const logOnceItHolds = async (file: string, holds: (text: string) => boolean, what: string, timeoutMs = 10_000): Promise<string> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      // Not written yet.
+    }
+    if (holds(text)) return text;
+    if (Date.now() > deadline) throw new Error(`${file} did not hold ${what} within ${timeoutMs} ms; it ends:\n${text.split('\n').slice(-10).join('\n')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+
+/** A log line holding every one of `needles`. */
+export const lineWith = (text: string, ...needles: readonly string[]): string | undefined =>
+  text.split('\n').find((line) => needles.every((needle) => line.includes(needle)));

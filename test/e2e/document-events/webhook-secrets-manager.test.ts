@@ -11,7 +11,6 @@
 //    with Retry-After and a problem body, nothing sent to the queue, the fault and its cause in the log, no secret
 //    value in any log line; once it answers again the event is accepted.
 // The IAM edge refusing the webhook's GetSecretValue (its role without it) is in test/e2e/platform/template-iam.test.ts.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
@@ -19,7 +18,7 @@ import type { FaultRule } from '#infra/local/faults';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { freshDocumentId, freshOrganisationId, idOf, providerEvent, signed, webhookPath } from '#test/support/document-events';
 import { clearFaults, firedFaults, forgetFiredFaults, setFaults } from '#test/support/faults';
-import { repoRoot, spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
+import { lineWith, logOnceItHolds, repoRoot, spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
 
 const logFile = join(repoRoot, '.local', `webhook-secrets-manager-e2e-${process.pid}.log`);
 const secretName = 'local-webhook-signing-secret';
@@ -61,7 +60,6 @@ const post = async (body: unknown) => {
   return { status: response.status, headers: response.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
 };
 
-const stackLog = () => readFileSync(logFile, 'utf8');
 
 /** Records every SendMessage the webhook makes (a rule whose effect changes nothing), so a test can count them. */
 const sendProbe: FaultRule = { name: 'webhook-sends', service: 'sqs', operation: 'SendMessage', caller: 'providerWebhook', effect: { type: 'latency', ms: 0 } };
@@ -139,10 +137,13 @@ describe('Secrets Manager failing', () => {
     expect(await sends()).toHaveLength(1);
 
     const code = effect.type === 'error' ? effect.code : '';
-    const log = stackLog();
-    expect(log).toContain(`[fault] secrets-down secretsmanager.GetSecretValue caller=providerWebhook -> error code=${code}`);
+    const faultLine = `[fault] secrets-down secretsmanager.GetSecretValue caller=providerWebhook -> error code=${code}`;
+    const functionLine = ['"function_name":"providerWebhook"', `"cause":{"errorName":"${code}"`];
+    // Both lines reach the log a little after the answers they explain.
+    const log = await logOnceItHolds(logFile, (text) => text.includes(faultLine) && lineWith(text, ...functionLine) !== undefined, "the fault's and the webhook's lines");
+    expect(log).toContain(faultLine);
     // The function's line of the 503 names the dependency's error (its class, never its message).
-    const failure = log.split('\n').find((line) => line.includes('"function_name":"providerWebhook"') && line.includes(`"cause":{"errorName":"${code}"`));
+    const failure = lineWith(log, ...functionLine);
     expect(failure).toContain('"level":"ERROR"');
     // The bundle is minified: the error names itself (test/unit/observability/error-names.test.ts), so the line
     // reads ServiceUnavailable, not the minified class name.

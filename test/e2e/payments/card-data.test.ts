@@ -3,12 +3,12 @@
 // every log line of this run are scanned: none of them holds the card number, the CVV or the token, and the holder's
 // name appears only in the stored payments themselves.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { readFile } from 'node:fs/promises';
 import { ScanCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requestMediaTypes } from '#test/support/bodies';
+import { requestIdHeader } from '#shared/http/headers';
 import { tokenFor } from '#test/support/http';
 import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
-import { currentRunLogFile } from '#test/support/local-stack-process';
+import { readStackLog } from '#test/support/document-events-http';
 import { freshTenantId } from '#test/support/tenant-items';
 import { getPayment, postPayment, postRefund, secrets } from './support';
 
@@ -37,6 +37,8 @@ const everyItem = async () => {
 
 it('keeps no card number, CVV or token anywhere, and the holder name only in the stored payments', async () => {
   const ids: number[] = [];
+  /** The request IDs of the last answers (a payment replayed, a payment read): their log lines come last. */
+  const lastAnswers: string[] = [];
   for (const type of requestMediaTypes) {
     const refused = await postPayment(token, { Object: { Amount: 10, Token: secrets.token, CreditCard: { ...card, CardVerificationNumber: secrets.cvv } } }, { type });
     expect(refused.status).toBe(400);
@@ -50,8 +52,10 @@ it('keeps no card number, CVV or token anywhere, and the holder name only in the
     ids.push(id);
     expect((await postRefund(token, id, { Object: { Amount: 1, CreditCard: { CardVerificationNumber: secrets.cvv } } }, { type })).status).toBe(400);
     expect((await postRefund(token, id, { Object: { Amount: 1 } }, { type, key: `refund-${type}` })).status).toBe(201);
-    expect((await postPayment(token, { Object: { Amount: 10, Token: secrets.token, CreditCard: card } }, { type, key: `card-${type}` })).text).toBe(saved.text);
+    const replayed = await postPayment(token, { Object: { Amount: 10, Token: secrets.token, CreditCard: card } }, { type, key: `card-${type}` });
+    expect(replayed.text).toBe(saved.text);
     const read = await getPayment(token, id);
+    lastAnswers.splice(0, lastAnswers.length, replayed.headers.get(requestIdHeader)!, read.headers.get(requestIdHeader)!);
     expect(read.text).not.toContain(secrets.cardNumber);
     expect(read.text).not.toContain(secrets.token);
     expect(read.text).not.toContain('ctok_e2e_kept');
@@ -66,9 +70,8 @@ it('keeps no card number, CVV or token anywhere, and the holder name only in the
   const holding = items.filter((item) => text(item).includes(secrets.holderName));
   expect(holding.map((item) => [item.entity, item.ID]).sort()).toEqual(ids.map((id) => ['Payment', id]).sort());
 
-  // Log lines are written as requests finish; the last request is a few milliseconds old.
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  const lines = (await readFile(currentRunLogFile(), 'utf8')).split('\n');
+  // Log lines reach the stack's log a little after their answers: wait for the last requests' lines.
+  const lines = (await readStackLog(lastAnswers)).text.split('\n');
   expect(lines.some((line) => line.includes('"operationId":"paymentPost"'))).toBe(true);
   for (const secret of [secrets.cardNumber, secrets.token, secrets.holderName, `"${secrets.cvv}"`, 'CardVerificationNumber']) {
     expect(lines.filter((line) => line.includes(secret))).toEqual([]);

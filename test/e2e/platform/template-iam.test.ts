@@ -7,7 +7,7 @@
 // secretsmanager:GetSecretValue (the manifest still grants readWebhookSecret): reading its signing secret from the
 // local Secrets Manager is refused at the edge, and the webhook answers 503 with Retry-After (it cannot verify the
 // event; the provider keeps it and retries), the refusal explained in the log.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -16,7 +16,7 @@ import { operationsById } from '#shared/operations/index';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { freshDocumentId, freshOrganisationId, providerEvent, signed, webhookPath } from '#test/support/document-events';
 import { tokenFor } from '#test/support/http';
-import { spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
+import { lineWith, logOnceItHolds, spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
 import { throwawayAssembly } from '#test/support/throwaway-assembly';
 
 const synthTimeoutMs = 15 * 60_000;
@@ -72,8 +72,8 @@ describe('a role policy without dynamodb:PutItem, the manifest unchanged', () =>
     const after = await call(`/TenantLocation/Get/${id}`, token);
     expect(after).toEqual({ status: 200, json: created.json });
 
-    const log = readFileSync(logFile, 'utf8');
-    const refusal = log.split('\n').find((line) => line.includes('AccessDeniedException') && line.includes('dynamodb:PutItem'));
+    const log = await logOnceItHolds(logFile, (text) => lineWith(text, 'AccessDeniedException', 'dynamodb:PutItem') !== undefined, 'the PutItem refusal');
+    const refusal = lineWith(log, 'AccessDeniedException', 'dynamodb:PutItem');
     expect(refusal).toContain('tenantLocationDelete may not dynamodb:PutItem on arn:aws:dynamodb:us-east-1:123456789012:table/');
     expect(refusal).toContain('allowed only dynamodb:DeleteItem, dynamodb:GetItem (TenantLocationDeleteRoleDefaultPolicy');
     expect(refusal).toContain('"Effect":"Allow","Action":"dynamodb:PutItem"');
@@ -100,14 +100,20 @@ describe('a webhook role without secretsmanager:GetSecretValue, the manifest unc
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(await response.json()).toMatchObject({ status: 503, detail: 'The event cannot be verified right now; retry shortly.' });
 
-    const log = readFileSync(logFile, 'utf8');
-    const refusal = log.split('\n').find((line) => line.includes('AccessDeniedException') && line.includes('secretsmanager:GetSecretValue'));
+    // The edge's refusal and the function's line of the 503 reach the log after the answer: wait for both.
+    const functionLine = ['"function_name":"providerWebhook"', '"cause":{"errorName":"AccessDeniedException"'];
+    const log = await logOnceItHolds(
+      logFile,
+      (text) => lineWith(text, 'AccessDeniedException', 'secretsmanager:GetSecretValue') !== undefined && lineWith(text, ...functionLine) !== undefined,
+      "the GetSecretValue refusal and the webhook's line of its 503",
+    );
+    const refusal = lineWith(log, 'AccessDeniedException', 'secretsmanager:GetSecretValue');
     expect(refusal).toContain('providerWebhook may not secretsmanager:GetSecretValue on arn:aws:secretsmanager:us-east-1:123456789012:secret:local-webhook-signing-secret-');
     // Its statement on the secret is left with no action: it allows nothing, and names nothing in the explanation.
     expect(refusal).toContain('no statement names that resource');
     expect(refusal).toContain('"Effect":"Allow","Action":"secretsmanager:GetSecretValue"');
     // The function's line of the 503 names the dependency's error.
-    expect(log.split('\n').some((line) => line.includes('"function_name":"providerWebhook"') && line.includes('"cause":{"errorName":"AccessDeniedException"'))).toBe(true);
+    expect(lineWith(log, ...functionLine)).toContain('"level":"ERROR"');
     expect(log).not.toContain(localWebhookSecret);
   });
 });

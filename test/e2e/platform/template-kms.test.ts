@@ -9,15 +9,16 @@
 //    the shared definitions unchanged): the save fails as on AWS (5xx, an explained AccessDeniedException in the
 //    log) and changes nothing; the local gateway answers an unknown path with the replaced template, so it reads the
 //    template, not the shared definitions.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DecryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { requestIdHeader } from '#shared/http/headers';
+import { readStackLog } from '#test/support/document-events-http';
 import { tokenFor } from '#test/support/http';
-import { currentRunLogFile, spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
+import { lineWith, logOnceItHolds, spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
 import { freshTenantId } from '#test/support/tenant-items';
 import { throwawayAssembly } from '#test/support/throwaway-assembly';
 import { openTable, quarterHourly, saveTask } from '#test/e2e/scheduled-tasks/support';
@@ -59,10 +60,8 @@ describe('the shared stack seals through the local KMS', () => {
   afterAll(() => table.close());
 
   /** The run's stack log, once what the last request logged is in it. */
-  const stackLog = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    return readFile(currentRunLogFile(), 'utf8');
-  };
+  /** This run's stack log once it holds the line of the save that answered (lines arrive after their answers). */
+  const stackLogAfter = async (answer: { readonly headers: Headers }) => (await readStackLog([answer.headers.get(requestIdHeader)!])).text;
 
   it('seals a credential of up to 4 KiB with one KMS Encrypt under its context: the blob opens only under that context', async () => {
     const tenant = freshTenantId();
@@ -90,7 +89,7 @@ describe('the shared stack seals through the local KMS', () => {
       kms.destroy();
     }
     expect(JSON.stringify(await table.everyItem())).not.toContain(credential.TokenDetails.TokenSecret);
-    expect(await stackLog()).not.toContain(credential.TokenDetails.TokenSecret);
+    expect(await stackLogAfter(saved)).not.toContain(credential.TokenDetails.TokenSecret);
   });
 
   it('seals a longer credential as an ESDK message: its data key wrapped with the template key reaches no table item and no log line', async () => {
@@ -125,7 +124,7 @@ describe('the shared stack seals through the local KMS', () => {
       const forms = [plaintextKey.toString('base64'), plaintextKey.toString('hex'), plaintextKey.toString('base64url'), longSecret];
       const items = JSON.stringify(await table.everyItem());
       for (const form of forms) expect(items.includes(form)).toBe(false);
-      const log = await stackLog();
+      const log = await stackLogAfter(saved);
       for (const form of forms) expect(log.includes(form)).toBe(false);
     } finally {
       kms.destroy();
@@ -176,8 +175,8 @@ describe('a role policy without kms:Encrypt, a gateway response template replace
     expect(await refused.text()).not.toContain(credential.TokenDetails.TokenSecret);
     expect(await everyItem()).toEqual(before);
 
-    const log = readFileSync(logFile, 'utf8');
-    const refusal = log.split('\n').find((line) => line.includes('AccessDeniedException') && line.includes('kms:Encrypt'));
+    const log = await logOnceItHolds(logFile, (text) => lineWith(text, 'AccessDeniedException', 'kms:Encrypt') !== undefined, 'the kms:Encrypt refusal');
+    const refusal = lineWith(log, 'AccessDeniedException', 'kms:Encrypt');
     expect(refusal).toContain('scheduledTaskSave may not kms:Encrypt on arn:aws:kms:us-east-1:123456789012:key/');
     expect(refusal).toContain('the key policy delegates to it');
     expect(refusal).toContain('"Effect":"Allow","Action":"kms:Encrypt"');

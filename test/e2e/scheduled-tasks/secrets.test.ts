@@ -3,10 +3,10 @@
 // AdaptorDetails, read back, updated without them and with one cleared; then the whole table and every log line of
 // this run are scanned: no plaintext anywhere, and the answers show only Has<Field> flags.
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { requestIdHeader } from '#shared/http/headers';
 import { tokenFor } from '#test/support/http';
-import { currentRunLogFile } from '#test/support/local-stack-process';
+import { readStackLog } from '#test/support/document-events-http';
 import { freshTenantId } from '#test/support/tenant-items';
 import { getTask, openTable, quarterHourly, saveTask } from './support';
 
@@ -41,6 +41,8 @@ const adaptor = {
 const flags = { HasTokenKey: true, HasTokenSecret: true, HasConsumerKey: true, HasConsumerSecret: true, HasSession: true, HasVerifier: true, HasUsername: true };
 
 it('keeps no plaintext credential in any answer, table item or log line', async () => {
+  /** The request IDs of the last answers (a task saved, a task read): their log lines come last. */
+  const lastAnswers: string[] = [];
   for (const type of ['application/json', 'text/json', 'application/x-www-form-urlencoded'] as const) {
     const saved = await saveTask(token, { ...quarterHourly, AdaptorDetails: adaptor }, { type });
     expect(saved.status).toBe(201);
@@ -62,7 +64,9 @@ it('keeps no plaintext credential in any answer, table item or log line', async 
     const { HasSession: _session, ...remaining } = flags;
     expect(cleared.json.Value.AdaptorDetails?.TokenDetails).toEqual({ Provider: 'Xero', OrgName: 'Acme', ...remaining });
 
-    for (const text of [saved.text, fetched.text, kept.text, cleared.text, (await getTask(token, id, 'application/xml')).text]) {
+    const asXml = await getTask(token, id, 'application/xml');
+    lastAnswers.splice(0, lastAnswers.length, cleared.headers.get(requestIdHeader)!, asXml.headers.get(requestIdHeader)!);
+    for (const text of [saved.text, fetched.text, kept.text, cleared.text, asXml.text]) {
       for (const secret of plaintexts) expect(text).not.toContain(secret);
     }
   }
@@ -72,9 +76,8 @@ it('keeps no plaintext credential in any answer, table item or log line', async 
     expect(items.filter((item) => JSON.stringify(item).includes(secret)).map((item) => `${String(item.pk)} ${String(item.sk)}`)).toEqual([]);
   }
 
-  // Log lines are written as requests finish; the last request is a few milliseconds old.
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  const lines = (await readFile(currentRunLogFile(), 'utf8')).split('\n');
+  // Log lines reach the stack's log a little after their answers: wait for the last requests' lines.
+  const lines = (await readStackLog(lastAnswers)).text.split('\n');
   expect(lines.some((line) => line.includes('"operationId":"scheduledTaskSave"'))).toBe(true);
   for (const secret of plaintexts) expect(lines.filter((line) => line.includes(secret))).toEqual([]);
 });
