@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FaultEffect } from './faults';
+import { isJsonObject } from '#shared/openapi/types';
 
 export interface EdgeReply {
   readonly status: number;
@@ -12,7 +13,6 @@ export interface EdgeReply {
   readonly body: string;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const parseJson = (text: string): unknown => {
   try {
@@ -118,7 +118,7 @@ export const transactionConflictReply = (operation: string, body: Buffer): EdgeR
   const headers = { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-RequestId': randomUUID() };
   if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
     const input = parseJson(body.toString('utf8'));
-    const entries = isRecord(input) && Array.isArray(input.TransactItems) ? input.TransactItems.length : 1;
+    const entries = isJsonObject(input) && Array.isArray(input.TransactItems) ? input.TransactItems.length : 1;
     const reasons = Array.from({ length: Math.max(1, entries) }, (_, index) =>
       index === 0 ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' },
     );
@@ -145,9 +145,9 @@ export type TableKeys = ReadonlyMap<string, readonly string[]>;
 /** The keys a DynamoDB write touches, by table (PutItem's Item, Update/DeleteItem's Key, each transaction or batch entry). */
 export const writtenKeys = (operation: string, body: Buffer, tableKeys: TableKeys): { table: string; key: string }[] => {
   const input = parseJson(body.toString('utf8'));
-  if (!isRecord(input)) return [];
+  if (!isJsonObject(input)) return [];
   const keyOf = (table: unknown, attributes: unknown): { table: string; key: string }[] => {
-    if (typeof table !== 'string' || !isRecord(attributes)) return [];
+    if (typeof table !== 'string' || !isJsonObject(attributes)) return [];
     const names = tableKeys.get(table);
     return names ? [{ table, key: JSON.stringify(names.map((name) => attributes[name] ?? null)) }] : [];
   };
@@ -155,19 +155,19 @@ export const writtenKeys = (operation: string, body: Buffer, tableKeys: TableKey
   if (operation === 'UpdateItem' || operation === 'DeleteItem') return keyOf(input.TableName, input.Key);
   if (operation === 'TransactWriteItems' && Array.isArray(input.TransactItems)) {
     return input.TransactItems.flatMap((entry: unknown) => {
-      if (!isRecord(entry)) return [];
-      if (isRecord(entry.Put)) return keyOf(entry.Put.TableName, entry.Put.Item);
-      if (isRecord(entry.Update)) return keyOf(entry.Update.TableName, entry.Update.Key);
-      if (isRecord(entry.Delete)) return keyOf(entry.Delete.TableName, entry.Delete.Key);
+      if (!isJsonObject(entry)) return [];
+      if (isJsonObject(entry.Put)) return keyOf(entry.Put.TableName, entry.Put.Item);
+      if (isJsonObject(entry.Update)) return keyOf(entry.Update.TableName, entry.Update.Key);
+      if (isJsonObject(entry.Delete)) return keyOf(entry.Delete.TableName, entry.Delete.Key);
       return [];
     });
   }
-  if (operation === 'BatchWriteItem' && isRecord(input.RequestItems)) {
+  if (operation === 'BatchWriteItem' && isJsonObject(input.RequestItems)) {
     return Object.entries(input.RequestItems).flatMap(([table, requests]) =>
       (Array.isArray(requests) ? requests : []).flatMap((request: unknown) => {
-        if (!isRecord(request)) return [];
-        if (isRecord(request.PutRequest)) return keyOf(table, request.PutRequest.Item);
-        if (isRecord(request.DeleteRequest)) return keyOf(table, request.DeleteRequest.Key);
+        if (!isJsonObject(request)) return [];
+        if (isJsonObject(request.PutRequest)) return keyOf(table, request.PutRequest.Item);
+        if (isJsonObject(request.DeleteRequest)) return keyOf(table, request.DeleteRequest.Key);
         return [];
       }),
     );
@@ -207,9 +207,9 @@ export class RecentWrites {
   hideRecent(table: string, answer: string, ms: number, now = Date.now()): { body: string; hidden: number } | undefined {
     const names = this.tableKeys.get(table);
     const page = parseJson(answer);
-    if (!names || !isRecord(page) || !Array.isArray(page.Items)) return undefined;
+    if (!names || !isJsonObject(page) || !Array.isArray(page.Items)) return undefined;
     const visible = page.Items.filter((item: unknown) => {
-      if (!isRecord(item)) return true;
+      if (!isJsonObject(item)) return true;
       const at = this.writes.get(`${table} ${JSON.stringify(names.map((name) => item[name] ?? null))}`);
       return at === undefined || now - at > ms;
     });
@@ -223,7 +223,7 @@ export class RecentWrites {
 export const indexQueryOf = (operation: string, body: Buffer): { table: string; index: string } | undefined => {
   if (operation !== 'Query') return undefined;
   const input = parseJson(body.toString('utf8'));
-  return isRecord(input) && typeof input.TableName === 'string' && typeof input.IndexName === 'string'
+  return isJsonObject(input) && typeof input.TableName === 'string' && typeof input.IndexName === 'string'
     ? { table: input.TableName, index: input.IndexName }
     : undefined;
 };

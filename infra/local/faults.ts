@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { repoRoot } from './lambda-runtime';
 import { seededRandom } from './seeded-random';
+import { isJsonObject } from '#shared/openapi/types';
 
 export const faultServices = ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler', 'lambda'] as const;
 export type FaultService = (typeof faultServices)[number];
@@ -102,7 +103,6 @@ export const deliveryEffects: readonly FaultEffectType[] = ['duplicate', 'delay'
 export const invocationEffects: readonly FaultEffectType[] = ['crash', 'timeout'];
 export const firingEffects: readonly FaultEffectType[] = ['fire-twice', 'fire-late'];
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const nonNegative = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
@@ -111,12 +111,12 @@ export const parseFaultRules = (input: unknown, origin = 'fault rules'): FaultRu
   const fail = (why: string): never => {
     throw new Error(`${origin}: ${why}`);
   };
-  if (!isRecord(input)) return fail('must be a JSON object {"seed": n, "rules": [...]}');
+  if (!isJsonObject(input)) return fail('must be a JSON object {"seed": n, "rules": [...]}');
   if (input.seed !== undefined && !Number.isSafeInteger(input.seed)) fail('seed must be an integer');
   if (!Array.isArray(input.rules)) return fail('rules must be an array');
   const rules = input.rules.map((rule: unknown, index): FaultRule => {
-    const at = `rule ${index}${isRecord(rule) && typeof rule.name === 'string' ? ` (${rule.name})` : ''}`;
-    if (!isRecord(rule)) return fail(`${at} must be an object`);
+    const at = `rule ${index}${isJsonObject(rule) && typeof rule.name === 'string' ? ` (${rule.name})` : ''}`;
+    if (!isJsonObject(rule)) return fail(`${at} must be an object`);
     if (typeof rule.name !== 'string' || rule.name === '' || /\s/.test(rule.name)) fail(`${at}: name must be a non-empty word`);
     if (!faultServices.includes(rule.service as FaultService)) fail(`${at}: service must be one of ${faultServices.join(', ')}`);
     if (rule.operation !== undefined && typeof rule.operation !== 'string') fail(`${at}: operation must be a string`);
@@ -127,7 +127,7 @@ export const parseFaultRules = (input: unknown, origin = 'fault rules'): FaultRu
     }
     if (rule.times !== undefined && !(Number.isSafeInteger(rule.times) && (rule.times as number) >= 1)) fail(`${at}: times must be a positive integer`);
     const effect = rule.effect;
-    if (!isRecord(effect) || typeof effect.type !== 'string' || !Object.hasOwn(effectServices, effect.type)) {
+    if (!isJsonObject(effect) || typeof effect.type !== 'string' || !Object.hasOwn(effectServices, effect.type)) {
       return fail(`${at}: effect.type must be one of ${Object.keys(effectServices).join(', ')}`);
     }
     const type = effect.type as FaultEffectType;

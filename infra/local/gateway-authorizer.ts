@@ -3,6 +3,7 @@
 // the request's method ARN.
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { rawHeaderLines } from '#shared/http/header-lines';
+import { isJsonObject } from '#shared/openapi/types';
 
 export type AuthorizerOutcome =
   | { readonly kind: 'allow'; readonly authorizer: Record<string, unknown> }
@@ -31,18 +32,16 @@ class MalformedAuthorizerResult extends Error {
   override readonly name = 'MalformedAuthorizerResult';
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const validResult = (value: unknown): AuthorizerResult => {
-  if (!isRecord(value)) throw new MalformedAuthorizerResult('the authorizer returned no object');
+  if (!isJsonObject(value)) throw new MalformedAuthorizerResult('the authorizer returned no object');
   const { principalId, policyDocument, context } = value;
   if (typeof principalId !== 'string') throw new MalformedAuthorizerResult('principalId must be a string');
-  if (!isRecord(policyDocument) || !Array.isArray(policyDocument.Statement)) {
+  if (!isJsonObject(policyDocument) || !Array.isArray(policyDocument.Statement)) {
     throw new MalformedAuthorizerResult('policyDocument.Statement must be an array');
   }
   const flatContext: Record<string, string | number | boolean> = {};
-  for (const [key, entry] of Object.entries(isRecord(context) ? context : {})) {
+  for (const [key, entry] of Object.entries(isJsonObject(context) ? context : {})) {
     if (entry === null || entry === undefined) continue;
     if (typeof entry !== 'string' && typeof entry !== 'number' && typeof entry !== 'boolean') {
       throw new MalformedAuthorizerResult(`context.${key} must be a string, number or boolean`);
@@ -64,7 +63,7 @@ const statementMatches = (statement: Record<string, unknown>, arn: string): bool
 
 /** An explicit Deny wins; otherwise some Allow must cover the method ARN. NotAction/NotResource never match. */
 export const policyAllows = (policy: AuthorizerResult['policyDocument'], arn: string): boolean => {
-  const statements = (policy.Statement as unknown[]).filter(isRecord);
+  const statements = (policy.Statement as unknown[]).filter(isJsonObject);
   if (statements.some((statement) => statement.Effect === 'Deny' && statementMatches(statement, arn))) return false;
   return statements.some((statement) => statement.Effect === 'Allow' && statementMatches(statement, arn));
 };

@@ -31,6 +31,7 @@ import { closeServer, listen } from './local-aws';
 import { createApiReference } from './reference-page';
 import { maxSigningRequestBytes, signForReferencePage, webhookSigningPath } from './webhook-signing';
 import { importFromRepoRoot, inProcessInvoker, InvocationTimeout, type FunctionInvoker, type ModuleResolver } from './lambda-runtime';
+import { isJsonObject } from '#shared/openapi/types';
 
 export const authorizerModulePath = 'functions/authorizer.ts';
 export { openApiModulePath } from './reference-page';
@@ -311,14 +312,12 @@ interface HttpResult {
   readonly body: Buffer;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isHeaderValue = (value: unknown): value is string | number | boolean =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 
 /** Checks a Lambda proxy result the way API Gateway does; anything else is a 502 "Malformed Lambda proxy response". */
 const toHttpResult = (result: unknown): HttpResult => {
-  if (!isRecord(result)) throw new MalformedProxyResult('the function returned no object');
+  if (!isJsonObject(result)) throw new MalformedProxyResult('the function returned no object');
   const statusCode = typeof result.statusCode === 'string' ? Number(result.statusCode) : result.statusCode;
   if (typeof statusCode !== 'number' || !Number.isInteger(statusCode) || statusCode < 100 || statusCode > 599) {
     throw new MalformedProxyResult('statusCode must be an integer HTTP status');
@@ -332,14 +331,14 @@ const toHttpResult = (result: unknown): HttpResult => {
   const headers = new Map<string, { name: string; values: string[] }>();
   // multiValueHeaders win over headers for the same name, as API Gateway merges them.
   if (result.multiValueHeaders !== undefined && result.multiValueHeaders !== null) {
-    if (!isRecord(result.multiValueHeaders)) throw new MalformedProxyResult('multiValueHeaders must be an object');
+    if (!isJsonObject(result.multiValueHeaders)) throw new MalformedProxyResult('multiValueHeaders must be an object');
     for (const [name, values] of Object.entries(result.multiValueHeaders)) {
       if (!Array.isArray(values) || !values.every(isHeaderValue)) throw new MalformedProxyResult(`multiValueHeaders.${name} must be a list`);
       headers.set(name.toLowerCase(), { name, values: values.map(String) });
     }
   }
   if (result.headers !== undefined && result.headers !== null) {
-    if (!isRecord(result.headers)) throw new MalformedProxyResult('headers must be an object');
+    if (!isJsonObject(result.headers)) throw new MalformedProxyResult('headers must be an object');
     for (const [name, value] of Object.entries(result.headers)) {
       if (!isHeaderValue(value)) throw new MalformedProxyResult(`headers.${name} must be a string`);
       if (!headers.has(name.toLowerCase())) headers.set(name.toLowerCase(), { name, values: [String(value)] });

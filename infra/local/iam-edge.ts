@@ -25,6 +25,7 @@ import { edgeEffects, faultServices, type FaultEngine, type FaultService } from 
 import { jsonOperationOf, jsonTargetPrefixes } from './aws-json-server';
 import { requestedKeyId, type KeyPolicyStatement } from './kms';
 import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
+import { isJsonObject } from '#shared/openapi/types';
 
 /** One action on one resource that a request needs, with the request's condition keys (`iam:PassedToService`). */
 export interface RequiredAccess {
@@ -53,8 +54,6 @@ export interface EdgeIdentity {
   readonly roleArn?: string;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const tableArn = (tableName: unknown): string =>
   typeof tableName === 'string' && tableName !== '' ? `arn:aws:dynamodb:${localRegion}:${localAccountId}:table/${tableName}` : '*';
@@ -78,19 +77,19 @@ const indexOperations = new Set(['Query', 'Scan']);
  */
 export const dynamoDbAccess = (target: string, body: unknown): RequiredAccess[] => {
   const operation = target.slice(target.indexOf('.') + 1);
-  const input = isRecord(body) ? body : {};
+  const input = isJsonObject(body) ? body : {};
   if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
     const entries = Array.isArray(input.TransactItems) ? input.TransactItems : [];
     if (entries.length === 0) return [{ action: `dynamodb:${operation}`, resource: '*' }];
     return entries.map((entry) => {
-      const [type, request] = isRecord(entry) ? (Object.entries(entry)[0] ?? []) : [];
+      const [type, request] = isJsonObject(entry) ? (Object.entries(entry)[0] ?? []) : [];
       const action = typeof type === 'string' ? transactionEntryActions.get(type) : undefined;
-      if (!action || !isRecord(request)) return { action: `dynamodb:${operation}`, resource: '*' };
+      if (!action || !isJsonObject(request)) return { action: `dynamodb:${operation}`, resource: '*' };
       return { action, resource: tableArn(request.TableName) };
     });
   }
   if (operation === 'BatchGetItem' || operation === 'BatchWriteItem') {
-    const tables = isRecord(input.RequestItems) ? Object.keys(input.RequestItems) : [];
+    const tables = isJsonObject(input.RequestItems) ? Object.keys(input.RequestItems) : [];
     if (tables.length === 0) return [{ action: `dynamodb:${operation}`, resource: '*' }];
     return tables.map((table) => ({ action: `dynamodb:${operation}`, resource: tableArn(table) }));
   }
@@ -123,7 +122,7 @@ const queueNameOfUrl = (url: unknown): string | undefined => {
  * the `Action` of a query-protocol form, the queue from `QueueUrl` (or `QueueName` for GetQueueUrl/CreateQueue).
  */
 export const sqsAccess = (operation: string, body: unknown): RequiredAccess[] => {
-  const input = isRecord(body) ? body : {};
+  const input = isJsonObject(body) ? body : {};
   const action = `sqs:${sqsActionOf.get(operation) ?? operation}`;
   const name = input.QueueUrl !== undefined ? queueNameOfUrl(input.QueueUrl) : typeof input.QueueName === 'string' ? input.QueueName : undefined;
   return [{ action, resource: queueArn(name) }];
@@ -137,7 +136,7 @@ export const sqsAccess = (operation: string, body: unknown): RequiredAccess[] =>
  */
 export const schedulerAccess = (method: string, url: string, body: unknown): RequiredAccess[] => {
   const { pathname, searchParams } = new URL(url, 'http://edge');
-  const input = isRecord(body) ? body : {};
+  const input = isJsonObject(body) ? body : {};
   if (pathname === '/schedules' && method === 'GET') return [{ action: 'scheduler:ListSchedules', resource: '*' }];
   const match = /^\/schedules\/([^/]+)$/.exec(pathname);
   const operation = new Map([
@@ -157,7 +156,7 @@ export const schedulerAccess = (method: string, url: string, body: unknown): Req
   const resource = typeof group === 'string' ? `arn:aws:scheduler:${localRegion}:${localAccountId}:schedule/${group}/${name}` : '*';
   const accesses: RequiredAccess[] = [{ action: `scheduler:${operation}`, resource }];
   if (operation === 'CreateSchedule' || operation === 'UpdateSchedule') {
-    const roleArn = isRecord(input.Target) && typeof input.Target.RoleArn === 'string' ? input.Target.RoleArn : '*';
+    const roleArn = isJsonObject(input.Target) && typeof input.Target.RoleArn === 'string' ? input.Target.RoleArn : '*';
     accesses.push({ action: 'iam:PassRole', resource: roleArn, context: { 'iam:PassedToService': schedulerServicePrincipal } });
   }
   return accesses;
@@ -170,11 +169,11 @@ export const schedulerAccess = (method: string, url: string, body: unknown): Req
  * the local KMS does not hold needs the action on `*`, which no grant allows.
  */
 export const kmsAccess = (operation: string, body: unknown, keyArnOf: (keyId: string) => string | undefined): RequiredAccess[] => {
-  const input = isRecord(body) ? body : {};
+  const input = isJsonObject(body) ? body : {};
   const keyId = requestedKeyId(operation, input);
   const resource = (keyId === undefined ? undefined : keyArnOf(keyId)) ?? '*';
   const context: Record<string, string | readonly string[]> = {};
-  if (isRecord(input.EncryptionContext)) {
+  if (isJsonObject(input.EncryptionContext)) {
     const pairs = Object.entries(input.EncryptionContext).filter((pair): pair is [string, string] => typeof pair[1] === 'string');
     context['kms:EncryptionContextKeys'] = pairs.map(([key]) => key);
     for (const [key, value] of pairs) context[`kms:EncryptionContext:${key}`] = value;
@@ -189,7 +188,7 @@ export const kmsAccess = (operation: string, body: unknown, keyArnOf: (keyId: st
  * grant allows.
  */
 export const secretsManagerAccess = (operation: string, body: unknown, secretArnOf: (secretId: string) => string | undefined): RequiredAccess[] => {
-  const input = isRecord(body) ? body : {};
+  const input = isJsonObject(body) ? body : {};
   const resource = (typeof input.SecretId === 'string' ? secretArnOf(input.SecretId) : undefined) ?? '*';
   return [{ action: `secretsmanager:${operation}`, resource }];
 };

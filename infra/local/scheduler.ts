@@ -21,6 +21,7 @@ import { firingEffects, type FaultEngine } from './faults';
 import { statementsAllow } from './iam-edge';
 import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
 import { join } from 'node:path';
+import { isJsonObject } from '#shared/openapi/types';
 
 /** A schedule as the API describes it (GetSchedule's members; dates as Date). */
 export interface EmulatedSchedule {
@@ -143,7 +144,6 @@ class ApiError extends Error {
 const invalid = (message: string) => new ApiError(400, 'ValidationException', message);
 const notFound = (message: string) => new ApiError(404, 'ResourceNotFoundException', message);
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const optionalString = (input: Record<string, unknown>, key: string, max: number): string | undefined => {
   const value = input[key];
@@ -216,22 +216,22 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
     const after = input.ActionAfterCompletion ?? 'NONE';
     if (after !== 'NONE' && after !== 'DELETE') throw invalid('ActionAfterCompletion must be NONE or DELETE.');
     const window = input.FlexibleTimeWindow;
-    if (!isRecord(window) || (window.Mode !== 'OFF' && window.Mode !== 'FLEXIBLE')) throw invalid('FlexibleTimeWindow with Mode OFF or FLEXIBLE is required.');
+    if (!isJsonObject(window) || (window.Mode !== 'OFF' && window.Mode !== 'FLEXIBLE')) throw invalid('FlexibleTimeWindow with Mode OFF or FLEXIBLE is required.');
     if (window.Mode === 'FLEXIBLE') integerIn(window.MaximumWindowInMinutes, 'FlexibleTimeWindow.MaximumWindowInMinutes', 1, 1440);
     const target = input.Target;
-    if (!isRecord(target)) throw invalid('Target is required.');
+    if (!isJsonObject(target)) throw invalid('Target is required.');
     const targetArn = optionalString(target, 'Arn', 1600);
     const roleArn = optionalString(target, 'RoleArn', 1600);
     if (!targetArn || !roleArn) throw invalid('Target.Arn and Target.RoleArn are required.');
     const targetInput = optionalString(target, 'Input', maxInputLength);
     const retry = target.RetryPolicy === undefined || target.RetryPolicy === null ? defaultRetryPolicy : target.RetryPolicy;
-    if (!isRecord(retry)) throw invalid('Target.RetryPolicy must be an object.');
+    if (!isJsonObject(retry)) throw invalid('Target.RetryPolicy must be an object.');
     const retryPolicy = {
       MaximumEventAgeInSeconds: integerIn(retry.MaximumEventAgeInSeconds ?? defaultRetryPolicy.MaximumEventAgeInSeconds, 'RetryPolicy.MaximumEventAgeInSeconds', 60, 86_400),
       MaximumRetryAttempts: integerIn(retry.MaximumRetryAttempts ?? defaultRetryPolicy.MaximumRetryAttempts, 'RetryPolicy.MaximumRetryAttempts', 0, 185),
     };
     const deadLetter = target.DeadLetterConfig;
-    if (deadLetter !== undefined && deadLetter !== null && (!isRecord(deadLetter) || typeof deadLetter.Arn !== 'string')) {
+    if (deadLetter !== undefined && deadLetter !== null && (!isJsonObject(deadLetter) || typeof deadLetter.Arn !== 'string')) {
       throw invalid('Target.DeadLetterConfig.Arn must be a queue ARN.');
     }
     const description = optionalString(input, 'Description', 512);
@@ -255,7 +255,7 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
         RoleArn: roleArn,
         ...(targetInput !== undefined ? { Input: targetInput } : {}),
         RetryPolicy: retryPolicy,
-        ...(isRecord(deadLetter) ? { DeadLetterConfig: { Arn: deadLetter.Arn as string } } : {}),
+        ...(isJsonObject(deadLetter) ? { DeadLetterConfig: { Arn: deadLetter.Arn as string } } : {}),
       },
       CreationDate: previous?.CreationDate ?? new Date(now),
       LastModificationDate: new Date(now),
@@ -345,7 +345,7 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
   };
 
   const put = (name: string, body: unknown, create: boolean): { ScheduleArn: string } => {
-    if (!isRecord(body)) throw invalid('The request body must be a JSON object.');
+    if (!isJsonObject(body)) throw invalid('The request body must be a JSON object.');
     const { ClientToken: token, ...request } = body;
     const now = clock();
     const group = typeof request.GroupName === 'string' ? request.GroupName : defaultGroup;

@@ -11,6 +11,7 @@
 // cannot be resolved throws, naming the path and the intrinsic.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isJsonObject } from '#shared/openapi/types';
 
 export interface CfnResource {
   readonly Type: string;
@@ -82,8 +83,6 @@ export class UnresolvableError extends Error {
 /** AWS::NoValue: the property or list item that resolves to it is left out. */
 export const noValue: unique symbol = Symbol('AWS::NoValue');
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const intrinsicOf = (value: Record<string, unknown>): [string, unknown] | undefined => {
   const keys = Object.keys(value);
@@ -147,7 +146,7 @@ export const createResolver = (options: ResolverOptions): Resolver => {
   };
 
   const evaluateCondition = (value: unknown, path: string): boolean => {
-    if (!isRecord(value)) return fail(path, 'a condition must be a condition function');
+    if (!isJsonObject(value)) return fail(path, 'a condition must be a condition function');
     const [name, argument] = intrinsicOf(value) ?? fail(path, 'a condition must be a condition function');
     if (name === 'Condition') return condition(String(argument));
     const list = Array.isArray(argument) ? argument : fail(path, `${name} takes a list`);
@@ -171,7 +170,7 @@ export const createResolver = (options: ResolverOptions): Resolver => {
   const sub = (argument: unknown, path: string): string => {
     const [text, variables] = Array.isArray(argument) ? [argument[0], argument[1]] : [argument, undefined];
     if (typeof text !== 'string') return fail(path, 'Fn::Sub takes a string');
-    const bound = isRecord(variables) ? variables : {};
+    const bound = isJsonObject(variables) ? variables : {};
     return text.replace(/\$\{(!?)([^}]*)\}/g, (_, literal: string, name: string) => {
       if (literal === '!') return `\${${name}}`;
       if (Object.hasOwn(bound, name)) return asString(resolve(bound[name], `${path}.${name}`), `${path}.${name}`);
@@ -233,7 +232,7 @@ export const createResolver = (options: ResolverOptions): Resolver => {
     if (Array.isArray(value)) {
       return value.map((item, index) => resolve(item, `${path}[${index}]`)).filter((item) => item !== noValue);
     }
-    if (!isRecord(value)) return value;
+    if (!isJsonObject(value)) return value;
     const call = intrinsicOf(value);
     if (call) return intrinsic(call[0], call[1], path);
     const result: Record<string, unknown> = {};
