@@ -201,13 +201,50 @@ const keptOfSchema = (schema: JsonObject, reads: readonly (string | undefined)[]
   return kept;
 };
 
+/** The members of an error ajv writes, in the order `failed` (shared/validation/error-list.ts) takes them. */
+const errorMembers = ['instancePath', 'schemaPath', 'keyword', 'params'] as const;
+
+/**
+ * The values of an error object ajv writes (`{instancePath:...,schemaPath:"...",keyword:"...",params:{...}}`) as the
+ * arguments of `failed`: the four member names are the bytes a minifier cannot shorten, written at each of hundreds of
+ * places. Splits the object's text at its top-level commas (outside strings and brackets). Undefined for an error of
+ * any other form (`{}`, the placeholder ajv pushes inside a `not`; a `propertyNames` error's fifth member): it stays
+ * an object, pushed as it is.
+ */
+const errorArguments = (object: string): string | undefined => {
+  const members: string[] = [];
+  let depth = 0;
+  let start = 1;
+  for (let at = 1; at < object.length - 1; at += 1) {
+    const char = object[at];
+    if (char === '"') {
+      for (at += 1; object[at] !== '"'; at += 1) if (object[at] === '\\') at += 1;
+    } else if (char === '{' || char === '[' || char === '(') depth += 1;
+    else if (char === '}' || char === ']' || char === ')') depth -= 1;
+    else if (char === ',' && depth === 0) {
+      members.push(object.slice(start, at));
+      start = at + 1;
+    }
+  }
+  members.push(object.slice(start, -1));
+  if (depth !== 0 || members.length !== errorMembers.length) return undefined;
+  const values = members.map((member, index) => {
+    const name = errorMembers[index] as string;
+    // `{instancePath,...}`: ajv's shorthand for the validator's own instancePath.
+    if (member === name) return member;
+    return member.startsWith(`${name}:`) ? member.slice(name.length + 1) : undefined;
+  });
+  return values.every((value) => value !== undefined) ? values.join(', ') : undefined;
+};
+
 /**
  * ajv's standalone code, smaller and equivalent (the same errors, in the same order, for every value):
  * - the arguments ajv passes every validator for keywords the schemas do not use (`parentData`, `parentDataProperty`
  *   for keywords that read the parent, `rootData` for `$data`), in each signature and at each of its calls: the build
  *   fails if one is read anywhere else;
- * - each error pushed with `pushed(vErrors, {...})` and each called validator's errors appended with `joined`, instead
- *   of the same five statements written out at each of the hundreds of places;
+ * - each error pushed with `failed(vErrors, instancePath, schemaPath, keyword, params)` and each called validator's
+ *   errors appended with `joined`, instead of the same five statements and the error's four member names written out
+ *   at each of the hundreds of places;
  * - of the copies of the schemas (`const schema12 = {...}`; esbuild keeps unused locals), what no code reads
  *   (`keptOfSchema`).
  */
@@ -217,7 +254,10 @@ export const leanCode = (code: string, name: string): string => {
     .replaceAll('{instancePath="", parentData, parentDataProperty, rootData=data}={}', '{instancePath=""}={}')
     .replace(new RegExp(`,parentData:data\\d*,parentDataProperty:(?:${string}|i\\d+),rootData\\}`, 'g'), '}')
     .replaceAll(',parentData,parentDataProperty,rootData}', '}')
-    .replace(/const (err\d+) = (\{.*?\});if\(vErrors === null\)\{vErrors = \[\1\];\}else \{vErrors\.push\(\1\);\}errors\+\+;/g, 'vErrors = pushed(vErrors, $2);errors++;')
+    .replace(/const (err\d+) = (\{.*?\});if\(vErrors === null\)\{vErrors = \[\1\];\}else \{vErrors\.push\(\1\);\}errors\+\+;/g, (_, _error, object: string) => {
+      const values = errorArguments(object);
+      return values === undefined ? `vErrors = pushed(vErrors, ${object});errors++;` : `vErrors = failed(vErrors, ${values});errors++;`;
+    })
     .replace(/vErrors = vErrors === null \? (validate\d+|wrapper\d+\.validate)\.errors : vErrors\.concat\(\1\.errors\);/g, 'vErrors = joined(vErrors, $1.errors);');
   for (const leftover of [/\b(?:parentData|parentDataProperty|rootData)\b/, /\berr\d+\b/, /vErrors\.(?:push|concat)\(/]) {
     const found = leftover.exec(lean);
@@ -262,9 +302,9 @@ export const importPath = (output: string, target: string): string => {
   return path.startsWith('.') ? path : `./${path}`;
 };
 
-/** The import of the error-list helpers `leanCode` writes calls to, those the code calls (none, one or both). */
+/** The import of the error-list helpers `leanCode` writes calls to, those the code calls. */
 const errorListImport = (output: string, code: string): string[] => {
-  const used = ['joined', 'pushed'].filter((helper) => new RegExp(`\\b${helper}\\(`).test(code));
+  const used = ['failed', 'joined', 'pushed'].filter((helper) => new RegExp(`\\b${helper}\\(`).test(code));
   return used.length === 0 ? [] : [`import { ${used.join(', ')} } from '${importPath(output, 'shared/validation/error-list')}';`];
 };
 

@@ -1,4 +1,4 @@
-// Validation: the two helpers the generated validators keep their error list with (infra/build/ajv-code.ts
+// Validation: the helpers the generated validators keep their error list with (infra/build/ajv-code.ts
 // `leanCode` writes ajv's repeated bookkeeping as calls to them), declared once here instead of in every validator.
 // `errors` is ajv's `vErrors`: null until the first error.
 
@@ -8,6 +8,15 @@ export const pushed = <E>(errors: E[] | null, error: E): E[] => {
   errors.push(error);
   return errors;
 };
+
+/** The list with the error of these members appended: what each error ajv writes becomes (infra/build/ajv-code.ts `leanCode`). */
+export const failed = <P>(
+  errors: { instancePath: string; schemaPath: string; keyword: string; params: P }[] | null,
+  instancePath: string,
+  schemaPath: string,
+  keyword: string,
+  params: P,
+) => pushed(errors, { instancePath, schemaPath, keyword, params });
 
 /**
  * The list with a called validator's errors appended, in place: a copy per call (`concat`) made a body of 100,000
