@@ -3,7 +3,7 @@
 // and reading a task with its latest runs is one Query:
 //
 //   pk `T#<tenant>#TASK#<id>`  sk `TASK`                       the task (ScheduledTask fields, Version, secrets sealed)
-//   pk `T#<tenant>#TASK#<id>`  sk `RUN#<scheduled time ISO>`   one run, written once (attribute_not_exists)
+//   pk `T#<tenant>#TASK#<id>`  sk `RUN#<scheduled time ISO>`   one run, written once (but over a stale skip: store.ts `recordsOver`)
 //
 // `RUN#...` sorts before `TASK`, so a descending Query with Limit 21 reads the task and its latest 20 runs.
 //

@@ -328,7 +328,16 @@ export const createTaskRunRepository = (table: TableContext): TaskRunStore => {
 
     async record(firing, run, advance) {
       const { actions, add } = transactionActions<'run' | 'task'>();
-      add('run', { Put: { TableName: tableName, Item: { ...keyOf(firing), entity: runEntity, ...run }, ConditionExpression: 'attribute_not_exists(pk)' } });
+      // Put where no run is, or over a StaleVersion skip of an older Version (store.ts `recordsOver`).
+      add('run', {
+        Put: {
+          TableName: tableName,
+          Item: { ...keyOf(firing), entity: runEntity, ...run },
+          ConditionExpression: 'attribute_not_exists(pk) OR (#reason = :stale AND #version < :version)',
+          ExpressionAttributeNames: { '#reason': 'Reason', '#version': 'Version' },
+          ExpressionAttributeValues: { ':stale': 'StaleVersion' satisfies StoredRun['Reason'], ':version': run.Version },
+        },
+      });
       if (advance) add('task', taskUpdate(tableName, firing, advance.read, advance.advance));
       await transact(table, actions, { errors: { run: () => new RunAlreadyRecorded() } });
     },

@@ -108,6 +108,16 @@ export interface StoredRun extends TaskRun {
   readonly PublishedDateTime_utc?: string;
 }
 
+/**
+ * Whether a firing's run may be recorded where `stored` is: where nothing is, or over a StaleVersion skip of an older
+ * Version. A task edited while its schedule's firing was on its way has that firing skipped as stale; the edit's own
+ * firing of the same time (its schedule rewritten, or a one-off task's run sent late by the schedule sync) is the run,
+ * and must not find the time taken by the skip (before: a one-off task edited in the minute its firing was late never
+ * ran). Anything else recorded stays: a firing is recorded once.
+ */
+export const recordsOver = (stored: Pick<StoredRun, 'Reason' | 'Version'> | undefined, run: Pick<StoredRun, 'Version'>): boolean =>
+  stored === undefined || (stored.Reason === 'StaleVersion' && stored.Version < run.Version);
+
 /** The run item exists: this firing was delivered before (`TaskRunStore.record`). */
 export class RunAlreadyRecorded extends Error {
   override readonly name = 'RunAlreadyRecorded';
@@ -120,7 +130,8 @@ export interface TaskRunStore {
   /** The run of a firing as stored, strongly consistent, or undefined. */
   readRun(firing: TaskFiring): Promise<StoredRun | undefined>;
   /**
-   * Records a run, all or nothing: the run only if it is new (else RunAlreadyRecorded), and with `advance` the
+   * Records a run, all or nothing: the run only if it is new or `recordsOver` the stored one (else
+   * RunAlreadyRecorded), and with `advance` the
    * task's new LastRun/NextRun, only if the task still has the firing's Version and the LastRun/NextRun `read` holds
    * (else ConcurrentModification: decide again from a fresh read).
    */

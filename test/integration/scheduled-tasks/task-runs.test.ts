@@ -150,6 +150,27 @@ describe('a run', () => {
   });
 });
 
+describe('a firing late past an edit of its task', () => {
+  it('is skipped as stale, and the edit’s own firing of that time still runs a one-off task and completes it, once', async () => {
+    // Version 1's firing at 23:00 was held up; the task was edited meanwhile (Version 2, its run unchanged), and the
+    // schedule sync sent the edit's firing of the overdue run. The stale one arrives first.
+    const task = await seedTask({ Version: 2, IsEnabled: true, IsActive: true, IsRecurringSchedule: false, TimeOfDay: '2026-03-02T09:00:00+10:00', TaskTypeID: 2, NextRunDateTime_utc: '2026-03-01T23:00:00.000Z', Status: 'Scheduled' });
+    const queue = await workQueue();
+    const recorder = recorderAt({ now: at('2026-03-01T23:00:22Z') }, queue.publishWork);
+    expect(await recorder.record(firing(task, '2026-03-01T23:00:00Z', 1))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Skipped', Reason: 'StaleVersion' } });
+    expect(await recorder.record(firing(task, '2026-03-01T23:00:00Z', 2))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Run' }, published: true });
+    // Either delivered again (SQS delivers at least once): nothing more.
+    expect(await recorder.record(firing(task, '2026-03-01T23:00:00Z', 1))).toMatchObject({ outcome: 'Duplicate', run: { Outcome: 'Run' }, published: false });
+    expect(await recorder.record(firing(task, '2026-03-01T23:00:00Z', 2))).toMatchObject({ outcome: 'Duplicate', run: { Outcome: 'Run' }, published: false });
+
+    expect(await readTask(task.tenantId, task.taskId)).toMatchObject({ Status: 'Completed', LastRunDateTime_utc: '2026-03-01T23:00:00.000Z', Version: 2 });
+    const runs = (await partition(task.tenantId, task.taskId)).filter((item) => String(item.sk).startsWith('RUN#'));
+    expect(runs).toEqual([expect.objectContaining({ Outcome: 'Run', Version: 2 })]);
+    expect(runs[0]).not.toHaveProperty('Reason');
+    expect(await queue.drain()).toMatchObject([{ taskTypeId: 2, version: 2 }]);
+  });
+});
+
 describe('skipped and ignored firings', () => {
   it('records a stale version Skipped (StaleVersion), leaves the task untouched and publishes nothing', async () => {
     const task = await seedTask();

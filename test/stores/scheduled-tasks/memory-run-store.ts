@@ -1,13 +1,14 @@
 // Test support: the task-run store port (shared/scheduled-tasks/store.ts `TaskRunStore`) in memory, for fast unit
 // tests of the run recorder (runs.ts). It passes the same contract suite as the DynamoDB repository
 // (./run-store-contract.ts, in the unit tier against this store, in the integration tier against DynamoDB Local) and
-// keeps the repository's conditions as its transaction does: a run is put only if new (RunAlreadyRecorded), the task's
+// keeps the repository's conditions as its transaction does: a run is put only if new, or over a StaleVersion skip of
+// an older Version (`recordsOver`; else RunAlreadyRecorded), the task's
 // advance only if the task still has the firing's Version and the LastRun/NextRun read (else ConcurrentModification),
 // both or neither; a lease is taken only from its holder, on a run not published yet.
 import { ConcurrentModification } from '#shared/errors';
 import { runKey } from '#shared/scheduled-tasks/keys';
 import { publicRun } from '#shared/scheduled-tasks/runs';
-import { RunAlreadyRecorded, type StoredRun, type StoredTaskState, type TaskFiring, type TaskRunStore } from '#shared/scheduled-tasks/store';
+import { recordsOver, RunAlreadyRecorded, type StoredRun, type StoredTaskState, type TaskFiring, type TaskRunStore } from '#shared/scheduled-tasks/store';
 import { latestRunsShown } from '#shared/schemas/limits';
 
 type MutableTaskState = { -readonly [K in keyof StoredTaskState]: StoredTaskState[K] };
@@ -36,7 +37,7 @@ export const createMemoryTaskRunStore = (): TaskRunStore & {
 
     async record(firing, run, advance) {
       // Both conditions first, in the transaction's order, then both writes.
-      if (runs.has(runKeyOf(firing))) throw new RunAlreadyRecorded();
+      if (!recordsOver(runs.get(runKeyOf(firing))?.run, run)) throw new RunAlreadyRecorded();
       const task = tasks.get(taskKeyOf(firing.tenantId, firing.taskId));
       if (advance) {
         const { read } = advance;

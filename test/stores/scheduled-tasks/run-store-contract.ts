@@ -85,6 +85,33 @@ export const describeTaskRunStoreContract = (implementation: string, open: () =>
       expect({ again, run: (await store.readRun(firing('2026-03-02T09:15:00Z')))?.Outcome, task: await store.readTaskState(tenantId, taskId) }).toEqual({ again: 'RunAlreadyRecorded', run: 'Run', task: before });
     });
 
+    it('lets a newer Version record over a StaleVersion skip of the same firing time, and nothing else over it', async () => {
+      const { tenantId, firing } = await seeded();
+      // The task's Version 2 fired late, after an edit made it Version 3: skipped as stale, at the time Version 3 fires.
+      const { PublishLeaseId: _lease, PublishLeaseUntil: _until, ...unpublished } = run('2026-03-02T09:15:00Z');
+      const stale: StoredRun = { ...unpublished, Outcome: 'Skipped', Reason: 'StaleVersion', Version: 2 };
+      await store.record(firing('2026-03-02T09:15:00Z', 2), stale);
+      const outcomes = [
+        // Another stale delivery (the same Version, or an older one) changes nothing.
+        await outcomeOf(store.record(firing('2026-03-02T09:15:00Z', 2), stale)),
+        await outcomeOf(store.record(firing('2026-03-02T09:15:00Z', 1), { ...stale, Version: 1 })),
+      ];
+      expect((await store.readRun(firing('2026-03-02T09:15:00Z')))?.Version).toBe(2);
+
+      // Version 3's firing of that time is the run: recorded, with the task's advance.
+      const advance = { LastRunDateTime_utc: '2026-03-02T09:15:00.000Z', NextRunDateTime_utc: '2026-03-02T09:30:00.000Z' };
+      outcomes.push(await outcomeOf(store.record(firing('2026-03-02T09:15:00Z'), run('2026-03-02T09:15:00Z'), { read, advance })));
+      // And once it is, nothing records over it, a stale skip least of all.
+      outcomes.push(await outcomeOf(store.record(firing('2026-03-02T09:15:00Z', 2), stale)));
+
+      expect({ outcomes, run: await store.readRun(firing('2026-03-02T09:15:00Z')), task: await store.readTaskState(tenantId, taskId) }).toEqual({
+        outcomes: ['RunAlreadyRecorded', 'RunAlreadyRecorded', 'done', 'RunAlreadyRecorded'],
+        run: expect.objectContaining({ Outcome: 'Run', Version: 3, PublishLeaseId: 'lease-1' }),
+        task: expect.objectContaining(advance),
+      });
+      expect(await store.readRun(firing('2026-03-02T09:15:00Z'))).not.toHaveProperty('Reason');
+    });
+
     it('records nothing when the task moved since it was read (another Version, another LastRun/NextRun, or no task): ConcurrentModification', async () => {
       const { tenantId, firing } = await seeded();
       const advance = { LastRunDateTime_utc: '2026-03-02T09:15:00.000Z', NextRunDateTime_utc: '2026-03-02T09:30:00.000Z' };
