@@ -242,6 +242,17 @@ export const schedulerSettingsFromEnvironment = (env: Readonly<Record<string, st
 
 let defaultDependencies: ScheduleSyncDependencies | undefined;
 
+/** Attempts of each EventBridge Scheduler call a save makes (the SDK's first and one retry). */
+const schedulerAttempts = 2;
+
+/**
+ * How long a save's schedule sync may take for one of its scheduler calls: every attempt ended by the request
+ * timeout. A twin of a keyed save waits at least this long for the save's answer to be restated (wiring.ts): with
+ * the data kit's 3 s, a single stalled attempt, which the SDK retries, outlasted it, and the twin replayed
+ * `ScheduleState: Pending` where its first answered `Enabled`.
+ */
+export const schedulerCallBoundMs = schedulerAttempts * awsRequestHandler.requestTimeout;
+
 /**
  * Contract C1: brings the task's schedule in line, with the process's client (created on first use; locally its
  * endpoint is AWS_ENDPOINT_URL_SCHEDULER, set by the grant). A save waits for it, so requests are bounded: two
@@ -251,7 +262,7 @@ export const syncSchedule = (task: TaskSchedule, now: Date, options?: { readonly
   try {
     defaultDependencies ??= {
       settings: schedulerSettingsFromEnvironment(),
-      client: serviceClient(new SchedulerClient({ maxAttempts: 2, requestHandler: awsRequestHandler })),
+      client: serviceClient(new SchedulerClient({ maxAttempts: schedulerAttempts, requestHandler: awsRequestHandler })),
     };
   } catch (error) {
     return Promise.reject(failure(error));

@@ -5,14 +5,14 @@
 import { kmsClients } from '#shared/crypto/kms-client';
 import { keyRegionOf, secretFieldsCipher, type SecretCipher } from '#shared/crypto/secret-cipher';
 import { defaultTable } from '#shared/data/client';
-import { createIdempotency, type Idempotency } from '#shared/data/idempotency';
+import { createIdempotency, provisionalWaitMs, type Idempotency } from '#shared/data/idempotency';
 import { taskRunsQueue } from '#shared/events/queues';
 import { environmentValue, environmentVariables } from '#shared/environment';
 import { createPublisher } from '#shared/messaging/publisher';
 import type { TaskRunMessage } from './messages';
 import { createScheduleReconciler, type ScheduleReconciler } from './reconciler';
 import { createScheduledTaskRepository } from './repository';
-import { syncSchedule } from './schedule-sync';
+import { schedulerCallBoundMs, syncSchedule } from './schedule-sync';
 import { createScheduledTaskReader, createScheduledTaskService, createScheduleSyncRetrier, type ScheduledTaskService } from './service';
 import type { ScheduledTaskStore } from './store';
 import { createScheduleSyncPublisher } from './sync-requests';
@@ -65,9 +65,12 @@ export { keyedRequestOf } from './service';
 
 /**
  * Idempotency-Key handling of the save: the key's claim is written in the task's own write. Its answer holds no
- * secret (a task's answer shows a credential only as `Has<Field>`: task-view.ts), so it is kept whole.
+ * secret (a task's answer shows a credential only as `Has<Field>`: task-view.ts), so it is kept whole. The answer is
+ * provisional until the schedule sync restates it: a twin waits for it as long as a scheduler call may take, and
+ * never less than the data kit's wait.
  */
-export const scheduledTaskIdempotency = (operationId: string): Idempotency => createIdempotency(defaultTable(), operationId);
+export const scheduledTaskIdempotency = (operationId: string): Idempotency =>
+  createIdempotency(defaultTable(), operationId, undefined, { waitMs: Math.max(provisionalWaitMs, schedulerCallBoundMs) });
 
 let reader: ReturnType<typeof createScheduledTaskReader> | undefined;
 

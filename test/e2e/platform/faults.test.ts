@@ -107,6 +107,27 @@ describe('the IAM edge', () => {
     expect((await names()).filter((name) => name === 'Stalled but landed')).toHaveLength(1);
   }, 30_000);
 
+  // A keyed save's answer is provisional until its schedule sync restates it; a twin waits for it. A stalled
+  // scheduler call (ended by the 3 s request timeout, then retried) used to outlast the twin's 3 s wait, and the twin
+  // replayed ScheduleState Pending where the first answered Enabled.
+  it("stalls a keyed task save's CreateSchedule once: a twin sent meanwhile answers exactly what the first answers", async () => {
+    await rules({ name: 'stall', service: 'scheduler', caller: 'scheduledTaskSave', operation: 'CreateSchedule', nth: [1], effect: { type: 'hang' } });
+    const { AdaptorDetails: _credentials, ...plainTask } = dailyTaskRequest;
+    const send = () =>
+      fetch(`${stack.ready.baseUrl}/ScheduledTasks/`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': `stalled-schedule-${process.pid}` },
+        body: JSON.stringify({ ...plainTask, Name: 'Stalled schedule' }),
+      }).then(async (response) => ({ status: response.status, text: await response.text() }));
+    const first = send();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const [one, twin] = await Promise.all([first, send()]);
+    expect(one.status).toBe(201);
+    expect(JSON.parse(one.text)).toMatchObject({ Value: { ScheduleState: 'Enabled' } });
+    expect(twin).toEqual(one);
+    expect(await firedFaults(endpoint)).toEqual([expect.objectContaining({ rule: 'stall', operation: 'CreateSchedule' })]);
+  }, 60_000);
+
   it('cancels a transaction for a conflict once: the save is retried and answered 201', async () => {
     await rules({ name: 'conflict', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', nth: [1], effect: { type: 'transaction-conflict' } });
     const answer = await save('Saved after a conflict');
