@@ -1,6 +1,6 @@
 // Chaos tier, scheduled tasks. Saves with credentials while the scheduler, KMS or DynamoDB fails (a save answered
-// Pending is brought in line by its retry); and one-off tasks' firings while the scheduler fires twice or late, a
-// delivery is duplicated or the runs consumer crashes: each firing runs once. Credentials never reach a log line
+// Pending is brought in line by its retry); and one-off tasks' firings while the scheduler fires twice or late (also
+// past an edit of the task), a delivery is duplicated or the runs consumer crashes: each firing runs once. Credentials never reach a log line
 // or an item. Invariants: test/chaos/support/scheduled-tasks.ts.
 //
 // Time: a firing comes at a whole minute and a Pending task's retry is queued 30 s ahead, so the firing cells and the
@@ -11,6 +11,7 @@ import { describe, it } from '@jest/globals';
 import type { FaultRule } from '#infra/local/faults';
 import { scheduleNameOf } from '#shared/scheduled-tasks/schedule-sync';
 import { eventually } from '#test/support/document-events';
+import { saveTask } from '#test/e2e/scheduled-tasks/support';
 import { chaosStack, type Cell } from './support/chaos-stack';
 import { queueSettled } from './support/queues';
 import { retryingClient } from './support/retrying-client';
@@ -34,25 +35,33 @@ const saveCell = (fault: string, seed: number, rules: readonly FaultRule[], defe
 });
 
 describe('scheduled tasks under faults', () => {
-  it('runs each firing once (the scheduler firing twice or late, a duplicate delivery, a runs consumer dead after its commit) and syncs a save the scheduler refused', async () => {
+  it('runs each firing once (the scheduler firing twice or late, late past an edit, a duplicate delivery, a runs consumer dead after its commit) and syncs a save the scheduler refused', async () => {
     const due = nextRunMinute();
     // Saved before the rules are set: the firing cells' faults are on the firing's path, not the save's.
-    const seeds = [401, 402, 403, 404];
+    const seeds = [401, 402, 403, 404, 405];
     const saved = await Promise.all(seeds.map((seed) => runFiring(retryingClient(seed), `task${seed}`, due)));
     // A firing's rule names its own task's schedule (the scheduler's caller is the schedule's name).
     const scheduleOf = (index: number) => {
       const run = saved[index] as FiringRun;
       return scheduleNameOf(run.tenantId, run.saves[0]?.call.final?.json.Value.ID as number);
     };
-    const plan: [fault: string, rules: readonly FaultRule[]][] = [
+    /** Renames the task (Version 1 -> 2, its run unchanged) while its firing is held up: that firing arrives stale. */
+    const editWhileLate = async (run: FiringRun) => {
+      const id = run.saves[0]?.call.final?.json.Value.ID as number;
+      const edited = await saveTask(run.token, { ID: id, Version: 1, Name: `${run.saves[0]?.label ?? 'task'}, renamed` });
+      if (edited.status !== 200) throw new Error(`the edit of task ${id} was answered ${edited.status}: ${edited.text}`);
+    };
+    const plan: [fault: string, rules: readonly FaultRule[], during?: (run: FiringRun) => Promise<void>][] = [
       ['scheduler fires twice', [{ name: 'twice', service: 'scheduler', operation: 'fire', caller: scheduleOf(0), effect: { type: 'fire-twice' } }]],
       ['scheduler fires late', [{ name: 'late', service: 'scheduler', operation: 'fire', caller: scheduleOf(1), effect: { type: 'fire-late', ms: 5_000 } }]],
       ['duplicate delivery', [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: runs, nth: [1], effect: { type: 'duplicate' } }]],
       // The run is recorded, then the consumer dies before it publishes: the redelivery (after the lease) publishes.
       ['commit-then-crash', [{ name: 'commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: runs, nth: [1], effect: { type: 'commit-then-crash' } }]],
+      // The stale firing comes first (skipped), the edit's own firing of the overdue run after it: that one runs.
+      ['scheduler fires late past an edit', [{ name: 'late-edit', service: 'scheduler', operation: 'fire', caller: scheduleOf(4), effect: { type: 'fire-late', ms: 20_000 } }], editWhileLate],
     ];
     const firings = plan.map(
-      ([fault, rules], index): Cell<FiringRun> => ({
+      ([fault, rules, during], index): Cell<FiringRun> => ({
         flow: 'Scheduled tasks (a firing)',
         fault,
         seed: seeds[index] as number,
@@ -60,6 +69,7 @@ describe('scheduled tasks under faults', () => {
         // The faults stay on until the firing was recorded (a duplicate or a crash after the commit recorded it too).
         run: async () => {
           await eventually(async () => (Date.now() > due.getTime() + 3_000 ? true : undefined), 'the run minute', { timeoutMs: 90_000, intervalMs: 250 });
+          await during?.(saved[index] as FiringRun);
           await runRecorded(saved[index] as FiringRun);
           return saved[index] as FiringRun;
         },

@@ -103,6 +103,7 @@ const faultOrder = [
   'invocation timeout',
   'scheduler fires twice',
   'scheduler fires late',
+  'scheduler fires late past an edit',
   'scheduler unavailable',
   'scheduler throttle',
   'scheduler commit-then-crash',
