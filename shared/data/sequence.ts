@@ -10,6 +10,9 @@ import { isConditionFailure } from './conditional-write';
 import { KeyAlreadyClaimed } from './idempotency';
 import { composeKey, tenantKey, type ItemKey } from './partition';
 
+/** Rounds of offering a value back and noting it, each lost only to another writer's change in between (`giveBackValue`). */
+const giveBackRounds = 8;
+
 /** Values are signed 32-bit integers (the spec's `int`). */
 export const maxSequenceValue = 2 ** 31 - 1;
 
@@ -41,7 +44,8 @@ export const nextValue = async ({ client, tableName }: TableContext, tenantId: n
  * is out, its holder may be giving it back too (a burst of creates refused together, over however long their
  * refusals take: one name, one RefNumber, one Idempotency-Key's twins), so a value that cannot go back now is noted
  * in the sequence item's `gaps` set, and whoever brings the sequence down to it takes it back too, and the next, and
- * so on (each step one conditional UpdateItem: the sequence is at that value and the value is a noted gap). No one
+ * so on (each step one conditional UpdateItem: the sequence is at that value and the value is a noted gap); a value
+ * whose noting finds the sequence brought down to it is offered again (and noted again if one was taken past it). No one
  * waits: the values of such a burst go back from the top down, whatever order their refusals come in, and the
  * sequence is as the winner left it. A value below one a write kept stays a gap (noted: harmless). Only for a value no
  * stored item uses. A sequence brought back to 0 is removed: the tenant's items are then exactly as they were before
@@ -83,20 +87,28 @@ export const giveBackValue = async ({ client, tableName }: TableContext, tenantI
     }
     return true;
   };
-  if (await takeBack()) return true;
-  // A later value is out: noted, then offered once more (the values above may have come back down to it meanwhile,
-  // before it was noted); if not, whoever brings the sequence down to it takes it back.
-  await whenConditionHolds(
-    client.send(new UpdateCommand({
-      TableName: tableName,
-      Key: key,
-      UpdateExpression: 'ADD #gaps :self',
-      ConditionExpression: '#value > :value',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: { ':value': value, ':self': new Set([value]) },
-    })),
-  );
-  return takeBack();
+  /** Notes `value` as a gap, if a later value is still out (the sequence above it). */
+  const note = (): Promise<boolean> =>
+    whenConditionHolds(
+      client.send(new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: 'ADD #gaps :self',
+        ConditionExpression: '#value > :value',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':value': value, ':self': new Set([value]) },
+      })),
+    );
+  // Taken back, or noted while a later value is out, then offered once more (the values above may have come back
+  // down to it meanwhile, before it was noted); if not, whoever brings the sequence down to it takes it back. A note
+  // refused means the sequence came down to the value (its holder of the next one gave it back, and stopped at an
+  // unnoted value): offered again, and if a new value was taken past it meanwhile, noted again. Each round needs
+  // another writer's change in between, so a few rounds settle it; past them, the value stays a gap.
+  for (let round = 0; round < giveBackRounds; round += 1) {
+    if (await takeBack()) return true;
+    if (await note()) return takeBack();
+  }
+  return false;
 };
 
 /**

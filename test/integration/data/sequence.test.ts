@@ -97,6 +97,38 @@ describe('withNextValue and giveBackValue', () => {
     expect(await nextValue(table, tenant, 'LOC')).toBe(kept + 1);
   });
 
+  it('never loses a value whose noting found the sequence brought down to it and then taken past it again', async () => {
+    // Found by a hostile burst of refused refunds: A holds 2, B holds 3. A finds 3 out; before A notes 2, B gives 3
+    // back (the sequence at 2, not noted: B stops); A's note is refused (the sequence is not above 2); before A offers
+    // 2 again, N takes 3. A gave up there, 2 neither back nor noted, and N's refusal brought the sequence to 2 for
+    // good: the next create took 3, and 2 was a gap no one would take back.
+    const tenant = freshTenantId();
+    const kept = await nextValue(table, tenant, 'PY');
+    const [a, b] = [await nextValue(table, tenant, 'PY'), await nextValue(table, tenant, 'PY')];
+    let n: number | undefined;
+    let sends = 0;
+    const interleaved = {
+      ...table,
+      client: {
+        send: async (command: { input: { UpdateExpression?: string; ConditionExpression?: string } }) => {
+          sends += 1;
+          const { UpdateExpression = '', ConditionExpression = '' } = command.input;
+          // Before A notes its value: B gives its own back.
+          if (UpdateExpression.startsWith('ADD #gaps') && sends === 2) expect(await giveBackValue(table, tenant, 'PY', b)).toBe(true);
+          // Before A offers its value again: N takes the next.
+          if (UpdateExpression.startsWith('SET #value = :below') && ConditionExpression === '#value = :value' && sends === 3) n = await nextValue(table, tenant, 'PY');
+          return table.client.send(command as never);
+        },
+      },
+    } as unknown as typeof table;
+
+    await giveBackValue(interleaved, tenant, 'PY', a);
+    expect(n).toBe(b);
+    // N is refused too: the sequence comes down to the value kept, as if none of them had been taken.
+    await giveBackValue(table, tenant, 'PY', n!);
+    expect(await nextValue(table, tenant, 'PY')).toBe(kept + 1);
+  });
+
   it('takes back values refused one after another from the bottom up, long apart: each waits for no one', async () => {
     const tenant = freshTenantId();
     const values = await Promise.all(Array.from({ length: 5 }, () => nextValue(table, tenant, 'LOC')));
