@@ -48,7 +48,7 @@ export const tenantLocationGetAll = defineOperation({
   path: '/TenantLocation/GetAll',
   module: 'get-all',
   success: { status: 200, schema: TenantLocationList, description: 'Active locations ordered by name.' },
-  problems: [401, 406],
+  problems: [400, 401, 406],
   tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
   tableIndexes: [activeLocationsByName.indexName],
 });
