@@ -11,7 +11,6 @@ import { MalformedBody, ValidationFailed } from '#shared/errors';
 import { forbiddenKeys } from './forbidden-keys';
 
 const dtdPattern = /<!\s*(DOCTYPE|ENTITY|ELEMENT|ATTLIST|NOTATION)/i;
-const forbiddenElementPattern = /<\s*\/?\s*(?:[\w.-]+:)?(__proto__|constructor|prototype)(?=[\s/>])/;
 const entityPattern = /&(?:#(\d{1,7})|#x([0-9a-fA-F]{1,6})|(amp|lt|gt|quot|apos)|([^;\s]*));?/g;
 const namedEntities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 const maxDepth = 32;
@@ -29,7 +28,31 @@ const decodeEntities = (raw: string): string =>
 const isXmlCodePoint = (c: number): boolean =>
   c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
 
+/**
+ * Element and attribute names as the parser reads them (namespace prefix removed), before the library checks them.
+ * The three that could reach a prototype are refused with their own pointer: the library would throw a bare Error
+ * (a "not well-formed" answer). Names are read from the markup only, never from text, CDATA or a comment: a raw-text
+ * scan refused `<![CDATA[see <constructor>]]>`, which JSON and forms accept as text.
+ */
+const checkedName = (name: string): string => {
+  if (forbiddenKeys.has(name)) throw forbiddenKey(name);
+  return name;
+};
+
+/**
+ * The library renames the other names an object's prototype also has (`hasOwnProperty`, `toString`, `valueOf`, the
+ * `__define*`/`__lookup*` accessors) with a `__` prefix by default, so a problem's pointer named a member the client
+ * never sent (`/__hasOwnProperty`) and `<toString>` and `<__toString>` merged into one. It marks them instead with a
+ * character no XML name holds, and `simplify` gives them back their name: such a member is then an unknown member as
+ * in JSON, refused by the schema with its whole pointer.
+ */
+const shadowingMark = '\u0000';
+const markShadowing = (name: string): string => `${shadowingMark}${name}`;
+
 const parserOptions = {
+  transformTagName: checkedName,
+  transformAttributeName: checkedName,
+  onDangerousProperty: markShadowing,
   ignoreAttributes: false,
   attributeNamePrefix: '@',
   removeNSPrefix: true,
@@ -93,7 +116,7 @@ const simplify = (node: unknown, depth: number): unknown => {
       continue;
     }
     if (forbiddenKeys.has(key)) throw forbiddenKey(key);
-    result[key] = simplify(value, depth + 1);
+    result[key.startsWith(shadowingMark) ? key.slice(shadowingMark.length) : key] = simplify(value, depth + 1);
   }
   const hasChildren = Object.keys(result).length > 0;
   // The parser keeps text and CDATA apart and drops their order, and drops text beside child elements: an element
@@ -124,8 +147,6 @@ export const parseXml = (xml: string): unknown => {
   if (!library) throw new Error('parseXml() before loadXmlParser() resolved: await loadXmlParser() first');
   const { parser, validate } = library;
   if (dtdPattern.test(xml)) throw new MalformedBody('XML with a DOCTYPE or markup declarations is not accepted.');
-  const forbidden = forbiddenElementPattern.exec(xml);
-  if (forbidden?.[1]) throw forbiddenKey(forbidden[1]);
   const validation = validate(xml);
   if (validation !== true) {
     throw new MalformedBody(`The XML body is not well-formed (line ${validation.err.line}, column ${validation.err.col}).`);
@@ -133,7 +154,8 @@ export const parseXml = (xml: string): unknown => {
   let tree: unknown;
   try {
     tree = parser.parse(xml);
-  } catch {
+  } catch (error) {
+    if (error instanceof ValidationFailed) throw error;
     throw new MalformedBody('The XML body is not well-formed.');
   }
   const roots = Object.entries((tree ?? {}) as Record<string, unknown>).filter(([key]) => !key.startsWith('@'));

@@ -167,6 +167,26 @@ describe('parseXml', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('reads a reserved name inside text, CDATA or a comment as text, as JSON and forms do', () => {
+    expect(parseXml('<Root><Name>CD1</Name><Description><![CDATA[see <constructor> and </prototype>]]></Description></Root>')).toEqual({
+      Name: 'CD1',
+      Description: 'see <constructor> and </prototype>',
+    });
+    expect(parseXml('<Root><Name>CD2</Name><!-- <prototype> <__proto__/> --></Root>')).toEqual({ Name: 'CD2' });
+    expect(parseXml('<Root><Name>see &lt;constructor&gt;</Name></Root>')).toEqual({ Name: 'see <constructor>' });
+  });
+
+  it.each(['hasOwnProperty', 'toString', 'valueOf', '__defineGetter__', '__lookupSetter__'])(
+    'keeps an element named %s under its own name (an unknown member, as in JSON), never renamed or merged',
+    (name) => {
+      expect(parseXml(`<Root><Name>H</Name><${name}>x</${name}><Address><${name}>y</${name}></Address></Root>`)).toEqual(
+        JSON.parse(`{"Name":"H","${name}":"x","Address":{"${name}":"y"}}`),
+      );
+      // The library's own rename (a `__` prefix) is not applied: a member of that name is another member.
+      expect(parseXml(`<Root><${name}>a</${name}><__${name}>b</__${name}></Root>`)).toEqual(JSON.parse(`{"${name}":"a","__${name}":"b"}`));
+    },
+  );
+
   it.each([
     ['unclosed element', '<Root><Name>Main</Root>'],
     ['mismatched close', '<Root><Name>Main</Nom></Root>'],
