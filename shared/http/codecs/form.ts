@@ -137,7 +137,6 @@ export const parseForm = (body: string): Record<string, unknown> => {
   for (const [key, value] of params) {
     count += 1;
     if (count > maxFields) throw new MalformedBody(`The form body has more than ${maxFields} fields.`);
-    if (key === '') continue;
     assign(root, parseKey(key), value, key);
   }
   return compact(root) as Record<string, unknown>;

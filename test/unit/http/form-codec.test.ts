@@ -31,12 +31,14 @@ describe('parseForm', () => {
     });
   });
 
-  it('returns an empty object for an empty body, and skips fields without a name', () => {
-    expect([parseForm(''), parseForm('=orphan&Name=Main'), parseForm('&&Name=Main&&')]).toEqual([
-      {},
-      { Name: 'Main' },
-      { Name: 'Main' },
-    ]);
+  it('returns an empty object for an empty body, and skips empty pairs (nothing between two &)', () => {
+    expect([parseForm(''), parseForm('&&Name=Main&&')]).toEqual([{}, { Name: 'Main' }]);
+  });
+
+  it('refuses a value without a name, as JSON refuses a "" member (it was dropped: =orphan&Name=Main saved Main)', () => {
+    for (const body of ['=orphan&Name=Main', 'Name=Main&=', '=']) {
+      expect(refusal(body)).toEqual({ kind: 'MalformedBody', detail: 'The form field name "" is not valid.' });
+    }
   });
 
   it('nests with dots and with brackets, alike and mixed', () => {
