@@ -87,6 +87,8 @@ interface AcceptRange {
   readonly type: string;
   readonly q: number;
   readonly specificity: number;
+  /** The range's `charset`, lower-cased, when it names one: every representation here is UTF-8. */
+  readonly charset?: string;
 }
 
 const parseAccept = (accept: string): AcceptRange[] =>
@@ -97,11 +99,19 @@ const parseAccept = (accept: string): AcceptRange[] =>
     .map((range) => {
       const q = range.parameters.q === undefined ? 1 : Number(range.parameters.q);
       const [main, sub] = range.type.split('/');
-      const specificity = main === '*' ? 0 : sub === '*' ? 1 : 2;
-      return { type: range.type, q: Number.isFinite(q) && q >= 0 && q <= 1 ? q : 0, specificity };
+      const charset = range.parameters.charset?.toLowerCase();
+      // A range with a parameter is more specific than the same range without (RFC 9110 §12.5.1).
+      const specificity = (main === '*' ? 0 : sub === '*' ? 1 : 2) * 2 + (charset === undefined ? 0 : 1);
+      return { type: range.type, q: Number.isFinite(q) && q >= 0 && q <= 1 ? q : 0, specificity, ...(charset === undefined ? {} : { charset }) };
     });
 
+/**
+ * Whether `range` admits `type` as served: its type, and its charset when it names one (every answer is UTF-8:
+ * `application/xml; charset=utf-16` was answered UTF-8 XML where nothing acceptable is a 406, and a client that
+ * listed JSON after it got the XML it could not read).
+ */
 const matches = (range: AcceptRange, type: string): boolean => {
+  if (range.charset !== undefined && range.charset !== 'utf-8') return false;
   if (range.type === '*/*') return true;
   const [main, sub] = range.type.split('/');
   return sub === '*' ? type.startsWith(`${main}/`) : range.type === type;

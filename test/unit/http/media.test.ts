@@ -5,6 +5,15 @@ import { isXmlMediaType, negotiate, parseMediaType, responseMediaTypes } from '#
 const standard = responseMediaTypes.standard;
 
 describe('negotiate', () => {
+  it('admits a range naming a charset only for UTF-8, the charset of every answer, and prefers it over the bare range', () => {
+    expect(negotiate('application/xml; charset=utf-16', standard)).toBeUndefined();
+    expect(negotiate('application/xml;charset=iso-8859-1, application/json;q=0.1', standard)).toBe('application/json');
+    expect(negotiate('application/xml; charset="UTF-8"', standard)).toBe('application/xml');
+    expect(negotiate('*/*; charset=utf-16', standard)).toBeUndefined();
+    // The more specific range decides: XML in UTF-8 at 0.2, any XML at 1, JSON at 0.5.
+    expect(negotiate('application/xml;charset=utf-8;q=0.2, application/xml, application/json;q=0.5', standard)).toBe('application/json');
+  });
+
   it('answers JSON, the server default, when there is no Accept header or it is blank', () => {
     expect(negotiate(undefined, standard)).toBe('application/json');
     expect(negotiate('', standard)).toBe('application/json');
