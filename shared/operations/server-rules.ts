@@ -50,10 +50,6 @@ export const serverRules = {
     says: "The IANA time zone database of the server's runtime (Intl), which changes with its releases; the description names the format.",
     operations: ['scheduledTaskSave'],
   },
-  'search-text': {
-    says: 'Cross-field: GetByName needs SearchString or Search (either one, not blank once trimmed), as its description says.',
-    operations: ['tenantLocationGetByName'],
-  },
 } as const satisfies Readonly<Record<string, ServerRule>>;
 
 export type ServerRuleName = keyof typeof serverRules;

@@ -65,7 +65,27 @@ const searchFilterFields = {
   ...tenancyFields,
 };
 
-export const SearchFilter = shape('SearchFilter', searchFilterFields);
+/**
+ * GetByName's rule (shared/tenant-locations/service.ts `searchText`), in the JSON Schema the document states it with:
+ * SearchString or Search, one of them not blank once trimmed (`\S`: JavaScript's `trim` and `\s` remove the same
+ * characters).
+ */
+const searchTextRules = [
+  {
+    anyOf: [
+      { required: ['SearchString'], properties: { SearchString: { pattern: '\\S' } } },
+      { required: ['Search'], properties: { Search: { pattern: '\\S' } } },
+    ],
+  },
+];
+
+export const SearchFilter = shape(
+  'SearchFilter',
+  searchFilterFields,
+  "A tenant-location lookup by name: SearchString or Search (the first that is not blank once trimmed) is the text.",
+  undefined,
+  searchTextRules,
+);
 export type SearchFilter = z.infer<typeof SearchFilter>;
 
 type FilterMember = keyof typeof searchFilterFields;
