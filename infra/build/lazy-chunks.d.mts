@@ -1,7 +1,6 @@
 import type { BuildOptions, Plugin } from 'esbuild';
 
 export declare const lazyPrefix: '#lazy/';
-export declare const chunkReplacements: Readonly<Record<string, string>>;
 export interface ChunkModuleReplacement {
   /** The importing module, as the end of its path. */
   readonly importer: string;
@@ -13,5 +12,6 @@ export interface ChunkModuleReplacement {
 export declare const chunkModuleReplacements: readonly ChunkModuleReplacement[];
 export declare const chunkModuleReplacementPlugin: (replacements?: readonly ChunkModuleReplacement[]) => Plugin;
 export declare const lazyModules: () => Record<string, string>;
+export declare const libraryChunkAliases: () => string[];
 export declare const lazySpecifiersIn: (code: string) => string[];
 export declare const buildLazyChunks: (folder: string, esbuildOptions: BuildOptions, entryFile?: string) => Promise<string[]>;

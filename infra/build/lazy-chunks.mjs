@@ -65,6 +65,36 @@ export const lazyModules = () => {
   return Object.fromEntries(Object.entries(manifest.imports ?? {}).filter(([specifier]) => specifier.startsWith(lazyPrefix)));
 };
 
+/**
+ * esbuild aliases (`<package>=#lazy/<name>`): every `#lazy/*` that maps a package, so an import of that package by
+ * anyone (a library included) names the chunk instead of bundling the package. Most of them are the AWS SDK's own
+ * on-demand imports: its default credential chain `await import()`s each provider after the environment's (SSO, the
+ * shared ini files, a credential process, web identity, the container and instance metadata endpoints), and its HTTP
+ * protocols the event-stream codec, for a code-splitting bundler. esbuild without splitting (the CDK's bundling)
+ * inlined them all into every bundle: about 150 KB that Lambda, whose credentials are in the environment, parsed at
+ * every cold start and never ran. A chunk is built without these aliases (it holds what it imports), so no chunk
+ * loads another.
+ */
+export const libraryChunkAliases = () =>
+  Object.entries(lazyModules())
+    .filter(([, target]) => !target.startsWith('./'))
+    .map(([specifier, target]) => `${target}=${specifier}`);
+
+/** esbuild options for a chunk: the bundle's, without the aliases that name chunks (the chunk of a package is that package). */
+const chunkOptionsOf = (esbuildOptions) => ({
+  ...esbuildOptions,
+  alias: Object.fromEntries(Object.entries(esbuildOptions.alias ?? {}).filter(([, to]) => !to.startsWith(lazyPrefix))),
+});
+
+/**
+ * A bundle that imports a chunk statically (an alias met a static import) would load it at every cold start, and one
+ * that imports a module under a chunk's name (`#lazy/<name>/sub`) would fail at run time: both fail the build.
+ */
+const misusedChunkImports = (code) => [
+  ...[...code.matchAll(/(?:\bfrom|\bimport)\s*["'](#lazy\/[^"']*)["']/g)].map((match) => `static import of ${match[1]}`),
+  ...[...code.matchAll(/["'](#lazy\/[a-z0-9][a-z0-9-]*\/[^"']*)["']/g)].map((match) => `import of ${match[1]}, inside a chunk`),
+];
+
 /** The `#lazy/*` specifiers a bundle's code names, each once, in a stable order. */
 export const lazySpecifiersIn = (code) => [...new Set(code.match(/#lazy\/[a-z0-9][a-z0-9-]*/g) ?? [])].sort();
 
@@ -74,14 +104,18 @@ export const lazySpecifiersIn = (code) => [...new Set(code.match(/#lazy\/[a-z0-9
  */
 export const buildLazyChunks = async (folder, esbuildOptions, entryFile = 'index.mjs') => {
   const modules = lazyModules();
-  const specifiers = lazySpecifiersIn(readFileSync(join(folder, entryFile), 'utf8'));
+  const code = readFileSync(join(folder, entryFile), 'utf8');
+  const misused = misusedChunkImports(code);
+  if (misused.length > 0) throw new Error(`${entryFile}: ${misused.join('; ')}`);
+  const specifiers = lazySpecifiersIn(code);
+  const chunkOptions = chunkOptionsOf(esbuildOptions);
   const imports = {};
   for (const specifier of specifiers) {
     const target = modules[specifier];
     if (target === undefined) throw new Error(`${entryFile} imports ${specifier}, which package.json "imports" does not map`);
     const file = `lazy/${specifier.slice(lazyPrefix.length)}.mjs`;
     const entry = target.startsWith('./') ? { entryPoints: [join(repositoryRoot, target)] } : { stdin: { contents: `export * from ${JSON.stringify(target)};`, resolveDir: repositoryRoot, loader: 'js' } };
-    await build({ ...esbuildOptions, ...entry, plugins: [...(esbuildOptions.plugins ?? []), chunkModuleReplacementPlugin()], absWorkingDir: repositoryRoot, bundle: true, outfile: join(folder, file), metafile: false, write: true });
+    await build({ ...chunkOptions, ...entry, plugins: [...(chunkOptions.plugins ?? []), chunkModuleReplacementPlugin()], absWorkingDir: repositoryRoot, bundle: true, outfile: join(folder, file), metafile: false, write: true });
     imports[specifier] = `./${file}`;
   }
   if (specifiers.length === 0) return [];

@@ -10,6 +10,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { commonFunctionEnvironment, type Granted } from '#shared/operations/grants';
 import { esbuildOptionsFor } from '#infra/build/esbuild-options';
+import { libraryChunkAliases } from '../build/lazy-chunks.mjs';
 
 /** The repository root: manifest handler paths are relative to it, and esbuild resolves from it. */
 export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -50,7 +51,10 @@ export const functionBundling: BundlingOptions = {
   mainFields: ['module', 'main'],
   banner: esmRequireBanner,
   // `node:http` through `require`, not an ESM import (infra/build/node-http.mjs says why: undici at every cold start).
-  esbuildArgs: { '--alias': nodeHttpAlias },
+  // And every package a `#lazy/*` maps, by whoever imports it, named as its chunk (infra/build/lazy-chunks.mjs
+  // `libraryChunkAliases`): the SDK's credential providers past the environment's, loaded only where Lambda's
+  // environment holds no credentials, and its event-stream codec, which no call of this service uses.
+  esbuildArgs: { '--alias': [...nodeHttpAlias, ...libraryChunkAliases()] },
   // Bundle AWS SDK v3 instead of using the runtime's copy: a tree-shaken, minified client loads faster at
   // cold start than the runtime's full packages, and the version is the one the tests ran against. Only the
   // libraries loaded on demand (`#lazy/*`, package.json "imports") stay out: each becomes a chunk of its own.

@@ -6,6 +6,8 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { functionBundling, functionRuntime, repositoryRoot } from '#infra/constructs/operation-function';
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { libraryChunkAliases } from '../../infra/build/lazy-chunks.mjs';
 import { nodeMajorOf } from '#infra/local/lambda-runtime';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { consumedQueueDefinitions, documentEventsQueue, queueDefinitions } from '#shared/events/queues';
@@ -58,6 +60,14 @@ const baselineModule = 'test/bench/baseline-handler.ts';
 const referenceModule = 'test/bench/reference-manifest.ts';
 const compiledReferenceModule = 'test/bench/reference-compiled.ts';
 const floorModule = 'test/bench/reference-calls.ts';
+/** The baseline's handler, built without the aliases that make the SDK's on-demand imports chunks (baseline-sdk-inlined.ts). */
+const sdkInlinedModule = 'test/bench/baseline-sdk-inlined.ts';
+const sdkInlinedBundling = (): BundlingOptions => {
+  const chunkAliases = new Set(libraryChunkAliases());
+  const aliases = functionBundling.esbuildArgs?.['--alias'];
+  const kept = (Array.isArray(aliases) ? aliases : typeof aliases === 'string' ? [aliases] : []).filter((alias) => !chunkAliases.has(alias));
+  return { ...functionBundling, esbuildArgs: { ...functionBundling.esbuildArgs, '--alias': kept } };
+};
 /**
  * Peers: how other people's functions are written, bundled with this service's settings (issue 23). Every function
  * is to start faster than both.
@@ -271,6 +281,13 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       event,
     })),
     {
+      name: 'reference: baseline with the SDK inlined',
+      kind: 'reference',
+      module: sdkInlinedModule,
+      timeoutMs: 10_000,
+      event: async () => ({}),
+    },
+    {
       name: 'reference: zod manifest',
       kind: 'reference',
       module: referenceModule,
@@ -300,11 +317,12 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
   for (const module of modules) {
     const slug = module.replace(/\.ts$/, '').replace(/[^A-Za-z0-9]+/g, '-');
     const entry = join(repositoryRoot, module);
-    const lambda = await buildBundle(entry, join(outDir, slug, lambdaTarget), functionBundling, { absWorkingDir: repositoryRoot });
+    const bundling = module === sdkInlinedModule ? sdkInlinedBundling() : functionBundling;
+    const lambda = await buildBundle(entry, join(outDir, slug, lambdaTarget), bundling, { absWorkingDir: repositoryRoot });
     const run =
       runTarget === lambdaTarget
         ? lambda
-        : await buildBundle(entry, join(outDir, slug, runTarget), functionBundling, { target: runTarget, absWorkingDir: repositoryRoot });
+        : await buildBundle(entry, join(outDir, slug, runTarget), bundling, { target: runTarget, absWorkingDir: repositoryRoot });
     bundles.set(module, { lambda, run });
   }
   log(`built ${modules.length} bundles (${lambdaTarget} for sizes, ${runTarget} to run here)`);
