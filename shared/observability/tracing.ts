@@ -267,8 +267,10 @@ export class DaemonEmitter {
   #open(): Socket {
     if (this.#socket) return this.#socket;
     // A host name is looked up as IPv4 (Lambda gives the daemon's IPv4 address); an IPv6 address gets a udp6 socket.
-    // (`net` as daemon-socket.ts takes it: no ESM namespace of it.)
-    const socket = createSocket(process.getBuiltinModule('node:net').isIPv6(this.#endpoint.host) ? 'udp6' : 'udp4');
+    // (`net` as daemon-socket.ts takes it: no ESM namespace of it.) `isIP`, not `isIPv6`: it tries IPv4 first, and
+    // `isIPv6` compiles Node's IPv6 expression on its first use, about 3 ms of every traced cold start's first call
+    // for Lambda's IPv4 address (profiles: test/bench/README.md).
+    const socket = createSocket(process.getBuiltinModule('node:net').isIP(this.#endpoint.host) === 6 ? 'udp6' : 'udp4');
     // A socket that failed (its bind, say) is dropped: the next document opens another.
     socket.on('error', () => {
       if (this.#socket === socket) this.#socket = undefined;
