@@ -2,13 +2,13 @@
 // one loads it from the chunk the construct's afterBundling hook builds beside it (infra/build/lazy-chunks.mjs).
 // The runtime check runs the artifact itself in a fresh node process, as Lambda would: no tsx, no package.json of
 // the repository, only the bundle folder.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { build } from 'esbuild';
 import { esbuildOptionsFor } from '#infra/build/esbuild-options';
 import { buildLazyChunks, lazyModules, lazySpecifiersIn, libraryChunkAliases } from '../../infra/build/lazy-chunks.mjs';
@@ -71,6 +71,13 @@ describe('lazy libraries', () => {
     expect(libraryChunkAliases().some((alias) => alias.includes('secret-cipher'))).toBe(false);
     expect(esbuildOptionsFor(functionBundling).alias).toMatchObject({ '@smithy/core/event-streams': '#lazy/event-streams' });
   });
+
+  it('each package a chunk maps is installed once: the chunk (built from the repository root) is the copy its importers would load', () => {
+    const packages = [...new Set(Object.values(lazyModules()).filter((target) => !target.startsWith('./')).map((target) => target.split('/').slice(0, target.startsWith('@') ? 2 : 1).join('/')))];
+    const listed = spawnSync('npm', ['ls', ...packages, '--all', '--parseable'], { cwd: repositoryRoot, encoding: 'utf8' });
+    const copies = [...new Set(listed.stdout.split('\n').filter((line) => line.trim() !== '').map((line) => relative(repositoryRoot, line)))];
+    expect(copies.sort()).toEqual(packages.map((name) => `node_modules/${name}`).sort());
+  }, 60_000);
 
   it('a bundle that imports a chunk statically, or a module under a chunk\'s name, fails the build', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'lazy-misuse-'));
