@@ -4,6 +4,7 @@
 // The rules are written down in shared/scheduled-tasks/README.md.
 import { pointerSegment, ValidationFailed, type FieldError } from '#shared/errors';
 import type { AdaptorDetails, Instruction, TokenDetails } from '#shared/schemas/scheduled-task';
+import { urlWithPassword, urlWithPasswordWords } from '#shared/validation/url-password';
 import type { EncryptionContext, SecretCipher } from './secret-cipher';
 
 /** TokenDetails fields that are encrypted at rest and never returned. */
@@ -160,7 +161,13 @@ export const extractSecrets = (
 
   for (const list of instructionLists(details, pointer)) {
     for (const [index, instruction] of list.list.entries()) {
-      if (!isSecretInstruction(instruction)) continue;
+      if (!isSecretInstruction(instruction)) {
+        // Stored and answered as sent: a password in a URL would be too (server rule `secret-in-value`).
+        if (typeof instruction.Value === 'string' && urlWithPassword.test(instruction.Value)) {
+          errors.push({ pointer: `${list.pointer}/${index}/Value`, detail: `${urlWithPasswordWords} under a KeyName that names no secret; a KeyName that does (webhookSecret, apiToken) is sealed` });
+        }
+        continue;
+      }
       const field = instructionField(list, instruction);
       if (!claim(field, `${list.pointer}/${index}/KeyName`)) continue;
       if (instruction.Value !== undefined) secrets.push({ field, value: instruction.Value });

@@ -46,6 +46,10 @@ export const serverRules = {
     says: "Against the clock: a one-off task whose schedule changed must run in the future; on the UTC instant: a task's first run must fall before 2200-01-01T00:00Z, the scheduler's last year being 2199, after an offset west of UTC and the rounding of seconds up to the minute (the rest of the recurrence rules the document states with if/then).",
     operations: ['scheduledTaskSave'],
   },
+  'secret-in-value': {
+    says: "Cross-field: an instruction's Value may hold a URL that carries a password (scheme://user:password@host) only when its KeyName names a secret, and is then sealed; whether a KeyName names one is a rule over the name's words (shared/scheduled-tasks/README.md), which no pattern states.",
+    operations: ['scheduledTaskSave'],
+  },
   'time-zone': {
     says: "The IANA time zone database of the server's runtime (Intl), which changes with its releases; the description names the format.",
     operations: ['scheduledTaskSave'],

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { dynamoNumber, notBelowSmallestMagnitude } from '#shared/data/numbers';
 import { matches, numberTextMatches } from '#shared/validation/portable';
+import { urlWithPassword, urlWithPasswordWords } from '#shared/validation/url-password';
 import { calendarTextPattern, isoCalendarOrEmptyPattern, isoDateTimePattern } from './calendar';
 import { limits } from './limits';
 
@@ -150,7 +151,9 @@ export const count = () => z.int32().min(0);
 export const rowNumber = () => z.int().min(0);
 /** `*_offset` and UtcOffset fields: minutes from UTC. */
 export const utcOffset = () => z.int32().min(-limits.utcOffsetMinutes).max(limits.utcOffsetMinutes);
-export const url = () => text(limits.url);
+/** A URL member: text that carries no password (shared/validation/url-password.ts). */
+export const url = () =>
+  text(limits.url).regex(new RegExp(`^(?!\\s*${urlWithPassword.source})`), { error: urlWithPasswordWords });
 export const emailAddress = () => text(limits.emailAddress);
 export const phoneNumber = () => text(limits.phoneNumber);
 

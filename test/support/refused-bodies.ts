@@ -135,6 +135,8 @@ export const refusedTasks = (matchAny: unknown): [string, unknown, object[], str
   ['over 20 runs sent back', { ...quarterHourly, Runs: Array(21).fill({ ScheduledDateTime_utc: '2026-01-01T00:00:00Z', RecordedDateTime_utc: '2026-01-01T00:00:00Z', Outcome: 'Run' }) }, [{ pointer: '/Runs', detail: matchAny }]],
   ['a ScheduleState that is not one', { ...quarterHourly, ScheduleState: 'Running' }, [{ pointer: '/ScheduleState', detail: matchAny }]],
   ['a secret named twice', { ...quarterHourly, AdaptorDetails: { Instructions: [{ KeyName: 'ApiKey', Value: 'a' }, { KeyName: 'ApiKey', Value: 'b' }] } }, [{ pointer: '/AdaptorDetails/Instructions/1/KeyName', detail: matchAny }], 'unique-members'],
+  ['a password in the URL of an instruction that names no secret', { ...quarterHourly, AdaptorDetails: { Instructions: [{ KeyName: 'webhookUrl', Value: 'https://shop:hunter2@hooks.example/in' }] } }, [{ pointer: '/AdaptorDetails/Instructions/0/Value', detail: matchAny }], 'secret-in-value'],
+  ['a password in a URL member', { ...quarterHourly, AdaptorDetails: { IconURL: 'https://shop:hunter2@cdn.example/icon.png' } }, [{ pointer: '/AdaptorDetails/IconURL', detail: 'must not carry a password (scheme://user:password@host): a credential is never stored in a URL' }]],
   ['an unknown field', { ...quarterHourly, name: 'lower-case' }, [{ pointer: '/name', detail: matchAny }]],
 ];
 

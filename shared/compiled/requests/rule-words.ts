@@ -19,6 +19,10 @@ export const patternWords: ReadonlyMap<string, string> = /* @__PURE__ */ new Map
     "must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)"
   ],
   [
+    "^(?!\\s*[A-Za-z][A-Za-z0-9+.-]*:\\/\\/[^/?#@\\s]*:[^/?#@\\s]*@)",
+    "must not carry a password (scheme://user:password@host): a credential is never stored in a URL"
+  ],
+  [
     "^(?:(?!\\d{4}-\\d\\d)[\\s\\S]*|(?:(?:\\d\\d(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8])))(?:[T ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)?)?)$",
     "must be a date that exists: YYYY-MM-DD, optionally with a time (ISO 8601)"
   ],

@@ -14,6 +14,7 @@ import {
 } from '#shared/crypto/secret-fields';
 import { ValidationFailed } from '#shared/errors';
 import type { AdaptorDetails } from '#shared/schemas/scheduled-task';
+import { urlWithPasswordWords } from '#shared/validation/url-password';
 
 const cipher = localSecretCipher(randomBytes(32));
 const owner = { tenantId: 7, taskId: 42 };
@@ -142,6 +143,31 @@ describe('sealing a save', () => {
     ]);
     expect(seal).not.toHaveBeenCalled();
     seal.mockRestore();
+  });
+
+  it('refuses a URL carrying a password under a KeyName that names no secret, and seals it under one that does', async () => {
+    const seal = jest.spyOn(cipher, 'seal');
+    const details: AdaptorDetails = {
+      Instructions: [
+        { KeyName: 'webhookUrl', Value: 'https://hooks.example/in?x=1' },
+        { KeyName: 'webhookUrl2', Value: 'https://shop:hunter2@hooks.example/in' },
+        { KeyName: 'mirror', Value: 'see ftp://user:pw@files.example/' },
+        { KeyName: 'port', Value: 'https://hooks.example:8443/a@b' },
+        { KeyName: 'user', Value: 'https://shop@hooks.example/' },
+      ],
+      Actions: [{ ID: 3, Instructions: [{ KeyName: 'DatabaseDsn', Value: 'postgres://app:pw@db.example/shop' }] }],
+    };
+    const refusal = `${urlWithPasswordWords} under a KeyName that names no secret; a KeyName that does (webhookSecret, apiToken) is sealed`;
+    expect(extractSecrets(details).errors).toEqual([
+      { pointer: '/AdaptorDetails/Instructions/1/Value', detail: refusal },
+      { pointer: '/AdaptorDetails/Instructions/2/Value', detail: refusal },
+    ]);
+    const error = await sealAdaptorDetails({ incoming: details, stored: undefined, owner, cipher }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ValidationFailed);
+    expect(seal).not.toHaveBeenCalled();
+    seal.mockRestore();
+    // The DSN, under a secret KeyName, is taken as a secret like any other.
+    expect(extractSecrets({ Instructions: [{ KeyName: 'DatabaseDsn', Value: 'postgres://app:pw@db.example/shop' }] })).toMatchObject({ errors: [], secrets: [{ value: 'postgres://app:pw@db.example/shop' }] });
   });
 
   it('names containers without an ID by position, and escapes a KeyName with / or ~', () => {
