@@ -348,6 +348,16 @@ const toHttpResult = (result: unknown): HttpResult => {
   return { statusCode, headers, body: Buffer.from(text, result.isBase64Encoded === true ? 'base64' : 'utf8') };
 };
 
+/**
+ * What a log line shows of a request target: the path, never its query or a URL's user information, which a client
+ * may fill with a credential (`?access_token=`, `user:password@`): every line names the path alone, as the access
+ * line does.
+ */
+const loggedTarget = (target: string | undefined): string => {
+  const path = (target ?? '').split('?', 1)[0] ?? '';
+  return path.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?[^/@]*@/, '$1');
+};
+
 export const createGatewayHandler = (options: GatewayOptions = {}, responder = gatewayResponder(options.gatewayResponses ?? sharedGatewayResponseSet())) => {
   const operations = options.operations ?? manifestOperations;
   const resolveModule = options.resolveModule ?? importFromRepoRoot;
@@ -375,7 +385,7 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
     const queryStart = url.indexOf('?');
     const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);
     const rawQuery = queryStart === -1 ? '' : url.slice(queryStart + 1);
-    const finish = (outcome: string) => log(`[gateway] ${method} ${rawPath} ${response.statusCode} ${Date.now() - started}ms ${requestId}${outcome ? ` ${outcome}` : ''}`);
+    const finish = (outcome: string) => log(`[gateway] ${method} ${loggedTarget(rawPath)} ${response.statusCode} ${Date.now() - started}ms ${requestId}${outcome ? ` ${outcome}` : ''}`);
     const reject = (refusal: Refusal, detail = '', close = false) => {
       responder.send(response, refusal, requestId, close);
       finish(detail || refusalName(refusal));
@@ -594,7 +604,7 @@ export const startGateway = async (options: GatewayOptions & { port: number; hos
     afterOwedResponses(socket, () => {
       if (!socket.writable) return void socket.destroy();
       const requestId = responder.writeToSocket(socket, 'DEFAULT_4XX');
-      log(`[gateway] CONNECT ${request.url ?? ''} 400 refused: no route takes a CONNECT ${requestId}`);
+      log(`[gateway] CONNECT ${loggedTarget(request.url)} 400 refused: no route takes a CONNECT ${requestId}`);
     });
   });
   // An Expect other than 100-continue (node:http answers those itself, then emits 'request'): 417 as a problem, and
@@ -604,7 +614,7 @@ export const startGateway = async (options: GatewayOptions & { port: number; hos
     const { requestId } = newRequestIds();
     responder.send(response, expectationFailed(), requestId, true);
     request.resume();
-    log(`[gateway] ${request.method ?? ''} ${request.url ?? ''} 417 unknown expectation ${requestId}`);
+    log(`[gateway] ${request.method ?? ''} ${loggedTarget(request.url)} 417 unknown expectation ${requestId}`);
   });
   const host = options.host ?? '127.0.0.1';
   const port = await listen(server, options.port, host);

@@ -66,6 +66,20 @@ describe('requests node:http takes off the request path', () => {
     expect(await table.items(tenant)).toEqual(before);
   });
 
+  it("logs a refused request's path, never its query or a URL's user information (a client may put a credential there)", async () => {
+    const exchanges = [
+      await rawExchange(request('GET /api/TenantLocation/GetAll?access_token=QuerySecret17 HTTP/1.1', ['Expect: something'])),
+      await rawExchange(`CONNECT agent:ConnectSecret17@127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n`),
+      await rawExchange(request(`GET http://agent:AbsoluteSecret17@${host}/api/TenantLocation/GetAll?access_token=AbsoluteQuery17 HTTP/1.1`, ['Connection: close'])),
+    ];
+    const requestIds = exchanges.map((exchange) => exchange.responses[0]?.headers.get('x-request-id') as string);
+    expect(requestIds.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
+    const { text } = await readStackLog(requestIds);
+    const lines = text.split('\n').filter((line) => requestIds.some((id) => line.includes(id)));
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(lines.filter((line) => /Secret17|Query17/.test(line))).toEqual([]);
+  });
+
   it('Expect: 100-continue is met: 100 Continue, then the answer', async () => {
     const body = JSON.stringify({ Name: 'Continued' });
 
