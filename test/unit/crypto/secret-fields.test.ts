@@ -154,6 +154,7 @@ describe('sealing a save', () => {
         { KeyName: 'mirror', Value: 'see ftp://user:pw@files.example/' },
         { KeyName: 'port', Value: 'https://hooks.example:8443/a@b' },
         { KeyName: 'user', Value: 'https://shop@hooks.example/' },
+        { KeyName: 'backslashed', Value: 'https:\\\\shop:hunter2@hooks.example/in' },
       ],
       Actions: [{ ID: 3, Instructions: [{ KeyName: 'DatabaseDsn', Value: 'postgres://app:pw@db.example/shop' }] }],
     };
@@ -161,6 +162,7 @@ describe('sealing a save', () => {
     expect(extractSecrets(details).errors).toEqual([
       { pointer: '/AdaptorDetails/Instructions/1/Value', detail: refusal },
       { pointer: '/AdaptorDetails/Instructions/2/Value', detail: refusal },
+      { pointer: '/AdaptorDetails/Instructions/5/Value', detail: refusal },
     ]);
     const error = await sealAdaptorDetails({ incoming: details, stored: undefined, owner, cipher }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ValidationFailed);
