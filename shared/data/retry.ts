@@ -22,6 +22,15 @@ export interface RetryPolicy {
  */
 export const optimisticRetryPolicy: RetryPolicy = { maxAttempts: 10, baseDelayMs: 25, maxDelayMs: 1000 };
 
+/**
+ * The same rule where no caller waits: a queue consumer's write (its records run in parallel within a 30 s timeout,
+ * and a record given up goes back to the queue for a visibility timeout and a warning). Sixteen attempts: fifteen
+ * lost races wait about 5.3 s in expectation and 10.6 s at most. Ten were too few for 40 concurrent deliveries of 20
+ * events to one document on a loaded machine, where each round trip is slower and each round still commits one
+ * writer (a CI run lost one delivery's tenth race).
+ */
+export const queuedWriteRetryPolicy: RetryPolicy = { ...optimisticRetryPolicy, maxAttempts: 16 };
+
 /** The full-jitter delay before retry number `retry` (1 for the first retry). */
 export const backoffDelayMs = (retry: number, policy: RetryPolicy = optimisticRetryPolicy, random: () => number = Math.random): number =>
   random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));

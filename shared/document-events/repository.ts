@@ -4,7 +4,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '#shared/data/client';
 import { defineCodec } from '#shared/data/codec';
-import { withOptimisticRetry } from '#shared/data/retry';
+import { queuedWriteRetryPolicy, withOptimisticRetry } from '#shared/data/retry';
 import { transact } from '#shared/data/transaction';
 import { versionedPut } from '#shared/data/versioned';
 import { ConcurrentModification } from '#shared/errors';
@@ -58,7 +58,7 @@ export const createDocumentRepository = (table: TableContext): DocumentStore => 
           { errors: { history: () => new DuplicateEvent() } },
         );
         return 'applied' as const;
-      });
+      }, { policy: queuedWriteRetryPolicy });
     } catch (error) {
       if (error instanceof DuplicateEvent) return 'duplicate';
       if (error instanceof ConcurrentModification) throw new StateContention('document state still contended after every attempt', { cause: error });

@@ -6,7 +6,7 @@
 // race (ConcurrentModification, injected with `failNextWrites`: one writer in memory never loses one) is retried from
 // the read under the one optimistic-retry policy (shared/data/retry.ts), without its delays; when every attempt lost,
 // the store throws StateContention, as the repository does.
-import { withOptimisticRetry } from '#shared/data/retry';
+import { queuedWriteRetryPolicy, withOptimisticRetry } from '#shared/data/retry';
 import { applyEvent, type DocumentEvent, type DocumentState } from '#shared/document-events/state';
 import { StateContention, type DocumentStore, type HistoryEntry } from '#shared/document-events/store';
 import { ConcurrentModification } from '#shared/errors';
@@ -44,7 +44,7 @@ export const createMemoryDocumentStore = () => {
 
     async apply(event, receivedAt) {
       try {
-        return await withOptimisticRetry(async () => attempt(event, receivedAt), { sleep: () => Promise.resolve() });
+        return await withOptimisticRetry(async () => attempt(event, receivedAt), { policy: queuedWriteRetryPolicy, sleep: () => Promise.resolve() });
       } catch (error) {
         if (error instanceof ConcurrentModification) throw new StateContention('document state still contended after every attempt', { cause: error });
         throw error;

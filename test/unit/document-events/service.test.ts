@@ -3,7 +3,7 @@
 // suite): a queued event applied once as the event the state rules read, lost races retried until the policy gives
 // up (StateContention, the consumer retries the message), and a document shown to its own organisation only.
 import { describe, expect, it } from '@jest/globals';
-import { optimisticRetryPolicy } from '#shared/data/retry';
+import { optimisticRetryPolicy, queuedWriteRetryPolicy } from '#shared/data/retry';
 import { createDocumentEventsService } from '#shared/document-events/service';
 import { ConcurrentModification } from '#shared/errors';
 import type { QueuedDocumentEvent } from '#shared/schemas/messages/document-events';
@@ -47,10 +47,17 @@ describe('applying a queued event', () => {
     failNextWrites(new ConcurrentModification(), new ConcurrentModification());
     const retried = await service.apply(queued(providerEvent('document.uploaded', doc), t0));
     const before = snapshot();
-    failNextWrites(...Array.from({ length: optimisticRetryPolicy.maxAttempts }, () => new ConcurrentModification()));
+    failNextWrites(...Array.from({ length: queuedWriteRetryPolicy.maxAttempts }, () => new ConcurrentModification()));
 
     await expect(service.apply(queued(providerEvent('document.processing', doc), t0 + 5))).rejects.toMatchObject({ name: 'StateContention' });
     expect({ retried, unchanged: snapshot() }).toEqual({ retried: 'applied', unchanged: before });
+  });
+
+  it("outlasts an API write's ten lost races: no caller waits on a queued event, so it keeps trying (queuedWriteRetryPolicy)", async () => {
+    const { service, failNextWrites } = serviceOver();
+    failNextWrites(...Array.from({ length: optimisticRetryPolicy.maxAttempts }, () => new ConcurrentModification()));
+
+    await expect(service.apply(queued(providerEvent('document.uploaded', freshDocument()), t0))).resolves.toBe('applied');
   });
 });
 
