@@ -242,7 +242,7 @@ export const renderColdSection = (cold: ColdSection): string => {
   for (const fn of cold.functions.filter((candidate) => candidate.kind !== 'reference' || candidate.floorOf !== undefined)) lines.push(`    ${fn.name}: ${fn.calls || 'none'}`);
   lines.push(...floorLines(cold));
   for (const reference of cold.functions.filter((fn) => fn.kind === 'reference' && fn.floorOf === undefined)) {
-    if (reference.module === 'test/bench/baseline-sdk-inlined.ts') {
+    if (reference.sdkInlined) {
       lines.push(
         `  "${reference.name}" is the baseline's handler bundled without the chunks of the SDK's on-demand imports (the credential providers past the environment's, ` +
           `the event-stream codec), as every function was bundled before them: ${bytes(reference.bundle.bytes)} against ${bytes(cold.baseline.bytes)}, cold start ` +

@@ -88,6 +88,8 @@ interface ColdFunction {
   readonly timeoutMs: number;
   /** A floor (reference-calls.ts): the function whose calls it makes, with nothing else. */
   readonly floorOf?: string;
+  /** The baseline built with the SDK's on-demand imports inlined (baseline-sdk-inlined.ts). */
+  readonly sdkInlined?: true;
   event(run: number): Promise<unknown>;
 }
 
@@ -109,6 +111,8 @@ export interface ColdFigures {
   readonly module: string;
   /** A floor (reference-calls.ts): the function whose calls it makes, with nothing else. */
   readonly floorOf?: string;
+  /** The baseline built with the SDK's on-demand imports inlined (baseline-sdk-inlined.ts). */
+  readonly sdkInlined?: true;
   readonly bundle: BundleFigures;
   readonly runs: number;
   readonly medianMs: number;
@@ -284,6 +288,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       name: 'reference: baseline with the SDK inlined',
       kind: 'reference',
       module: sdkInlinedModule,
+      sdkInlined: true,
       timeoutMs: 10_000,
       event: async () => ({}),
     },
@@ -436,6 +441,7 @@ export const runColdSection = async (ctx: BenchContext): Promise<ColdSection> =>
       kind: fn.kind,
       module: fn.module,
       ...(fn.floorOf === undefined ? {} : { floorOf: fn.floorOf }),
+      ...(fn.sdkInlined ? { sdkInlined: true as const } : {}),
       bundle,
       bundleRatio,
       bundleVerdict: !isServiceFunction(fn) ? ('-' as const) : bundleRatio <= bundleTarget ? ('PASS' as const) : ('OVER' as const),

@@ -103,30 +103,42 @@ describe('lazy libraries', () => {
   });
 });
 
-describe('a bundle with its chunks, run as Lambda runs it', () => {
-  const folder = mkdtempSync(join(tmpdir(), 'lazy-chunks-'));
-  folders.push(folder);
-  const operation = operationsById.tenantLocationSave;
-
-  beforeAll(async () => {
+/** The save's bundle for this machine's Node, with its chunks, as the construct's hook builds them: built once, run by both suites below. */
+const operation = operationsById.tenantLocationSave;
+const bundleFolder = mkdtempSync(join(tmpdir(), 'lazy-chunks-'));
+folders.push(bundleFolder);
+let chunksBuilt: Promise<string[]> | undefined;
+const bundleWithChunks = (): Promise<string[]> =>
+  (chunksBuilt ??= (async () => {
     const options = esbuildOptionsFor(functionBundling, { target: `node${process.versions.node.split('.')[0]}` });
-    await build({ ...options, absWorkingDir: repositoryRoot, entryPoints: [join(repositoryRoot, operation.handler)], outfile: join(folder, 'index.mjs') });
+    await build({ ...options, absWorkingDir: repositoryRoot, entryPoints: [join(repositoryRoot, operation.handler)], outfile: join(bundleFolder, 'index.mjs') });
+    return buildLazyChunks(bundleFolder, options);
+  })());
+
+/** Writes, in a bundle's bundleFolder, the runner that serves process.env.EVENT as Lambda would and prints the proxy result; returns its path. */
+const runnerIn = (at: string): string => {
+  const runner = join(at, 'run.mjs');
+  writeFileSync(
+    runner,
+    "const { handler } = await import('./index.mjs');" +
+      "const result = await handler(JSON.parse(process.env.EVENT), { functionName: 'f', getRemainingTimeInMillis: () => 10000, awsRequestId: 'r' });" +
+      'process.stdout.write(JSON.stringify(result));',
+  );
+  return runner;
+};
+
+describe('a bundle with its chunks, run as Lambda runs it', () => {
+  beforeAll(async () => {
     // The XML parser's and the SDK's: tracing is part of the bundle (shared/observability/tracing.ts), no chunk of its own.
-    expect(await buildLazyChunks(folder, options)).toEqual(chunkFilesWith('xml-parser'));
+    expect(await bundleWithChunks()).toEqual(chunkFilesWith('xml-parser'));
   }, 120_000);
 
   /** Serves one event from the bundle in a fresh node process and returns the proxy result. */
   const invoke = async (body: string, contentType: string, extraEnv: Record<string, string> = {}) => {
     const event = await proxyEvent(operation, { body, contentType, principal: principalOf(1) });
-    const runner = join(folder, 'run.mjs');
-    writeFileSync(
-      runner,
-      "const { handler } = await import('./index.mjs');" +
-        "const result = await handler(JSON.parse(process.env.EVENT), { functionName: 'f', getRemainingTimeInMillis: () => 10000, awsRequestId: 'r' });" +
-        'process.stdout.write(JSON.stringify(result));',
-    );
+    const runner = runnerIn(bundleFolder);
     const output = execFileSync(process.execPath, [runner], {
-      cwd: folder,
+      cwd: bundleFolder,
       encoding: 'utf8',
       // A table that does not exist at an endpoint nothing listens on: the requests below are refused before any call.
       env: { PATH: process.env.PATH, EVENT: JSON.stringify(event), TABLE_NAME: 'none', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9', LOG_LEVEL: 'ERROR', POWERTOOLS_LOG_LEVEL: 'ERROR', ...extraEnv },
@@ -151,7 +163,7 @@ describe('a bundle with its chunks, run as Lambda runs it', () => {
       AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
       AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
       AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
-      LAMBDA_TASK_ROOT: folder,
+      LAMBDA_TASK_ROOT: bundleFolder,
       _X_AMZN_TRACE_ID: 'Root=1-67891233-abcdef012345678912345678;Parent=53995c3f42cd8ad8;Sampled=1',
     };
     const result = await invoke('<TenantLocationInfo><Name>x</Nam></TenantLocationInfo>', 'application/xml', activeTracing);
@@ -162,18 +174,13 @@ describe('a bundle with its chunks, run as Lambda runs it', () => {
 describe("the SDK's credential chain, past the environment, through its chunks", () => {
   // A save reaches DynamoDB, whose endpoint here is a server that keeps each request's Authorization header and
   // refuses the call: the header says which credentials signed it, and so which link of the chain found them.
-  const folder = mkdtempSync(join(tmpdir(), 'lazy-credentials-'));
-  folders.push(folder);
-  const operation = operationsById.tenantLocationSave;
   const signedWith: string[] = [];
   let dynamodb: Server;
   let containerCredentials: Server;
   const portOf = (server: Server) => (server.address() as AddressInfo).port;
 
   beforeAll(async () => {
-    const options = esbuildOptionsFor(functionBundling, { target: `node${process.versions.node.split('.')[0]}` });
-    await build({ ...options, absWorkingDir: repositoryRoot, entryPoints: [join(repositoryRoot, operation.handler)], outfile: join(folder, 'index.mjs') });
-    await buildLazyChunks(folder, options);
+    await bundleWithChunks();
     dynamodb = createServer((request, response) => {
       signedWith.push(/Credential=([^/]+)\//.exec(request.headers.authorization ?? '')?.[1] ?? 'unsigned');
       request.resume();
@@ -193,15 +200,9 @@ describe("the SDK's credential chain, past the environment, through its chunks",
   });
 
   /** Serves one valid save from the bundle in `at` (a fresh node process, no credentials unless given) and returns the key that signed its call. */
-  const keyThatSigned = async (credentialEnv: Record<string, string>, at = folder) => {
+  const keyThatSigned = async (credentialEnv: Record<string, string>, at = bundleFolder) => {
     const event = await proxyEvent(operation, { body: JSON.stringify({ Name: `Chain ${signedWith.length}` }), contentType: 'application/json', principal: principalOf(1) });
-    const runner = join(at, 'run.mjs');
-    writeFileSync(
-      runner,
-      "const { handler } = await import('./index.mjs');" +
-        "const result = await handler(JSON.parse(process.env.EVENT), { functionName: 'f', getRemainingTimeInMillis: () => 10000, awsRequestId: 'r' });" +
-        'process.stdout.write(JSON.stringify(result));',
-    );
+    const runner = runnerIn(at);
     const before = signedWith.length;
     const { stdout } = await promisify(execFile)(process.execPath, [runner], {
       cwd: at,
@@ -228,7 +229,7 @@ describe("the SDK's credential chain, past the environment, through its chunks",
   it('with credentials in the environment (Lambda), signs with them and needs none of the chunks', async () => {
     const withoutChunks = mkdtempSync(join(tmpdir(), 'lazy-credentials-env-'));
     folders.push(withoutChunks);
-    cpSync(folder, withoutChunks, { recursive: true });
+    cpSync(bundleFolder, withoutChunks, { recursive: true });
     for (const chunk of sdkChunkFiles) rmSync(join(withoutChunks, chunk));
     expect(await keyThatSigned({ AWS_ACCESS_KEY_ID: 'AKIDFROMENV', AWS_SECRET_ACCESS_KEY: 'secret' }, withoutChunks)).toEqual(['AKIDFROMENV']);
   }, 60_000);
@@ -240,16 +241,16 @@ describe("the SDK's credential chain, past the environment, through its chunks",
   }, 60_000);
 
   it('from a profile of the shared credentials file: the ini chunk', async () => {
-    const credentialsFile = join(folder, 'credentials');
+    const credentialsFile = join(bundleFolder, 'credentials');
     writeFileSync(credentialsFile, '[chain]\naws_access_key_id = AKIDFROMPROFILE\naws_secret_access_key = secret\n');
-    expect(await keyThatSigned({ AWS_PROFILE: 'chain', AWS_SHARED_CREDENTIALS_FILE: credentialsFile, AWS_CONFIG_FILE: join(folder, 'no-config') })).toEqual(['AKIDFROMPROFILE']);
+    expect(await keyThatSigned({ AWS_PROFILE: 'chain', AWS_SHARED_CREDENTIALS_FILE: credentialsFile, AWS_CONFIG_FILE: join(bundleFolder, 'no-config') })).toEqual(['AKIDFROMPROFILE']);
   }, 60_000);
 
   it('from a credential process named by a profile: the ini chunk runs the process chunk\'s provider', async () => {
-    const script = join(folder, 'credential-process.mjs');
+    const script = join(bundleFolder, 'credential-process.mjs');
     writeFileSync(script, 'process.stdout.write(JSON.stringify({ Version: 1, AccessKeyId: "AKIDFROMPROCESS", SecretAccessKey: "secret" }));');
-    const configFile = join(folder, 'config');
+    const configFile = join(bundleFolder, 'config');
     writeFileSync(configFile, `[profile viaprocess]\ncredential_process = ${process.execPath} ${script}\n`);
-    expect(await keyThatSigned({ AWS_PROFILE: 'viaprocess', AWS_CONFIG_FILE: configFile, AWS_SHARED_CREDENTIALS_FILE: join(folder, 'no-credentials') })).toEqual(['AKIDFROMPROCESS']);
+    expect(await keyThatSigned({ AWS_PROFILE: 'viaprocess', AWS_CONFIG_FILE: configFile, AWS_SHARED_CREDENTIALS_FILE: join(bundleFolder, 'no-credentials') })).toEqual(['AKIDFROMPROCESS']);
   }, 60_000);
 });
