@@ -87,7 +87,7 @@ export interface GatewayOptions {
   readonly headersTimeoutMs?: number;
   readonly requestTimeoutMs?: number;
   readonly connectionsCheckingIntervalMs?: number;
-  /** How long a keep-alive connection may sit idle between requests before the gateway closes it: 60 s. */
+  /** How long a keep-alive connection may sit idle between requests before the gateway closes it: 60 s, as every local server (listen). */
   readonly idleConnectionTimeoutMs?: number;
   readonly binaryMediaTypes?: readonly string[];
   /**
@@ -554,14 +554,6 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
 const clientErrorRefusal = (code: string | undefined): Refusal =>
   code === 'HPE_HEADER_OVERFLOW' ? 'REQUEST_TOO_LARGE' : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? requestTimedOut() : 'DEFAULT_4XX';
 
-/**
- * An idle keep-alive connection outlives any client's own idle close. API Gateway sends no `Keep-Alive: timeout=`
- * hint, so a client's pool applies its own (undici, fetch's: 4 s) and closes first; node:http's default (5 s, hinted
- * as `timeout=5`, closed at 6 s) left a client that reused a connection near that mark, or a loaded machine's late
- * timer, writing its request into a socket the gateway was closing ("other side closed", the request lost).
- */
-const idleConnectionTimeoutMs = 60_000;
-
 export const startGateway = async (options: GatewayOptions & { port: number; host?: string }): Promise<RunningGateway> => {
   const responder = gatewayResponder(options.gatewayResponses ?? sharedGatewayResponseSet());
   const log = options.log ?? logToStderr;
@@ -570,16 +562,11 @@ export const startGateway = async (options: GatewayOptions & { port: number; hos
     {
       maxHeaderSize: nodeMaxHeaderBytes,
       requireHostHeader: false,
-      keepAliveTimeout: options.idleConnectionTimeoutMs ?? idleConnectionTimeoutMs,
       ...(options.headersTimeoutMs === undefined ? {} : { headersTimeout: options.headersTimeoutMs }),
       ...(options.requestTimeoutMs === undefined ? {} : { requestTimeout: options.requestTimeoutMs }),
       ...(options.connectionsCheckingIntervalMs === undefined ? {} : { connectionsCheckingInterval: options.connectionsCheckingIntervalMs }),
     },
     (request, response) => {
-      // node:http hints its keep-alive timeout (`Keep-Alive: timeout=60`) unless the Connection header is the
-      // handler's: this one is the one node:http would write, without the hint API Gateway does not send. A refusal
-      // that closes the connection replaces it.
-      if (response.shouldKeepAlive) response.setHeader('Connection', 'keep-alive');
       handle(request, response).catch((error: unknown) => {
         log(`[gateway] unexpected failure: ${String(error)}`);
         if (!response.headersSent) responder.send(response, 'DEFAULT_5XX', 'unknown');
@@ -632,6 +619,6 @@ export const startGateway = async (options: GatewayOptions & { port: number; hos
     log(`[gateway] ${request.method ?? ''} ${loggedTarget(request.url)} 417 unknown expectation ${requestId}`);
   });
   const host = options.host ?? '127.0.0.1';
-  const port = await listen(server, options.port, host);
+  const port = await listen(server, options.port, host, options.idleConnectionTimeoutMs);
   return { server, baseUrl: `http://${host}:${port}${apiBasePath}`, close: () => closeServer(server) };
 };

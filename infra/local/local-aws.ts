@@ -1,5 +1,5 @@
 // Local stack: the fake account every local server and client agrees on, and small network helpers.
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 
 export const localAccountId = '123456789012';
@@ -70,9 +70,32 @@ export const ensurePortsFree = async (ports: readonly RequestedPort[]): Promise<
   }
 };
 
-/** Starts an HTTP server listening and resolves to the port it got (0 picks a free one). */
-export const listen = (server: Server, port: number, host: string): Promise<number> =>
+/** How long every local server keeps a keep-alive connection idle between requests before closing it. */
+export const idleConnectionTimeoutMs = 60_000;
+
+/**
+ * A local server's idle keep-alive connections outlive its clients' own idle close. AWS's endpoints (API Gateway's
+ * included) send no `Keep-Alive: timeout=` hint, so a client's pool applies its own rule (undici, fetch's: 4 s) and
+ * closes first. node:http's default (hint 5 s, closed at 6 s) left a client that reused a connection near that mark,
+ * or a loaded machine's late timer, writing its request into a socket the server was closing: fetch failed with
+ * "other side closed", the request lost (a CI run's save through the gateway). The Connection header is the one
+ * node:http would write; setting it is what keeps node:http from adding its hint. An answer that closes the
+ * connection replaces it.
+ */
+const keepIdleConnections = (server: Server, idleMs: number): void => {
+  server.keepAliveTimeout = idleMs;
+  server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+    if (response.shouldKeepAlive) response.setHeader('Connection', 'keep-alive');
+  });
+};
+
+/**
+ * Starts an HTTP server listening and resolves to the port it got (0 picks a free one). Its idle keep-alive
+ * connections are held `idleMs` (keepIdleConnections).
+ */
+export const listen = (server: Server, port: number, host: string, idleMs = idleConnectionTimeoutMs): Promise<number> =>
   new Promise((resolve, reject) => {
+    keepIdleConnections(server, idleMs);
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);

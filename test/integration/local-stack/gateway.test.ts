@@ -1,7 +1,7 @@
 // Integration: the local gateway behaves like the stack's API Gateway (REST, Lambda proxy) for routing, event
 // shape, the authorizer step, limits and gateway responses. Runs an in-process gateway over fixture handlers.
 import { request as httpRequest } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { openApiModulePath, startGateway, type GatewayOptions, type RunningGateway } from '#infra/local/gateway';
@@ -9,6 +9,7 @@ import { importFromRepoRoot } from '#infra/local/lambda-runtime';
 import { signedWebhookPath } from '#infra/local/webhook-signing';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { gatewaySecurityHeaders } from '#shared/http/headers';
+import { keepAliveConnection } from '#test/support/keep-alive';
 import { problemOutcome } from '#test/support/responses';
 
 const fixture = (name: string) => `test/support/fixtures/${name}.ts`;
@@ -546,43 +547,6 @@ describe('a client too slow to send its request', () => {
   });
 });
 
-/**
- * A keep-alive connection of the test's own: `send` writes a request and resolves with its whole answer (read to its
- * Content-Length); `closed` settles when the gateway closes the connection.
- */
-const keepAliveConnection = async (target: RunningGateway) => {
-  const socket: Socket = connect(Number(new URL(target.baseUrl).port), '127.0.0.1');
-  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  let received = Buffer.alloc(0);
-  let wake = () => {};
-  socket.on('data', (chunk: Buffer) => {
-    received = Buffer.concat([received, chunk]);
-    wake();
-  });
-  socket.on('error', () => socket.destroy());
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  void closed.then(() => wake());
-  const send = async (text: string) => {
-    socket.write(text);
-    for (;;) {
-      const headEnd = received.indexOf('\r\n\r\n');
-      if (headEnd !== -1) {
-        const [statusLine = '', ...lines] = received.subarray(0, headEnd).toString('latin1').split('\r\n');
-        const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-        const end = headEnd + 4 + Number(headers.get('content-length') ?? 0);
-        if (received.length >= end) {
-          const body = received.subarray(headEnd + 4, end).toString('utf8');
-          received = received.subarray(end);
-          return { status: Number(statusLine.split(' ')[1]), headers, body };
-        }
-      }
-      if (socket.destroyed) throw new Error('the gateway closed the connection without answering');
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-  };
-  return { send, closed, isOpen: () => !socket.destroyed, close: () => socket.destroy() };
-};
-
 const thingRequest = 'GET /api/things/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer allow-1\r\n\r\n';
 
 // A CI run lost a request to "other side closed": node:http closed an idle keep-alive connection 6 s after its last
@@ -590,7 +554,7 @@ const thingRequest = 'GET /api/things/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthoriza
 // no Keep-Alive hint, as API Gateway, and holds an idle connection far longer than a client's own pool does.
 describe('idle keep-alive connections', () => {
   it('answers with Connection: keep-alive and no Keep-Alive timeout hint', async () => {
-    const connection = await keepAliveConnection(gateway);
+    const connection = await keepAliveConnection(gateway.baseUrl);
     try {
       const answer = await connection.send(thingRequest);
       expect(answer.status).toBe(200);
@@ -602,7 +566,7 @@ describe('idle keep-alive connections', () => {
   });
 
   it("serves a request on a connection idle past node:http's default close (6 s), and past a client pool's 4 s", async () => {
-    const connection = await keepAliveConnection(gateway);
+    const connection = await keepAliveConnection(gateway.baseUrl);
     try {
       expect((await connection.send(thingRequest)).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 6_500));
@@ -614,7 +578,7 @@ describe('idle keep-alive connections', () => {
   }, 15_000);
 
   it('a refusal that closes the connection still says so (Connection: close), and closes it', async () => {
-    const connection = await keepAliveConnection(gateway);
+    const connection = await keepAliveConnection(gateway.baseUrl);
     const answer = await connection.send('GET /api/things/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer allow-1\r\nAuthorization: Bearer allow-2\r\n\r\n');
     expect(answer.status).toBe(400);
     expect(answer.headers.get('connection')).toBe('close');
@@ -629,14 +593,14 @@ describe('idle keep-alive connections', () => {
     afterAll(() => shortGateway.close());
 
     it('closes a connection idle past it', async () => {
-      const connection = await keepAliveConnection(shortGateway);
+      const connection = await keepAliveConnection(shortGateway.baseUrl);
       expect((await connection.send(thingRequest)).status).toBe(200);
       await connection.closed;
       expect(connection.isOpen()).toBe(false);
     });
 
     it('never closes a connection while its request runs longer than it: the answer comes on that connection', async () => {
-      const connection = await keepAliveConnection(shortGateway);
+      const connection = await keepAliveConnection(shortGateway.baseUrl);
       try {
         const answer = await connection.send('GET /api/slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
         expect(answer.status).toBe(200);
