@@ -212,14 +212,21 @@ describe('chunks through the queue', () => {
     const lines = manyLines(100, 100);
     await seedReceipt(table, { tenantId, receiptId: 1, lines });
     const guarantees: CompletionMessage[] = [];
+    let died = () => {};
+    const dead = new Promise<void>((resolve) => {
+      died = resolve;
+    });
     const dying = {
       publish: async (message: CompletionMessage, options?: { readonly guarantee?: boolean }) => {
         if (options?.guarantee) return void guarantees.push(message);
         // The process died after the commit: the message at once never leaves.
+        died();
         return new Promise<void>(() => undefined);
       },
     };
     const lost = complete(tenantId, 1, dying);
+    // Waits for the death itself (after the commit), never for a time: a loaded machine may not have committed yet.
+    await dead;
     const started = await Promise.race([lost.then(() => 'answered'), new Promise<string>((resolve) => setTimeout(() => resolve('pending'), 500))]);
     expect(started).toBe('pending');
     expect((await receiptItems(table, tenantId, 1)).header).toMatchObject({ Status: 'Completing' });

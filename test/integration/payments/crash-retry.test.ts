@@ -31,7 +31,10 @@ type Fault = 'dies-after-commit' | 'throws-after-commit' | 'stalls-before-write'
 
 /**
  * The service over a store whose next write of each kind does what `fault` says: commits then the process dies (the
- * call never settles), commits then fails (the answer lost), or is held before it is sent until `release`.
+ * call never settles), commits then fails (the answer lost), or is held before it is sent until `release`. `reached`
+ * settles once the fault has happened: the write committed, or held. A test waits for it, never for a time: on a
+ * loaded machine a call may not have reached its write after any fixed wait (a CI run read the sequence before the
+ * dying call had taken its ID).
  */
 const serviceWith = (fault: Fault = undefined) => {
   const sent: { message: QueuedRefund; guarantee: boolean }[] = [];
@@ -39,15 +42,21 @@ const serviceWith = (fault: Fault = undefined) => {
   const held = new Promise<void>((resolve) => {
     release = resolve;
   });
+  let reach: () => void = () => undefined;
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve;
+  });
   let armed = fault !== undefined;
   const faulty = async (write: () => Promise<void>): Promise<void> => {
     if (!armed) return write();
     armed = false;
     if (fault === 'stalls-before-write') {
+      reach();
       await held;
       return write();
     }
     await write();
+    reach();
     if (fault === 'dies-after-commit') return never;
     throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
   };
@@ -63,7 +72,7 @@ const serviceWith = (fault: Fault = undefined) => {
     },
     retry: { sleep: async () => undefined },
   });
-  return { service, sent, release };
+  return { service, sent, release, reached };
 };
 
 type Service = ReturnType<typeof serviceWith>['service'];
@@ -96,6 +105,7 @@ describe('(1) the function dies between its commit and its answer', () => {
     const body = { Object: { Amount: 1.07 } };
     const dying = serviceWith('dies-after-commit');
     const lost = refund(dying.service, principal, 1, body, 'refund-1');
+    await dying.reached;
     expect(await stillPending(lost)).toBe(true);
     const afterCommit = await lastId(principal);
     const retry = await refund(serviceWith().service, principal, 1, body, 'refund-1');
@@ -121,7 +131,9 @@ describe('(1) the function dies between its commit and its answer', () => {
   it('a payment: the retry replays the first answer, one payment, the sequence not advanced', async () => {
     const principal = freshPrincipal();
     const body = { Object: { Amount: 42.5, Description: 'crash' } };
-    const lost = record(serviceWith('dies-after-commit').service, principal, body, 'pay-1');
+    const dying = serviceWith('dies-after-commit');
+    const lost = record(dying.service, principal, body, 'pay-1');
+    await dying.reached;
     expect(await stillPending(lost)).toBe(true);
     const retry = await record(serviceWith().service, principal, body, 'pay-1');
     expect(retry.status).toBe(201);
@@ -163,6 +175,7 @@ describe('(3) a write stalled in flight while the retry runs (the early answer o
     const body = { Object: { Amount: 4 } };
     const stalled = serviceWith('stalls-before-write');
     const first = refund(stalled.service, principal, 1, body, 'stall-1');
+    await stalled.reached;
     expect(await stillPending(first)).toBe(true);
     const retry = await refund(serviceWith().service, principal, 1, body, 'stall-1');
     stalled.release();
@@ -178,6 +191,7 @@ describe('(3) a write stalled in flight while the retry runs (the early answer o
     const retrying = serviceWith('stalls-before-write');
     const first = record(stalled.service, principal, body, 'stall-2');
     const retry = record(retrying.service, principal, body, 'stall-2');
+    await Promise.all([stalled.reached, retrying.reached]);
     expect(await stillPending(first)).toBe(true);
     expect(await stillPending(retry)).toBe(true);
     stalled.release();
@@ -194,6 +208,7 @@ describe('(4) a queued refund whose function dies between the commit and the sen
     const body = { IsQueue: true, Object: { Amount: 2.5 } };
     const dying = serviceWith('dies-after-commit');
     const lost = refund(dying.service, principal, 1, body, 'queued-1');
+    await dying.reached;
     expect(await stillPending(lost)).toBe(true);
     // Only the guarantee left the process, with its delay, before the commit.
     expect(dying.sent).toEqual([{ message: { tenantId: principal.tenantId, refundId: 2 }, guarantee: true }]);
