@@ -10,7 +10,7 @@ import { repoRoot } from './lambda-runtime';
 import { seededRandom } from './seeded-random';
 import { isJsonObject } from '#shared/openapi/types';
 
-export const faultServices = ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler', 'lambda'] as const;
+export const faultServices = ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler', 'lambda', 'apigateway'] as const;
 export type FaultService = (typeof faultServices)[number];
 
 export type FaultEffect =
@@ -36,6 +36,14 @@ export type FaultEffect =
   | { readonly type: 'crash'; readonly when: 'before-first-call' | 'between-calls' | 'after-last-write' }
   /** Lambda: the invocation times out (after `ms`, default the function's timeout); its process is reset. */
   | { readonly type: 'timeout'; readonly ms?: number }
+  /**
+   * Lambda: the invocation is throttled (TooManyRequestsException, "Rate Exceeded": the function's reserved
+   * concurrency or the account's is in use); nothing of it runs and no environment starts. API Gateway answers its
+   * INTEGRATION_FAILURE response; an event source mapping's batch comes back after its visibility timeout.
+   * API Gateway (`request`, the caller the operation): the stage's throttle, its THROTTLED response (429, Retry-After)
+   * before the authorizer or the function.
+   */
+  | { readonly type: 'throttle' }
   /** Scheduler: a firing is delivered twice. */
   | { readonly type: 'fire-twice' }
   /** Scheduler: a firing is delivered `ms` late. */
@@ -93,6 +101,7 @@ const effectServices: Readonly<Record<FaultEffectType, readonly FaultService[]>>
   reorder: ['sqs'],
   crash: ['lambda'],
   timeout: ['lambda'],
+  throttle: ['lambda', 'apigateway'],
   'fire-twice': ['scheduler'],
   'fire-late': ['scheduler'],
 };
@@ -100,8 +109,9 @@ const effectServices: Readonly<Record<FaultEffectType, readonly FaultService[]>>
 /** The effects of AWS calls at the IAM edge (the other effects belong to deliveries, invocations and firings). */
 export const edgeEffects: readonly FaultEffectType[] = ['error', 'transaction-conflict', 'latency', 'hang', 'commit-then-crash'];
 export const deliveryEffects: readonly FaultEffectType[] = ['duplicate', 'delay', 'reorder'];
-export const invocationEffects: readonly FaultEffectType[] = ['crash', 'timeout'];
+export const invocationEffects: readonly FaultEffectType[] = ['throttle', 'crash', 'timeout'];
 export const firingEffects: readonly FaultEffectType[] = ['fire-twice', 'fire-late'];
+export const gatewayEffects: readonly FaultEffectType[] = ['throttle'];
 
 
 const nonNegative = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;

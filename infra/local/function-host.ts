@@ -23,7 +23,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FunctionMessage, InvokeMessage } from './function-process';
 import { invocationEffects, type FaultEngine } from './faults';
 import { environmentKeyOf } from './iam-edge';
-import { InvocationTimeout, repoRoot, withinTimeout, type FunctionInvoker, type LocalFunctionRef } from './lambda-runtime';
+import { InvocationThrottled, InvocationTimeout, repoRoot, withinTimeout, type FunctionInvoker, type LocalFunctionRef } from './lambda-runtime';
 import { localRegion } from './local-aws';
 
 export interface IsolatedFunction extends LocalFunctionRef {
@@ -338,8 +338,10 @@ export const startIsolatedFunctions = (
     const fn = definitions.get(ref.functionName);
     if (!fn) throw new Error(`No local function named ${ref.functionName}`);
     const callerDeadline = Date.now() + callerTimeoutMs;
-    const environment = await acquire(fn, callerDeadline);
     const fault = options.faults?.decide({ service: 'lambda', operation: 'invoke', caller: fn.functionName }, invocationEffects)?.effect;
+    // Throttled before any environment is taken or started: nothing of the invocation runs.
+    if (fault?.type === 'throttle') throw new InvocationThrottled(`${fn.functionName}: Rate Exceeded (a throttle fault)`);
+    const environment = await acquire(fn, callerDeadline);
     const id = (nextId += 1);
     const { pending, child } = environment;
     const completed = new Promise<TResult>((resolve, reject) => {

@@ -17,6 +17,7 @@ import type { GatewayResponseType } from '#shared/http/gateway-responses';
 import { rawHeaderLines, RepeatedHeader, repeatedOnceOnlyHeader } from '#shared/http/header-lines';
 import { gatewaySecurityHeaders, requestIdHeader } from '#shared/http/headers';
 import { toProblem } from '#shared/http/problem';
+import { gatewayEffects, type FaultEngine } from './faults';
 import { createAuthorizer } from './gateway-authorizer';
 import { renderGatewayResponse, sharedGatewayResponseSet, type GatewayResponseSet } from './gateway-responses';
 import {
@@ -30,7 +31,7 @@ import {
 import { closeServer, listen } from './local-aws';
 import { createApiReference } from './reference-page';
 import { maxSigningRequestBytes, signForReferencePage, webhookSigningPath } from './webhook-signing';
-import { importFromRepoRoot, inProcessInvoker, InvocationTimeout, type FunctionInvoker, type ModuleResolver } from './lambda-runtime';
+import { importFromRepoRoot, inProcessInvoker, InvocationThrottled, InvocationTimeout, type FunctionInvoker, type ModuleResolver } from './lambda-runtime';
 import { isJsonObject } from '#shared/openapi/types';
 
 export const authorizerModulePath = 'functions/authorizer.ts';
@@ -87,6 +88,8 @@ export interface GatewayOptions {
   readonly headersTimeoutMs?: number;
   readonly requestTimeoutMs?: number;
   readonly connectionsCheckingIntervalMs?: number;
+  /** The fault mode (faults.ts): an `apigateway` throttle answers THROTTLED before the authorizer and the function. */
+  readonly faults?: FaultEngine;
   /** How long a keep-alive connection may sit idle between requests before the gateway closes it: 60 s, as every local server (listen). */
   readonly idleConnectionTimeoutMs?: number;
   readonly binaryMediaTypes?: readonly string[];
@@ -496,6 +499,12 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
       requestTimeEpoch: started,
     };
 
+    // The stage's throttle, injected by the fault mode (the template's 100 requests/s are not emulated): 429 before
+    // the authorizer or the function, so nothing of the request runs.
+    if (options.faults?.decide({ service: 'apigateway', operation: 'request', caller: found.route.operation.operationId }, gatewayEffects)) {
+      return reject('THROTTLED', 'throttled (a fault)');
+    }
+
     let authorizer: Record<string, unknown> | null = null;
     if (found.route.operation.auth === 'bearer') {
       const outcome = await authorize(buildAuthorizerEvent(incoming, found.matched, stageName), request.rawHeaders);
@@ -534,6 +543,11 @@ export const createGatewayHandler = (options: GatewayOptions = {}, responder = g
       if (error instanceof InvocationTimeout) {
         log(`[gateway] ${requestId} ${found.route.operation.operationId} failed: ${error.message}`);
         return reject('INTEGRATION_FAILURE', 'function timed out');
+      }
+      // Lambda's 429 reaches the client as API Gateway's INTEGRATION_FAILURE, as any Lambda error: nothing ran.
+      if (error instanceof InvocationThrottled) {
+        log(`[gateway] ${requestId} ${found.route.operation.operationId} throttled: ${error.message}`);
+        return reject('INTEGRATION_FAILURE', 'function throttled');
       }
       log(`[gateway] ${requestId} ${found.route.operation.operationId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return reject('INTEGRATION_FAILURE', error instanceof MalformedProxyResult ? `malformed proxy response: ${error.message}` : 'function error');

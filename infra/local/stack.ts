@@ -514,6 +514,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       webhookSigning: acceptsLocalWebhookSecret(localWebhookSecretValues()),
       ...options.gateway,
       invoke: functions.invoke,
+      ...(faults ? { faults } : {}),
       port: options.port,
       log,
     });

@@ -154,18 +154,18 @@ describe('execution environments', () => {
   }, 60_000);
 });
 
-describe("an environment's Init phase", () => {
-  /** The slow-init fixture: its module takes `initMs` to load (then fails, with `fails`). */
-  const slowInit = (initMs: number, timeoutMs: number, fails = false, marker?: string): IsolatedFunction => ({
-    functionName: 'slowInit',
-    handler: 'test/support/fixtures/slow-init-handler.ts',
-    environment: { INIT_MS: String(initMs), ...(fails ? { INIT_FAILS: '1' } : {}), ...(marker ? { INIT_MARKER: marker } : {}) },
-    credentials: { accessKeyId: 'LOCALslowInit', secretAccessKey: 'local' },
-    timeoutMs,
-  });
-  const invokeSlowInit = (functions: IsolatedFunctions, callerTimeoutMs = 20_000) =>
-    functions.invoke<{ remainingMs: number }>({ functionName: 'slowInit', handler: 'unused' }, {}, callerTimeoutMs);
+/** The slow-init fixture: its module takes `initMs` to load (then fails, with `fails`). */
+const slowInit = (initMs: number, timeoutMs: number, fails = false, marker?: string): IsolatedFunction => ({
+  functionName: 'slowInit',
+  handler: 'test/support/fixtures/slow-init-handler.ts',
+  environment: { INIT_MS: String(initMs), ...(fails ? { INIT_FAILS: '1' } : {}), ...(marker ? { INIT_MARKER: marker } : {}) },
+  credentials: { accessKeyId: 'LOCALslowInit', secretAccessKey: 'local' },
+  timeoutMs,
+});
+const invokeSlowInit = (functions: IsolatedFunctions, callerTimeoutMs = 20_000) =>
+  functions.invoke<{ remainingMs: number }>({ functionName: 'slowInit', handler: 'unused' }, {}, callerTimeoutMs);
 
+describe("an environment's Init phase", () => {
   it("is not on the invocation's clock: a cold start longer than the function's timeout still runs the handler", async () => {
     const functions = host([slowInit(2_000, 1_000)], quiet);
     const answer = await invokeSlowInit(functions);
@@ -211,6 +211,18 @@ describe('the fault mode at the function host', () => {
     const marker = join(workDir, 'never');
     await expect(invokeProbe(functions, { marker })).rejects.toThrow('Runtime exited');
     expect(existsSync(`${marker}.started`)).toBe(false);
+  }, 60_000);
+
+  it('throttles an invocation: TooManyRequestsException, no environment started, nothing run; the next one runs', async () => {
+    const marker = join(workDir, 'throttled-init');
+    const faults = new FaultEngine({ rules: [{ name: 'throttle', service: 'lambda', nth: [1], effect: { type: 'throttle' } }] }, quiet);
+    const functions = host([slowInit(0, 5_000, false, marker)], quiet, { faults });
+    await expect(invokeSlowInit(functions)).rejects.toMatchObject({ name: 'TooManyRequestsException' });
+    expect(existsSync(marker)).toBe(false);
+    await expect(invokeSlowInit(functions)).resolves.toMatchObject({ remainingMs: expect.any(Number) });
+    // One module load: the throttled invocation started no environment.
+    expect(readFileSync(marker, 'utf8')).toBe('loaded\n');
+    expect(faults.firedFaults().map((fired) => fired.rule)).toEqual(['throttle']);
   }, 60_000);
 
   it('times an invocation out at the effect\'s ms, as the function\'s own timeout', async () => {

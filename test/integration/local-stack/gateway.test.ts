@@ -5,7 +5,8 @@ import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { openApiModulePath, startGateway, type GatewayOptions, type RunningGateway } from '#infra/local/gateway';
-import { importFromRepoRoot } from '#infra/local/lambda-runtime';
+import { FaultEngine } from '#infra/local/faults';
+import { importFromRepoRoot, inProcessInvoker } from '#infra/local/lambda-runtime';
 import { signedWebhookPath } from '#infra/local/webhook-signing';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { gatewaySecurityHeaders } from '#shared/http/headers';
@@ -609,5 +610,41 @@ describe('idle keep-alive connections', () => {
         connection.close();
       }
     });
+  });
+});
+
+// The fault mode's API Gateway throttle: the template's THROTTLED response, before the authorizer or the function.
+describe('an apigateway throttle fault', () => {
+  let throttled: RunningGateway;
+  const faults = new FaultEngine({ rules: [{ name: 'stage', service: 'apigateway', operation: 'request', caller: 'thingSave', nth: [1], effect: { type: 'throttle' } }] }, () => {});
+  const invoked: string[] = [];
+  beforeAll(async () => {
+    const invoke = inProcessInvoker(importFromRepoRoot);
+    throttled = await startGateway({
+      port: 0,
+      operations,
+      authorizerModule: fixture('authorizer'),
+      faults,
+      invoke: (ref, event, timeoutMs) => {
+        invoked.push(ref.functionName);
+        return invoke(ref, event, timeoutMs);
+      },
+      log: () => {},
+    });
+  });
+  afterAll(() => throttled.close());
+
+  it('answers 429 with Retry-After before the authorizer or the function; the next request runs', async () => {
+    const save = () => fetch(`${throttled.baseUrl}/things/`, { method: 'POST', headers: { ...allow(1), 'Content-Type': 'application/json' }, body: '{}' });
+    const first = await save();
+    expect(first.status).toBe(429);
+    expect(first.headers.get('retry-after')).toBe('1');
+    expect(await first.json()).toMatchObject({ status: 429, title: 'Too Many Requests' });
+    expect(invoked).toEqual([]);
+    expect((await save()).status).toBe(200);
+    // The authorizer, then the function: both only for the request that was not throttled.
+    expect(invoked).toHaveLength(2);
+    expect(invoked.at(-1)).toBe('thingSave');
+    expect(faults.firedFaults().map((fired) => fired.rule)).toEqual(['stage']);
   });
 });

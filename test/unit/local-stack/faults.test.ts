@@ -115,6 +115,8 @@ describe('rule files and profiles', () => {
   it('refuses a malformed rule, saying which and why', () => {
     const bad = (rule: unknown) => () => parseFaultRules({ rules: [rule] }, 'rules.json');
     expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'crash', when: 'between-calls' } })).toThrow('rules.json: rule 0 (x): effect crash applies to lambda, not dynamodb');
+    expect(bad({ name: 'x', service: 'sqs', effect: { type: 'throttle' } })).toThrow('rules.json: rule 0 (x): effect throttle applies to lambda, apigateway, not sqs');
+    expect(parseFaultRules({ rules: [{ name: 'busy', service: 'lambda', caller: 'paymentPost', effect: { type: 'throttle' } }, { name: 'stage', service: 'apigateway', effect: { type: 'throttle' } }] }).rules).toHaveLength(2);
     expect(bad({ name: 'x', service: 'ec2', effect: error })).toThrow('service must be one of');
     expect(bad({ name: 'x', service: 'secretsmanager', effect: { type: 'duplicate' } })).toThrow('effect duplicate applies to sqs, not secretsmanager');
     expect(bad({ name: 'x', service: 'dynamodb', probability: 2, effect: error })).toThrow('probability must be within 0..1');
