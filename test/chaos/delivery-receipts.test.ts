@@ -34,6 +34,8 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   // now stale) was 409 with the receipt InProgress (test/integration/delivery-receipts/idempotency.test.ts shows
   // that on the old code). The retry now resumes at the completion.
   ['save commit-then-crash before its completion', 517, [{ name: 'save-body-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: save, nth: [4], effect: { type: 'commit-then-crash' } }]],
+  // Lambda refuses the completions consumer's first batch: it comes back after the visibility timeout.
+  ['Lambda throttle', 519, [{ name: 'consumer-throttle', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'throttle' } }]],
   ['invocation timeout', 515, [{ name: 'timeout', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'timeout', ms: 1_000 } }]],
 ];
 

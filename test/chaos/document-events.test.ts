@@ -24,6 +24,13 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   ['duplicate delivery', 209, [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'duplicate' } }]],
   ['late delivery', 210, [{ name: 'late', service: 'sqs', operation: 'deliver', caller: consumer, times: 2, effect: { type: 'delay', ms: 2_000 } }]],
   ['reorder', 211, [{ name: 'reorder', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'reorder' } }]],
+  ['API Gateway throttle', 220, [{ name: 'stage', service: 'apigateway', operation: 'request', caller: webhook, nth: [1, 4], effect: { type: 'throttle' } }]],
+  // Lambda refuses the webhook twice (the provider's retry) and the consumer's first batch (it comes back after the
+  // visibility timeout, as an event source mapping's throttled batch does).
+  ['Lambda throttle', 219, [
+    { name: 'webhook-throttle', service: 'lambda', operation: 'invoke', caller: webhook, nth: [2, 5], effect: { type: 'throttle' } },
+    { name: 'consumer-throttle', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'throttle' } },
+  ]],
   ['Lambda crash before first call', 212, [{ name: 'crash-before', service: 'lambda', operation: 'invoke', caller: webhook, nth: [2, 5], effect: { type: 'crash', when: 'before-first-call' } }]],
   ['Lambda crash between calls', 213, [{ name: 'crash-between', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'crash', when: 'between-calls' } }]],
   // The webhook's message is sent, then its environment dies: 502, and the provider's retry sends the event again.

@@ -31,6 +31,12 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   ['duplicate delivery', 109, [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'duplicate' } }]],
   ['late delivery', 110, [{ name: 'late', service: 'sqs', operation: 'deliver', caller: consumer, times: 2, effect: { type: 'delay', ms: 2_000 } }]],
   ['reorder', 111, [{ name: 'reorder', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'reorder' } }]],
+  ['API Gateway throttle', 121, [{ name: 'stage', service: 'apigateway', operation: 'request', caller: refund, nth: [2, 3], effect: { type: 'throttle' } }]],
+  // Lambda refuses refunds before they run (the client's retry with the same key) and the consumer's first batch.
+  ['Lambda throttle', 120, [
+    { name: 'refund-throttle', service: 'lambda', operation: 'invoke', caller: refund, nth: [2, 5], effect: { type: 'throttle' } },
+    { name: 'consumer-throttle', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'throttle' } },
+  ]],
   ['Lambda crash before first call', 112, [{ name: 'crash-before', service: 'lambda', operation: 'invoke', caller: refund, nth: [2, 5], effect: { type: 'crash', when: 'before-first-call' } }]],
   ['Lambda crash between calls', 113, [{ name: 'crash-between', service: 'lambda', operation: 'invoke', caller: refund, nth: [4], effect: { type: 'crash', when: 'between-calls' } }]],
   // Issue 22 section 0, first case: refund environments killed with a burst in flight, after their writes landed

@@ -19,6 +19,10 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   ['DynamoDB hang', 305, [{ name: 'hang', service: 'dynamodb', operation: 'TransactWriteItems', caller: save, nth: [2], effect: { type: 'hang' } }]],
   ['commit-then-crash', 306, [{ name: 'commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: save, nth: [3], effect: { type: 'commit-then-crash' } }]],
   ['index lag', 307, [{ name: 'lag', service: 'dynamodb', operation: 'Query', effect: { type: 'index-lag', ms: 2_000 } }]],
+  // The stage's throttle: 429 with Retry-After before anything runs; the client waits and sends again.
+  ['API Gateway throttle', 320, [{ name: 'stage', service: 'apigateway', operation: 'request', caller: save, nth: [1, 3, 4], effect: { type: 'throttle' } }]],
+  // Lambda refuses the save before it runs (its concurrency used up): the gateway's 502, the client's retry.
+  ['Lambda throttle', 319, [{ name: 'throttle', service: 'lambda', operation: 'invoke', caller: save, nth: [2, 3, 6], effect: { type: 'throttle' } }]],
   ['Lambda crash before first call', 312, [{ name: 'crash-before', service: 'lambda', operation: 'invoke', caller: save, nth: [2], effect: { type: 'crash', when: 'before-first-call' } }]],
   ['Lambda crash between calls', 313, [{ name: 'crash-between', service: 'lambda', operation: 'invoke', caller: save, nth: [4], effect: { type: 'crash', when: 'between-calls' } }]],
   ['Lambda crash after last write', 314, [{ name: 'crash-after', service: 'lambda', operation: 'invoke', caller: save, nth: [3, 7], effect: { type: 'crash', when: 'after-last-write' } }]],

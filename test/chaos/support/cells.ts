@@ -96,6 +96,8 @@ const faultOrder = [
   'duplicate delivery',
   'late delivery',
   'reorder',
+  'API Gateway throttle',
+  'Lambda throttle',
   'Lambda crash before first call',
   'Lambda crash between calls',
   'Lambda crash after last write',
