@@ -39,3 +39,23 @@ export const keepAliveConnection = async (baseUrl: string) => {
   };
   return { send, closed, isOpen: () => !socket.destroyed, close: () => socket.destroy() };
 };
+
+/** node:http's default idle close (hinted 5 s, closed at 6 s), and a margin: a connection open after it outlived that default. */
+export const pastNodeDefaultIdleMs = 6_500;
+
+/**
+ * Sends `request` on a keep-alive connection of its own, leaves the connection idle `idleMs`, then sends it again on
+ * the same one: both answers (no second when the server closed it), and whether it was still open after the idle time.
+ */
+export const sendAcrossIdle = async (baseUrl: string, request: string, idleMs = pastNodeDefaultIdleMs) => {
+  const connection = await keepAliveConnection(baseUrl);
+  try {
+    const first = await connection.send(request);
+    await new Promise((resolve) => setTimeout(resolve, idleMs));
+    const openAfterIdle = connection.isOpen();
+    const second = openAfterIdle ? await connection.send(request) : undefined;
+    return { first, openAfterIdle, second };
+  } finally {
+    connection.close();
+  }
+};

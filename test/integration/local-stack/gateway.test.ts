@@ -10,7 +10,7 @@ import { importFromRepoRoot, inProcessInvoker } from '#infra/local/lambda-runtim
 import { signedWebhookPath } from '#infra/local/webhook-signing';
 import { localWebhookSecret } from '#shared/schemas/webhook-signature';
 import { gatewaySecurityHeaders } from '#shared/http/headers';
-import { keepAliveConnection } from '#test/support/keep-alive';
+import { keepAliveConnection, sendAcrossIdle } from '#test/support/keep-alive';
 import { problemOutcome } from '#test/support/responses';
 
 const fixture = (name: string) => `test/support/fixtures/${name}.ts`;
@@ -567,15 +567,10 @@ describe('idle keep-alive connections', () => {
   });
 
   it("serves a request on a connection idle past node:http's default close (6 s), and past a client pool's 4 s", async () => {
-    const connection = await keepAliveConnection(gateway.baseUrl);
-    try {
-      expect((await connection.send(thingRequest)).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 6_500));
-      expect(connection.isOpen()).toBe(true);
-      expect((await connection.send(thingRequest)).status).toBe(200);
-    } finally {
-      connection.close();
-    }
+    const { first, openAfterIdle, second } = await sendAcrossIdle(gateway.baseUrl, thingRequest);
+    expect(first.status).toBe(200);
+    expect(openAfterIdle).toBe(true);
+    expect(second?.status).toBe(200);
   }, 15_000);
 
   it('a refusal that closes the connection still says so (Connection: close), and closes it', async () => {

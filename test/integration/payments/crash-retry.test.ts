@@ -17,27 +17,17 @@ import type { QueuedRefund } from '#shared/schemas/messages/payments';
 import type { SaveRequestPaymentT } from '#shared/schemas/payment';
 import type { Principal } from '#shared/auth/principal';
 import { freshPrincipal, storedItem, tenantItems } from './support';
-import { atEveryKillPoint, openLocalTable, openRecordedTable, runKilledAt } from '#test/integration/data/support';
+import { atEveryKillPoint, faultAfterCommit, openLocalTable, openRecordedTable, runKilledAt, type CommitFault } from '#test/integration/data/support';
 
 const table = openLocalTable();
 const repository = createPaymentRepository(table);
 const refundKeys = createIdempotency(table, 'paymentPostRefund', paymentAnswerStorage(repository));
 const recordKeys = createIdempotency(table, 'paymentPost', paymentAnswerStorage(repository));
 
-/** A function process that never answers: what a client sees of a process killed after its write was sent. */
-const never = new Promise<never>(() => undefined);
+type Fault = CommitFault | 'stalls-before-write' | undefined;
 
-type Fault = 'dies-after-commit' | 'throws-after-commit' | 'stalls-before-write' | undefined;
-
-/**
- * The service over a store whose next write of each kind does what `fault` says: commits then the process dies (the
- * call never settles), commits then fails (the answer lost), or is held before it is sent until `release`. `reached`
- * settles once the fault has happened: the write committed, or held. A test waits for it, never for a time: on a
- * loaded machine a call may not have reached its write after any fixed wait (a CI run read the sequence before the
- * dying call had taken its ID).
- */
-const serviceWith = (fault: Fault = undefined) => {
-  const sent: { message: QueuedRefund; guarantee: boolean }[] = [];
+/** Wraps writes so that the next one is held before it is sent until `release`; `reached` settles once it is held. */
+const stallBeforeWrite = () => {
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => {
     release = resolve;
@@ -46,20 +36,29 @@ const serviceWith = (fault: Fault = undefined) => {
   const reached = new Promise<void>((resolve) => {
     reach = resolve;
   });
-  let armed = fault !== undefined;
-  const faulty = async (write: () => Promise<void>): Promise<void> => {
-    if (!armed) return write();
+  let armed = true;
+  const write = async (run: () => Promise<void>): Promise<void> => {
+    if (!armed) return run();
     armed = false;
-    if (fault === 'stalls-before-write') {
-      reach();
-      await held;
-      return write();
-    }
-    await write();
     reach();
-    if (fault === 'dies-after-commit') return never;
-    throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    await held;
+    return run();
   };
+  return { write, release, reached };
+};
+
+/**
+ * The service over a store whose next write of either kind (a create or a refund) does what `fault` says: commits
+ * then the process dies (the call never settles) or fails (the answer lost), as `faultAfterCommit` does, or is held
+ * before it is sent until `release`. `reached` settles once the fault has happened: the write committed, or held. A
+ * test waits for it, never for a time: on a loaded machine a call may not have reached its write after any fixed
+ * wait (a CI run read the sequence before the dying call had taken its ID).
+ */
+const serviceWith = (fault: Fault = undefined) => {
+  const sent: { message: QueuedRefund; guarantee: boolean }[] = [];
+  const stall = fault === 'stalls-before-write' ? stallBeforeWrite() : undefined;
+  const commit = faultAfterCommit((run: () => Promise<void>) => run(), fault === 'stalls-before-write' ? undefined : fault);
+  const faulty = stall?.write ?? commit.write;
   const store: PaymentStore = {
     ...repository,
     create: (tenantId, record, claim) => faulty(() => repository.create(tenantId, record, claim)),
@@ -72,7 +71,7 @@ const serviceWith = (fault: Fault = undefined) => {
     },
     retry: { sleep: async () => undefined },
   });
-  return { service, sent, release, reached };
+  return { service, sent, release: stall?.release ?? (() => undefined), reached: stall?.reached ?? commit.committed };
 };
 
 type Service = ReturnType<typeof serviceWith>['service'];
