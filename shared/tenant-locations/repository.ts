@@ -119,11 +119,12 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
     },
 
     /** The active location holding this exact (normalised) name. */
+    // The name's owner and the default pointer are read at once (two round trips in all, not three).
     async findActiveByName(tenantId: number, name: string): Promise<TenantLocation | undefined> {
-      const owner = await locationName.owner(table, tenantId, name);
+      const [owner, defaultId] = await Promise.all([locationName.owner(table, tenantId, name), this.defaultLocationId(tenantId)]);
       if (typeof owner !== 'number') return undefined;
-      const location = await this.get(tenantId, owner);
-      return location?.IsActive ? location : undefined;
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: locationKey(tenantId, owner), ConsistentRead: true }));
+      return Item?.IsActive === true ? fromItem(Item, defaultId) : undefined;
     },
 
     /** The first active location, by name, whose name starts with `prefix`. */
