@@ -1,7 +1,9 @@
 // Chaos tier, delivery receipts: a receipt too large for one transaction completes chunk by chunk through its queue
-// while the consumer crashes, commits then dies, is throttled or delivered twice (one cell each, seed fixed). Stock
-// on hand must equal the sum of the completed lines, exactly. One cell kills the save that asks for the completion,
-// after its start committed: its retry must be answered the completion. Invariant: test/chaos/support/delivery-receipts.ts.
+// while the consumer crashes, commits then dies, times out, is throttled, meets DynamoDB errors, latency or a hang,
+// or is delivered twice, late or out of order; while the completing save is throttled or its message refused (one
+// cell each, seed fixed). Stock on hand must equal the sum of the completed lines, exactly. Two cells kill the save
+// that asks for the completion, after a commit: its retry must be answered the completion. Invariant:
+// test/chaos/support/delivery-receipts.ts.
 import { describe, it } from '@jest/globals';
 import type { FaultRule } from '#infra/local/faults';
 import { chaosStack } from './support/chaos-stack';
@@ -37,10 +39,31 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   // Lambda refuses the completions consumer's first batch: it comes back after the visibility timeout.
   ['Lambda throttle', 519, [{ name: 'consumer-throttle', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'throttle' } }]],
   ['invocation timeout', 515, [{ name: 'timeout', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'timeout', ms: 1_000 } }]],
+  ['DynamoDB internal error', 520, [{ name: 'ddb-500', service: 'dynamodb', caller: consumer, probability: 0.2, effect: { type: 'error', code: 'InternalServerError' } }]],
+  ['DynamoDB latency', 521, [{ name: 'slow', service: 'dynamodb', probability: 0.5, effect: { type: 'latency', ms: 400 } }]],
+  // A chunk's transaction never answers (and never lands): the SDK's timeout, then its retry.
+  ['DynamoDB hang', 522, [{ name: 'hang', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2], effect: { type: 'hang' } }]],
+  ['late delivery', 523, [{ name: 'late', service: 'sqs', operation: 'deliver', caller: consumer, times: 2, effect: { type: 'delay', ms: 2_000 } }]],
+  ['reorder', 524, [{ name: 'reorder', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'reorder' } }]],
+  // The completing save's first message (its guarantee) is refused past the SDK's own retries: the save answers 503
+  // and the client retries with its key.
+  ['SQS send refused', 528, [{ name: 'send-refused', service: 'sqs', operation: 'SendMessage', caller: save, nth: [1, 2, 3], effect: { type: 'error', code: 'RequestThrottled' } }]],
+  // The completing save's guarantee message is sent, then its environment dies before its answer: the client's retry
+  // with its key must be answered the completion, which completes once.
+  ['SQS send commit-then-crash', 529, [{ name: 'send-commit-crash', service: 'sqs', operation: 'SendMessage', caller: save, nth: [1], effect: { type: 'commit-then-crash' } }]],
+  // The stage refuses the completing save's first attempt and its first retry (the receipt's create is request 1).
+  ['API Gateway throttle', 527, [{ name: 'stage', service: 'apigateway', operation: 'request', caller: save, nth: [2, 3], effect: { type: 'throttle' } }]],
+  ['Lambda crash before first call', 525, [{ name: 'crash-before', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'crash', when: 'before-first-call' } }]],
+  // The completing save's environment and the consumer's die as soon as each has answered: nothing may be left to
+  // run after an answer.
+  ['Lambda crash between calls', 526, [
+    { name: 'save-crash-between', service: 'lambda', operation: 'invoke', caller: save, nth: [2], effect: { type: 'crash', when: 'between-calls' } },
+    { name: 'consumer-crash-between', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'crash', when: 'between-calls' } },
+  ]],
 ];
 
 /** A save that died after its completion's start leaves the rest to its guarantee message, a minute later: checked last. */
-const deferred = new Set(['save commit-then-crash']);
+const deferred = new Set(['save commit-then-crash', 'SQS send refused', 'SQS send commit-then-crash']);
 /** Cells whose completing save also changes the body. */
 const changesBody = new Set(['save commit-then-crash before its completion']);
 

@@ -18,6 +18,8 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   ['DynamoDB internal error', 203, [{ name: 'ddb-500', service: 'dynamodb', caller: consumer, probability: 0.2, effect: { type: 'error', code: 'InternalServerError' } }]],
   ['DynamoDB latency', 204, [{ name: 'slow', service: 'dynamodb', caller: consumer, probability: 0.5, effect: { type: 'latency', ms: 400 } }]],
   ['DynamoDB hang', 205, [{ name: 'hang', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2], effect: { type: 'hang' } }]],
+  // An event's transaction lands but its answer never comes: the SDK's timeout, then its retry (same ClientRequestToken).
+  ['DynamoDB hang (the commit lands)', 221, [{ name: 'stalled-commit', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2], effect: { type: 'hang', forward: true } }]],
   ['commit-then-crash', 206, [{ name: 'commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2], effect: { type: 'commit-then-crash' } }]],
   ['SQS send refused', 207, [{ name: 'send-refused', service: 'sqs', operation: 'SendMessage', caller: webhook, times: 12, effect: { type: 'error', code: 'RequestThrottled' } }]],
   ['SQS send commit-then-crash', 208, [{ name: 'send-crash', service: 'sqs', operation: 'SendMessage', caller: webhook, nth: [2], effect: { type: 'commit-then-crash' } }]],

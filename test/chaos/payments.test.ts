@@ -21,6 +21,8 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   ['DynamoDB internal error', 103, [{ name: 'ddb-500', service: 'dynamodb', probability: 0.15, effect: { type: 'error', code: 'InternalServerError' } }]],
   ['DynamoDB latency', 104, [{ name: 'slow', service: 'dynamodb', probability: 0.5, effect: { type: 'latency', ms: 400 } }]],
   ['DynamoDB hang', 105, [{ name: 'hang', service: 'dynamodb', operation: 'TransactWriteItems', caller: refund, nth: [2, 5], effect: { type: 'hang' } }]],
+  // A refund's transaction lands but its answer never comes: the SDK's retry (same ClientRequestToken) must not refund twice.
+  ['DynamoDB hang (the commit lands)', 122, [{ name: 'stalled-commit', service: 'dynamodb', operation: 'TransactWriteItems', caller: refund, nth: [2, 5], effect: { type: 'hang', forward: true } }]],
   // Issue 22 section 0, second case: the refund's transaction commits, then its environment dies before it answers.
   ['commit-then-crash', 106, [{ name: 'commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: refund, nth: [3, 8], effect: { type: 'commit-then-crash' } }]],
   // Issue 22 section 0, third case: DynamoDB stalled for 11 s during a burst of payments (middy's early 503).

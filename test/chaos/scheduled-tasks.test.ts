@@ -1,7 +1,9 @@
-// Chaos tier, scheduled tasks. Saves with credentials while the scheduler, KMS or DynamoDB fails (a save answered
-// Pending is brought in line by its retry); and one-off tasks' firings while the scheduler fires twice or late (also
-// past an edit of the task), a delivery is duplicated or the runs consumer crashes: each firing runs once. Credentials never reach a log line
-// or an item. Invariants: test/chaos/support/scheduled-tasks.ts.
+// Chaos tier, scheduled tasks. Saves with credentials while the scheduler, KMS or DynamoDB fails, throttles, stalls
+// or hangs, the stage or Lambda throttles, or the save's environment dies or times out (a save answered Pending is
+// brought in line by its retry); and one-off tasks' firings while the scheduler fires twice or late (also past an
+// edit of the task), a delivery is duplicated or late, or the runs consumer crashes, is throttled (by DynamoDB or
+// Lambda) or has its publication refused: each firing runs once. Credentials never reach a log line or an item.
+// Invariants: test/chaos/support/scheduled-tasks.ts.
 //
 // Time: a firing comes at a whole minute and a Pending task's retry is queued 30 s ahead, so the firing cells and the
 // scheduler-down cell run at once, on one set of rules (the firing tasks are saved before the rules are set, and
@@ -35,10 +37,10 @@ const saveCell = (fault: string, seed: number, rules: readonly FaultRule[], defe
 });
 
 describe('scheduled tasks under faults', () => {
-  it('runs each firing once (the scheduler firing twice or late, late past an edit, a duplicate delivery, a runs consumer dead after its commit) and syncs a save the scheduler refused', async () => {
+  it('runs each firing once (the scheduler firing twice or late, late past an edit, a duplicate or late delivery, a runs consumer dead after its commit, throttled or refused its send) and syncs a save the scheduler refused', async () => {
     const due = nextRunMinute();
     // Saved before the rules are set: the firing cells' faults are on the firing's path, not the save's.
-    const seeds = [401, 402, 403, 404, 405];
+    const seeds = [401, 402, 403, 404, 405, 406, 407, 408, 409];
     const saved = await Promise.all(seeds.map((seed) => runFiring(retryingClient(seed), `task${seed}`, due)));
     // A firing's rule names its own task's schedule (the scheduler's caller is the schedule's name).
     const scheduleOf = (index: number) => {
@@ -59,6 +61,13 @@ describe('scheduled tasks under faults', () => {
       ['commit-then-crash', [{ name: 'commit-crash', service: 'dynamodb', operation: 'TransactWriteItems', caller: runs, nth: [1], effect: { type: 'commit-then-crash' } }]],
       // The stale firing comes first (skipped), the edit's own firing of the overdue run after it: that one runs.
       ['scheduler fires late past an edit', [{ name: 'late-edit', service: 'scheduler', operation: 'fire', caller: scheduleOf(4), effect: { type: 'fire-late', ms: 20_000 } }], editWhileLate],
+      // The runs consumer's reads and writes throttled (the SDK's retries, then the batch's redelivery).
+      ['DynamoDB throttle', [{ name: 'runs-throttle', service: 'dynamodb', caller: runs, probability: 0.3, effect: { type: 'error', code: 'ProvisionedThroughputExceededException' } }]],
+      // The second delivery (a batch after the first, or the redelivery a crash or a throttle above causes) comes late.
+      ['late delivery', [{ name: 'runs-late', service: 'sqs', operation: 'deliver', caller: runs, nth: [2], effect: { type: 'delay', ms: 2_000 } }]],
+      // The work message's publication refused past the SDK's retries: the run stays recorded, its redelivery publishes.
+      ['SQS send refused', [{ name: 'work-send-refused', service: 'sqs', operation: 'SendMessage', caller: runs, nth: [1, 2, 3], effect: { type: 'error', code: 'RequestThrottled' } }]],
+      ['Lambda throttle', [{ name: 'runs-throttle-invoke', service: 'lambda', operation: 'invoke', caller: runs, nth: [1], effect: { type: 'throttle' } }]],
     ];
     const firings = plan.map(
       ([fault, rules, during], index): Cell<FiringRun> => ({
@@ -100,6 +109,24 @@ describe('scheduled tasks under faults', () => {
     // The schedule is created, then the save's environment dies before it records the schedule's state: the retry
     // replays the Pending answer and the sync finds the schedule there (ConflictException: brought in line).
     ['scheduler commit-then-crash', 416, [{ name: 'scheduler-commit-crash', service: 'scheduler', operation: 'CreateSchedule', caller: save, nth: [1, 3], effect: { type: 'commit-then-crash' } }], true],
+    ['DynamoDB throttle', 417, [{ name: 'throttle', service: 'dynamodb', caller: save, probability: 0.3, effect: { type: 'error', code: 'ProvisionedThroughputExceededException' } }], false],
+    ['transaction conflict', 418, [{ name: 'conflict', service: 'dynamodb', operation: 'TransactWriteItems', caller: save, probability: 0.4, effect: { type: 'transaction-conflict' } }], false],
+    ['DynamoDB latency', 419, [{ name: 'slow', service: 'dynamodb', caller: save, probability: 0.5, effect: { type: 'latency', ms: 400 } }], false],
+    // The task's write never answers: the SDK's timeout ends the attempt, its retry writes (or finds the key's claim).
+    ['DynamoDB hang', 420, [{ name: 'hang', service: 'dynamodb', operation: 'TransactWriteItems', caller: save, nth: [2], effect: { type: 'hang' } }], false],
+    // The task's write lands but its answer never comes: the SDK's retry (same ClientRequestToken) must not write twice.
+    ['DynamoDB hang (the commit lands)', 421, [{ name: 'stalled-commit', service: 'dynamodb', operation: 'TransactWriteItems', caller: save, nth: [2], effect: { type: 'hang', forward: true } }], true],
+    // The credential is sealed by KMS, which throttles: the SDK's retries, then the client's (nothing written before).
+    ['KMS throttle', 428, [{ name: 'kms-throttle', service: 'kms', caller: save, probability: 0.5, effect: { type: 'error', code: 'ThrottlingException' } }], false],
+    // The stage refuses a save before it runs (429, Retry-After); Lambda refuses one before any environment starts.
+    ['API Gateway throttle', 426, [{ name: 'stage', service: 'apigateway', operation: 'request', caller: save, nth: [1, 3], effect: { type: 'throttle' } }], false],
+    ['Lambda throttle', 427, [{ name: 'throttle', service: 'lambda', operation: 'invoke', caller: save, nth: [2, 3], effect: { type: 'throttle' } }], false],
+    ['Lambda crash before first call', 422, [{ name: 'crash-before', service: 'lambda', operation: 'invoke', caller: save, nth: [2], effect: { type: 'crash', when: 'before-first-call' } }], false],
+    // Dies between two of its calls (after the ID or the seal, before or after the task's write): the retry resumes.
+    ['Lambda crash between calls', 423, [{ name: 'crash-between', service: 'lambda', operation: 'invoke', caller: save, nth: [1, 3], effect: { type: 'crash', when: 'between-calls' } }], true],
+    // The save ran to its end (task written, schedule created, state recorded); only its answer is lost.
+    ['Lambda crash after last write', 424, [{ name: 'crash-after', service: 'lambda', operation: 'invoke', caller: save, nth: [2, 4], effect: { type: 'crash', when: 'after-last-write' } }], true],
+    ['invocation timeout', 425, [{ name: 'timeout', service: 'lambda', operation: 'invoke', caller: save, nth: [2], effect: { type: 'timeout', ms: 1_500 } }], true],
   ] as [string, number, FaultRule[], boolean][])('saves a task whose schedule or credential met %s (seed %d)', async (fault, seed, rules, deferCheck) => {
     await chaos.cell(saveCell(fault, seed, rules, deferCheck));
   }, 150_000);

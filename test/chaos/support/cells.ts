@@ -110,6 +110,7 @@ const faultOrder = [
   'scheduler throttle',
   'scheduler commit-then-crash',
   'KMS unavailable',
+  'KMS throttle',
 ];
 const ordered = (values: readonly string[], order: readonly string[]) =>
   [...new Set(values)].sort((a, b) => (order.includes(a) ? order.indexOf(a) : order.length) - (order.includes(b) ? order.indexOf(b) : order.length));
