@@ -2,7 +2,8 @@
 // or hangs, the stage or Lambda throttles, or the save's environment dies or times out (a save answered Pending is
 // brought in line by its retry); and one-off tasks' firings while the scheduler fires twice or late (also past an
 // edit of the task), a delivery is duplicated or late, or the runs consumer crashes, is throttled (by DynamoDB or
-// Lambda) or has its publication refused: each firing runs once. Credentials never reach a log line or an item.
+// Lambda), meets a transaction conflict, DynamoDB's 500s or latency, or has its publication refused: each firing runs
+// once. Credentials never reach a log line or an item.
 // Invariants: test/chaos/support/scheduled-tasks.ts.
 //
 // Time: a firing comes at a whole minute and a Pending task's retry is queued 30 s ahead, so the firing cells and the
@@ -37,10 +38,10 @@ const saveCell = (fault: string, seed: number, rules: readonly FaultRule[], defe
 });
 
 describe('scheduled tasks under faults', () => {
-  it('runs each firing once (the scheduler firing twice or late, late past an edit, a duplicate or late delivery, a runs consumer dead after its commit, throttled or refused its send) and syncs a save the scheduler refused', async () => {
+  it('runs each firing once (the scheduler firing twice or late, late past an edit, a duplicate or late delivery, a runs consumer dead after its commit, throttled, slowed, failed or refused its send) and syncs a save the scheduler refused', async () => {
     const due = nextRunMinute();
     // Saved before the rules are set: the firing cells' faults are on the firing's path, not the save's.
-    const seeds = [401, 402, 403, 404, 405, 406, 407, 408, 409];
+    const seeds = [401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 429, 430];
     const saved = await Promise.all(seeds.map((seed) => runFiring(retryingClient(seed), `task${seed}`, due)));
     // A firing's rule names its own task's schedule (the scheduler's caller is the schedule's name).
     const scheduleOf = (index: number) => {
@@ -68,6 +69,11 @@ describe('scheduled tasks under faults', () => {
       // The work message's publication refused past the SDK's retries: the run stays recorded, its redelivery publishes.
       ['SQS send refused', [{ name: 'work-send-refused', service: 'sqs', operation: 'SendMessage', caller: runs, nth: [1, 2, 3], effect: { type: 'error', code: 'RequestThrottled' } }]],
       ['Lambda throttle', [{ name: 'runs-throttle-invoke', service: 'lambda', operation: 'invoke', caller: runs, nth: [1], effect: { type: 'throttle' } }]],
+      // The runs consumer's record (its run item and the task's advance, one transaction) meets a conflict, DynamoDB's
+      // 500s and latency: the optimistic retry and the SDK's retries record each run once.
+      ['transaction conflict', [{ name: 'runs-conflict', service: 'dynamodb', operation: 'TransactWriteItems', caller: runs, nth: [2, 3, 5, 7, 9], effect: { type: 'transaction-conflict' } }]],
+      ['DynamoDB internal error', [{ name: 'runs-500', service: 'dynamodb', caller: runs, probability: 0.3, effect: { type: 'error', code: 'InternalServerError' } }]],
+      ['DynamoDB latency', [{ name: 'runs-slow', service: 'dynamodb', caller: runs, probability: 0.3, effect: { type: 'latency', ms: 300 } }]],
     ];
     const firings = plan.map(
       ([fault, rules, during], index): Cell<FiringRun> => ({
