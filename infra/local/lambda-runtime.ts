@@ -101,10 +101,6 @@ export const cachedHandlerLoader = (resolveModule: ModuleResolver) => {
 };
 
 /**
- * An invocation that did not answer in time. `limit` says whose limit ended it: the function's own timeout (Lambda
- * answers the caller with an error: API Gateway's 502) or the caller's (API Gateway's integration timeout: 504).
- */
-/**
  * Lambda refused the invocation (a throttle fault: TooManyRequestsException, "Rate Exceeded"): nothing of it ran. API
  * Gateway answers it with its INTEGRATION_FAILURE response, as any Lambda error.
  */
@@ -112,6 +108,10 @@ export class InvocationThrottled extends Error {
   override readonly name = 'TooManyRequestsException';
 }
 
+/**
+ * An invocation that did not answer in time. `limit` says whose limit ended it: the function's own timeout (Lambda
+ * answers the caller with an error: API Gateway's 502) or the caller's (API Gateway's integration timeout: 504).
+ */
 export class InvocationTimeout extends Error {
   override readonly name = 'InvocationTimeout';
 

@@ -95,16 +95,16 @@ const isActiveDefault = (location: TenantLocation | undefined) => Boolean(locati
 
 export const createTenantLocationRepository = (table: TableContext): TenantLocationStore => {
   const { client, tableName } = table;
+  /** A location's item as stored (strongly consistent); its IsDefault comes from the pointer, read beside it. */
+  const readLocationItem = async (tenantId: number, id: number) =>
+    (await client.send(new GetCommand({ TableName: tableName, Key: locationKey(tenantId, id), ConsistentRead: true }))).Item;
   return {
     assertFits: assertLocationFits,
 
     /** A location with IsDefault read from the pointer at the same moment (both strongly consistent). */
     async get(tenantId: number, id: number): Promise<TenantLocation | undefined> {
-      const [{ Item }, defaultId] = await Promise.all([
-        client.send(new GetCommand({ TableName: tableName, Key: locationKey(tenantId, id), ConsistentRead: true })),
-        this.defaultLocationId(tenantId),
-      ]);
-      return Item ? fromItem(Item, defaultId) : undefined;
+      const [item, defaultId] = await Promise.all([readLocationItem(tenantId, id), this.defaultLocationId(tenantId)]);
+      return item ? fromItem(item, defaultId) : undefined;
     },
 
     /** Next ID of the tenant's sequence. A failed save leaves a gap, which IDs may have. */
@@ -118,13 +118,12 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
       return typeof Item?.LocationID === 'number' ? Item.LocationID : undefined;
     },
 
-    /** The active location holding this exact (normalised) name. */
-    // The name's owner and the default pointer are read at once (two round trips in all, not three).
+    /** The active location holding this exact (normalised) name: its owner and the pointer read at once, then the location. */
     async findActiveByName(tenantId: number, name: string): Promise<TenantLocation | undefined> {
       const [owner, defaultId] = await Promise.all([locationName.owner(table, tenantId, name), this.defaultLocationId(tenantId)]);
       if (typeof owner !== 'number') return undefined;
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: locationKey(tenantId, owner), ConsistentRead: true }));
-      return Item?.IsActive === true ? fromItem(Item, defaultId) : undefined;
+      const item = await readLocationItem(tenantId, owner);
+      return item?.IsActive === true ? fromItem(item, defaultId) : undefined;
     },
 
     /** The first active location, by name, whose name starts with `prefix`. */
