@@ -43,14 +43,20 @@ const queueWith = async (consumerOf: (service: ReturnType<typeof createPaymentSe
   const queue = await ensureQueues(sqs, definition);
   const service = createPaymentService({ repository, publish: createRefundPublisher(queue.queueUrl, sqs) });
   const seen: string[] = [];
+  const returned: string[] = [];
   const consumer = consumerOf(service);
   const mapping = startEventSourceMapping({
     sqs,
     queueUrl: queue.queueUrl,
     queueArn: queue.queueArn,
     loadHandler: async () => async (event: { Records: { attributes: { ApproximateReceiveCount: string } }[] }, context: unknown) => {
-      seen.push(...event.Records.map((record) => record.attributes.ApproximateReceiveCount));
-      return (consumer as (e: unknown, c: unknown) => Promise<unknown>)(event, context);
+      const counts = event.Records.map((record) => record.attributes.ApproximateReceiveCount);
+      seen.push(...counts);
+      try {
+        return await (consumer as (e: unknown, c: unknown) => Promise<unknown>)(event, context);
+      } finally {
+        returned.push(...counts);
+      }
     },
     functionName: paymentsQueue.consumer.name,
     functionTimeoutMs: 5000,
@@ -59,7 +65,7 @@ const queueWith = async (consumerOf: (service: ReturnType<typeof createPaymentSe
     log: () => undefined,
   });
   mappings.push(mapping);
-  return { queue, service, seen };
+  return { queue, service, seen, returned };
 };
 
 it('completes a queued refund once, and a duplicate message changes nothing', async () => {
@@ -84,7 +90,7 @@ it('completes a queued refund once, and a duplicate message changes nothing', as
 });
 
 it('marks a refund that keeps failing Failed on its last receive, releases its amount, and sends it to the DLQ', async () => {
-  const { queue, service, seen } = await queueWith((real) =>
+  const { queue, service, seen, returned } = await queueWith((real) =>
     createRefundConsumer({
       completeQueuedRefund: async () => {
         throw Object.assign(new Error('the payment service is down'), { name: 'ServiceUnavailableException' });
@@ -107,6 +113,10 @@ it('marks a refund that keeps failing Failed on its last receive, releases its a
   );
   expect(JSON.parse(deadLetter.Body ?? '')).toEqual({ tenantId: principal.tenantId, refundId: 2 });
   expect(seen).toEqual(['1', '2', '3', '4', '5']);
+  // The queue pair's visibility timeout is 1 s, shorter than an invocation may take on a loaded machine (the real pair's
+  // is longer than the function's timeout, so SQS cannot move a message while its consumer runs): the message can reach
+  // the DLQ while the fifth invocation is still settling the refund. Its settling is read once that invocation returned.
+  await eventually(async () => (returned.length === 5 ? true : undefined), 'the fifth invocation returned', { timeoutMs: 10_000, intervalMs: 50 });
   const failed = await service.get(principal, 2);
   expect(failed).toMatchObject({ Status: 'Failed', IsPaid: false, ErrorMessage: expect.stringContaining('could not be completed') });
   expect(failed.PaymentLogs?.map((log) => [log.Code, log.PaymentStatus])).toEqual([
