@@ -156,9 +156,9 @@ export class OperationsApi extends Construct {
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG2',
       reason:
-        'Every request is validated in its function against the zod schema of the operations manifest, the same ' +
-        'definition the local stack and the OpenAPI document use, and answered with a field-level problem. API ' +
-        'Gateway models would be a second, drifting copy that also cannot read the XML and form bodies accepted.',
+        'Every request is validated in its function by validators ajv generated at build time from this API\'s own ' +
+        'OpenAPI document (shared/compiled/requests/), and answered with a field-level problem. API Gateway models ' +
+        'would be a second, drifting copy that also cannot read the XML and form bodies accepted.',
     });
   }
 }
