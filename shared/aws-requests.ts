@@ -11,14 +11,49 @@
 // conditional (the data kit's transactions carry a ClientRequestToken).
 // `throwOnRequestTimeout`: without it, @smithy/node-http-handler 4.x only logs a warning when `requestTimeout`
 // passes and keeps waiting (found by the local stack's `hang` fault: a stalled call held the invocation to its end).
+//
+// Work left behind by an early answer: an operation answers its own 504 or 503 half a second before Lambda's deadline
+// (middy's `timeoutEarlyInMillis`, shared/http/operation.ts), and its handler's promise is not stopped by that. On
+// Lambda the environment is then frozen, and thawed at its next invocation, seconds or hours later: what the handler
+// had left to do would go on then (a chunk written under a lease that ran out meanwhile, a transaction's retry sent
+// with a ClientRequestToken past DynamoDB's ten minutes, a sequence number given back after another write took it).
+// So every call an operation makes carries the invocation's abort signal (`withInvocationSignal`), which middy aborts
+// with its early answer: the request in flight has its socket destroyed there and then, and every later attempt (the
+// SDK's retry, the handler's next step) fails with an AbortError before it is sent. What was already sent may still
+// land, as with any timed-out call; nothing more is sent.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { traced } from '#shared/observability/tracing';
 
 export const awsRequestHandler = { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true } as const;
 
-/** What `serviceClient` needs of a client: its middleware stack (every SDK v3 client has one). */
+/** What `serviceClient` needs of a client: its middleware stack and `send` (every SDK v3 client has both). */
 interface SdkClient {
   readonly middlewareStack: { remove(name: string): boolean };
+  send(...args: never[]): unknown;
 }
+
+const invocation = new AsyncLocalStorage<AbortSignal>();
+
+/** Runs `work` with `signal` as the abort signal of every AWS call it makes through a client of the service. */
+export const withInvocationSignal = <T>(signal: AbortSignal, work: () => T): T => invocation.run(signal, work);
+
+type Send = (command: unknown, options?: unknown, callback?: unknown) => unknown;
+
+/**
+ * The client with each `send` made inside `withInvocationSignal` given that signal as its `abortSignal` (one the
+ * caller gives wins; a call made outside, as a consumer's are, is unchanged). A document client has its own `send`
+ * over its base client's stack, so it is given this too (data/client.ts).
+ */
+export const carryingInvocationSignal = <Client extends { send(...args: never[]): unknown }>(client: Client): Client => {
+  const sender = client as unknown as { send: Send };
+  const send: Send = sender.send.bind(client);
+  sender.send = (command, options, callback) => {
+    const signal = invocation.getStore();
+    if (signal === undefined || typeof options === 'function') return send(command, options, callback);
+    return send(command, { abortSignal: signal, ...(options as object | undefined) }, callback);
+  };
+  return client;
+};
 
 /**
  * The SDK's `loggerMiddleware` (every client has it) hands each call's input and output to the client's logger, after
@@ -32,10 +67,11 @@ interface SdkClient {
 const sdkPayloadLogger = 'loggerMiddleware';
 
 /**
- * A client as the service uses it: every call traced when tracing is on (observability/tracing.ts), and nothing of a
- * call's input or output handed to a logger. The SDK's own warnings (its `logger.warn`) are not this middleware's.
+ * A client as the service uses it: every call traced when tracing is on (observability/tracing.ts), nothing of a
+ * call's input or output handed to a logger (the SDK's own warnings, its `logger.warn`, are not this middleware's),
+ * and every call of an operation's invocation aborted with its early answer (`carryingInvocationSignal`).
  */
 export const serviceClient = <Client extends SdkClient>(client: Client): Client => {
   client.middlewareStack.remove(sdkPayloadLogger);
-  return traced(client);
+  return carryingInvocationSignal(traced(client));
 };

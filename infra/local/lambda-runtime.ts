@@ -185,7 +185,8 @@ export const withinTimeout = async <TResult>(completed: Promise<TResult>, option
 
 /**
  * Invokes a handler in this process. Past the timeout the invocation fails with InvocationTimeout (the handler
- * keeps running in the background: there is no sandbox to freeze).
+ * keeps running in the background: there is no sandbox to freeze; an operation's AWS calls are aborted by its own
+ * early answer before that, shared/aws-requests.ts).
  */
 export const invokeHandler = async <TResult = unknown>(handler: Handler, event: unknown, options: InvokeOptions): Promise<TResult> => {
   const context = createLambdaContext(options, Date.now() + options.timeoutMs);

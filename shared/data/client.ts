@@ -3,14 +3,16 @@
 // Endpoints come from the SDK's standard settings (AWS_ENDPOINT_URL_DYNAMODB locally), never from code.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { awsRequestHandler, serviceClient } from '#shared/aws-requests';
+import { awsRequestHandler, carryingInvocationSignal, serviceClient } from '#shared/aws-requests';
 import { environmentValue, environmentVariables } from '#shared/environment';
 
 export const createDocumentClient = (client: DynamoDBClient = serviceClient(new DynamoDBClient({ requestHandler: awsRequestHandler }))): DynamoDBDocumentClient =>
-  DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
-    unmarshallOptions: { wrapNumbers: false },
-  });
+  carryingInvocationSignal(
+    DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
+      unmarshallOptions: { wrapNumbers: false },
+    }),
+  );
 
 export interface TableContext {
   readonly client: DynamoDBDocumentClient;

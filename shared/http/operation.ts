@@ -6,6 +6,7 @@
 // body/path/query parsing and validation -> handler -> response serialisation.
 import { loadFunctionEnvironment } from '#shared/operations/environment';
 import middy from '@middy/core';
+import { withInvocationSignal } from '#shared/aws-requests';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Operation } from '#shared/operations/operation';
 import type { CompiledOperation } from '#shared/operations/compiled-operation';
@@ -36,9 +37,12 @@ const buildHandler = <O>(operation: CompiledOperation, handle: OperationHandler<
     .use(authenticate(operation))
     .use(contentNegotiation(operation))
     .use(parseRequest(operation))
-    .handler(async (_event, context) => {
+    .handler(async (_event, context, { signal }) => {
       if (!context.operationRequest) throw new Error('parseRequest did not run');
-      return handle(context.operationRequest as OperationRequest<O>);
+      const request = context.operationRequest as OperationRequest<O>;
+      // middy aborts `signal` when it answers early: no AWS call of this invocation is sent after that answer
+      // (shared/aws-requests.ts, "Work left behind by an early answer").
+      return withInvocationSignal(signal, () => handle(request));
     });
 
 export interface HttpOperation<O> {

@@ -4,9 +4,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { serviceClient } from '#shared/aws-requests';
+import { serviceClient, withInvocationSignal } from '#shared/aws-requests';
+import { createDocumentClient } from '#shared/data/client';
 
 const repositoryRoot = join(import.meta.dirname, '..', '..');
 
@@ -67,6 +68,48 @@ describe('serviceClient', () => {
     expect(JSON.stringify(logged)).not.toContain(holder);
     expect(JSON.stringify(logged)).not.toContain('4111111111111111');
     expect(JSON.stringify(logged)).not.toContain('PAY#');
+  });
+});
+
+describe("an invocation's abort signal", () => {
+  /** A client whose HTTP handler keeps the abort signal each call was sent with. */
+  const recordingClient = () => {
+    const signals: unknown[] = [];
+    const client = new DynamoDBClient({
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+      maxAttempts: 1,
+      requestHandler: {
+        handle: async (_request: unknown, options: { abortSignal?: unknown } = {}) => {
+          signals.push(options.abortSignal);
+          return {
+            response: { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Readable.from([Buffer.from('{}')]) },
+          };
+        },
+      } as never,
+    });
+    return { client: serviceClient(client), signals };
+  };
+  const get = () => new GetCommand({ TableName: 'business', Key: { PK: 'T#1', SK: 'PAY#1' } });
+
+  it('goes with every call made inside withInvocationSignal, through the base client and the document client', async () => {
+    const { client, signals } = recordingClient();
+    const documents = createDocumentClient(client);
+    const { signal } = new AbortController();
+    await withInvocationSignal(signal, async () => {
+      await documents.send(get());
+      await client.send(new GetItemCommand({ TableName: 'business', Key: { PK: { S: 'T#1' }, SK: { S: 'PAY#1' } } }));
+    });
+    expect(signals).toEqual([signal, signal]);
+  });
+
+  it('not with a call made outside one, and a signal the caller gives wins', async () => {
+    const { client, signals } = recordingClient();
+    const documents = createDocumentClient(client);
+    const own = new AbortController().signal;
+    await documents.send(get());
+    await withInvocationSignal(new AbortController().signal, () => documents.send(get(), { abortSignal: own }));
+    expect(signals).toEqual([undefined, own]);
   });
 });
 
