@@ -10,6 +10,10 @@
 // The write reads the claim (GetItem, consistent) in the round trip of its own first reads, and adds `claim.item(...)`
 // to its transaction through `transact`'s `claim` option, which puts it first and turns its failed condition into
 // KeyAlreadyClaimed. shared/payments/README.md ("Idempotency-Key") says what it guarantees.
+//
+// The request's hash is of its JSON with every object's members sorted (`requestText`): the same request with its
+// members in another order (a client's serializer rebuilding the body for its retry, a form's fields) is the same
+// request, and replays. Lists keep their order, which is theirs to mean.
 import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand, type PutCommandInput, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, problemKinds, ValidationFailed } from '#shared/errors';
@@ -178,6 +182,17 @@ export interface IdempotentRequest {
   readonly request: unknown;
 }
 
+/**
+ * A request as the text its hash is of: its JSON with the members of every object in sorted order (JavaScript's own
+ * order still puts integer-like names first, the same way every time), so member order is not part of a request.
+ */
+export const requestText = (request: unknown): string =>
+  JSON.stringify(request, (_name, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** Only JSON survives the claim: an answer is made JSON-clean before it is sent, so a replay equals it. */
@@ -249,7 +264,7 @@ export const createIdempotency = (
     async run<R>(input: IdempotentRequest, answerOf: (result: R) => Answer, work: (claim: WriteClaim<R> | undefined) => Promise<R>): Promise<Answer> {
       if (input.key === undefined) return jsonClean(answerOf(await work(undefined)));
       const key = idempotencyClaimKey(input.tenantId, operationId, parseIdempotencyKey(input.key));
-      const requestHash = sha256(JSON.stringify(input.request ?? null));
+      const requestHash = sha256(requestText(input.request ?? null));
       /** When this request wrote its pending claim (`pending`), to tell it from a twin's. */
       let ownPendingSince: number | undefined;
       const answerText = (result: R): string =>

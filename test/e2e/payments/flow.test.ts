@@ -190,6 +190,21 @@ describe('Idempotency-Key', () => {
     expect((await getPayment(token, id)).json.Value).toMatchObject({ RefundedAmount: 3.3, Refunds: [{ ID: refund.json.Object.ID }] });
   });
 
+  it('replays the same request whose members come in another order (JSON, a form), without a second record', async () => {
+    // A client that rebuilds its body for the retry need not keep its serializer's member order: the order of an
+    // object's members means nothing (RFC 8259), and a 422 would send it to a new key, and a second payment.
+    const key = randomUUID();
+    const card = { CardType: 'Visa', CardNumber: '4111111111111111', CardHolderName: 'ORDER HOLDER' };
+    const first = await postPayment(token, { Object: { Amount: 12.5, Description: 'Reordered', CreditCard: card } }, { key });
+    expect(first.status).toBe(201);
+    const reorderedCard = { CardHolderName: 'ORDER HOLDER', CardNumber: '4111111111111111', CardType: 'Visa' };
+    const reordered = { Object: { CreditCard: reorderedCard, Description: 'Reordered', Amount: 12.5 } };
+    expect((await postPayment(token, reordered, { key })).text).toBe(first.text);
+    expect((await postPayment(token, reordered, { key, type: 'application/x-www-form-urlencoded' })).text).toBe(first.text);
+    const next = await postPayment(token, { Object: { Amount: 1 } });
+    expect(next.json.Object.ID).toBe((first.json.Object.ID as number) + 1);
+  });
+
   it('answers 422 for the same key with another body, and treats another tenant\'s same key as its own', async () => {
     const key = randomUUID();
     expect((await postPayment(token, { Object: { Amount: 1 } }, { key })).status).toBe(201);

@@ -52,6 +52,19 @@ describe('Idempotency-Key', () => {
     expect(await effects(tenantId)).toHaveLength(1);
   });
 
+  it('takes the same request with its members in another order for the same request; a list in another order is another', async () => {
+    const { tenantId } = freshPrincipal();
+    const request = { body: { a: 1, b: { c: 'x', d: [1, { e: 2, f: 3 }] } }, query: { z: 1, y: 2 } };
+    const reordered = { query: { y: 2, z: 1 }, body: { b: { d: [1, { f: 3, e: 2 }], c: 'x' }, a: 1 } };
+    const first = await idempotency.run({ tenantId, key: 'key-order', request }, answer, effectOf(tenantId, 1));
+    expect(await idempotency.run({ tenantId, key: 'key-order', request: reordered }, answer, effectOf(tenantId, 2))).toEqual(first);
+    const listReordered = { body: { a: 1, b: { c: 'x', d: [{ e: 2, f: 3 }, 1] } }, query: { z: 1, y: 2 } };
+    expect(await failureOf(idempotency.run({ tenantId, key: 'key-order', request: listReordered }, answer, effectOf(tenantId, 3)))).toMatchObject({
+      name: 'IdempotencyKeyReused',
+    });
+    expect(await effects(tenantId)).toHaveLength(1);
+  });
+
   it('a twin in flight: both read no claim, one commits, the other is cancelled by the claim and replays it', async () => {
     const { tenantId } = freshPrincipal();
     let release: () => void = () => undefined;
