@@ -10,7 +10,7 @@
 // matched with the template's functions by logical ID (a deployed name holds its stack's name and a prefix of it).
 // The map is the one kept under the SHA-256 of that file's bytes, so a map never explains a bundle it was not built
 // with: a log from another build than the assembly's is refused, frame by frame, instead of rewritten wrongly.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -40,9 +40,23 @@ interface TemplateFunction {
   readonly assetPath: string;
 }
 
+interface AssemblyManifest {
+  readonly artifacts?: Record<string, { readonly type?: string; readonly properties?: { readonly templateFile?: unknown } }>;
+}
+
+/**
+ * The templates of the assembly's stacks, as its manifest names them: not every `*.template.json` in the directory
+ * (`npm run sam:env` writes the API's again beside it, whose functions would each be found twice).
+ */
+const stackTemplates = (assemblyDir: string): string[] => {
+  const manifest = JSON.parse(readFileSync(join(assemblyDir, 'manifest.json'), 'utf8')) as AssemblyManifest;
+  return Object.values(manifest.artifacts ?? {}).flatMap((artifact) =>
+    artifact.type === 'aws:cloudformation:stack' && typeof artifact.properties?.templateFile === 'string' ? [artifact.properties.templateFile] : [],
+  );
+};
+
 const templateFunctions = (assemblyDir: string): TemplateFunction[] =>
-  readdirSync(assemblyDir)
-    .filter((name) => name.endsWith('.template.json'))
+  stackTemplates(assemblyDir)
     .flatMap((name) => {
       const template = JSON.parse(readFileSync(join(assemblyDir, name), 'utf8')) as {
         Resources?: Record<string, { Type?: string; Metadata?: Record<string, unknown> }>;

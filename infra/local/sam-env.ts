@@ -24,6 +24,13 @@ import { localSchedulerRoleArn, localSecretFieldsKeyArn, localWebhookSecretArn }
 import { findRunningStack, LocalToolError, type StackState } from './stack-state';
 import type { CfnTemplate } from './template';
 
+/**
+ * The port the printed `sam local start-api` line gives SAM: its default, 3000, is `npm start`'s, whose stack must
+ * keep running beside it. SAM CLI mounts the routes without the stage's path part (aws/aws-sam-cli#1483):
+ * `http://127.0.0.1:3001/TenantLocation/GetAll`, not `/api/...`.
+ */
+const samPort = 3001;
+
 const usage = `usage: npm run --silent sam:env -- [--host NAME] [--pid N] [--assembly DIR] [--out FILE]
 
   --host NAME     How a function's container reaches this machine (default: host.docker.internal; on Linux start
@@ -34,7 +41,8 @@ const usage = `usage: npm run --silent sam:env -- [--host NAME] [--pid N] [--ass
   -h, --help      Show this help
 
 Then: sam local start-api -t cdk.out/${assemblyStacks.api}.sam.template.json --env-vars .local/sam-env.json \\
-        --add-host host.docker.internal:host-gateway`;
+        --port ${samPort} --add-host host.docker.internal:host-gateway
+      (SAM's own port: npm start holds 3000 by default; SAM mounts the routes without the stage, /TenantLocation/GetAll)`;
 
 /** The variables every function additionally declares in the SAM template: the SDK's endpoints, the local stack's. */
 export const endpointVariables = [
@@ -175,7 +183,7 @@ const main = async () => {
   writeFileSync(envFile, `${JSON.stringify(environment, null, 2)}\n`);
   process.stdout.write(
     `wrote ${relative(repoRoot, templateFile)} and ${relative(repoRoot, envFile)} (${Object.keys(environment).length} functions, stack pid ${state.pid})\n` +
-      `sam local start-api -t ${relative(repoRoot, templateFile)} --env-vars ${relative(repoRoot, envFile)}` +
+      `sam local start-api -t ${relative(repoRoot, templateFile)} --env-vars ${relative(repoRoot, envFile)} --port ${samPort}` +
       `${host === 'host.docker.internal' ? ' --add-host host.docker.internal:host-gateway' : ''}\n`,
   );
 };

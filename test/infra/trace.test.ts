@@ -36,15 +36,25 @@ beforeAll(async () => {
   expect(existsSync(join(bundling, 'index.mjs.map'))).toBe(true);
   expect(moveSourceMaps(bundling)).toEqual(['index.mjs']);
   execFileSync('mv', [bundling, join(assembly, assetName)]);
+  const template = JSON.stringify({
+    Resources: {
+      PaymentPostFunction1A2B3C4D: { Type: 'AWS::Lambda::Function', Metadata: { 'aws:asset:path': assetName } },
+      PaymentGetByIDFunction5E6F7A8B: { Type: 'AWS::Lambda::Function', Metadata: { 'aws:asset:path': 'asset.missing' } },
+    },
+  });
+  writeFileSync(join(assembly, 'BusinessPlatform-Api.template.json'), template);
   writeFileSync(
-    join(assembly, 'BusinessPlatform-Api.template.json'),
+    join(assembly, 'manifest.json'),
     JSON.stringify({
-      Resources: {
-        PaymentPostFunction1A2B3C4D: { Type: 'AWS::Lambda::Function', Metadata: { 'aws:asset:path': assetName } },
-        PaymentGetByIDFunction5E6F7A8B: { Type: 'AWS::Lambda::Function', Metadata: { 'aws:asset:path': 'asset.missing' } },
+      version: '48.0.0',
+      artifacts: {
+        'BusinessPlatform-Api': { type: 'aws:cloudformation:stack', properties: { templateFile: 'BusinessPlatform-Api.template.json' } },
+        Tree: { type: 'cdk:tree', properties: { file: 'tree.json' } },
       },
     }),
   );
+  // What `npm run sam:env` writes beside it: the same functions again, in a template the assembly does not list.
+  writeFileSync(join(assembly, 'BusinessPlatform-Api.sam.template.json'), template);
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', `import(${JSON.stringify(join(assembly, assetName, 'index.mjs'))}).then((m) => m.handler()).catch((e) => { process.stdout.write(e.stack); })`], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH ?? '' },
@@ -70,7 +80,7 @@ describe('source maps', () => {
     expect(result.text).not.toContain('index.mjs');
   });
 
-  it('rewrite a Lambda log line (/var/task frames) of the function its function_name designates', () => {
+  it('rewrite a Lambda log line (/var/task frames) of the function its function_name designates (with a SAM template beside the stacks)', () => {
     const frame = /index\.mjs:(\d+:\d+)/.exec(stack)?.[1];
     const line = JSON.stringify({
       level: 'ERROR',

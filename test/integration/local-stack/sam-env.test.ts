@@ -52,6 +52,8 @@ beforeAll(() => {
 it('prints the files and the exact sam line', () => {
   expect(stdout).toContain(`sam local start-api -t cdk.out/${assemblyStacks.api}.sam.template.json --env-vars `);
   expect(stdout).toContain('--add-host host.docker.internal:host-gateway');
+  // Not npm start's port (3000 by default, SAM's default too): the stack keeps running beside SAM.
+  expect(stdout).toContain('--port 3001');
 });
 
 it('gives every function a value for every variable sam local would leave empty', () => {
