@@ -17,11 +17,11 @@
 // Lambda the environment is then frozen, and thawed at its next invocation, seconds or hours later: what the handler
 // had left to do would go on then (a chunk written under a lease that ran out meanwhile, a transaction's retry sent
 // with a ClientRequestToken past DynamoDB's ten minutes, a sequence number given back after another write took it).
-// So every call an operation makes carries the invocation's abort signal (`withInvocationSignal`), which middy aborts
+// So every call an operation makes carries the invocation's abort signal (shared/invocation.ts), which middy aborts
 // with its early answer: the request in flight has its socket destroyed there and then, and every later attempt (the
 // SDK's retry, the handler's next step) fails with an AbortError before it is sent. What was already sent may still
 // land, as with any timed-out call; nothing more is sent.
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { currentInvocation } from '#shared/invocation';
 import { traced } from '#shared/observability/tracing';
 
 export const awsRequestHandler = { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true } as const;
@@ -32,15 +32,10 @@ interface SdkClient {
   send(...args: never[]): unknown;
 }
 
-const invocation = new AsyncLocalStorage<AbortSignal>();
-
-/** Runs `work` with `signal` as the abort signal of every AWS call it makes through a client of the service. */
-export const withInvocationSignal = <T>(signal: AbortSignal, work: () => T): T => invocation.run(signal, work);
-
 type Send = (command: unknown, options?: unknown, callback?: unknown) => unknown;
 
 /**
- * The client with each `send` made inside `withInvocationSignal` given that signal as its `abortSignal` (one the
+ * The client with each `send` made inside an invocation (`withinInvocation`) given its signal as `abortSignal` (one the
  * caller gives wins; a call made outside, as a consumer's are, is unchanged). A document client has its own `send`
  * over its base client's stack, so it is given this too (data/client.ts).
  */
@@ -48,7 +43,7 @@ export const carryingInvocationSignal = <Client extends { send(...args: never[])
   const sender = client as unknown as { send: Send };
   const send: Send = sender.send.bind(client);
   sender.send = (command, options, callback) => {
-    const signal = invocation.getStore();
+    const signal = currentInvocation()?.signal;
     if (signal === undefined || typeof options === 'function') return send(command, options, callback);
     return send(command, { abortSignal: signal, ...(options as object | undefined) }, callback);
   };

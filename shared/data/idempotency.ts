@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand, type PutCommandInput, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, problemKinds, ValidationFailed } from '#shared/errors';
+import { currentInvocation } from '#shared/invocation';
 import type { TableContext } from './client';
 import { composeKey, tenantKey, type ItemKey } from './partition';
 import { tableDefinition } from './table';
@@ -97,6 +98,12 @@ export interface StoredClaim {
   readonly resumeToken?: string;
   /** When a pending claim was written, epoch ms. */
   readonly pendingSince?: number;
+  /**
+   * On a provisional or pending claim written inside an operation's invocation: when its request has answered at the
+   * latest (shared/invocation.ts `answerBy`), plus `landingMs`. Past it, that request sends nothing more, so the claim
+   * is as final as it will be; before it, its request may still restate or complete it, and a twin waits.
+   */
+  readonly liveUntil?: number;
 }
 
 /** Where a request's retry resumes: the version its first commit left, and the area's token, if any. */
@@ -106,16 +113,28 @@ export interface ResumePoint {
 }
 
 /**
- * How long a twin waits for a provisional answer to be restated: a live request restates it within its schedule
- * sync's few round trips; one still provisional after this died before restating it (its answer, as committed, is
- * then the one to replay).
+ * How long a twin waits for a provisional answer to be restated when the claim does not say how long its request may
+ * still act (`liveUntil`: written outside an invocation): a live request restates it within its schedule sync's few
+ * round trips; one still provisional after this died before restating it (its answer, as committed, is then the one
+ * to replay).
  */
 export const provisionalWaitMs = 3_000;
 const provisionalPollMs = 100;
+/** What a write sent just before its request's answer may take to land (its socket closed with the answer). */
+const landingMs = 1_000;
+/** What a twin keeps of its own time to answer key-in-use itself, rather than be cut off by its early answer. */
+const twinAnswerMarginMs = 250;
 
-/** True while `found` holds an answer its request may still restate, or is pending and its request may still be finishing (a twin waits for it). */
-const isLive = (found: StoredClaim, now: number, waitMs: number): boolean =>
-  (found.provisionalSince !== undefined && now - found.provisionalSince < waitMs) || (found.pendingSince !== undefined && now - found.pendingSince < waitMs);
+/**
+ * True while `found` holds an answer its request may still restate, or is pending and its request may still be
+ * finishing (a twin waits for it): until its `liveUntil` when it has one (its request's own deadline, however long
+ * its calls take under load), else for `waitMs` from its write (a claim written outside an invocation: tests, tools).
+ */
+const isLive = (found: StoredClaim, now: number, waitMs: number): boolean => {
+  const since = found.provisionalSince ?? found.pendingSince;
+  if (since === undefined) return false;
+  return found.liveUntil !== undefined ? now < found.liveUntil : now - since < waitMs;
+};
 
 /**
  * The key is taken: read before the write (`found`), or by a twin whose transaction committed first (the claim's
@@ -199,7 +218,13 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 const jsonClean = (answer: Answer): Answer => JSON.parse(JSON.stringify(answer)) as Answer;
 
 /** What marks a claim whose answer is not final: provisional (`provisionalSince`), or pending (`resumeVersion`, `pendingSince`). */
-type ClaimMarks = Pick<StoredClaim, 'provisionalSince' | 'resumeVersion' | 'resumeToken' | 'pendingSince'>;
+type ClaimMarks = Pick<StoredClaim, 'provisionalSince' | 'resumeVersion' | 'resumeToken' | 'pendingSince' | 'liveUntil'>;
+
+/** The `liveUntil` of a claim this code writes now: its invocation's answer time and landing, if it runs in one. */
+const liveUntilMark = (): Pick<StoredClaim, 'liveUntil'> => {
+  const answerBy = currentInvocation()?.answerBy;
+  return answerBy === undefined ? {} : { liveUntil: answerBy + landingMs };
+};
 
 /**
  * The transaction item that takes `key` with `claim` (its request's hash, its answer and marks), for 24 hours: where
@@ -256,6 +281,7 @@ export const createIdempotency = (
       ...(typeof Item.resumeVersion === 'number' ? { resumeVersion: Item.resumeVersion } : {}),
       ...(typeof Item.resumeToken === 'string' ? { resumeToken: Item.resumeToken } : {}),
       ...(typeof Item.pendingSince === 'number' ? { pendingSince: Item.pendingSince } : {}),
+      ...(typeof Item.liveUntil === 'number' ? { liveUntil: Item.liveUntil } : {}),
     };
   };
 
@@ -286,16 +312,16 @@ export const createIdempotency = (
           Update: {
             TableName: tableName,
             Key: key,
-            UpdateExpression: 'SET #answer = :answer REMOVE #provisionalSince',
+            UpdateExpression: 'SET #answer = :answer REMOVE #provisionalSince, #liveUntil',
             ConditionExpression: '#requestHash = :requestHash',
-            ExpressionAttributeNames: { '#answer': 'answer', '#requestHash': 'requestHash', '#provisionalSince': 'provisionalSince' },
+            ExpressionAttributeNames: { '#answer': 'answer', '#requestHash': 'requestHash', '#provisionalSince': 'provisionalSince', '#liveUntil': 'liveUntil' },
             ExpressionAttributeValues: { ':answer': answerText(result), ':requestHash': requestHash },
           },
         }),
-        provisional: (result) => claimPut(answerText(result), { provisionalSince: Date.now() }),
+        provisional: (result) => claimPut(answerText(result), { provisionalSince: Date.now(), ...liveUntilMark() }),
         item: (result) => claimPut(answerText(result)),
         pending: (resumeVersion, token) =>
-          claimPut('', { resumeVersion, ...(token !== undefined ? { resumeToken: token } : {}), pendingSince: (ownPendingSince = Date.now()) }),
+          claimPut('', { resumeVersion, ...(token !== undefined ? { resumeToken: token } : {}), pendingSince: (ownPendingSince = Date.now()), ...liveUntilMark() }),
         resumeOf: (found) => {
           if (found.requestHash !== requestHash || found.resumeVersion === undefined) return undefined;
           // Resumed by this request: from here on its claim is this request's own, as if it had written it.
@@ -309,7 +335,10 @@ export const createIdempotency = (
         let found = first;
         // A provisional answer: its request may still be settling it, so wait for the restatement; a pending claim:
         // its request may still be committing its answer, so wait for it.
+        // A twin whose own answer comes first asks to be sent again rather than replay an answer still being made.
+        const answerBy = currentInvocation()?.answerBy;
         while (isLive(found, Date.now(), waitMs)) {
+          if (answerBy !== undefined && Date.now() + provisionalPollMs + twinAnswerMarginMs >= answerBy) throw new IdempotencyKeyInUse();
           await new Promise((resolve) => setTimeout(resolve, provisionalPollMs));
           found = (await readClaim(key)) ?? found;
         }

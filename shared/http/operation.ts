@@ -6,7 +6,7 @@
 // body/path/query parsing and validation -> handler -> response serialisation.
 import { loadFunctionEnvironment } from '#shared/operations/environment';
 import middy from '@middy/core';
-import { withInvocationSignal } from '#shared/aws-requests';
+import { withinInvocation } from '#shared/invocation';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Operation } from '#shared/operations/operation';
 import type { CompiledOperation } from '#shared/operations/compiled-operation';
@@ -28,8 +28,11 @@ export type OperationHandler<O> = (request: OperationRequest<O>) => Promise<unkn
  * The stack, in order. middy runs `before` top-down and `after`/`onError` bottom-up, so the problem response exists
  * before the access log adds its headers, writes its line and resets the logger's keys.
  */
+/** How long before Lambda's deadline middy answers (503 for a read, 504 for a write: shared/http/README.md). */
+const timeoutEarlyInMillis = 500;
+
 const buildHandler = <O>(operation: CompiledOperation, handle: OperationHandler<O>) =>
-  middy<APIGatewayProxyEvent, unknown, Error, OperationContext, RequestInternal>({ timeoutEarlyInMillis: 500 })
+  middy<APIGatewayProxyEvent, unknown, Error, OperationContext, RequestInternal>({ timeoutEarlyInMillis })
     .use(caseInsensitiveHeaders())
     .use(accessLog(operation))
     .use(problemResponses(operation))
@@ -41,8 +44,10 @@ const buildHandler = <O>(operation: CompiledOperation, handle: OperationHandler<
       if (!context.operationRequest) throw new Error('parseRequest did not run');
       const request = context.operationRequest as OperationRequest<O>;
       // middy aborts `signal` when it answers early: no AWS call of this invocation is sent after that answer
-      // (shared/aws-requests.ts, "Work left behind by an early answer").
-      return withInvocationSignal(signal, () => handle(request));
+      // (shared/aws-requests.ts, "Work left behind by an early answer"), which is `answerBy` at the latest.
+      const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+      const answerBy = remaining === undefined ? undefined : Date.now() + remaining - timeoutEarlyInMillis;
+      return withinInvocation({ signal, ...(answerBy !== undefined ? { answerBy } : {}) }, () => handle(request));
     });
 
 export interface HttpOperation<O> {

@@ -6,7 +6,8 @@ import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { serviceClient, withInvocationSignal } from '#shared/aws-requests';
+import { serviceClient } from '#shared/aws-requests';
+import { withinInvocation } from '#shared/invocation';
 import { createDocumentClient } from '#shared/data/client';
 
 const repositoryRoot = join(import.meta.dirname, '..', '..');
@@ -92,11 +93,11 @@ describe("an invocation's abort signal", () => {
   };
   const get = () => new GetCommand({ TableName: 'business', Key: { PK: 'T#1', SK: 'PAY#1' } });
 
-  it('goes with every call made inside withInvocationSignal, through the base client and the document client', async () => {
+  it('goes with every call made inside an invocation (withinInvocation), through the base client and the document client', async () => {
     const { client, signals } = recordingClient();
     const documents = createDocumentClient(client);
     const { signal } = new AbortController();
-    await withInvocationSignal(signal, async () => {
+    await withinInvocation({ signal, answerBy: Date.now() + 1_000 }, async () => {
       await documents.send(get());
       await client.send(new GetItemCommand({ TableName: 'business', Key: { PK: { S: 'T#1' }, SK: { S: 'PAY#1' } } }));
     });
@@ -108,7 +109,7 @@ describe("an invocation's abort signal", () => {
     const documents = createDocumentClient(client);
     const own = new AbortController().signal;
     await documents.send(get());
-    await withInvocationSignal(new AbortController().signal, () => documents.send(get(), { abortSignal: own }));
+    await withinInvocation({ signal: new AbortController().signal, answerBy: Date.now() + 1_000 }, () => documents.send(get(), { abortSignal: own }));
     expect(signals).toEqual([undefined, own]);
   });
 });

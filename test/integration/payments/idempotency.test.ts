@@ -8,6 +8,7 @@ import { createIdempotency, idempotencyWindowSeconds, KeyAlreadyClaimed, type An
 import { tenantKey, tenantPartition } from '#shared/data/partition';
 import { transact } from '#shared/data/transaction';
 import { savedAnswer } from '#shared/http/answers/payments';
+import { withinInvocation } from '#shared/invocation';
 import { paymentAnswerStorage } from '#shared/payments/answer-storage';
 import { failureOf, freshPrincipal, openPayments, tenantItems, testCard } from './support';
 
@@ -30,6 +31,79 @@ const effectOf = (tenantId: number, n: number, gate?: Promise<void>) => async (c
 };
 
 const effects = async (tenantId: number) => (await tenantItems(table, tenantId)).filter((item) => item.entity === 'Effect');
+
+/**
+ * A write whose claim goes in provisional (answer `n`), then, once `settled` resolves, is restated (answer `n + 100`),
+ * as a scheduled task's save restates its answer once its schedule is synced.
+ */
+const provisionalEffectOf = (tenantId: number, n: number, settled: Promise<void>) => async (claim: WriteClaim<number> | undefined) => {
+  const prior = await claim?.read();
+  if (prior) throw new KeyAlreadyClaimed(prior);
+  const item = { Put: { TableName: table.tableName, Item: { ...tenantKey(tenantId, `EFFECT#${n}#${randomUUID()}`), entity: 'Effect' } } };
+  await transact(table, [{ role: 'effect', item }], claim ? { claim: claim.provisional(n) } : {});
+  await settled;
+  await claim?.settle(n + 100);
+  return n + 100;
+};
+
+/** An operation's invocation that answers `inMs` from now (shared/invocation.ts). */
+const invocationAnswering = (inMs: number) => ({ signal: new AbortController().signal, answerBy: Date.now() + inMs });
+
+const gate = () => {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+};
+
+describe('a twin of a request whose answer is provisional', () => {
+  // The fixed wait, for claims written outside an invocation, is made short here: the twins below must outwait it.
+  const briefly = createIdempotency(table, 'scheduledTaskSave', paymentAnswerStorage(repository), { waitMs: 200 });
+  const claimed = async (tenantId: number) => {
+    while (!(await tenantItems(table, tenantId)).some((item) => item.entity === 'IdempotencyKey')) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+
+  it('waits for its restatement as long as the request may still make it (its invocation\'s answer), not a fixed time', async () => {
+    const { tenantId } = freshPrincipal();
+    const restate = gate();
+    const first = withinInvocation(invocationAnswering(9_000), () =>
+      briefly.run({ tenantId, key: 'slow', request: {} }, answer, provisionalEffectOf(tenantId, 1, restate.opened)),
+    );
+    await claimed(tenantId);
+    const twin = withinInvocation(invocationAnswering(9_000), () => briefly.run({ tenantId, key: 'slow', request: {} }, answer, effectOf(tenantId, 2)));
+    // Past the fixed wait: without the first request's deadline in its claim, the twin replayed the provisional answer.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    restate.open();
+    expect(await first).toEqual(answer(101));
+    expect(await twin).toEqual(answer(101));
+    expect(await effects(tenantId)).toHaveLength(1);
+  });
+
+  it('answers 409 key-in-use when its own answer comes before the restatement can', async () => {
+    const { tenantId } = freshPrincipal();
+    const restate = gate();
+    const first = withinInvocation(invocationAnswering(9_000), () =>
+      briefly.run({ tenantId, key: 'hurried', request: {} }, answer, provisionalEffectOf(tenantId, 1, restate.opened)),
+    );
+    await claimed(tenantId);
+    const twin = withinInvocation(invocationAnswering(700), () => briefly.run({ tenantId, key: 'hurried', request: {} }, answer, effectOf(tenantId, 2)));
+    expect(await failureOf(twin)).toMatchObject({ name: 'IdempotencyKeyInUse', status: 409 });
+    restate.open();
+    expect(await first).toEqual(answer(101));
+    expect(await briefly.run({ tenantId, key: 'hurried', request: {} }, answer, effectOf(tenantId, 3))).toEqual(answer(101));
+  });
+
+  it('replays it as written once the request that wrote it has answered (it died before restating it)', async () => {
+    const { tenantId } = freshPrincipal();
+    const never = new Promise<void>(() => undefined);
+    // Its invocation answered 2 s ago (landing included): nothing of it can change the claim any more.
+    void withinInvocation(invocationAnswering(-2_000), () => briefly.run({ tenantId, key: 'dead', request: {} }, answer, provisionalEffectOf(tenantId, 1, never)));
+    await claimed(tenantId);
+    const twin = withinInvocation(invocationAnswering(9_000), () => briefly.run({ tenantId, key: 'dead', request: {} }, answer, effectOf(tenantId, 2)));
+    expect(await twin).toEqual(answer(1));
+  });
+});
 
 describe('Idempotency-Key', () => {
   it('replays the first answer (status, body, headers) with one effect', async () => {
