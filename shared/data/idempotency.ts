@@ -226,9 +226,12 @@ const liveUntilMark = (): Pick<StoredClaim, 'liveUntil'> => {
   return answerBy === undefined ? {} : { liveUntil: answerBy + landingMs };
 };
 
+/** Whether a claim's TTL attribute (epoch seconds) has passed. */
+const isExpired = (expiresAt: unknown): boolean => typeof expiresAt === 'number' && expiresAt <= Math.floor(Date.now() / 1000);
+
 /**
  * The transaction item that takes `key` with `claim` (its request's hash, its answer and marks), for 24 hours: where
- * no claim is, or over a pending claim of the same request (its second commit, or its retry deciding again after the
+ * no claim is, or one past its 24 hours that TTL has not deleted yet, or over a pending claim of the same request (its second commit, or its retry deciding again after the
  * record changed since the first). Any other claim cancels it.
  */
 export const keyClaimPut = (tableName: string, key: ItemKey, claim: StoredClaim): TransactionItem => ({
@@ -240,9 +243,9 @@ export const keyClaimPut = (tableName: string, key: ItemKey, claim: StoredClaim)
       ...claim,
       [tableDefinition.timeToLiveAttribute]: Math.floor(Date.now() / 1000) + idempotencyWindowSeconds,
     },
-    ConditionExpression: 'attribute_not_exists(pk) OR (#requestHash = :requestHash AND attribute_exists(#resumeVersion))',
-    ExpressionAttributeNames: { '#requestHash': 'requestHash', '#resumeVersion': 'resumeVersion' },
-    ExpressionAttributeValues: { ':requestHash': claim.requestHash },
+    ConditionExpression: 'attribute_not_exists(pk) OR #expiresAt <= :now OR (#requestHash = :requestHash AND attribute_exists(#resumeVersion))',
+    ExpressionAttributeNames: { '#requestHash': 'requestHash', '#resumeVersion': 'resumeVersion', '#expiresAt': tableDefinition.timeToLiveAttribute },
+    ExpressionAttributeValues: { ':requestHash': claim.requestHash, ':now': Math.floor(Date.now() / 1000) },
   },
 });
 
@@ -274,6 +277,9 @@ export const createIdempotency = (
   const readClaim = async (key: ItemKey): Promise<StoredClaim | undefined> => {
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
     if (Item?.entity !== idempotencyEntity) return undefined;
+    // Past its 24 hours the key is free, though DynamoDB's TTL may take days to delete the claim (keyClaimPut's
+    // condition says the same).
+    if (isExpired(Item[tableDefinition.timeToLiveAttribute])) return undefined;
     return {
       requestHash: String(Item.requestHash),
       answer: String(Item.answer),

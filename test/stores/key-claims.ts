@@ -31,9 +31,10 @@ export const memoryKeyClaims = () => {
       if (claim.Put) {
         const item = claim.Put.Item as Record<string, unknown>;
         const key = keyOf(item);
-        // As the Put's condition: no claim, or a pending one of the same request (keyClaimPut).
+        // As the Put's condition: no claim, one past its 24 hours, or a pending one of the same request (keyClaimPut).
         const taken = claims.get(key);
-        if (taken && !(taken.requestHash === item.requestHash && taken.resumeVersion !== undefined)) throw new KeyAlreadyClaimed();
+        const expired = typeof taken?.expiresAt === 'number' && taken.expiresAt <= Math.floor(Date.now() / 1000);
+        if (taken && !expired && !(taken.requestHash === item.requestHash && taken.resumeVersion !== undefined)) throw new KeyAlreadyClaimed();
         return () => void claims.set(key, structuredClone(item));
       }
       if (claim.Update) {

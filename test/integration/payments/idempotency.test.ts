@@ -3,6 +3,7 @@
 // effect, another request under the same key is 422, a twin in flight ends with one effect and both answers equal,
 // keys are per tenant and per operation, and claims expire through the table's TTL attribute after 24 hours.
 import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from '@jest/globals';
 import { createIdempotency, idempotencyWindowSeconds, KeyAlreadyClaimed, type Answer, type WriteClaim } from '#shared/data/idempotency';
 import { tenantKey, tenantPartition } from '#shared/data/partition';
@@ -180,6 +181,18 @@ describe('Idempotency-Key', () => {
     });
     expect(await failureOf(refused)).toMatchObject({ name: 'Error' });
     expect(await idempotency.run({ tenantId, key: 'key-4', request: {} }, answer, effectOf(tenantId, 2))).toEqual(answer(2));
+  });
+
+  it('frees a key past its 24 hours, though TTL has not deleted its claim yet (DynamoDB may take days)', async () => {
+    const { tenantId } = freshPrincipal();
+    expect(await idempotency.run({ tenantId, key: 'key-old', request: { body: { a: 1 } } }, answer, effectOf(tenantId, 1))).toEqual(answer(1));
+    const claimItem = (await tenantItems(table, tenantId)).find((item) => item.entity === 'IdempotencyKey');
+    // The claim as TTL would leave it a day and a second later: expired, not yet deleted.
+    await table.client.send(new PutCommand({ TableName: table.tableName, Item: { ...claimItem, expiresAt: Math.floor(Date.now() / 1000) - 1 } }));
+    // Another request with the key is a new request (not 422), and the first one again is done again (not replayed).
+    expect(await idempotency.run({ tenantId, key: 'key-old', request: { body: { a: 2 } } }, answer, effectOf(tenantId, 2))).toEqual(answer(2));
+    expect(await idempotency.run({ tenantId, key: 'key-old', request: { body: { a: 2 } } }, answer, effectOf(tenantId, 3))).toEqual(answer(2));
+    expect(await effects(tenantId)).toHaveLength(2);
   });
 
   it('writes no claim for a request without a key', async () => {
