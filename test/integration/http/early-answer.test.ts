@@ -2,28 +2,41 @@
 // Lambda's deadline, and the handler's promise runs on; on Lambda the environment is frozen and thawed at its next
 // invocation, when that work would go on (shared/aws-requests.ts, "Work left behind by an early answer"). Every AWS
 // call of the invocation carries its abort signal: nothing is sent after the answer, and the call in flight is
-// abandoned there and then, its socket closed. On DynamoDB Local, and on a TCP server that never answers.
+// abandoned there and then, its socket closed. On DynamoDB Local, and on a TCP server that never answers. The waits
+// are for middy's answer (the invocation's signal), not for a time.
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { awsRequestHandler, serviceClient } from '#shared/aws-requests';
+import { currentInvocation } from '#shared/invocation';
 import { tenantKey } from '#shared/data/partition';
 import { jsonEvent, lambdaContext, operationWith, read } from '#test/unit/http/support';
 import { freshTenantId, openLocalTable, storedItem } from '../data/support';
 
 const table = openLocalTable();
 
-/** A context whose deadline is 600 ms away: middy answers 100 ms into the handler. */
-const nearDeadline = (): Context => ({ ...lambdaContext(), getRemainingTimeInMillis: () => 600 });
+/**
+ * A context whose deadline is 3 s away: middy answers 2.5 s into the handler, time enough for a first write on a
+ * loaded machine, and before the SDK's 3 s request timeout of a call sent after the handler began.
+ */
+const nearDeadline = (): Context => ({ ...lambdaContext(), getRemainingTimeInMillis: () => 3_000 });
+
+/** Resolves once the calling invocation's signal is aborted: middy's early answer has been given. */
+const answered = () =>
+  new Promise<void>((resolve) => {
+    const signal = currentInvocation()?.signal;
+    if (!signal) throw new Error('not inside an invocation');
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 const saveEvent = () => jsonEvent({ method: 'POST', resource: '/TenantLocation/Save', json: { Name: 'Main' } });
 
 /**
- * A save whose handler runs `work` and then `last`, called 100 ms before its deadline: its answer, and what `last` met
- * once it settled (`sent`, or the name of the error it failed with).
+ * A save whose handler runs `work` and then `last`, called 3 s before its deadline: its answer, and what `last` met
+ * once it settled (`sent`, or the name of the error it failed with; `work failed: <name>` if `work` did).
  */
 const saveRunningPastItsAnswer = async (work: () => Promise<unknown>, last: () => Promise<unknown>) => {
   let settle: (outcome: string) => void = () => undefined;
@@ -31,7 +44,12 @@ const saveRunningPastItsAnswer = async (work: () => Promise<unknown>, last: () =
     settle = done;
   });
   const { handler } = operationWith('tenantLocationSave', async () => {
-    await work();
+    try {
+      await work();
+    } catch (error) {
+      settle(`work failed: ${(error as Error).name}`);
+      throw error;
+    }
     await last().then(
       () => settle('sent'),
       (error: unknown) => settle((error as Error).name),
@@ -68,7 +86,7 @@ it('sends nothing after the early answer: the next write of the abandoned handle
     async () => {
       await table.client.send(new PutCommand({ TableName: table.tableName, Item: { ...first, entity: 'Test' } }));
       // Past middy's answer: on Lambda, the environment would be frozen here and thawed at its next invocation.
-      await sleep(400);
+      await answered();
     },
     () => table.client.send(new PutCommand({ TableName: table.tableName, Item: { ...second, entity: 'Test' } })),
   );
