@@ -39,6 +39,12 @@ export interface TransactOptions<Role extends string> {
    */
   readonly clientRequestToken?: string;
   /**
+   * A ClientRequestToken for each send instead (send 1, 2, ...): a send cancelled by a conflict with another
+   * transaction wrote nothing, so it is sent again, under the next token (a token's repeat may be answered with its
+   * first outcome). For a write whose SDK retries must stay idempotent and whose conflicts are worth resending.
+   */
+  readonly tokenOfAttempt?: (attempt: number) => string;
+  /**
    * The Idempotency-Key's claim of the write (idempotency.ts, `WriteClaim.item`), written first in the same
    * transaction; a twin's claim found there cancels the whole transaction as KeyAlreadyClaimed (before any other
    * role's error: whatever else failed, the twin's commit is why).
@@ -140,7 +146,7 @@ class TransactionConflict extends ConcurrentModification {
  * up to `conflictAttempts` sends, a few tens of milliseconds apart, jittered (`withOptimisticRetry`), its conditions checked again each time:
  * a write that decided nothing from a read (a create, a payment) never answers a conflict it had no part in. One
  * with a ClientRequestToken is not (DynamoDB may answer a token's repeat with the first outcome: its caller retries
- * with a new token). A conflict that outlasts them throws ConcurrentModification, which the optimistic retry policy
+ * with a new token); one with `tokenOfAttempt` is, under its next token. A conflict that outlasts them throws ConcurrentModification, which the optimistic retry policy
  * retries from a fresh read.
  */
 export const transact = async <Role extends string>(
@@ -148,10 +154,16 @@ export const transact = async <Role extends string>(
   actions: readonly TransactionAction<Role>[],
   options: TransactOptions<Role> = {},
 ): Promise<void> =>
-  withOptimisticRetry(() => transactOnce(table, actions, options), {
-    policy: conflictPolicy,
-    isRetryable: (error) => error instanceof TransactionConflict && options.clientRequestToken === undefined,
-  }).catch((error: unknown) => {
+  withOptimisticRetry(
+    (attempt) => {
+      const { tokenOfAttempt, ...send } = options;
+      return transactOnce(table, actions, tokenOfAttempt ? { ...send, clientRequestToken: tokenOfAttempt(attempt) } : send);
+    },
+    {
+      policy: conflictPolicy,
+      isRetryable: (error) => error instanceof TransactionConflict && options.clientRequestToken === undefined,
+    },
+  ).catch((error: unknown) => {
     throw error instanceof TransactionConflict ? new ConcurrentModification() : error;
   });
 

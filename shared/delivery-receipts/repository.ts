@@ -296,9 +296,12 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
     lineActions(write, lines.add);
     const chunks = chunkActions(lines.actions, receiptLineChunkSize);
     for (const [index, chunk] of chunks.entries()) {
+      // A token per send: the SDK's retries of one send stay idempotent, and a chunk cancelled by another
+      // transaction (nothing written; its lines are Puts and Deletes under the lease) is sent again, not left to
+      // end the save with its lease held and half its lines written.
       await transact(table, [{ role: 'header' as Role, item: guard }, ...chunk], {
         errors: { ...errors(write), header: () => new SaveInProgress() },
-        clientRequestToken: chunkRequestToken(leaseId, index),
+        tokenOfAttempt: (attempt) => chunkRequestToken(attempt === 1 ? leaseId : randomUUID(), index),
       });
     }
     const last = transactionActions<Role>();

@@ -10,21 +10,23 @@ import { ConcurrentModification } from '#shared/errors';
 const cancelled = (code: 'TransactionConflict' | 'ConditionalCheckFailed') =>
   Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: code }, { Code: 'None' }] });
 
-/** A table whose client fails the first sends with `failures`, then answers {}; it counts the sends. */
+/** A table whose client fails the first sends with `failures`, then answers {}; it counts the sends and keeps their tokens. */
 const tableFailing = (...failures: Error[]) => {
   let sends = 0;
+  const tokens: unknown[] = [];
   const table = {
     tableName: 'business',
     client: {
-      send: async () => {
+      send: async (command: { input?: { ClientRequestToken?: unknown } }) => {
         sends += 1;
+        tokens.push(command.input?.ClientRequestToken);
         const failure = failures.shift();
         if (failure) throw failure;
         return {};
       },
     },
   } as unknown as TableContext;
-  return { table, sends: () => sends };
+  return { table, sends: () => sends, tokens };
 };
 
 const actions: TransactionAction<'record' | 'claim'>[] = [
@@ -49,6 +51,13 @@ describe('transact under a transaction conflict', () => {
     const { table, sends } = tableFailing(Object.assign(new Error('conflict'), { name: 'TransactionConflictException' }));
     await expect(transact(table, actions.slice(0, 1))).resolves.toBeUndefined();
     expect(sends()).toBe(2);
+  });
+
+  it('sends again a write with a token per send, under its next token', async () => {
+    const { table, sends, tokens } = tableFailing(cancelled('TransactionConflict'), cancelled('TransactionConflict'));
+    await expect(transact(table, actions, { tokenOfAttempt: (attempt) => `token-${attempt}` })).resolves.toBeUndefined();
+    expect(sends()).toBe(3);
+    expect(tokens).toEqual(['token-1', 'token-2', 'token-3']);
   });
 
   it('does not send again a write with a ClientRequestToken, nor one whose condition failed', async () => {
