@@ -18,6 +18,12 @@ const idempotency = createIdempotency(table, 'paymentPost', paymentAnswerStorage
 
 const answer = (n: number): Answer => ({ status: 201, body: { n, Nested: { list: [1, 2] } }, headers: { Location: `/api/Payment/${n}` } });
 
+/** The effect of write `n`: one item `EFFECT#<n>#<uuid>` in the tenant's partition. */
+const effectAction = (tenantId: number, n: number) => ({
+  role: 'effect' as const,
+  item: { Put: { TableName: table.tableName, Item: { ...tenantKey(tenantId, `EFFECT#${n}#${randomUUID()}`), entity: 'Effect' } } },
+});
+
 /**
  * A write whose effect is one item `EFFECT#<n>#<uuid>`, written in one transaction with the key's claim as the data
  * kit's writes do; it reads the claim first, as a write does with its first reads.
@@ -26,8 +32,7 @@ const effectOf = (tenantId: number, n: number, gate?: Promise<void>) => async (c
   const prior = await claim?.read();
   if (prior) throw new KeyAlreadyClaimed(prior);
   await gate;
-  const item = { Put: { TableName: table.tableName, Item: { ...tenantKey(tenantId, `EFFECT#${n}#${randomUUID()}`), entity: 'Effect' } } };
-  await transact(table, [{ role: 'effect', item }], claim ? { claim: claim.item(n) } : {});
+  await transact(table, [effectAction(tenantId, n)], claim ? { claim: claim.item(n) } : {});
   return n;
 };
 
@@ -40,8 +45,7 @@ const effects = async (tenantId: number) => (await tenantItems(table, tenantId))
 const provisionalEffectOf = (tenantId: number, n: number, settled: Promise<void>) => async (claim: WriteClaim<number> | undefined) => {
   const prior = await claim?.read();
   if (prior) throw new KeyAlreadyClaimed(prior);
-  const item = { Put: { TableName: table.tableName, Item: { ...tenantKey(tenantId, `EFFECT#${n}#${randomUUID()}`), entity: 'Effect' } } };
-  await transact(table, [{ role: 'effect', item }], claim ? { claim: claim.provisional(n) } : {});
+  await transact(table, [effectAction(tenantId, n)], claim ? { claim: claim.provisional(n) } : {});
   await settled;
   await claim?.settle(n + 100);
   return n + 100;
