@@ -162,7 +162,14 @@ export const continueCompletion = async (
       // Another pass may have run this chunk: go on from wherever the cursor is now; if it has not moved, retry later.
       const now = await store.readCompletion(tenantId, receiptId);
       if (!now || now.completionId !== completionId) return { outcome: 'stale' };
-      if (now.cursor === record.cursor) throw error;
+      if (now.cursor === record.cursor) {
+        // Still held after the chunk's own resends. A pass that committed chunks hands the rest to a new message, as
+        // when out of time, so the message's receive count counts passes that did nothing, not progress; one that
+        // committed none fails the record (a receive spent, toward the DLQ after maxReceiveCount).
+        if (chunksRun === 0) throw error;
+        await dependencies.publish({ tenantId, receiptId, completionId });
+        return { outcome: 'continued', chunksRun, cursor: record.cursor };
+      }
       record = now;
     }
   }

@@ -516,7 +516,15 @@ const lineSequences = (lines: readonly StoredLine[]) => {
   };
 };
 
-/** One chunk as one transaction, idempotent for DynamoDB's 10 minutes through the chunk's ClientRequestToken. */
+/**
+ * One chunk as one transaction, idempotent for DynamoDB's 10 minutes through the chunk's ClientRequestToken (the SDK's
+ * resend of a send whose answer was lost carries the same token). A chunk cancelled by another transaction (nothing
+ * written: a hot stock-on-hand item that another completion or save held at that moment) is sent again in this
+ * invocation under a token of its own per send (`tokenOfAttempt`), its cursor condition keeping it exactly once: with
+ * one token it was never resent, and each conflict cost the completion message a receive whatever the pass had done,
+ * so five left the receipt Completing, half applied, its message in the DLQ. A chunk with an Idempotency-Key's claim
+ * (the inline one-transaction completion) keeps its one token.
+ */
 const runChunk = async (table: TableContext, chunk: CompletionChunk, lines: readonly StoredLine[], headerVersion?: number, claim?: KeyClaimItem) => {
   const sequence = lineSequences(lines);
   const { actions, add } = transactionActions<CompletionRole>();
@@ -524,7 +532,12 @@ const runChunk = async (table: TableContext, chunk: CompletionChunk, lines: read
     const item = transactionItem(table.tableName, action, sequence);
     add(action.role, action.role === 'header' && headerVersion !== undefined ? withVersionCondition(item, headerVersion) : item);
   }
-  await transact(table, actions, { errors: { header: () => new VersionConflict() }, clientRequestToken: chunk.clientRequestToken, ...(claim ? { claim } : {}) });
+  const errors = { header: () => new VersionConflict() };
+  if (claim) return transact(table, actions, { errors, clientRequestToken: chunk.clientRequestToken, claim });
+  await transact(table, actions, {
+    errors,
+    tokenOfAttempt: (attempt) => (attempt === 1 ? chunk.clientRequestToken : chunkRequestToken(randomUUID(), chunk.index)),
+  });
 };
 
 /** The completion record of a stored completion item (plain values). */

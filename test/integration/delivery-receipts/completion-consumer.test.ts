@@ -1,9 +1,13 @@
 // Integration: the receipt completions consumer (functions/delivery-receipts/consume-receipt-completions.ts) on DynamoDB Local. In its
 // own process, as the local stack runs functions (infra/local/function-host.ts), killed while it runs the chunks of
 // a 1,000-line receipt: the redelivered message resumes at the cursor and stock ends exactly right. In-process: a
-// batch with an unreadable record reports only that record as failed; a duplicate record changes nothing.
+// batch with an unreadable record reports only that record as failed; a duplicate record changes nothing; a chunk
+// cancelled by a transaction conflict is sent again in the pass, and a conflict that outlasts the resends costs a
+// receive only when the pass committed nothing (else the rest goes to a new message).
 import { afterAll, expect, it } from '@jest/globals';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createCompletionConsumer } from '#functions/delivery-receipts/consume-receipt-completions';
 import { startIsolatedFunctions, type IsolatedFunctions } from '#infra/local/function-host';
 import type { CompletionMessage } from '#shared/delivery-receipts/completion';
@@ -127,5 +131,79 @@ it('re-enqueues the rest when the invocation has too little time left for anothe
   expect(sent.slice(started)).toEqual([sent[0]]);
   expect(await cursorOf(tenantId)).toBe(0);
   await consumer({ Records: [record(JSON.stringify(sent[started]))] }, lambdaContext('receiptCompletionsConsumer', 30_000));
+  expect(await stockOf(table, tenantId, inventoryIdsOf(lines))).toEqual(expectedStock(lines));
+}, 60_000);
+
+/**
+ * The table with a transaction conflict (TransactionCanceledException, reason TransactionConflict: another
+ * transaction held one of the items, nothing written) on the TransactWriteItems calls `conflicted` names (1-based).
+ */
+const conflictingTable = (conflicted: (call: number) => boolean) => {
+  let calls = 0;
+  return {
+    table: {
+      tableName: table.tableName,
+      client: {
+        send: async (command: unknown) => {
+          if (command instanceof TransactWriteCommand) {
+            calls += 1;
+            if (conflicted(calls)) {
+              throw new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: { httpStatusCode: 400 }, CancellationReasons: [{ Code: 'TransactionConflict' }] });
+            }
+          }
+          return table.client.send(command as never);
+        },
+      },
+    } as unknown as typeof table,
+  };
+};
+
+it('sends a chunk cancelled by a transaction conflict again in the same pass: one conflict per delivery costs no receive', async () => {
+  const tenantId = freshTenantId();
+  const lines = manyLines(300, 300);
+  const { sent } = await seedAndComplete(table, tenantId, lines);
+  // The second transaction of every delivery meets another transaction on one of its items (a hot stock item).
+  const conflicts = conflictingTable((call) => call === 2);
+  const consumer = createCompletionConsumer(
+    () => conflicts.table,
+    () => ({ publish: async () => undefined }),
+  );
+  const answer = await consumer({ Records: [record(JSON.stringify(sent[0]))] }, lambdaContext('receiptCompletionsConsumer', 30_000));
+  expect(answer).toEqual({ batchItemFailures: [] });
+  const stored = await receiptItems(table, tenantId, 1);
+  expect(stored.header?.Status).toBe('Complete');
+  expect(await stockOf(table, tenantId, inventoryIdsOf(lines))).toEqual(expectedStock(lines));
+}, 60_000);
+
+it('hands the rest to a new message when a conflict outlasts the resends after chunks were committed; fails the record only when none was', async () => {
+  const tenantId = freshTenantId();
+  const lines = manyLines(300, 300);
+  const { sent } = await seedAndComplete(table, tenantId, lines);
+  const started = sent.length;
+  const publish = async (message: CompletionMessage) => void sent.push(message);
+  // From the second transaction on, every send conflicts: the first chunk commits, the second never does.
+  const conflicts = conflictingTable((call) => call >= 2);
+  const consumer = createCompletionConsumer(
+    () => conflicts.table,
+    () => ({ publish }),
+  );
+  await expect(consumer({ Records: [record(JSON.stringify(sent[0]))] }, lambdaContext('receiptCompletionsConsumer', 30_000))).resolves.toEqual({
+    batchItemFailures: [],
+  });
+  expect(sent.slice(started)).toEqual([sent[0]]);
+  expect(await cursorOf(tenantId)).toBe(1);
+  // The new message's pass commits nothing (every send conflicts): its record fails, a receive spent.
+  const stuck = conflictingTable(() => true);
+  const blocked = createCompletionConsumer(
+    () => stuck.table,
+    () => ({ publish }),
+  );
+  const failed = await blocked({ Records: [record(JSON.stringify(sent[started]), 2)] }, lambdaContext('receiptCompletionsConsumer', 30_000));
+  expect(failed.batchItemFailures).toHaveLength(1);
+  expect(sent).toHaveLength(started + 1);
+  expect(await cursorOf(tenantId)).toBe(1);
+  // Once the items are free, the message completes the receipt, stock exactly right.
+  await createCompletionConsumer(() => table, () => ({ publish }))({ Records: [record(JSON.stringify(sent[started]), 3)] }, lambdaContext('receiptCompletionsConsumer', 30_000));
+  expect((await receiptItems(table, tenantId, 1)).header?.Status).toBe('Complete');
   expect(await stockOf(table, tenantId, inventoryIdsOf(lines))).toEqual(expectedStock(lines));
 }, 60_000);
