@@ -39,6 +39,7 @@ import {
   type StoredTask,
   type StoredTaskState,
   type TaskAdvance,
+  type TaskAsRead,
   type TaskFiring,
   type TaskRecord,
   type TaskRun,
@@ -132,24 +133,26 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
 
     /**
      * Writes a save: a create puts the item if none exists; an update sets every attribute of `next` and removes the
-     * own fields `next` no longer has, if the stored Version is `expectedVersion` (else VersionConflict). The run-owned
+     * own fields `next` no longer has, if the stored task is as `read` (its Version and LastRunDateTime_utc; else
+     * VersionConflict: a newer save, or a run recorded since the save read it). The run-owned
      * attributes are left alone unless `clearRunState` (the schedule changed, so the last run belongs to another one).
      * Every write puts the task on the reconciler's index (keys.ts `unsyncedKeys`) until its schedule sync succeeds
      * (`setScheduleState`): a process that dies between this write and the sync leaves it listed there.
      */
-    async write(tenantId: number, next: StoredTask, expectedVersion: number | undefined, clearRunState = false, claim?: KeyClaimItem): Promise<void> {
+    async write(tenantId: number, next: StoredTask, read: TaskAsRead | undefined, clearRunState = false, claim?: KeyClaimItem): Promise<void> {
       const savedAt = next.task.ModifiedDateTime_utc ?? new Date().toISOString();
       const item = { ...toTaskItem(tenantId, next), ...unsyncedKeys(tenantId, next.task.ID, savedAt) };
       assertItemFits(item, { reserveBytes: runStateReserveBytes });
       try {
         // One write (PutItem or UpdateItem), or with an Idempotency-Key's claim one transaction (data kit transact).
         const writeTask = (task: TransactionItem) => transact(table, [{ role: 'task', item: task }], { errors: { task: () => new VersionConflict() }, ...(claim ? { claim } : {}) });
-        if (expectedVersion === undefined) {
+        if (read === undefined) {
           await writeTask({ Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
           return;
         }
-        const names: Record<string, string> = { '#version': 'Version' };
-        const values: Record<string, unknown> = { ':expected': expectedVersion };
+        const names: Record<string, string> = { '#version': 'Version', '#lastRun': 'LastRunDateTime_utc' };
+        const values: Record<string, unknown> = { ':expected': read.Version };
+        if (read.LastRunDateTime_utc !== undefined) values[':lastRun'] = read.LastRunDateTime_utc;
         const set: string[] = [];
         const remove: string[] = [];
         const name = (attribute: string) => {
@@ -173,7 +176,8 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
             TableName: tableName,
             Key: taskKey(tenantId, next.task.ID),
             UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
-            ConditionExpression: '#version = :expected',
+            // The run recorder does not raise the Version: its LastRunDateTime_utc as read says no run came between.
+            ConditionExpression: `#version = :expected AND ${read.LastRunDateTime_utc === undefined ? 'attribute_not_exists(#lastRun)' : '#lastRun = :lastRun'}`,
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
           },

@@ -17,7 +17,7 @@ import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import type { ScheduleSyncMessage, TaskRunMessage } from './messages';
 import { clientFields, scheduleFields } from './fields';
 import { assertTaskFits } from './repository';
-import type { KeyClaimItem, ScheduledTaskStore, StoredTask, TaskRecord } from './store';
+import { asRead, type KeyClaimItem, type ScheduledTaskStore, type StoredTask, type TaskRecord } from './store';
 import type { ScheduleState as SyncedState, TaskSchedule } from './schedule-sync';
 import { taskView } from './task-view';
 
@@ -386,15 +386,11 @@ export const createScheduledTaskService = ({
       // Sealed with the task's ID in each secret's context; secrets the body does not mention keep their ciphertext.
       const sealed: StoredAdaptorDetails | undefined = await sealAdaptorDetails({ incoming: incomingDetails, stored: previous?.adaptor, owner: { tenantId, taskId: id }, cipher });
       const next: StoredTask = { task: composed.record, ...(sealed ? { adaptor: sealed } : {}) };
-      try {
-        writeSent = true;
-        const pending = { created: !isUpdate, task: taskView({ ...composed.record, ScheduleState: 'Pending' }, sealed) };
-        await repository.write(tenantId, next, previous?.task.Version, composed.scheduleChanged, claim?.provisional(pending));
-      } catch (error) {
-        // The client named the version it edited: someone saved first, so its edit is stale (409), not retried.
-        if (error instanceof VersionConflict && expected !== undefined) throw new StaleVersion();
-        throw error;
-      }
+      writeSent = true;
+      const pending = { created: !isUpdate, task: taskView({ ...composed.record, ScheduleState: 'Pending' }, sealed) };
+      // Conditional on the task as read: a newer save, or a run recorded since the read (VersionConflict), has the
+      // save decided again from a fresh read, where a client's Version that moved is a 409 (StaleVersion above).
+      await repository.write(tenantId, next, previous && asRead(previous.task), composed.scheduleChanged, claim?.provisional(pending));
       return { record: composed.record, recurrence: composed.recurrence, adaptor: sealed };
     }).catch(giveBackUnwritten);
 

@@ -19,6 +19,15 @@ export interface StoredTask {
   readonly scheduleOutOfLine?: boolean;
 }
 
+/** What a save read of the stored task and requires unchanged at its write (`LastRunDateTime_utc` undefined: no run recorded). */
+export interface TaskAsRead {
+  readonly Version: number;
+  readonly LastRunDateTime_utc: string | undefined;
+}
+
+/** The part of a stored task a save's write requires unchanged. */
+export const asRead = (task: Pick<TaskRecord, 'Version' | 'LastRunDateTime_utc'>): TaskAsRead => ({ Version: task.Version, LastRunDateTime_utc: task.LastRunDateTime_utc });
+
 export interface ScheduledTaskStore {
   /** The next task ID of the tenant's sequence (taken before sealing: the ID is part of each secret's context). */
   nextId(tenantId: number): Promise<number>;
@@ -35,12 +44,15 @@ export interface ScheduledTaskStore {
    */
   getWithRuns?(tenantId: number, id: number): Promise<{ readonly stored: StoredTask; readonly runs: readonly ScheduledTaskRun[] } | undefined>;
   /**
-   * Writes a save: a create (`expectedVersion` undefined) if no task has the ID; an update if the stored Version is
-   * `expectedVersion` (else VersionConflict). Run-owned fields are left alone unless `clearRunState`. The task is
-   * marked out of line (the reconciler's index) until `setScheduleState` records a confirmed state. With an
-   * Idempotency-Key's claim, in the same transaction (a key taken meanwhile is KeyAlreadyClaimed).
+   * Writes a save: a create (`read` undefined) if no task has the ID; an update if the stored task is still as the
+   * save read it, its Version and its LastRunDateTime_utc (else VersionConflict): the run recorder does not raise the
+   * Version, so a run recorded between the save's read and its write fails the write, which the save decides again
+   * from a fresh read, instead of undoing the run (a one-off task's Completed put back to Scheduled). Run-owned fields
+   * are left alone unless `clearRunState`. The task is marked out of line (the reconciler's index) until
+   * `setScheduleState` records a confirmed state. With an Idempotency-Key's claim, in the same transaction (a key
+   * taken meanwhile is KeyAlreadyClaimed).
    */
-  write(tenantId: number, next: StoredTask, expectedVersion: number | undefined, clearRunState?: boolean, claim?: KeyClaimItem): Promise<void>;
+  write(tenantId: number, next: StoredTask, read: TaskAsRead | undefined, clearRunState?: boolean, claim?: KeyClaimItem): Promise<void>;
   /**
    * Records the schedule's state if the task still has `version`; false when a newer save won. `restated` (the
    * key's claim with its final answer) is written with it, or alone when a newer save won.

@@ -23,6 +23,7 @@ import { createScheduleReconciler } from '#shared/scheduled-tasks/reconciler';
 import { createScheduledTaskRepository } from '#shared/scheduled-tasks/repository';
 import { scheduleNameOf, syncScheduleWith, type SchedulerSettings } from '#shared/scheduled-tasks/schedule-sync';
 import { createScheduleSyncRetrier } from '#shared/scheduled-tasks/service';
+import { asRead } from '#shared/scheduled-tasks/store';
 import { proxyEvent } from '#test/support/lambda-events';
 import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 import { freshTenantId } from '#test/support/tenant-items';
@@ -221,7 +222,7 @@ it('never puts back an older schedule: a pass that read a task before a newer sa
   // The pass reads version 1 (out of line); then a newer save commits version 2 and syncs it.
   const readByThePass = await repository.get(tenantId, 2);
   expect(readByThePass?.scheduleOutOfLine).toBe(true);
-  await repository.write(tenantId, { task: { ...task, Interval: 2, Version: 2 } }, 1);
+  await repository.write(tenantId, { task: { ...task, Interval: 2, Version: 2 } }, asRead(task));
   expect(await retrier.retrySync({ tenantId, taskId: 2, version: 2 })).toBe('synced');
   expect(scheduleOf(2)).toMatchObject({ ScheduleExpression: 'rate(2 hours)' });
 

@@ -1,9 +1,10 @@
 // Integration: the run recorder against DynamoDB Local and the SQS server, with an injected clock. A run is
 // recorded once and published once, whatever the duplicates (sequential or concurrent); stale versions, misfires
 // and disabled tasks are recorded Skipped and never published; a one-off task completes; a delivery that dies
-// between the write and the send is published by the redelivery once its lease runs out. Task items are seeded
+// between the write and the send is published by the redelivery once its lease runs out; a save whose read comes
+// before a run's commit and whose write after it is decided again, never undoing the run. Task items are seeded
 // with the attribute names of contract C4 (as the save stores them).
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -17,6 +18,8 @@ import {
   type TaskFiring,
 } from '#shared/scheduled-tasks/runs';
 import type { TaskWorkMessage } from '#shared/scheduled-tasks/messages';
+import { createScheduledTaskService, type ScheduleSyncRequest } from '#shared/scheduled-tasks/service';
+import { localSecretCipher } from '#shared/crypto/envelope';
 import { quarterHourlyTask, takeMessages } from '#test/support/task-runs';
 import { localTaskStack } from '#test/support/task-runs-stack';
 import { freshTenantId } from '#test/support/tenant-items';
@@ -346,6 +349,59 @@ describe('never before the time asked', () => {
     expect(await recorder.record(firing(task, '2026-03-02T23:03:00Z', 1))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Run', RecordedDateTime_utc: '2026-03-02T23:03:00.000Z' }, published: true });
     expect(slept).toEqual([2_000]);
     expect(await readTask(task.tenantId, task.taskId)).toMatchObject({ Status: 'Completed', ScheduleState: 'Deleted', LastRunDateTime_utc: '2026-03-02T23:03:00.000Z' });
+    expect(await queue.drain()).toHaveLength(1);
+  });
+});
+
+describe('a save that overlaps a run', () => {
+  it('is decided again from a fresh read when the run is recorded between its read and its write: a renamed one-off task stays Completed, its Version the client’s', async () => {
+    const clock = { now: at('2026-03-02T08:00:00Z') };
+    const tenantId = freshTenantId();
+    const repository = createScheduledTaskRepository(table);
+    const queue = await workQueue();
+    const recorder = recorderAt(clock, queue.publishWork);
+    // The run is recorded right after the save's first read of the task (the at() firing at 09:00 while a user renames it).
+    let betweenReadAndWrite: (() => Promise<void>) | undefined;
+    const racing = {
+      ...repository,
+      get: async (tenant: number, id: number) => {
+        const found = await repository.get(tenant, id);
+        const hook = betweenReadAndWrite;
+        betweenReadAndWrite = undefined;
+        await hook?.();
+        return found;
+      },
+    };
+    const syncRequests: ScheduleSyncRequest[] = [];
+    const service = createScheduledTaskService({
+      repository: racing,
+      cipher: localSecretCipher(randomBytes(32)),
+      syncSchedule: async (task) => (task.enabled && task.recurrence.start > clock.now.getTime() ? 'Enabled' : 'Disabled'),
+      requestSync: async (request) => void syncRequests.push(request),
+      clock: () => clock.now,
+    });
+    const principal = { tenantId, websiteId: 1, userId: 3 };
+    const { task } = await service.save(principal, { Name: 'Once', TaskTypeID: 4, IsRecurringSchedule: false, TimeOfDay: '2026-03-02T09:00:00Z' });
+    const taskId = task.ID as number;
+    const version = task.Version as number;
+
+    clock.now = at('2026-03-02T09:00:02Z');
+    betweenReadAndWrite = async () => {
+      expect(await recorder.record(firing({ tenantId, taskId: taskId }, '2026-03-02T09:00:00Z', version))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Run' } });
+    };
+    const renamed = await service.save(principal, { ID: taskId, Version: version, Name: 'Once renamed' });
+
+    expect(renamed.task).toMatchObject({ Name: 'Once renamed', Status: 'Completed', Version: version + 1 });
+    expect(syncRequests).toEqual([]);
+    expect(await readTask(tenantId, taskId)).toMatchObject({
+      Name: 'Once renamed',
+      Status: 'Completed',
+      CompletedDateTime_utc: '2026-03-02T09:00:02.000Z',
+      LastRunDateTime_utc: '2026-03-02T09:00:00.000Z',
+      Version: version + 1,
+    });
+    const runs = (await partition(tenantId, taskId)).filter((item) => String(item.sk).startsWith('RUN#'));
+    expect(runs).toEqual([expect.objectContaining({ Outcome: 'Run', Version: version })]);
     expect(await queue.drain()).toHaveLength(1);
   });
 });

@@ -36,10 +36,11 @@ export const createMemoryScheduledTaskStore = () => {
       return stored ? view(stored) : undefined;
     },
 
-    write: async (tenantId, next, expectedVersion, clearRunState = false, claim) => {
+    write: async (tenantId, next, read, clearRunState = false, claim) => {
       const key = keyOf(tenantId, next.task.ID);
       const stored = items.get(key);
-      if (expectedVersion === undefined ? stored !== undefined : stored?.task.Version !== expectedVersion) throw new VersionConflict();
+      const asExpected = read === undefined ? stored === undefined : stored?.task.Version === read.Version && stored.task.LastRunDateTime_utc === read.LastRunDateTime_utc;
+      if (!asExpected) throw new VersionConflict();
       const takeClaim = claim ? claims.check(claim) : () => undefined;
       // An update leaves the run-owned fields as they are stored, unless the schedule changed.
       const task: Record<string, unknown> = { ...next.task };

@@ -6,7 +6,7 @@
 // the schedule changed, an Idempotency-Key's claim taken with the write or nothing written, a schedule state recorded
 // only at its Version, and a task listed out of line from its save until a confirmed state.
 import { describe, expect, it } from '@jest/globals';
-import type { ScheduledTaskStore, StoredTask, TaskRecord } from '#shared/scheduled-tasks/store';
+import { asRead, type ScheduledTaskStore, type StoredTask, type TaskRecord } from '#shared/scheduled-tasks/store';
 import { keyClaim } from '#test/stores/key-claims';
 import { freshTenantId } from '#test/support/tenant-items';
 
@@ -78,8 +78,8 @@ export const describeScheduledTaskStoreContract = (implementation: string, open:
 
       const outcomes = [
         await outcomeOf(store.write(tenantId, { task: taskOf(1, 1, '2026-03-01T11:00:00.000Z', { Name: 'Again' }) }, undefined)),
-        await outcomeOf(store.write(tenantId, { task: taskOf(1, 3, '2026-03-01T11:00:00.000Z', { Name: 'Stale' }) }, 2)),
-        await outcomeOf(store.write(tenantId, { task: taskOf(2, 2) }, 1)),
+        await outcomeOf(store.write(tenantId, { task: taskOf(1, 3, '2026-03-01T11:00:00.000Z', { Name: 'Stale' }) }, asRead({ Version: 2 }))),
+        await outcomeOf(store.write(tenantId, { task: taskOf(2, 2) }, asRead({ Version: 1 }))),
       ];
 
       expect({ outcomes, stored: (await store.get(tenantId, 1))?.task, missing: await store.get(tenantId, 2) }).toStrictEqual({
@@ -89,14 +89,28 @@ export const describeScheduledTaskStoreContract = (implementation: string, open:
       });
     });
 
+    it('refuses an update when a run was recorded since the save read the task (its LastRunDateTime_utc moved; the Version did not), changing nothing', async () => {
+      const tenantId = freshTenantId();
+      const ran = taskOf(1, 1, undefined, { LastRunDateTime_utc: '2026-03-01T09:00:00.000Z' });
+      await store.write(tenantId, { task: ran }, undefined);
+      const renamed = (lastRead: string | undefined) =>
+        store.write(tenantId, { task: taskOf(1, 2, '2026-03-01T11:00:00.000Z', { Name: 'Renamed' }) }, asRead({ Version: 1, LastRunDateTime_utc: lastRead }));
+
+      const outcomes = [await outcomeOf(renamed(undefined)), await outcomeOf(renamed('2026-03-01T08:00:00.000Z'))];
+
+      expect({ outcomes, stored: (await store.get(tenantId, 1))?.task }).toStrictEqual({ outcomes: ['VersionConflict', 'VersionConflict'], stored: ran });
+      await renamed('2026-03-01T09:00:00.000Z');
+      expect((await store.get(tenantId, 1))?.task.Name).toBe('Renamed');
+    });
+
     it('an update replaces the task: fields it no longer has are gone, its adaptor too; the last run stays unless the schedule changed', async () => {
       const tenantId = freshTenantId();
       await store.write(tenantId, { task: taskOf(1, 1, undefined, { LastRunDateTime_utc: '2026-03-01T09:00:00.000Z', DocumentID: 4 }), adaptor }, undefined);
       const { DocumentID: _dropped, ...withoutDocument } = taskOf(1, 2, '2026-03-01T11:00:00.000Z', { Name: 'Renamed' });
 
-      await store.write(tenantId, { task: { ...withoutDocument, LastRunDateTime_utc: '2026-03-01T05:00:00.000Z' } }, 1);
+      await store.write(tenantId, { task: { ...withoutDocument, LastRunDateTime_utc: '2026-03-01T05:00:00.000Z' } }, asRead({ Version: 1, LastRunDateTime_utc: '2026-03-01T09:00:00.000Z' }));
       const kept = await store.get(tenantId, 1);
-      await store.write(tenantId, { task: taskOf(1, 3, '2026-03-01T12:00:00.000Z', { Interval: 2 }) }, 2, true);
+      await store.write(tenantId, { task: taskOf(1, 3, '2026-03-01T12:00:00.000Z', { Interval: 2 }) }, asRead({ Version: 2, LastRunDateTime_utc: '2026-03-01T09:00:00.000Z' }), true);
       const cleared = await store.get(tenantId, 1);
 
       expect({ kept, cleared }).toStrictEqual({
@@ -111,7 +125,7 @@ export const describeScheduledTaskStoreContract = (implementation: string, open:
 
       const outcomes = [
         await outcomeOf(store.write(tenantId, { task: taskOf(2) }, undefined, false, keyClaim(tableName, tenantId, 'scheduledTaskSave', 'k1'))),
-        await outcomeOf(store.write(tenantId, { task: taskOf(1, 2, '2026-03-01T11:00:00.000Z', { Name: 'Claimed' }) }, 1, false, keyClaim(tableName, tenantId, 'scheduledTaskSave', 'k1'))),
+        await outcomeOf(store.write(tenantId, { task: taskOf(1, 2, '2026-03-01T11:00:00.000Z', { Name: 'Claimed' }) }, asRead({ Version: 1 }), false, keyClaim(tableName, tenantId, 'scheduledTaskSave', 'k1'))),
       ];
 
       expect({ outcomes, first: (await store.get(tenantId, 1))?.task, second: await store.get(tenantId, 2) }).toStrictEqual({
@@ -155,7 +169,7 @@ export const describeScheduledTaskStoreContract = (implementation: string, open:
       await store.setScheduleState(tenantId, 2, 1, 'Enabled');
       await store.setScheduleState(tenantId, 4, 1, 'Disabled');
       const before = await listedOf(tenantId, '2026-03-01T10:15:00.000Z');
-      await store.write(tenantId, { task: taskOf(2, 2, '2026-03-01T10:12:00.000Z') }, 1);
+      await store.write(tenantId, { task: taskOf(2, 2, '2026-03-01T10:12:00.000Z') }, asRead({ Version: 1 }));
 
       expect({ before, after: await listedOf(tenantId, '2026-03-01T10:15:00.000Z'), everything: await listedOf(tenantId, '2026-03-02T00:00:00.000Z') }).toEqual({
         before: [1, 3],
