@@ -101,8 +101,25 @@ const isOverdueOnce = (task: TaskRecord, recurrence: Recurrence, now: Date): boo
  * schedule in line and record its state, conditional on the Version read (a newer save records its own; the sync
  * itself never replaces a schedule of a newer version). Throws when the scheduler still fails.
  */
+/** Rounds of syncing a newer version found after a sync (each needs another save to have come in the meantime). */
+const newerVersionRounds = 3;
+
 export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdue, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => {
-  const syncStored = async (tenantId: number, task: TaskRecord): Promise<'synced' | 'stale'> => {
+  /**
+   * After a sync of `version` whose state could not be recorded because a newer save committed meanwhile: that save's
+   * own sync may have written its schedule before this one's write landed, which then replaced it (the newer-wins
+   * check reads the schedule before writing it, so two syncs in flight at once can land in either order). The stored
+   * task is read again and synced, as the retry syncs it, so the schedule ends on the newest version whatever the
+   * order of the writes; when this one's write landed first, the sync finds the schedule in line and writes nothing.
+   * Throws when the scheduler fails (the caller's retry); a few rounds at most (each needs yet another save).
+   */
+  const syncNewerThan = async (tenantId: number, taskId: number, version: number, round: number): Promise<void> => {
+    if (round > newerVersionRounds) return;
+    const stored = await repository.get(tenantId, taskId);
+    if (!stored || stored.task.Version <= version) return;
+    await syncStored(tenantId, stored.task, round + 1);
+  };
+  const syncStored = async (tenantId: number, task: TaskRecord, round = 1): Promise<'synced' | 'stale'> => {
     const recurrence = recurrenceOfTask(task);
     const state = await syncSchedule({ tenantId, taskId: task.ID, version: task.Version, recurrence, enabled: isScheduled(task) }, clock());
     // A one-off task that has not run and whose time passed before its schedule could be written (a save that died,
@@ -113,9 +130,13 @@ export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdu
     const overdue = fireOverdue !== undefined && isOverdueOnce(task, recurrence, clock());
     if (overdue) await fireOverdue?.({ tenantId, taskId: task.ID, version: task.Version, scheduledTime: new Date(recurrence.start).toISOString() });
     const recorded = await repository.setScheduleState(tenantId, task.ID, task.Version, overdue ? 'Deleted' : recordedScheduleState(task, state));
-    return recorded ? 'synced' : 'stale';
+    if (recorded) return 'synced';
+    await syncNewerThan(tenantId, task.ID, task.Version, round);
+    return 'stale';
   };
   return {
+    /** The newest stored version synced again after a sync of `version` found a newer save (see above). */
+    syncNewerThan: (tenantId: number, taskId: number, version: number) => syncNewerThan(tenantId, taskId, version, 1),
     /**
      * A retry message: one for a version older than the stored one is stale (the newer save synced, or queued its own
      * retry) and changes nothing; otherwise the schedule is synced again and its state recorded.
@@ -224,6 +245,7 @@ export const createScheduledTaskService = ({
   latestRuns,
   clock = () => new Date(),
 }: ScheduledTaskServiceDependencies) => {
+  const retrier = createScheduleSyncRetrier({ repository, syncSchedule, clock });
   const require = async (tenantId: number, id: number): Promise<StoredTask> => {
     const stored = await repository.get(tenantId, id);
     if (!stored) throw new NotFound(`Scheduled task ${id} does not exist.`);
@@ -317,7 +339,17 @@ export const createScheduledTaskService = ({
     // Always recorded, even when it is the state written: a state the scheduler confirmed takes the task off the
     // reconciler's index (a process that dies before this line leaves it there, and the reconciler repairs it).
     // With an Idempotency-Key, the claim's answer is restated with the state in the same write, before it is sent.
-    await repository.setScheduleState(tenantId, record.ID, record.Version, state, restate?.(state));
+    const recorded = await repository.setScheduleState(tenantId, record.ID, record.Version, state, restate?.(state));
+    // A newer save committed while this one synced: this sync's schedule write may have landed after the newer one's
+    // and replaced it, so the newest version is synced again (retrier.syncNewerThan). If the scheduler fails now, its
+    // retry is queued for that version. This save's answer stays its own version's.
+    if (!recorded) {
+      await retrier.syncNewerThan(tenantId, record.ID, record.Version).catch(async (error: unknown) => {
+        logger.warn('a newer version of the task could not be synced again after this save; a retry is queued', { taskId: record.ID, ...describeError(error) });
+        const stored = await repository.get(tenantId, record.ID).catch(() => undefined);
+        if (stored) await requestSync({ tenantId, taskId: record.ID, version: stored.task.Version }).catch(() => undefined);
+      });
+    }
     return state;
   };
 
@@ -402,7 +434,8 @@ export const createScheduledTaskService = ({
   return {
     save,
     get: createScheduledTaskReader({ repository, latestRuns }).get,
-    ...createScheduleSyncRetrier({ repository, syncSchedule, clock }),
+    retrySync: retrier.retrySync,
+    reconcileTask: retrier.reconcileTask,
   };
 };
 
