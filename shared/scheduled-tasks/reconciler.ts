@@ -41,6 +41,9 @@ export interface ScheduleReconcilerOptions {
   readonly pageSize?: number;
 }
 
+/** Retryable failures in a row (tasks whose scheduler calls all failed) after which a pass takes the scheduler for unavailable. */
+const unavailableAfter = 3;
+
 export const createScheduleReconciler = ({
   tasks,
   reconcileTask,
@@ -56,6 +59,7 @@ export const createScheduleReconciler = ({
     let synced = 0;
     let skipped = 0;
     let failed = 0;
+    let unavailableInARow = 0;
     const report = (unfinished: boolean): ReconcileReport => ({ listed, synced, skipped, failed, unfinished });
     for await (const task of tasks.listOutOfLine(before, pageSize)) {
       listed += 1;
@@ -71,9 +75,18 @@ export const createScheduleReconciler = ({
       } catch (error) {
         failed += 1;
         logger.warn('schedule reconciliation of a task failed; the next pass retries it', { tenantId: task.tenantId, taskId: task.taskId, ...describeError(error) });
-        // The scheduler is unavailable: every other task would fail the same way. The next pass goes on.
-        if (error instanceof ScheduleSyncFailed && error.retryable) return report(true);
+        // Several tasks in a row unable to reach the scheduler: it is unavailable, and every other task would fail the
+        // same way; the next pass goes on. One task alone (a schedule refused at the quota, say) does not stop the
+        // pass: stopping at the first would have every pass start and end at that task, the others never reached.
+        if (error instanceof ScheduleSyncFailed && error.retryable) {
+          unavailableInARow += 1;
+          if (unavailableInARow >= unavailableAfter) return report(true);
+        } else {
+          unavailableInARow = 0;
+        }
+        continue;
       }
+      unavailableInARow = 0;
     }
     return report(false);
   },

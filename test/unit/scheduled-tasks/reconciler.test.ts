@@ -58,11 +58,13 @@ describe('a reconciler pass', () => {
     ]);
   });
 
-  it('goes on past a task whose sync the scheduler refuses, and stops (unfinished) when the scheduler is unavailable', async () => {
+  it('goes on past a task whose sync the scheduler refuses, and stops (unfinished) when the scheduler is unavailable to three tasks in a row', async () => {
     const tasks = await storeWith([
       [1, 3, '2026-03-01T11:00:00.000Z'],
       [1, 7, '2026-03-01T11:00:01.000Z'],
       [2, 2, '2026-03-01T11:00:02.000Z'],
+      [2, 9, '2026-03-01T11:00:03.000Z'],
+      [2, 5, '2026-03-01T11:00:04.000Z'],
     ]);
     const calls: number[] = [];
     const reconciler = createScheduleReconciler({
@@ -74,8 +76,28 @@ describe('a reconciler pass', () => {
         throw new ScheduleSyncFailed('the scheduler is unavailable (ThrottlingException)', { retryable: true });
       },
     });
-    expect(await reconciler.reconcile()).toEqual({ listed: 2, synced: 0, skipped: 0, failed: 2, unfinished: true });
-    expect(calls).toEqual([3, 7]);
+    expect(await reconciler.reconcile()).toEqual({ listed: 4, synced: 0, skipped: 0, failed: 4, unfinished: true });
+    expect(calls).toEqual([3, 7, 2, 9]);
+  });
+
+  it('goes on past one task whose scheduler calls keep failing (a schedule refused at the quota): the tasks after it are reached', async () => {
+    const tasks = await storeWith([
+      [1, 7, '2026-03-01T11:00:01.000Z'],
+      [2, 2, '2026-03-01T11:00:02.000Z'],
+      [2, 9, '2026-03-01T11:00:03.000Z'],
+    ]);
+    const calls: number[] = [];
+    const reconciler = createScheduleReconciler({
+      tasks,
+      clock: () => now,
+      reconcileTask: async (_tenantId, taskId) => {
+        calls.push(taskId);
+        if (taskId === 7) throw new ScheduleSyncFailed('the scheduler refused the request (ServiceQuotaExceededException)', { retryable: true });
+        return 'synced';
+      },
+    });
+    expect(await reconciler.reconcile()).toEqual({ listed: 3, synced: 2, skipped: 0, failed: 1, unfinished: false });
+    expect(calls).toEqual([7, 2, 9]);
   });
 
   it('stops taking tasks once its time budget is spent; the next pass goes on', async () => {
