@@ -5,6 +5,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
 import { composeKey, tenantKey, type ItemKey } from './partition';
+import { keyValueFits } from './item-size';
 import type { TransactionItem } from './transaction';
 
 /** Case-insensitive identity of a value: Unicode-normalised (NFKC), trimmed, lower-cased. */
@@ -56,7 +57,10 @@ export const defineClaim = ({ prefix, entity, ownerAttribute }: ClaimDefinition)
 
     /** Who holds the value now (strongly consistent), if anyone. */
     async owner({ client, tableName }: TableContext, tenantId: number, value: string): Promise<ClaimOwner | undefined> {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key(tenantId, value), ConsistentRead: true }));
+      const claimKey = key(tenantId, value);
+      // A value whose key no claim can have (longer than a sort key may be once normalised): held by no one.
+      if (!keyValueFits(claimKey.pk, 'partition') || !keyValueFits(claimKey.sk, 'sort')) return undefined;
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: claimKey, ConsistentRead: true }));
       const owner: unknown = Item?.[ownerAttribute];
       return typeof owner === 'number' || typeof owner === 'string' ? owner : undefined;
     },

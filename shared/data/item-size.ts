@@ -16,6 +16,16 @@ export const maxSortKeyBytes = 1024;
 
 const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
+/**
+ * Whether a key value of a lookup (a GetItem's key, a Query's `begins_with` prefix) is within its limit, so that an
+ * item could have it. Every write passes `assertItemFits`, so no stored item has a longer one: a lookup whose value
+ * is longer finds nothing, and is answered so without asking DynamoDB, which refuses such a request
+ * (ValidationException, a 500 the client caused). A value made from a client's text can outgrow its limit after
+ * normalisation (NFKC turns U+FDFA into 18 characters): a 31-character name searched by GetByName was a 500.
+ */
+export const keyValueFits = (value: string, kind: 'partition' | 'sort'): boolean =>
+  utf8Bytes(value) <= (kind === 'partition' ? maxPartitionKeyBytes : maxSortKeyBytes);
+
 /** The size of a number as DynamoDB counts it, from the text the document client sends (`String(value)`). */
 export const numberBytes = (text: string): number => {
   const form = decimalFormOf(text);

@@ -9,7 +9,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type TableContext } from '#shared/data/client';
 import { claimChanges } from '#shared/data/claims';
 import { defineCodec, fieldsOf } from '#shared/data/codec';
-import { assertItemFits } from '#shared/data/item-size';
+import { assertItemFits, keyValueFits } from '#shared/data/item-size';
 import { nextValue, withNextValue } from '#shared/data/sequence';
 import { transact, transactionActions } from '#shared/data/transaction';
 import { versionedPut } from '#shared/data/versioned';
@@ -128,6 +128,9 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
 
     /** The first active location, by name, whose name starts with `prefix`. */
     async findFirstActiveByNamePrefix(tenantId: number, prefix: string): Promise<TenantLocation | undefined> {
+      const namePrefix = normaliseName(prefix);
+      // Longer than any stored name's key may be: no name starts with it.
+      if (!keyValueFits(namePrefix, 'sort')) return undefined;
       const [{ Items }, defaultId] = await Promise.all([
         client.send(
           new QueryCommand({
@@ -135,7 +138,7 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
           IndexName: activeLocationsByName.indexName,
           KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
           ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey, '#sk': activeLocationsByName.sortKey },
-            ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId), ':prefix': normaliseName(prefix) },
+            ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId), ':prefix': namePrefix },
             Limit: 1,
           }),
         ),

@@ -1,4 +1,5 @@
-// End to end: every value the API accepts can be stored (issue 14, section 2). A number DynamoDB cannot store, or
+// End to end: every value the API accepts can be stored (issue 14, section 2); a lookup by a text whose key would be
+// too long once normalised finds nothing without asking DynamoDB (a 500 before). A number DynamoDB cannot store, or
 // one a double does not hold exactly as written, is refused with 400 and a pointer, in JSON, XML and forms, in every
 // area; a record too large for one DynamoDB item is refused with 413 naming its size and the limit. Either way the
 // tenant's items are unchanged, its ID sequences included: the next create gets the ID the refused one would have had.
@@ -209,5 +210,27 @@ describe('a create refused by a conflict in its write leaves the sequence alone 
 
     expect(nextLocation.json?.ID).toBe((location.json?.ID as number) + 1);
     expect((nextPayment.json?.Object as { ID: number }).ID).toBe((payment.json?.Object as { ID: number }).ID + 1);
+  });
+});
+
+describe('a text whose key would be longer than DynamoDB allows once normalised is never sent to DynamoDB', () => {
+  // U+FDFA is one character that NFKC turns into 18 (33 bytes): 31 of them make a name key of over 1,024 bytes.
+  const expanding = '\ufdfa'.repeat(31);
+
+  it('GetByName with such a name, exact or as a prefix: 404 (no stored name can be it), never a 500', async () => {
+    await send(json(locations, { Name: 'Main' }));
+    for (const body of [{ SearchString: expanding, IsExactMatch: true }, { SearchString: expanding }, { SearchString: `main${expanding}` }]) {
+      const before = await table.items(tenant);
+      const response = await send(json('/TenantLocation/GetByName', body));
+      expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({ status: 404, type: 'application/problem+json; charset=utf-8' });
+      expect(await table.items(tenant)).toEqual(before);
+    }
+  });
+
+  it('a receipt RefNumber of such a text, at its create or its update: 413, the receipt and the sequence as they were', async () => {
+    const saved = await saveReceipt(token, { SupplierName: 'S' });
+    expect(saved.status).toBe(201);
+    await refusedUnchanged(json(receipts, { Value: { SupplierName: 'S', RefNumber: expanding } }), 413);
+    await refusedUnchanged(json(receipts, { Value: { ID: saved.json.Value.ID, RefNumber: expanding } }), 413);
   });
 });
