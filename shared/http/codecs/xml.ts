@@ -139,14 +139,26 @@ const forbiddenKey = (key: string) =>
 
 const declarationPattern = /^\uFEFF?<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([^"']*)\1/;
 
+const versionPattern = /^\uFEFF?<\?xml\s[^>]*?\bversion\s*=\s*(["'])([^"']*)\1/;
+/** CDATA sections, comments and processing instructions: where `]]>` may appear. */
+const outsideCharacterData = /<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>/g;
+
 /** The encoding an XML body's declaration names (`<?xml version="1.0" encoding="..."?>`), if it names one. */
 export const xmlDeclaredEncoding = (xml: string): string | undefined => declarationPattern.exec(xml)?.[2];
 
 /** Parses an XML body and returns the content of its root element. */
-export const parseXml = (xml: string): unknown => {
+export const parseXml = (sent: string): unknown => {
   if (!library) throw new Error('parseXml() before loadXmlParser() resolved: await loadXmlParser() first');
+  // End-of-line handling (XML 1.0, 2.11): CRLF and a lone CR are read as LF, as every conforming parser reads them; a
+  // CR kept in a value is sent as a character reference (`&#xD;`), which this leaves alone.
+  const xml = sent.replace(/\r\n?/g, '\n');
   const { parser, validate } = library;
   if (dtdPattern.test(xml)) throw new MalformedBody('XML with a DOCTYPE or markup declarations is not accepted.');
+  // What XML 1.0 requires and the library lets through: a declaration's version is 1.x, and character data never
+  // holds `]]>` (a CDATA section's end, allowed only there, in a comment or a processing instruction).
+  const version = versionPattern.exec(xml);
+  if (version && !/^1\.[0-9]+$/.test(version[2] ?? '')) throw new MalformedBody(`The XML declaration names version ${JSON.stringify(version[2])}; this API reads XML 1.0.`);
+  if (xml.replace(outsideCharacterData, '').includes(']]>')) throw new MalformedBody('The XML body is not well-formed: "]]>" in character data.');
   const validation = validate(xml);
   if (validation !== true) {
     throw new MalformedBody(`The XML body is not well-formed (line ${validation.err.line}, column ${validation.err.col}).`);
@@ -166,12 +178,18 @@ export const parseXml = (xml: string): unknown => {
   return content === '' ? {} : content;
 };
 
+/**
+ * Text as XML character data. A carriage return is written as a character reference: a parser turns a raw CR (and
+ * CRLF) into LF (XML 1.0, 2.11), so a value holding one came back changed, and a record read as XML and sent back
+ * as it was differed from the stored one (a completed receipt echoed back was refused as a change).
+ */
 const escapeText = (value: string): string =>
   value
     .replace(/[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu, '\ufffd')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+    .replace(/>/g, '&gt;')
+    .replace(/\r/g, '&#xD;');
 
 // XML 1.0 (fifth edition) NameStartChar and NameChar within the BMP, without ":" (a colon would make a namespace
 // prefix). Characters beyond the BMP are escaped, as .NET does and as parsers with the older name rules need.

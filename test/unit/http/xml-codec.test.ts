@@ -86,6 +86,21 @@ describe('parseXml', () => {
     expect(() => parseXml(xml)).toThrow(new MalformedBody(detail));
   });
 
+  it('reads raw CRLF and CR in a body as LF, as every conforming parser does (XML 1.0, 2.11)', () => {
+    expect(parseXml('<R>\r\n<A>a\r\nb\rc</A></R>')).toEqual({ A: 'a\nb\nc' });
+  });
+
+  it.each([
+    ['"]]>" in character data', '<R><Name>q]]>q</Name></R>', 'The XML body is not well-formed: "]]>" in character data.'],
+    ['a declaration of version 2.0', '<?xml version="2.0"?><R><Name>q</Name></R>', 'The XML declaration names version "2.0"; this API reads XML 1.0.'],
+  ])('refuses what XML 1.0 does not allow and the library lets through: %s', (_case, xml, detail) => {
+    expect(() => parseXml(xml)).toThrow(new MalformedBody(detail));
+  });
+
+  it('reads "]]>" where XML allows it: a CDATA section\'s end, a comment, a version 1.1 declaration', () => {
+    expect(parseXml('<?xml version="1.1"?><R><A><![CDATA[a]]]]><![CDATA[>b]]></A><!-- x ]]> y --><B>z</B></R>')).toEqual({ A: 'a]]>b', B: 'z' });
+  });
+
   it('reads a value sent as CDATA alone, or several CDATA sections, or text split by a comment, whole', () => {
     expect(parseXml('<R><A>\n  <![CDATA[a & <b>]]>\n</A><B><![CDATA[x]]><![CDATA[y]]></B><C>1<!-- c -->0</C></R>')).toEqual({ A: 'a & <b>', B: 'xy', C: '10' });
   });
@@ -243,10 +258,15 @@ describe('serializeXml', () => {
     );
   });
 
-  it('replaces characters XML 1.0 cannot carry (controls, lone surrogates, U+FFFE) and keeps tab, CR, LF and astral characters', () => {
+  it('replaces characters XML 1.0 cannot carry (controls, lone surrogates, U+FFFE), keeps tab, LF and astral characters, and writes CR as a reference', () => {
     expect(serializeXml({ name: 'R' }, { A: 'a\u0000b\u0001c\u001fd', B: 'x\ud800y\ufffez', C: 'tab\tcr\rlf\n😀' })).toBe(
-      '<?xml version="1.0" encoding="utf-8"?><R><A>a\ufffdb\ufffdc\ufffdd</A><B>x\ufffdy\ufffdz</B><C>tab\tcr\rlf\n😀</C></R>',
+      '<?xml version="1.0" encoding="utf-8"?><R><A>a\ufffdb\ufffdc\ufffdd</A><B>x\ufffdy\ufffdz</B><C>tab\tcr&#xD;lf\n😀</C></R>',
     );
+  });
+
+  it('gives back a text with CR, CRLF and LF as it was, through its own answer (a raw CR would be read as LF)', () => {
+    const text = 'line1\r\nline2\rline3\nend';
+    expect(parseXml(serializeXml({ name: 'R' }, { Note: text }))).toEqual({ Note: text });
   });
 
   it('writes a top-level array as ArrayOf<Item> with one <Item> per member', () => {
