@@ -28,7 +28,7 @@ export const runtimeSchemas: Readonly<Record<string, readonly string[]>> = {
 /** Records whose field names code lists (the data kit's codecs, a search's filter members): module -> object schemas. */
 export const recordFields: Readonly<Record<string, readonly string[]>> = {
   'shared/schemas/tenant-location.ts': ['TenantLocation'],
-  'shared/schemas/search-filter.ts': ['SearchFilter'],
+  'shared/schemas/search-filter.ts': ['SearchFilterMembers'],
   'shared/schemas/payment.ts': ['PaymentT'],
 };
 

@@ -9,11 +9,11 @@ import { createHash } from 'node:crypto';
 import type { Principal } from '#shared/auth/principal';
 import { normaliseClaimValue } from '#shared/data/claims';
 import { ValidationFailed, type FieldError } from '#shared/errors';
-import { SearchFilter as searchFilterSchema } from '#shared/compiled/schemas/search-filter';
+import { SearchFilterMembers as searchFilterSchema } from '#shared/compiled/schemas/search-filter';
 import type { DeliveryLine, DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 import type { DeliveryReceiptSearchResult } from '#shared/schemas/delivery-receipt-search';
 import { pagedActionResults } from '#shared/schemas/envelope-bodies';
-import type { SearchFilter } from '#shared/schemas/search-filter';
+import type { SearchFilterMembers } from '#shared/schemas/search-filter';
 import { receiptSearchMembers } from '#shared/schemas/search-members';
 import { defineSearch, type SearchPlan } from '#shared/search/search';
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
@@ -56,7 +56,7 @@ export const pageLinesBudgetBytes = 4_000_000;
 export const maxGuids = 50;
 const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const textOf = (filter: SearchFilter): string | undefined => {
+const textOf = (filter: SearchFilterMembers): string | undefined => {
   for (const candidate of [filter.SearchString, filter.Search]) {
     const value = candidate === undefined ? undefined : normaliseClaimValue(candidate);
     if (value) return value;
@@ -68,7 +68,7 @@ const textOf = (filter: SearchFilter): string | undefined => {
 const lowerBound = (value: string): string => (value.endsWith('T00:00:00.000Z') ? value.slice(0, 10) : value);
 
 /** Turns the filter members into criteria, refusing (400, every problem at once) what cannot match anything sensible. */
-export const searchCriteria = (filter: SearchFilter): SearchCriteria => {
+export const searchCriteria = (filter: SearchFilterMembers): SearchCriteria => {
   const errors: FieldError[] = [];
   const requested = new Set<ReceiptStatus>();
   (filter.Statuses ?? []).forEach((value, index) => {
@@ -172,7 +172,7 @@ export const createDeliveryReceiptSearch = ({ store, clock = () => new Date() }:
   const toReceipt = (item: Readonly<Record<string, unknown>>, rowNumber: number): DeliveryReceiptT =>
     inFieldOrder({ ...item, ...statusView(statusOf(item as DeliveryReceiptT)), RowNumber: rowNumber } as DeliveryReceiptT, rowFieldOrder);
 
-  const search = async (principal: Principal, filter: SearchFilter): Promise<DeliveryReceiptSearchResult> => {
+  const search = async (principal: Principal, filter: SearchFilterMembers): Promise<DeliveryReceiptSearchResult> => {
     const plan = deliveryReceiptSearch.plan(filter);
     const criteria = searchCriteria(filter);
     const { tenantId } = principal;

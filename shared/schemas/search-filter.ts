@@ -66,6 +66,14 @@ const searchFilterFields = {
 };
 
 /**
+ * Every member of the platform's SearchFilter: what a search is given (a member it does not apply is refused by the
+ * search, whoever calls; over HTTP each operation's filter lists only the members it applies). Not a component of the
+ * document.
+ */
+export const SearchFilterMembers = z.strictObject(searchFilterFields);
+export type SearchFilterMembers = z.infer<typeof SearchFilterMembers>;
+
+/**
  * GetByName's rule (shared/tenant-locations/service.ts `searchText`), in the JSON Schema the document states it with:
  * SearchString or Search, one of them not blank once trimmed (`\S`: JavaScript's `trim` and `\s` remove the same
  * characters).
@@ -79,10 +87,24 @@ const searchTextRules = [
   },
 ];
 
+/**
+ * GetByName's body: the spec's SearchFilter, with the members the lookup applies and no others (a member it would not
+ * apply is an unknown field, 400, as in the searches: it was read and silently ignored, so `IgnoreID` or
+ * `IncludeDeleted` answered as if never sent).
+ */
 export const SearchFilter = shape(
   'SearchFilter',
-  searchFilterFields,
-  "A tenant-location lookup by name: SearchString or Search (the first that is not blank once trimmed) is the text.",
+  {
+    SearchString: searchFilterFields.SearchString,
+    Search: searchFilterFields.Search,
+    IsExactMatch: searchFilterFields.IsExactMatch,
+    IgnoreID: searchFilterFields.IgnoreID,
+    ...tenancyFields,
+  },
+  'A tenant-location lookup by name: SearchString or Search (the first that is not blank once trimmed) is the text; ' +
+    'IsExactMatch asks for the whole name, else the first active name (in name order) that starts with it; IgnoreID ' +
+    'leaves that location out (is the name taken by another location?). The searches take the rest of the ' +
+    "platform's SearchFilter members; this lookup applies only these.",
   undefined,
   searchTextRules,
 );

@@ -126,8 +126,8 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
       return item?.IsActive === true ? fromItem(item, defaultId) : undefined;
     },
 
-    /** The first active location, by name, whose name starts with `prefix`. */
-    async findFirstActiveByNamePrefix(tenantId: number, prefix: string): Promise<TenantLocation | undefined> {
+    /** The first active location, by name, whose name starts with `prefix`, other than `ignoreId`'s. */
+    async findFirstActiveByNamePrefix(tenantId: number, prefix: string, ignoreId?: number): Promise<TenantLocation | undefined> {
       const namePrefix = normaliseName(prefix);
       // Longer than any stored name's key may be: no name starts with it.
       if (!keyValueFits(namePrefix, 'sort')) return undefined;
@@ -139,12 +139,13 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
           KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
           ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey, '#sk': activeLocationsByName.sortKey },
             ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId), ':prefix': namePrefix },
-            Limit: 1,
+            // One more when one location is left out: names are unique, so it is at most one of the first two.
+            Limit: ignoreId === undefined ? 1 : 2,
           }),
         ),
         this.defaultLocationId(tenantId),
       ]);
-      const item = Items?.[0];
+      const item = Items?.find((candidate) => candidate.ID !== ignoreId);
       return item ? fromItem(item, defaultId) : undefined;
     },
 

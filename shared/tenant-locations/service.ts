@@ -6,9 +6,9 @@ import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
 import { maxSequenceValue } from '#shared/data/sequence';
 import { nextVersion } from '#shared/data/versioned';
 import { NotFound, StaleVersion, ValidationFailed, VersionConflict } from '#shared/errors';
-import type { SearchFilter, TenantLocationFilter } from '#shared/schemas/search-filter';
+import type { SearchFilter, SearchFilterMembers, TenantLocationFilter } from '#shared/schemas/search-filter';
 import { tenantLocationSearchMembers, tenantLocationSortFields } from '#shared/schemas/search-members';
-import { SearchFilter as searchFilterSchema } from '#shared/compiled/schemas/search-filter';
+import { SearchFilterMembers as searchFilterSchema } from '#shared/compiled/schemas/search-filter';
 import { defineSearch } from '#shared/search/search';
 import type { Address } from '#shared/schemas/address';
 import { addressTypes, type AddressTypeName } from '#shared/schemas/address-types';
@@ -46,7 +46,7 @@ const byText =
  * whoever calls) and the members only locations have. Over HTTP the body is a TenantLocationFilter, which lists only
  * the members it applies.
  */
-type LocationSearchInput = SearchFilter & Pick<TenantLocationFilter, 'CustomerID' | 'IsActive'>;
+type LocationSearchInput = SearchFilterMembers & Pick<TenantLocationFilter, 'CustomerID' | 'IsActive'>;
 
 /** Search: the filter members it applies and its sort fields, both as its filter schema lists them. */
 const sortComparators: Readonly<Record<(typeof tenantLocationSortFields)[number], Comparator>> = {
@@ -218,7 +218,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
   };
 
   /** SearchString, or Search when SearchString is absent or blank (an XML or form client may send it empty). */
-  const searchText = (filter: SearchFilter) => {
+  const searchText = (filter: Pick<SearchFilterMembers, 'SearchString' | 'Search'>) => {
     for (const candidate of [filter.SearchString, filter.Search]) {
       const value = candidate?.normalize('NFKC').trim().toLowerCase();
       if (value) return value;
@@ -255,9 +255,13 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     async getByName(principal: Principal, filter: SearchFilter): Promise<TenantLocation> {
       const text = searchText(filter);
       if (!text) throw new ValidationFailed([{ pointer: '/SearchString', detail: 'SearchString or Search is required' }]);
+      const ignored = filter.IgnoreID;
+      const exact = filter.IsExactMatch ? await repository.findActiveByName(principal.tenantId, text) : undefined;
       const location = filter.IsExactMatch
-        ? await repository.findActiveByName(principal.tenantId, text)
-        : await repository.findFirstActiveByNamePrefix(principal.tenantId, text);
+        ? exact && exact.ID !== ignored
+          ? exact
+          : undefined
+        : await repository.findFirstActiveByNamePrefix(principal.tenantId, text, ignored);
       if (!location) throw new NotFound('No active tenant location has this name.');
       return location;
     },

@@ -50,8 +50,8 @@ export interface TenantLocationStore {
   defaultLocationId(tenantId: number): Promise<number | undefined>;
   /** The active location holding this exact (normalised) name. */
   findActiveByName(tenantId: number, name: string): Promise<TenantLocation | undefined>;
-  /** The first active location, by name, whose name starts with `prefix`. */
-  findFirstActiveByNamePrefix(tenantId: number, prefix: string): Promise<TenantLocation | undefined>;
+  /** The first active location, by name, whose name starts with `prefix`, other than `ignoreId`'s (GetByName's IgnoreID). */
+  findFirstActiveByNamePrefix(tenantId: number, prefix: string, ignoreId?: number): Promise<TenantLocation | undefined>;
   /** The tenant's active locations ordered by normalised name. */
   listActiveByName(tenantId: number): Promise<TenantLocation[]>;
   /** The tenant's locations in ID order, filtered. */

@@ -235,6 +235,9 @@ export const refusedLocationBodies: [string, string, unknown, string?][] = [
   ['tenantLocationSearch', 'MaxResults 501', { MaxResults: 501 }],
   ['tenantLocationSearch', 'a negative LastRowNumber', { LastRowNumber: -1 }],
   ['tenantLocationGetByName', 'an unknown member', { SearchString: 'x', Limit: 1 }],
+  // A SearchFilter member the lookup does not apply: read and ignored before, so it answered as if never sent.
+  ['tenantLocationGetByName', 'a SearchFilter member the lookup does not apply', { SearchString: 'x', IncludeDeleted: true }],
+  ['tenantLocationGetByName', 'a paging member', { SearchString: 'x', MaxResults: 1 }],
   ['tenantLocationGetByName', 'no search text', { IsExactMatch: true }],
   ['tenantLocationGetByName', 'blank search texts', { SearchString: '  ', Search: '\t' }],
   ['deliveryReceiptSearchV2', 'a __proto__ sort field', { SortField: '__proto__' }],

@@ -218,7 +218,8 @@ describe('the OpenAPI document of the service', () => {
       'DocumentID', 'DatTypeID', 'DatTypeFriendlyName', 'WorkflowID', 'IDs', 'AdaptorDetails']],
     ['deliveryReceiptSaveV2', ['Value', 'TenantID', 'WebsiteID', 'UserID']],
     ['deliveryReceiptAddInventory', ['Value', 'TenantID', 'WebsiteID', 'UserID']],
-    ['tenantLocationGetByName', ['Statuses', 'SearchString', 'IsExactMatch', 'LastRowNumber', 'MaxResults', 'TenantID']],
+    // GetByName's SearchFilter lists only the members the lookup applies (the searches take the rest).
+    ['tenantLocationGetByName', ['SearchString', 'Search', 'IsExactMatch', 'IgnoreID', 'TenantID']],
     // A search's filter lists only the members it applies (issue 23): no Statuses for locations.
     ['tenantLocationSearch', ['SearchString', 'IsExactMatch', 'LastRowNumber', 'MaxResults', 'CustomerID']],
     ['deliveryReceiptSearchV2', ['Statuses', 'StatusStrings', 'SearchString', 'StartDate', 'LastRowNumber', 'MaxResults', 'TenantID']],

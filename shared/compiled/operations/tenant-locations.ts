@@ -8,16 +8,15 @@ import * as requests from '../requests/tenant-locations';
 
 /** The request bodies' shapes (shared/validation/shape.ts): what coercion and the tenancy rule read. */
 const nodes: readonly ShapeNode[] = [
-  /* 0 */ {"object":{"Statuses":2,"StatusStrings":4,"Status":4,"SearchString":3,"SearchNameOnly":5,"Search":3,"StartDate":3,"EndDate":3,"DatePeriod":3,"IsExactMatch":5,"IsGetBasicInfo":5,"IncludeDeleted":5,"IncludeLogs":5,"IgnoreID":1,"ParentID":1,"GetCountOnly":5,"TransactionTypeDatTypeID":1,"CategoryID":1,"AdaptorID":1,"CategoryIDs":2,"BrandIDs":2,"IDs":2,"GUIDs":4,"LinkedSupplierID":1,"IsApprovedForPOS":5,"IsApprovedForWeb":5,"IsApprovedForService":5,"ID":1,"IsHierarchicalSort":5,"Types":4,"IsShowFavourites":5,"IsHidden":5,"IncludeSystemTasks":5,"IsSystem":5,"BatchStatus":3,"SortField":3,"SortAsc":5,"GroupBy":3,"LastRowNumber":1,"MaxResults":1,"TenantID":1,"WebsiteID":1,"UserID":1}},
-  /* 1 */ "number",
-  /* 2 */ {"array":1},
-  /* 3 */ "other",
-  /* 4 */ {"array":3},
-  /* 5 */ "boolean",
-  /* 6 */ {"object":{"ID":1,"TenantLocationID":1,"Name":3,"Description":3,"Address":8,"EmailAddress":3,"Phone":3,"UtcOffset":1,"SelectedForUser":5,"IsAddCustomerLocation":5,"IsDefault":5,"IsCustomerDefault":5,"IsActive":5,"CustomerID":1,"ParentID":1,"ParentName":3,"TenantID":1,"WebsiteID":1,"UserID":1,"Version":1,"RowNumber":1,"CreatedDateTime_utc":3,"ModifiedDateTime_utc":3,"CreatedByUserID":1,"ModifiedByUserID":1}},
-  /* 7 */ {"object":{"GUID":3,"ID":1,"LocationID":1,"AddressType":1,"Latitude":1,"Longitude":1,"FullAddress":3,"GUIDstring":3,"AddressDescription":3,"StreetAddress":3,"City":3,"PostCode":3,"State":3,"Country":3,"Notes":3,"IsMailTo":5,"IsOfficeOrShop":5,"IsPostalAddress":5,"IsSelectedBilling":5,"IsSelectedDelivery":5,"IsSystem":5,"IsDefaultDeliverTo":5,"IsDefaultBilling":5,"IsDefaultServiceTo":5,"IsActive":5,"IsDeliverTo":5,"IsServiceTo":5}},
-  /* 8 */ {"object":{"GUID":3,"ID":1,"LocationID":1,"AddressType":1,"Latitude":1,"Longitude":1,"FullAddress":3,"GUIDstring":3,"AddressDescription":3,"StreetAddress":3,"City":3,"PostCode":3,"State":3,"Country":3,"Notes":3,"IsMailTo":5,"IsOfficeOrShop":5,"IsPostalAddress":5,"IsSelectedBilling":5,"IsSelectedDelivery":5,"IsSystem":5,"IsDefaultDeliverTo":5,"IsDefaultBilling":5,"IsDefaultServiceTo":5,"IsActive":5,"IsDeliverTo":5,"IsServiceTo":5}},
-  /* 9 */ {"object":{"SearchString":3,"Search":3,"SearchNameOnly":5,"IsExactMatch":5,"IncludeDeleted":5,"ParentID":1,"IDs":2,"ID":1,"IgnoreID":1,"SortField":3,"SortAsc":5,"LastRowNumber":1,"MaxResults":1,"GetCountOnly":5,"TenantID":1,"WebsiteID":1,"UserID":1,"CustomerID":1,"IsActive":5}},
+  /* 0 */ {"object":{"SearchString":1,"Search":1,"IsExactMatch":2,"IgnoreID":3,"TenantID":3,"WebsiteID":3,"UserID":3}},
+  /* 1 */ "other",
+  /* 2 */ "boolean",
+  /* 3 */ "number",
+  /* 4 */ {"object":{"ID":3,"TenantLocationID":3,"Name":1,"Description":1,"Address":6,"EmailAddress":1,"Phone":1,"UtcOffset":3,"SelectedForUser":2,"IsAddCustomerLocation":2,"IsDefault":2,"IsCustomerDefault":2,"IsActive":2,"CustomerID":3,"ParentID":3,"ParentName":1,"TenantID":3,"WebsiteID":3,"UserID":3,"Version":3,"RowNumber":3,"CreatedDateTime_utc":1,"ModifiedDateTime_utc":1,"CreatedByUserID":3,"ModifiedByUserID":3}},
+  /* 5 */ {"object":{"GUID":1,"ID":3,"LocationID":3,"AddressType":3,"Latitude":3,"Longitude":3,"FullAddress":1,"GUIDstring":1,"AddressDescription":1,"StreetAddress":1,"City":1,"PostCode":1,"State":1,"Country":1,"Notes":1,"IsMailTo":2,"IsOfficeOrShop":2,"IsPostalAddress":2,"IsSelectedBilling":2,"IsSelectedDelivery":2,"IsSystem":2,"IsDefaultDeliverTo":2,"IsDefaultBilling":2,"IsDefaultServiceTo":2,"IsActive":2,"IsDeliverTo":2,"IsServiceTo":2}},
+  /* 6 */ {"object":{"GUID":1,"ID":3,"LocationID":3,"AddressType":3,"Latitude":3,"Longitude":3,"FullAddress":1,"GUIDstring":1,"AddressDescription":1,"StreetAddress":1,"City":1,"PostCode":1,"State":1,"Country":1,"Notes":1,"IsMailTo":2,"IsOfficeOrShop":2,"IsPostalAddress":2,"IsSelectedBilling":2,"IsSelectedDelivery":2,"IsSystem":2,"IsDefaultDeliverTo":2,"IsDefaultBilling":2,"IsDefaultServiceTo":2,"IsActive":2,"IsDeliverTo":2,"IsServiceTo":2}},
+  /* 7 */ {"object":{"SearchString":1,"Search":1,"SearchNameOnly":2,"IsExactMatch":2,"IncludeDeleted":2,"ParentID":3,"IDs":8,"ID":3,"IgnoreID":3,"SortField":1,"SortAsc":2,"LastRowNumber":3,"MaxResults":3,"GetCountOnly":2,"TenantID":3,"WebsiteID":3,"UserID":3,"CustomerID":3,"IsActive":2}},
+  /* 8 */ {"array":3},
 ];
 
 const shape = (root: number): RequestShape => ({ nodes, root });
@@ -97,7 +96,7 @@ export const tenantLocationSave: CompiledOperation<typeof source.tenantLocationS
   path: "/TenantLocation/Save",
   auth: "bearer",
   media: "standard",
-  requestBody: {shape: /* @__PURE__ */ shape(6),required: true},
+  requestBody: {shape: /* @__PURE__ */ shape(4),required: true},
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
   document: { body: requests.tenantLocationSaveBody },
   needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem","dynamodb:ConditionCheckItem"]},
@@ -110,7 +109,7 @@ export const tenantLocationSearch: CompiledOperation<typeof source.tenantLocatio
   path: "/TenantLocation/Search",
   auth: "bearer",
   media: "standard",
-  requestBody: {shape: /* @__PURE__ */ shape(9),required: false},
+  requestBody: {shape: /* @__PURE__ */ shape(7),required: false},
   success: {status: 200,xmlRoot: {name: "PagedActionResults_TenantLocationInfo_"}},
   document: { body: requests.tenantLocationSearchBody },
   needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query"]},

@@ -10,7 +10,7 @@ import { continuationKey } from '#shared/delivery-receipts/keys';
 import { createSearchRepository } from '#shared/delivery-receipts/repository';
 import { createDeliveryReceiptSearch, queryHashOf, deliveryReceiptSearch, searchCriteria } from '#shared/delivery-receipts/search';
 import { ApiError } from '#shared/errors';
-import type { SearchFilter } from '#shared/schemas/search-filter';
+import type { SearchFilterMembers as SearchFilter } from '#shared/schemas/search-filter';
 import { attachCapacityMeter } from '#test/bench/capacity';
 import { batchWriteAll } from '#test/bench/seed';
 import { lineItem, receiptsOf, seedReceipts, type StoredReceipt } from '#test/support/delivery-receipt-search-seed';

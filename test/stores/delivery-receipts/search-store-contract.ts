@@ -8,7 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 import { deliveryReceiptSearch, searchCriteria } from '#shared/delivery-receipts/search';
 import type { ReceiptSortField } from '#shared/delivery-receipts/search-keys';
 import type { HeaderItem, ReceiptSearchStore, SearchCursor } from '#shared/delivery-receipts/store';
-import type { SearchFilter } from '#shared/schemas/search-filter';
+import type { SearchFilterMembers as SearchFilter } from '#shared/schemas/search-filter';
 import { headerItem, lineItem, receiptsOf, type StoredReceipt } from '#test/support/delivery-receipt-search-seed';
 import { freshTenantId } from '#test/support/tenant-items';
 

@@ -84,9 +84,9 @@ export const createMemoryTenantLocationStore = (): TenantLocationStore & { reado
       return location?.IsActive ? read(location) : undefined;
     },
 
-    findFirstActiveByNamePrefix: async (tenantId: number, prefix: string) => {
+    findFirstActiveByNamePrefix: async (tenantId: number, prefix: string, ignoreId?: number) => {
       const wanted = normaliseName(prefix);
-      const location = activeByName(tenantId).find((candidate) => indexSortKey(candidate).startsWith(wanted));
+      const location = activeByName(tenantId).find((candidate) => candidate.ID !== ignoreId && indexSortKey(candidate).startsWith(wanted));
       return location ? read(location) : undefined;
     },
 

@@ -69,7 +69,10 @@ export const describeTenantLocationStoreContract = (implementation: string, open
         inactive: await repository.findActiveByName(tenantId, 'Depot'),
         prefix: (await repository.findFirstActiveByNamePrefix(tenantId, 'main'))?.ID,
         noPrefix: await repository.findFirstActiveByNamePrefix(tenantId, 'Dep'),
-      }).toEqual({ exact: 1, inactive: undefined, prefix: 2, noPrefix: undefined });
+        prefixIgnoring: (await repository.findFirstActiveByNamePrefix(tenantId, 'main', 2))?.ID,
+        prefixIgnoringOther: (await repository.findFirstActiveByNamePrefix(tenantId, 'main', 1))?.ID,
+        onlyOneIgnored: await repository.findFirstActiveByNamePrefix(tenantId, 'main o', 1),
+      }).toEqual({ exact: 1, inactive: undefined, prefix: 2, noPrefix: undefined, prefixIgnoring: 1, prefixIgnoringOther: 2, onlyOneIgnored: undefined });
     });
 
     it('lists the tenant’s locations in id order, filtered by activity, customer, parent and text', async () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createDeliveryReceiptSearch } from '#shared/delivery-receipts/search';
 import type { ReceiptSearchStore } from '#shared/delivery-receipts/store';
-import type { SearchFilter } from '#shared/schemas/search-filter';
+import type { SearchFilterMembers as SearchFilter } from '#shared/schemas/search-filter';
 import { createMemorySearchStore } from '#test/stores/delivery-receipts/memory-search-store';
 import { headerItem, lineItem, receiptsOf } from '#test/support/delivery-receipt-search-seed';
 

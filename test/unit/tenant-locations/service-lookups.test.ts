@@ -60,6 +60,8 @@ describe('tenant-location service: GetByName', () => {
     ['an exact name, any case and spacing', { SearchString: '  main OFFICE ', IsExactMatch: true }, 1],
     ['the first active name (by name) starting with the text', { SearchString: 'main' }, 2],
     ['Search when SearchString is absent', { Search: 'Main O' }, 1],
+    ['the first by prefix other than IgnoreID', { SearchString: 'main', IgnoreID: 2 }, 1],
+    ['an exact name held by a location other than IgnoreID', { SearchString: 'Main Office', IsExactMatch: true, IgnoreID: 2 }, 1],
   ])('finds %s', async (_case, filter, id) => {
     const { service, principal } = await seeded();
 
@@ -70,6 +72,8 @@ describe('tenant-location service: GetByName', () => {
     ['an exact match of part of a name', { SearchString: 'Main', IsExactMatch: true }],
     ['a deleted location', { SearchString: 'Mainland', IsExactMatch: true }],
     ['a prefix no active name has', { SearchString: 'Mainl' }],
+    ['an exact name held by IgnoreID (is the name taken by another location? no)', { SearchString: 'main office', IsExactMatch: true, IgnoreID: 1 }],
+    ['a prefix only IgnoreID has', { SearchString: 'main o', IgnoreID: 1 }],
   ])('answers 404 for %s', async (_case, filter) => {
     const { service, principal } = await seeded();
 
