@@ -42,6 +42,7 @@ export const problemKinds = {
   /** The local gateway's, for an `Expect` other than 100-continue (RFC 9110 §10.1.1). */
   expectationFailed: { status: 417, title: 'Expectation Failed', type: 'about:blank' },
   idempotencyKeyReused: { status: 422, title: 'Idempotency key reused', type: problemType('idempotency-key-reused') },
+  answerTooLarge: { status: 422, title: 'Answer too large', type: problemType('answer-too-large') },
   tooManyRequests: { status: 429, title: 'Too Many Requests', type: 'about:blank' },
   internal: { status: 500, title: 'Internal Server Error', type: 'about:blank' },
   badGateway: { status: 502, title: 'Bad Gateway', type: 'about:blank' },
@@ -208,6 +209,20 @@ export class ItemTooLarge extends ApiError {
           (largestAttribute ? ` (the largest field is ${largestAttribute}).` : '.'),
       { extensions: { ItemSize: bytes, ItemSizeLimit: limitBytes, ...(largestAttribute ? { LargestField: largestAttribute } : {}) } },
     );
+  }
+}
+
+/**
+ * The answer would be larger than a Lambda function may answer (6 MB, the whole response): API Gateway would answer
+ * 502 for it. The request is valid; what it asks for does not fit one answer (GetAll of a tenant whose locations hold
+ * megabytes of text), so the client is told to ask for less (Search pages it) rather than shown a failure.
+ */
+export class AnswerTooLarge extends ApiError {
+  override readonly name: string = 'AnswerTooLarge';
+  constructor(bytes: number, limitBytes: number) {
+    super(problemKinds.answerTooLarge, `The answer would take ${bytes} bytes; an answer can be at most ${limitBytes}. Ask for less: a search answers page by page.`, {
+      extensions: { AnswerSize: bytes, AnswerSizeLimit: limitBytes },
+    });
   }
 }
 

@@ -15,7 +15,7 @@ import type { DeliveryReceiptSearchResult } from '#shared/schemas/delivery-recei
 import { pagedActionResults } from '#shared/schemas/envelope-bodies';
 import type { SearchFilterMembers } from '#shared/schemas/search-filter';
 import { receiptSearchMembers } from '#shared/schemas/search-members';
-import { defineSearch, type SearchPlan } from '#shared/search/search';
+import { defineSearch, pageBudgetBytes, withinPageBudget, type SearchPlan } from '#shared/search/search';
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
 import { parseStatus, receiptStatuses, statusOf, statusView, type ReceiptStatus } from './lifecycle';
 import { activeLines, withDerivedFields } from './lines';
@@ -50,8 +50,8 @@ export const deliveryReceiptSearch = defineSearch<ReceiptHit>({
 
 /** How long a continuation is kept: long enough for a person paging through results. */
 export const continuationTtlSeconds = 3_600;
-/** Lines a page answers (IsGetBasicInfo false) stop growing the page past this many bytes of JSON. */
-export const pageLinesBudgetBytes = 4_000_000;
+/** Lines a page answers (IsGetBasicInfo false) stop being read past this many bytes of JSON (the page's budget). */
+export const pageLinesBudgetBytes = pageBudgetBytes;
 /** GUIDs are matched in lower and upper case, two operands each: at most 100 operands for one IN. */
 export const maxGuids = 50;
 const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -188,7 +188,7 @@ export const createDeliveryReceiptSearch = ({ store, clock = () => new Date() }:
       const hits = (await store.readHeaders(tenantId, criteria.ids)).filter((item) => matches(item, criteria)).map((item) => ({ item }));
       const result = deliveryReceiptSearch.page(plan, hits);
       const receipts = result.Value.map((row) => toReceipt(row.item, row.RowNumber));
-      const answered = includeLines ? await withLines(tenantId, receipts) : receipts;
+      const answered = withinPageBudget(includeLines ? await withLines(tenantId, receipts) : receipts);
       if (answered.length === receipts.length) return { ...result, Value: answered };
       const last = answered.at(-1) as DeliveryReceiptT;
       return pagedActionResults(answered, { MoreToGet: true, LastRowNumber: last.RowNumber as number, TotalRecordCount: result.TotalRecordCount });
@@ -215,7 +215,9 @@ export const createDeliveryReceiptSearch = ({ store, clock = () => new Date() }:
     });
     const before = cached ? plan.start : read.skipped;
     const receipts = read.rows.map((row, index) => toReceipt(row.item, before + index + 1));
-    const answered = includeLines ? await withLines(tenantId, receipts) : receipts;
+    // Headers and lines together within the page's budget (shared/search/search.ts): a page of 500 large headers
+    // passed the 6 MB a function may answer.
+    const answered = withinPageBudget(includeLines ? await withLines(tenantId, receipts) : receipts);
     const cut = answered.length < receipts.length;
     const moreToGet = cut || read.more;
     const lastRowNumber = before + answered.length;

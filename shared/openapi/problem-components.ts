@@ -133,6 +133,10 @@ const problemDescriptions: Readonly<Record<number, string>> = {
     'line and header values exceed the gateway\'s 10,240 bytes. Or (`record-too-large`) the record would not fit one ' +
     'stored item (DynamoDB\'s 400 KB, names included): `ItemSize` and `ItemSizeLimit` give its size and the limit in ' +
     'bytes, `LargestField` the field that takes the most.',
+  422:
+    'The request is understood but cannot be carried out: an Idempotency-Key reused for another request ' +
+    '(`idempotency-key-reused`: send a new key), or an answer larger than a function may give, 6 MB ' +
+    '(`answer-too-large`: `AnswerSize` and `AnswerSizeLimit` in bytes; ask for less, a search answers page by page).',
   415:
     'The Content-Type of the body is not accepted (Accept-Post lists those that are), or the body has a ' +
     'Content-Encoding other than identity (Accept-Encoding says so).',

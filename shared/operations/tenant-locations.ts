@@ -48,7 +48,8 @@ export const tenantLocationGetAll = defineOperation({
   path: '/TenantLocation/GetAll',
   module: 'get-all',
   success: { status: 200, schema: TenantLocationList, description: 'Active locations ordered by name.' },
-  problems: [400, 401, 406],
+  // 422 answer-too-large: locations holding more text than one answer can carry (Search pages them).
+  problems: [400, 401, 406, 422],
   tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
   tableIndexes: [activeLocationsByName.indexName],
 });

@@ -8,6 +8,27 @@ import { commonSearchFields, inWords } from '#shared/schemas/search-members';
 
 export type Comparator<Row> = (a: Row, b: Row) => number;
 
+/**
+ * The most JSON a page's rows may take: 1 MB. Rows are the clients' data (a location may hold 16 KB of text, a
+ * receipt header with its lines hundreds), so a page of MaxResults (500) rows could pass the 6 MB a Lambda function
+ * may answer (a 502 from API Gateway), and an XML answer writes the same text up to five times longer (`&` as
+ * `&amp;`): at 1 MB of JSON an XML page stays under it. A page that reaches it ends early, MoreToGet true; the next
+ * starts after its LastRowNumber. A single row always fits.
+ */
+export const pageBudgetBytes = 1_000_000;
+
+/** The longest prefix of `rows` within the page budget, one row at least. */
+export const withinPageBudget = <R>(rows: readonly R[]): R[] => {
+  const kept: R[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    bytes += Buffer.byteLength(JSON.stringify(row));
+    if (kept.length > 0 && bytes > pageBudgetBytes) break;
+    kept.push(row);
+  }
+  return kept;
+};
+
 /** Members of every filter that the mechanism itself reads (paging, sorting, counting) or the stack checks (tenancy). */
 export { commonSearchFields } from '#shared/schemas/search-members';
 
@@ -97,15 +118,16 @@ export const defineSearch = <Row>(definition: SearchDefinition<Row>) => {
   };
 
   /**
-   * One page of the matching rows, in the planned order, numbered from 1 over the whole result. GetCountOnly gives
-   * the count and no rows; MoreToGet then says whether any row lies after LastRowNumber.
+   * One page of the matching rows, in the planned order, numbered from 1 over the whole result: MaxResults rows, or
+   * fewer when they would pass the page budget. GetCountOnly gives the count and no rows; MoreToGet then says whether
+   * any row lies after LastRowNumber.
    */
   const page = <R extends Row>(searchPlan: SearchPlan<Row>, matching: readonly R[]) => {
     const ordered = [...matching].sort(searchPlan.compare);
     const start = Math.min(searchPlan.start, ordered.length);
     const rows = searchPlan.countOnly
       ? []
-      : ordered.slice(start, start + searchPlan.maxResults).map((row, index) => ({ ...row, RowNumber: start + index + 1 }));
+      : withinPageBudget(ordered.slice(start, start + searchPlan.maxResults)).map((row, index) => ({ ...row, RowNumber: start + index + 1 }));
     return pagedActionResults(rows, {
       MoreToGet: start + rows.length < ordered.length,
       LastRowNumber: start + rows.length,

@@ -1,11 +1,25 @@
 // HTTP middleware: the response's media type is chosen first (406 before any work), and the handler's answer is
 // serialised into it.
-import { NotAcceptable } from '#shared/errors';
+import { AnswerTooLarge, NotAcceptable } from '#shared/errors';
 import type { CompiledOperation } from '#shared/operations/compiled-operation';
 import { serializeXml } from '#shared/http/codecs/xml';
 import { isXmlMediaType, negotiate, responseMediaTypes } from '#shared/http/media';
 import { isHttpResult, respond } from '#shared/http/result';
 import { headerOf, type HttpMiddleware } from './request';
+
+/**
+ * The most a function's answer may take: Lambda's 6 MB (6,291,456 bytes) for the whole response, its headers and the
+ * body as a JSON string (escaped), less a margin for what the runtime adds. Past it Lambda fails the invocation and
+ * API Gateway answers 502; the function answers 422 `answer-too-large` instead (errors.ts AnswerTooLarge).
+ */
+export const maxAnswerBytes = 6_000_000;
+
+/** The bytes of the answer's body as it travels in the function's response (a JSON string). */
+const answerBytes = (body: string): number => {
+  const plain = Buffer.byteLength(body);
+  // Escaping writes a quote or a backslash as two bytes, a control character as six: measured only when it could matter.
+  return plain * 6 < maxAnswerBytes ? plain : Buffer.byteLength(JSON.stringify(body));
+};
 
 /** Writes `request.internal.responseType` before; replaces `request.response` by the serialised answer after. */
 export const contentNegotiation = (operation: Pick<CompiledOperation, 'media' | 'success'>): HttpMiddleware => {
@@ -26,6 +40,8 @@ export const contentNegotiation = (operation: Pick<CompiledOperation, 'media' | 
       if (result.body !== undefined) {
         headers['Content-Type'] = `${type}; charset=utf-8`;
         body = isXmlMediaType(type) ? serializeXml(xmlRoot, result.body) : JSON.stringify(result.body);
+        const bytes = answerBytes(body);
+        if (bytes > maxAnswerBytes) throw new AnswerTooLarge(bytes, maxAnswerBytes);
       }
       if (operation.media === 'standard') headers.Vary = 'Accept';
       request.response = { statusCode: result.body === undefined && result.status === 200 ? 204 : result.status, headers, body };

@@ -124,6 +124,29 @@ describe('operation stack: content negotiation of successes', () => {
     });
   });
 
+  it.each([
+    ['JSON', 800, 'application/json', 'application/problem+json'],
+    // `&` is written `&amp;` in XML: the same rows take five times the bytes.
+    ['XML', 160, 'application/xml', 'application/problem+xml'],
+  ])('answers 422 answer-too-large, not a 502, when the answer would pass the 6 MB a function may answer (%s)', async (_format, count, accept, problemType) => {
+    const rows = Array.from({ length: count }, (_, index) => ({ ID: index + 1, Name: `L${index}`, Description: '&'.repeat(8_000) }));
+    const { call } = operationWith('tenantLocationGetAll', () => rows);
+
+    const response = await call(apiEvent({ resource: '/TenantLocation/GetAll', headers: { Accept: accept } }));
+
+    expect({ status: response.statusCode, type: response.headers?.['Content-Type'] }).toEqual({ status: 422, type: `${problemType}; charset=utf-8` });
+    const body = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+    expect(body).toContain('answer-too-large');
+    expect(Buffer.byteLength(body)).toBeLessThan(10_000);
+  });
+
+  it('answers rows up to the limit as they are', async () => {
+    const rows = Array.from({ length: 40 }, (_, index) => ({ ID: index + 1, Name: `L${index}`, Description: '&'.repeat(8_000) }));
+    const { call } = operationWith('tenantLocationGetAll', () => rows);
+
+    expect((await call(apiEvent({ resource: '/TenantLocation/GetAll', headers: { Accept: 'application/xml' } }))).statusCode).toBe(200);
+  });
+
   it('writes a search page (PagedActionResults) in XML with repeated Value rows', async () => {
     const page = pagedActionResults([{ ID: 1, RowNumber: 1 }, { ID: 2, RowNumber: 2 }], { MoreToGet: false, LastRowNumber: 2, TotalRecordCount: 2 });
     const { call } = operationWith('tenantLocationSearch', () => page);

@@ -3,7 +3,7 @@
 // PagedActionResults.
 import { describe, expect, it } from '@jest/globals';
 import { ValidationFailed } from '#shared/errors';
-import { defineSearch, type SearchControls } from '#shared/search/search';
+import { defineSearch, pageBudgetBytes, type SearchControls } from '#shared/search/search';
 
 interface Row {
   readonly ID: number;
@@ -117,6 +117,20 @@ describe('paging and counting', () => {
       Messages: [],
     });
     expect(answer({ GetCountOnly: true, LastRowNumber: 4 }).MoreToGet).toBe(false);
+  });
+
+  it('ends a page early when its rows would pass 1 MB of JSON (an answer must stay under 6 MB, in XML too); the next page goes on after it', () => {
+    const large = Array.from({ length: 500 }, (_, index) => ({ ID: index + 1, Name: `${String(index).padStart(3, '0')}${'x'.repeat(16_000)}` }));
+    const first = search.page(search.plan({ MaxResults: 500 }), large);
+    expect(first.Value.length).toBeGreaterThan(1);
+    expect(first.Value.length).toBeLessThan(500);
+    expect(Buffer.byteLength(JSON.stringify(first.Value))).toBeLessThanOrEqual(pageBudgetBytes + 1_000);
+    expect({ MoreToGet: first.MoreToGet, LastRowNumber: first.LastRowNumber, TotalRecordCount: first.TotalRecordCount }).toEqual({ MoreToGet: true, LastRowNumber: first.Value.length, TotalRecordCount: 500 });
+    const next = search.page(search.plan({ MaxResults: 500, LastRowNumber: first.LastRowNumber }), large);
+    expect(next.Value[0]).toMatchObject({ ID: first.Value.length + 1, RowNumber: first.Value.length + 1 });
+    // One row larger than the budget is still answered, alone.
+    const huge = [{ ID: 1, Name: 'y'.repeat(pageBudgetBytes + 10) }, { ID: 2, Name: 'z' }];
+    expect(search.page(search.plan({}), huge).Value.map((row) => row.ID)).toEqual([1]);
   });
 
   it('pages of 50 by default, 1 to 500', () => {
