@@ -12,12 +12,12 @@ export interface ServerRule {
 
 export const serverRules = {
   'currency-decimals': {
-    says: 'Cross-field: how many decimals an amount may have depends on its Currency (0 for JPY, 3 for KWD).',
+    says: 'Cross-field: how many decimals an amount may have depends on its Currency (2 for AUD, 3 for KWD): multipleOf 0.01 is inexact on binary floating point. The whole numbers of a currency without minor units (JPY) are in the document.',
     operations: ['paymentPost', 'paymentPostRefund'],
   },
   luhn: { says: 'A checksum: the Luhn check digit of a card number is arithmetic over its digits, which no pattern states.', operations: ['paymentPost'] },
   'payment-flags': {
-    says: 'Cross-field: IsPaid must agree with Status, and GUIDstring name the same GUID as GUID; DateTime and PaymentDateTime_utc, when both are sent, the same instant.',
+    says: 'Cross-field: GUIDstring must name the same GUID as GUID (in any case), and DateTime and PaymentDateTime_utc, when both are sent, the same instant: comparing two members is beyond JSON Schema. (IsPaid against Status is in the document.)',
     operations: ['paymentPost'],
   },
   'payment-allocations': {

@@ -414,6 +414,46 @@ export const NewPaymentT = PaymentT.extend({
   MoreRefunds: z.literal(false, { error: 'must be false: a new payment has no refunds' }).optional(),
 }).meta({ id: 'NewPaymentT', description: 'A payment to record: PaymentT with the rules of a new payment.' });
 
+/** The money members of a payment other than Amount whose decimals its Currency bounds (shared/payments/rules.ts). */
+const otherMoneyMembers = ['Fee', 'AmountTendered', 'ChangeGiven', 'CashOut', 'AppliedAmount', 'MerchantFeeAmount', 'SurchargeAmount'] as const;
+
+/** ISO 4217 currencies without minor units (JPY, KRW, ...): their amounts are whole numbers. */
+const wholeNumberCurrencies = [...currencies].filter(([, units]) => units === 0).map(([code]) => code);
+
+/**
+ * What shared/payments/rules.ts (prepareNewPayment) refuses in a new payment beyond its members' schemas that JSON
+ * Schema states exactly, in the JSON Schema the document states it with (the domain refuses them with its own words):
+ * IsPaid agrees with Status when both are sent (`null` is absent); in a currency without minor units every amount,
+ * the allocations' AppliedAmount included, is a whole number (`multipleOf: 1` is exact; a fraction such as 0.01 is
+ * not on binary floating point, so the 2- and 3-decimal currencies stay the server rule `currency-decimals`).
+ */
+const wholeAmounts = { multipleOf: 1 };
+const newPaymentRules = [
+  {
+    properties: {
+      Object: {
+        allOf: [
+          { if: { required: ['Status'], properties: { Status: { const: 'Paid' } } }, then: { properties: { IsPaid: { enum: [true, null] } } } },
+          {
+            if: { required: ['Status'], properties: { Status: { enum: paymentStatuses.filter((status) => status !== 'Paid') } } },
+            then: { properties: { IsPaid: { enum: [false, null] } } },
+          },
+          {
+            if: { required: ['Currency'], properties: { Currency: { enum: wholeNumberCurrencies } } },
+            then: {
+              properties: {
+                Amount: wholeAmounts,
+                ...Object.fromEntries(otherMoneyMembers.map((member) => [member, wholeAmounts])),
+                RefBusTrans: { items: { properties: { AppliedAmount: wholeAmounts } } },
+              },
+            },
+          },
+        ],
+      },
+    },
+  },
+];
+
 /** Body of paymentPost: SaveRequestPaymentT whose `Object`, the payment to record, is required. */
 export const RecordPaymentRequest = shape(
   'RecordPaymentRequest',
@@ -426,6 +466,7 @@ export const RecordPaymentRequest = shape(
   },
   'The body of paymentPost: SaveRequestPaymentT with the payment to record in `Object` (required). Recording is never queued.',
   [recordExample],
+  newPaymentRules,
 );
 export type RecordPaymentRequest = z.infer<typeof RecordPaymentRequest>;
 
