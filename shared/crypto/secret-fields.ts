@@ -137,6 +137,48 @@ interface IncomingSecret {
   readonly value: string;
 }
 
+/** An element with text only, `<Name>text</Name>`, in a text member holding XML (InstructionsXML, TriggerXML, ...). */
+const xmlElementPattern = /<([A-Za-z_][\w.-]*)(?:\s[^>]*)?>([^<]*)<\/\1\s*>/g;
+
+/**
+ * What makes a text member a credential stored and answered as sent: a URL with a password anywhere in it, or, in
+ * XML held as text (the platform's `InstructionsXML`, an action's `TriggerXML`), a non-empty element named like a
+ * secret (`<Password>`, `<ApiToken>`) or an instruction's `<Value>` under a `<KeyName>` that names one. Undefined when
+ * it holds none.
+ */
+const credentialIn = (text: string): string | undefined => {
+  if (urlWithPassword.test(text)) return urlWithPasswordWords;
+  if (!text.includes('<')) return undefined;
+  let keyName: string | undefined;
+  for (const [, name = '', content = ''] of text.matchAll(xmlElementPattern)) {
+    if (name === 'KeyName') {
+      keyName = content.trim();
+      continue;
+    }
+    const secret = name === 'Value' ? keyName !== undefined && isSecretKeyName(keyName) : isSecretKeyName(name);
+    if (secret && content.trim() !== '') {
+      return `must not hold a secret in its XML (<${name === 'Value' ? `Value> of KeyName ${keyName ?? ''}` : `${name}>`}): it would be stored and answered as sent; send it as an instruction of Instructions, whose secret values are sealed`;
+    }
+  }
+  return undefined;
+};
+
+/** Every text member of the details (secret values already taken out) that holds a credential, with its pointer. */
+const credentialsInText = (value: unknown, pointer: string, errors: FieldError[]): void => {
+  if (typeof value === 'string') {
+    const detail = credentialIn(value);
+    if (detail) errors.push({ pointer, detail });
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => credentialsInText(item, `${pointer}/${index}`, errors));
+    return;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [name, member] of Object.entries(value)) credentialsInText(member, `${pointer}/${pointerSegment(name)}`, errors);
+  }
+};
+
 /**
  * Splits incoming details into the details without secret values and the secret values they carried. Two secrets
  * with one `Field` (the same secret KeyName twice in a list, or two translators with one ID) are refused: the one to
@@ -165,6 +207,7 @@ export const extractSecrets = (
         // Stored and answered as sent: a password in a URL would be too (server rule `secret-in-value`).
         if (typeof instruction.Value === 'string' && urlWithPassword.test(instruction.Value)) {
           errors.push({ pointer: `${list.pointer}/${index}/Value`, detail: `${urlWithPasswordWords} under a KeyName that names no secret; a KeyName that does (webhookSecret, apiToken) is sealed` });
+          delete instruction.Value;
         }
         continue;
       }
@@ -172,6 +215,11 @@ export const extractSecrets = (
       if (!claim(field, `${list.pointer}/${index}/KeyName`)) continue;
       if (instruction.Value !== undefined) secrets.push({ field, value: instruction.Value });
       delete instruction.Value;
+      // The values a secret may take would be stored and answered as sent, beside the sealed one.
+      if (Array.isArray(instruction.ValueOptions) && instruction.ValueOptions.length > 0) {
+        errors.push({ pointer: `${list.pointer}/${index}/ValueOptions`, detail: 'must be empty for an instruction whose KeyName names a secret: its options would be stored and answered as sent' });
+        delete instruction.ValueOptions;
+      }
     }
   }
   const token = details.TokenDetails as Record<string, unknown> | undefined;
@@ -182,6 +230,8 @@ export const extractSecrets = (
       delete token[name];
     }
   }
+  // Every other text member is stored and answered as sent: one that holds a credential is refused (`secret-in-value`).
+  credentialsInText(details, pointer, errors);
   return { details, secrets, errors };
 };
 

@@ -47,7 +47,7 @@ export const serverRules = {
     operations: ['scheduledTaskSave'],
   },
   'secret-in-value': {
-    says: "Cross-field: an instruction's Value may hold a URL that carries a password (scheme://user:password@host) only when its KeyName names a secret, and is then sealed; whether a KeyName names one is a rule over the name's words (shared/scheduled-tasks/README.md), which no pattern states.",
+    says: "Cross-field: an instruction's Value may hold a URL that carries a password (scheme://user:password@host) only when its KeyName names a secret, and is then sealed; no other text of AdaptorDetails may hold one, nor, in XML held as text (InstructionsXML, TriggerXML), an element named like a secret or the Value of a secret KeyName; a secret instruction has no ValueOptions. Whether a name names a secret is a rule over its words (shared/scheduled-tasks/README.md), which no pattern states.",
     operations: ['scheduledTaskSave'],
   },
   'time-zone': {

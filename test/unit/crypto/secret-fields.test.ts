@@ -172,6 +172,28 @@ describe('sealing a save', () => {
     expect(extractSecrets({ Instructions: [{ KeyName: 'DatabaseDsn', Value: 'postgres://app:pw@db.example/shop' }] })).toMatchObject({ errors: [], secrets: [{ value: 'postgres://app:pw@db.example/shop' }] });
   });
 
+  it('refuses a credential in any other text member: a URL with a password, a secret in XML held as text, the options of a secret instruction', () => {
+    const details = {
+      Description: 'mirror at https://u:pw@host.example/x',
+      InstructionsXML: '<Instruction><KeyName>ApiPassword</KeyName><Value>hunter2</Value></Instruction>',
+      Actions: [
+        { ID: 1, TriggerXML: '<Trigger><Password>hunter2</Password></Trigger>' },
+        { ID: 2, TriggerXML: '<Trigger><KeyName>Region</KeyName><Value>eu</Value><Password></Password></Trigger>' },
+      ],
+      Instructions: [{ KeyName: 'ApiToken', Value: 't-1', ValueOptions: ['s3cr3t', 'other'] }],
+    } as unknown as AdaptorDetails;
+    const { errors, secrets } = extractSecrets(details);
+    expect(errors.map((error) => ('pointer' in error ? error.pointer : error.parameter))).toEqual([
+      '/AdaptorDetails/Instructions/0/ValueOptions',
+      '/AdaptorDetails/Description',
+      '/AdaptorDetails/InstructionsXML',
+      '/AdaptorDetails/Actions/0/TriggerXML',
+    ]);
+    expect(errors[2]?.detail).toContain('send it as an instruction of Instructions');
+    expect(JSON.stringify(errors)).not.toContain('hunter2');
+    expect(secrets).toEqual([expect.objectContaining({ value: 't-1' })]);
+  });
+
   it('names containers without an ID by position, and escapes a KeyName with / or ~', () => {
     const { secrets: found } = extractSecrets({ Actions: [{ TranslatorActionDetails: [{}, { Instructions: [{ KeyName: 'oauth/token~2', Value: 'v' }] }] }] });
     expect(found).toEqual([{ field: 'Actions/#0/TranslatorActionDetails/#1/Instructions/oauth~1token~02/Value', value: 'v' }]);
