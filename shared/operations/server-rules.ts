@@ -15,7 +15,10 @@ export const serverRules = {
     says: 'Cross-field: how many decimals an amount may have depends on its Currency (2 for AUD, 3 for KWD): multipleOf 0.01 is inexact on binary floating point. The whole numbers of a currency without minor units (JPY) are in the document.',
     operations: ['paymentPost', 'paymentPostRefund'],
   },
-  luhn: { says: 'A checksum: the Luhn check digit of a card number is arithmetic over its digits, which no pattern states.', operations: ['paymentPost'] },
+  luhn: {
+    says: 'A checksum: the Luhn check digit of a card number is arithmetic over its digits, which no pattern states; a card number (valid check digit) in any text member but CreditCard.CardNumber is refused.',
+    operations: ['paymentPost'],
+  },
   'payment-flags': {
     says: 'Cross-field: GUIDstring must name the same GUID as GUID (in any case), and DateTime and PaymentDateTime_utc, when both are sent, the same instant: comparing two members is beyond JSON Schema. (IsPaid against Status is in the document.)',
     operations: ['paymentPost'],

@@ -1,7 +1,7 @@
 // Domain: card data rules (PCI DSS 4.0 3.3.1, 3.4.1, 3.5.1). Payments are recorded after authorisation, so the
 // service never needs, and never keeps, what would let anyone charge the card again: no CVV (refused), no whole card
 // number (masked before anything is stored), no payment service token (dropped). Pure: no I/O.
-import type { FieldError } from '#shared/errors';
+import { pointerSegment, type FieldError } from '#shared/errors';
 import type { CreditCard } from '#shared/schemas/payment';
 
 /** What a stored payment keeps of a card. */
@@ -79,4 +79,37 @@ export const cardForAnswer = (card: CreditCard | undefined): CreditCard | undefi
   if (!card) return undefined;
   const { CardToken: _token, CardVerificationNumber: _cvv, ...shown } = card;
   return Object.keys(shown).length > 0 ? shown : undefined;
+};
+
+/**
+ * A card number written in text: 13 to 19 digits (single spaces or dashes between them allowed) whose first digit is a
+ * payment card's (2 to 6: Mastercard, Amex, Visa, Discover, UnionPay, JCB) and whose Luhn check digit is right.
+ */
+const cardNumberInTextPattern = /(?<![0-9])[2-6](?:[ -]?[0-9]){12,18}(?![0-9])/g;
+
+const holdsCardNumber = (text: string): boolean => {
+  for (const [found] of text.matchAll(cardNumberInTextPattern)) {
+    const digits = found.replace(/[ -]/g, '');
+    if (digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)) return true;
+  }
+  return false;
+};
+
+/**
+ * Every text member of a payment's body, CreditCard.CardNumber aside (masked before anything is stored), that holds a
+ * card number: it would be stored and answered whole (PCI DSS 3.4.1), in a log line (`PaymentLogs[].Message`), a
+ * description or a reference. The detail never repeats the value.
+ */
+export const cardNumbersInText = (value: unknown, pointer: string, errors: FieldError[] = []): FieldError[] => {
+  if (typeof value === 'string') {
+    if (holdsCardNumber(value)) errors.push({ pointer, detail: 'must not hold a card number (PCI DSS 3.4.1): send the card in CreditCard, whose number is masked' });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => cardNumbersInText(item, `${pointer}/${index}`, errors));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [name, member] of Object.entries(value)) {
+      if (pointer.endsWith('/CreditCard') && name === 'CardNumber') continue;
+      cardNumbersInText(member, `${pointer}/${pointerSegment(name)}`, errors);
+    }
+  }
+  return errors;
 };

@@ -5,7 +5,7 @@ import { decimalText, defaultCurrency, formatAmount, fromMinorUnits, InvalidAmou
 import { PaymentT as paymentSchema } from '#shared/compiled/schemas/payment';
 import { epochMsOf, readCalendar } from '#shared/schemas/calendar';
 import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '#shared/schemas/payment';
-import { cardDataErrors, cardForAnswer, cardForStorage } from './card-data';
+import { cardDataErrors, cardForAnswer, cardForStorage, cardNumbersInText } from './card-data';
 
 import { paymentStatuses, refundDetailFields, refundStatuses } from '#shared/schemas/payment-lists';
 
@@ -301,6 +301,7 @@ export const prepareNewPayment = (input: PaymentT | undefined, context: NewRecor
   }
   if (knownCurrency) errors.push(...allocationErrors(input, currency, amountMinor));
   errors.push(...cardDataErrors(input.CreditCard, input.CreditCardLastFour, '/Object'));
+  cardNumbersInText(input, '/Object', errors);
   const status = statusOf(input, errors);
   const guid = guidOf(input, context.guid, errors);
   const paidAt = paymentDateOf(input, context.now, errors);
@@ -384,6 +385,7 @@ export const readRefundRequest = (details: PaymentT | undefined): RefundRequest 
   const errors: FieldError[] = [];
   if (details) {
     errors.push(...cardDataErrors(details.CreditCard, undefined, '/Object'));
+    cardNumbersInText(details, '/Object', errors);
     for (const field of Object.keys(details)) {
       if (!refundDetails.has(field) && field !== 'CreditCard') {
         errors.push({ pointer: `/Object/${field}`, detail: 'is not a refund detail (Amount, Currency, Description, Method, RefNumber)' });

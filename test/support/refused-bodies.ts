@@ -35,6 +35,7 @@ export const refusedPayments = (tenant: number): [string, unknown, number, strin
   ['a fee with a fraction of a won', { Object: { Amount: 100, Fee: 0.5, Currency: 'KRW' } }, 400],
   ['an allocation with a fraction of a yen', { Object: { Amount: 100, Currency: 'JPY', RefBusTrans: [{ ID: 1, AppliedAmount: 1.5 }] } }, 400],
   ['Status Paid with IsPaid false', { Object: { Amount: 1, Status: 'Paid', IsPaid: false } }, 400],
+  ['a card number in a log line', { Object: { Amount: 3, CreditCard: { CardNumber: '4111111111111111' }, PaymentLogs: [{ Message: 'card 4111111111111111' }] } }, 400, 'luhn'],
   ['Status Pending with IsPaid true', { Object: { Amount: 1, Status: 'Pending', IsPaid: true } }, 400],
   ['four decimals in KWD', { Object: { Amount: 1.0005, Currency: 'KWD' } }, 400, 'currency-decimals'],
   ['an unknown currency', { Object: { Amount: 1, Currency: 'XYZ' } }, 400],
@@ -73,6 +74,8 @@ export const refusedPaymentObjects: [object, string, string, string?][] = [
   [{ Amount: 1, Currency: '__proto__' }, '/Object/Currency', 'must be an ISO 4217 currency code such as AUD (the default)'],
   [{ Amount: 1, IsPaid: true, Status: 'Pending' }, '/Object/IsPaid', 'contradicts Status Pending'],
   [{ Amount: 1, IsPaid: false, Status: 'Paid' }, '/Object/IsPaid', 'contradicts Status Paid'],
+  [{ Amount: 3, PaymentLogs: [{ Message: 'card 4111 1111 1111 1111 declined' }] }, '/Object/PaymentLogs/0/Message', 'must not hold a card number (PCI DSS 3.4.1): send the card in CreditCard, whose number is masked', 'luhn'],
+  [{ Amount: 3, Description: 'paid with 5555-5555-5555-4444' }, '/Object/Description', 'must not hold a card number (PCI DSS 3.4.1): send the card in CreditCard, whose number is masked', 'luhn'],
   [{ Amount: 10, RefBusTrans: [{ ID: 1, AppliedAmount: 6 }, { ID: 2, AppliedAmount: 4.01 }] }, '/Object/RefBusTrans', "applies more than the payment's Amount", 'payment-allocations'],
   [{ Amount: 10, RefBusTrans: [{ ID: 1, AppliedAmount: 2.005 }] }, '/Object/RefBusTrans/0/AppliedAmount', 'must have at most 2 decimals in AUD', 'currency-decimals'],
 ];

@@ -2,7 +2,7 @@
 // stored only masked, the token never shown.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { cardDataErrors, cardForAnswer, cardForStorage, maskCardNumber, passesLuhn } from '#shared/payments/card-data';
+import { cardDataErrors, cardForAnswer, cardForStorage, maskCardNumber, passesLuhn, cardNumbersInText } from '#shared/payments/card-data';
 
 describe('card numbers', () => {
   it.each([
@@ -97,5 +97,26 @@ describe('stored and shown cards', () => {
       FriendlyName: 'Work card',
     });
     expect(cardForAnswer({ CardToken: 'ctok_only' })).toBeUndefined();
+  });
+});
+
+describe('cardNumbersInText', () => {
+  it('finds a card number in any text member but CreditCard.CardNumber, written whole, spaced or dashed', () => {
+    const payment = {
+      Description: 'visa 4111 1111 1111 1111',
+      PaymentLogs: [{ Message: 'declined 5555-5555-5555-4444' }, { Message: 'ok' }],
+      CreditCard: { CardNumber: '4111111111111111', CardHolderName: 'A 378282246310005' },
+    };
+    expect(cardNumbersInText(payment, '/Object').map((error) => ('pointer' in error ? error.pointer : ''))).toEqual([
+      '/Object/Description',
+      '/Object/PaymentLogs/0/Message',
+      '/Object/CreditCard/CardHolderName',
+    ]);
+  });
+
+  it('leaves numbers that are not card numbers: a wrong check digit, too short, too long, a first digit no card has, part of a longer run', () => {
+    for (const text of ['ref 4111111111111112', 'order 411111111111', 'id 41111111111111111111', 'acct 9111111111111111111', 'GUID 6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f', 'x74111111111111111']) {
+      expect([text, cardNumbersInText({ Description: text }, '/Object')]).toEqual([text, []]);
+    }
   });
 });
