@@ -46,11 +46,15 @@ export const TenantLocationInfo = shape(
   'TenantLocationInfo',
   { ...tenantLocationFields, ...versionField, ...serverOwnedFields },
   'A location of the tenant. In a Save body, ID 0 or absent creates; server-owned fields are ignored. Name is required ' +
-    'and not blank.',
+    'and not blank. IsDefault true makes it the default, which only an active location can be.',
   undefined,
   // Save requires a Name that is not blank once trimmed (tenant-locations/service.ts); the schema keeps it optional so
-  // that an XML body's empty <Name/> reaches that rule and its message.
-  [{ required: ['Name'], properties: { Name: { pattern: '\\S' } } }],
+  // that an XML body's empty <Name/> reaches that rule and its message. A body that asks for the default and for an
+  // inactive location at once contradicts itself (the server also refuses IsDefault true for a location stored inactive).
+  [
+    { required: ['Name'], properties: { Name: { pattern: '\\S' } } },
+    { if: { required: ['IsDefault'], properties: { IsDefault: { const: true } } }, then: { properties: { IsActive: { enum: [true, null] } } } },
+  ],
 );
 export type TenantLocationInfo = z.infer<typeof TenantLocationInfo>;
 

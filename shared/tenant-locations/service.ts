@@ -151,6 +151,11 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     let checked: Awaited<ReturnType<typeof checkParent>> | undefined = await checkParent(tenantId, input.ID, input.ParentID);
     const compose = (id: number, previous: TenantLocation | undefined, parent: TenantLocation | undefined, timestamp: string): TenantLocation => {
       const isActive = input.IsActive ?? previous?.IsActive ?? true;
+      // Only an active location can be the default: asked for an inactive one, the save is refused rather than
+      // answered 200 with IsDefault false (the request silently not honoured).
+      if (input.IsDefault === true && !isActive) {
+        throw new ValidationFailed([{ pointer: '/IsDefault', detail: 'cannot be true for an inactive (deleted) location: send IsActive true with it to restore it as the default' }]);
+      }
       return {
         ...mergeClientFields(previous, input, id),
         // A body without ParentID keeps the stored parent (merged above), and so its name.

@@ -220,6 +220,7 @@ export const refusedLocationBodies: [string, string, unknown, string?][] = [
   ['tenantLocationSave', '"ID":"x"', { ID: 'x', Name: 'A' }],
   ['tenantLocationSave', '"ID":"5" (JSON is typed)', { ID: '5', Name: 'A' }],
   ['tenantLocationSave', '"IsDefault":"yes"', { Name: 'A', IsDefault: 'yes' }],
+  ['tenantLocationSave', 'the default and inactive at once', { Name: 'A', IsDefault: true, IsActive: false }],
   ['tenantLocationSave', 'Address.Latitude as text', { Name: 'A', Address: { Latitude: 'north' } }],
   ['tenantLocationSave', 'ID -1', { ID: -1, Name: 'A' }],
   ['tenantLocationSave', 'ID 2147483648', { ID: 2147483648, Name: 'A' }],

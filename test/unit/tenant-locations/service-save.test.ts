@@ -273,12 +273,22 @@ describe('tenant-location service: the default location', () => {
     });
   });
 
-  it('never makes an inactive location the default', async () => {
-    const { service, principal } = serviceOnStore();
+  it('never makes an inactive location the default: asked to, the save is refused (400 at /IsDefault) and writes nothing', async () => {
+    const { service, repository, principal, storedLocation, seed, writes } = serviceOnStore();
+    await seed(storedLocation(4, { IsActive: false }));
+    const refused = {
+      status: 400,
+      name: 'ValidationFailed',
+      detail: 'The request is not valid; see errors for each field.',
+      errors: [{ pointer: '/IsDefault', detail: 'cannot be true for an inactive (deleted) location: send IsActive true with it to restore it as the default' }],
+    };
 
-    const { location } = await service.save(principal, { Name: 'Closed', IsActive: false, IsDefault: true });
+    // A create that is inactive and the default at once; an update of a stored inactive location without IsActive.
+    const outcomes = [await refusal(service.save(principal, { Name: 'Closed', IsActive: false, IsDefault: true })), await refusal(service.save(principal, { ID: 4, Name: 'Location 4', IsDefault: true }))];
 
-    expect([location.IsActive, location.IsDefault]).toEqual([false, false]);
+    expect({ outcomes, writes: writes.length, nextId: await repository.nextId(principal.tenantId) }).toEqual({ outcomes: [refused, refused], writes: 0, nextId: 5 });
+    // Restored with it, it is the default.
+    expect((await service.save(principal, { ID: 4, Name: 'Location 4', IsActive: true, IsDefault: true })).location).toMatchObject({ IsActive: true, IsDefault: true });
   });
 });
 
