@@ -36,6 +36,7 @@ export const problemKinds = {
   refundExceedsBalance: { status: 409, title: 'Refund exceeds the refundable amount', type: problemType('refund-exceeds-balance') },
   guidTaken: { status: 409, title: 'GUID already in use', type: problemType('guid-taken') },
   idempotencyKeyInUse: { status: 409, title: 'Request in progress', type: problemType('idempotency-key-in-use') },
+  preconditionFailed: { status: 412, title: 'Precondition Failed', type: 'about:blank' },
   payloadTooLarge: { status: 413, title: 'Content Too Large', type: 'about:blank' },
   recordTooLarge: { status: 413, title: 'Record too large to store', type: problemType('record-too-large') },
   unsupportedMediaType: { status: 415, title: 'Unsupported Media Type', type: 'about:blank' },
@@ -209,6 +210,14 @@ export class ItemTooLarge extends ApiError {
           (largestAttribute ? ` (the largest field is ${largestAttribute}).` : '.'),
       { extensions: { ItemSize: bytes, ItemSizeLimit: limitBytes, ...(largestAttribute ? { LargestField: largestAttribute } : {}) } },
     );
+  }
+}
+
+/** 412: an `If-Match` naming an entity tag; the API serves none, so the condition is false (shared/http/middlewares/preconditions.ts). */
+export class PreconditionFailed extends ApiError {
+  override readonly name: string = 'PreconditionFailed';
+  constructor() {
+    super(problemKinds.preconditionFailed, "If-Match names an entity tag, and this API serves none: nothing was done. A write is conditional on the body's Version (409 stale-version when it moved).");
   }
 }
 

@@ -15,6 +15,7 @@ import { authenticate } from './middlewares/authenticate';
 import { caseInsensitiveHeaders } from './middlewares/case-insensitive-headers';
 import { contentNegotiation } from './middlewares/content-negotiation';
 import { parseRequest } from './middlewares/parse-request';
+import { preconditions } from './middlewares/preconditions';
 import { problemResponses } from './middlewares/problem-responses';
 import { refuseAmbiguousHeaders } from './middlewares/refuse-ambiguous-headers';
 import type { OperationContext, OperationRequest, RequestInternal } from './middlewares/request';
@@ -40,6 +41,7 @@ const buildHandler = <O>(operation: CompiledOperation, handle: OperationHandler<
     .use(authenticate(operation))
     .use(contentNegotiation(operation))
     .use(parseRequest(operation))
+    .use(preconditions())
     .handler(async (_event, context, { signal }) => {
       if (!context.operationRequest) throw new Error('parseRequest did not run');
       const request = context.operationRequest as OperationRequest<O>;

@@ -245,7 +245,8 @@ const responsesOf = (
       };
     }
   }
-  const problems = new Set([...operation.problems, ...gatewayStatuses(operation)]);
+  // 412: If-Match naming an entity tag, on any operation (shared/http/middlewares/preconditions.ts).
+  const problems = new Set([...operation.problems, ...gatewayStatuses(operation), 412]);
   for (const status of [...problems].sort((a, b) => a - b)) {
     problemStatuses.add(status);
     responses[String(status)] = { $ref: `#/components/responses/${problemResponseName(status)}` };

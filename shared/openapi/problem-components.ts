@@ -128,6 +128,7 @@ const problemDescriptions: Readonly<Record<number, string>> = {
   404: 'The resource does not exist, or belongs to another tenant.',
   406: 'None of the media types in Accept can be produced.',
   409: 'The request conflicts with the stored state: the name is already in use, or the Version sent is stale.',
+  412: "If-Match names an entity tag: this API serves none, so the condition is false and nothing was done (RFC 9110 13.1.1). A write is conditional on the body's Version instead.",
   413:
     `The body exceeds ${limits.requestBodyBytes} bytes (the gateway refuses anything above 10 MB), or the request ` +
     'line and header values exceed the gateway\'s 10,240 bytes. Or (`record-too-large`) the record would not fit one ' +

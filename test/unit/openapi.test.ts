@@ -553,7 +553,7 @@ describe('buildOpenApiDocumentFrom, with synthetic schemas', () => {
 
   it('answers only problems for an operation without a success schema', () => {
     const responses = synthetic.paths['/Test/{id}/Inline']?.put?.responses ?? {};
-    expect(Object.keys(responses)).toEqual(['400', '401', '413', '415', '429', '500', '502', '503', '504']);
+    expect(Object.keys(responses)).toEqual(['400', '401', '412', '413', '415', '429', '500', '502', '503', '504']);
     expect(synthetic.servers[0]?.url).toBe('https://example.test/api');
   });
 

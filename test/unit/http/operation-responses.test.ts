@@ -147,6 +147,15 @@ describe('operation stack: content negotiation of successes', () => {
     expect((await call(apiEvent({ resource: '/TenantLocation/GetAll', headers: { Accept: 'application/xml' } }))).statusCode).toBe(200);
   });
 
+  it('answers 412 for If-Match naming an entity tag (the API serves none) before the handler runs; If-Match: * is true', async () => {
+    const { call, seen } = operationWith('tenantLocationGet');
+
+    const refused = await call(getEvent({ 'If-Match': '"bogus"' }));
+    expect({ status: refused.statusCode, type: refused.headers?.['Content-Type'], seen: seen.length }).toEqual({ status: 412, type: 'application/problem+json; charset=utf-8', seen: 0 });
+    expect((await call(getEvent({ 'if-match': ' * ' }))).statusCode).toBe(200);
+    expect(seen).toHaveLength(1);
+  });
+
   it('writes a search page (PagedActionResults) in XML with repeated Value rows', async () => {
     const page = pagedActionResults([{ ID: 1, RowNumber: 1 }, { ID: 2, RowNumber: 2 }], { MoreToGet: false, LastRowNumber: 2, TotalRecordCount: 2 });
     const { call } = operationWith('tenantLocationSearch', () => page);
