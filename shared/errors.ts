@@ -246,8 +246,8 @@ export class UnsupportedMediaType extends ApiError {
 
 export class NotAcceptable extends ApiError {
   override readonly name: string = 'NotAcceptable';
-  constructor(produced: readonly string[]) {
-    super(problemKinds.notAcceptable, `This operation can answer with: ${produced.join(', ')}.`);
+  constructor(produced: readonly string[], detail = `This operation can answer with: ${produced.join(', ')}.`) {
+    super(problemKinds.notAcceptable, detail);
   }
 }
 

@@ -268,6 +268,21 @@ const writeElement = (key: string, value: unknown, out: string[]): void => {
   out.push(`<${name}>${escapeText(String(value))}</${name}>`);
 };
 
+/** A character XML 1.0 cannot carry, even as a reference (controls but tab, LF and CR; lone surrogates; U+FFFE, U+FFFF). */
+const notXmlCharacter = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
+/**
+ * Whether a value holds text XML 1.0 cannot carry: written as XML it would be changed (U+FFFD in its place). A stored
+ * record can (a webhook event's `data.object` is the provider's, kept as signed); its XML answer is then refused
+ * (406) rather than altered, and JSON carries it exactly.
+ */
+export const holdsNonXmlText = (value: unknown): boolean => {
+  if (typeof value === 'string') return notXmlCharacter.test(value);
+  if (Array.isArray(value)) return value.some(holdsNonXmlText);
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, member]) => notXmlCharacter.test(key) || holdsNonXmlText(member));
+  return false;
+};
+
 export interface XmlRoot {
   readonly name: string;
   /** Root attributes such as a namespace (`xmlns`). */

@@ -2,7 +2,7 @@
 // serialised into it.
 import { AnswerTooLarge, NotAcceptable } from '#shared/errors';
 import type { CompiledOperation } from '#shared/operations/compiled-operation';
-import { serializeXml } from '#shared/http/codecs/xml';
+import { holdsNonXmlText, serializeXml } from '#shared/http/codecs/xml';
 import { isXmlMediaType, negotiate, responseMediaTypes } from '#shared/http/media';
 import { isHttpResult, respond } from '#shared/http/result';
 import { headerOf, type HttpMiddleware } from './request';
@@ -39,6 +39,10 @@ export const contentNegotiation = (operation: Pick<CompiledOperation, 'media' | 
       let body = '';
       if (result.body !== undefined) {
         headers['Content-Type'] = `${type}; charset=utf-8`;
+        // A record holding text XML cannot carry is refused as XML (406), never sent changed.
+        if (isXmlMediaType(type) && holdsNonXmlText(result.body)) {
+          throw new NotAcceptable(available, 'This answer holds characters XML 1.0 cannot carry (control characters): ask for it as application/json, which carries them exactly.');
+        }
         body = isXmlMediaType(type) ? serializeXml(xmlRoot, result.body) : JSON.stringify(result.body);
         const bytes = answerBytes(body);
         if (bytes > maxAnswerBytes) throw new AnswerTooLarge(bytes, maxAnswerBytes);

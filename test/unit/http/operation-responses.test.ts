@@ -147,6 +147,16 @@ describe('operation stack: content negotiation of successes', () => {
     expect((await call(apiEvent({ resource: '/TenantLocation/GetAll', headers: { Accept: 'application/xml' } }))).statusCode).toBe(200);
   });
 
+  it('answers 406 rather than change a record holding characters XML 1.0 cannot carry; JSON carries them exactly', async () => {
+    const { call } = operationWith('tenantLocationGet', () => ({ ...storedLocation, Description: 'a\u0001b' }));
+
+    const asXml = await call(getEvent({ Accept: 'application/xml' }));
+    expect({ status: asXml.statusCode, type: asXml.headers?.['Content-Type'] }).toEqual({ status: 406, type: 'application/problem+xml; charset=utf-8' });
+    expect(String(asXml.body)).not.toContain('\ufffd');
+    const asJson = await call(getEvent());
+    expect({ status: asJson.statusCode, description: (asJson.body as { Description?: string }).Description }).toEqual({ status: 200, description: 'a\u0001b' });
+  });
+
   it('answers 412 for If-Match naming an entity tag (the API serves none) before the handler runs; If-Match: * is true', async () => {
     const { call, seen } = operationWith('tenantLocationGet');
 
