@@ -4,7 +4,7 @@
 // The rules are written down in shared/scheduled-tasks/README.md.
 import { pointerSegment, ValidationFailed, type FieldError } from '#shared/errors';
 import type { AdaptorDetails, Instruction, TokenDetails } from '#shared/schemas/scheduled-task';
-import { urlWithPassword, urlWithPasswordWords } from '#shared/validation/url-password';
+import { holdsUrlWithPassword, urlWithPasswordWords } from '#shared/validation/url-password';
 import type { EncryptionContext, SecretCipher } from './secret-cipher';
 
 /** TokenDetails fields that are encrypted at rest and never returned. */
@@ -138,7 +138,7 @@ interface IncomingSecret {
 }
 
 /** An element with text only, `<Name>text</Name>`, in a text member holding XML (InstructionsXML, TriggerXML, ...). */
-const xmlElementPattern = /<([A-Za-z_][\w.-]*)(?:\s[^>]*)?>([^<]*)<\/\1\s*>/g;
+const xmlElementPattern = /<([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>([^<]*)<\/\1\s*>/g;
 
 /**
  * What makes a text member a credential stored and answered as sent: a URL with a password anywhere in it, or, in
@@ -147,7 +147,7 @@ const xmlElementPattern = /<([A-Za-z_][\w.-]*)(?:\s[^>]*)?>([^<]*)<\/\1\s*>/g;
  * it holds none.
  */
 const credentialIn = (text: string): string | undefined => {
-  if (urlWithPassword.test(text)) return urlWithPasswordWords;
+  if (holdsUrlWithPassword(text)) return urlWithPasswordWords;
   if (!text.includes('<')) return undefined;
   let keyName: string | undefined;
   for (const [, name = '', content = ''] of text.matchAll(xmlElementPattern)) {
@@ -205,7 +205,7 @@ export const extractSecrets = (
     for (const [index, instruction] of list.list.entries()) {
       if (!isSecretInstruction(instruction)) {
         // Stored and answered as sent: a password in a URL would be too (server rule `secret-in-value`).
-        if (typeof instruction.Value === 'string' && urlWithPassword.test(instruction.Value)) {
+        if (typeof instruction.Value === 'string' && holdsUrlWithPassword(instruction.Value)) {
           errors.push({ pointer: `${list.pointer}/${index}/Value`, detail: `${urlWithPasswordWords} under a KeyName that names no secret; a KeyName that does (webhookSecret, apiToken) is sealed` });
           delete instruction.Value;
         }

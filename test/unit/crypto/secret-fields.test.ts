@@ -14,7 +14,7 @@ import {
 } from '#shared/crypto/secret-fields';
 import { ValidationFailed } from '#shared/errors';
 import type { AdaptorDetails } from '#shared/schemas/scheduled-task';
-import { urlWithPasswordWords } from '#shared/validation/url-password';
+import { holdsUrlWithPassword, urlWithPassword, urlWithPasswordWords } from '#shared/validation/url-password';
 
 const cipher = localSecretCipher(randomBytes(32));
 const owner = { tenantId: 7, taskId: 42 };
@@ -330,6 +330,17 @@ describe('logging', () => {
     lines.push(String(refused), JSON.stringify(refused));
     for (const plaintext of [...plaintexts, 'tk-rotated-secret']) {
       expect(lines.join('\n')).not.toContain(plaintext);
+    }
+  });
+});
+
+describe('finding a URL with a password in long text', () => {
+  it('agrees with the pattern, and answers for 900 KB of text (the pattern alone, quadratic, ran past the function timeout)', () => {
+    for (const text of ['https://u:pw@host/x', 'see ftp://user:pw@files.example/', 'https:\\\\shop:hunter2@hooks.example/in', 'https://hooks.example:8443/a@b', 'https://shop@hooks.example/', 'x+1://u:p@h', '1://u:p@h', '://u:p@h']) {
+      expect([text, holdsUrlWithPassword(text)]).toEqual([text, urlWithPassword.test(text)]);
+    }
+    for (const text of ['a'.repeat(900_000), 'a://'.repeat(200_000), 'a:'.repeat(400_000)]) {
+      expect(holdsUrlWithPassword(text)).toBe(false);
     }
   });
 });
