@@ -149,26 +149,65 @@ const runSynth = (outdir: string, context: Readonly<Record<string, string>>, app
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** A lock directory beside the assembly: two stacks starting at once in one checkout synthesize once. */
-const withLock = async <T>(outdir: string, timeoutMs: number, work: () => Promise<T>): Promise<T> => {
+/** Whether the process holding a lock is alive (signal 0 probes without signalling; EPERM means alive, not ours). */
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** How long a lock without its holder's pid may stand before it is taken for abandoned (the holder writes it at once). */
+const unclaimedLockMs = 10_000;
+
+/**
+ * Runs `work` holding `<outdir>.lock` (a directory: its creation is atomic), so concurrent starts synthesize once. The
+ * holder writes its pid into it and removes it when done, or when its process exits however it ends short of a
+ * kill -9 (a Ctrl-C during a synth exits the process, which skipped the `finally`: the lock stayed, and every later
+ * `npm start` in that checkout waited silently for 15 minutes, the lock's age limit). A lock whose holder is gone
+ * (its pid no longer alive, or no pid 10 s after it was made) is taken at once; waiting for a live one is said once.
+ */
+export const withAssemblyLock = async <T>(outdir: string, timeoutMs: number, work: () => Promise<T>, log?: (line: string) => void): Promise<T> => {
   const lock = `${outdir}.lock`;
+  const pidFile = join(lock, 'pid');
   const deadline = Date.now() + timeoutMs;
+  let said = false;
   for (;;) {
     try {
       mkdirSync(lock);
+      writeFileSync(pidFile, String(process.pid));
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      // A lock older than a synth can take was left by a process that died holding it.
+      let holder = Number.NaN;
+      try {
+        holder = Number(readFileSync(pidFile, 'utf8').trim() || Number.NaN);
+      } catch {
+        // No pid yet (its holder is between the two calls above), or a lock of an older version: judged by its age.
+      }
       const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > timeoutMs) rmSync(lock, { recursive: true, force: true });
-      else if (Date.now() > deadline) throw new Error(`${relative(repoRoot, lock)} is held by another synth`);
-      else await sleep(250);
+      const abandoned = Number.isInteger(holder) && holder > 0 ? !isAlive(holder) : age > unclaimedLockMs;
+      if (abandoned || age > timeoutMs) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`${relative(repoRoot, lock)} is held by another synth (process ${holder})`);
+      if (!said) {
+        said = true;
+        log?.(`[assembly] waiting for the synth of process ${Number.isInteger(holder) ? holder : '?'} (${relative(repoRoot, lock)})`);
+      }
+      await sleep(250);
     }
   }
+  const release = () => rmSync(lock, { recursive: true, force: true });
+  process.once('exit', release);
   try {
     return await work();
   } finally {
-    rmSync(lock, { recursive: true, force: true });
+    process.removeListener('exit', release);
+    release();
   }
 };
 
@@ -182,7 +221,7 @@ export const ensureCloudAssembly = async (options: EnsureAssemblyOptions = {}): 
   const timeoutMs = options.timeoutMs ?? 15 * 60_000;
   const hash = sourceHash({ ...context, ...(options.app ? { '--app': options.app } : {}) });
   if (!options.force && isUpToDate(outdir, hash)) return outdir;
-  return withLock(outdir, timeoutMs, async () => {
+  return withAssemblyLock(outdir, timeoutMs, async () => {
     if (!options.force && isUpToDate(outdir, hash)) return outdir;
     const started = Date.now();
     options.log?.(`[assembly] synthesizing the CDK app into ${relative(repoRoot, outdir) || outdir} (cdk synth, offline) ...`);
@@ -194,5 +233,5 @@ export const ensureCloudAssembly = async (options: EnsureAssemblyOptions = {}): 
     writeFileSync(join(outdir, assemblyStampFile), `${JSON.stringify(stamp, null, 2)}\n`);
     options.log?.(`[assembly] synthesized in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return outdir;
-  });
+  }, options.log);
 };
