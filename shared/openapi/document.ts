@@ -327,7 +327,7 @@ export const buildOpenApiDocumentFrom = (
     servers: [
       {
         url: serverUrl,
-        description: 'Local stack (npm start), or the server given to npm run openapi',
+        description: 'Local stack (npm start; the document it serves names the host the request was sent to)',
         'x-internal': options.localServer ?? serverUrl === defaultServerUrl,
       },
       {
