@@ -4,6 +4,7 @@
 // The rules are written down in shared/scheduled-tasks/README.md.
 import { pointerSegment, ValidationFailed, type FieldError } from '#shared/errors';
 import type { AdaptorDetails, Instruction, TokenDetails } from '#shared/schemas/scheduled-task';
+import { forEachText } from '#shared/validation/text-members';
 import { holdsUrlWithPassword, urlWithPasswordWords } from '#shared/validation/url-password';
 import type { EncryptionContext, SecretCipher } from './secret-cipher';
 
@@ -164,20 +165,11 @@ const credentialIn = (text: string): string | undefined => {
 };
 
 /** Every text member of the details (secret values already taken out) that holds a credential, with its pointer. */
-const credentialsInText = (value: unknown, pointer: string, errors: FieldError[]): void => {
-  if (typeof value === 'string') {
-    const detail = credentialIn(value);
-    if (detail) errors.push({ pointer, detail });
-    return;
-  }
-  if (Array.isArray(value)) {
-    value.forEach((item, index) => credentialsInText(item, `${pointer}/${index}`, errors));
-    return;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [name, member] of Object.entries(value)) credentialsInText(member, `${pointer}/${pointerSegment(name)}`, errors);
-  }
-};
+const credentialsInText = (value: unknown, pointer: string, errors: FieldError[]): void =>
+  forEachText(value, pointer, (text, at) => {
+    const detail = credentialIn(text);
+    if (detail) errors.push({ pointer: at, detail });
+  });
 
 /**
  * Splits incoming details into the details without secret values and the secret values they carried. Two secrets

@@ -1,7 +1,8 @@
 // Domain: card data rules (PCI DSS 4.0 3.3.1, 3.4.1, 3.5.1). Payments are recorded after authorisation, so the
 // service never needs, and never keeps, what would let anyone charge the card again: no CVV (refused), no whole card
 // number (masked before anything is stored), no payment service token (dropped). Pure: no I/O.
-import { pointerSegment, type FieldError } from '#shared/errors';
+import type { FieldError } from '#shared/errors';
+import { forEachText } from '#shared/validation/text-members';
 import type { CreditCard } from '#shared/schemas/payment';
 
 /** What a stored payment keeps of a card. */
@@ -101,15 +102,10 @@ const holdsCardNumber = (text: string): boolean => {
  * description or a reference. The detail never repeats the value.
  */
 export const cardNumbersInText = (value: unknown, pointer: string, errors: FieldError[] = []): FieldError[] => {
-  if (typeof value === 'string') {
-    if (holdsCardNumber(value)) errors.push({ pointer, detail: 'must not hold a card number (PCI DSS 3.4.1): send the card in CreditCard, whose number is masked' });
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => cardNumbersInText(item, `${pointer}/${index}`, errors));
-  } else if (value !== null && typeof value === 'object') {
-    for (const [name, member] of Object.entries(value)) {
-      if (pointer.endsWith('/CreditCard') && name === 'CardNumber') continue;
-      cardNumbersInText(member, `${pointer}/${pointerSegment(name)}`, errors);
+  forEachText(value, pointer, (text, at) => {
+    if (at !== `${pointer}/CreditCard/CardNumber` && holdsCardNumber(text)) {
+      errors.push({ pointer: at, detail: 'must not hold a card number (PCI DSS 3.4.1): send the card in CreditCard, whose number is masked' });
     }
-  }
+  });
   return errors;
 };
