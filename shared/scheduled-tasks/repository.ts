@@ -58,6 +58,8 @@ const runOwned = new Set<string>(runOwnedFields);
 
 const adaptorAttribute = 'AdaptorDetails';
 const secretsAttribute = 'AdaptorSecrets';
+/** `StoredTask.scheduleVersion`: the server's bookkeeping, never part of an answer (StoredTaskState names it). */
+const scheduleVersionAttribute = 'ScheduleVersion' satisfies keyof StoredTaskState;
 
 interface TaskItemSource {
   readonly tenantId: number;
@@ -68,10 +70,10 @@ const tasks = defineCodec<TaskItemSource & Record<string, unknown>, TaskFieldNam
   entity: 'ScheduledTask',
   fields: taskFields,
   key: (source) => taskKey(source.tenantId, source.stored.task.ID),
-  internal: (source) =>
-    source.stored.adaptor
-      ? { [adaptorAttribute]: source.stored.adaptor.Details, [secretsAttribute]: source.stored.adaptor.Secrets }
-      : {},
+  internal: (source) => ({
+    ...(source.stored.scheduleVersion !== undefined ? { [scheduleVersionAttribute]: source.stored.scheduleVersion } : {}),
+    ...(source.stored.adaptor ? { [adaptorAttribute]: source.stored.adaptor.Details, [secretsAttribute]: source.stored.adaptor.Secrets } : {}),
+  }),
 });
 
 /** The item of a task (exported for the tests and the bench, which look at what is really stored). */
@@ -81,9 +83,13 @@ export const toTaskItem = (tenantId: number, stored: StoredTask): Record<string,
 const fromTaskItem = (item: Readonly<Record<string, unknown>>): StoredTask => {
   const task = tasks.fromItem(item) as unknown as TaskRecord;
   const details = item[adaptorAttribute] as AdaptorDetails | undefined;
-  const outOfLine = item[unsyncedTasksIndex.partitionKey] !== undefined ? { scheduleOutOfLine: true } : {};
-  if (!details) return { task, ...outOfLine };
-  return { task, adaptor: { Details: details, Secrets: (item[secretsAttribute] as SealedSecret[] | undefined) ?? [] }, ...outOfLine };
+  const scheduleVersion = item[scheduleVersionAttribute];
+  const bookkeeping = {
+    ...(item[unsyncedTasksIndex.partitionKey] !== undefined ? { scheduleOutOfLine: true } : {}),
+    ...(typeof scheduleVersion === 'number' ? { scheduleVersion } : {}),
+  };
+  if (!details) return { task, ...bookkeeping };
+  return { task, adaptor: { Details: details, Secrets: (item[secretsAttribute] as SealedSecret[] | undefined) ?? [] }, ...bookkeeping };
 };
 
 /** What the task-runs consumer and the schedule sync add to a task item between saves (LastRunDateTime_utc, ...). */
@@ -166,7 +172,7 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
           values[`:${alias.slice(1)}`] = value;
           set.push(`${alias} = :${alias.slice(1)}`);
         }
-        const removable = [...taskFields, adaptorAttribute, secretsAttribute] as string[];
+        const removable = [...taskFields, adaptorAttribute, secretsAttribute, scheduleVersionAttribute] as string[];
         for (const attribute of removable) {
           if (Object.hasOwn(item, attribute) || (runOwned.has(attribute) && !clearRunState)) continue;
           remove.push(name(attribute));
@@ -259,10 +265,16 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
 
 const runEntity = 'TaskRun';
 
-/** The task Update of a run: the advance, conditional on the firing's Version and on the LastRun/NextRun it read. */
+/** The attributes of the task item the runs read (the run-read fields and the schedule's Version; never the sealed secrets). */
+const runStateAttributes: readonly string[] = [...runReadFields, scheduleVersionAttribute];
+
+/**
+ * The task Update of a run: the advance, conditional on the task as the run read it (its Version, its LastRun and
+ * NextRun): a save since the read (a disable, a new schedule) or another run of the task has the firing decided again.
+ */
 const taskUpdate = (tableName: string, firing: TaskFiring, read: StoredTaskState, advance: TaskAdvance): TransactionItem => {
   const names: Record<string, string> = { '#version': 'Version', '#last': 'LastRunDateTime_utc', '#next': 'NextRunDateTime_utc' };
-  const values: Record<string, unknown> = { ':version': firing.version };
+  const values: Record<string, unknown> = { ':version': read.Version };
   const set: string[] = [];
   const remove: string[] = [];
   if (advance.LastRunDateTime_utc !== undefined) {
@@ -318,8 +330,8 @@ export const createTaskRunRepository = (table: TableContext): TaskRunStore => {
           TableName: tableName,
           Key: taskKey(tenantId, taskId),
           ConsistentRead: true,
-          ProjectionExpression: runReadFields.map((_, index) => `#a${index}`).join(', '),
-          ExpressionAttributeNames: Object.fromEntries(runReadFields.map((name, index) => [`#a${index}`, name])),
+          ProjectionExpression: runStateAttributes.map((_, index) => `#a${index}`).join(', '),
+          ExpressionAttributeNames: Object.fromEntries(runStateAttributes.map((name, index) => [`#a${index}`, name])),
         }),
       );
       return Item as StoredTaskState | undefined;

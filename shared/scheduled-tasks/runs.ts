@@ -1,6 +1,6 @@
 // Scheduled tasks: the runs of a task, recorded exactly once and published at least once. A firing of a task's
 // schedule (a TaskRunMessage) becomes at most one run item, keyed by task and scheduled time and put only if new,
-// in the same transaction as the task's LastRun/NextRun (conditional on the firing's Version); a recorded run is
+// in the same transaction as the task's LastRun/NextRun (conditional on the task as read); a recorded run is
 // then published to the work queue, and its item remembers when. The rules are in README.md ("Runs and the work
 // queue"); `planRun` decides, pure, and `createRunRecorder` records through the run store (store.ts `TaskRunStore`)
 // and publishes.
@@ -12,7 +12,7 @@ import { consumerTimeoutSeconds, taskWorkQueue } from '#shared/events/queues';
 import { createPublisher } from '#shared/messaging/publisher';
 import { isMisfire, isRunTime, nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import type { TaskWorkMessage } from './messages';
-import { RunAlreadyRecorded, type StoredRun, type StoredTaskState, type TaskAdvance, type TaskFiring, type TaskRun, type TaskRunStore } from './store';
+import { RunAlreadyRecorded, scheduleVersionOf, type StoredRun, type StoredTaskState, type TaskAdvance, type TaskFiring, type TaskRun, type TaskRunStore } from './store';
 
 export type { StoredTaskState, TaskAdvance, TaskFiring, TaskRun } from './store';
 
@@ -24,7 +24,7 @@ export type RunPlan =
   | {
       readonly kind: 'record';
       readonly run: Pick<TaskRun, 'Outcome' | 'Reason'>;
-      /** The task's new LastRun/NextRun (written only if its Version is still the firing's). */
+      /** The task's new LastRun/NextRun (written only if the task is still as the run read it). */
       readonly advance?: TaskAdvance;
       /** Whether the run goes to the work queue (only a run that is `Run`). */
       readonly publish: boolean;
@@ -78,8 +78,10 @@ const recurrenceOfTask = (task: StoredTaskState): Recurrence => {
 /**
  * The rules, in order (README.md, "Runs and the work queue"):
  * 1. No task item: nothing is recorded (there is no task to record it on).
- * 2. A Version newer than the stored one: UnknownTaskVersion. An older one: a stale schedule, `Skipped`
- *    (StaleVersion), the task untouched, never published.
+ * 2. A Version newer than the stored one: UnknownTaskVersion. One older than the save that last changed the
+ *    schedule (`scheduleVersionOf`): a stale schedule, `Skipped` (StaleVersion), the task untouched, never
+ *    published. An older Version whose schedule no save has changed since (a rename) is the task's firing: the
+ *    rules below judge it on the task as it is now.
  * 3. A firing that is not one of the task's runs (a local-time schedule with Interval > 1 fires every period):
  *    nothing is recorded. A one-off task's run is due at TimeOfDay rounded up to the minute; a firing of its schedule
  *    in the minute before (an at() written before rounding up, which dropped the seconds) is that run too.
@@ -91,7 +93,7 @@ const recurrenceOfTask = (task: StoredTaskState): Recurrence => {
 export const planRun = (task: StoredTaskState | undefined, firing: TaskFiring, now: Date): RunPlan => {
   if (!task) return { kind: 'ignore', why: 'NoTask' };
   if (firing.version > task.Version) throw new UnknownTaskVersion();
-  if (firing.version < task.Version) return { kind: 'record', run: { Outcome: 'Skipped', Reason: 'StaleVersion' }, publish: false };
+  if (firing.version < scheduleVersionOf(task)) return { kind: 'record', run: { Outcome: 'Skipped', Reason: 'StaleVersion' }, publish: false };
   const recurrence = recurrenceOfTask(task);
   const firedAt = firing.scheduledTime.getTime();
   const onceRun = recurrence.kind === 'once' && firedAt <= recurrence.start && firedAt >= recurrence.start - oneMinuteMs;

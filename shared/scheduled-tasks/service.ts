@@ -417,7 +417,9 @@ export const createScheduledTaskService = ({
       const composed = compose(principal, id, input, previous?.task, now);
       // Sealed with the task's ID in each secret's context; secrets the body does not mention keep their ciphertext.
       const sealed: StoredAdaptorDetails | undefined = await sealAdaptorDetails({ incoming: incomingDetails, stored: previous?.adaptor, owner: { tenantId, taskId: id }, cipher });
-      const next: StoredTask = { task: composed.record, ...(sealed ? { adaptor: sealed } : {}) };
+      // A save that leaves the schedule as it was keeps its Version: firings already on their way are still runs.
+      const scheduleVersion = composed.scheduleChanged || !previous ? composed.record.Version : (previous.scheduleVersion ?? previous.task.Version);
+      const next: StoredTask = { task: composed.record, scheduleVersion, ...(sealed ? { adaptor: sealed } : {}) };
       writeSent = true;
       const pending = { created: !isUpdate, task: taskView({ ...composed.record, ScheduleState: 'Pending' }, sealed) };
       // Conditional on the task as read: a newer save, or a run recorded since the read (VersionConflict), has the

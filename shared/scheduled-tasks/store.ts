@@ -17,7 +17,21 @@ export interface StoredTask {
   readonly adaptor?: StoredAdaptorDetails;
   /** Read only: a save committed it and no schedule sync has succeeded since (the reconciler lists it). */
   readonly scheduleOutOfLine?: boolean;
+  /**
+   * The Version whose save last changed the fields that make the schedule (`scheduleVersion`); absent on an item
+   * written before it was kept, and then taken as the Version.
+   */
+  readonly scheduleVersion?: number;
 }
+
+/**
+ * The oldest Version whose firings are still the task's runs: the Version of the save that last changed the fields
+ * that make the schedule (fields.ts `scheduleFields`). A save that changes none of them (a rename, another task
+ * type) keeps it, so a firing of the schedule already on its way (in the queue, or sent by the scheduler between the
+ * save's commit and its schedule sync) is still run; a firing of a schedule that was changed since is stale. An item
+ * without it (written before it was kept) has every older Version stale, as then.
+ */
+export const scheduleVersionOf = (stored: { readonly Version: number; readonly ScheduleVersion?: number }): number => stored.ScheduleVersion ?? stored.Version;
 
 /** What a save read of the stored task and requires unchanged at its write (`LastRunDateTime_utc` undefined: no run recorded). */
 export interface TaskAsRead {
@@ -88,6 +102,8 @@ export interface TaskFiring {
 /** The task item's attributes the runs read (C4: sched-api stores them under these names). */
 export interface StoredTaskState {
   readonly Version: number;
+  /** `StoredTask.scheduleVersion` as the item holds it (`scheduleVersionOf`). */
+  readonly ScheduleVersion?: number;
   readonly IsEnabled?: boolean;
   readonly IsActive?: boolean;
   readonly IsRecurringSchedule?: boolean;
@@ -143,9 +159,9 @@ export interface TaskRunStore {
   readRun(firing: TaskFiring): Promise<StoredRun | undefined>;
   /**
    * Records a run, all or nothing: the run only if it is new or `recordsOver` the stored one (else
-   * RunAlreadyRecorded), and with `advance` the
-   * task's new LastRun/NextRun, only if the task still has the firing's Version and the LastRun/NextRun `read` holds
-   * (else ConcurrentModification: decide again from a fresh read).
+   * RunAlreadyRecorded), and with `advance` the task's new LastRun/NextRun, only if the task still has the Version
+   * and the LastRun/NextRun of `read` (else ConcurrentModification: decide again from a fresh read, so a save that
+   * came between, a disable or a new schedule, is judged).
    */
   record(firing: TaskFiring, run: StoredRun, advance?: { readonly read: StoredTaskState; readonly advance: TaskAdvance }): Promise<void>;
   /** Notes that the run was published, and drops its lease. */

@@ -63,6 +63,24 @@ const firing = (task: { tenantId: number; taskId: number }, scheduledTime: strin
   scheduledTime: at(scheduledTime),
 });
 
+/** The table as the run recorder sees it, with `save` committed just before the first transaction it sends. */
+const savingBeforeTheRunsWrite = (save: () => Promise<void>) => {
+  let saved = false;
+  const racing: TableContext = {
+    tableName,
+    client: {
+      send: async (command: unknown) => {
+        if (command instanceof TransactWriteCommand && !saved) {
+          saved = true;
+          await save();
+        }
+        return table.client.send(command as never);
+      },
+    } as unknown as DynamoDBDocumentClient,
+  };
+  return { table: racing, saved: () => saved };
+};
+
 describe('a run', () => {
   it('is recorded once, advances the task and publishes one work message; a duplicate changes nothing', async () => {
     const task = await seedTask();
@@ -225,25 +243,15 @@ describe('skipped and ignored firings', () => {
   it('treats a save that lands between the read and the write as a newer Version: the firing becomes stale', async () => {
     const task = await seedTask();
     const queue = await workQueue();
-    let saved = false;
     // The save commits just before the run's transaction is sent, once.
-    const racing: TableContext = {
-      tableName,
-      client: {
-        send: async (command: unknown) => {
-          if (command instanceof TransactWriteCommand && !saved) {
-            saved = true;
-            await table.client.send(
-              new UpdateCommand({ TableName: tableName, Key: taskKey(task.tenantId, task.taskId), UpdateExpression: 'SET Version = :v', ExpressionAttributeValues: { ':v': 4 } }),
-            );
-          }
-          return table.client.send(command as never);
-        },
-      } as unknown as DynamoDBDocumentClient,
-    };
-    const recorder = createRunRecorder({ runs: createTaskRunRepository(racing), publishWork: queue.publishWork, now: () => at('2026-03-02T09:15:01Z') });
+    const racing = savingBeforeTheRunsWrite(async () => {
+      await table.client.send(
+        new UpdateCommand({ TableName: tableName, Key: taskKey(task.tenantId, task.taskId), UpdateExpression: 'SET Version = :v', ExpressionAttributeValues: { ':v': 4 } }),
+      );
+    });
+    const recorder = createRunRecorder({ runs: createTaskRunRepository(racing.table), publishWork: queue.publishWork, now: () => at('2026-03-02T09:15:01Z') });
     expect(await recorder.record(firing(task, '2026-03-02T09:15:00Z'))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Skipped', Reason: 'StaleVersion' } });
-    expect(saved).toBe(true);
+    expect(racing.saved()).toBe(true);
     const stored = await readTask(task.tenantId, task.taskId);
     expect(stored).toMatchObject({ Version: 4, NextRunDateTime_utc: '2026-03-02T09:00:00.000Z' });
     expect(stored).not.toHaveProperty('LastRunDateTime_utc');
@@ -403,5 +411,71 @@ describe('a save that overlaps a run', () => {
     const runs = (await partition(tenantId, taskId)).filter((item) => String(item.sk).startsWith('RUN#'));
     expect(runs).toEqual([expect.objectContaining({ Outcome: 'Run', Version: version })]);
     expect(await queue.drain()).toHaveLength(1);
+  });
+});
+
+describe('a firing on its way when its task is saved', () => {
+  /** A quarter-hourly task saved through the service on DynamoDB Local (its schedule sync answers as the scheduler would). */
+  const savedTask = async (clock: { now: Date }) => {
+    const tenantId = freshTenantId();
+    const service = createScheduledTaskService({
+      repository: createScheduledTaskRepository(table),
+      cipher: localSecretCipher(randomBytes(32)),
+      syncSchedule: async (task) => (task.enabled ? 'Enabled' : 'Disabled'),
+      requestSync: async () => undefined,
+      clock: () => clock.now,
+    });
+    const principal = { tenantId, websiteId: 1, userId: 3 };
+    const { task } = await service.save(principal, { Name: 'Export', TaskTypeID: 4, IsRecurringSchedule: true, Interval: 15, IntervalType: 1, TimeOfDay: '2026-03-02T09:00:00Z' });
+    return { service, principal, tenantId, taskId: task.ID as number, version: task.Version as number };
+  };
+
+  it('still runs, once, when the save changed nothing of the schedule (a rename, another task type): the run is not lost', async () => {
+    const clock = { now: at('2026-03-02T09:10:00Z') };
+    const { service, principal, tenantId, taskId, version } = await savedTask(clock);
+    const queue = await workQueue();
+    // 09:15's firing (Version 1) is in the queue while the task is renamed and given another task type.
+    clock.now = at('2026-03-02T09:15:01Z');
+    const renamed = await service.save(principal, { ID: taskId, Name: 'Export renamed', TaskTypeID: 9 });
+    expect(renamed.task.Version).toBe(version + 1);
+    clock.now = at('2026-03-02T09:15:03Z');
+    const recorder = recorderAt(clock, queue.publishWork);
+    expect(await recorder.record(firing({ tenantId, taskId }, '2026-03-02T09:15:00Z', version))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Run' }, published: true });
+    // Delivered again: nothing more.
+    expect(await recorder.record(firing({ tenantId, taskId }, '2026-03-02T09:15:00Z', version))).toMatchObject({ outcome: 'Duplicate', published: false });
+
+    expect(await readTask(tenantId, taskId)).toMatchObject({ Name: 'Export renamed', Version: version + 1, LastRunDateTime_utc: '2026-03-02T09:15:00.000Z', NextRunDateTime_utc: '2026-03-02T09:30:00.000Z' });
+    // The work goes to the workers of the task's type as it is now.
+    expect(await queue.drain()).toMatchObject([{ taskId, taskTypeId: 9, version, scheduledTime: '2026-03-02T09:15:00.000Z' }]);
+    expect((await service.get(principal, taskId)).Runs).toEqual([expect.objectContaining({ ScheduledDateTime_utc: '2026-03-02T09:15:00.000Z', Outcome: 'Run' })]);
+    expect(await service.get(principal, taskId)).not.toHaveProperty('ScheduleVersion');
+  });
+
+  it('still runs when the rename commits between the run’s read and its write: decided again on the task as it is', async () => {
+    const clock = { now: at('2026-03-02T09:10:00Z') };
+    const { service, principal, tenantId, taskId, version } = await savedTask(clock);
+    const queue = await workQueue();
+    clock.now = at('2026-03-02T09:15:01Z');
+    const racing = savingBeforeTheRunsWrite(async () => void (await service.save(principal, { ID: taskId, Name: 'Export renamed' })));
+    const recorder = createRunRecorder({ runs: createTaskRunRepository(racing.table), publishWork: queue.publishWork, now: () => clock.now });
+    expect(await recorder.record(firing({ tenantId, taskId }, '2026-03-02T09:15:00Z', version))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Run' }, published: true });
+    expect(racing.saved()).toBe(true);
+    expect(await readTask(tenantId, taskId)).toMatchObject({ Name: 'Export renamed', Version: version + 1, LastRunDateTime_utc: '2026-03-02T09:15:00.000Z' });
+    expect(await queue.drain()).toHaveLength(1);
+  });
+
+  it('is skipped as stale when the save changed the schedule, or as Disabled when it disabled the task; nothing published', async () => {
+    const clock = { now: at('2026-03-02T09:10:00Z') };
+    const rescheduled = await savedTask(clock);
+    const disabled = await savedTask(clock);
+    const queue = await workQueue();
+    clock.now = at('2026-03-02T09:15:01Z');
+    await rescheduled.service.save(rescheduled.principal, { ID: rescheduled.taskId, Interval: 30 });
+    await disabled.service.save(disabled.principal, { ID: disabled.taskId, IsEnabled: false });
+    const recorder = recorderAt(clock, queue.publishWork);
+
+    expect(await recorder.record(firing(rescheduled, '2026-03-02T09:15:00Z', rescheduled.version))).toMatchObject({ run: { Outcome: 'Skipped', Reason: 'StaleVersion' }, published: false });
+    expect(await recorder.record(firing(disabled, '2026-03-02T09:15:00Z', disabled.version))).toMatchObject({ run: { Outcome: 'Skipped', Reason: 'Disabled' }, published: false });
+    expect(await queue.drain()).toEqual([]);
   });
 });

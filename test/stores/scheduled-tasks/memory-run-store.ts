@@ -3,7 +3,7 @@
 // (./run-store-contract.ts, in the unit tier against this store, in the integration tier against DynamoDB Local) and
 // keeps the repository's conditions as its transaction does: a run is put only if new, or over a StaleVersion skip of
 // an older Version (`recordsOver`; else RunAlreadyRecorded), the task's
-// advance only if the task still has the firing's Version and the LastRun/NextRun read (else ConcurrentModification),
+// advance only if the task still has the Version and the LastRun/NextRun read (else ConcurrentModification),
 // both or neither; a lease is taken only from its holder, on a run not published yet.
 import { ConcurrentModification } from '#shared/errors';
 import { runKey } from '#shared/scheduled-tasks/keys';
@@ -41,7 +41,7 @@ export const createMemoryTaskRunStore = (): TaskRunStore & {
       const task = tasks.get(taskKeyOf(firing.tenantId, firing.taskId));
       if (advance) {
         const { read } = advance;
-        if (!task || task.Version !== firing.version || task.LastRunDateTime_utc !== read.LastRunDateTime_utc || task.NextRunDateTime_utc !== read.NextRunDateTime_utc) {
+        if (!task || task.Version !== read.Version || task.LastRunDateTime_utc !== read.LastRunDateTime_utc || task.NextRunDateTime_utc !== read.NextRunDateTime_utc) {
           throw new ConcurrentModification();
         }
       }

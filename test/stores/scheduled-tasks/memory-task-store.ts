@@ -51,7 +51,15 @@ export const createMemoryScheduledTaskStore = () => {
         }
       }
       takeClaim();
-      items.set(key, structuredClone({ task: task as TaskRecord, ...(next.adaptor ? { adaptor: next.adaptor } : {}), scheduleOutOfLine: true }));
+      items.set(
+        key,
+        structuredClone({
+          task: task as TaskRecord,
+          ...(next.scheduleVersion !== undefined ? { scheduleVersion: next.scheduleVersion } : {}),
+          ...(next.adaptor ? { adaptor: next.adaptor } : {}),
+          scheduleOutOfLine: true,
+        }),
+      );
       savedAt.set(key, next.task.ModifiedDateTime_utc ?? new Date().toISOString());
     },
 

@@ -117,7 +117,8 @@ export const describeTaskRunStoreContract = (implementation: string, open: () =>
       const advance = { LastRunDateTime_utc: '2026-03-02T09:15:00.000Z', NextRunDateTime_utc: '2026-03-02T09:30:00.000Z' };
 
       const outcomes = [
-        await outcomeOf(store.record(firing('2026-03-02T09:15:00Z', 2), run('2026-03-02T09:15:00Z', { Version: 2 }), { read, advance })),
+        // Read at Version 2; a save made it 3 before the write.
+        await outcomeOf(store.record(firing('2026-03-02T09:15:00Z', 2), run('2026-03-02T09:15:00Z', { Version: 2 }), { read: { ...read, Version: 2 }, advance })),
         await outcomeOf(store.record(firing('2026-03-02T09:30:00Z'), run('2026-03-02T09:30:00Z'), { read: { ...read, NextRunDateTime_utc: '2026-03-02T09:15:00.000Z' }, advance })),
         await outcomeOf(store.record({ ...firing('2026-03-02T09:45:00Z'), taskId: 99 }, run('2026-03-02T09:45:00Z'), { read, advance })),
       ];
@@ -126,6 +127,18 @@ export const describeTaskRunStoreContract = (implementation: string, open: () =>
         outcomes: ['ConcurrentModification', 'ConcurrentModification', 'ConcurrentModification'],
         runs: [],
         task: quarterHourlyTask,
+      });
+    });
+
+    it('records the advance of a firing of an older Version on the task as read: the condition is the Version read, not the firing’s', async () => {
+      // A rename (Version 3) after the schedule of Version 2 fired: the recorder judged the firing on the task it read.
+      const { tenantId, firing } = await seeded({ ...quarterHourlyTask, ScheduleVersion: 2 });
+      const advance = { LastRunDateTime_utc: '2026-03-02T09:15:00.000Z', NextRunDateTime_utc: '2026-03-02T09:30:00.000Z' };
+      await store.record(firing('2026-03-02T09:15:00Z', 2), run('2026-03-02T09:15:00Z', { Version: 2 }), { read, advance });
+
+      expect({ run: await store.readRun(firing('2026-03-02T09:15:00Z', 2)), task: await store.readTaskState(tenantId, taskId) }).toEqual({
+        run: expect.objectContaining({ Outcome: 'Run', Version: 2 }),
+        task: { ...quarterHourlyTask, ScheduleVersion: 2, ...advance },
       });
     });
 

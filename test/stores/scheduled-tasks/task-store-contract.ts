@@ -119,6 +119,21 @@ export const describeScheduledTaskStoreContract = (implementation: string, open:
       });
     });
 
+    it('keeps the schedule’s Version a save gives, and reads it back beside the task, never as one of its fields', async () => {
+      const tenantId = freshTenantId();
+      await store.write(tenantId, { task: taskOf(1, 1), scheduleVersion: 1 }, undefined);
+      await store.write(tenantId, { task: taskOf(1, 2, undefined, { Name: 'Renamed' }), scheduleVersion: 1 }, asRead({ Version: 1, LastRunDateTime_utc: undefined }));
+      const renamed = await store.get(tenantId, 1);
+      await store.write(tenantId, { task: taskOf(1, 3, undefined, { Interval: 2 }), scheduleVersion: 3 }, asRead({ Version: 2, LastRunDateTime_utc: undefined }), true);
+      const rescheduled = await store.get(tenantId, 1);
+
+      expect({ renamed: renamed?.scheduleVersion, rescheduled: rescheduled?.scheduleVersion, fields: Object.keys(rescheduled?.task ?? {}) }).toEqual({
+        renamed: 1,
+        rescheduled: 3,
+        fields: expect.not.arrayContaining(['ScheduleVersion', 'scheduleVersion']),
+      });
+    });
+
     it('takes an Idempotency-Key’s claim with the write; a key taken already refuses the write (KeyAlreadyClaimed), writing nothing', async () => {
       const tenantId = freshTenantId();
       await store.write(tenantId, { task: taskOf(1) }, undefined, false, keyClaim(tableName, tenantId, 'scheduledTaskSave', 'k1'));

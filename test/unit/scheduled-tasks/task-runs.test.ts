@@ -70,6 +70,21 @@ describe('skipped runs', () => {
     });
   });
 
+  it('runs a firing of an older Version when no save changed the schedule since (a rename): judged on the task as it is', () => {
+    // Version 3 renamed the task; its schedule is Version 2's, so Version 2's firing is still the task's run.
+    const renamed: StoredTaskState = { ...quarterHourly, ScheduleVersion: 2 };
+    expect(planRun(renamed, firing('2026-03-02T09:15:00Z', 2), at('2026-03-02T09:15:01Z'))).toMatchObject({ run: { Outcome: 'Run' }, publish: true });
+    // Older than the save that changed the schedule: stale. Disabled since: skipped as Disabled, not run.
+    expect(planRun(renamed, firing('2026-03-02T09:15:00Z', 1), at('2026-03-02T09:15:01Z'))).toMatchObject({ run: { Outcome: 'Skipped', Reason: 'StaleVersion' } });
+    expect(planRun({ ...renamed, IsEnabled: false }, firing('2026-03-02T09:15:00Z', 2), at('2026-03-02T09:15:01Z'))).toMatchObject({ run: { Outcome: 'Skipped', Reason: 'Disabled' } });
+    // A firing of a time the schedule has no run is still not a run.
+    expect(planRun(renamed, firing('2026-03-02T09:07:00Z', 2), at('2026-03-02T09:07:01Z'))).toEqual({ kind: 'ignore', why: 'NotARun' });
+  });
+
+  it('takes an item without the schedule’s Version (written before it was kept) as changed by its last save: every older Version is stale', () => {
+    expect(planRun(quarterHourly, firing('2026-03-02T09:15:00Z', 2), at('2026-03-02T09:15:01Z'))).toMatchObject({ run: { Reason: 'StaleVersion' } });
+  });
+
   it('records a stale firing even at a time the current schedule has no run', () => {
     expect(planRun(quarterHourly, firing('2026-03-02T09:07:00Z', 1), at('2026-03-02T09:07:01Z'))).toMatchObject({ run: { Reason: 'StaleVersion' } });
   });
