@@ -1,9 +1,10 @@
 // Chaos tier, scheduled tasks. Two flows:
 // - a save (with a credential) while the scheduler or KMS fails: every save answered 2xx is stored once; a save
 //   answered Pending is brought in line by the schedule-sync retry (its schedule exists, ScheduleState Enabled);
-// - a one-off task's firing while the scheduler fires twice or late, a delivery is duplicated, or the runs consumer
-//   dies after recording it: its run is recorded once, as a Run, and its work message is published once (a
-//   redelivery publishes only what was not published, once the publication lease ran out).
+// - a task's firing (a one-off task's, or a recurring one's) while the scheduler fires twice or late (also past a
+//   rename), a delivery is duplicated, or the runs consumer dies after recording it: its run is recorded once, as a
+//   Run, and its work message is published once (a redelivery publishes only what was not published, once the
+//   publication lease ran out).
 // Everywhere: the credential reaches no log line of the stack and no table item.
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
@@ -57,24 +58,28 @@ export const nextRunMinute = (): Date => new Date(Math.ceil((Date.now() + 8_000)
 
 export interface FiringRun extends TasksRun {
   readonly due: Date;
+  /** A recurring task (every 15 minutes from `due`, so its next run falls after the tier) rather than a one-off. */
+  readonly recurring: boolean;
 }
 
 /** Saves one one-off task due at `due` (no fault touches the save: the cell's faults are on the firing's path). */
-export const runFiring = async (client: RetryingClient, cell: string, due: Date): Promise<FiringRun> => {
+export const runFiring = async (client: RetryingClient, cell: string, due: Date, recurring = false): Promise<FiringRun> => {
   const tenantId = freshTenantId();
   const token = await tokenFor({ tenant: tenantId });
   const secret = `chaos-secret-${randomUUID()}`;
+  const label = `${cell} ${recurring ? 'recurring' : 'one-off'}`;
+  const schedule = recurring ? { IsRecurringSchedule: true, Interval: 15, IntervalType: 1 } : { IsRecurringSchedule: false };
   const saves = await burst<TaskAnswer>(client, [
     {
-      label: `${cell} one-off`,
+      label,
       path: '/ScheduledTasks/',
-      request: { token, idempotencyKey: randomUUID(), body: { Name: `${cell} one-off`, TaskTypeID: 4, IsRecurringSchedule: false, TimeOfDay: due.toISOString().replace('.000Z', 'Z'), ...credential(secret) } },
+      request: { token, idempotencyKey: randomUUID(), body: { Name: label, TaskTypeID: 4, ...schedule, TimeOfDay: due.toISOString().replace('.000Z', 'Z'), ...credential(secret) } },
     },
   ]);
-  return { tenantId, token, secrets: [secret], saves, due };
+  return { tenantId, token, secrets: [secret], saves, due, recurring };
 };
 
-/** Resolves once the one-off task's firing is recorded (any outcome), or after 30 s. */
+/** Resolves once the task's firing is recorded (any outcome), or after 30 s. */
 export const runRecorded = async (run: FiringRun): Promise<void> => {
   const id = run.saves[0]?.call.final?.json.Value.ID as number;
   await eventually(async () => (((await getTask(run.token, id)).json?.Value?.Runs?.length ?? 0) > 0 ? true : undefined), `task ${id}'s run recorded`, {
@@ -154,7 +159,7 @@ const workMessages = async (): Promise<readonly TaskWorkMessage[]> => {
 };
 
 /**
- * A firing: the one-off task's run is recorded once as a Run for its minute, the task Completed, and its work
+ * A firing: the task's run is recorded once as a Run for its minute (a one-off task is then Completed), and its work
  * message published once (the publication lease makes a redelivery publish only what was not published).
  */
 export const checkFiring = async (run: FiringRun, logFile: string): Promise<Findings> => {
@@ -164,16 +169,17 @@ export const checkFiring = async (run: FiringRun, logFile: string): Promise<Find
   const save = run.saves[0] as Sent<TaskAnswer>;
   if (!isSuccess(save)) return { doubled, lost, violated: [...violated, `the one-off task's save was answered ${statusesOf(save)}`] };
   const id = save.call.final?.json.Value.ID as number;
+  const due = run.due.toISOString();
+  const ranAtDue = (task: TaskAnswer['Value'] | undefined) => (task?.Runs ?? []).some((entry) => new Date(entry.ScheduledDateTime_utc as string).toISOString() === due);
   const read = await eventually(
     async () => {
       const got = await getTask(run.token, id);
-      return got.json?.Value?.Status === 'Completed' ? got.json.Value : undefined;
+      return (run.recurring ? ranAtDue(got.json?.Value) : got.json?.Value?.Status === 'Completed') ? got.json?.Value : undefined;
     },
-    `task ${id} to complete`,
+    run.recurring ? `task ${id}'s run for ${due}` : `task ${id} to complete`,
     { timeoutMs: 90_000, intervalMs: 500 },
   ).catch(async () => (await getTask(run.token, id)).json?.Value);
   const runs = read?.Runs ?? [];
-  const due = run.due.toISOString();
   const ran = runs.filter((entry) => new Date(entry.ScheduledDateTime_utc as string).toISOString() === due);
   if (ran.length === 0) lost.push(`task ${id}: no run recorded for ${due} (status ${String(read?.Status)})`);
   if (ran.length > 1) doubled.push(`task ${id}: ${ran.length} runs recorded for ${due}`);
