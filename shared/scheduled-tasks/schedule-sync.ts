@@ -4,7 +4,7 @@
 // recurrence.ts (`scheduleFor`), its target is the task-runs queue with the scheduler's execution role, and its
 // Input is the task's TaskRunMessage (messages.ts). Configuration comes from the `manageSchedules` grant's
 // environment (shared/operations/grants.ts); locally the same SDK client reaches the scheduler emulation.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   ConflictException,
   CreateScheduleCommand,
@@ -67,15 +67,28 @@ export const scheduleRetryPolicy = { MaximumEventAgeInSeconds: 24 * 60 * 60, Max
 export const scheduleNameOf = (tenantId: number, taskId: number): string => `t${tenantId}-task${taskId}`;
 
 /**
- * The ClientToken of a request: the operation, the task, its version and a digest of the request. A retried
- * request (the SDK's, or the sync's) is the same request and is applied once; a later sync of the same version
- * whose definition moved (a rate()'s StartDate follows `now`) is a new request, not a token reused with other
- * parameters. At most 64 characters of [A-Za-z0-9-_], as the API requires.
+ * The ClientToken of a request: the operation, the task, its version, a digest of the request and the sync that
+ * sends it (`sync`, one per `syncScheduleWith` call). The SDK's retry of a request is the same command, so it is
+ * applied once, and so is the first attempt landing late after it (the scheduler answers a token it has seen as
+ * before, applying nothing). Each sync is a new request: a sync that follows another one of the same version (a
+ * save's sync after an older save's write overwrote it, the retry, the reconciler) must be applied, not answered
+ * as already done. With one token per version and request it was not: an older save's UpdateSchedule, retried by
+ * the SDK after a timeout, landed after the newer save's, and the newer version's second sync replayed its token
+ * and wrote nothing, leaving the schedule on the older version (test/chaos/scheduled-tasks.test.ts, overlapping
+ * edits). At most 64 characters of [A-Za-z0-9-_], as the API requires.
  */
-export const clientTokenOf = (operation: 'create' | 'update' | 'delete', task: Pick<TaskSchedule, 'tenantId' | 'taskId' | 'version'>, request: unknown): string => {
+export const clientTokenOf = (
+  operation: 'create' | 'update' | 'delete',
+  task: Pick<TaskSchedule, 'tenantId' | 'taskId' | 'version'>,
+  request: unknown,
+  sync: string,
+): string => {
   const digest = createHash('sha256').update(JSON.stringify(request)).digest('hex').slice(0, 12);
-  return `${operation[0]}-${task.tenantId}-${task.taskId}-v${task.version}-${digest}`;
+  return `${operation[0]}-${task.tenantId}-${task.taskId}-v${task.version}-${digest}-${sync}`;
 };
+
+/** One sync's part of its requests' ClientTokens (`clientTokenOf`): 12 random hex digits. */
+const newSyncId = (): string => randomBytes(6).toString('hex');
 
 /** The whole schedule request for an enabled task at `now`, or undefined when the task has no run left. */
 export const scheduleRequestOf = (
@@ -164,6 +177,7 @@ export const syncScheduleWith = async (
   { created = false }: { readonly created?: boolean } = {},
 ): Promise<ScheduleState> => {
   const name = scheduleNameOf(task.tenantId, task.taskId);
+  const sync = newSyncId();
   try {
     if (created) {
       // The save that created the task: its ID is new, so no schedule of it exists and none needs reading (one round
@@ -171,7 +185,7 @@ export const syncScheduleWith = async (
       const request = scheduleRequestOf(task, settings, now);
       if (!request) return 'Disabled';
       const written = await client
-        .send(new CreateScheduleCommand({ ...request, ClientToken: clientTokenOf('create', task, request) }))
+        .send(new CreateScheduleCommand({ ...request, ClientToken: clientTokenOf('create', task, request, sync) }))
         .then(
           () => true,
           (error: unknown) => {
@@ -195,7 +209,7 @@ export const syncScheduleWith = async (
       if (stored) {
         const deletion = { Name: name, GroupName: settings.groupName };
         await client
-          .send(new DeleteScheduleCommand({ ...deletion, ClientToken: clientTokenOf('delete', task, deletion) }))
+          .send(new DeleteScheduleCommand({ ...deletion, ClientToken: clientTokenOf('delete', task, deletion, sync) }))
           .catch((error: unknown) => {
             // Gone already (an at() schedule deletes itself after it fires): the state we want.
             if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -205,8 +219,8 @@ export const syncScheduleWith = async (
     }
     if (stored && sameSchedule(stored, request)) return 'Enabled';
 
-    const create = () => client.send(new CreateScheduleCommand({ ...request, ClientToken: clientTokenOf('create', task, request) }));
-    const update = () => client.send(new UpdateScheduleCommand({ ...request, ClientToken: clientTokenOf('update', task, request) }));
+    const create = () => client.send(new CreateScheduleCommand({ ...request, ClientToken: clientTokenOf('create', task, request, sync) }));
+    const update = () => client.send(new UpdateScheduleCommand({ ...request, ClientToken: clientTokenOf('update', task, request, sync) }));
     if (stored) {
       // Deleted since it was read (an at() that fired): create it again.
       await update().catch((error: unknown) => (error instanceof ResourceNotFoundException ? create() : Promise.reject(error)));

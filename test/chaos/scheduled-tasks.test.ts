@@ -18,7 +18,18 @@ import { saveTask } from '#test/e2e/scheduled-tasks/support';
 import { chaosStack, type Cell } from './support/chaos-stack';
 import { queueSettled } from './support/queues';
 import { retryingClient } from './support/retrying-client';
-import { checkFiring, checkTaskSaves, nextRunMinute, runFiring, runRecorded, runTaskSaves, type FiringRun, type TasksRun } from './support/scheduled-tasks';
+import {
+  checkFiring,
+  checkScheduleFollowsTask,
+  checkTaskSaves,
+  nextRunMinute,
+  runFiring,
+  runOverlappingEdits,
+  runRecorded,
+  runTaskSaves,
+  type FiringRun,
+  type TasksRun,
+} from './support/scheduled-tasks';
 
 // The task-runs queue keeps more than the 30 s publication lease (a redelivery must find it run out).
 const chaos = chaosStack('scheduled-tasks', { visibilityTimeouts: { TaskRuns: 35, ScheduleSync: 8 } });
@@ -141,6 +152,20 @@ describe('scheduled tasks under faults', () => {
     ['invocation timeout', 425, [{ name: 'timeout', service: 'lambda', operation: 'invoke', caller: save, nth: [2], effect: { type: 'timeout', ms: 1_500 } }], true],
   ] as [string, number, FaultRule[], boolean][])('saves a task whose schedule or credential met %s (seed %d)', async (fault, seed, rules, deferCheck) => {
     await chaos.cell(saveCell(fault, seed, rules, deferCheck));
+  }, 150_000);
+
+  // Two edits of one task's schedule overlap, the first's UpdateSchedule held up until after the second's landed: the
+  // first then rewrites the schedule with its older version (the scheduler has no conditional write). Before 848b7b0
+  // the schedule stayed on it, every firing skipped as stale, while the task said Enabled.
+  it('keeps the schedule on the last of two overlapping edits when the first one\'s schedule write lands last (seed 432)', async () => {
+    await chaos.cell({
+      flow: 'Scheduled tasks (two edits at once)',
+      fault: 'scheduler write lands late',
+      seed: 432,
+      rules: [{ name: 'late-update', service: 'scheduler', operation: 'UpdateSchedule', caller: save, nth: [1], effect: { type: 'latency', ms: 4_000 } }],
+      run: () => runOverlappingEdits(retryingClient(432), 'task432'),
+      check: async (run) => ({ findings: await checkScheduleFollowsTask(run), sent: run.saves }),
+    });
   }, 150_000);
 
   it('holds the invariant of the cells left to a delayed retry or a redelivery', () => chaos.checkDeferred(), 150_000);

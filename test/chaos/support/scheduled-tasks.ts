@@ -88,18 +88,22 @@ export const runRecorded = async (run: FiringRun): Promise<void> => {
   }).catch(() => undefined);
 };
 
-const scheduleExists = async (tenantId: number, taskId: number): Promise<boolean> => {
+/** The task's schedule as the scheduler holds it: the task version its firings send, or undefined when it has none. */
+const scheduledVersion = async (tenantId: number, taskId: number): Promise<{ readonly version: number | undefined } | undefined> => {
   const scheduler = new SchedulerClient({ region: 'us-east-1' });
   try {
-    await scheduler.send(new GetScheduleCommand({ Name: scheduleNameOf(tenantId, taskId), GroupName: localScheduleGroupName }));
-    return true;
+    const schedule = await scheduler.send(new GetScheduleCommand({ Name: scheduleNameOf(tenantId, taskId), GroupName: localScheduleGroupName }));
+    const input = JSON.parse(schedule.Target?.Input ?? 'null') as { version?: unknown } | null;
+    return { version: typeof input?.version === 'number' ? input.version : undefined };
   } catch (error) {
-    if ((error as Error).name === 'ResourceNotFoundException') return false;
+    if ((error as Error).name === 'ResourceNotFoundException') return undefined;
     throw error;
   } finally {
     scheduler.destroy();
   }
 };
+
+const scheduleExists = async (tenantId: number, taskId: number): Promise<boolean> => (await scheduledVersion(tenantId, taskId)) !== undefined;
 
 /** No credential in any line of the stack's log, nor in any item of the whole table. */
 const secretsKept = async (run: TasksRun, logFile: string): Promise<string[]> => {
@@ -196,4 +200,57 @@ export const checkFiring = async (run: FiringRun, logFile: string): Promise<Find
   const dead = (await deadLetters('taskRuns')) as { tenantId?: number }[];
   if (dead.some((letter) => letter.tenantId === run.tenantId)) violated.push(`task ${id}: a firing of it is in the task-runs DLQ`);
   return { doubled, lost, violated };
+};
+
+export interface EditsRun extends TasksRun {
+  readonly taskId: number;
+}
+
+/**
+ * A recurring task, then two edits of its schedule that overlap: the second is sent once the first has committed
+ * (its Version is stored) and while the first's schedule sync is still on its way, so the second's sync can land
+ * before the first's (the cell holds the first UpdateSchedule).
+ */
+export const runOverlappingEdits = async (client: RetryingClient, cell: string): Promise<EditsRun> => {
+  const tenantId = freshTenantId();
+  const token = await tokenFor({ tenant: tenantId });
+  const create = await burst<TaskAnswer>(client, [
+    { label: `${cell} task`, path: '/ScheduledTasks/', request: { token, idempotencyKey: randomUUID(), body: { Name: `${cell} task`, TaskTypeID: 7, IsRecurringSchedule: true, Interval: 15, IntervalType: 1, TimeOfDay: '2026-03-02T09:00:00Z' } } },
+  ]);
+  const taskId = create[0]?.call.final?.json.Value.ID as number;
+  if (!isSuccess(create[0] as Sent)) return { tenantId, token, secrets: [], saves: create, taskId };
+  const edit = (interval: number) =>
+    burst<TaskAnswer>(client, [{ label: `${cell} every ${interval} minutes`, path: '/ScheduledTasks/', request: { token, idempotencyKey: randomUUID(), body: { ID: taskId, Interval: interval } } }]);
+  const first = edit(30);
+  const committed = await eventually(async () => (((await getTask(token, taskId)).json?.Value?.Version ?? 0) >= 2 ? true : undefined), `the first edit of task ${taskId}`, {
+    timeoutMs: 30_000,
+    intervalMs: 100,
+  }).catch(() => false);
+  const second = committed ? await edit(45) : [];
+  return { tenantId, token, secrets: [], saves: [...create, ...(await first), ...second], taskId };
+};
+
+/**
+ * Overlapping edits: every save answered 2xx, and the schedule ends on the task's Version (its firings would
+ * otherwise all be skipped as stale while the task says Enabled), within `syncWithinMs` (a retry is queued 30 s ahead).
+ */
+export const checkScheduleFollowsTask = async (run: EditsRun, syncWithinMs = 75_000): Promise<Findings> => {
+  const violated = breachesOf(run.saves);
+  const failed = run.saves.filter((save) => !isSuccess(save));
+  if (failed.length > 0 || run.saves.length < 3) {
+    return { doubled: [], lost: [], violated: [...violated, ...failed.map((save) => `${save.label} was answered ${statusesOf(save)}`), ...(run.saves.length < 3 ? ['the second edit was never sent'] : [])] };
+  }
+  let last = '';
+  const inLine = await eventually(
+    async () => {
+      const task = (await getTask(run.token, run.taskId)).json?.Value;
+      const schedule = await scheduledVersion(run.tenantId, run.taskId);
+      last = `task Version ${String(task?.Version)} (${String(task?.ScheduleState)}, every ${String(task?.Interval)} minutes), schedule of version ${String(schedule?.version)}`;
+      return task?.Version === 3 && task.Interval === 45 && task.ScheduleState === 'Enabled' && schedule?.version === 3 ? true : undefined;
+    },
+    `task ${run.taskId}'s schedule on its last version`,
+    { timeoutMs: syncWithinMs, intervalMs: 500 },
+  ).catch(() => false);
+  if (!inLine) violated.push(`task ${run.taskId}: the schedule never followed the last edit: ${last}`);
+  return { doubled: [], lost: [], violated };
 };

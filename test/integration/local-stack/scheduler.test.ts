@@ -21,7 +21,7 @@ import { taskRunsQueue } from '#shared/events/queues';
 import { resourceGrants, schedulerExecutionStatements } from '#shared/operations/grants';
 import { parseTaskRunMessage } from '#shared/scheduled-tasks/messages';
 import { recurrenceOf } from '#shared/scheduled-tasks/recurrence';
-import { scheduleNameOf, ScheduleSyncFailed, syncScheduleWith, type SchedulerSettings, type TaskSchedule } from '#shared/scheduled-tasks/schedule-sync';
+import { scheduleNameOf, scheduleRequestOf, ScheduleSyncFailed, syncScheduleWith, type SchedulerSettings, type TaskSchedule } from '#shared/scheduled-tasks/schedule-sync';
 import { localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 import { testGrantResources } from '#test/support/grant-resources';
 
@@ -179,6 +179,27 @@ describe('schedule-sync.ts through the emulation', () => {
     await expect(syncScheduleWith({ client: manager(), settings }, { ...weekly, version: 3, enabled: false }, new Date(now))).resolves.toBe('Disabled');
     const listed = await admin().send(new ListSchedulesCommand({ GroupName: group, NamePrefix: name }));
     expect(listed.Schedules?.filter((schedule) => schedule.Name === name)).toEqual([]);
+  });
+
+  it('writes a version again when a sync of it follows an older version\'s write that landed after its first (the scheduler honours ClientTokens)', async () => {
+    now = start;
+    const every15 = task({ IsRecurringSchedule: true, Interval: 15, IntervalType: 1, TimeOfDay: '2026-06-01T00:10:00Z' }, 2);
+    const every45 = { ...every15, version: 3, recurrence: recurrenceOf({ IsRecurringSchedule: true, Interval: 45, IntervalType: 1, TimeOfDay: '2026-06-01T00:10:00Z' }) };
+    const name = scheduleNameOf(7, every15.taskId);
+    await syncScheduleWith({ client: manager(), settings }, { ...every15, version: 1 }, new Date(now));
+    // Version 3's sync lands first; version 2's UpdateSchedule (read before 3 was written, retried by the SDK after a
+    // timeout) lands after it: the scheduler has no conditional write.
+    await syncScheduleWith({ client: manager(), settings }, every45, new Date(now));
+    const older = scheduleRequestOf(every15, settings, new Date(now));
+    await admin().send(new UpdateScheduleCommand({ ...older!, ClientToken: 'older-save-sync' }));
+    expect(JSON.parse((await admin().send(new GetScheduleCommand({ Name: name, GroupName: group }))).Target!.Input!).version).toBe(2);
+
+    // The newer version synced again (syncNewerThan, the retry, the reconciler): written, not answered as a replay.
+    await expect(syncScheduleWith({ client: manager(), settings }, every45, new Date(now))).resolves.toBe('Enabled');
+    const stored = await admin().send(new GetScheduleCommand({ Name: name, GroupName: group }));
+    expect({ version: JSON.parse(stored.Target!.Input!).version, expression: stored.ScheduleExpression }).toEqual({ version: 3, expression: 'rate(45 minutes)' });
+    // Gone before the next case moves the clock (its firings would land in that case's queue).
+    await expect(syncScheduleWith({ client: manager(), settings }, { ...every45, version: 4, enabled: false }, new Date(now))).resolves.toBe('Disabled');
   });
 });
 

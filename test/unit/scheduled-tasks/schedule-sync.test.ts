@@ -88,13 +88,26 @@ describe('the schedule request', () => {
     expect(scheduleRequestOf(past, settings, now)).toBeUndefined();
   });
 
-  it('derives the ClientToken from the operation, task, version and request, within the API limits', () => {
-    const token = clientTokenOf('create', { tenantId: 2_147_483_647, taskId: 2_147_483_647, version: 2_147_483_647 }, { a: 1 });
-    expect(token).toMatch(/^c-2147483647-2147483647-v2147483647-[0-9a-f]{12}$/);
+  it('derives the ClientToken from the operation, task, version, request and sync, within the API limits', () => {
+    const token = clientTokenOf('create', { tenantId: 2_147_483_647, taskId: 2_147_483_647, version: 2_147_483_647 }, { a: 1 }, 'a1b2c3d4e5f6');
+    expect(token).toMatch(/^c-2147483647-2147483647-v2147483647-[0-9a-f]{12}-a1b2c3d4e5f6$/);
     expect(token.length).toBeLessThanOrEqual(64);
-    expect(clientTokenOf('create', daily, { a: 1 })).toBe(clientTokenOf('create', daily, { a: 1 }));
-    expect(clientTokenOf('create', daily, { a: 1 })).not.toBe(clientTokenOf('create', daily, { a: 2 }));
-    expect(clientTokenOf('create', daily, { a: 1 })).not.toBe(clientTokenOf('create', { ...daily, version: 3 }, { a: 1 }));
+    expect(clientTokenOf('create', daily, { a: 1 }, 's1')).toBe(clientTokenOf('create', daily, { a: 1 }, 's1'));
+    expect(clientTokenOf('create', daily, { a: 1 }, 's1')).not.toBe(clientTokenOf('create', daily, { a: 2 }, 's1'));
+    expect(clientTokenOf('create', daily, { a: 1 }, 's1')).not.toBe(clientTokenOf('create', { ...daily, version: 3 }, { a: 1 }, 's1'));
+    expect(clientTokenOf('update', daily, { a: 1 }, 's1')).not.toBe(clientTokenOf('update', daily, { a: 1 }, 's2'));
+  });
+
+  it('gives each sync its own tokens, and every request of one sync (and the SDK\'s retries of it) the same one', async () => {
+    const tokensOf = async () => {
+      const { client, sent } = scripted({ GetScheduleCommand: [notFound()], CreateScheduleCommand: [new ConflictException({ message: 'exists', Message: 'exists', $metadata: {} })] });
+      await syncScheduleWith({ client, settings }, daily, now, { created: true }).catch(() => undefined);
+      return sent.filter((call) => call.input.ClientToken !== undefined).map((call) => call.input.ClientToken as string);
+    };
+    const [first, second] = [await tokensOf(), await tokensOf()];
+    expect(first.length).toBeGreaterThan(1);
+    expect(new Set(first).size).toBe(1);
+    expect(second[0]).not.toBe(first[0]);
   });
 
   it('names a schedule after tenant and task', () => {
