@@ -201,6 +201,7 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
      */
     async setScheduleState(tenantId: number, id: number, version: number, state: ScheduleState, restated?: KeyClaimItem): Promise<boolean> {
       const answer = restated ? [{ role: 'answer' as const, item: restated }] : [];
+      const listedFromNow = state === 'Pending' ? unsyncedKeys(tenantId, id, new Date().toISOString()) : undefined;
       try {
         await transact(
           table,
@@ -211,14 +212,19 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
                 Update: {
                   TableName: tableName,
                   Key: taskKey(tenantId, id),
-                  UpdateExpression: state === 'Pending' ? 'SET #state = :state' : 'SET #state = :state REMOVE #indexPk, #indexSk',
+                  // Pending keeps the task on the reconciler's index, or puts it back (listed from now) when a
+                  // confirmed state had taken it off; any other state takes it off.
+                  UpdateExpression:
+                    state === 'Pending'
+                      ? 'SET #state = :state, #indexPk = if_not_exists(#indexPk, :indexPk), #indexSk = if_not_exists(#indexSk, :indexSk)'
+                      : 'SET #state = :state REMOVE #indexPk, #indexSk',
                   ConditionExpression: '#version = :version',
-                  ExpressionAttributeNames: {
-                    '#state': 'ScheduleState',
-                    '#version': 'Version',
-                    ...(state === 'Pending' ? {} : { '#indexPk': unsyncedTasksIndex.partitionKey, '#indexSk': unsyncedTasksIndex.sortKey }),
+                  ExpressionAttributeNames: { '#state': 'ScheduleState', '#version': 'Version', '#indexPk': unsyncedTasksIndex.partitionKey, '#indexSk': unsyncedTasksIndex.sortKey },
+                  ExpressionAttributeValues: {
+                    ':state': state,
+                    ':version': version,
+                    ...(listedFromNow ? { ':indexPk': listedFromNow[unsyncedTasksIndex.partitionKey], ':indexSk': listedFromNow[unsyncedTasksIndex.sortKey] } : {}),
                   },
-                  ExpressionAttributeValues: { ':state': state, ':version': version },
                 },
               },
             },

@@ -131,7 +131,14 @@ export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdu
     if (overdue) await fireOverdue?.({ tenantId, taskId: task.ID, version: task.Version, scheduledTime: new Date(recurrence.start).toISOString() });
     const recorded = await repository.setScheduleState(tenantId, task.ID, task.Version, overdue ? 'Deleted' : recordedScheduleState(task, state));
     if (recorded) return 'synced';
-    await syncNewerThan(tenantId, task.ID, task.Version, round);
+    await syncNewerThan(tenantId, task.ID, task.Version, round).catch(async (error: unknown) => {
+      // The newer version's own sync confirmed its state, so neither this message (stale once redelivered) nor the
+      // reconciler (it lists tasks out of line) would come back to it, while this sync's write may have replaced its
+      // schedule: it is marked Pending and listed again, for the next reconciler pass (best effort; the error stands).
+      const newest = await repository.get(tenantId, task.ID).catch(() => undefined);
+      if (newest && newest.task.Version > task.Version) await repository.setScheduleState(tenantId, task.ID, newest.task.Version, 'Pending').catch(() => false);
+      throw error;
+    });
     return 'stale';
   };
   return {

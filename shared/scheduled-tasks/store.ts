@@ -68,8 +68,9 @@ export interface ScheduledTaskStore {
    */
   write(tenantId: number, next: StoredTask, read: TaskAsRead | undefined, clearRunState?: boolean, claim?: KeyClaimItem): Promise<void>;
   /**
-   * Records the schedule's state if the task still has `version`; false when a newer save won. `restated` (the
-   * key's claim with its final answer) is written with it, or alone when a newer save won.
+   * Records the schedule's state if the task still has `version`; false when a newer save won. A confirmed state
+   * takes the task off the reconciler's list; `Pending` keeps it there, or puts it back (listed from now). `restated`
+   * (the key's claim with its final answer) is written with it, or alone when a newer save won.
    */
   setScheduleState(tenantId: number, id: number, version: number, state: ScheduleState, restated?: KeyClaimItem): Promise<boolean>;
   /**

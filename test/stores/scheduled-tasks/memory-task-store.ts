@@ -69,7 +69,9 @@ export const createMemoryScheduledTaskStore = () => {
       const stored = items.get(key);
       restate();
       if (!stored || stored.task.Version !== version) return false;
-      items.set(key, { ...stored, task: { ...stored.task, ScheduleState: state }, scheduleOutOfLine: state === 'Pending' ? stored.scheduleOutOfLine === true : false });
+      // Pending puts a task back on the list (listed from now) when a confirmed state had taken it off.
+      if (state === 'Pending' && !stored.scheduleOutOfLine) savedAt.set(key, new Date().toISOString());
+      items.set(key, { ...stored, task: { ...stored.task, ScheduleState: state }, scheduleOutOfLine: state === 'Pending' });
       return true;
     },
 

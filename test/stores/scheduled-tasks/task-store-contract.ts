@@ -150,7 +150,7 @@ export const describeScheduledTaskStoreContract = (implementation: string, open:
       });
     });
 
-    it('records a schedule state only at the task’s Version, without raising it; a confirmed state takes the task out of the list, Pending does not', async () => {
+    it('records a schedule state only at the task’s Version, without raising it; a confirmed state takes the task out of the list, Pending keeps it there', async () => {
       const tenantId = freshTenantId();
       await store.write(tenantId, { task: taskOf(1) }, undefined);
       await store.write(tenantId, { task: taskOf(2) }, undefined);
@@ -167,6 +167,22 @@ export const describeScheduledTaskStoreContract = (implementation: string, open:
         first: { task: taskOf(1, 1, undefined, { ScheduleState: 'Enabled' }) },
         second: { task: taskOf(2), scheduleOutOfLine: true },
         missing: undefined,
+      });
+    });
+
+    it('puts a confirmed task back on the list when Pending is recorded at its Version (a sync of it failed after its state was confirmed)', async () => {
+      const tenantId = freshTenantId();
+      await store.write(tenantId, { task: taskOf(1) }, undefined);
+      await store.setScheduleState(tenantId, 1, 1, 'Enabled');
+      const confirmed = await store.get(tenantId, 1);
+      await store.setScheduleState(tenantId, 1, 1, 'Pending');
+      const listed: unknown[] = [];
+      for await (const entry of store.listOutOfLine('9999-12-31T00:00:00.000Z', 100)) if (entry?.tenantId === tenantId) listed.push(entry);
+
+      expect({ confirmed: confirmed?.scheduleOutOfLine, pending: await store.get(tenantId, 1), listed }).toStrictEqual({
+        confirmed: undefined,
+        pending: { task: taskOf(1, 1, undefined, { ScheduleState: 'Pending' }), scheduleOutOfLine: true },
+        listed: [{ tenantId, taskId: 1 }],
       });
     });
 
