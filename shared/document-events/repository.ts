@@ -9,16 +9,27 @@ import { transact } from '#shared/data/transaction';
 import { versionedPut } from '#shared/data/versioned';
 import { ConcurrentModification } from '#shared/errors';
 import { documentPartition, eventKey, stateKey, stateSortKey } from './keys';
-import { applyEvent, type DocumentEvent, type DocumentState } from './state';
+import { applyEvent, stateOfEvents, type DocumentEvent, type DocumentState } from './state';
 import { StateContention, type ApplyOutcome, type DocumentRecord, type DocumentStore, type HistoryEntry } from './store';
 
-/** One item per event: what the history shows, plus the event's user (stored, never shown). */
-const historyEntries = defineCodec<HistoryEntry & Pick<DocumentEvent, 'userId' | 'organisationId' | 'documentId'>, keyof HistoryEntry>({
+/**
+ * One item per event: what the history shows, plus the event's user and object (stored, never shown), so that the
+ * state can be rebuilt from the set of events when an event's `t` turns out earlier (`stateOfEvents`).
+ */
+const historyEntries = defineCodec<HistoryEntry & Pick<DocumentEvent, 'userId' | 'organisationId' | 'documentId' | 'objectJson'>, keyof HistoryEntry>({
   entity: 'DocumentEvent',
   fields: ['eventId', 'type', 't', 'receivedAt'],
   key: (entry) => eventKey(entry.organisationId, entry.documentId, entry.eventId),
-  internal: (entry) => ({ userId: entry.userId }),
+  internal: (entry) => ({ userId: entry.userId, objectJson: entry.objectJson }),
 });
+
+/** The event a history item records, or undefined for an item written before its object was kept. */
+const eventOfItem = (item: Record<string, unknown>, document: Pick<DocumentEvent, 'organisationId' | 'documentId'>): DocumentEvent | undefined => {
+  const entry = historyEntries.fromItem(item);
+  const { userId, objectJson } = item;
+  if (typeof userId !== 'string' || typeof objectJson !== 'string') return undefined;
+  return { eventId: entry.eventId, type: entry.type, t: entry.t, userId, objectJson, organisationId: document.organisationId, documentId: document.documentId };
+};
 
 /** The state item holds the whole state as one map, and its version beside it for the write condition. */
 const states = defineCodec<{ readonly State: DocumentState; readonly Version: number }, 'State' | 'Version'>({
@@ -34,51 +45,105 @@ class DuplicateEvent extends Error {
   override readonly name = 'DuplicateEvent';
 }
 
-export const createDocumentRepository = (table: TableContext): DocumentStore => ({
-  async getState(organisationId: string, documentId: string): Promise<DocumentState | undefined> {
+export const createDocumentRepository = (table: TableContext): DocumentStore => {
+  const getState = async (organisationId: string, documentId: string): Promise<DocumentState | undefined> => {
     const { Item } = await table.client.send(
       new GetCommand({ TableName: table.tableName, Key: stateKey(organisationId, documentId), ConsistentRead: true }),
     );
     return Item ? stateFromItem(Item) : undefined;
-  },
+  };
 
-  async apply(event: DocumentEvent, receivedAt: string): Promise<ApplyOutcome> {
-    const history = historyEntries.toItem({ ...event, receivedAt });
-    try {
-      // Another event of the same document may win the race (or hold the state in a transaction): read again.
-      return await withOptimisticRetry(async () => {
-        const current = await this.getState(event.organisationId, event.documentId);
-        const next = applyEvent(current, event);
-        await transact(
-          table,
-          [
-            { role: 'history', item: versionedPut(table.tableName, history, undefined) },
-            { role: 'state', item: versionedPut(table.tableName, states.toItem({ State: next, Version: next.version }), current?.version) },
-          ],
-          { errors: { history: () => new DuplicateEvent() } },
-        );
-        return 'applied' as const;
-      }, { policy: queuedWriteRetryPolicy });
-    } catch (error) {
-      if (error instanceof DuplicateEvent) return 'duplicate';
-      if (error instanceof ConcurrentModification) throw new StateContention('document state still contended after every attempt', { cause: error });
-      throw error;
-    }
-  },
-
-  async get(organisationId: string, documentId: string): Promise<DocumentRecord | undefined> {
+  /**
+   * A repeat of an applied event: when it is signed earlier than the delivery applied (the provider's retry, signed
+   * anew, was consumed first), the event takes the earlier `t` and the state is rebuilt from the whole set, in one
+   * transaction conditional on the event's `t` and the state's Version as read (ConcurrentModification: read again).
+   * Nothing when it is not earlier, or when an event of the document was stored before objects were kept.
+   */
+  const lowerTime = async (event: DocumentEvent): Promise<void> => {
     const items = await queryAll(table.client, {
       TableName: table.tableName,
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': documentPartition(organisationId, documentId) },
+      ExpressionAttributeValues: { ':pk': documentPartition(event.organisationId, event.documentId) },
       ConsistentRead: true,
     });
     const stateItem = items.find((item) => item.sk === stateSortKey);
-    if (!stateItem) return undefined;
-    const history = items
-      .filter((item) => item.entity === historyEntries.entity)
-      .map((item) => historyEntries.fromItem(item))
-      .sort((a, b) => (a.t !== b.t ? b.t - a.t : a.eventId < b.eventId ? 1 : -1));
-    return { state: stateFromItem(stateItem), history };
-  },
-});
+    const stored = items.find((item) => item.entity === historyEntries.entity && item.eventId === event.eventId);
+    if (!stateItem || !stored || typeof stored.t !== 'number' || stored.t <= event.t) return;
+    const events = items.filter((item) => item.entity === historyEntries.entity).map((item) => eventOfItem(item, event));
+    if (events.some((known) => known === undefined)) return;
+    const current = stateFromItem(stateItem);
+    const next = stateOfEvents(
+      (events as DocumentEvent[]).map((known) => (known.eventId === event.eventId ? { ...known, t: event.t } : known)),
+      current.version + 1,
+    ) as DocumentState;
+    await transact(
+      table,
+      [
+        {
+          role: 'event',
+          item: {
+            Update: {
+              TableName: table.tableName,
+              Key: eventKey(event.organisationId, event.documentId, event.eventId),
+              UpdateExpression: 'SET #t = :earlier',
+              ConditionExpression: '#t = :applied',
+              ExpressionAttributeNames: { '#t': 't' },
+              ExpressionAttributeValues: { ':earlier': event.t, ':applied': stored.t },
+            },
+          },
+        },
+        { role: 'state', item: versionedPut(table.tableName, states.toItem({ State: next, Version: next.version }), current.version) },
+      ],
+      { errors: { event: () => new ConcurrentModification() } },
+    );
+  };
+
+  return {
+    getState,
+
+    async apply(event: DocumentEvent, receivedAt: string): Promise<ApplyOutcome> {
+      const history = historyEntries.toItem({ ...event, receivedAt });
+      try {
+        // Another event of the same document may win the race (or hold the state in a transaction): read again.
+        return await withOptimisticRetry(async () => {
+          const current = await getState(event.organisationId, event.documentId);
+          const next = applyEvent(current, event);
+          try {
+            await transact(
+              table,
+              [
+                { role: 'history', item: versionedPut(table.tableName, history, undefined) },
+                { role: 'state', item: versionedPut(table.tableName, states.toItem({ State: next, Version: next.version }), current?.version) },
+              ],
+              { errors: { history: () => new DuplicateEvent() } },
+            );
+            return 'applied' as const;
+          } catch (error) {
+            if (!(error instanceof DuplicateEvent)) throw error;
+            await lowerTime(event);
+            return 'duplicate' as const;
+          }
+        }, { policy: queuedWriteRetryPolicy });
+      } catch (error) {
+        if (error instanceof ConcurrentModification) throw new StateContention('document state still contended after every attempt', { cause: error });
+        throw error;
+      }
+    },
+
+    async get(organisationId: string, documentId: string): Promise<DocumentRecord | undefined> {
+      const items = await queryAll(table.client, {
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': documentPartition(organisationId, documentId) },
+        ConsistentRead: true,
+      });
+      const stateItem = items.find((item) => item.sk === stateSortKey);
+      if (!stateItem) return undefined;
+      const history = items
+        .filter((item) => item.entity === historyEntries.entity)
+        .map((item) => historyEntries.fromItem(item))
+        .sort((a, b) => (a.t !== b.t ? b.t - a.t : a.eventId < b.eventId ? 1 : -1));
+      return { state: stateFromItem(stateItem), history };
+    },
+  };
+};

@@ -1,6 +1,8 @@
 // Domain: the state of a document as a pure function of the set of its events. The state is that of the
 // highest-ranked event; equal ranks are ordered by the signed timestamp `t`, then by event id. Every other field is
-// a min, max or count over the set, so any arrival order, with any duplicates, ends in the same state.
+// a min, max or count over the set, so any arrival order, with any duplicates, ends in the same state. An event's `t`
+// is the earliest of its deliveries' (a provider's retry is signed anew, later): a retry applied before its original
+// has the state rebuilt from the set when the original comes (`stateOfEvents`).
 
 export const documentEventTypes = {
   'document.uploaded': { state: 'Uploaded', rank: 1 },
@@ -85,4 +87,13 @@ export const applyEvent = (current: DocumentState | undefined, event: DocumentEv
     ...(current?.state ? { state: current.state, stateEvent: current.stateEvent, objectJson: current.objectJson } : {}),
     userId,
   };
+};
+
+/**
+ * The state of a set of distinct events (any order: `applyEvent` does not depend on it) at `version`: what an event's
+ * earlier `t`, learnt from a delivery that came after a later one, gives the document.
+ */
+export const stateOfEvents = (events: readonly DocumentEvent[], version: number): DocumentState | undefined => {
+  const folded = events.reduce<DocumentState | undefined>((state, event) => applyEvent(state, event), undefined);
+  return folded && { ...folded, version };
 };

@@ -26,7 +26,11 @@ export class StateContention extends Error {
 export interface DocumentStore {
   /** The document's state, read consistently; undefined when no event of it was applied. */
   getState(organisationId: string, documentId: string): Promise<DocumentState | undefined>;
-  /** Applies an event exactly once: a repeated event id changes nothing and reports 'duplicate'. */
+  /**
+   * Applies an event exactly once: a repeated event id reports 'duplicate' and adds nothing. A repeat with an earlier
+   * `t` than the one applied (the original delivered after the provider's re-signed retry) gives the event that `t`
+   * and the state the set of events gives with it (`stateOfEvents`).
+   */
   apply(event: DocumentEvent, receivedAt: string): Promise<ApplyOutcome>;
   /** The document's state and its event history; undefined when no event of it was applied. */
   get(organisationId: string, documentId: string): Promise<DocumentRecord | undefined>;

@@ -196,7 +196,9 @@ export const documentEventsQueue = /* @__PURE__ */ defineQueue({
     name: 'documentEventsConsumer',
     description: 'SQS document-events consumer: applies each provider event to the document state, exactly once',
     area: 'document-events',
-    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+    // Query and UpdateItem: a repeat signed earlier than the delivery applied lowers the event's `t` and rebuilds the
+    // state from the document's partition (shared/document-events/repository.ts `lowerTime`).
+    tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
   },
 });
 

@@ -2,7 +2,8 @@
 // service and its queue's consumer rely on, run in the unit tier against the in-memory store (test/unit/
 // document-events/document-store-contract.test.ts) and in the integration tier against the DynamoDB repository on
 // DynamoDB Local (test/integration/document-events/document-store-contract.test.ts). Its core: each event applied
-// exactly once (a repeated event id, whatever its `t` or arrival time, reports 'duplicate' and changes nothing), the
+// exactly once (a repeated event id, whatever its `t` or arrival time, reports 'duplicate' and adds nothing; one
+// signed earlier than the delivery applied gives the event that `t`, so the order of deliveries never matters), the
 // state the state rules give (`applyEvent`) read consistently, the history newest first, documents apart per
 // organisation, and deliveries racing on one document (the conditional writes the repository retries) losing no event
 // and applying none twice.
@@ -60,6 +61,49 @@ export const describeDocumentStoreContract = (implementation: string, open: () =
 
       expect({ first, repeated, after: await store.get(doc.organisationId, doc.documentId) }).toEqual({ first: ['applied', 'applied'], repeated: ['duplicate', 'duplicate'], after: before });
       expect(before?.state).toMatchObject({ state: 'Processing', first: { t: t0 }, last: { t: t0 + 5 }, eventCount: 2, version: 2 });
+    });
+
+    it('gives an event the earliest t of its deliveries: the original consumed after the provider’s re-signed retry ends as in order', async () => {
+      const finalOf = async (order: 'original first' | 'retry first') => {
+        const doc = freshDocument();
+        const processed = documentEvent(doc, 'document.processed', t0 + 10, { pages: 1 });
+        const retry = { ...processed, t: t0 + 30 };
+        const failed = documentEvent(doc, 'document.failed', t0 + 20, { reason: 'x' });
+        const deliveries = order === 'original first' ? [processed, failed, retry] : [retry, failed, processed];
+        const outcomes = [];
+        for (const delivery of deliveries) outcomes.push(await store.apply(delivery, receivedAt));
+        const record = await store.get(doc.organisationId, doc.documentId);
+        const state = record?.state;
+        // The state with the document's own ids (two documents are compared) put as the events' types.
+        const typeOf = (eventId: string | undefined) => [processed, failed].find((event) => event.eventId === eventId)?.type;
+        return {
+          outcomes,
+          state: state?.state,
+          stateEvent: { type: state?.stateEvent?.type, t: state?.stateEvent?.t },
+          object: JSON.parse(state?.objectJson ?? '{}') as Record<string, unknown>,
+          first: [typeOf(state?.first.eventId), state?.first.t],
+          last: [typeOf(state?.last.eventId), state?.last.t],
+          eventCount: state?.eventCount,
+          version: state?.version,
+          history: record?.history.map((entry) => [entry.type, entry.t]),
+        };
+      };
+      const inOrder = await finalOf('original first');
+      const retryFirst = await finalOf('retry first');
+
+      expect(inOrder).toEqual({
+        outcomes: ['applied', 'applied', 'duplicate'],
+        state: 'Failed',
+        stateEvent: { type: 'document.failed', t: t0 + 20 },
+        object: expect.objectContaining({ reason: 'x' }),
+        first: ['document.processed', t0 + 10],
+        last: ['document.failed', t0 + 20],
+        eventCount: 2,
+        version: 2,
+        history: [['document.failed', t0 + 20], ['document.processed', t0 + 10]],
+      });
+      // Every field as in order; one more version (the rebuild is a write of its own).
+      expect(retryFirst).toEqual({ ...inOrder, object: expect.objectContaining({ reason: 'x' }), version: 3 });
     });
 
     it('keeps every event in the history, newest first (by t, then event id), and the state of the rules over them', async () => {
