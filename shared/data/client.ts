@@ -2,7 +2,7 @@
 // loads: shared/operations/environment.ts).
 // Endpoints come from the SDK's standard settings (AWS_ENDPOINT_URL_DYNAMODB locally), never from code.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { awsRequestHandler, carryingInvocationSignal, serviceClient } from '#shared/aws-requests';
 import { environmentValue, environmentVariables } from '#shared/environment';
 
@@ -28,6 +28,24 @@ export const queryAll = async (client: DynamoDBDocumentClient, input: QueryComma
     items.push(...((page.Items ?? []) as Record<string, unknown>[]));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
+  return items;
+};
+
+/**
+ * The items of `keys` (those that exist, in no particular order): BatchGetItem, 100 keys a request, unprocessed keys
+ * sent again after a jittered backoff. `consistent`: strongly consistent reads (what an index only pointed at).
+ */
+export const batchGetAll = async (table: TableContext, keys: readonly Record<string, unknown>[], { consistent = false }: { readonly consistent?: boolean } = {}): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
+  for (let offset = 0; offset < keys.length; offset += 100) {
+    let pending: Record<string, unknown>[] | undefined = keys.slice(offset, offset + 100).map((key) => ({ ...key }));
+    for (let attempt = 0; pending && pending.length > 0; attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** attempt)));
+      const answer = await table.client.send(new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: pending, ...(consistent ? { ConsistentRead: true } : {}) } } }));
+      items.push(...((answer.Responses?.[table.tableName] ?? []) as Record<string, unknown>[]));
+      pending = answer.UnprocessedKeys?.[table.tableName]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
   return items;
 };
 

@@ -8,8 +8,8 @@
 // order and merged, the criteria as key conditions and FilterExpressions, counts, BatchGetItem by ID, a receipt's
 // lines and the continuation items; search.ts keeps the rules (criteria, order, paging, what a page answers).
 import { randomUUID } from 'node:crypto';
-import { BatchGetCommand, GetCommand, NumberValue, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { queryAll, type TableContext } from '#shared/data/client';
+import { GetCommand, NumberValue, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll, queryAll, type TableContext } from '#shared/data/client';
 import { getRawItem, plainItem, queryRawItems } from '#shared/data/exact-items';
 import { stockOnHandKey } from '#shared/data/stock-on-hand-keys';
 import { claimChanges, defineClaim } from '#shared/data/claims';
@@ -782,20 +782,9 @@ export const createSearchRepository = (table: TableContext): ReceiptSearchStore 
     return counts.reduce((sum, shardCount) => sum + shardCount, 0);
   };
 
-  /** BatchGetItem, 100 keys a request, unprocessed keys sent again after a jittered backoff. */
-  const readHeaders = async (tenantId: number, ids: readonly number[]): Promise<HeaderItem[]> => {
-    const items: HeaderItem[] = [];
-    for (let offset = 0; offset < ids.length; offset += 100) {
-      let keys: Record<string, unknown>[] | undefined = ids.slice(offset, offset + 100).map((id) => ({ ...headerKey(tenantId, id) }));
-      for (let attempt = 0; keys && keys.length > 0; attempt += 1) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** attempt)));
-        const answer = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
-        items.push(...((answer.Responses?.[tableName] ?? []) as HeaderItem[]));
-        keys = answer.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
-      }
-    }
-    return items;
-  };
+  /** The receipts' headers (BatchGetItem, data kit `batchGetAll`; eventually consistent, as a page's rows are). */
+  const readHeaders = async (tenantId: number, ids: readonly number[]): Promise<HeaderItem[]> =>
+    (await batchGetAll(table, ids.map((id) => ({ ...headerKey(tenantId, id) })))) as HeaderItem[];
 
   /** One Query of the receipt's line items (eventually consistent, as a page's rows are). */
   const readLines = async (tenantId: number, receiptId: number): Promise<StoredLine[]> => {

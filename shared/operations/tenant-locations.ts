@@ -50,7 +50,8 @@ export const tenantLocationGetAll = defineOperation({
   success: { status: 200, schema: TenantLocationList, description: 'Active locations ordered by name.' },
   // 422 answer-too-large: locations holding more text than one answer can carry (Search pages them).
   problems: [400, 401, 406, 422],
-  tableAccess: ['dynamodb:GetItem', 'dynamodb:Query'],
+  // Query: the index, for which locations are active; BatchGetItem: each of them, strongly consistent.
+  tableAccess: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
   tableIndexes: [activeLocationsByName.indexName],
 });
 

@@ -33,10 +33,13 @@ export const activeLocationsPartition = (tenantId: number) => composeKey(tenantP
  */
 const nameIdSeparator = '\u0001';
 
+/** Where an active location sorts among the tenant's: by normalised name, a name before the longer names it begins, then by ID (the index's sort key). */
+export const activeNameOrder = (nameKey: string, id: number): string => `${nameKey}${nameIdSeparator}${padNumber(id)}`;
+
 /** Sparse index keys: present only while the location is active, so the index holds active locations only. */
 export const activeIndexKeys = (tenantId: number, nameKey: string, id: number) => ({
   [activeLocationsByName.partitionKey]: activeLocationsPartition(tenantId),
-  [activeLocationsByName.sortKey]: `${nameKey}${nameIdSeparator}${padNumber(id)}`,
+  [activeLocationsByName.sortKey]: activeNameOrder(nameKey, id),
 });
 
 /** Case-insensitive identity of a name: Unicode-normalised, trimmed, lower-cased (the claims' rule). */

@@ -6,7 +6,7 @@
 // Scan: every read is a GetItem, a Query of the tenant's own partition, or a Query of the sparse index of active
 // locations by name.
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, type TableContext } from '#shared/data/client';
+import { batchGetAll, queryAll, type TableContext } from '#shared/data/client';
 import { claimChanges } from '#shared/data/claims';
 import { defineCodec, fieldsOf } from '#shared/data/codec';
 import { assertItemFits, keyValueFits } from '#shared/data/item-size';
@@ -20,6 +20,7 @@ import type { LocationFilter, LocationWrite, TenantLocationStore } from './store
 import {
   activeIndexKeys,
   activeLocationsByName,
+  activeNameOrder,
   activeLocationsPartition,
   defaultPointerItem,
   defaultPointerKey,
@@ -126,41 +127,74 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
       return item?.IsActive === true ? fromItem(item, defaultId) : undefined;
     },
 
-    /** The first active location, by name, whose name starts with `prefix`, other than `ignoreId`'s. */
+    /**
+     * The first active location, by name, whose name starts with `prefix`, other than `ignoreId`'s. The index finds
+     * the candidates in name order; each is answered from the location itself, read strongly consistent, and only
+     * while it is still active under a name with that prefix. The index is eventually consistent: an entry may be a
+     * location deleted or renamed a moment ago, and answering the entry (as before) gave a deleted location as
+     * active, with a Version whose save was a 409. A stale entry is passed over; the next candidate is read.
+     */
     async findFirstActiveByNamePrefix(tenantId: number, prefix: string, ignoreId?: number): Promise<TenantLocation | undefined> {
       const namePrefix = normaliseName(prefix);
       // Longer than any stored name's key may be: no name starts with it.
       if (!keyValueFits(namePrefix, 'sort')) return undefined;
-      const [{ Items }, defaultId] = await Promise.all([
-        client.send(
+      const defaultId = this.defaultLocationId(tenantId);
+      // Awaited below; handled now, so that a failed Query first leaves no unhandled rejection behind.
+      defaultId.catch(() => undefined);
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      // The first page holds the answer unless entries are stale: one more when one location is left out (names are
+      // unique, so it is at most one of the first two); later pages are larger.
+      let Limit = ignoreId === undefined ? 1 : 2;
+      do {
+        const page = await client.send(
           new QueryCommand({
-          TableName: tableName,
-          IndexName: activeLocationsByName.indexName,
-          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-          ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey, '#sk': activeLocationsByName.sortKey },
+            TableName: tableName,
+            IndexName: activeLocationsByName.indexName,
+            KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+            ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey, '#sk': activeLocationsByName.sortKey },
             ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId), ':prefix': namePrefix },
-            // One more when one location is left out: names are unique, so it is at most one of the first two.
-            Limit: ignoreId === undefined ? 1 : 2,
+            Limit,
+            ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}),
           }),
-        ),
-        this.defaultLocationId(tenantId),
-      ]);
-      const item = Items?.find((candidate) => candidate.ID !== ignoreId);
-      return item ? fromItem(item, defaultId) : undefined;
+        );
+        for (const candidate of page.Items ?? []) {
+          if (candidate.ID === ignoreId || typeof candidate.ID !== 'number') continue;
+          const item = await readLocationItem(tenantId, candidate.ID);
+          if (item?.IsActive === true && typeof item.nameKey === 'string' && item.nameKey.startsWith(namePrefix)) return fromItem(item, await defaultId);
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+        Limit = 25;
+      } while (ExclusiveStartKey);
+      await defaultId;
+      return undefined;
     },
 
+    /**
+     * The tenant's active locations by name. The index lists which they are (only their IDs are read from it); each
+     * is then read from the location itself, strongly consistent, and kept only while it is still active, ordered by
+     * its name now. The index is eventually consistent: answered from it (as before), a location deleted a moment
+     * ago was listed active, and one renamed away from a name beside the location that took the name since made two
+     * active locations of one name. A location created a moment ago may still be missing (the index's lag, no more).
+     */
     async listActiveByName(tenantId: number): Promise<TenantLocation[]> {
-      const [items, defaultId] = await Promise.all([
+      const [entries, defaultId] = await Promise.all([
         queryAll(client, {
           TableName: tableName,
           IndexName: activeLocationsByName.indexName,
           KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey },
+          ProjectionExpression: '#id',
+          ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey, '#id': 'ID' },
           ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId) },
         }),
         this.defaultLocationId(tenantId),
       ]);
-      return items.map((item) => fromItem(item, defaultId));
+      const ids = [...new Set(entries.map((entry) => entry.ID).filter((id): id is number => typeof id === 'number'))];
+      const items = await batchGetAll(table, ids.map((id) => ({ ...locationKey(tenantId, id) })), { consistent: true });
+      const byName = (item: Record<string, unknown>) => activeNameOrder(String(item.nameKey), item.ID as number);
+      return items
+        .filter((item) => item.IsActive === true)
+        .sort((left, right) => (byName(left) < byName(right) ? -1 : byName(left) > byName(right) ? 1 : 0))
+        .map((item) => fromItem(item, defaultId));
     },
 
     /** The tenant's locations in ID order, filtered in DynamoDB (the read costs the tenant's partition, no more). */
