@@ -14,6 +14,7 @@ import type { DeliveryLine, DeliveryReceiptT } from '#shared/schemas/delivery-re
 import type { DeliveryReceiptSearchResult } from '#shared/schemas/delivery-receipt-search';
 import { pagedActionResults } from '#shared/schemas/envelope-bodies';
 import type { SearchFilterMembers } from '#shared/schemas/search-filter';
+import { maxSearchGuids } from '#shared/schemas/limits';
 import { receiptSearchMembers } from '#shared/schemas/search-members';
 import { defineSearch, pageBudgetBytes, withinPageBudget, type SearchPlan } from '#shared/search/search';
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
@@ -52,8 +53,8 @@ export const deliveryReceiptSearch = defineSearch<ReceiptHit>({
 export const continuationTtlSeconds = 3_600;
 /** Lines a page answers (IsGetBasicInfo false) stop being read past this many bytes of JSON (the page's budget). */
 export const pageLinesBudgetBytes = pageBudgetBytes;
-/** GUIDs are matched in lower and upper case, two operands each: at most 100 operands for one IN. */
-export const maxGuids = 50;
+/** GUIDs a search may name (the filter's schema states the same bound). */
+export const maxGuids = maxSearchGuids;
 const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const textOf = (filter: SearchFilterMembers): string | undefined => {

@@ -45,6 +45,7 @@ import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-field
 import { inFieldOrder, RefNumberTaken, SaveInProgress } from './repository';
 import type { CompleteReceipt, CompletionCommit, ReceiptHeader, ReceiptStore, StoredReceipt } from './store';
 import { stockEffects } from './stock-effects';
+import { sortableDate } from './search-keys';
 
 export type { CompleteReceipt } from './store';
 
@@ -388,11 +389,24 @@ export const createReceiptService = ({
     return completed;
   };
 
+  /**
+   * A DeliveryDate written as an ISO date-time (the document's pattern) must name an instant of the years 0000-9999
+   * in UTC (server rule `instant-range`): `9999-12-31T23:59:59-14:00` is in year 10000, which the search's index
+   * cannot sort (it sorted before every date, and outside every date range). Checked before anything is read.
+   */
+  const assertDeliveryDateInRange = (deliveryDate: string | undefined): void => {
+    const text = deliveryDate?.trim();
+    if (text && /^\d{4}-\d\d/.test(text) && sortableDate(text) === '') {
+      throw new ValidationFailed([{ pointer: '/Value/DeliveryDate', detail: 'must name an instant of the years 0000 to 9999 (UTC), with an offset of at most 14:00' }]);
+    }
+  };
+
   return {
     /** POST /v2/DeliveryReceipt/: ID 0 or absent creates (201), a positive ID updates the tenant's receipt. */
     save(principal: Principal, request: ActionRequestDeliveryReceiptT, claim?: WriteClaim<SavedReceipt>): Promise<SavedReceipt> {
       const value = request.Value;
       if (value.TenantID && value.TenantID !== principal.tenantId) throw new TenancyMismatch('Value/TenantID');
+      assertDeliveryDateInRange(value.DeliveryDate);
       return value.ID ? update(principal, { ...value, ID: value.ID }, claim) : create(principal, value, claim);
     },
 

@@ -181,11 +181,12 @@ export const integerFormat = (minimum: JsonValue | undefined, maximum: JsonValue
 /**
  * A date-time's pattern as the document shows it: only the shape (upper-case `T` and `Z`, a colon in the offset,
  * seconds 00-59), since `format: date-time` (checked by the validators, shared/validation/formats.ts) already refuses
- * a date or time that does not exist; the server's own pattern (shared/schemas/calendar.ts) spells both out in about
+ * a date or time that does not exist, and an offset past 14:00 either way (said in words); the server's own pattern (shared/schemas/calendar.ts) spells both out in about
  * 300 characters a reader cannot take in. Together they refuse what it refuses (test/unit/openapi.test.ts).
  */
 export const dateTimeShapePattern = '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-]\\d\\d:\\d\\d)$';
-const dateTimeWords = 'An RFC 3339 date-time that exists (no 30 February, no hour 24), with `T`, `Z` and the offset\'s colon as shown.';
+const dateTimeWords =
+  'An RFC 3339 date-time that exists (no 30 February, no hour 24), with `T`, `Z` and the offset\'s colon as shown, and an offset of at most 14:00 either way (as far as any time zone goes).';
 
 /** The control-character pattern of every text field, in words (the pattern itself is kept: no format says it). */
 const xmlCharactersWords = 'No control characters but tab, line feed and carriage return (every record must be sendable as XML 1.0).';

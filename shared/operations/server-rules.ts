@@ -45,6 +45,10 @@ export const serverRules = {
     says: 'Decimal places are counted in the exact decimal text; multipleOf on binary floating point is inexact (0.1 + 0.2).',
     operations: ['deliveryReceiptSaveV2'],
   },
+  'instant-range': {
+    says: 'Arithmetic: a date-time with an offset must name an instant of the years 0000-9999 in UTC too (9999-12-31T23:00:00-14:00 is in year 10000, which an ISO instant cannot write as four digits); a pattern cannot add an offset to a time.',
+    operations: ['paymentPost', 'deliveryReceiptSaveV2', 'deliveryReceiptSearchV2'],
+  },
   recurrence: {
     says: "Against the clock: a one-off task whose schedule changed must run in the future; on the UTC instant: a task's first run must fall before 2200-01-01T00:00Z, the scheduler's last year being 2199, after an offset west of UTC and the rounding of seconds up to the minute (the rest of the recurrence rules the document states with if/then).",
     operations: ['scheduledTaskSave'],

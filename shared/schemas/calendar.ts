@@ -1,7 +1,8 @@
 // Schemas: the one reader of calendar dates and date-times (ISO 8601, RFC 3339) for every area. Zod-free, so the
 // schemas (common.ts: dateTime(), calendarText()), the patterns the document states for them and the domain (payments, receipt search keys)
 // all read a date the same way. A date that does not exist (30 February, 29 February of a common year, 31 April,
-// hour 24, minute 60, second 60, an offset beyond ±23:59) is refused, never rolled forward as `Date.parse` does.
+// hour 24, minute 60, second 60, an offset beyond ±14:00, an instant outside the years 0000-9999 in UTC) is refused,
+// never rolled forward as `Date.parse` does.
 // Leap seconds (`23:59:60`) are refused too: an instant of the service is a JavaScript time, which has none.
 
 /** The parts of a date or date-time as written; `time` and `offsetMinutes` are absent when not written. */
@@ -23,7 +24,9 @@ const date =
   `(?:${leapYear}-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8])))`;
 const hourMinute = '(?:[01]\\d|2[0-3]):[0-5]\\d';
 const seconds = ':[0-5]\\d(?:\\.\\d{1,9})?';
-const offset = '(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)';
+// Offsets as far as the world's zones go (UTC-12:00 to UTC+14:00, both ways here): RFC 3339's grammar allows up to
+// ±23:59, which no zone uses and which a payment's PaymentDateTime_offset (at most 840 minutes either way) cannot hold.
+const offset = '(?:Z|[+-](?:0\\d|1[0-3]):[0-5]\\d|[+-]14:00)';
 
 /** `YYYY-MM-DD`, a day that exists. */
 export const isoDatePattern = new RegExp(`^${date}$`);
@@ -49,6 +52,12 @@ export const calendarTextPattern = new RegExp(`^(?:(?!\\d{4}-\\d\\d)[\\s\\S]*|${
  * `PaymentDateTime_utc`: the instant of the payment, which free text such as `yesterday` cannot name).
  */
 export const isoCalendarOrEmptyPattern = new RegExp(`^(?:${isoCalendar})?$`);
+
+/** The largest offset from UTC a date-time may have, in minutes (UTC+14:00, Kiribati; the pattern's `offset`). */
+const maxOffsetMinutes = 14 * 60;
+/** The first and last instants an ISO date-time can write (`0000-01-01T00:00:00.000Z`, `9999-12-31T23:59:59.999Z`). */
+const firstInstantMs = new Date(0).setUTCFullYear(0, 0, 1);
+const lastInstantMs = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 const shape = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):(\d{2}))?)?$/;
 
@@ -79,10 +88,10 @@ export const readCalendar = (text: string): CalendarValue | undefined => {
   else if (match[9] !== undefined) {
     const offsetHours = Number(match[10]);
     const offsetMinute = Number(match[11]);
-    if (offsetHours > 23 || offsetMinute > 59) return undefined;
+    if (offsetMinute > 59 || offsetHours * 60 + offsetMinute > maxOffsetMinutes) return undefined;
     offsetMinutes = (match[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinute);
   }
-  return {
+  const value: CalendarValue = {
     year,
     month,
     day,
@@ -90,7 +99,16 @@ export const readCalendar = (text: string): CalendarValue | undefined => {
     ...(offsetMinutes === undefined ? {} : { offsetMinutes }),
     hasSeconds: match[6] !== undefined,
   };
+  // The instant must fall in the years 0000-9999 in UTC too: `9999-12-31T23:00:00-14:00` is in year 10000, which an
+  // ISO instant (`toISOString`) writes `+010000-...`, unreadable here and unsortable in an index (server rule
+  // `instant-range`: the document's pattern cannot add an offset to a time).
+  if (offsetMinutes !== undefined) {
+    const epochMs = epochMsOf(value);
+    if (epochMs < firstInstantMs || epochMs > lastInstantMs) return undefined;
+  }
+  return value;
 };
+
 
 /**
  * The instant a calendar value names, in epoch milliseconds (fractions below a millisecond are dropped). A value

@@ -296,13 +296,16 @@ export const InventoryLine = shape(
     AdjustedQuantityReceived: notNegative().optional(),
     BuyPriceEx: notNegative().optional(),
     BuyPriceTax: notNegative().optional(),
-    LineTotal: decimal().optional(),
+    LineTotal: notNegative()
+      .optional()
+      .meta({ description: 'Quantity x (BuyPriceEx + BuyPriceTax), rounded to the currency: sent only with Quantity and BuyPriceEx.' }),
     IsActive: bool().optional(),
   },
   'A line to add: the inventory item and its quantities and prices.',
   undefined,
-  // The domain requires InventoryID of each entry (lines.ts), reporting every entry at once; the type keeps it optional.
-  [{ required: ['InventoryID'] }],
+  // The domain requires InventoryID of each entry (lines.ts), reporting every entry at once, and checks a LineTotal
+  // against the Quantity and BuyPriceEx beside it (line-total); the type keeps them optional.
+  [{ required: ['InventoryID'] }, { dependentRequired: { LineTotal: ['Quantity', 'BuyPriceEx'] } }],
 );
 export type InventoryLine = z.infer<typeof InventoryLine>;
 

@@ -35,6 +35,9 @@ export const defaultSearchResults = 50;
 /** Paging of a payment's refunds in `GET /Payment/{id}` (MaxRefunds): read by the service, so kept out of zod's way. */
 export const refundsPage = { default: 100, max: limits.arrayItems } as const;
 
+/** GUIDs one delivery-receipt search may name: matched in lower and upper case, two operands each, at most 100 operands for one IN. */
+export const maxSearchGuids = 50;
+
 /** How many runs a scheduled task's answer lists, newest first (`SyncLogs`' bound; read by the run store). */
 export const latestRunsShown = 20;
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { bool, dateTime, id, int32, limits, listOf, nameOf, namedIntEnum, shape, tenancyFields, text } from './common';
 import { receiptStatuses } from './receipt-fields';
-import { maxSearchResults } from './limits';
+import { maxSearchGuids, maxSearchResults } from './limits';
 import { commonSearchFields, inWords, receiptSearchMembers, receiptSortFields, tenantLocationSearchMembers, tenantLocationSortFields } from './search-members';
 
 export { defaultSearchResults, maxSearchResults } from './limits';
@@ -43,7 +43,9 @@ const searchFilterFields = {
   BrandIDs: listOf(id()).optional(),
   IDs: listOf(id()).optional(),
   /** GUIDs in any case, surrounding spaces ignored (the delivery-receipt search reads them so). */
-  GUIDs: listOf(text().regex(/^\s*[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\s*$/, { error: 'must be a GUID' })).optional(),
+  GUIDs: listOf(text().regex(/^\s*[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\s*$/, { error: 'must be a GUID' }))
+    .max(maxSearchGuids)
+    .optional(),
   LinkedSupplierID: id().optional(),
   IsApprovedForPOS: bool().optional(),
   IsApprovedForWeb: bool().optional(),

@@ -12,10 +12,11 @@ const integerIn = (minimum: number, maximum: number) => ({
 /**
  * ajv-formats' `date-time` reads any time whose UTC reading is 23:59 as a leap second before it checks the time's own
  * ranges, so `21:64:00+22:05` (minute 64, "23:59 UTC" by its arithmetic) passed. RFC 3339 has hours 00-23, minutes
- * 00-59 (in the time and the offset) and a second 60 only as a leap second: the ranges are checked here first, then
+ * 00-59 (in the time and the offset) and a second 60 only as a leap second; offsets here go as far as the world's
+ * zones, ±14:00 (shared/schemas/calendar.ts): the ranges are checked here first, then
  * ajv-formats decides the rest (the calendar, where a leap second may fall; the document's pattern refuses second 60).
  */
-const timeInRanges = /^(?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:z|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)?$/i;
+const timeInRanges = /^(?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:z|[+-](?:(?:0\d|1[0-3])(?::?[0-5]\d)?|14(?::?00)?))?$/i;
 const ajvDateTime = fullFormats['date-time'] as { readonly validate: (text: string) => boolean; readonly compare: (a: string, b: string) => number | undefined };
 const dateTime = {
   ...ajvDateTime,

@@ -29,6 +29,8 @@ export const refusedPayments = (tenant: number): [string, unknown, number, strin
   ['an empty Object', { Object: {} }, 400],
   ['a non-zero ID (payments are not edited)', { Object: { ID: 1, Amount: 10 } }, 400],
   ['a zero amount', { Object: { Amount: 0 } }, 400],
+  ['a DateTime past year 9999 in UTC', { Object: { Amount: 1, DateTime: '9999-12-31T23:59:59-14:00' } }, 400, 'instant-range'],
+  ['a DateTime with an offset no zone has', { Object: { Amount: 1, DateTime: '2026-01-01T00:00:00+23:59' } }, 400],
   ['a negative amount', { Object: { Amount: -1 } }, 400],
   ['three decimals in AUD', { Object: { Amount: 1.005 } }, 400, 'currency-decimals'],
   ['a fraction of a yen', { Object: { Amount: 1.5, Currency: 'JPY' } }, 400],
@@ -72,6 +74,9 @@ export const refusedPaymentObjects: [object, string, string, string?][] = [
   [{ Amount: 1.0005, Currency: 'KWD' }, '/Object/Amount', 'must have at most 3 decimals in KWD', 'currency-decimals'],
   [{ Amount: 1, Currency: 'aud' }, '/Object/Currency', 'must be an ISO 4217 currency code such as AUD (the default)'],
   [{ Amount: 1, Currency: '__proto__' }, '/Object/Currency', 'must be an ISO 4217 currency code such as AUD (the default)'],
+  // An offset no zone has (the document's pattern: at most 14:00), and an instant past year 9999 in UTC.
+  [{ Amount: 1, DateTime: '2026-01-01T00:00:00+23:59' }, '/Object/DateTime', 'must be an ISO 8601 date or date-time that exists (without an offset: UTC)'],
+  [{ Amount: 1, DateTime: '9999-12-31T23:59:59-14:00' }, '/Object/DateTime', 'must be an ISO 8601 date or date-time that exists (without an offset: UTC)', 'instant-range'],
   [{ Amount: 1, IsPaid: true, Status: 'Pending' }, '/Object/IsPaid', 'contradicts Status Pending'],
   [{ Amount: 1, IsPaid: false, Status: 'Paid' }, '/Object/IsPaid', 'contradicts Status Paid'],
   [{ Amount: 3, PaymentLogs: [{ Message: 'card 4111 1111 1111 1111 declined' }] }, '/Object/PaymentLogs/0/Message', 'must not hold a card number (PCI DSS 3.4.1): send the card in CreditCard, whose number is masked', 'luhn'],
@@ -164,6 +169,9 @@ export interface ReceiptIds {
 /** [case, body, status, rule?] of POST /v2/DeliveryReceipt/. */
 export const refusedReceiptSaves = (at: ReceiptIds): [string, unknown, number, string?][] => [
   ['no Value', {}, 400],
+  ['a DeliveryDate past year 9999 in UTC (a create)', { Value: { DeliveryDate: '9999-12-31T23:59:59-14:00' } }, 400, 'instant-range'],
+  ['a DeliveryDate before year 0000 in UTC', { Value: { ID: at.draft, DeliveryDate: '0000-01-01T00:00:00+14:00' } }, 400, 'instant-range'],
+  ['a DeliveryDate with an offset no zone has', { Value: { ID: at.draft, DeliveryDate: '2026-05-01T00:00:00+23:59' } }, 400],
   ['a string for a number', { Value: { ID: at.draft, SupplierID: '61' } }, 400],
   ['an unknown field', { Value: { ID: at.draft, supplierName: 'x' } }, 400],
   ['a __proto__ key', JSON.parse(`{"Value":{"ID":${at.draft},"__proto__":{"IsReadOnly":false}}}`) as unknown, 400],
@@ -203,7 +211,8 @@ export const refusedInventory: [string, ReceiptTarget, unknown, number, string?]
   ['no InventoryID', 'draft', { Value: { InventoryList: [{ Quantity: 1 }] } }, 400],
   ['one InventoryID twice', 'draft', { Value: { InventoryList: [{ InventoryID: 1 }, { InventoryID: 1 }] } }, 400, 'unique-members'],
   ['a LineTotal off by a cent', 'draft', { Value: { InventoryList: [{ InventoryID: 7, Quantity: 3, BuyPriceEx: 1.5, LineTotal: 4.51 }] } }, 400, 'line-total'],
-  ['a LineTotal without a price', 'draft', { Value: { InventoryList: [{ InventoryID: 7, Quantity: 3, LineTotal: 4.5 }] } }, 400, 'line-total'],
+  // The document states it (dependentRequired); the server checks it with the line-total rule.
+  ['a LineTotal without a price', 'draft', { Value: { InventoryList: [{ InventoryID: 7, Quantity: 3, LineTotal: 4.5 }] } }, 400],
   ['a negative Quantity', 'draft', { Value: { InventoryList: [{ InventoryID: 7, Quantity: -3 }] } }, 400],
   ['an over-receipt', 'draft', { Value: { InventoryList: [{ InventoryID: 7, Quantity: 1, AdjustedQuantityReceived: 2 }] } }, 400, 'receipt-quantities'],
   ['a 1,001st line', 'full', { Value: { InventoryList: [{ InventoryID: 1, Quantity: 1 }] } }, 400, 'receipt-state'],
@@ -308,6 +317,8 @@ export const refusedBodies = (): RefusedBody[] => [
   ...refusedPayments(1).map(([name, body, status, rule]) => ({ operationId: 'paymentPost', name, body, status, rule })),
   ...refusedPaymentObjects.map(([object, pointer, detail, rule]) => ({ operationId: 'paymentPost', name: `${pointer} ${detail}`, body: { Object: object }, status: 400, rule })),
   { operationId: 'paymentPost', name: 'every problem at once', body: { Object: everyProblemAtOnce }, status: 400 },
+  { operationId: 'deliveryReceiptSearchV2', name: 'a StartDate before year 0000 in UTC', body: { StartDate: '0000-01-01T00:00:00+14:00' }, status: 400, rule: 'instant-range' },
+  { operationId: 'deliveryReceiptSearchV2', name: 'more than 50 GUIDs', body: { GUIDs: Array.from({ length: 51 }, (_, index) => `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`) }, status: 400 },
   { operationId: 'paymentPost', name: 'a GUIDstring that is not a GUID', body: { Object: { Amount: 1, GUIDstring: 'nope' } }, status: 400 },
   { operationId: 'paymentPost', name: 'a GUIDstring that differs from GUID', body: { Object: { Amount: 1, GUID: '6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f', GUIDstring: '6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e60' } }, status: 400, rule: 'payment-flags' },
   ...refusedRefunds.map(([name, , body, status, rule]) => ({ operationId: 'paymentPostRefund', name, body, status, rule })),

@@ -58,7 +58,7 @@ export const tenantLocationGetAll: CompiledOperation<typeof source.tenantLocatio
   media: "standard",
   success: {status: 200,xmlRoot: {name: "ArrayOfTenantLocation",itemName: "TenantLocation"}},
   document: {  },
-  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query"]},
+  needs: {tableAccess: ["dynamodb:GetItem","dynamodb:Query","dynamodb:BatchGetItem"]},
 };
 
 export const tenantLocationGetByName: CompiledOperation<typeof source.tenantLocationGetByName> = {

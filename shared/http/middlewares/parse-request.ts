@@ -82,7 +82,7 @@ const readableCharsets: readonly string[] = ['utf-8', 'utf8', 'us-ascii'];
  * which a reader follows when the media type names no charset, RFC 7303 §3.2): the text is read as UTF-8, so any
  * other would be read as something the client did not send.
  */
-const bodyFormatOf = (operation: ParsedOperation, contentType: string | undefined, text: string): BodyFormat => {
+const bodyFormatOf = (operation: ParsedOperation, contentType: string | undefined, text: string): { format: BodyFormat; ascii: boolean } => {
   const accepted = requestMediaTypes[operation.media] as Readonly<Record<string, BodyFormat>>;
   const acceptedList = Object.keys(accepted);
   const media = contentType === undefined ? undefined : parseMediaType(contentType);
@@ -92,8 +92,11 @@ const bodyFormatOf = (operation: ParsedOperation, contentType: string | undefine
   if (!format || [charset, declared].some((named) => named !== undefined && !readableCharsets.includes(named))) {
     throw new UnsupportedMediaType(acceptedList);
   }
-  return format;
+  return { format, ascii: [charset, declared].includes('us-ascii') };
 };
+
+/** Characters beyond US-ASCII (a body that declares `us-ascii` must hold none: it would be read as UTF-8 instead). */
+const beyondAscii = /[^\u0000-\u007f]/;
 
 /**
  * Content-Type is a singleton field (RFC 9110 §5.3): lines that disagree leave the body's type unknown, so the body is
@@ -205,9 +208,13 @@ export const parseRequest = (operation: ParsedOperation): HttpMiddleware => ({
     const { text: rawBody, utf8 } = decodeBody(event, operation.maxBodyBytes ?? limits.requestBodyBytes);
     let body: unknown;
     if (operation.requestBody && rawBody.trim() !== '') {
-      const format = bodyFormatOf(operation, contentTypeOf(event), rawBody);
+      const { format, ascii } = bodyFormatOf(operation, contentTypeOf(event), rawBody);
       // After the media type: a body that states another charset is refused for it (415), which says more.
       if (!utf8) throw new MalformedBody('The body is not valid UTF-8: send its text encoded in UTF-8.');
+      // A form's percent-escapes stand for bytes of its charset: one of a byte past 0x7F is not US-ASCII either.
+      if (ascii && (beyondAscii.test(rawBody) || (format === 'form' && /%[89a-f][0-9a-f]/i.test(rawBody)))) {
+        throw new MalformedBody('The body declares US-ASCII but holds other characters: declare UTF-8 (or no charset) and send it encoded in UTF-8.');
+      }
       const decoded = await decoders[format](rawBody);
       if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) {
         throw new ValidationFailed([{ pointer: '', detail: 'the body must be an object' }]);

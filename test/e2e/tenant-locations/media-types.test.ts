@@ -230,3 +230,22 @@ test('each request media type with an explicit UTF-8 charset and non-ASCII text'
   }
   expect((await table.items(tenant)).filter((item) => String(item.Name).startsWith(name))).toHaveLength(requestMediaTypes.length);
 });
+
+test('a body declaring US-ASCII is read only when it holds ASCII alone: other characters are a 400 that writes nothing', async () => {
+  const before = await table.items(tenant);
+  for (const type of requestMediaTypes) {
+    const refused = await api('/TenantLocation/Save', {
+      token,
+      body: encodeBody(type, { Name: 'Café ascii' }, 'TenantLocationInfo').body,
+      headers: { 'Content-Type': `${type}; charset=us-ascii` },
+    });
+    expect({ type, status: refused.status, detail: (refused.json as { detail?: string }).detail }).toEqual({ type, status: 400, detail: expect.stringContaining('US-ASCII') });
+  }
+  expect(await table.items(tenant)).toEqual(before);
+  const plain = await api<TenantLocation>('/TenantLocation/Save', {
+    token,
+    body: encodeBody('application/json', { Name: 'Plain ascii' }, 'TenantLocationInfo').body,
+    headers: { 'Content-Type': 'application/json; charset=US-ASCII' },
+  });
+  expect(plain.status).toBe(201);
+});
