@@ -7,6 +7,7 @@
 // locations by name.
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, queryAll, type TableContext } from '#shared/data/client';
+import { tableDefinition } from '#shared/data/table';
 import { claimChanges } from '#shared/data/claims';
 import { defineCodec, fieldsOf } from '#shared/data/codec';
 import { assertItemFits, keyValueFits } from '#shared/data/item-size';
@@ -182,14 +183,15 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
           TableName: tableName,
           IndexName: activeLocationsByName.indexName,
           KeyConditionExpression: '#pk = :pk',
-          ProjectionExpression: '#id',
-          ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey, '#id': 'ID' },
+          // The table's key of each entry: what the reads below need (and what tells the index's items apart).
+          ProjectionExpression: '#tablePk, #tableSk',
+          ExpressionAttributeNames: { '#pk': activeLocationsByName.partitionKey, '#tablePk': tableDefinition.partitionKey, '#tableSk': tableDefinition.sortKey },
           ExpressionAttributeValues: { ':pk': activeLocationsPartition(tenantId) },
         }),
         this.defaultLocationId(tenantId),
       ]);
-      const ids = [...new Set(entries.map((entry) => entry.ID).filter((id): id is number => typeof id === 'number'))];
-      const items = await batchGetAll(table, ids.map((id) => ({ ...locationKey(tenantId, id) })), { consistent: true });
+      const keys = entries.map((entry) => ({ [tableDefinition.partitionKey]: entry[tableDefinition.partitionKey], [tableDefinition.sortKey]: entry[tableDefinition.sortKey] }));
+      const items = await batchGetAll(table, keys, { consistent: true });
       const byName = (item: Record<string, unknown>) => activeNameOrder(String(item.nameKey), item.ID as number);
       return items
         .filter((item) => item.IsActive === true)
