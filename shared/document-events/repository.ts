@@ -53,6 +53,15 @@ export const createDocumentRepository = (table: TableContext): DocumentStore => 
     return Item ? stateFromItem(Item) : undefined;
   };
 
+  /** Every item of the document's partition (its state and its history), read strongly consistent. */
+  const readPartition = (organisationId: string, documentId: string) =>
+    queryAll(table.client, {
+      TableName: table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': documentPartition(organisationId, documentId) },
+      ConsistentRead: true,
+    });
+
   /**
    * A repeat of an applied event: when it is signed earlier than the delivery applied (the provider's retry, signed
    * anew, was consumed first), the event takes the earlier `t` and the state is rebuilt from the whole set, in one
@@ -60,12 +69,13 @@ export const createDocumentRepository = (table: TableContext): DocumentStore => 
    * Nothing when it is not earlier, or when an event of the document was stored before objects were kept.
    */
   const lowerTime = async (event: DocumentEvent): Promise<void> => {
-    const items = await queryAll(table.client, {
-      TableName: table.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': documentPartition(event.organisationId, event.documentId) },
-      ConsistentRead: true,
-    });
+    // The common repeat is the same delivery again (same `t`): one item's read decides it, the partition is read
+    // only when the repeat is signed earlier than the delivery applied.
+    const { Item: applied } = await table.client.send(
+      new GetCommand({ TableName: table.tableName, Key: eventKey(event.organisationId, event.documentId, event.eventId), ConsistentRead: true }),
+    );
+    if (!applied || typeof applied.t !== 'number' || applied.t <= event.t) return;
+    const items = await readPartition(event.organisationId, event.documentId);
     const stateItem = items.find((item) => item.sk === stateSortKey);
     const stored = items.find((item) => item.entity === historyEntries.entity && item.eventId === event.eventId);
     if (!stateItem || !stored || typeof stored.t !== 'number' || stored.t <= event.t) return;
@@ -131,12 +141,7 @@ export const createDocumentRepository = (table: TableContext): DocumentStore => 
     },
 
     async get(organisationId: string, documentId: string): Promise<DocumentRecord | undefined> {
-      const items = await queryAll(table.client, {
-        TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': documentPartition(organisationId, documentId) },
-        ConsistentRead: true,
-      });
+      const items = await readPartition(organisationId, documentId);
       const stateItem = items.find((item) => item.sk === stateSortKey);
       if (!stateItem) return undefined;
       const history = items

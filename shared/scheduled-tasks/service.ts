@@ -17,7 +17,7 @@ import { nextRunAfter, readRecurrence, type Recurrence } from './recurrence';
 import type { ScheduleSyncMessage, TaskRunMessage } from './messages';
 import { clientFields, scheduleFields } from './fields';
 import { assertTaskFits } from './repository';
-import { asRead, type KeyClaimItem, type ScheduledTaskStore, type StoredTask, type TaskRecord } from './store';
+import { asRead, scheduleVersionOf, type KeyClaimItem, type ScheduledTaskStore, type StoredTask, type TaskRecord } from './store';
 import type { ScheduleState as SyncedState, TaskSchedule } from './schedule-sync';
 import { taskView } from './task-view';
 
@@ -425,7 +425,7 @@ export const createScheduledTaskService = ({
       // Sealed with the task's ID in each secret's context; secrets the body does not mention keep their ciphertext.
       const sealed: StoredAdaptorDetails | undefined = await sealAdaptorDetails({ incoming: incomingDetails, stored: previous?.adaptor, owner: { tenantId, taskId: id }, cipher });
       // A save that leaves the schedule as it was keeps its Version: firings already on their way are still runs.
-      const scheduleVersion = composed.scheduleChanged || !previous ? composed.record.Version : (previous.scheduleVersion ?? previous.task.Version);
+      const scheduleVersion = composed.scheduleChanged || !previous ? composed.record.Version : scheduleVersionOf({ Version: previous.task.Version, ScheduleVersion: previous.scheduleVersion });
       const next: StoredTask = { task: composed.record, scheduleVersion, ...(sealed ? { adaptor: sealed } : {}) };
       writeSent = true;
       const pending = { created: !isUpdate, task: taskView({ ...composed.record, ScheduleState: 'Pending' }, sealed) };

@@ -14,6 +14,7 @@ import type { DocumentStore } from '#shared/document-events/store';
 import type { DocumentEvent } from '#shared/document-events/state';
 import { documentEvent, freshDocument, inOrderState } from '#test/support/document-events';
 import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
+import { openRecordedTable } from '#test/integration/data/support';
 
 const { tableName } = requireLocalEndpoints();
 const clients: DynamoDBClient[] = [];
@@ -34,6 +35,8 @@ clients.push(table);
 const documents = createDocumentClient(table);
 const repository = createDocumentRepository({ client: documents, tableName });
 const receivedAt = '2026-01-02T03:04:05.000Z';
+/** The table with every command sent through it recorded (a spy: each one is sent). */
+const recorded = openRecordedTable();
 
 /** Every stored item of a document's partition (state and history), by sort key. */
 const itemsOf = async (doc: { organisationId: string; documentId: string }) => {
@@ -94,6 +97,26 @@ describe('applying an event twice', () => {
     const record = await repository.get(doc.organisationId, doc.documentId);
     expect(record?.state).toMatchObject({ first: { t: t0 }, last: { t: t0 }, eventCount: 1, version: 1 });
     expect(record?.history).toEqual([{ eventId: uploaded.eventId, type: 'document.uploaded', t: t0, receivedAt }]);
+  });
+  it('reads one item, not the document\'s partition, for a repeat that is not signed earlier', async () => {
+    const doc = freshDocument();
+    const uploaded = documentEvent(doc, 'document.uploaded', t0);
+    const observed = createDocumentRepository(recorded.recorded);
+    expect(await observed.apply(uploaded, receivedAt)).toBe('applied');
+
+    const sentBy = async (event: DocumentEvent) => {
+      recorded.sent.length = 0;
+      expect(await observed.apply(event, receivedAt)).toBe('duplicate');
+      return recorded.sent.map(({ name }) => name);
+    };
+
+    expect(await sentBy(uploaded)).toEqual(['GetCommand', 'TransactWriteCommand', 'GetCommand']);
+    expect(await sentBy({ ...uploaded, t: t0 + 120 })).toEqual(['GetCommand', 'TransactWriteCommand', 'GetCommand']);
+    // Signed earlier than the delivery applied: the partition is read and the event's t lowered.
+    expect(await sentBy({ ...uploaded, t: t0 - 60 })).toEqual(['GetCommand', 'TransactWriteCommand', 'GetCommand', 'QueryCommand', 'TransactWriteCommand']);
+    expect((await repository.get(doc.organisationId, doc.documentId))?.history).toEqual([
+      { eventId: uploaded.eventId, type: 'document.uploaded', t: t0 - 60, receivedAt },
+    ]);
   });
 });
 

@@ -52,11 +52,19 @@ const laggingIndex = () => {
   };
 };
 
+/** A fresh tenant, and the location service of the table whose index lags. */
+const laggedService = () => {
+  const lagging = laggingIndex();
+  return {
+    principal: { tenantId: freshTenantId(), websiteId: 1, userId: 3 },
+    lagging,
+    service: createTenantLocationService({ repository: createTenantLocationRepository(lagging.table) }),
+  };
+};
+
 describe('a lookup by name prefix over a lagging index', () => {
   it('never answers a location deleted since the index was read; the next active match is answered instead', async () => {
-    const principal = { tenantId: freshTenantId(), websiteId: 1, userId: 3 };
-    const lagging = laggingIndex();
-    const service = createTenantLocationService({ repository: createTenantLocationRepository(lagging.table) });
+    const { principal, lagging, service } = laggedService();
     const first = (await service.save(principal, { Name: 'Main Street' })).location;
     const second = (await service.save(principal, { Name: 'Main Wharf' })).location;
     await lagging.freeze(principal.tenantId);
@@ -70,9 +78,7 @@ describe('a lookup by name prefix over a lagging index', () => {
   });
 
   it('answers a location renamed since the index was read only while its new name still has the prefix, with its Version now', async () => {
-    const principal = { tenantId: freshTenantId(), websiteId: 1, userId: 3 };
-    const lagging = laggingIndex();
-    const service = createTenantLocationService({ repository: createTenantLocationRepository(lagging.table) });
+    const { principal, lagging, service } = laggedService();
     const moved = (await service.save(principal, { Name: 'Main Street' })).location;
     const kept = (await service.save(principal, { Name: 'Mainland' })).location;
     await lagging.freeze(principal.tenantId);
@@ -86,9 +92,7 @@ describe('a lookup by name prefix over a lagging index', () => {
 
 describe('GetAll over a lagging index', () => {
   it('lists neither a location deleted since nor two active locations of one name; each as it is now, by its name now', async () => {
-    const principal = { tenantId: freshTenantId(), websiteId: 1, userId: 3 };
-    const lagging = laggingIndex();
-    const service = createTenantLocationService({ repository: createTenantLocationRepository(lagging.table) });
+    const { principal, lagging, service } = laggedService();
     const main = (await service.save(principal, { Name: 'Main' })).location;
     const gone = (await service.save(principal, { Name: 'Annex' })).location;
     const kept = (await service.save(principal, { Name: 'Depot' })).location;
