@@ -3,6 +3,7 @@
 // schedule fires, in the task's time zone, with EventBridge Scheduler's DST rules. Pure: every instant comes in as
 // an argument (the clock is the caller's). The rules and their sources are in README.md next to this file.
 import { ValidationFailed, type FieldError } from '#shared/errors';
+import { maxInterval, taskOffsetMinutes, taskYears } from '#shared/schemas/limits';
 import {
   addDays,
   daysInMonth,
@@ -79,16 +80,15 @@ export interface ScheduleDefinition {
 
 const minuteMs = 60_000;
 /** EventBridge Scheduler's cron years end with 2199: no run is computed at or after 2200-01-01T00:00Z. */
-const horizonMs = Date.UTC(2200, 0, 1);
-const firstYear = 1970;
-const lastYear = 2199;
+const horizonMs = Date.UTC(taskYears.last + 1, 0, 1);
+const { first: firstYear, last: lastYear } = taskYears;
 
 const intervalUnits = new Map<number, { unit: RateUnit | 'week' | 'month'; minutes?: number; max: number; name: string }>([
-  [IntervalType.Minute, { unit: 'minute', minutes: 1, max: 527_040, name: 'minutes' }],
-  [IntervalType.Hour, { unit: 'hour', minutes: 60, max: 8_784, name: 'hours' }],
-  [IntervalType.Day, { unit: 'day', minutes: 1_440, max: 366, name: 'days' }],
-  [IntervalType.Week, { unit: 'week', minutes: 10_080, max: 52, name: 'weeks' }],
-  [IntervalType.Month, { unit: 'month', max: 12, name: 'months' }],
+  [IntervalType.Minute, { unit: 'minute', minutes: 1, max: maxInterval.minute, name: 'minutes' }],
+  [IntervalType.Hour, { unit: 'hour', minutes: 60, max: maxInterval.hour, name: 'hours' }],
+  [IntervalType.Day, { unit: 'day', minutes: 1_440, max: maxInterval.day, name: 'days' }],
+  [IntervalType.Week, { unit: 'week', minutes: 10_080, max: maxInterval.week, name: 'weeks' }],
+  [IntervalType.Month, { unit: 'month', max: maxInterval.month, name: 'months' }],
 ]);
 const knownRecurrenceTypes = new Set<number>(Object.values(RecurrenceType));
 
@@ -120,7 +120,7 @@ const parseTimeOfDay = (value: string, errors: FieldError[]): ParsedTimeOfDay | 
     errors.push({ pointer: '/TimeOfDay', detail: 'is not a valid date and time' });
     return undefined;
   }
-  if (offsetMinutes < -12 * 60 || offsetMinutes > 14 * 60) {
+  if (offsetMinutes < taskOffsetMinutes.min || offsetMinutes > taskOffsetMinutes.max) {
     errors.push({ pointer: '/TimeOfDay', detail: 'offset must be between -12:00 and +14:00' });
     return undefined;
   }

@@ -38,6 +38,15 @@ export const refundsPage = { default: 100, max: limits.arrayItems } as const;
 /** GUIDs one delivery-receipt search may name: matched in lower and upper case, two operands each, at most 100 operands for one IN. */
 export const maxSearchGuids = 50;
 
+/** A scheduled task's longest Interval in each unit of its IntervalType: a year of it (366 days, 52 weeks, 12 months). */
+export const maxInterval = { minute: 527_040, hour: 8_784, day: 366, week: 52, month: 12 } as const;
+
+/** The years a scheduled task's TimeOfDay may name: EventBridge Scheduler's cron years end with 2199. */
+export const taskYears = { first: 1970, last: 2199 } as const;
+
+/** The offsets a scheduled task's TimeOfDay may carry, in minutes from UTC: the real ones, -12:00 to +14:00. */
+export const taskOffsetMinutes = { min: -12 * 60, max: 14 * 60 } as const;
+
 /** How many runs a scheduled task's answer lists, newest first (`SyncLogs`' bound; read by the run store). */
 export const latestRunsShown = 20;
 

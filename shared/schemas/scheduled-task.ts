@@ -25,7 +25,8 @@ import {
   text,
   url,
 } from './common';
-import { latestRunsShown } from './limits';
+import { latestRunsShown, maxInterval } from './limits';
+import { matches } from '#shared/validation/portable';
 import { SyncLogDateTime } from './sync-log';
 
 /** A flag only answers set (a secret is stored): accepted in a request, so a fetched task can be sent back, and ignored. */
@@ -314,6 +315,12 @@ export const ScheduledTaskRun = shape(
 );
 export type ScheduledTaskRun = z.infer<typeof ScheduledTaskRun>;
 
+/**
+ * A TimeOfDay the recurrence engine reads (recurrence.ts): its written year within `taskYears`, its offset within
+ * `taskOffsetMinutes` (the date-time format already caps it at +14:00). A unit test holds the two to each other.
+ */
+export const taskTimePattern = /^(?:19[7-9]\d|2[01]\d\d)-.*(?:Z|\+\d\d:\d\d|-(?:0\d|1[01]):\d\d|-12:00)$/;
+
 /** Every field of ScheduledTask except AdaptorDetails: the XML form carries exactly these. */
 const scheduledTaskFields = {
   ID: id().optional(),
@@ -322,7 +329,14 @@ const scheduledTaskFields = {
   Status: text()
     .optional()
     .meta({ description: 'Server-owned: Scheduled, Completed (a one-off task that ran) or Disabled. Ignored in a request.' }),
-  TimeOfDay: dateTime().optional(),
+  TimeOfDay: dateTime()
+    .refine(matches(taskTimePattern), {
+      error: 'must name a year from 1970 to 2199 (the scheduler\'s) and an offset from -12:00 to +14:00',
+      // Judged only of a date-time: one problem per value, as the server reports it.
+      when: (payload) => payload.issues.length === 0,
+    })
+    .optional()
+    .meta({ description: "The first (or only) run, in a year from 1970 to 2199 (the scheduler's) with an offset from -12:00 to +14:00." }),
   TimeZone: text(64)
     .optional()
     .meta({
@@ -398,26 +412,39 @@ const scheduledTaskExamples = [
  * are required, Interval or IntervalType need IsRecurringSchedule, and a recurring task needs both. On either, a Name
  * sent is not blank, a TaskTypeID sent is not 0, and a recurring task's Interval and IntervalType are not 0.
  */
+const intervalTypeOf = (name: (typeof intervalTypeNames)[number]) => intervalTypeNames.indexOf(name);
+const recurrenceTypeOf = (name: (typeof recurrenceTypeNames)[number]) => recurrenceTypeNames.indexOf(name);
+/** When the body sends IntervalType as one of `names`, the rule `then` states of the rest. */
+const whenIntervalType = (names: readonly (typeof intervalTypeNames)[number][], then: object) => ({
+  if: { properties: { IntervalType: { enum: names.map(intervalTypeOf) } }, required: ['IntervalType'] },
+  then,
+});
+/**
+ * A recurring task's interval, as recurrence.ts reads it: at most a year of its unit (`maxInterval`); local time (2)
+ * only on a day, week or month interval, elapsed time (1) never on months (they differ in length).
+ */
+const recurringRules = [
+  ...(['Minute', 'Hour', 'Day', 'Week', 'Month'] as const).map((name) =>
+    whenIntervalType([name], { properties: { Interval: { maximum: maxInterval[name.toLowerCase() as Lowercase<typeof name>] } } }),
+  ),
+  whenIntervalType(['Minute', 'Hour'], { properties: { RecurrenceType: { enum: [recurrenceTypeOf('Auto'), recurrenceTypeOf('ElapsedTime')] } } }),
+  whenIntervalType(['Month'], { properties: { RecurrenceType: { enum: [recurrenceTypeOf('Auto'), recurrenceTypeOf('LocalTime')] } } }),
+];
 const sentFieldRules = {
   properties: { Name: { pattern: '\\S' }, TaskTypeID: { minimum: 1 } },
   if: { properties: { IsRecurringSchedule: { const: true } }, required: ['IsRecurringSchedule'] },
-  then: { properties: { Interval: { minimum: 1 }, IntervalType: { minimum: 1 } } },
+  then: { properties: { Interval: { minimum: 1 }, IntervalType: { minimum: 1 } }, allOf: recurringRules },
 };
-const mergedTaskRules = {
+const createRules = {
   if: { properties: { ID: { minimum: 1 } }, required: ['ID'] },
-  then: sentFieldRules,
   else: {
     required: ['Name', 'TaskTypeID', 'TimeOfDay'],
     dependentRequired: { Interval: ['IsRecurringSchedule'], IntervalType: ['IsRecurringSchedule'] },
-    allOf: [
-      sentFieldRules,
-      {
-        if: { properties: { IsRecurringSchedule: { const: true } }, required: ['IsRecurringSchedule'] },
-        then: { required: ['Interval', 'IntervalType'] },
-      },
-    ],
+    if: { properties: { IsRecurringSchedule: { const: true } }, required: ['IsRecurringSchedule'] },
+    then: { required: ['Interval', 'IntervalType'] },
   },
 };
+const mergedTaskRules = [sentFieldRules, createRules];
 
 export const ScheduledTask = shape(
   'ScheduledTask',
@@ -427,7 +454,7 @@ export const ScheduledTask = shape(
     'Interval 1 or more; a save with a positive ID merges into the stored task, so its members are optional (see the ' +
     'operation).',
   scheduledTaskExamples,
-  [mergedTaskRules],
+  mergedTaskRules,
 );
 export type ScheduledTask = z.infer<typeof ScheduledTask>;
 
@@ -436,6 +463,6 @@ export const ScheduledTaskXml = shape(
   scheduledTaskFields,
   'The XML form of ScheduledTask: the same fields without AdaptorDetails.',
   scheduledTaskExamples,
-  [mergedTaskRules],
+  mergedTaskRules,
 );
 export type ScheduledTaskXml = z.infer<typeof ScheduledTaskXml>;

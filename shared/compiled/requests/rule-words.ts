@@ -31,6 +31,10 @@ export const patternWords: ReadonlyMap<string, string> = /* @__PURE__ */ new Map
     "must be an ISO 8601 date or date-time that exists (without an offset: UTC)"
   ],
   [
+    "^(?:19[7-9]\\d|2[01]\\d\\d)-.*(?:Z|\\+\\d\\d:\\d\\d|-(?:0\\d|1[01]):\\d\\d|-12:00)$",
+    "must name a year from 1970 to 2199 (the scheduler's) and an offset from -12:00 to +14:00"
+  ],
+  [
     "^(?=[\\s\\S]{0,200}$)\\s*(?:[Dd][Ee][Ll][Ii][Vv][Ee][Rr][Yy][Dd][Aa][Tt][Ee]|[Cc][Rr][Ee][Aa][Tt][Ee][Dd][Dd][Aa][Tt][Ee][Tt][Ii][Mm][Ee]_[Uu][Tt][Cc]|[Rr][Ee][Ff][Nn][Uu][Mm][Bb][Ee][Rr]|[Ii][Dd])?\\s*$",
     "must be DeliveryDate, CreatedDateTime_utc, RefNumber or ID"
   ],

@@ -16,6 +16,7 @@ import {
 } from '#shared/scheduled-tasks/recurrence';
 import { localDateTimeAt } from '#shared/schedules/zoned-time';
 import { ValidationFailed } from '#shared/errors';
+import { committedDocument, documentAjv } from '#test/support/openapi-ajv';
 
 const at = (iso: string) => new Date(iso);
 const iso = (dates: readonly Date[]) => dates.map((date) => date.toISOString());
@@ -52,6 +53,32 @@ describe('validation', () => {
     ['a path as a time zone', { ...valid, TimeZone: '../../etc/passwd' }, [{ pointer: '/TimeZone', detail: 'must be an IANA time zone name, e.g. Australia/Sydney (case-sensitive)' }]],
   ])('refuses %s', (_, fields, errors) => {
     expect(recurrenceErrors(fields)).toEqual(errors);
+  });
+
+  /**
+   * The document's request schema of a save (its domain rules included: the engine enforces them, with its own
+   * words) and the engine refuse the same schedules of a create: every IntervalType and RecurrenceType around each unit's longest Interval, and TimeOfDay's
+   * years and offsets around their bounds. The document may only refuse what the engine refuses, and must refuse it.
+   */
+  it('agrees with the document on every rule of a schedule it states', () => {
+    const saveSchema = documentAjv(committedDocument).compile({ $ref: '#/components/schemas/ScheduledTaskInput' });
+    const documentAccepts = (fields: RecurrenceFields) => saveSchema({ Name: 'Task', TaskTypeID: 1, ...fields });
+    const cases: RecurrenceFields[] = [];
+    for (const IntervalType of [1, 2, 3, 4, 5]) {
+      for (const Interval of [1, 12, 13, 52, 53, 366, 367, 8_784, 8_785, 527_040, 527_041]) {
+        for (const RecurrenceType of [0, 1, 2]) cases.push({ ...valid, IntervalType, Interval, RecurrenceType });
+      }
+    }
+    for (const year of ['1969', '1970', '2026', '2199', '2200']) {
+      for (let minutes = -14 * 60; minutes <= 14 * 60; minutes += 15) {
+        const offset = `${minutes < 0 ? '-' : '+'}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0')}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`;
+        cases.push({ ...valid, TimeOfDay: `${year}-06-01T09:00:00${offset}` });
+      }
+      cases.push({ ...valid, TimeOfDay: `${year}-06-01T09:00:00Z` }, { ...valid, TimeOfDay: `${year}-06-01T09:00:00-12:01` });
+    }
+    const disagreements = cases.filter((fields) => documentAccepts(fields) !== (recurrenceErrors(fields).length === 0));
+    expect(disagreements).toEqual([]);
+    expect(cases.filter((fields) => recurrenceErrors(fields).length > 0).length).toBeGreaterThan(100);
   });
 
   it('lists every error at once', () => {
