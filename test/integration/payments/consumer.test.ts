@@ -5,7 +5,7 @@
 // pairs are this test's own, with a 1 s visibility timeout (the real 181 s would take a quarter of an hour).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { ReceiveMessageCommand, SendMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Handler } from 'aws-lambda';
 import { createRefundConsumer } from '#functions/payments/consume-payments';
 import { startEventSourceMapping, type RunningEventSourceMapping } from '#infra/local/event-source-mapping';
@@ -126,4 +126,52 @@ it('marks a refund that keeps failing Failed on its last receive, releases its a
   expect(await service.get(principal, 1)).toMatchObject({ RefundedAmount: 0, Balance: 10, IsRefunded: false, Refunds: [{ ID: 2, Status: 'Failed' }] });
   // The amount is refundable again.
   expect((await service.refund(principal, 1, { Object: { Amount: 10 } })).payment.Status).toBe('Refunded');
+});
+
+it('leaves a refund Queued and reserved in the DLQ when even its Failed marking fails (a brownout), and a redrive completes it once', async () => {
+  let brownout = true;
+  const { queue, service, returned } = await queueWith((real) =>
+    createRefundConsumer({
+      completeQueuedRefund: async (message) => {
+        if (brownout) throw Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ThrottlingException' });
+        return real.completeQueuedRefund(message);
+      },
+      failQueuedRefund: async (message) => {
+        if (brownout) throw Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ThrottlingException' });
+        return real.failQueuedRefund(message);
+      },
+    }),
+  );
+  const principal = freshPrincipal();
+  await service.record(principal, { Object: { Amount: 10 } });
+  await service.refund(principal, 1, { IsQueue: true, Object: { Amount: 4 } });
+
+  const deadLetter = await eventually<Message>(
+    async () => {
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.deadLetterQueueUrl, WaitTimeSeconds: 1 }));
+      return Messages?.[0];
+    },
+    'the refund in the dead-letter queue',
+    { timeoutMs: 20_000, intervalMs: 0 },
+  );
+  await eventually(async () => (returned.length === 5 ? true : undefined), 'the fifth invocation returned', { timeoutMs: 10_000, intervalMs: 50 });
+  // Nothing lost: still Queued, its amount still reserved (no second refund may take it).
+  expect(await service.get(principal, 2)).toMatchObject({ Status: 'Queued', Version: 1 });
+  expect(await service.get(principal, 1)).toMatchObject({ RefundedAmount: 4, Balance: 6 });
+  await expect(service.refund(principal, 1, { Object: { Amount: 6.01 } })).rejects.toMatchObject({ status: 409 });
+
+  // The outage ends; the operator redrives the DLQ (npm run redrive: sent back, then deleted from the DLQ).
+  brownout = false;
+  await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: deadLetter.Body ?? '' }));
+  await sqs.send(new DeleteMessageCommand({ QueueUrl: queue.deadLetterQueueUrl, ReceiptHandle: deadLetter.ReceiptHandle }));
+  const done = await eventually(
+    async () => {
+      const refund = await service.get(principal, 2);
+      return refund.Status === 'Refunded' ? refund : undefined;
+    },
+    'the redriven refund completed',
+    { timeoutMs: 15_000, intervalMs: 100 },
+  );
+  expect(done).toMatchObject({ Version: 2, IsPaid: true });
+  expect(await service.get(principal, 1)).toMatchObject({ RefundedAmount: 4, Balance: 6, Refunds: [{ ID: 2, Status: 'Refunded' }] });
 });
