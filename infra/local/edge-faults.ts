@@ -110,34 +110,40 @@ export const faultErrorReply = (service: string, request: IncomingMessage, effec
 };
 
 /**
- * DynamoDB's answer to a write that meets another transaction on one of its items: a transaction is cancelled
- * (TransactionCanceledException, one reason per entry: TransactionConflict for the first, None for the rest, as
- * DynamoDB cancels at the first conflicting item); a single-item write is refused (TransactionConflictException).
+ * A transaction cancelled as DynamoDB cancels one (TransactionCanceledException, one reason per entry: `reason` for
+ * the first, None for the rest, as DynamoDB cancels at the first item it cannot write); a single-item write is
+ * refused with the single-write error of the same cause.
  */
-export const transactionConflictReply = (operation: string, body: Buffer): EdgeReply => {
+const transactionCancelledReply = (operation: string, body: Buffer, reason: { code: string; message: string; singleWrite: string }): EdgeReply => {
   const headers = { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-RequestId': randomUUID() };
   if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
     const input = parseJson(body.toString('utf8'));
     const entries = isJsonObject(input) && Array.isArray(input.TransactItems) ? input.TransactItems.length : 1;
-    const reasons = Array.from({ length: Math.max(1, entries) }, (_, index) =>
-      index === 0 ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' },
-    );
+    const reasons = Array.from({ length: Math.max(1, entries) }, (_, index) => (index === 0 ? { Code: reason.code, Message: reason.message } : { Code: 'None' }));
     return {
       status: 400,
       headers,
       body: JSON.stringify({
         __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
         CancellationReasons: reasons,
-        Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,
+        Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((entry) => entry.Code).join(', ')}]`,
       }),
     };
   }
-  return {
-    status: 400,
-    headers,
-    body: JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#TransactionConflictException', message: 'Transaction is ongoing for the item' }),
-  };
+  return { status: 400, headers, body: JSON.stringify({ __type: `${dynamoDbNamespace(reason.singleWrite)}#${reason.singleWrite}`, message: reason.message }) };
 };
+
+/** Another transaction holds one of the items: TransactionConflict (TransactionConflictException for a single write). */
+export const transactionConflictReply = (operation: string, body: Buffer): EdgeReply =>
+  transactionCancelledReply(operation, body, { code: 'TransactionConflict', message: 'Transaction is ongoing for the item', singleWrite: 'TransactionConflictException' });
+
+/** The table's or an index's capacity is exceeded: ThrottlingError (ThrottlingException for a single write). */
+export const transactionThrottledReply = (operation: string, body: Buffer): EdgeReply =>
+  transactionCancelledReply(operation, body, {
+    code: 'ThrottlingError',
+    message: 'Throughput exceeds the current capacity for one or more global secondary indexes. DynamoDB is automatically scaling your index so please try again shortly.',
+    singleWrite: 'ThrottlingException',
+  });
 
 /** A table's primary key attributes, by table name. */
 export type TableKeys = ReadonlyMap<string, readonly string[]>;

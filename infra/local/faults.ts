@@ -18,6 +18,11 @@ export type FaultEffect =
   | { readonly type: 'error'; readonly code: string; readonly status?: number; readonly message?: string }
   /** DynamoDB: TransactionCanceledException with a TransactionConflict reason (TransactionConflictException for a single write). */
   | { readonly type: 'transaction-conflict' }
+  /**
+   * DynamoDB: TransactionCanceledException with a ThrottlingError reason (the table's or an index's capacity; the SDK
+   * does not retry it); a single write gets ThrottlingException, which it does.
+   */
+  | { readonly type: 'transaction-throttled' }
   /** The call is held this long before it is forwarded. */
   | { readonly type: 'latency'; readonly ms: number }
   /** The call is never answered (`forward`: it is forwarded and lands, only its answer never comes). */
@@ -92,6 +97,7 @@ export interface FiredFault extends FaultCall {
 const effectServices: Readonly<Record<FaultEffectType, readonly FaultService[]>> = {
   error: ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler'],
   'transaction-conflict': ['dynamodb'],
+  'transaction-throttled': ['dynamodb'],
   latency: ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler'],
   hang: ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler'],
   'commit-then-crash': ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler'],
@@ -107,7 +113,7 @@ const effectServices: Readonly<Record<FaultEffectType, readonly FaultService[]>>
 };
 
 /** The effects of AWS calls at the IAM edge (the other effects belong to deliveries, invocations and firings). */
-export const edgeEffects: readonly FaultEffectType[] = ['error', 'transaction-conflict', 'latency', 'hang', 'commit-then-crash'];
+export const edgeEffects: readonly FaultEffectType[] = ['error', 'transaction-conflict', 'transaction-throttled', 'latency', 'hang', 'commit-then-crash'];
 export const deliveryEffects: readonly FaultEffectType[] = ['duplicate', 'delay', 'reorder'];
 export const invocationEffects: readonly FaultEffectType[] = ['throttle', 'crash', 'timeout'];
 export const firingEffects: readonly FaultEffectType[] = ['fire-twice', 'fire-late'];

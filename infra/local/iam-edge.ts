@@ -18,6 +18,7 @@ import {
   operationOf,
   RecentWrites,
   transactionConflictReply,
+  transactionThrottledReply,
   writeOperations,
   type TableKeys,
 } from './edge-faults';
@@ -523,6 +524,7 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
     const effect = engine.decide(call, edgeEffects)?.effect;
     if (effect?.type === 'error') return reply(response, faultErrorReply(service, request, effect));
     if (effect?.type === 'transaction-conflict') return reply(response, transactionConflictReply(operation, body));
+    if (effect?.type === 'transaction-throttled') return reply(response, transactionThrottledReply(operation, body));
     if (effect?.type === 'hang') {
       // Never answered: the caller's SDK timeout ends it. With forward, the call lands all the same.
       if (effect.forward) relay(request, upstream, body).catch((error: unknown) => log(`[iam-edge] ${upstream} unreachable: ${String(error)}`));

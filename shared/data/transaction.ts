@@ -140,6 +140,18 @@ class TransactionConflict extends ConcurrentModification {
 }
 
 /**
+ * A transaction DynamoDB cancelled for capacity (a reason `ThrottlingError`, on-demand or an index's, or
+ * `ProvisionedThroughputExceeded`): nothing was written. The SDK does not retry it (it arrives as a
+ * TransactionCanceledException); `transact` sends it again like a conflict, and one that outlasts the resends is a
+ * dependency's throttling (503 with Retry-After to a caller, a redelivery to a consumer), never a 500.
+ */
+export class TransactionThrottled extends Error {
+  override readonly name = 'TransactionThrottled';
+}
+
+const throttlingReasons = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded']);
+
+/**
  * Writes the actions atomically. A condition that fails throws the error of the first action (in order) whose
  * reason is ConditionalCheckFailed. A write cancelled only because another transaction held one of its items
  * (TransactionConflict, which the SDK does not retry: AWS documents it as transient, nothing written) is sent again,
@@ -147,7 +159,7 @@ class TransactionConflict extends ConcurrentModification {
  * a write that decided nothing from a read (a create, a payment) never answers a conflict it had no part in. One
  * with a ClientRequestToken is not (DynamoDB may answer a token's repeat with the first outcome: its caller retries
  * with a new token); one with `tokenOfAttempt` is, under its next token. A conflict that outlasts them throws ConcurrentModification, which the optimistic retry policy
- * retries from a fresh read.
+ * retries from a fresh read. A transaction cancelled for capacity is sent again the same way (TransactionThrottled).
  */
 export const transact = async <Role extends string>(
   table: TableContext,
@@ -161,7 +173,7 @@ export const transact = async <Role extends string>(
     },
     {
       policy: conflictPolicy,
-      isRetryable: (error) => error instanceof TransactionConflict && options.clientRequestToken === undefined,
+      isRetryable: (error) => (error instanceof TransactionConflict || error instanceof TransactionThrottled) && options.clientRequestToken === undefined,
     },
   ).catch((error: unknown) => {
     throw error instanceof TransactionConflict ? new ConcurrentModification() : error;
@@ -196,6 +208,7 @@ const transactOnce = async <Role extends string>(
     const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
     if (failed >= 0) throw conditionFailed(actions[failed]?.role, errors);
     if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new TransactionConflict();
+    if (reasons.some((reason) => reason.Code !== undefined && throttlingReasons.has(reason.Code))) throw new TransactionThrottled('transaction cancelled for capacity', { cause: error });
     throw error;
   }
 };

@@ -35,6 +35,8 @@ const dependencyDownErrors = new Set([
   'TimeoutError',
   'RequestTimeout',
   'TransactionInProgressException',
+  // shared/data/transaction.ts: a transaction cancelled for capacity, still refused after its resends.
+  'TransactionThrottled',
 ]);
 const networkErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 

@@ -148,6 +148,24 @@ describe('the IAM edge', () => {
     expect(await firedFaults(endpoint)).toHaveLength(1);
   });
 
+  // Capacity (a table's or an index's): DynamoDB cancels the transaction with a ThrottlingError reason, which the SDK
+  // does not retry. Sent again like a conflict; still refused after every resend, a 503 with Retry-After (before: 500).
+  it('cancels a receipt\'s transaction for capacity once: it is sent again and answered 201', async () => {
+    await rules({ name: 'capacity', service: 'dynamodb', caller: 'deliveryReceiptSaveV2', operation: 'TransactWriteItems', nth: [1], effect: { type: 'transaction-throttled' } });
+    const answer = await call('/v2/DeliveryReceipt/', { body: { Value: { SupplierName: 'After a throttle', WarehouseID: 3 } } });
+    expect(answer.status).toBe(201);
+    expect(await firedFaults(endpoint)).toHaveLength(1);
+  });
+
+  it('answers 503 with Retry-After, never 500, when every send of a transaction is cancelled for capacity, and writes nothing', async () => {
+    await rules({ name: 'capacity', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', effect: { type: 'transaction-throttled' } });
+    const answer = await save('Throttled for good');
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+    await rules();
+    expect((await names()).filter((name) => name === 'Throttled for good')).toHaveLength(0);
+  });
+
   it("cancels a completion's transaction (it has a token) for a conflict once: decided again, answered 200 Complete", async () => {
     const created = await call('/v2/DeliveryReceipt/', {
       body: { Value: { Status: 'InProgress', WarehouseID: 3, Lines: [{ InventoryID: 91, QuantityOrdered: 2, QuantityReceived: 2 }] } },

@@ -4,10 +4,11 @@
 // condition, is not sent again. (On DynamoDB Local, conflicts come from the fault mode: test/e2e/platform/faults.test.ts.)
 import { describe, expect, it } from '@jest/globals';
 import type { TableContext } from '#shared/data/client';
-import { conflictAttempts, transact, type TransactionAction } from '#shared/data/transaction';
+import { conflictAttempts, transact, TransactionThrottled, type TransactionAction } from '#shared/data/transaction';
+import { toApiError } from '#shared/http/problem';
 import { ConcurrentModification } from '#shared/errors';
 
-const cancelled = (code: 'TransactionConflict' | 'ConditionalCheckFailed') =>
+const cancelled = (code: 'TransactionConflict' | 'ConditionalCheckFailed' | 'ThrottlingError' | 'ProvisionedThroughputExceeded') =>
   Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: code }, { Code: 'None' }] });
 
 /** A table whose client fails the first sends with `failures`, then answers {}; it counts the sends and keeps their tokens. */
@@ -67,5 +68,29 @@ describe('transact under a transaction conflict', () => {
     const refused = tableFailing(cancelled('ConditionalCheckFailed'));
     await expect(transact(refused.table, actions, { errors: { record: () => new Error('stale') } })).rejects.toThrow('stale');
     expect(refused.sends()).toBe(1);
+  });
+});
+
+describe.each(['ThrottlingError', 'ProvisionedThroughputExceeded'] as const)('transact cancelled for capacity (%s)', (code) => {
+  it('sends the write again and answers as the send that lands', async () => {
+    const { table, sends } = tableFailing(cancelled(code), cancelled(code));
+    await expect(transact(table, actions)).resolves.toBeUndefined();
+    expect(sends()).toBe(3);
+  });
+
+  it(`answers a dependency's throttling after ${conflictAttempts} sends: a 503, never a 500 nor a 409`, async () => {
+    const { table, sends } = tableFailing(...Array.from({ length: conflictAttempts }, () => cancelled(code)));
+    const error = await transact(table, actions).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(TransactionThrottled);
+    expect(error).not.toBeInstanceOf(ConcurrentModification);
+    expect(toApiError(error).kind.status).toBe(503);
+    expect(sends()).toBe(conflictAttempts);
+  });
+
+  it('reports a failed condition before the capacity: the condition decides', async () => {
+    const both = Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: code }, { Code: 'ConditionalCheckFailed' }] });
+    const { table, sends } = tableFailing(both);
+    await expect(transact(table, actions, { errors: { claim: () => new Error('taken') } })).rejects.toThrow('taken');
+    expect(sends()).toBe(1);
   });
 });
