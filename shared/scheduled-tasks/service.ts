@@ -196,6 +196,18 @@ const mergeClientFields = (previous: TaskRecord | undefined, input: ScheduledTas
 const sameSchedule = (previous: TaskRecord | undefined, next: Partial<TaskRecord>) =>
   previous !== undefined && scheduleFields.every((field) => previous[field] === next[field]);
 
+/**
+ * A save leaves the task's schedule exactly as it is, with nothing to sync: the task was in line (a sync confirmed
+ * its last save), no schedule field changed, the schedule still exists or not as before, and its state stays the one
+ * confirmed. A rename, a new description, another task type.
+ */
+const keepsSchedule = (previous: StoredTask, composed: { readonly record: TaskRecord; readonly scheduleChanged: boolean }): boolean =>
+  !previous.scheduleOutOfLine &&
+  !composed.scheduleChanged &&
+  isScheduled(previous.task) === isScheduled(composed.record) &&
+  previous.task.ScheduleState !== 'Pending' &&
+  previous.task.ScheduleState === composed.record.ScheduleState;
+
 /** The recurrence of a stored task (its fields were valid when saved: a failure here is a bug, not a 400). */
 export const recurrenceOfTask = (task: TaskRecord): Recurrence => {
   const outcome = readRecurrence(task);
@@ -311,6 +323,23 @@ export const createScheduledTaskService = ({
   };
 
   /**
+   * Records the schedule's state of a committed save, always, even when it is the state written: a state the
+   * scheduler confirmed takes the task off the reconciler's index. With an Idempotency-Key, the claim's answer is
+   * restated with the state in the same write, before it is sent. Bookkeeping only: the task and its schedule are in
+   * place, so a write that fails (DynamoDB throttling) is logged and the save still answered (before: a 503 after the
+   * task and its schedule were made, and a client's retry made them twice). The task stays on the reconciler's index,
+   * and a key's answer says Pending, whose replay asks for a sync. Undefined: not known whether a newer save won.
+   */
+  const recordState = async (tenantId: number, record: TaskRecord, state: ScheduleState, restate?: (state: ScheduleState) => KeyClaimItem): Promise<boolean | undefined> => {
+    try {
+      return await repository.setScheduleState(tenantId, record.ID, record.Version, state, restate?.(state));
+    } catch (error) {
+      logger.warn('the schedule state of a saved task could not be recorded; the reconciler will', { taskId: record.ID, version: record.Version, state, ...describeError(error) });
+      return undefined;
+    }
+  };
+
+  /**
    * Brings the scheduler in line with a committed task. A scheduler that fails leaves the task `Pending` (if no newer
    * save has come since) with a retry on the schedule-sync queue: the caller still gets its stored task.
    */
@@ -343,14 +372,11 @@ export const createScheduledTaskService = ({
         logger.error('schedule sync retry could not be queued', { taskId: record.ID, version: record.Version, ...describeError(queueError) });
       }
     }
-    // Always recorded, even when it is the state written: a state the scheduler confirmed takes the task off the
-    // reconciler's index (a process that dies before this line leaves it there, and the reconciler repairs it).
-    // With an Idempotency-Key, the claim's answer is restated with the state in the same write, before it is sent.
-    const recorded = await repository.setScheduleState(tenantId, record.ID, record.Version, state, restate?.(state));
+    const recorded = await recordState(tenantId, record, state, restate);
     // A newer save committed while this one synced: this sync's schedule write may have landed after the newer one's
     // and replaced it, so the newest version is synced again (retrier.syncNewerThan). If the scheduler fails now, its
     // retry is queued for that version. This save's answer stays its own version's.
-    if (!recorded) {
+    if (recorded === false) {
       await retrier.syncNewerThan(tenantId, record.ID, record.Version).catch(async (error: unknown) => {
         logger.warn('a newer version of the task could not be synced again after this save; a retry is queued', { taskId: record.ID, ...describeError(error) });
         const stored = await repository.get(tenantId, record.ID).catch(() => undefined);
@@ -413,7 +439,7 @@ export const createScheduledTaskService = ({
       if (!isUpdate && (!writeSent || wroteNothing(error))) await repository.giveBackId(tenantId, id).catch(() => false);
       throw error;
     };
-    const { record, recurrence, adaptor } = await withOptimisticRetry(async () => {
+    const { record, recurrence, adaptor, inLine } = await withOptimisticRetry(async () => {
       if (prior) {
         await resyncReplayedPending(tenantId, prior);
         throw new KeyAlreadyClaimed(prior);
@@ -432,11 +458,19 @@ export const createScheduledTaskService = ({
       // Conditional on the task as read: a newer save, or a run recorded since the read (VersionConflict), has the
       // save decided again from a fresh read, where a client's Version that moved is a 409 (StaleVersion above).
       await repository.write(tenantId, next, previous && asRead(previous.task), composed.scheduleChanged, claim?.provisional(pending));
-      return { record: composed.record, recurrence: composed.recurrence, adaptor: sealed };
+      return { record: composed.record, recurrence: composed.recurrence, adaptor: sealed, inLine: previous !== undefined && keepsSchedule(previous, composed) };
     }).catch(giveBackUnwritten);
 
     const outcome = (state: ScheduleState): SaveOutcome => ({ created: !isUpdate, task: taskView({ ...record, ScheduleState: state }, adaptor) });
-    const state = await synchronise(tenantId, record, recurrence, clock(), !isUpdate, claim && ((settled) => claim.restate(outcome(settled))));
+    const restate = claim && ((settled: ScheduleState) => claim.restate(outcome(settled)));
+    if (inLine) {
+      // Nothing of the schedule changed and it was in line: it is left alone, only the state recorded (a newer save
+      // that won records its own). Rewriting it would restart it at the first run after now, and lose a run whose
+      // minute has begun but which the scheduler had not fired yet (found by a hostile client: a rename lost a run).
+      await recordState(tenantId, record, record.ScheduleState as ScheduleState, restate);
+      return outcome(record.ScheduleState as ScheduleState);
+    }
+    const state = await synchronise(tenantId, record, recurrence, clock(), !isUpdate, restate);
     return outcome(state);
   };
 

@@ -70,7 +70,7 @@ it('an older save whose schedule write lands after a newer save synced brings th
   const { task } = await service.save(principal, hourly);
 
   // Two clients save the task at nearly the same moment, without a Version: both succeed, the second wins.
-  const older = service.save(principal, { ...hourly, ID: task.ID, Name: 'Export A' });
+  const older = service.save(principal, { ...hourly, ID: task.ID, Name: 'Export A', Interval: 3 });
   await scheduler.isHeld;
   const newer = await service.save(principal, { ...hourly, ID: task.ID, Name: 'Export B', Interval: 2 });
   scheduler.release();

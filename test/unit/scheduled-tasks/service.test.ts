@@ -134,14 +134,41 @@ describe('scheduled-task save: update', () => {
     expect(task).toMatchObject({ ID: 1, Name: 'Export v2', DatTypeFriendlyName: 'Invoice', Version: 2, Interval: 1, CreatedDateTime_utc: '2026-03-01T00:00:00.000Z', ModifiedDateTime_utc: '2026-03-01T00:30:00.000Z' });
     expect(task).not.toHaveProperty('NameFriendlyName');
     expect(task).not.toHaveProperty('IDs');
-    expect(synced.map((call) => call.version)).toEqual([1, 2]);
+    // Nothing of the schedule changed and it was in line: the scheduler is left alone, the state recorded as it was.
+    expect(synced.map((call) => call.version)).toEqual([1]);
+    expect(task).toMatchObject({ ScheduleState: 'Enabled' });
+    expect(memory.items.get('7/1')).toMatchObject({ task: { ScheduleState: 'Enabled', Version: 2 }, scheduleOutOfLine: false });
+  });
+
+  it('syncs a save that changes the schedule, or whether it exists, and one of a task not known to be in line', async () => {
+    await service().save(principal, hourly);
+    await service().save(principal, { ID: 1, Interval: 2 });
+    await service().save(principal, { ID: 1, IsEnabled: false });
+    await service().save(principal, { ID: 1, IsEnabled: true });
+    // Its last save's sync never ran (the process died, or the scheduler failed): a rename brings it in line.
+    const stored = memory.items.get('7/1');
+    memory.items.set('7/1', { ...stored!, task: { ...stored!.task, ScheduleState: 'Pending' }, scheduleOutOfLine: true });
+    await service().save(principal, { ID: 1, Name: 'Renamed' });
+    expect(synced.map((call) => [call.version, call.enabled])).toEqual([[1, true], [2, true], [3, false], [4, true], [5, true]]);
+    expect(memory.items.get('7/1')).toMatchObject({ task: { ScheduleState: 'Enabled', Version: 5 }, scheduleOutOfLine: false });
+  });
+
+  it('answers a save whose state could not be recorded (DynamoDB throttled) with its task, so a retry never makes it twice', async () => {
+    const throttled = { ...memory.store, setScheduleState: async () => Promise.reject(Object.assign(new Error('Rate of requests exceeds the allowed throughput'), { name: 'ProvisionedThroughputExceededException' })) };
+    const flaky = createScheduledTaskService({ repository: throttled, cipher, syncSchedule: async (task) => (synced.push(task), 'Enabled'), requestSync: async () => undefined, clock: () => now });
+    const { created, task } = await flaky.save(principal, hourly);
+    expect({ created, ID: task.ID, ScheduleState: task.ScheduleState }).toEqual({ created: true, ID: 1, ScheduleState: 'Enabled' });
+    expect(memory.items.size).toBe(1);
+    // Left on the reconciler's index: its state is not known to be recorded.
+    expect(memory.items.get('7/1')?.scheduleOutOfLine).toBe(true);
+    expect((await flaky.save(principal, { ID: 1, Name: 'Renamed' })).task).toMatchObject({ ID: 1, Version: 2 });
   });
 
   it('answers 409 for a stale Version and writes nothing', async () => {
     await service().save(principal, hourly);
-    await service().save(principal, { ID: 1, Name: 'Second', Version: 1 });
-    expect(await refusal(service().save(principal, { ID: 1, Name: 'Third', Version: 1 }))).toMatchObject({ status: 409 });
-    expect(memory.items.get('7/1')?.task).toMatchObject({ Name: 'Second', Version: 2 });
+    await service().save(principal, { ID: 1, Name: 'Second', Version: 1, Interval: 2 });
+    expect(await refusal(service().save(principal, { ID: 1, Name: 'Third', Version: 1, Interval: 3 }))).toMatchObject({ status: 409 });
+    expect(memory.items.get('7/1')?.task).toMatchObject({ Name: 'Second', Version: 2, Interval: 2 });
     expect(synced).toHaveLength(2);
   });
 
@@ -376,7 +403,7 @@ describe('round trips', () => {
       clock: () => now,
     });
     await counting.save(principal, hourly);
-    await counting.save(principal, { ID: 1, Name: 'Renamed' });
+    await counting.save(principal, { ID: 1, Name: 'Renamed', Interval: 2 });
     await counting.retrySync({ tenantId: 7, taskId: 1, version: 2 });
     expect(told).toEqual([true, false, undefined]);
   });
