@@ -2,6 +2,7 @@
 // principal; talks to storage through the repository, to EventBridge Scheduler through `syncSchedule` and to the
 // schedule-sync queue through `requestSync` (ports, so unit tests inject them and a clock). Throws named errors;
 // never builds a response. The rules are written down in README.md next to this file.
+import { isDeepStrictEqual } from 'node:util';
 import type { Principal } from '#shared/auth/principal';
 import { extractSecrets, sealAdaptorDetails, type StoredAdaptorDetails } from '#shared/crypto/secret-fields';
 import type { SecretCipher } from '#shared/crypto/secret-cipher';
@@ -193,8 +194,19 @@ const mergeClientFields = (previous: TaskRecord | undefined, input: ScheduledTas
   return merged as Partial<TaskRecord>;
 };
 
-const sameSchedule = (previous: TaskRecord | undefined, next: Partial<TaskRecord>) =>
-  previous !== undefined && scheduleFields.every((field) => previous[field] === next[field]);
+/**
+ * The save keeps the task's schedule: the same fields, or fields that make the same schedule (what a typed client
+ * sends for what it leaves unset: `RecurrenceType` 0, `IsRecurringSchedule` false, an Interval on a one-off task; a
+ * TimeOfDay written another way, `.2270Z` for `.227Z`). Before, such a save was a schedule change: a completed
+ * one-off task could not be renamed (its TimeOfDay "must be in the future"), and a firing on its way went stale.
+ */
+const sameSchedule = (previous: TaskRecord | undefined, next: Partial<TaskRecord>): boolean => {
+  if (previous === undefined) return false;
+  if (scheduleFields.every((field) => previous[field] === next[field])) return true;
+  const before = readRecurrence(previous).recurrence;
+  const after = readRecurrence(next).recurrence;
+  return before !== undefined && after !== undefined && isDeepStrictEqual(before, after);
+};
 
 /**
  * A save leaves the task's schedule exactly as it is, with nothing to sync: the task was in line (a sync confirmed

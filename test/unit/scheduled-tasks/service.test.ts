@@ -210,6 +210,27 @@ describe('scheduled-task save: update', () => {
     expect(await refusal(service().save(principal, { ID: 1, TimeOfDay: '2026-03-01T00:00:00Z' }))).toMatchObject({ status: 400 });
   });
 
+  it('reads the defaults a typed client sends, and a TimeOfDay written another way, as the same schedule', async () => {
+    await service().save(principal, { Name: 'Once', TaskTypeID: 1, TimeOfDay: '2026-03-01T01:00:00.227Z' });
+    const stored = memory.items.get('7/1') as StoredTask;
+    const { NextRunDateTime_utc: _next, ...rest } = stored.task;
+    // As the run recorder leaves it (runs.ts): Completed, its at() schedule Deleted.
+    memory.items.set('7/1', { ...stored, task: { ...rest, Status: 'Completed', ScheduleState: 'Deleted', CompletedDateTime_utc: '2026-03-01T01:01:02.000Z', LastRunDateTime_utc: '2026-03-01T01:01:00.000Z' } });
+    now = new Date('2026-03-02T00:00:00Z');
+    // What a typed client sends back: every member, its unset ones at their defaults.
+    const typed = { ID: 1, Name: 'Renamed', TaskTypeID: 1, IsRecurringSchedule: false, Interval: 0, IntervalType: 0, RecurrenceType: 0, TimeOfDay: '2026-03-01T01:00:00.2270Z' };
+    const renamed = await service().save(principal, typed);
+    expect(renamed.task).toMatchObject({ Name: 'Renamed', Status: 'Completed', ScheduleState: 'Deleted', LastRunDateTime_utc: '2026-03-01T01:01:00.000Z' });
+    expect(memory.items.get('7/1')?.scheduleVersion).toBe(1);
+    expect(synced.map((call) => call.version)).toEqual([1]);
+    // A recurring task: RecurrenceType 0 is what it had (auto), and the same TimeOfDay at another offset's spelling is not.
+    await service().save(principal, hourly);
+    await service().save(principal, { ID: 2, RecurrenceType: 0, TimeOfDay: '2026-03-01T09:00:00.000+10:00' });
+    expect(memory.items.get('7/2')?.scheduleVersion).toBe(1);
+    await service().save(principal, { ID: 2, TimeOfDay: '2026-02-28T23:00:00Z' });
+    expect(memory.items.get('7/2')?.scheduleVersion).toBe(3);
+  });
+
   it('accepts a one-off task 30 s ahead with seconds, and answers the whole minute it really runs at', async () => {
     now = new Date('2026-03-01T23:01:49.000Z');
     const { task } = await service().save(principal, { Name: 'Soon', TaskTypeID: 1, IsRecurringSchedule: false, TimeOfDay: '2026-03-01T23:02:19Z' });
