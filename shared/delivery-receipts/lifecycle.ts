@@ -65,7 +65,8 @@ export interface Transition {
 }
 
 /**
- * The transition a save requests: `Status` absent, or equal to the stored status, requests none (`from === to`).
+ * The transition a save requests: `Status` absent, or equal to the stored status, requests none (`from === to`), nor
+ * does Complete asked of a Completing receipt.
  * A new receipt starts as Draft, so a create may also ask for InProgress (or Cancelled) at once. Anything the
  * state table does not allow is a 409 naming the allowed transitions, and changes nothing.
  */
@@ -74,6 +75,9 @@ export const requestedTransition = (stored: ReceiptStatus | undefined, requested
   if (requested === undefined || requested.trim() === '') return { from, to: from };
   const to = parseStatus(requested);
   if (to === from) return { from, to };
+  // Complete asked of a receipt whose completion is under way (a retry after a lost 202, a second client): that
+  // intent holds already, and it is no transition; answered as the receipt stands (202), never a 409.
+  if (from === 'Completing' && to === 'Complete') return { from, to: from };
   const allowed = allowedStatuses(from);
   if (!allowed.includes(to)) throw new InvalidTransition(from, to, allowed);
   return { from, to };

@@ -307,7 +307,8 @@ export const createReceiptService = ({
       // nothing: its Version stays, so a client holding it is not told of a change that never was. Its key's answer
       // is still recorded, so a retry gets it.
       if (unchanged && transition.to === transition.from) {
-        if (claim) await repository.recordAnswer(claim.item({ ...receiptView(stored.header, stored.lines), created: false, completing: false }));
+        // A Completing receipt is answered as it stands: 202, its completion under way.
+        if (claim) await repository.recordAnswer(claim.item({ ...receiptView(stored.header, stored.lines), created: false, completing: status === 'Completing' }));
         return { header: stored.header, lines: stored.lines, completing: false, committed: false };
       }
       const draft = buildHeader({
@@ -346,7 +347,7 @@ export const createReceiptService = ({
       }
       return { header, lines: lines.lines, completing, committed: true };
     });
-    if (!written.completing) return { ...receiptView(written.header, written.lines), created: false, completing: false };
+    if (!written.completing) return { ...receiptView(written.header, written.lines), created: false, completing: statusOf(written.header) === 'Completing' };
     // The receipt as the completion's deciding commit leaves it: the answer its key's claim holds from that commit on.
     const committed = (commit: CompletionCommit): SavedReceipt => {
       const received = new Set(commit.receivedLineIds);
