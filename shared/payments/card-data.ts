@@ -83,14 +83,18 @@ export const cardForAnswer = (card: CreditCard | undefined): CreditCard | undefi
 };
 
 /**
- * A card number written in text: 13 to 19 digits (single spaces or dashes between them allowed) whose first digit is a
- * payment card's (2 to 6: Mastercard, Amex, Visa, Discover, UnionPay, JCB) and whose Luhn check digit is right.
+ * A card number written in text: 13 to 19 digits whose first digit is a payment card's (2 to 6: Mastercard, Amex,
+ * Visa, Discover, UnionPay, JCB) and whose Luhn check digit is right, with up to three separators between digits (any
+ * space or tab, `-`, `.`, `_`), read after NFKC (fullwidth digits are digits) with invisible format characters
+ * (zero-width spaces, soft hyphens) removed. Before, only single spaces or dashes were read: `4111  1111  1111  1111`
+ * was stored and answered whole (found by a hostile client).
  */
-const cardNumberInTextPattern = /(?<![0-9])[2-6](?:[ -]?[0-9]){12,18}(?![0-9])/g;
+const cardNumberInTextPattern = /(?<![0-9])[2-6](?:[\s._-]{0,3}[0-9]){12,18}(?![0-9])/gu;
 
-const holdsCardNumber = (text: string): boolean => {
+const holdsCardNumber = (raw: string): boolean => {
+  const text = raw.normalize('NFKC').replace(/\p{Cf}/gu, '');
   for (const [found] of text.matchAll(cardNumberInTextPattern)) {
-    const digits = found.replace(/[ -]/g, '');
+    const digits = found.replace(/[^0-9]/g, '');
     if (digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)) return true;
   }
   return false;

@@ -114,8 +114,14 @@ describe('cardNumbersInText', () => {
     ]);
   });
 
+  it('finds one written with other separators, fullwidth digits or invisible characters between its digits', () => {
+    for (const text of ['4111  1111  1111  1111', '4111\t1111\t1111\t1111', '4111\u00a01111\u00a01111\u00a01111', '4111.1111.1111.1111', '4111_1111_1111_1111', '４１１１１１１１１１１１１１１１', '4111\u200b1111\u200b1111\u200b1111', '4111\u00ad1111 - 1111 1111']) {
+      expect([text, cardNumbersInText({ Description: text }, '/Object').length]).toEqual([text, 1]);
+    }
+  });
+
   it('leaves numbers that are not card numbers: a wrong check digit, too short, too long, a first digit no card has, part of a longer run', () => {
-    for (const text of ['ref 4111111111111112', 'order 411111111111', 'id 41111111111111111111', 'acct 9111111111111111111', 'GUID 6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f', 'x74111111111111111']) {
+    for (const text of ['ref 4111111111111112', 'order 411111111111', 'id 41111111111111111111', 'acct 9111111111111111111', 'GUID 6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f', 'x74111111111111111', 'paid 2026-03-01 12:00, 15.00 AUD', 'lines 4111,1111,1111,1111']) {
       expect([text, cardNumbersInText({ Description: text }, '/Object')]).toEqual([text, []]);
     }
   });
