@@ -6,10 +6,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
 import { composeKey, tenantKey, type ItemKey } from './partition';
 import { keyValueFits } from './item-size';
+import { normaliseClaimValue } from './visible-text';
 import type { TransactionItem } from './transaction';
 
-/** Case-insensitive identity of a value: Unicode-normalised (NFKC), trimmed, lower-cased. */
-export const normaliseClaimValue = (value: string): string => value.normalize('NFKC').trim().toLowerCase();
+export { isBlankValue, normaliseClaimValue } from './visible-text';
 
 export interface ClaimDefinition {
   /** Sort-key prefix of the claim items, e.g. `LOCNAME`. */

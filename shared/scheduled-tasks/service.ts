@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Principal } from '#shared/auth/principal';
 import { extractSecrets, sealAdaptorDetails, type StoredAdaptorDetails } from '#shared/crypto/secret-fields';
 import type { SecretCipher } from '#shared/crypto/secret-cipher';
+import { isBlankValue } from '#shared/data/visible-text';
 import { withOptimisticRetry } from '#shared/data/retry';
 import { KeyAlreadyClaimed, type StoredClaim, type WriteClaim } from '#shared/data/idempotency';
 import { maxSequenceValue, wroteNothing } from '#shared/data/sequence';
@@ -286,7 +287,7 @@ export const createScheduledTaskService = ({
   /** Every rule of a save's merged fields at once: the schedule (recurrence.ts), a name and a task type. */
   const check = (fields: Partial<TaskRecord>, previous: TaskRecord | undefined, now: Date): Recurrence => {
     const errors: FieldError[] = [];
-    if (!fields.Name?.trim()) errors.push({ pointer: '/Name', detail: 'is required' });
+    if (isBlankValue(fields.Name)) errors.push({ pointer: '/Name', detail: 'is required' });
     if (!fields.TaskTypeID) errors.push({ pointer: '/TaskTypeID', detail: 'is required: the workers of this task type run it' });
     // A changed schedule must have a run ahead; an unchanged one (a completed one-off task) is kept as it is.
     const outcome = readRecurrence(fields, sameSchedule(previous, fields) ? undefined : now);

@@ -4,6 +4,7 @@
 // Beyond the spec: Version, TimeZone, the server-owned answer fields (next and last run, schedule state, latest
 // runs, audit) and the flags that say a secret is stored (`Has<Field>`, `HasValue`); shared/scheduled-tasks/README.md.
 import { z } from 'zod';
+import { visibleCharacterPattern } from '#shared/data/visible-text';
 import { sensitive } from './annotations';
 import {
   bool,
@@ -431,7 +432,7 @@ const recurringRules = [
   whenIntervalType(['Month'], { properties: { RecurrenceType: { enum: [recurrenceTypeOf('Auto'), recurrenceTypeOf('LocalTime')] } } }),
 ];
 const sentFieldRules = {
-  properties: { Name: { pattern: '\\S' }, TaskTypeID: { minimum: 1 } },
+  properties: { Name: { pattern: visibleCharacterPattern }, TaskTypeID: { minimum: 1 } },
   if: { properties: { IsRecurringSchedule: { const: true } }, required: ['IsRecurringSchedule'] },
   then: { properties: { Interval: { minimum: 1 }, IntervalType: { minimum: 1 } }, allOf: recurringRules },
 };

@@ -1,6 +1,7 @@
 // Schemas: TenantLocationInfo as the spec gives it, plus the fields this service adds to it (concurrency version,
 // audit fields, search row number) and the Search response page (the platform's PagedActionResults).
 import { z } from 'zod';
+import { visibleCharacterPattern } from '#shared/data/visible-text';
 import { Address } from './address';
 import { bool, dateTime, id, int32, listOf, longText, nameOf, shape, tenancyFields, text } from './common';
 import { PagedActionResults } from './envelopes';
@@ -52,7 +53,7 @@ export const TenantLocationInfo = shape(
   // that an XML body's empty <Name/> reaches that rule and its message. A body that asks for the default and for an
   // inactive location at once contradicts itself (the server also refuses IsDefault true for a location stored inactive).
   [
-    { required: ['Name'], properties: { Name: { pattern: '\\S' } } },
+    { required: ['Name'], properties: { Name: { pattern: visibleCharacterPattern } } },
     { if: { required: ['IsDefault'], properties: { IsDefault: { const: true } } }, then: { properties: { IsActive: { enum: [true, null] } } } },
   ],
 );

@@ -14,6 +14,7 @@ import type { Address } from '#shared/schemas/address';
 import { addressTypes, type AddressTypeName } from '#shared/schemas/address-types';
 import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '#shared/schemas/tenant-location';
 import { limits } from '#shared/schemas/limits';
+import { isBlankValue } from '#shared/data/visible-text';
 import { normaliseName } from './keys';
 import type { ParentLink, TenantLocationStore } from './store';
 
@@ -144,7 +145,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
    */
   const save = async (principal: Principal, input: TenantLocationInfo, claim?: WriteClaim<SaveOutcome>): Promise<SaveOutcome> => {
     const name = input.Name?.trim();
-    if (!name) throw new ValidationFailed([{ pointer: '/Name', detail: 'is required' }]);
+    if (!name || isBlankValue(name)) throw new ValidationFailed([{ pointer: '/Name', detail: 'is required' }]);
     const tenantId = principal.tenantId;
     const isUpdate = Boolean(input.ID);
     // Read before an ID is taken (a refused parent spends none), and again on every retry of the write.
@@ -225,7 +226,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
   /** SearchString, or Search when SearchString is absent or blank (an XML or form client may send it empty). */
   const searchText = (filter: Pick<SearchFilterMembers, 'SearchString' | 'Search'>) => {
     for (const candidate of [filter.SearchString, filter.Search]) {
-      const value = candidate?.normalize('NFKC').trim().toLowerCase();
+      const value = candidate === undefined ? undefined : normaliseName(candidate);
       if (value) return value;
     }
     return undefined;

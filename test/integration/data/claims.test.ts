@@ -29,6 +29,20 @@ describe('normaliseClaimValue', () => {
     ['MAIN', 'main'],
     ['Ｍａｉｎ', 'main'],
     ['\tmain\n', 'main'],
+    // Invisible characters show nothing: the same value (found by a hostile client: a second "Main Store" was taken).
+    ['Main Store\u200b', 'main store'],
+    ['Main\u00adStore', 'mainstore'],
+    ['\ufeffMain', 'main'],
+    // Every dash is one dash: a non-breaking hyphen, an en dash, a minus sign.
+    ['DR\u2011000099', 'dr-000099'],
+    ['DR\u2013000099', 'dr-000099'],
+    ['DR\u2212000099', 'dr-000099'],
+    // Case folding, not lower-casing: ß is ss.
+    ['Straße', 'strasse'],
+    ['STRASSE', 'strasse'],
+    // Blank: nothing visible.
+    ['\u3164', ''],
+    ['\u2800\u200b \u180e', ''],
   ])('%j is %j', (value, expected) => {
     expect(normaliseClaimValue(value)).toBe(expected);
   });
