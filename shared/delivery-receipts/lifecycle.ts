@@ -5,7 +5,7 @@ import type { Principal } from '#shared/auth/principal';
 import { InvalidTransition, ReadOnlyRecord, ValidationFailed } from '#shared/errors';
 import type { DeliveryLine, DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 import { receiptFieldOrder, receiptStatuses, type ReceiptStatus } from '#shared/schemas/receipt-fields';
-import { changedLinePointers, type StoredLine } from './lines';
+import { changedLinePointers, isUnsetDefault, type StoredLine } from './lines';
 
 export { receiptStatuses, type ReceiptStatus };
 
@@ -126,11 +126,12 @@ export const sameValue = (left: unknown, right: unknown): boolean => {
 
 /**
  * Whether a body value changes a stored one, with Save's merge convention: an absent field keeps the stored value,
- * and `""` clears it (so `""` over nothing is no change).
+ * and `""` clears it (so `""` over nothing is no change), as a typed client's `false` or `0` over nothing is none.
  */
 export const changesValue = (stored: unknown, sent: unknown): boolean => {
   if (sent === undefined) return false;
   if (sent === '' && (stored === undefined || stored === '')) return false;
+  if (isUnsetDefault(stored, sent)) return false;
   return !sameValue(stored, sent);
 };
 

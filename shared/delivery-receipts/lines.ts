@@ -208,6 +208,13 @@ export const matchLines = (
 };
 
 /**
+ * The value a typed client sends for a member it leaves unset (`false`, `0`) over one the receipt never held: no
+ * change for the read-only check (before: a completed receipt sent back by such a client was a 409 at every such
+ * member, so it could not even take a note; found by a hostile client).
+ */
+export const isUnsetDefault = (stored: unknown, sent: unknown): boolean => stored === undefined && (sent === false || sent === 0);
+
+/**
  * For a read-only receipt: where a sent `Lines` differs from the stored active lines (a new or unknown line, a
  * changed client field, or a missing active line). Sending the lines back as Get showed them is no change.
  */
@@ -226,7 +233,7 @@ export const changedLinePointers = (stored: readonly StoredLine[], body: readonl
     }
     const merged = mergeClientFields(match, body[index] as DeliveryLine);
     for (const field of clientLineFields) {
-      if (merged[field] !== match[field]) pointers.push(`/Value/Lines/${index}/${field}`);
+      if (merged[field] !== match[field] && !isUnsetDefault(match[field], merged[field])) pointers.push(`/Value/Lines/${index}/${field}`);
     }
   });
   const sent = new Set(matches.map((match) => match?.ID));

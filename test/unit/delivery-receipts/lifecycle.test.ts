@@ -258,6 +258,22 @@ describe('assertEditable', () => {
     }
   });
 
+  it('reads the false and 0 a typed client sends for what the receipt never held as no change, and a real value as one', () => {
+    const typedLines = [
+      { ...line(1), IsAssetItem: false, QuantityFaulty: 0 },
+      { ...line(2), IsAssetItem: false, QuantityOutOfDate: 0 },
+    ];
+    for (const status of ['Complete', 'Cancelled', 'Completing'] as const) {
+      expect(() => assertEditable(status, stored, lines, { ...fetched, SupplierID: 0, Lines: typedLines, InternalNote: 'after' })).not.toThrow();
+      expect((caught(() => assertEditable(status, stored, lines, { ...fetched, Lines: [{ ...line(1), IsAssetItem: true }, line(2)] })) as ReadOnlyRecord).errors).toEqual([
+        expect.objectContaining({ pointer: '/Value/Lines/0/IsAssetItem' }),
+      ]);
+      expect((caught(() => assertEditable(status, stored, lines, { ...fetched, Lines: [{ ...line(1), QuantityReceived: 0 }, line(2)] })) as ReadOnlyRecord).errors).toEqual([
+        expect.objectContaining({ pointer: '/Value/Lines/0/QuantityReceived' }),
+      ]);
+    }
+  });
+
   it('refuses any other change with a 409 pointing at each changed field', () => {
     const error = caught(() =>
       assertEditable('Complete', stored, lines, {
