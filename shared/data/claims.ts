@@ -42,6 +42,22 @@ export const defineClaim = ({ prefix, entity, ownerAttribute }: ClaimDefinition)
       };
     },
 
+    /**
+     * Takes the value for `owner`, or keeps it when `owner` holds it already (a write in several transactions that
+     * claims first and may be resumed); fails (ConditionalCheckFailed) when anyone else holds it.
+     */
+    claimOrKeep(tableName: string, tenantId: number, value: string, owner: ClaimOwner): TransactionItem {
+      return {
+        Put: {
+          TableName: tableName,
+          Item: item(tenantId, value, owner),
+          ConditionExpression: 'attribute_not_exists(pk) OR #owner = :owner',
+          ExpressionAttributeNames: { '#owner': ownerAttribute },
+          ExpressionAttributeValues: { ':owner': owner },
+        },
+      };
+    },
+
     /** Gives the value back; fails (ConditionalCheckFailed) unless `owner` holds it. */
     release(tableName: string, tenantId: number, value: string, owner: ClaimOwner): TransactionItem {
       return {

@@ -247,8 +247,13 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
   /**
    * A save too large for one transaction. A create writes its lines first (no header yet: Get answers 404 and no
    * one can save the receipt), then the header with its RefNumber claim. An update first takes a lease on the header
-   * (its Version condition, and the new Version, so every concurrent save and completion fails from then on), writes
-   * the line chunks, each conditional on the lease, then puts the header, which releases it.
+   * (its Version condition, and the new Version, so every concurrent save and completion fails from then on), with
+   * its new RefNumber's claim, writes the line chunks, each conditional on the lease, then puts the header, which
+   * releases it, with the old RefNumber's release. The claim goes first so that a RefNumber another receipt took
+   * between the service's check and this write refuses the save before anything changed (before: it was refused at
+   * the last transaction, every line written, the Version moved and the receipt leased; found by a bad-day review).
+   * A retry of the save finds the claim its own (`claimOrKeep`); a save abandoned half way leaves the receipt holding
+   * the new value too, unseen, until it is saved with it.
    */
   const writeInChunks = async (write: ReceiptWrite, now: number) => {
     const leaseId = randomUUID();
@@ -264,9 +269,14 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
           },
         }
       : { ConditionCheck: { TableName: tableName, Key: header, ConditionExpression: 'attribute_not_exists(pk)' } };
+    const refNumber = claimChanges(refNumberClaim, tableName, write.tenantId, write.header.ID, write.previous?.header.RefNumber, write.header.RefNumber);
     if (write.previous) {
       // Free: no live lease, or the lease of this request's earlier attempt, taken over.
       const free = noLiveLease(now, write.resumeLease);
+      const claimWithLease =
+        refNumber.claim && write.header.RefNumber !== undefined
+          ? [{ role: 'claim' as Role, item: refNumberClaim.claimOrKeep(tableName, write.tenantId, write.header.RefNumber, write.header.ID) }]
+          : [];
       await transact(
         table,
         [
@@ -288,6 +298,8 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
               },
             },
           },
+          // After the lease: a Version that moved is decided again first (VersionConflict before RefNumberTaken).
+          ...claimWithLease,
         ],
         { errors: errors(write), ...(write.pendingClaim ? { claim: write.pendingClaim(leaseId) } : {}) },
       );
@@ -305,7 +317,9 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
       });
     }
     const last = transactionActions<Role>();
-    claimActions(write, last.add);
+    if (write.previous) {
+      if (refNumber.release) last.add('claim-release', refNumber.release);
+    } else claimActions(write, last.add);
     last.add('header', headerPut(write, now, write.previous ? leaseId : undefined));
     await transact(table, last.actions, { errors: errors(write), ...(write.claim ? { claim: write.claim } : {}) });
   };
