@@ -26,32 +26,29 @@ export type ClaimOwner = number | string;
 export const defineClaim = ({ prefix, entity, ownerAttribute }: ClaimDefinition) => {
   const key = (tenantId: number, value: string): ItemKey => tenantKey(tenantId, composeKey(prefix, normaliseClaimValue(value)));
   const item = (tenantId: number, value: string, owner: ClaimOwner) => ({ ...key(tenantId, value), entity, [ownerAttribute]: owner });
+  const claimPut = (tableName: string, tenantId: number, value: string, owner: ClaimOwner) => ({
+    TableName: tableName,
+    Item: item(tenantId, value, owner),
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
   return {
     key,
     /** The stored claim item (for a bulk load; a request claims with `claim`). */
     item,
 
     /** Takes the value for `owner`; fails (ConditionalCheckFailed) when anyone holds it already. */
-    claim(tableName: string, tenantId: number, value: string, owner: ClaimOwner): TransactionItem {
-      return {
-        Put: {
-          TableName: tableName,
-          Item: item(tenantId, value, owner),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      };
-    },
+    claim: (tableName: string, tenantId: number, value: string, owner: ClaimOwner): TransactionItem => ({ Put: claimPut(tableName, tenantId, value, owner) }),
 
     /**
      * Takes the value for `owner`, or keeps it when `owner` holds it already (a write in several transactions that
      * claims first and may be resumed); fails (ConditionalCheckFailed) when anyone else holds it.
      */
-    claimOrKeep(tableName: string, tenantId: number, value: string, owner: ClaimOwner): TransactionItem {
+    claimOrKeep: (tableName: string, tenantId: number, value: string, owner: ClaimOwner): TransactionItem => {
+      const put = claimPut(tableName, tenantId, value, owner);
       return {
         Put: {
-          TableName: tableName,
-          Item: item(tenantId, value, owner),
-          ConditionExpression: 'attribute_not_exists(pk) OR #owner = :owner',
+          ...put,
+          ConditionExpression: `${put.ConditionExpression} OR #owner = :owner`,
           ExpressionAttributeNames: { '#owner': ownerAttribute },
           ExpressionAttributeValues: { ':owner': owner },
         },
