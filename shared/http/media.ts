@@ -37,6 +37,8 @@ export const responseMediaTypes = {
 export type MediaFamily = keyof typeof responseMediaTypes;
 
 const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An RFC 9110 quoted-string: `"..."` with `\\` escapes, no control characters but tab. */
+const quotedString = /^"(?:[\t !#-\[\]-~\x80-\xff]|\\[\t -~\x80-\xff])*"$/;
 
 /** An RFC 9110 token (media types, content codings) of at most `max` characters: safe to quote back to a client. */
 export const isShortToken = (value: string, max = 64): boolean => value.length <= max && token.test(value);
@@ -53,11 +55,16 @@ export const parseMediaType = (value: string): MediaType | undefined => {
   if (!main || !sub || rest.length > 0 || !token.test(main) || !token.test(sub)) return undefined;
   const parameters: Record<string, string> = {};
   for (const raw of rawParameters) {
+    // RFC 9110 §5.6.6: an empty parameter (`type/sub;`) is allowed; one without `=`, or with an empty name, or a
+    // value that is neither a token nor a quoted string, is malformed (before: skipped, so `application/json;charset`
+    // was read as JSON; found by a hostile client).
+    if (raw.trim() === '') continue;
     const separator = raw.indexOf('=');
-    if (separator < 0) continue;
+    if (separator < 0) return undefined;
     const name = raw.slice(0, separator).trim().toLowerCase();
-    const parameterValue = raw.slice(separator + 1).trim().replace(/^"(.*)"$/, '$1');
-    if (!name) continue;
+    const rawValue = raw.slice(separator + 1).trim();
+    if (!token.test(name) || !(token.test(rawValue) || quotedString.test(rawValue))) return undefined;
+    const parameterValue = rawValue.replace(/^"(.*)"$/, '$1');
     if (Object.hasOwn(parameters, name)) return undefined;
     parameters[name] = parameterValue;
   }

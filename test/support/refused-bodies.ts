@@ -306,7 +306,7 @@ export const refusedWebhookEvents: [string, unknown][] = [
 // Parameters: path ids every operation with `{id}` refuses, and addressType values GetDefaultAddress refuses.
 
 /** Path ids, as written in the URL: refused with 400 by every operation with an `{id}` (a positive int32 in plain decimal). */
-export const refusedPathIds = ['0', '-1', '1.5', '1.0', '1e3', '0x10', '01', '+1', '2147483648', '99999999999', 'abc', '%20', '%201'] as const;
+export const refusedPathIds = ['0', '-0', '-1', '1.5', '1.0', '1e3', '0x10', '01', '+1', '2147483648', '99999999999', 'abc', '%20', '%201'] as const;
 
 /** addressType values refused with 400 (tenant-locations bad-inputs). */
 export const refusedAddressTypes = ['Home', '0', '5', 'Bill', '1.0', ' ', 'B'.repeat(21)] as const;

@@ -149,12 +149,12 @@ const refuseUndeclaredQuery = (event: APIGatewayProxyEvent): undefined => {
   return undefined;
 };
 
-const integerText = /^-?(?:0|[1-9][0-9]*)$/;
+const integerText = /^(?:0|-?[1-9][0-9]*)$/;
 const numberText = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 
 /**
  * A parameter's text as OpenAPI's simple style reads it for its declared type: an integer in plain decimal (no sign
- * but `-`, no leading zero, exponent or space), a number in JSON's form, `true` or `false`. Any other text stays text,
+ * but `-`, no leading zero, exponent or space, and no `-0`: the same integer as `0`, written another way), a number in JSON's form, `true` or `false`. Any other text stays text,
  * so the validator refuses it as the wrong type rather than reading `1e3` or ` 5` as a number.
  */
 const parameterValue = (type: ParameterTypes[string] | undefined, text: string): unknown => {

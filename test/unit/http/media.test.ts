@@ -105,8 +105,12 @@ describe('parseMediaType', () => {
     },
   );
 
-  it('skips parameters without a value or a name', () => {
-    expect(parseMediaType('application/json; flag; =x; a=1')).toEqual({ type: 'application/json', parameters: { a: '1' } });
+  it('allows an empty parameter, and refuses one without a value or a name, or with a value that is no token nor quoted string', () => {
+    expect(parseMediaType('application/json; ; a=1;')).toEqual({ type: 'application/json', parameters: { a: '1' } });
+    expect(parseMediaType('application/json; charset="utf-8"')).toEqual({ type: 'application/json', parameters: { charset: 'utf-8' } });
+    for (const malformed of ['application/json;charset', 'application/json; flag; a=1', 'application/json; =x', 'application/json; charset=', 'application/json; charset=utf 8', 'application/json; a="unclosed']) {
+      expect([malformed, parseMediaType(malformed)]).toEqual([malformed, undefined]);
+    }
   });
 
   it.each(['', 'json', 'application/', '/json', 'a/b/c', 'app lication/json', 'application/js on', 'application/json(', ';charset=utf-8'])(

@@ -59,6 +59,23 @@ describe('parseRequest', () => {
     });
   });
 
+  it('reads an integer parameter in plain decimal only: -0, like +0 and 00, is refused (found by a hostile client)', async () => {
+    const payment = parseRequest(compileOperation(operationsById.paymentGetByID));
+    const event = (after: string) => apiEvent({ resource: '/Payment/{id}', pathParameters: { id: '1' }, query: { RefundsAfterID: after } });
+    for (const after of ['-0', '+0', '00']) {
+      await expect(run(payment.before, middlewareRequest(event(after), { principal }))).rejects.toBeInstanceOf(ValidationFailed);
+    }
+    const request = await run(payment.before, middlewareRequest(event('0'), { principal }));
+    expect(request.context.operationRequest).toMatchObject({ query: { RefundsAfterID: 0 } });
+  });
+
+  it('refuses a Content-Type whose parameters are malformed (415), as it refuses any type it cannot read', async () => {
+    for (const contentType of ['application/json;charset', 'application/json; =x']) {
+      const event = apiEvent({ method: 'POST', resource: '/TenantLocation/Save', headers: { 'content-type': contentType }, body: '{"Name":"Main"}' });
+      await expect(run(save.before, middlewareRequest(event, { principal }))).rejects.toMatchObject({ status: 415 });
+    }
+  });
+
   it('leaves no input on the context when it refuses', async () => {
     const request = middlewareRequest(apiEvent({ resource: '/TenantLocation/GetDefaultAddress/{id}', pathParameters: { id: 'x' } }));
     await expect(run(defaultAddress.before, request)).rejects.toBeInstanceOf(ValidationFailed);
