@@ -17,6 +17,9 @@ const save = 'deliveryReceiptSaveV2';
 
 const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]][] = [
   ['DynamoDB throttle', 501, [{ name: 'throttle', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, probability: 0.3, effect: { type: 'error', code: 'ProvisionedThroughputExceededException' } }]],
+  // A chunk's transaction cancelled for capacity (ThrottlingError), which the SDK does not retry: sent again by the
+  // data kit, else the record fails and is delivered again; never a completion left half done.
+  ['transaction throttled', 531, [{ name: 'capacity', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, probability: 0.4, effect: { type: 'transaction-throttled' } }]],
   ['transaction conflict', 502, [{ name: 'conflict', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2, 3], effect: { type: 'transaction-conflict' } }]],
   // A hot stock item: the chunks' transactions conflict again and again (five in a row outlast a pass's resends, so
   // the rest goes on in a new message). Before c76976c a chunk was never resent under a new token and the receipt

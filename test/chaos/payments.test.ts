@@ -18,6 +18,9 @@ const consumer = 'paymentsConsumer';
 const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]][] = [
   ['DynamoDB throttle', 101, [{ name: 'throttle', service: 'dynamodb', caller: refund, probability: 0.3, effect: { type: 'error', code: 'ProvisionedThroughputExceededException' } }]],
   ['transaction conflict', 102, [{ name: 'conflict', service: 'dynamodb', operation: 'TransactWriteItems', caller: refund, probability: 0.4, effect: { type: 'transaction-conflict' } }]],
+  // Refunds' transactions cancelled for capacity (ThrottlingError, not retried by the SDK): sent again by the data
+  // kit, else a 503 the client retries with its key (before: a 500).
+  ['transaction throttled', 123, [{ name: 'capacity', service: 'dynamodb', operation: 'TransactWriteItems', caller: refund, probability: 0.4, effect: { type: 'transaction-throttled' } }]],
   ['DynamoDB internal error', 103, [{ name: 'ddb-500', service: 'dynamodb', probability: 0.15, effect: { type: 'error', code: 'InternalServerError' } }]],
   ['DynamoDB latency', 104, [{ name: 'slow', service: 'dynamodb', probability: 0.5, effect: { type: 'latency', ms: 400 } }]],
   ['DynamoDB hang', 105, [{ name: 'hang', service: 'dynamodb', operation: 'TransactWriteItems', caller: refund, nth: [2, 5], effect: { type: 'hang' } }]],

@@ -81,6 +81,7 @@ const flowOrder = ['Tenant locations', 'Webhook -> queue -> consumer', 'Payments
 const faultOrder = [
   'DynamoDB throttle',
   'transaction conflict',
+  'transaction throttled',
   'DynamoDB internal error',
   'DynamoDB latency',
   'DynamoDB stalled (burst of payments)',
