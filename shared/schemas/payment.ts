@@ -2,7 +2,8 @@
 // Card data is validated strictly and flagged `x-sensitive` so it can be redacted wherever it travels; the card
 // holder's name is `x-personal-data`. Fields beyond the spec (the refund links, audit fields) say so.
 import { z } from 'zod';
-import { currencies } from '#shared/money/currencies';
+import { currencies, defaultCurrency } from '#shared/money/currencies';
+import { decimalText, maxMinorUnits } from '#shared/money/amount';
 import { paymentStatuses, refundDetailFields } from './payment-lists';
 import { personalData, sensitive } from './annotations';
 import {
@@ -428,6 +429,23 @@ const wholeNumberCurrencies = [...currencies].filter(([, units]) => units === 0)
  * not on binary floating point, so the 2- and 3-decimal currencies stay the server rule `currency-decimals`).
  */
 const wholeAmounts = { multipleOf: 1 };
+
+/**
+ * The largest amount of a currency with `units` decimals: `maxMinorUnits` of its minor units (9,999,999,999,999.99
+ * in AUD, 999,999,999,999.999 in KWD), below the 1e13 every number has; the default currency's when Currency is
+ * absent or null. A currency without minor units reaches 1e13 first.
+ */
+const largestAmountRules = ([2, 3, 4] as const).map((units) => {
+  const codes = [...currencies].filter(([, minor]) => minor === units).map(([code]) => code);
+  const largest = Number(decimalText(maxMinorUnits, codes[0] as string));
+  const named = { required: ['Currency'], properties: { Currency: { enum: codes } } };
+  const bounded = { maximum: largest, minimum: -largest };
+  return {
+    if: codes.includes(defaultCurrency) ? { anyOf: [{ properties: { Currency: { type: 'null' } } }, named] } : named,
+    then: { properties: { Amount: { maximum: largest }, ...Object.fromEntries(otherMoneyMembers.map((member) => [member, bounded])) } },
+  };
+});
+
 const newPaymentRules = [
   {
     properties: {
@@ -448,6 +466,7 @@ const newPaymentRules = [
               },
             },
           },
+          ...largestAmountRules,
         ],
       },
     },
