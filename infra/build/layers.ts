@@ -25,7 +25,7 @@ const areaPaths = areas.flatMap((area) => [`shared/${area}/`, `shared/compiled/$
 export const layers: readonly Layer[] = [
   {
     name: 'core',
-    owns: 'named errors, the logger, metrics and tracing, how every AWS SDK client is set up (request timeouts, traces, no payload logging), exact amounts and currencies, the numbers DynamoDB stores exactly',
+    owns: 'named errors, the logger, metrics and tracing, how every AWS SDK client is set up (request timeouts, traces, no payload logging), exact amounts and currencies, the numbers DynamoDB stores exactly, the identity of a value as a reader tells values apart',
     paths: ['shared/errors.ts', 'shared/environment.ts', 'shared/aws-requests.ts', 'shared/observability/', 'shared/decimal/', 'shared/money/', 'shared/data/numbers.ts', 'shared/data/visible-text.ts'],
   },
   {

@@ -1,6 +1,7 @@
 // Platform: wall-clock arithmetic in an IANA time zone or a fixed UTC offset, with the platform's own tz data
 // (Intl). Pure; the recurrence engine (shared/scheduled-tasks/recurrence.ts) and the
 // scheduler emulation's expressions (infra/local/scheduler-expressions.ts) build on it.
+import { timeZoneNamePattern } from '#shared/schemas/calendar';
 
 const minuteMs = 60_000;
 const dayMs = 86_400_000;
@@ -46,7 +47,7 @@ const formatterOf = (zoneName: string): Intl.DateTimeFormat => {
  * (`+10:00`) in newer runtimes and any letter case; neither is an IANA name, so both are refused here.
  */
 export const knownTimeZone = (name: string): string | undefined => {
-  if (name.length > 64 || !/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(name)) return undefined;
+  if (name.length > 64 || !timeZoneNamePattern.test(name)) return undefined;
   let resolved: string;
   try {
     resolved = formatterOf(name).resolvedOptions().timeZone;

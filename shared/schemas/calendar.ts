@@ -34,6 +34,13 @@ export const isoDatePattern = new RegExp(`^${date}$`);
 /** RFC 3339 `date-time`: `YYYY-MM-DDThh:mm:ss[.fraction]` with `Z` or `±hh:mm`, every part in range. */
 export const isoDateTimePattern = new RegExp(`^${date}T${hourMinute}${seconds}${offset}$`);
 
+/**
+ * The form of an IANA time zone name (`Australia/Sydney`, `Etc/GMT-10`, `UTC`): letters first, then letters, digits,
+ * `_`, `+`, `-`, in `/`-separated parts. An offset (`+10:00`) is not one. Whether the name is in the runtime's zone
+ * database is the server rule `time-zone` (shared/schedules/zoned-time.ts `knownTimeZone` checks both).
+ */
+export const timeZoneNamePattern = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
+
 /** What EventBridge Scheduler writes for a firing's time: `YYYY-MM-DDThh:mm:ssZ`, optional milliseconds, UTC only. */
 export const schedulerInstantPattern = new RegExp(`^${date}T${hourMinute}:[0-5]\\d(?:\\.\\d{3})?Z$`);
 

@@ -28,6 +28,7 @@ import {
 } from './common';
 import { latestRunsShown, maxInterval } from './limits';
 import { matches } from '#shared/validation/portable';
+import { timeZoneNamePattern } from './calendar';
 import { SyncLogDateTime } from './sync-log';
 
 /** A flag only answers set (a secret is stored): accepted in a request, so a fetched task can be sent back, and ignored. */
@@ -339,6 +340,7 @@ const scheduledTaskFields = {
     .optional()
     .meta({ description: "The first (or only) run, in a year from 1970 to 2199 (the scheduler's) with an offset from -12:00 to +14:00." }),
   TimeZone: text(64)
+    .regex(timeZoneNamePattern, { error: 'must be an IANA time zone name, e.g. Australia/Sydney (case-sensitive)' })
     .optional()
     .meta({
       description:

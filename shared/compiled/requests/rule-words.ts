@@ -79,6 +79,10 @@ export const patternWords: ReadonlyMap<string, string> = /* @__PURE__ */ new Map
     "must be a positive 32-bit integer"
   ],
   [
+    "^[A-Za-z][A-Za-z0-9_+-]*(?:\\/[A-Za-z0-9_+-]+)*$",
+    "must be an IANA time zone name, e.g. Australia/Sydney (case-sensitive)"
+  ],
+  [
     "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\ud800-\\udfff\\ufffe\\uffff]*$",
     "must not contain control characters"
   ],
