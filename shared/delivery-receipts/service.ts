@@ -427,19 +427,22 @@ export const createReceiptService = ({
       const written = await withOptimisticRetry(async () => {
         const stored = await require(tenantId, id);
         const status = statusOf(stored.header);
-        if (isReadOnly(status)) {
-          throw new ReadOnlyRecord(`The receipt is ${friendlyStatus(status)} and read-only: no line may be added or changed.`, ['/Value/InventoryList']);
+        const readOnly = () =>
+          new ReadOnlyRecord(`The receipt is ${friendlyStatus(status)} and read-only: no line may be added or changed.`, ['/Value/InventoryList']);
+        const apply = () => applyInventoryList({ stored: stored.lines, list: request.Value.InventoryList, lastLineNumber: stored.lastLineNumber, policy, currency, newGuid });
+        let lines: ReturnType<typeof applyInventoryList>;
+        try {
+          lines = apply();
+        } catch (error) {
+          // A read-only receipt refuses any list as read-only first: that is why nothing may change.
+          throw isReadOnly(status) ? readOnly() : error;
         }
-        const lines = applyInventoryList({
-          stored: stored.lines,
-          list: request.Value.InventoryList,
-          lastLineNumber: stored.lastLineNumber,
-          policy,
-          currency,
-          newGuid,
-        });
         const puts = changedLines(stored.lines, lines.lines);
+        // A list that changes nothing is answered with the receipt as it stands, read-only or not: the retry of a
+        // request whose answer was lost, landing after another request completed the receipt, did take effect
+        // (before: 409 read-only; found by a bad-day review).
         if (puts.length === 0) return stored;
+        if (isReadOnly(status)) throw readOnly();
         const header: ReceiptHeader = {
           ...stored.header,
           Version: stored.header.Version + 1,

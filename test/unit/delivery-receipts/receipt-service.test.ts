@@ -244,3 +244,24 @@ describe('RefNumber', () => {
     }
   });
 });
+
+describe('add inventory on a read-only receipt', () => {
+  it('answers a list that changes nothing as the receipt stands (a retry after a lost answer), and refuses any change with 409', async () => {
+    const { service, snapshot, writes } = openReceipts();
+    const principal = freshPrincipal();
+    const { receipt } = await service.save(principal, { Value: { Lines: linesOf(3) } });
+    const id = receipt.ID as number;
+    const list = { Value: { InventoryList: [{ InventoryID: 77, Quantity: 2, AdjustedQuantityReceived: 2 }] } };
+    const added = await service.addInventory(principal, id, list);
+    // Another request cancels the receipt; then the first request's retry arrives.
+    await service.save(principal, { Value: { ID: id, Status: 'Cancelled' } });
+    const [before, written] = [snapshot(), writes()];
+    const retried = await service.addInventory(principal, id, list);
+    expect(retried.receipt).toMatchObject({ Status: 'Cancelled', Lines: added.receipt.Lines?.map((line) => expect.objectContaining({ ID: line.ID, QuantityOrdered: line.QuantityOrdered })) });
+    expect([snapshot(), writes()]).toEqual([before, written]);
+    for (const change of [{ InventoryID: 77, Quantity: 3 }, { InventoryID: 78, Quantity: 1 }, { InventoryID: 77, Quantity: -1 }]) {
+      expect(await failureOf(service.addInventory(principal, id, { Value: { InventoryList: [change] } }))).toMatchObject({ name: 'ReadOnlyRecord', status: 409 });
+    }
+    expect([snapshot(), writes()]).toEqual([before, written]);
+  });
+});
