@@ -68,20 +68,35 @@ const queueWith = async (consumerOf: (service: ReturnType<typeof createPaymentSe
   return { queue, service, seen, returned };
 };
 
+/** Refund 2 of the principal once it is Refunded (the queue's consumer settles it). */
+const refundedOnce = (service: ReturnType<typeof createPaymentService>, principal: ReturnType<typeof freshPrincipal>, what: string) =>
+  eventually(
+    async () => {
+      const refund = await service.get(principal, 2);
+      return refund.Status === 'Refunded' ? refund : undefined;
+    },
+    what,
+    { timeoutMs: 15_000, intervalMs: 100 },
+  );
+
+/** The first message of a dead-letter queue, once one is there. */
+const deadLetterOf = (deadLetterQueueUrl: string) =>
+  eventually<Message>(
+    async () => {
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetterQueueUrl, WaitTimeSeconds: 1 }));
+      return Messages?.[0];
+    },
+    'the refund in the dead-letter queue',
+    { timeoutMs: 20_000, intervalMs: 0 },
+  );
+
 it('completes a queued refund once, and a duplicate message changes nothing', async () => {
   const { queue, service } = await queueWith((real) => createRefundConsumer(real));
   const principal = freshPrincipal();
   await service.record(principal, { Object: { Amount: 10 } });
   const { queued } = await service.refund(principal, 1, { IsQueue: true, Object: { Amount: 2.5 } });
   expect(queued).toBe(true);
-  const done = await eventually(
-    async () => {
-      const refund = await service.get(principal, 2);
-      return refund.Status === 'Refunded' ? refund : undefined;
-    },
-    'the refund completed',
-    { timeoutMs: 15_000, intervalMs: 100 },
-  );
+  const done = await refundedOnce(service, principal, 'the refund completed');
   expect(done).toMatchObject({ Version: 2, IsPaid: true });
   await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: JSON.stringify({ tenantId: principal.tenantId, refundId: 2 }) }));
   await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -103,14 +118,7 @@ it('marks a refund that keeps failing Failed on its last receive, releases its a
   await service.refund(principal, 1, { IsQueue: true, Object: { Amount: 10 } });
   expect((await service.get(principal, 1)).IsRefunded).toBe(true);
 
-  const deadLetter = await eventually<Message>(
-    async () => {
-      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.deadLetterQueueUrl, WaitTimeSeconds: 1 }));
-      return Messages?.[0];
-    },
-    'the refund in the dead-letter queue',
-    { timeoutMs: 20_000, intervalMs: 0 },
-  );
+  const deadLetter = await deadLetterOf(queue.deadLetterQueueUrl);
   expect(JSON.parse(deadLetter.Body ?? '')).toEqual({ tenantId: principal.tenantId, refundId: 2 });
   expect(seen).toEqual(['1', '2', '3', '4', '5']);
   // The queue pair's visibility timeout is 1 s, shorter than an invocation may take on a loaded machine (the real pair's
@@ -130,30 +138,18 @@ it('marks a refund that keeps failing Failed on its last receive, releases its a
 
 it('leaves a refund Queued and reserved in the DLQ when even its Failed marking fails (a brownout), and a redrive completes it once', async () => {
   let brownout = true;
+  const throttled = () => Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ThrottlingException' });
   const { queue, service, returned } = await queueWith((real) =>
     createRefundConsumer({
-      completeQueuedRefund: async (message) => {
-        if (brownout) throw Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ThrottlingException' });
-        return real.completeQueuedRefund(message);
-      },
-      failQueuedRefund: async (message) => {
-        if (brownout) throw Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ThrottlingException' });
-        return real.failQueuedRefund(message);
-      },
+      completeQueuedRefund: async (message) => (brownout ? Promise.reject(throttled()) : real.completeQueuedRefund(message)),
+      failQueuedRefund: async (message) => (brownout ? Promise.reject(throttled()) : real.failQueuedRefund(message)),
     }),
   );
   const principal = freshPrincipal();
   await service.record(principal, { Object: { Amount: 10 } });
   await service.refund(principal, 1, { IsQueue: true, Object: { Amount: 4 } });
 
-  const deadLetter = await eventually<Message>(
-    async () => {
-      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.deadLetterQueueUrl, WaitTimeSeconds: 1 }));
-      return Messages?.[0];
-    },
-    'the refund in the dead-letter queue',
-    { timeoutMs: 20_000, intervalMs: 0 },
-  );
+  const deadLetter = await deadLetterOf(queue.deadLetterQueueUrl);
   await eventually(async () => (returned.length === 5 ? true : undefined), 'the fifth invocation returned', { timeoutMs: 10_000, intervalMs: 50 });
   // Nothing lost: still Queued, its amount still reserved (no second refund may take it).
   expect(await service.get(principal, 2)).toMatchObject({ Status: 'Queued', Version: 1 });
@@ -164,14 +160,7 @@ it('leaves a refund Queued and reserved in the DLQ when even its Failed marking 
   brownout = false;
   await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: deadLetter.Body ?? '' }));
   await sqs.send(new DeleteMessageCommand({ QueueUrl: queue.deadLetterQueueUrl, ReceiptHandle: deadLetter.ReceiptHandle }));
-  const done = await eventually(
-    async () => {
-      const refund = await service.get(principal, 2);
-      return refund.Status === 'Refunded' ? refund : undefined;
-    },
-    'the redriven refund completed',
-    { timeoutMs: 15_000, intervalMs: 100 },
-  );
+  const done = await refundedOnce(service, principal, 'the redriven refund completed');
   expect(done).toMatchObject({ Version: 2, IsPaid: true });
   expect(await service.get(principal, 1)).toMatchObject({ RefundedAmount: 4, Balance: 6, Refunds: [{ ID: 2, Status: 'Refunded' }] });
 });
