@@ -7,6 +7,7 @@
 // timeout, on the delivery SQS would make next.
 import { setTimeout as delay } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { succeededRecords, toSqsRecord } from '#infra/local/event-source-mapping';
@@ -15,6 +16,7 @@ import { documentEventsQueue } from '#shared/events/queues';
 import { freshDocumentId, freshOrganisationId, providerEvent, type ProviderEvent } from '#test/support/document-events';
 import { documentConsumerBench, documentEventsQueueOf, enqueue as enqueueOnto, receiveMessages } from '#test/support/document-events-bench';
 import { lambdaContext } from '#test/support/lambda-events';
+import { requireLocalEndpoints } from '#test/support/local-endpoints';
 
 // Imported once (the bench's beforeAll), after the loopback check: one process's copy of the module.
 const bench = documentConsumerBench();
@@ -86,6 +88,19 @@ const planBatches = async (organisationId: string): Promise<PlannedBatch[]> => {
 };
 
 /**
+ * SQS delivers a failed record again only once the queue's visibility timeout has passed (minutes here), so the
+ * receives of a message are spread over far more time than a dependency's stall. This bench compresses that wait to
+ * the moment DynamoDB answers again, never beyond the timeout: on a starved machine DynamoDB Local stalls for
+ * seconds, and five receives sent back to back would all fall inside one stall (the consumer's calls time out; the
+ * records would go to the dead-letter queue here where SQS would have applied them). The probe's client has no
+ * request timeout of its own: it waits for the answer.
+ */
+const visibilityTimeoutPassed = async (): Promise<void> => {
+  const abortSignal = AbortSignal.timeout(documentEventsQueue.visibilityTimeoutSeconds * 1000);
+  await bench.dynamodb.send(new DescribeTableCommand({ TableName: requireLocalEndpoints().tableName }), { abortSignal }).catch(() => undefined);
+};
+
+/**
  * Delivers `records` again as SQS does after the visibility timeout (their receive count one higher), until the
  * consumer names none of them or the queue's maxReceiveCount is spent; returns the ids still failing then (records
  * that would go to the dead-letter queue).
@@ -94,6 +109,7 @@ const deliverAgain = async (records: readonly SQSRecord[]): Promise<string[]> =>
   const { maxReceiveCount } = documentEventsQueue.deadLetterQueue;
   let pending = [...records];
   for (let receive = 2; pending.length > 0 && receive <= maxReceiveCount; receive += 1) {
+    await visibilityTimeoutPassed();
     const again = pending.map((record) => ({ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(receive) } }));
     const { batchItemFailures } = await bench.consume({ Records: again }, lambdaContext(documentEventsQueue.consumer.name));
     const failed = new Set(batchItemFailures.map(({ itemIdentifier }) => itemIdentifier));
