@@ -1,7 +1,7 @@
 // Local stack: the fault mode at the IAM edge (iam-edge.ts), where every AWS call of every function passes with its
 // caller's identity. What a rule's effect answers, in each service's protocol as AWS answers it (status, `__type`,
-// the SDK's retry signals), and the index lag of DynamoDB's global secondary indexes: the edge remembers the keys
-// of the items written through it and hides those written in the last N ms from a Query on an index.
+// the SDK's retry signals), and which calls read an index (the index lag reads those on a lagging replica:
+// index-lag.ts).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FaultEffect } from './faults';
@@ -145,89 +145,9 @@ export const transactionThrottledReply = (operation: string, body: Buffer): Edge
     singleWrite: 'ThrottlingException',
   });
 
-/** A table's primary key attributes, by table name. */
-export type TableKeys = ReadonlyMap<string, readonly string[]>;
-
-/** The keys a DynamoDB write touches, by table (PutItem's Item, Update/DeleteItem's Key, each transaction or batch entry). */
-export const writtenKeys = (operation: string, body: Buffer, tableKeys: TableKeys): { table: string; key: string }[] => {
-  const input = parseJson(body.toString('utf8'));
-  if (!isJsonObject(input)) return [];
-  const keyOf = (table: unknown, attributes: unknown): { table: string; key: string }[] => {
-    if (typeof table !== 'string' || !isJsonObject(attributes)) return [];
-    const names = tableKeys.get(table);
-    return names ? [{ table, key: JSON.stringify(names.map((name) => attributes[name] ?? null)) }] : [];
-  };
-  if (operation === 'PutItem') return keyOf(input.TableName, input.Item);
-  if (operation === 'UpdateItem' || operation === 'DeleteItem') return keyOf(input.TableName, input.Key);
-  if (operation === 'TransactWriteItems' && Array.isArray(input.TransactItems)) {
-    return input.TransactItems.flatMap((entry: unknown) => {
-      if (!isJsonObject(entry)) return [];
-      if (isJsonObject(entry.Put)) return keyOf(entry.Put.TableName, entry.Put.Item);
-      if (isJsonObject(entry.Update)) return keyOf(entry.Update.TableName, entry.Update.Key);
-      if (isJsonObject(entry.Delete)) return keyOf(entry.Delete.TableName, entry.Delete.Key);
-      return [];
-    });
-  }
-  if (operation === 'BatchWriteItem' && isJsonObject(input.RequestItems)) {
-    return Object.entries(input.RequestItems).flatMap(([table, requests]) =>
-      (Array.isArray(requests) ? requests : []).flatMap((request: unknown) => {
-        if (!isJsonObject(request)) return [];
-        if (isJsonObject(request.PutRequest)) return keyOf(table, request.PutRequest.Item);
-        if (isJsonObject(request.DeleteRequest)) return keyOf(table, request.DeleteRequest.Key);
-        return [];
-      }),
-    );
-  }
-  return [];
-};
-
-/** DynamoDB operations whose success writes items. */
-export const writeOperations = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
-
-/** Recent writes by table and key (epoch ms of the answer), forgotten past the longest lag a rule asks for. */
-export class RecentWrites {
-  private readonly writes = new Map<string, number>();
-
-  constructor(private readonly tableKeys: TableKeys) {}
-
-  record(operation: string, body: Buffer, now = Date.now()): void {
-    for (const { table, key } of writtenKeys(operation, body, this.tableKeys)) {
-      const id = `${table} ${key}`;
-      this.writes.delete(id);
-      this.writes.set(id, now);
-    }
-  }
-
-  /** Forgets writes older than `ms` (the map is in write order). */
-  prune(ms: number, now = Date.now()): void {
-    for (const [id, at] of this.writes) {
-      if (now - at <= ms) break;
-      this.writes.delete(id);
-    }
-  }
-
-  /**
-   * A Query answer without the items written in the last `ms`; Count follows. Returns undefined when the answer is
-   * not a Query page it can read (left as it is).
-   */
-  hideRecent(table: string, answer: string, ms: number, now = Date.now()): { body: string; hidden: number } | undefined {
-    const names = this.tableKeys.get(table);
-    const page = parseJson(answer);
-    if (!names || !isJsonObject(page) || !Array.isArray(page.Items)) return undefined;
-    const visible = page.Items.filter((item: unknown) => {
-      if (!isJsonObject(item)) return true;
-      const at = this.writes.get(`${table} ${JSON.stringify(names.map((name) => item[name] ?? null))}`);
-      return at === undefined || now - at > ms;
-    });
-    const hidden = page.Items.length - visible.length;
-    if (hidden === 0) return { body: answer, hidden };
-    return { body: JSON.stringify({ ...page, Items: visible, ...(typeof page.Count === 'number' ? { Count: visible.length } : {}) }), hidden };
-  }
-}
-
-/** The table and index of a Query (`IndexName`), or undefined for another operation or a Query of the table. */
+/** The table and index of a Query or Scan of an index (`IndexName`), or undefined for any other call. */
 export const indexQueryOf = (operation: string, body: Buffer): { table: string; index: string } | undefined => {
-  if (operation !== 'Query') return undefined;
+  if (operation !== 'Query' && operation !== 'Scan') return undefined;
   const input = parseJson(body.toString('utf8'));
   return isJsonObject(input) && typeof input.TableName === 'string' && typeof input.IndexName === 'string'
     ? { table: input.TableName, index: input.IndexName }

@@ -7,22 +7,15 @@
 // AWS answers. Allowed requests pass through byte for byte (the local servers do not verify signatures).
 // Tests, provisioning and tools use the admin key and pass unchecked; any other key is refused. In the fault mode
 // (faults.ts, edge-faults.ts) a function's allowed call may instead be refused, delayed, never answered, or answered
-// after its caller is killed, and an index query may miss recent writes, as a rule says; without it, nothing changes.
+// after its caller is killed, and an index query may read the index as it was a moment ago (index-lag.ts), as a rule
+// says; without it, nothing changes.
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { PolicyConditions, PolicyStatement } from '#shared/operations/grants';
 import { schedulerServicePrincipal } from '#shared/operations/grants';
-import {
-  faultErrorReply,
-  indexQueryOf,
-  operationOf,
-  RecentWrites,
-  transactionConflictReply,
-  transactionThrottledReply,
-  writeOperations,
-  type TableKeys,
-} from './edge-faults';
+import { faultErrorReply, indexQueryOf, operationOf, transactionConflictReply, transactionThrottledReply } from './edge-faults';
 import { edgeEffects, faultServices, type FaultEngine, type FaultService } from './faults';
+import type { IndexLag } from './index-lag';
 import { jsonOperationOf, jsonTargetPrefixes } from './aws-json-server';
 import { requestedKeyId, type KeyPolicyStatement } from './kms';
 import { closeServer, listen, localAccountId, localRegion, readRequestBody } from './local-aws';
@@ -436,8 +429,8 @@ export interface EdgeFaultOptions {
   readonly engine: FaultEngine;
   /** Kills the process of the function that made a call (commit-then-crash); resolves once it is gone. */
   killCaller(functionName: string, accessKeyId: string): Promise<void>;
-  /** The tables' primary key attributes (index lag tells items apart by them). */
-  readonly tableKeys: TableKeys;
+  /** The lagging indexes of `index-lag` rules (index-lag.ts): the edge keeps their lag the rules' longest. */
+  readonly indexLag: IndexLag;
 }
 
 export interface RunningIamEdge {
@@ -456,6 +449,10 @@ const upstreamTimeoutMs = 30_000;
 /** DynamoDB's largest request is far below this; anything bigger is refused before it is buffered. */
 const maxRequestBytes = 32 * 1024 * 1024;
 
+/** A request's headers as forwarded with `body` (the edge may send another body than the one it was given). */
+const sentHeaders = (request: IncomingMessage, body: Buffer) =>
+  request.headers['content-length'] === String(body.length) ? request.headers : { ...request.headers, 'content-length': String(body.length) };
+
 export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamEdge> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
@@ -467,7 +464,7 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
   const forward = (request: IncomingMessage, response: ServerResponse, upstream: string, body: Buffer) => {
     const target = new URL(upstream);
     const outgoing = httpRequest(
-      { hostname: target.hostname, port: target.port, method: request.method, path: request.url, headers: request.headers },
+      { hostname: target.hostname, port: target.port, method: request.method, path: request.url, headers: sentHeaders(request, body) },
       (answer) => {
         response.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
         answer.pipe(response);
@@ -488,7 +485,7 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
     new Promise<{ status: number; rawHeaders: string[]; body: Buffer }>((resolve, reject) => {
       const target = new URL(upstream);
       const outgoing = httpRequest(
-        { hostname: target.hostname, port: target.port, method: request.method, path: request.url, headers: request.headers },
+        { hostname: target.hostname, port: target.port, method: request.method, path: request.url, headers: sentHeaders(request, body) },
         (answer) => {
           const chunks: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -501,12 +498,18 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
       outgoing.end(body);
     });
 
-  const recentWrites = options.faults ? new RecentWrites(options.faults.tableKeys) : undefined;
+  // The lag of the indexes follows the rules: the longest `index-lag` of them, none without one.
+  if (options.faults) {
+    const { engine, indexLag } = options.faults;
+    const followRules = () => void indexLag.setLag(Math.max(0, ...engine.current().rules.map((rule) => (rule.effect.type === 'index-lag' ? rule.effect.ms : 0))));
+    engine.onChange(followRules);
+    followRules();
+  }
 
   /**
    * A function's allowed call under the fault mode: the first rule that matches it (faults.ts) answers an error or
    * a conflict, holds it, never answers it, or forwards it and kills the caller before it reads the answer; a
-   * Query on an index does not see the items written in the last N ms of an index-lag rule.
+   * Query on an index reads the index as it was N ms ago (index-lag.ts: the replica of an index-lag rule).
    */
   const forwardWithFaults = async (
     faults: EdgeFaultOptions,
@@ -531,44 +534,62 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
       return;
     }
     if (effect?.type === 'latency') await new Promise((resolve) => setTimeout(resolve, effect.ms));
-    const lagging = service === 'dynamodb' && engine.has('index-lag');
-    const indexQuery = lagging && effect === undefined ? indexQueryOf(operation, body) : undefined;
-    const lag = indexQuery ? engine.decide(call, ['index-lag'])?.effect : undefined;
-    const tracksWrite = lagging && writeOperations.has(operation);
-    if (effect?.type !== 'commit-then-crash' && lag?.type !== 'index-lag' && !tracksWrite) return forward(request, response, upstream, body);
+    if (service === 'dynamodb' && engine.has('index-lag')) {
+      // A write lands only once the lag is in place, so that it reaches the replica through the stream, late.
+      await faults.indexLag.ready();
+      const indexQuery = effect === undefined ? indexQueryOf(operation, body) : undefined;
+      const lag = indexQuery ? engine.decide(call, ['index-lag'])?.effect : undefined;
+      const replica = indexQuery && lag?.type === 'index-lag' ? await faults.indexLag.replicaOf(indexQuery.table) : undefined;
+      if (indexQuery && replica) return forwardLagged(request, response, upstream, body, indexQuery, replica, caller.functionName);
+    }
+    if (effect?.type !== 'commit-then-crash') return forward(request, response, upstream, body);
 
-    let answer: Awaited<ReturnType<typeof relay>>;
     try {
-      answer = await relay(request, upstream, body);
+      await relay(request, upstream, body);
     } catch (error) {
       log(`[iam-edge] ${upstream} unreachable: ${(error as Error).message}`);
       return reply(response, plainError(503, 'ServiceUnavailable', 'The local service is unavailable.'));
     }
-    if (tracksWrite && answer.status === 200) {
-      recentWrites?.record(operation, body);
-      const longest = Math.max(0, ...engine.current().rules.map((rule) => (rule.effect.type === 'index-lag' ? rule.effect.ms : 0)));
-      recentWrites?.prune(longest);
+    // The write landed; its caller dies before the answer reaches it.
+    await faults.killCaller(caller.functionName, caller.accessKeyId);
+    response.destroy();
+  };
+
+  /**
+   * A Query on an index, read on the lagging replica of its table (the index as it was a moment ago): the same
+   * request but for its TableName, the answer as DynamoDB gives it (the table's name again where it names one).
+   */
+  const forwardLagged = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    upstream: string,
+    body: Buffer,
+    query: { readonly table: string; readonly index: string },
+    replica: string,
+    functionName: string,
+  ) => {
+    const input = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    let answer: Awaited<ReturnType<typeof relay>>;
+    try {
+      answer = await relay(request, upstream, Buffer.from(JSON.stringify({ ...input, TableName: replica })));
+    } catch (error) {
+      log(`[iam-edge] ${upstream} unreachable: ${(error as Error).message}`);
+      return reply(response, plainError(503, 'ServiceUnavailable', 'The local service is unavailable.'));
     }
-    if (effect?.type === 'commit-then-crash') {
-      // The write landed; its caller dies before the answer reaches it.
-      await faults.killCaller(caller.functionName, caller.accessKeyId);
-      response.destroy();
+    log(`[iam-edge] index lag: ${functionName} reads ${query.table} ${query.index} as it was`);
+    const text = answer.body.toString('utf8');
+    const named = JSON.stringify(replica);
+    if (!text.includes(named)) {
+      response.writeHead(answer.status, answer.rawHeaders);
+      response.end(answer.body);
       return;
     }
-    let answerBody = answer.body;
-    let rawHeaders = answer.rawHeaders;
-    if (lag?.type === 'index-lag' && indexQuery && answer.status === 200) {
-      const hidden = recentWrites?.hideRecent(indexQuery.table, answer.body.toString('utf8'), lag.ms);
-      if (hidden && hidden.hidden > 0) {
-        log(`[iam-edge] index lag hid ${hidden.hidden} item(s) of ${indexQuery.table} ${indexQuery.index} from ${caller.functionName}`);
-        answerBody = Buffer.from(hidden.body);
-        // The length and the CRC32 of DynamoDB's answer describe the body as it was.
-        rawHeaders = rawHeaders.flatMap((value, index, all) =>
-          index % 2 === 0 && !['content-length', 'x-amz-crc32'].includes(value.toLowerCase()) ? [value, all[index + 1] as string] : [],
-        );
-        rawHeaders.push('Content-Length', String(answerBody.length));
-      }
-    }
+    // The body changes: its length and DynamoDB's CRC32 of it go.
+    const answerBody = Buffer.from(text.split(named).join(JSON.stringify(query.table)));
+    const rawHeaders = answer.rawHeaders.flatMap((value, index, all) =>
+      index % 2 === 0 && !['content-length', 'x-amz-crc32'].includes(value.toLowerCase()) ? [value, all[index + 1] as string] : [],
+    );
+    rawHeaders.push('Content-Length', String(answerBody.length));
     response.writeHead(answer.status, rawHeaders);
     response.end(answerBody);
   };
@@ -634,5 +655,12 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
   // Long polls (ReceiveMessage waits up to 20 s) must not be cut by the server's own timeouts.
   server.requestTimeout = 0;
   const port = await listen(server, options.port ?? 0, '127.0.0.1');
-  return { endpoint: `http://127.0.0.1:${port}`, server, close: () => closeServer(server) };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    server,
+    close: async () => {
+      await closeServer(server);
+      await options.faults?.indexLag.close();
+    },
+  };
 };

@@ -41,6 +41,7 @@ import { authorizerFunctionName, authorizerModulePath, startGateway, type Gatewa
 import { acceptsLocalWebhookSecret } from './webhook-signing';
 import { startIamEdge, type EdgeIdentity } from './iam-edge';
 import { FaultEngine, type FaultRules } from './faults';
+import { IndexLag } from './index-lag';
 import { startFaultControl } from './fault-control';
 import { repoRoot } from './lambda-runtime';
 import { closeServer, ensurePortsFree, findFreePort, isProcessAlive, LocalSetupError, localAccountId, localCredentials, localRegion } from './local-aws';
@@ -337,7 +338,6 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const faultControl = faults ? await startFaultControl(faults) : undefined;
     if (faultControl) stops.push(() => faultControl.close());
     let killFunction: ((functionName: string, accessKeyId: string) => Promise<void>) | undefined;
-    const table = tableFromTemplate(dataStack);
     const edge = await startIamEdge({
       upstreams,
       identities,
@@ -349,7 +349,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
           faults: {
             engine: faults,
             killCaller: (functionName: string, accessKeyId: string) => killFunction?.(functionName, accessKeyId) ?? Promise.resolve(),
-            tableKeys: new Map([[endpoints.tableName, [table.partitionKey, table.sortKey]]]),
+            indexLag: new IndexLag({ endpoint: dynamodb.endpoint, tables: [endpoints.tableName], accessKeyId: localCredentials.accessKeyId, region: localRegion, log }),
           },
         }
         : {}),

@@ -18,7 +18,7 @@ import {
 } from '#infra/local/faults';
 import { seededRandom } from '#infra/local/seeded-random';
 import { startSchedulerEmulation } from '#infra/local/scheduler';
-import { faultErrorReply, operationOf, RecentWrites, transactionConflictReply, writtenKeys } from '#infra/local/edge-faults';
+import { faultErrorReply, indexQueryOf, operationOf, transactionConflictReply } from '#infra/local/edge-faults';
 
 const quiet = () => undefined;
 const put: FaultCall = { service: 'dynamodb', operation: 'PutItem', caller: 'tenantLocationSave' };
@@ -178,20 +178,13 @@ describe('what the edge answers for a fault', () => {
     expect(operationOf('scheduler', request({}, 'DELETE', '/schedules/a'), Buffer.from(''))).toBe('DeleteSchedule');
   });
 
-  it('hides the items written in the last N ms from an index query', () => {
-    const keys = new Map([['t', ['pk', 'sk']]]);
-    const writes = new RecentWrites(keys);
-    const item = (pk: string) => ({ pk: { S: pk }, sk: { S: 'a' }, gsi1pk: { S: 'g' } });
-    writes.record('TransactWriteItems', Buffer.from(JSON.stringify({ TransactItems: [{ Put: { TableName: 't', Item: item('new') } }] })), 1_000);
-    writes.record('PutItem', Buffer.from(JSON.stringify({ TableName: 't', Item: item('old') })), 0);
-    const page = JSON.stringify({ Items: [item('old'), item('new')], Count: 2, ScannedCount: 2 });
-    const seen = writes.hideRecent('t', page, 500, 1_200);
-    expect(seen?.hidden).toBe(1);
-    expect(JSON.parse(seen!.body)).toEqual({ Items: [item('old')], Count: 1, ScannedCount: 2 });
-    expect(writes.hideRecent('t', page, 500, 2_000)?.hidden).toBe(0);
-    writes.prune(500, 2_000);
-    expect(writes.hideRecent('t', page, 5_000, 2_000)?.hidden).toBe(0);
-    expect(writtenKeys('BatchWriteItem', Buffer.from(JSON.stringify({ RequestItems: { t: [{ DeleteRequest: { Key: item('x') } }] } })), keys)).toHaveLength(1);
+  it('tells the calls that read an index (what index lag reads on its replica) from the rest', () => {
+    const body = (input: object) => Buffer.from(JSON.stringify(input));
+    expect(indexQueryOf('Query', body({ TableName: 't', IndexName: 'byName' }))).toEqual({ table: 't', index: 'byName' });
+    expect(indexQueryOf('Scan', body({ TableName: 't', IndexName: 'byName' }))).toEqual({ table: 't', index: 'byName' });
+    expect(indexQueryOf('Query', body({ TableName: 't' }))).toBeUndefined();
+    expect(indexQueryOf('GetItem', body({ TableName: 't', IndexName: 'byName' }))).toBeUndefined();
+    expect(indexQueryOf('Query', Buffer.from('not json'))).toBeUndefined();
   });
 });
 
