@@ -796,17 +796,21 @@ export const createSearchRepository = (table: TableContext): ReceiptSearchStore 
     return counts.reduce((sum, shardCount) => sum + shardCount, 0);
   };
 
-  /** The receipts' headers (BatchGetItem, data kit `batchGetAll`; eventually consistent, as a page's rows are). */
+  /**
+   * The receipts' headers (BatchGetItem, data kit `batchGetAll`), strongly consistent: what a page answers of each
+   * row the lagging index found, and what a search by IDs answers.
+   */
   const readHeaders = async (tenantId: number, ids: readonly number[]): Promise<HeaderItem[]> =>
-    (await batchGetAll(table, ids.map((id) => ({ ...headerKey(tenantId, id) })))) as HeaderItem[];
+    (await batchGetAll(table, ids.map((id) => ({ ...headerKey(tenantId, id) })), { consistent: true })) as HeaderItem[];
 
-  /** One Query of the receipt's line items (eventually consistent, as a page's rows are). */
+  /** One Query of the receipt's line items, strongly consistent (as its header is read). */
   const readLines = async (tenantId: number, receiptId: number): Promise<StoredLine[]> => {
     const items = await queryAll(client, {
       TableName: tableName,
       KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :line)',
       ExpressionAttributeNames: { '#pk': tableDefinition.partitionKey, '#sk': tableDefinition.sortKey },
       ExpressionAttributeValues: { ':pk': receiptPartition(tenantId, receiptId), ':line': lineSortKeyPrefix },
+      ConsistentRead: true,
     });
     return items.map((item) => inFieldOrder(item, lineFieldOrder) as StoredLine);
   };

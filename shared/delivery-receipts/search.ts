@@ -169,6 +169,16 @@ export const createDeliveryReceiptSearch = ({ store, clock = () => new Date() }:
     return answered;
   };
 
+  /** The rows still matching, each with its header as it is now (one strongly consistent read of the page's headers). */
+  const currentRows = async <Row extends { readonly item: Readonly<Record<string, unknown>> }>(tenantId: number, rows: readonly Row[], criteria: SearchCriteria) => {
+    if (rows.length === 0) return [];
+    const headers = new Map((await store.readHeaders(tenantId, rows.map((row) => idOf(row)))).map((item) => [item.ID as number, item]));
+    return rows.flatMap((row) => {
+      const item = headers.get(idOf(row));
+      return item && matches(item, criteria) ? [{ row, item }] : [];
+    });
+  };
+
   /** The header's own fields with the status fields of its stored Status (completion moves Status alone). */
   const toReceipt = (item: Readonly<Record<string, unknown>>, rowNumber: number): DeliveryReceiptT =>
     inFieldOrder({ ...item, ...statusView(statusOf(item as DeliveryReceiptT)), RowNumber: rowNumber } as DeliveryReceiptT, rowFieldOrder);
@@ -215,14 +225,20 @@ export const createDeliveryReceiptSearch = ({ store, clock = () => new Date() }:
       take: plan.maxResults,
     });
     const before = cached ? plan.start : read.skipped;
-    const receipts = read.rows.map((row, index) => toReceipt(row.item, before + index + 1));
+    // The index lags the table (on AWS): a row may be a receipt as it was a moment ago (another Status or Version, a
+    // filter it no longer passes). Each row is answered from its header read strongly consistent, as Get answers
+    // it, and left out when it no longer matches; the page is then shorter, and its RowNumbers count what it answers.
+    const current = await currentRows(tenantId, read.rows, criteria);
+    const receipts = current.map(({ item }, index) => toReceipt(item, before + index + 1));
     // Headers and lines together within the page's budget (shared/search/search.ts): a page of 500 large headers
     // passed the 6 MB a function may answer.
     const answered = withinPageBudget(includeLines ? await withLines(tenantId, receipts) : receipts);
     const cut = answered.length < receipts.length;
     const moreToGet = cut || read.more;
     const lastRowNumber = before + answered.length;
-    const lastRow = read.rows[answered.length - 1];
+    // The next page goes on after the last row answered, or after the last row read when every one was answered
+    // (rows left out are not read again).
+    const lastRow = cut ? current[answered.length - 1]?.row : read.rows.at(-1);
     if (moreToGet && lastRow) await store.writeContinuation(tenantId, queryHash, lastRowNumber, lastRow.cursor, new Date(now.getTime() + continuationTtlSeconds * 1000));
     // Exact on the last page; before it, the rows known to exist (README: an exact total is GetCountOnly's).
     return pagedActionResults(answered, { MoreToGet: moreToGet, LastRowNumber: lastRowNumber, TotalRecordCount: lastRowNumber + (moreToGet ? 1 : 0) });

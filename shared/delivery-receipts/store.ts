@@ -206,7 +206,7 @@ export interface ReceiptSearchStore {
   readRows(query: SearchRowsQuery): Promise<SearchRows>;
   /** How many of the tenant's receipts match (reads every matching header). */
   count(tenantId: number, criteria: SearchCriteria): Promise<number>;
-  /** The headers of these IDs that exist, in any order. */
+  /** The headers of these IDs that exist, in any order, read strongly consistent (as they are now, not as an index shows them). */
   readHeaders(tenantId: number, ids: readonly number[]): Promise<HeaderItem[]>;
   /** Every stored line of the receipt (active or not), in SequenceNumber order. */
   readLines(tenantId: number, receiptId: number): Promise<StoredLine[]>;

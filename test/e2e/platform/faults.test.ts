@@ -36,11 +36,11 @@ afterEach(async () => {
   await forgetFiredFaults(endpoint);
 });
 
-const call = async (path: string, init: { method?: string; body?: unknown; auth?: boolean } = {}) => {
+const call = async (path: string, init: { method?: string; body?: unknown; auth?: boolean; token?: string } = {}) => {
   const response = await fetch(`${stack.ready.baseUrl}${path}`, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
     headers: {
-      ...(init.auth === false ? {} : { Authorization: `Bearer ${token}` }),
+      ...(init.auth === false ? {} : { Authorization: `Bearer ${init.token ?? token}` }),
       ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
     },
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
@@ -271,6 +271,59 @@ describe('the IAM edge', () => {
     await logged('[fault] lag dynamodb.Query caller=tenantLocationGetAll -> index-lag ms=60000');
     await clearFaults(endpoint);
     expect(await names()).toContain('Lagging in the index');
+  });
+});
+
+describe('index lag, as a GSI lags (the index read as it was: new items missing, old versions, deleted items)', () => {
+  const lagged = (...callers: string[]) =>
+    rules(...callers.map((caller): FaultRule => ({ name: `lag-${caller}`, service: 'dynamodb', operation: 'Query', caller, effect: { type: 'index-lag', ms: 60_000 } })));
+  type Location = { ID: number; Name: string; Version: number; IsActive: boolean };
+
+  it('tenant locations: GetAll, GetByName and a save by name answer each location as it is, never a renamed or deleted one as it was', async () => {
+    const own = await tokenFor({ tenant: tenant + 1 });
+    const saveAs = async (body: object) => (await call('/TenantLocation/Save', { body, token: own })).json as Location;
+    const alpha = await saveAs({ Name: 'Lag Alpha' });
+    const bravo = await saveAs({ Name: 'Lag Bravo' });
+    await lagged('tenantLocationGetAll', 'tenantLocationGetByName');
+    const zulu = await saveAs({ ID: alpha.ID, Version: alpha.Version, Name: 'Lag Zulu' });
+    expect(zulu.Name).toBe('Lag Zulu');
+    expect((await call(`/TenantLocation/Delete/${bravo.ID}`, { method: 'DELETE', token: own })).status).toBeLessThan(300);
+    const listed = (await call('/TenantLocation/GetAll', { token: own })).json as Location[];
+    expect(listed.map(({ ID, Name, Version }) => ({ ID, Name, Version }))).toEqual([{ ID: alpha.ID, Name: 'Lag Zulu', Version: zulu.Version }]);
+    const byName = (text: string) => call('/TenantLocation/GetByName', { body: { SearchString: text }, token: own });
+    expect((await byName('Lag Alpha')).status).toBe(404);
+    expect((await byName('Lag Bravo')).status).toBe(404);
+    expect(((await byName('Lag Zulu')).json as Location).Version).toBe(zulu.Version);
+    expect(((await byName('Lag')).json as Location).ID).toBe(alpha.ID);
+    // The names the index still shows are free: a new location takes the old name and the deleted one's.
+    expect((await call('/TenantLocation/Save', { body: { Name: 'Lag Alpha' }, token: own })).status).toBe(201);
+    expect((await call('/TenantLocation/Save', { body: { Name: 'Lag Bravo' }, token: own })).status).toBe(201);
+    expect((await call('/TenantLocation/Save', { body: { Name: 'lag zulu' }, token: own })).status).toBe(409);
+    await logged('[iam-edge] index lag: tenantLocationGetByName reads');
+  });
+
+  it('delivery receipts: Search answers each receipt as it is (its Status, its Version), never as the index shows it', async () => {
+    const own = await tokenFor({ tenant: tenant + 2 });
+    type Receipt = { ID: number; Status: string; Version: number };
+    const saveReceipt = async (value: object) => ((await call('/v2/DeliveryReceipt/', { body: { Value: value }, token: own })).json as { Value: Receipt }).Value;
+    const search = async (filter: object) =>
+      ((await call('/v2/DeliveryReceipt/', { method: 'PUT', body: { SortField: 'DeliveryDate', MaxResults: 20, ...filter }, token: own })).json as { Value: Receipt[] }).Value.map(
+        ({ ID, Status, Version }) => ({ ID, Status, Version }),
+      );
+    const line = { InventoryID: 11, QuantityOrdered: 2, QuantityReceived: 2 };
+    const kept = await saveReceipt({ SupplierName: 'Lag Paper', WarehouseID: 3, Status: 'InProgress', Lines: [line] });
+    const completed = await saveReceipt({ SupplierName: 'Lag Paper', WarehouseID: 3, Status: 'InProgress', Lines: [line] });
+    await lagged('deliveryReceiptSearchV2');
+    const done = await saveReceipt({ ID: completed.ID, Version: completed.Version, Status: 'Complete' });
+    expect(done.Status).toBe('Complete');
+
+    // The index still shows the completed receipt InProgress, at its old Version.
+    expect(await search({ StatusStrings: ['InProgress'] })).toEqual([{ ID: kept.ID, Status: 'InProgress', Version: kept.Version }]);
+    expect(await search({ StatusStrings: ['Complete'] })).toEqual(expect.not.arrayContaining([expect.objectContaining({ Status: 'InProgress' })]));
+    const every = await search({});
+    expect(every).toEqual(expect.arrayContaining([{ ID: kept.ID, Status: 'InProgress', Version: kept.Version }]));
+    expect(every.filter(({ ID }) => ID === completed.ID)).toEqual(every.some(({ ID }) => ID === completed.ID) ? [{ ID: completed.ID, Status: 'Complete', Version: done.Version }] : []);
+    await logged('[iam-edge] index lag: deliveryReceiptSearchV2 reads');
   });
 });
 
