@@ -262,12 +262,15 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
       const text = searchText(filter);
       if (!text) throw new ValidationFailed([{ pointer: '/SearchString', detail: 'SearchString or Search is required' }]);
       const ignored = filter.IgnoreID;
-      const exact = filter.IsExactMatch ? await repository.findActiveByName(principal.tenantId, text) : undefined;
-      const location = filter.IsExactMatch
-        ? exact && exact.ID !== ignored
-          ? exact
-          : undefined
-        : await repository.findFirstActiveByNamePrefix(principal.tenantId, text, ignored);
+      // A name comes first among the names it begins, so the location whose whole name is the text (found by its
+      // name's claim, strongly consistent) is the answer by prefix too, whatever the index shows: the index lags, and
+      // a location renamed a moment ago was not found by its new name. The index is read at the same time, for the
+      // answer when no location has the whole name.
+      const [exact, first] = await Promise.all([
+        repository.findActiveByName(principal.tenantId, text),
+        filter.IsExactMatch ? undefined : repository.findFirstActiveByNamePrefix(principal.tenantId, text, ignored),
+      ]);
+      const location = exact && exact.ID !== ignored ? exact : first;
       if (!location) throw new NotFound('No active tenant location has this name.');
       return location;
     },
