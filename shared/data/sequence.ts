@@ -3,7 +3,8 @@
 // transaction (a value is taken before the write that uses it). A create checks everything it can before taking a
 // value (the item-size guard included); `withNextValue` gives the value back when the write that used it is refused
 // with nothing written (a name or GUID taken meanwhile), unless a later value was kept since: then the gap stays.
-import { DeleteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, SequenceExhausted } from '#shared/errors';
 import type { TableContext } from './client';
 import { isConditionFailure } from './conditional-write';
@@ -18,13 +19,18 @@ export const maxSequenceValue = 2 ** 31 - 1;
 
 export const sequenceKey = (tenantId: number, name: string): ItemKey => tenantKey(tenantId, composeKey('SEQ', name));
 
-/** The UpdateItem that takes the tenant's next value of `name` (the new value in `Attributes.value`). */
+/**
+ * The UpdateItem that takes the tenant's next value of `name` (the new value in `Attributes.value`). It also marks
+ * the take with a token of its own (`take`): a give-back's first step is conditional on the mark it read, so that its
+ * resend (the SDK sends a request again when its answer is lost) cannot take back a value another create took since,
+ * even after the sequence was removed at 0 and made again.
+ */
 export const nextValueInput = (tableName: string, tenantId: number, name: string): UpdateCommandInput => ({
   TableName: tableName,
   Key: sequenceKey(tenantId, name),
-  UpdateExpression: 'ADD #value :one',
-  ExpressionAttributeNames: { '#value': 'value' },
-  ExpressionAttributeValues: { ':one': 1 },
+  UpdateExpression: 'ADD #value :one SET #take = :take',
+  ExpressionAttributeNames: { '#value': 'value', '#take': 'take' },
+  ExpressionAttributeValues: { ':one': 1, ':take': randomUUID() },
   ReturnValues: 'UPDATED_NEW',
 });
 
@@ -39,6 +45,11 @@ export const nextValue = async ({ client, tableName }: TableContext, tenantId: n
   return value;
 };
 
+/** A step whose first attempt may have landed (its condition failed on the SDK's resend): no further step is sent. */
+class OutcomeUnknown extends Error {
+  override readonly name = 'OutcomeUnknown';
+}
+
 /**
  * Puts `value` back: the sequence returns to `value - 1` if `value` is the last one handed out. While a later value
  * is out, its holder may be giving it back too (a burst of creates refused together, over however long their
@@ -50,34 +61,61 @@ export const nextValue = async ({ client, tableName }: TableContext, tenantId: n
  * sequence is as the winner left it. A value below one a write kept stays a gap (noted: harmless). Only for a value no
  * stored item uses. A sequence brought back to 0 is removed: the tenant's items are then exactly as they were before
  * (a refused first write leaves nothing behind).
+ *
+ * Every step survives being sent twice (the SDK sends a request again when its answer is lost, and the first may
+ * have landed; found by a bad-day review, where the resend took back a payment's ID another create had taken in
+ * between, and every later create of the tenant collided with it). The first step is conditional on the mark of
+ * the last take (`take`) as read just before it: once it has landed, the sequence is back at the value only after
+ * another take, which marks it anew. A step of a noted gap is conditional on the note, which it removes. And once
+ * the value is noted, it is taken back only as a noted gap: whoever walked the gaps down past it may have handed it
+ * out again since (before, the holder's own step took it back from its new holder).
  */
 export const giveBackValue = async ({ client, tableName }: TableContext, tenantId: number, name: string, value: number): Promise<boolean> => {
   const key = sequenceKey(tenantId, name);
   const names = { '#value': 'value', '#gaps': 'gaps' };
-  /** Sends a conditional write: true when it was written, false when its condition failed. */
+  /**
+   * Sends a conditional write: true when it was written, false when its condition failed. A condition that failed
+   * on the SDK's resend (more than one attempt) leaves the first attempt's fate unknown: it may have landed, its
+   * answer lost. Then the give-back stops there (`OutcomeUnknown`): the value is given back or stays a gap, both
+   * harmless, where another step could take back a value handed out since.
+   */
   const whenConditionHolds = (sent: Promise<unknown>): Promise<boolean> =>
     sent.then(
       () => true,
       (error: unknown) => {
-        if (isConditionFailure(error)) return false;
-        throw error;
+        if (!isConditionFailure(error)) throw error;
+        if (((error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1) > 1) throw new OutcomeUnknown();
+        return false;
       },
     );
-  /** Brings the sequence from `top` (if it is there, and, when `noted`, `top` is a noted gap) to the value below. */
-  const stepDown = (top: number, noted: boolean): Promise<boolean> =>
-    whenConditionHolds(
+  /**
+   * Brings the sequence from `top` (if it is there and, when `noted`, `top` is a noted gap; else, when `take` is
+   * given, no value was taken since that mark was read: null, a sequence of no mark) to the value below.
+   */
+  const stepDown = (top: number, noted: boolean, take?: string | null): Promise<boolean> => {
+    const unchanged = take === undefined ? '' : take === null ? ' AND attribute_not_exists(#take)' : ' AND #take = :take';
+    return whenConditionHolds(
       client.send(new UpdateCommand({
         TableName: tableName,
         Key: key,
         UpdateExpression: 'SET #value = :below DELETE #gaps :top',
-        ConditionExpression: noted ? '#value = :value AND contains(#gaps, :value)' : '#value = :value',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':value': top, ':below': top - 1, ':top': new Set([top]) },
+        ConditionExpression: noted ? '#value = :value AND contains(#gaps, :value)' : `#value = :value${unchanged}`,
+        ExpressionAttributeNames: { ...names, ...(unchanged ? { '#take': 'take' } : {}) },
+        ExpressionAttributeValues: { ':value': top, ':below': top - 1, ':top': new Set([top]), ...(typeof take === 'string' ? { ':take': take } : {}) },
       })),
     );
-  /** Takes `value` back if the sequence is at it, then the noted gaps right below it; a sequence at 0 is removed. */
-  const takeBack = async (): Promise<boolean> => {
-    if (!(await stepDown(value, false))) return false;
+  };
+  /** The mark of the last take, read strongly consistent (null for a sequence written before takes were marked). */
+  const lastTake = async (): Promise<string | null> => {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true, ProjectionExpression: '#take', ExpressionAttributeNames: { '#take': 'take' } }));
+    return typeof Item?.take === 'string' ? Item.take : null;
+  };
+  /**
+   * Takes `value` back if the sequence is at it (and, once noted, it is still a noted gap), then the noted gaps right
+   * below it; a sequence at 0 is removed.
+   */
+  const takeBack = async (noted: boolean): Promise<boolean> => {
+    if (!(await (noted ? stepDown(value, true) : stepDown(value, false, await lastTake())))) return false;
     let top = value - 1;
     while (top > 0 && (await stepDown(top, true))) top -= 1;
     if (top === 0) {
@@ -104,12 +142,18 @@ export const giveBackValue = async ({ client, tableName }: TableContext, tenantI
   // refused means the sequence came down to the value (its holder of the next one gave it back, and stopped at an
   // unnoted value): offered again, and if a new value was taken past it meanwhile, noted again. Each round needs
   // another writer's change in between, so a few rounds settle it; past them, the value stays a gap.
-  for (let round = 0; round < giveBackRounds; round += 1) {
-    if (await takeBack()) return true;
-    if (await note()) return takeBack();
+  try {
+    for (let round = 0; round < giveBackRounds; round += 1) {
+      if (await takeBack(false)) return true;
+      if (await note()) return await takeBack(true);
+    }
+  } catch (error) {
+    if (error instanceof OutcomeUnknown) return false;
+    throw error;
   }
   return false;
 };
+
 
 /**
  * True when a write that took a value was refused with nothing written: a 4xx ApiError (a condition of its single

@@ -1,6 +1,8 @@
 // Integration: per-tenant named sequences (shared/data/sequence.ts) against DynamoDB Local.
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient, type TableContext } from '#shared/data/client';
+import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 import { giveBackValue, maxSequenceValue, nextValue, sequenceKey, withNextValue } from '#shared/data/sequence';
 import { Conflict } from '#shared/errors';
 import { failureOf, freshTenantId, openLocalTable, storedItem } from './support';
@@ -20,7 +22,7 @@ describe('nextValue', () => {
     ];
 
     expect(values).toEqual([1, 2, 1, 1, 3]);
-    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toEqual({ pk: `T#${tenant}`, sk: 'SEQ#LOC', value: 3 });
+    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toEqual({ pk: `T#${tenant}`, sk: 'SEQ#LOC', value: 3, take: expect.any(String) });
   });
 
   it('hands out distinct values to concurrent callers', async () => {
@@ -106,17 +108,16 @@ describe('withNextValue and giveBackValue', () => {
     const kept = await nextValue(table, tenant, 'PY');
     const [a, b] = [await nextValue(table, tenant, 'PY'), await nextValue(table, tenant, 'PY')];
     let n: number | undefined;
-    let sends = 0;
+    let [notes, steps] = [0, 0];
     const interleaved = {
       ...table,
       client: {
         send: async (command: { input: { UpdateExpression?: string; ConditionExpression?: string } }) => {
-          sends += 1;
           const { UpdateExpression = '', ConditionExpression = '' } = command.input;
-          // Before A notes its value: B gives its own back.
-          if (UpdateExpression.startsWith('ADD #gaps') && sends === 2) expect(await giveBackValue(table, tenant, 'PY', b)).toBe(true);
-          // Before A offers its value again: N takes the next.
-          if (UpdateExpression.startsWith('SET #value = :below') && ConditionExpression === '#value = :value' && sends === 3) n = await nextValue(table, tenant, 'PY');
+          // Before A notes its value (its first note): B gives its own back.
+          if (UpdateExpression.startsWith('ADD #gaps') && (notes += 1) === 1) expect(await giveBackValue(table, tenant, 'PY', b)).toBe(true);
+          // Before A offers its value again (its second step, not of a noted gap): N takes the next.
+          if (UpdateExpression.startsWith('SET #value = :below') && !ConditionExpression.includes('contains(') && (steps += 1) === 2) n = await nextValue(table, tenant, 'PY');
           return table.client.send(command as never);
         },
       },
@@ -141,5 +142,80 @@ describe('withNextValue and giveBackValue', () => {
     expect(offered).toEqual([false, false, false, false, true]);
     expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toBeUndefined();
     expect(await nextValue(table, tenant, 'LOC')).toBe(1);
+  });
+});
+
+const clients: { destroy(): void }[] = [];
+afterAll(() => clients.forEach((client) => client.destroy()));
+
+/**
+ * A table whose next request matching `lose` lands, then `meanwhile` runs (other writers), then its answer is lost:
+ * the attempt fails as a timeout, which the SDK answers by sending the same request again.
+ */
+const losingOneAnswer = (lose: (body: string) => boolean, meanwhile: () => Promise<void>, { answerLost = true } = {}): { table: TableContext; lost: () => number } => {
+  const raw = localDynamoDbClient();
+  clients.push(raw);
+  let armed = true;
+  let lost = 0;
+  raw.middlewareStack.add(
+    (next) => async (args) => {
+      const body = String((args.request as { body?: unknown }).body ?? '');
+      const result = await next(args);
+      if (armed && lose(body)) {
+        armed = false;
+        await meanwhile();
+        lost += 1;
+        if (answerLost) throw Object.assign(new Error('the answer was lost'), { name: 'TimeoutError', $metadata: {} });
+      }
+      return result;
+    },
+    { step: 'finalizeRequest', priority: 'low', name: 'losesOneAnswer' },
+  );
+  return { table: { client: createDocumentClient(raw), tableName: requireLocalEndpoints().tableName }, lost: () => lost };
+};
+
+describe('giving a value back on a bad day (found by a bad-day review)', () => {
+  it('a step whose answer was lost and which the SDK sends again never takes back a value another create took meanwhile', async () => {
+    const tenant = freshTenantId();
+    expect(await nextValue(table, tenant, 'LOC')).toBe(1);
+    expect(await nextValue(table, tenant, 'LOC')).toBe(2);
+    let other: number | undefined;
+    // The refused create's first step lands (2 -> 1); before its answer comes, another create takes 2 and keeps it.
+    const { table: lossy, lost } = losingOneAnswer(
+      (body) => body.includes('SET #value = :below') && !body.includes('contains('),
+      async () => {
+        other = await nextValue(table, tenant, 'LOC');
+      },
+    );
+
+    await giveBackValue(lossy, tenant, 'LOC', 2);
+
+    expect({ lost: lost(), other }).toEqual({ lost: 1, other: 2 });
+    // Before: the resend landed too (the sequence at 1 under a kept 2), and every later create collided with 2.
+    expect((await storedItem(table, sequenceKey(tenant, 'LOC')))?.value).toBe(2);
+    expect(await nextValue(table, tenant, 'LOC')).toBe(3);
+  });
+
+  it('a value noted as a gap is taken back only as a noted gap: never from the create the walk of the gaps handed it to since', async () => {
+    const tenant = freshTenantId();
+    expect(await nextValue(table, tenant, 'LOC')).toBe(1); // A
+    expect(await nextValue(table, tenant, 'LOC')).toBe(2); // B
+    let kept: number | undefined;
+    // A gives 1 back while 2 is out: it notes 1. Before its next step, B gives 2 back (the walk takes the noted 1
+    // back too, down to 0) and C takes 1 and keeps it.
+    const { table: slow } = losingOneAnswer(
+      (body) => body.includes('ADD #gaps :self'),
+      async () => {
+        await giveBackValue(table, tenant, 'LOC', 2);
+        kept = await nextValue(table, tenant, 'LOC');
+      },
+      { answerLost: false },
+    );
+
+    await giveBackValue(slow, tenant, 'LOC', 1);
+
+    expect(kept).toBe(1);
+    // Before: A's step took C's 1 back, and the next create was handed 1 again.
+    expect(await nextValue(table, tenant, 'LOC')).toBe(2);
   });
 });
