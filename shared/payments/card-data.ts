@@ -84,18 +84,88 @@ export const cardForAnswer = (card: CreditCard | undefined): CreditCard | undefi
 
 /**
  * A card number written in text: 13 to 19 digits whose first digit is a payment card's (2 to 6: Mastercard, Amex,
- * Visa, Discover, UnionPay, JCB) and whose Luhn check digit is right, with up to three separators between digits (any
- * space or tab, `-`, `.`, `_`), read after NFKC (fullwidth digits are digits) with invisible format characters
- * (zero-width spaces, soft hyphens) removed. Before, only single spaces or dashes were read: `4111  1111  1111  1111`
- * was stored and answered whole (found by a hostile client).
+ * Visa, Discover, UnionPay, JCB) and whose Luhn check digit is right, in groups of digits joined by separators, read
+ * after NFKC (fullwidth digits are digits), with invisible format characters (zero-width spaces, soft hyphens)
+ * removed and the decimal digits of every script read as digits (Arabic-Indic, Devanagari, ...). A separator is a
+ * run of up to four characters that are neither letters nor digits: spaces and dashes of any kind, `.` and `_` join
+ * any groups; other punctuation (`/`, `,`, `:`, `+`) only groups written as a card's are (fours, the last of one to
+ * four digits, or Amex's 4-6-5), so a date, a time or an amount beside another number is not read as one. Every run
+ * of consecutive groups is tried, not only the longest, so the number is found with an expiry or a count after it.
+ * Before, only `[\s._-]{0,3}` joined digits and only the longest run was checked: `4111 1111 1111 1111 12/30`,
+ * `4111/1111/1111/1111` or Arabic-Indic digits were stored and answered whole (found by hostile clients).
  */
-const cardNumberInTextPattern = /(?<![0-9])[2-6](?:[\s._-]{0,3}[0-9]){12,18}(?![0-9])/gu;
+const maxSeparatorLength = 4;
+const plainSeparator = /^[\p{Z}\s\p{Pd}._]+$/u;
+const decimalDigit = /\p{Nd}/u;
+
+/** The text's digits as ASCII: a decimal digit of any script is its value, its place from its block's zero. */
+const asciiDigits = (text: string): string => {
+  let out = '';
+  for (const character of text) {
+    const point = character.codePointAt(0) as number;
+    if ((point >= 0x30 && point <= 0x39) || !decimalDigit.test(character)) {
+      out += character;
+      continue;
+    }
+    // Unicode gives each script's digits as runs of ten from zero: the value is the place in the run.
+    let zero = point;
+    while (decimalDigit.test(String.fromCodePoint(zero - 1))) zero -= 1;
+    out += String((point - zero) % 10);
+  }
+  return out;
+};
+
+interface DigitGroup {
+  readonly digits: string;
+  /** The separator before it (empty for a chain's first group). */
+  readonly before: string;
+}
+
+/** The chains of digit groups of the text: groups joined by short separators; a letter or a long gap ends a chain. */
+const digitChains = (text: string): DigitGroup[][] => {
+  const chains: DigitGroup[][] = [];
+  let chain: DigitGroup[] = [];
+  let separator = '';
+  for (const [, digits, gap] of text.matchAll(/([0-9]+)|([^0-9\p{L}]+)|\p{L}+/gu)) {
+    if (digits !== undefined) {
+      chain.push({ digits, before: chain.length > 0 ? separator : '' });
+      separator = '';
+    } else if (gap !== undefined && gap.length <= maxSeparatorLength && chain.length > 0) {
+      separator = gap;
+    } else {
+      if (chain.length > 0) chains.push(chain);
+      chain = [];
+      separator = '';
+    }
+  }
+  if (chain.length > 0) chains.push(chain);
+  return chains;
+};
+
+/** Groups as a card prints them: fours with a last group of one to four digits, or 4-6-5 (Amex). */
+const cardGrouping = (groups: readonly DigitGroup[]): boolean => {
+  const sizes = groups.map((group) => group.digits.length);
+  if (sizes.length === 3 && sizes[0] === 4 && sizes[1] === 6 && sizes[2] === 5) return true;
+  const last = sizes.at(-1) as number;
+  return sizes.slice(0, -1).every((size) => size === 4) && last >= 1 && last <= 4;
+};
 
 const holdsCardNumber = (raw: string): boolean => {
-  const text = raw.normalize('NFKC').replace(/\p{Cf}/gu, '');
-  for (const [found] of text.matchAll(cardNumberInTextPattern)) {
-    const digits = found.replace(/[^0-9]/g, '');
-    if (digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)) return true;
+  const text = asciiDigits(raw.normalize('NFKC').replace(/\p{Cf}/gu, ''));
+  for (const chain of digitChains(text)) {
+    for (let first = 0; first < chain.length; first += 1) {
+      const lead = (chain[first] as DigitGroup).digits[0] as string;
+      if (lead < '2' || lead > '6') continue;
+      let digits = '';
+      let plain = true;
+      for (let last = first; last < chain.length && digits.length < 19; last += 1) {
+        const group = chain[last] as DigitGroup;
+        if (last > first && !plainSeparator.test(group.before)) plain = false;
+        digits += group.digits;
+        if (digits.length < 13 || digits.length > 19) continue;
+        if ((plain || cardGrouping(chain.slice(first, last + 1))) && passesLuhn(digits)) return true;
+      }
+    }
   }
   return false;
 };

@@ -120,8 +120,30 @@ describe('cardNumbersInText', () => {
     }
   });
 
+  // Found by a hostile client: each was stored and answered whole.
+  it('finds one followed by more digits (an expiry, a count), joined by any punctuation in a card\'s grouping, or in another script\'s digits', () => {
+    for (const text of [
+      'Visa 4111 1111 1111 1111 12/30',
+      'Visa 4111111111111111 12/30',
+      '4111111111111111 1',
+      'Paid by 5555555555554444 08/29',
+      'Visa4111111111111111',
+      '4111/1111/1111/1111',
+      'lines 4111,1111,1111,1111',
+      '4111:1111:1111:1111',
+      '4111+1111+1111+1111',
+      '4111\u20141111\u20141111\u20141111',
+      '4111    1111 1111 1111',
+      '3782/822463/10005',
+      '\u0664\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661',
+      '\u096a\u0967\u0967\u0967 \u0967\u0967\u0967\u0967 \u0967\u0967\u0967\u0967 \u0967\u0967\u0967\u0967',
+    ]) {
+      expect([text, cardNumbersInText({ Description: text }, '/Object').length]).toEqual([text, 1]);
+    }
+  });
+
   it('leaves numbers that are not card numbers: a wrong check digit, too short, too long, a first digit no card has, part of a longer run', () => {
-    for (const text of ['ref 4111111111111112', 'order 411111111111', 'id 41111111111111111111', 'acct 9111111111111111111', 'GUID 6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f', 'x74111111111111111', 'paid 2026-03-01 12:00, 15.00 AUD', 'lines 4111,1111,1111,1111']) {
+    for (const text of ['ref 4111111111111112', 'order 411111111111', 'id 41111111111111111111', 'acct 9111111111111111111', 'GUID 6b1c8a57-1e8c-4d2f-9f0a-2b9b3c4d5e6f', 'x74111111111111111', 'paid 2026-03-01 12:00, 15.00 AUD', 'at 2026/03/01 10:30:45, 12 items', 'qty 4111, 1111, 111, 11111, 1111', 'ref 4111111111111111111111']) {
       expect([text, cardNumbersInText({ Description: text }, '/Object')]).toEqual([text, []]);
     }
   });
