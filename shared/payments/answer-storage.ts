@@ -22,46 +22,62 @@ export const personalAnswerFields = [
   'VoidedByUserFullName',
 ] as const satisfies readonly (keyof PaymentT)[];
 
-type Personal = Partial<Record<(typeof personalAnswerFields)[number] | 'CardHolderName', unknown>>;
+/** Every member name the answer's personal values have, at any depth (the card holder's name in `CreditCard`, the
+ * customer's names in each `InvoicePaymentAllocations` entry as at the top): a Set, never a plain object's lookup. */
+const personalFields: ReadonlySet<string> = new Set<string>([...personalAnswerFields, 'CardHolderName']);
 
-/** The personal values of a payment as an answer shows them (undefined: not in it). */
-const personalOf = (object: PaymentT): Personal => {
-  const values: Personal = {};
-  for (const field of personalAnswerFields) if (object[field] !== undefined) values[field] = object[field];
-  if (object.CreditCard?.CardHolderName !== undefined) values.CardHolderName = object.CreditCard.CardHolderName;
-  return values;
+type Path = readonly (string | number)[];
+
+const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Each personal member of `value` (a scalar under a personal name, at any depth) with its path. */
+const personalMembers = (value: unknown, path: Path = [], found: { path: Path; value: unknown }[] = []) => {
+  if (Array.isArray(value)) value.forEach((item, index) => personalMembers(item, [...path, index], found));
+  else if (isJsonObject(value)) {
+    for (const [name, member] of Object.entries(value)) {
+      if (personalFields.has(name) && (member === null || typeof member !== 'object')) found.push({ path: [...path, name], value: member });
+      else personalMembers(member, [...path, name], found);
+    }
+  }
+  return found;
 };
 
-/**
- * The answer with `values` in place of its personal fields: each replaced where it stands (never removed and added
- * again), so a restored body keeps the first answer's member order.
- */
-const withPersonal = (answer: Answer, values: Personal): Answer => {
+/** The member at `path`, or undefined. */
+const memberAt = (value: unknown, path: Path): unknown =>
+  path.reduce<unknown>((at, step) => (Array.isArray(at) ? at[step as number] : isJsonObject(at) && Object.hasOwn(at, step) ? at[step as string] : undefined), value);
+
+/** `value` with `replacement` at `path`, replaced where it stands (copies along the path; member order kept). */
+const withMemberAt = (value: unknown, path: Path, replacement: unknown): unknown => {
+  if (path.length === 0) return replacement;
+  const [step, ...rest] = path;
+  if (Array.isArray(value)) return value.map((item, index) => (index === step ? withMemberAt(item, rest, replacement) : item));
+  if (isJsonObject(value)) return Object.fromEntries(Object.entries(value).map(([name, member]) => [name, name === step ? withMemberAt(member, rest, replacement) : member]));
+  return value;
+};
+
+/** The answer with each of `values` at its path in its `Object`. */
+const withPersonal = (answer: Answer, values: readonly { path: Path; value: unknown }[]): Answer => {
   const body = answer.body as SavedBody & Record<string, unknown>;
-  const object = { ...(body.Object as PaymentT) } as Record<string, unknown>;
-  for (const field of personalAnswerFields) if (Object.hasOwn(values, field)) object[field] = values[field];
-  if (Object.hasOwn(values, 'CardHolderName')) object.CreditCard = { ...(object.CreditCard as object), CardHolderName: values.CardHolderName };
+  const object = values.reduce<unknown>((at, { path, value }) => withMemberAt(at, path, value), body.Object);
   return { ...answer, body: { ...body, Object: object } };
 };
 
 /**
- * The Idempotency-Key's claim keeps a recorded payment's (or refund's) answer with each personal field null; a replay
+ * The Idempotency-Key's claim keeps a recorded payment's (or refund's) answer with each personal value null, at any
+ * depth (before, the customer's names in `InvoicePaymentAllocations` were kept; found by a hostile client); a replay
  * reads them back from the record, whose personal fields are never edited, so the replay is the first answer exactly.
  */
 export const paymentAnswerStorage = (repository: PaymentStore): AnswerStorage => ({
   strip: (answer) => {
-    const object = (answer.body as SavedBody).Object;
-    const personal = object ? personalOf(object) : {};
-    const fields = Object.keys(personal);
-    return fields.length === 0 ? answer : withPersonal(answer, Object.fromEntries(fields.map((field) => [field, null])));
+    const personal = personalMembers((answer.body as SavedBody).Object).filter(({ value }) => value !== null);
+    return personal.length === 0 ? answer : withPersonal(answer, personal.map(({ path }) => ({ path, value: null })));
   },
   restore: async (stored, tenantId) => {
     const object = (stored.body as SavedBody).Object;
     if (object?.ID === undefined) return stored;
-    const stripped = Object.entries(personalOf(object)).filter(([, value]) => value === null).map(([field]) => field);
+    const stripped = personalMembers(object).filter(({ value }) => value === null);
     if (stripped.length === 0) return stored;
     const record = await repository.get(tenantId, object.ID);
-    const kept: Personal = record ? personalOf(record.fields as PaymentT) : {};
-    return withPersonal(stored, Object.fromEntries(stripped.map((field) => [field, kept[field as keyof Personal] ?? null])));
+    return withPersonal(stored, stripped.map(({ path }) => ({ path, value: memberAt(record?.fields, path) ?? null })));
   },
 });

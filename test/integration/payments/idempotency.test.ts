@@ -220,13 +220,15 @@ describe('Idempotency-Key', () => {
       RepEmailAddress: 'rita.rep@example.com',
       RepUserName: 'rita.rep',
     };
-    const request = { Object: { Amount: 10, CreditCard: { ...testCard }, ...people } };
+    // Nested too: each allocation names its customer (found by a hostile client: kept in the key's record).
+    const allocated = { CustomerName: 'Nested Allocation Person', AccountCustomerName: 'Nested Account Person' };
+    const request = { Object: { Amount: 10, CreditCard: { ...testCard }, ...people, InvoicePaymentAllocations: [{ Amount: 10, ...allocated }] } };
     const record = () => idempotency.run({ tenantId: principal.tenantId, key: 'key-5', request }, savedAnswer, (claim) => service.record(principal, request, claim));
     const first = await record();
     const replay = await record();
     expect(JSON.stringify(replay)).toBe(JSON.stringify(first));
     const items = await tenantItems(table, principal.tenantId);
-    for (const value of [testCard.CardHolderName, ...Object.values(people)]) {
+    for (const value of [testCard.CardHolderName, ...Object.values(people), ...Object.values(allocated)]) {
       expect(JSON.stringify(first)).toContain(value);
       const holding = items.filter((item) => JSON.stringify(item).includes(value));
       expect(holding.map((item) => item.entity)).toEqual(['Payment']);
