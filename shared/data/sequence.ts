@@ -4,12 +4,14 @@
 // value (the item-size guard included); `withNextValue` gives the value back when the write that used it is refused
 // with nothing written (a name or GUID taken meanwhile), unless a later value was kept since: then the gap stays.
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, SequenceExhausted } from '#shared/errors';
 import type { TableContext } from './client';
 import { isConditionFailure } from './conditional-write';
 import { KeyAlreadyClaimed } from './idempotency';
 import { composeKey, tenantKey, type ItemKey } from './partition';
+import { withOptimisticRetry } from './retry';
+import { transact } from './transaction';
 
 /** Rounds of offering a value back and noting it, each lost only to another writer's change in between (`giveBackValue`). */
 const giveBackRounds = 8;
@@ -19,18 +21,13 @@ export const maxSequenceValue = 2 ** 31 - 1;
 
 export const sequenceKey = (tenantId: number, name: string): ItemKey => tenantKey(tenantId, composeKey('SEQ', name));
 
-/**
- * The UpdateItem that takes the tenant's next value of `name` (the new value in `Attributes.value`). It also marks
- * the take with a token of its own (`take`): a give-back's first step is conditional on the mark it read, so that its
- * resend (the SDK sends a request again when its answer is lost) cannot take back a value another create took since,
- * even after the sequence was removed at 0 and made again.
- */
+/** The UpdateItem that takes the tenant's next value of `name` (the new value in `Attributes.value`). */
 export const nextValueInput = (tableName: string, tenantId: number, name: string): UpdateCommandInput => ({
   TableName: tableName,
   Key: sequenceKey(tenantId, name),
-  UpdateExpression: 'ADD #value :one SET #take = :take',
-  ExpressionAttributeNames: { '#value': 'value', '#take': 'take' },
-  ExpressionAttributeValues: { ':one': 1, ':take': randomUUID() },
+  UpdateExpression: 'ADD #value :one',
+  ExpressionAttributeNames: { '#value': 'value' },
+  ExpressionAttributeValues: { ':one': 1 },
   ReturnValues: 'UPDATED_NEW',
 });
 
@@ -39,15 +36,22 @@ export const nextValueInput = (tableName: string, tenantId: number, name: string
  * tenant has used every value up to 2^31 - 1 (e.g. "location ID").
  */
 export const nextValue = async ({ client, tableName }: TableContext, tenantId: number, name: string, description = `${name} number`): Promise<number> => {
-  const { Attributes } = await client.send(new UpdateCommand(nextValueInput(tableName, tenantId, name)));
+  const { Attributes } = await pastTransactions(() => client.send(new UpdateCommand(nextValueInput(tableName, tenantId, name))));
   const value = Number(Attributes?.value);
   if (!Number.isInteger(value) || value > maxSequenceValue) throw new SequenceExhausted(description);
   return value;
 };
 
-/** A step whose first attempt may have landed (its condition failed on the SDK's resend): no further step is sent. */
-class OutcomeUnknown extends Error {
-  override readonly name = 'OutcomeUnknown';
+/**
+ * Sends a single-item write of the sequence again while a give-back's transaction holds the item: DynamoDB refuses it
+ * (TransactionConflictException, nothing written) and the SDK does not retry that.
+ */
+const pastTransactions = <T>(send: () => Promise<T>): Promise<T> =>
+  withOptimisticRetry(send, { isRetryable: (error) => (error as Error | undefined)?.name === 'TransactionConflictException' });
+
+/** A give-back's step whose condition failed (the sequence is not where the step needs it). */
+class StepRefused extends Error {
+  override readonly name = 'StepRefused';
 }
 
 /**
@@ -62,65 +66,68 @@ class OutcomeUnknown extends Error {
  * stored item uses. A sequence brought back to 0 is removed: the tenant's items are then exactly as they were before
  * (a refused first write leaves nothing behind).
  *
- * Every step survives being sent twice (the SDK sends a request again when its answer is lost, and the first may
- * have landed; found by a bad-day review, where the resend took back a payment's ID another create had taken in
- * between, and every later create of the tenant collided with it). The first step is conditional on the mark of
- * the last take (`take`) as read just before it: once it has landed, the sequence is back at the value only after
- * another take, which marks it anew. A step of a noted gap is conditional on the note, which it removes. And once
- * the value is noted, it is taken back only as a noted gap: whoever walked the gaps down past it may have handed it
- * out again since (before, the holder's own step took it back from its new holder).
+ * Each step is a transaction with a ClientRequestToken, so the SDK's resend of a step whose answer was lost (it
+ * landed) is answered as the first and writes nothing: a plain conditional UpdateItem's resend landed again once
+ * another create had taken the value back up, and took that create's value (found by a bad-day review: every later
+ * create of the tenant collided with the payment it kept). Nothing is added to the item: a refused create leaves it
+ * exactly as it was. And once the value is noted, it is taken back only as a noted gap: whoever walked the gaps down
+ * past it may have handed it out again since (before, the holder's own step took it back from its new holder).
  */
 export const giveBackValue = async ({ client, tableName }: TableContext, tenantId: number, name: string, value: number): Promise<boolean> => {
   const key = sequenceKey(tenantId, name);
   const names = { '#value': 'value', '#gaps': 'gaps' };
-  /**
-   * Sends a conditional write: true when it was written, false when its condition failed. A condition that failed
-   * on the SDK's resend (more than one attempt) leaves the first attempt's fate unknown: it may have landed, its
-   * answer lost. Then the give-back stops there (`OutcomeUnknown`): the value is given back or stays a gap, both
-   * harmless, where another step could take back a value handed out since.
-   */
+  /** Sends a conditional write: true when it was written, false when its condition failed. */
   const whenConditionHolds = (sent: Promise<unknown>): Promise<boolean> =>
     sent.then(
       () => true,
       (error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-        if (((error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1) > 1) throw new OutcomeUnknown();
-        return false;
+        if (isConditionFailure(error)) return false;
+        throw error;
       },
     );
   /**
-   * Brings the sequence from `top` (if it is there and, when `noted`, `top` is a noted gap; else, when `take` is
-   * given, no value was taken since that mark was read: null, a sequence of no mark) to the value below.
+   * Brings the sequence from `top` (if it is there, and, when `noted`, `top` is a noted gap) to the value below, in a
+   * transaction whose token makes a resend harmless (a conflict with another is sent again under a new token).
    */
-  const stepDown = (top: number, noted: boolean, take?: string | null): Promise<boolean> => {
-    const unchanged = take === undefined ? '' : take === null ? ' AND attribute_not_exists(#take)' : ' AND #take = :take';
-    return whenConditionHolds(
-      client.send(new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: 'SET #value = :below DELETE #gaps :top',
-        ConditionExpression: noted ? '#value = :value AND contains(#gaps, :value)' : `#value = :value${unchanged}`,
-        ExpressionAttributeNames: { ...names, ...(unchanged ? { '#take': 'take' } : {}) },
-        ExpressionAttributeValues: { ':value': top, ':below': top - 1, ':top': new Set([top]), ...(typeof take === 'string' ? { ':take': take } : {}) },
-      })),
-    );
-  };
-  /** The mark of the last take, read strongly consistent (null for a sequence written before takes were marked). */
-  const lastTake = async (): Promise<string | null> => {
-    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true, ProjectionExpression: '#take', ExpressionAttributeNames: { '#take': 'take' } }));
-    return typeof Item?.take === 'string' ? Item.take : null;
+  const stepDown = async (top: number, noted: boolean): Promise<boolean> => {
+    try {
+      await transact(
+        { client, tableName },
+        [
+          {
+            role: 'step',
+            item: {
+              Update: {
+                TableName: tableName,
+                Key: key,
+                UpdateExpression: 'SET #value = :below DELETE #gaps :top',
+                ConditionExpression: noted ? '#value = :value AND contains(#gaps, :value)' : '#value = :value',
+                ExpressionAttributeNames: names,
+                ExpressionAttributeValues: { ':value': top, ':below': top - 1, ':top': new Set([top]) },
+              },
+            },
+          },
+        ],
+        // A new token for each send after a conflict (nothing written): a token is the request's, for ten minutes.
+        { tokenOfAttempt: () => randomUUID(), errors: { step: () => new StepRefused() } },
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof StepRefused) return false;
+      throw error;
+    }
   };
   /**
-   * Takes `value` back if the sequence is at it (and, once noted, it is still a noted gap), then the noted gaps right
+   * Takes `value` back if the sequence is at it (once noted, only while it is a noted gap), then the noted gaps right
    * below it; a sequence at 0 is removed.
    */
   const takeBack = async (noted: boolean): Promise<boolean> => {
-    if (!(await (noted ? stepDown(value, true) : stepDown(value, false, await lastTake())))) return false;
+    if (!(await stepDown(value, noted))) return false;
     let top = value - 1;
     while (top > 0 && (await stepDown(top, true))) top -= 1;
     if (top === 0) {
       await whenConditionHolds(
-        client.send(new DeleteCommand({ TableName: tableName, Key: key, ConditionExpression: '#value = :zero', ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':zero': 0 } })),
+        pastTransactions(() => client.send(new DeleteCommand({ TableName: tableName, Key: key, ConditionExpression: '#value = :zero', ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':zero': 0 } }))),
       );
     }
     return true;
@@ -128,32 +135,26 @@ export const giveBackValue = async ({ client, tableName }: TableContext, tenantI
   /** Notes `value` as a gap, if a later value is still out (the sequence above it). */
   const note = (): Promise<boolean> =>
     whenConditionHolds(
-      client.send(new UpdateCommand({
+      pastTransactions(() => client.send(new UpdateCommand({
         TableName: tableName,
         Key: key,
         UpdateExpression: 'ADD #gaps :self',
         ConditionExpression: '#value > :value',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ':value': value, ':self': new Set([value]) },
-      })),
+      }))),
     );
   // Taken back, or noted while a later value is out, then offered once more (the values above may have come back
   // down to it meanwhile, before it was noted); if not, whoever brings the sequence down to it takes it back. A note
   // refused means the sequence came down to the value (its holder of the next one gave it back, and stopped at an
   // unnoted value): offered again, and if a new value was taken past it meanwhile, noted again. Each round needs
   // another writer's change in between, so a few rounds settle it; past them, the value stays a gap.
-  try {
-    for (let round = 0; round < giveBackRounds; round += 1) {
-      if (await takeBack(false)) return true;
-      if (await note()) return await takeBack(true);
-    }
-  } catch (error) {
-    if (error instanceof OutcomeUnknown) return false;
-    throw error;
+  for (let round = 0; round < giveBackRounds; round += 1) {
+    if (await takeBack(false)) return true;
+    if (await note()) return takeBack(true);
   }
   return false;
 };
-
 
 /**
  * True when a write that took a value was refused with nothing written: a 4xx ApiError (a condition of its single

@@ -22,7 +22,7 @@ describe('nextValue', () => {
     ];
 
     expect(values).toEqual([1, 2, 1, 1, 3]);
-    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toEqual({ pk: `T#${tenant}`, sk: 'SEQ#LOC', value: 3, take: expect.any(String) });
+    expect(await storedItem(table, sequenceKey(tenant, 'LOC'))).toEqual({ pk: `T#${tenant}`, sk: 'SEQ#LOC', value: 3 });
   });
 
   it('hands out distinct values to concurrent callers', async () => {
@@ -112,8 +112,9 @@ describe('withNextValue and giveBackValue', () => {
     const interleaved = {
       ...table,
       client: {
-        send: async (command: { input: { UpdateExpression?: string; ConditionExpression?: string } }) => {
-          const { UpdateExpression = '', ConditionExpression = '' } = command.input;
+        send: async (command: { input: { UpdateExpression?: string; ConditionExpression?: string; TransactItems?: { Update?: { UpdateExpression?: string; ConditionExpression?: string } }[] } }) => {
+          // A step is a transaction of one Update; a note is an UpdateItem.
+          const { UpdateExpression = '', ConditionExpression = '' } = command.input.TransactItems?.[0]?.Update ?? command.input;
           // Before A notes its value (its first note): B gives its own back.
           if (UpdateExpression.startsWith('ADD #gaps') && (notes += 1) === 1) expect(await giveBackValue(table, tenant, 'PY', b)).toBe(true);
           // Before A offers its value again (its second step, not of a noted gap): N takes the next.
