@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationFailed, type FieldError } from '#shared/errors';
 import type { DeliveryLine, InventoryLine } from '#shared/schemas/delivery-receipt';
+import { clientGuid } from '#shared/schemas/common';
 import { lineFieldOrder, maxLinesPerReceipt } from '#shared/schemas/receipt-fields';
 import { formatUnits, halfUnitAt, numberToUnits, rescale, unitsToNumber } from '#shared/decimal/index';
 import { priceScale, quantityScale } from '#shared/schemas/limits';
@@ -179,7 +180,9 @@ export const matchLines = (
   const claimed = new Map<number, number>();
   const newGuids = new Map<string, number>();
   const errors: FieldError[] = [];
-  const matches = body.map((sent, index) => {
+  const matches = body.map((line, index) => {
+    // The all-zero GUID is a typed client's unset one: no line's (common.ts `clientGuid`).
+    const sent = { ...line, GUID: clientGuid(line.GUID) };
     let match: StoredLine | undefined;
     if (sent.ID) {
       match = byId.get(sent.ID);
@@ -286,7 +289,7 @@ export const mergeLines = (input: LineMergeInput & { readonly body: readonly Del
     const fresh = pickClientFields(sent);
     checkLine(fresh, policy, pointer, errors);
     lastLineNumber += 1;
-    const guid = (sent.GUID ?? newGuid()).toLowerCase();
+    const guid = (clientGuid(sent.GUID) ?? newGuid()).toLowerCase();
     return { ...fresh, ID: lastLineNumber, GUID: guid, GUIDstring: guid, SequenceNumber: lastLineNumber, IsActive: fresh.IsActive ?? true };
   });
   checkLineCount(lines.length, '/Value/Lines', errors);

@@ -4,6 +4,7 @@ import { ApiError, ConcurrentModification, Conflict, problemKinds, ValidationFai
 import { decimalText, defaultCurrency, formatAmount, fromMinorUnits, InvalidAmount, minorUnitsOf, toMinorUnits } from '#shared/money/index';
 import { PaymentT as paymentSchema } from '#shared/compiled/schemas/payment';
 import { epochMsOf, readCalendar } from '#shared/schemas/calendar';
+import { clientGuid } from '#shared/schemas/common';
 import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '#shared/schemas/payment';
 import { cardDataErrors, cardForAnswer, cardForStorage, cardNumbersInText } from './card-data';
 
@@ -263,13 +264,14 @@ const statusOf = (input: PaymentT, errors: FieldError[]): string => {
 };
 
 const guidOf = (input: PaymentT, generated: string, errors: FieldError[]): string => {
-  const text = input.GUIDstring === '' ? undefined : input.GUIDstring;
+  const text = input.GUIDstring === '' ? undefined : clientGuid(input.GUIDstring);
+  const sent = clientGuid(input.GUID);
   if (text !== undefined && !/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(text)) {
     errors.push({ pointer: '/Object/GUIDstring', detail: 'must be a GUID' });
-  } else if (text !== undefined && input.GUID !== undefined && text.toLowerCase() !== input.GUID.toLowerCase()) {
+  } else if (text !== undefined && sent !== undefined && text.toLowerCase() !== sent.toLowerCase()) {
     errors.push({ pointer: '/Object/GUIDstring', detail: 'differs from GUID' });
   }
-  return (input.GUID ?? text ?? generated).toLowerCase();
+  return (sent ?? text ?? generated).toLowerCase();
 };
 
 /**

@@ -117,6 +117,14 @@ describe('mergeLines', () => {
     ]);
   });
 
+  it('reads the all-zero GUID (a typed client\'s unset one) as absent: new lines get GUIDs of their own, a line named by ID keeps its own (hostile client: a 400 before)', () => {
+    const empty = '00000000-0000-0000-0000-000000000000';
+    const merged = mergeLines({ stored, lastLineNumber: 3, newGuid: guids(), body: [{ ID: 1, GUID: empty }, { GUID: empty, InventoryID: 1 }, { GUID: empty, InventoryID: 2 }] });
+    expect(merged.lines.map((line) => [line.ID, line.GUID === empty])).toEqual([[1, false], [4, false], [5, false]]);
+    expect(new Set(merged.lines.map((line) => line.GUID)).size).toBe(3);
+    expect(merged.lines[0]?.GUID).toBe(guid(1));
+  });
+
   it('gives new lines GUIDs unique within the receipt, whatever the case sent (property)', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 100, max: 110 }), fc.boolean()), { maxLength: 12 }), (sent) => {

@@ -87,6 +87,12 @@ describe('prepareNewPayment', () => {
     expect(paid({ Amount: 1, GUIDstring: '0F8FAD5B-D9CB-469F-A165-70867728950E' }).fields.GUID).toBe('0f8fad5b-d9cb-469f-a165-70867728950e');
   });
 
+  it('reads the all-zero GUID (a typed client\'s unset Guid.Empty) as absent: the payment gets a GUID of its own (hostile client: the second such payment was a 409)', () => {
+    const empty = '00000000-0000-0000-0000-000000000000';
+    expect(paid({ Amount: 1, GUID: empty, GUIDstring: empty }).fields.GUID).toBe(context.guid);
+    expect(paid({ Amount: 1, GUID: empty, GUIDstring: '0F8FAD5B-D9CB-469F-A165-70867728950E' }).fields.GUID).toBe('0f8fad5b-d9cb-469f-a165-70867728950e');
+  });
+
   it('ignores server-owned and derived fields a client sends back, and drops the payment service token', () => {
     const record = paid({
       Amount: 10,
