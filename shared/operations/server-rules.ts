@@ -24,7 +24,7 @@ export const serverRules = {
     operations: ['paymentPost'],
   },
   'payment-allocations': {
-    says: "Cross-item: a payment's RefBusTrans AppliedAmounts together may not exceed its Amount (a sum over a list).",
+    says: "Cross-item: a payment's RefBusTrans AppliedAmounts together may not exceed its Amount, nor its InvoicePaymentAllocations' Amounts in its Currency (a sum over a list).",
     operations: ['paymentPost'],
   },
   'payment-state': { says: "State: a refund must be in the refunded payment's own currency, which only the stored payment knows.", operations: ['paymentPostRefund'] },

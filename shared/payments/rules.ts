@@ -2,6 +2,7 @@
 // and GUIDs in). Money is computed in integer minor units (shared/money); a rule that fails throws a named error.
 import { ApiError, ConcurrentModification, Conflict, problemKinds, ValidationFailed, type FieldError } from '#shared/errors';
 import { decimalText, defaultCurrency, formatAmount, fromMinorUnits, InvalidAmount, minorUnitsOf, toMinorUnits } from '#shared/money/index';
+import { currencies } from '#shared/money/currencies';
 import { PaymentT as paymentSchema } from '#shared/compiled/schemas/payment';
 import { epochMsOf, readCalendar } from '#shared/schemas/calendar';
 import { clientGuid } from '#shared/schemas/common';
@@ -235,6 +236,32 @@ const allocationErrors = (input: PaymentT, currency: string, amountMinor: number
   });
   if (complete && amountMinor !== undefined && total > amountMinor) {
     errors.push({ pointer: '/Object/RefBusTrans', detail: 'applies more than the payment\'s Amount' });
+  }
+  // The invoice allocations: each amount is money of its allocation's currency (the payment's when it names none),
+  // not negative, and those in the payment's currency allocate no more than its Amount (before, a fraction of a yen,
+  // three decimals of AUD or 0.20 + 0.20 of a 0.30 payment were stored as sent; found by a hostile client).
+  let allocated = 0;
+  let allocatedComplete = true;
+  (input.InvoicePaymentAllocations ?? []).forEach((allocation, index) => {
+    const allocationCurrency = allocation.Currency ?? currency;
+    for (const field of ['Amount', 'ClaimRequestTotalAmount'] as const) {
+      const value = allocation[field];
+      if (value === undefined) continue;
+      const pointer = `/Object/InvoicePaymentAllocations/${index}/${field}`;
+      if (value < 0) {
+        errors.push({ pointer, detail: 'must not be negative' });
+        if (field === 'Amount') allocatedComplete = false;
+        continue;
+      }
+      if (!currencies.has(allocationCurrency)) continue;
+      const minor = minorOrErrors(value, allocationCurrency, pointer, errors);
+      if (field !== 'Amount' || allocationCurrency !== currency) continue;
+      if (minor === undefined) allocatedComplete = false;
+      else allocated += minor;
+    }
+  });
+  if (allocatedComplete && amountMinor !== undefined && allocated > amountMinor) {
+    errors.push({ pointer: '/Object/InvoicePaymentAllocations', detail: 'allocates more than the payment\'s Amount' });
   }
   return errors;
 };

@@ -86,6 +86,10 @@ export const refusedPaymentObjects: [object, string, string, string?][] = [
   [{ Amount: 3, Description: 'paid with 5555-5555-5555-4444' }, '/Object/Description', 'must not hold a card number (PCI DSS 3.4.1): send the card in CreditCard, whose number is masked', 'luhn'],
   [{ Amount: 10, RefBusTrans: [{ ID: 1, AppliedAmount: 6 }, { ID: 2, AppliedAmount: 4.01 }] }, '/Object/RefBusTrans', "applies more than the payment's Amount", 'payment-allocations'],
   [{ Amount: 10, RefBusTrans: [{ ID: 1, AppliedAmount: 2.005 }] }, '/Object/RefBusTrans/0/AppliedAmount', 'must have at most 2 decimals in AUD', 'currency-decimals'],
+  // Invoice allocations (found by a hostile client: each was stored as sent).
+  [{ Amount: 0.3, InvoicePaymentAllocations: [{ Amount: 0.2 }, { Amount: 0.2 }] }, '/Object/InvoicePaymentAllocations', "allocates more than the payment's Amount", 'payment-allocations'],
+  [{ Amount: 10, InvoicePaymentAllocations: [{ Amount: 0.001, Currency: 'JPY' }] }, '/Object/InvoicePaymentAllocations/0/Amount', 'must be a whole number in JPY', 'currency-decimals'],
+  [{ Amount: 10, InvoicePaymentAllocations: [{ Amount: 9, ClaimRequestTotalAmount: 99.999 }] }, '/Object/InvoicePaymentAllocations/0/ClaimRequestTotalAmount', 'must have at most 2 decimals in AUD', 'currency-decimals'],
 ];
 
 /** A payment with every problem prepareNewPayment reports (test/unit/payments/rules.test.ts). */
