@@ -7,7 +7,6 @@
 // here: the criteria, the order, what a page holds, when a continuation is kept, the lines budget, the totals.
 import { createHash } from 'node:crypto';
 import type { Principal } from '#shared/auth/principal';
-import { normaliseClaimValue } from '#shared/data/claims';
 import { ValidationFailed, type FieldError } from '#shared/errors';
 import { SearchFilterMembers as searchFilterSchema } from '#shared/compiled/schemas/search-filter';
 import type { DeliveryLine, DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
@@ -16,7 +15,7 @@ import { pagedActionResults } from '#shared/schemas/envelope-bodies';
 import type { SearchFilterMembers } from '#shared/schemas/search-filter';
 import { maxSearchGuids } from '#shared/schemas/limits';
 import { receiptSearchMembers } from '#shared/schemas/search-members';
-import { defineSearch, pageBudgetBytes, withinPageBudget, type SearchPlan } from '#shared/search/search';
+import { defineSearch, pageBudgetBytes, searchTextOf, withinPageBudget, type SearchPlan } from '#shared/search/search';
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
 import { parseStatus, receiptStatuses, statusOf, statusView, type ReceiptStatus } from './lifecycle';
 import { activeLines, withDerivedFields } from './lines';
@@ -57,13 +56,6 @@ export const pageLinesBudgetBytes = pageBudgetBytes;
 export const maxGuids = maxSearchGuids;
 const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const textOf = (filter: SearchFilterMembers): string | undefined => {
-  for (const candidate of [filter.SearchString, filter.Search]) {
-    const value = candidate === undefined ? undefined : normaliseClaimValue(candidate);
-    if (value) return value;
-  }
-  return undefined;
-};
 
 /** A bound's key: a midnight lower bound starts at the date itself, so a receipt dated that day (no time) is in. */
 const lowerBound = (value: string): string => (value.endsWith('T00:00:00.000Z') ? value.slice(0, 10) : value);
@@ -102,7 +94,7 @@ export const searchCriteria = (filter: SearchFilterMembers): SearchCriteria => {
   // Cancelled is what this API deletes: left out unless IncludeDeleted, or unless a status filter names it.
   const statuses =
     requested.size > 0 ? [...requested] : filter.IncludeDeleted === true ? undefined : receiptStatuses.filter((status) => status !== 'Cancelled');
-  const text = textOf(filter);
+  const text = searchTextOf(filter);
   return {
     ...(statuses ? { statuses } : {}),
     ...(text ? { text } : {}),

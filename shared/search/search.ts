@@ -1,6 +1,7 @@
 // Domain mechanism: the one way every search of the API filters, sorts, pages and counts, answering the platform's
 // PagedActionResults<T>. An area declares its search once (the filter members it applies, its sort fields); each
 // request is first checked (`plan`, before any read), then the matching rows are sorted and cut into a page (`page`).
+import { normaliseClaimValue } from '#shared/data/visible-text';
 import { ValidationFailed, type FieldError } from '#shared/errors';
 import { pagedActionResults } from '#shared/schemas/envelope-bodies';
 import { defaultSearchResults, maxSearchResults } from '#shared/schemas/limits';
@@ -139,3 +140,17 @@ export const defineSearch = <Row>(definition: SearchDefinition<Row>) => {
 };
 
 export type Search<Row> = ReturnType<typeof defineSearch<Row>>;
+
+/**
+ * A filter's search text: SearchString, or Search when SearchString is absent or blank (an XML or form client may
+ * send it empty), normalised as names are compared (shared/data/visible-text.ts). The two given, not blank, and
+ * different once normalised are ambiguous: a 400 at `/Search` (before, Search was silently ignored, and which one
+ * won depended on the member's name; found by a hostile client).
+ */
+export const searchTextOf = (filter: { readonly SearchString?: string | undefined; readonly Search?: string | undefined }): string | undefined => {
+  const [first, second] = [filter.SearchString, filter.Search].map((candidate) => (candidate === undefined ? undefined : normaliseClaimValue(candidate) || undefined));
+  if (first !== undefined && second !== undefined && first !== second) {
+    throw new ValidationFailed([{ pointer: '/Search', detail: 'differs from SearchString: send one of them (they are one member under two names)' }]);
+  }
+  return first ?? second;
+};

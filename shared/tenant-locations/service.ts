@@ -9,7 +9,7 @@ import { NotFound, StaleVersion, ValidationFailed, VersionConflict } from '#shar
 import type { SearchFilter, SearchFilterMembers, TenantLocationFilter } from '#shared/schemas/search-filter';
 import { tenantLocationSearchMembers, tenantLocationSortFields } from '#shared/schemas/search-members';
 import { SearchFilterMembers as searchFilterSchema } from '#shared/compiled/schemas/search-filter';
-import { defineSearch } from '#shared/search/search';
+import { defineSearch, searchTextOf } from '#shared/search/search';
 import type { Address } from '#shared/schemas/address';
 import { addressTypes, type AddressTypeName } from '#shared/schemas/address-types';
 import type { TenantLocation, TenantLocationInfo, TenantLocationSearchResult } from '#shared/schemas/tenant-location';
@@ -223,18 +223,10 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     });
   };
 
-  /** SearchString, or Search when SearchString is absent or blank (an XML or form client may send it empty). */
-  const searchText = (filter: Pick<SearchFilterMembers, 'SearchString' | 'Search'>) => {
-    for (const candidate of [filter.SearchString, filter.Search]) {
-      const value = candidate === undefined ? undefined : normaliseName(candidate);
-      if (value) return value;
-    }
-    return undefined;
-  };
 
   const search = async (principal: Principal, filter: LocationSearchInput): Promise<TenantLocationSearchResult> => {
     const plan = tenantLocationSearch.plan(filter);
-    const text = searchText(filter);
+    const text = searchTextOf(filter);
     const candidates = await repository.list(principal.tenantId, {
       includeInactive: filter.IncludeDeleted ?? false,
       ...(filter.IsActive !== undefined ? { isActive: filter.IsActive } : {}),
@@ -259,7 +251,7 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     getAll: (principal: Principal) => repository.listActiveByName(principal.tenantId),
 
     async getByName(principal: Principal, filter: SearchFilter): Promise<TenantLocation> {
-      const text = searchText(filter);
+      const text = searchTextOf(filter);
       if (!text) throw new ValidationFailed([{ pointer: '/SearchString', detail: 'SearchString or Search is required' }]);
       const ignored = filter.IgnoreID;
       // A name comes first among the names it begins, so the location whose whole name is the text (found by its
