@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationFailed, type FieldError } from '#shared/errors';
 import type { DeliveryLine, InventoryLine } from '#shared/schemas/delivery-receipt';
-import { clientGuid } from '#shared/schemas/common';
+import { clientGuid } from '#shared/validation/guid';
 import { lineFieldOrder, maxLinesPerReceipt } from '#shared/schemas/receipt-fields';
 import { formatUnits, halfUnitAt, numberToUnits, rescale, unitsToNumber } from '#shared/decimal/index';
 import { priceScale, quantityScale } from '#shared/schemas/limits';

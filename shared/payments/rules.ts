@@ -5,7 +5,7 @@ import { decimalText, defaultCurrency, formatAmount, fromMinorUnits, InvalidAmou
 import { currencies } from '#shared/money/currencies';
 import { PaymentT as paymentSchema } from '#shared/compiled/schemas/payment';
 import { epochMsOf, readCalendar } from '#shared/schemas/calendar';
-import { clientGuid } from '#shared/schemas/common';
+import { clientGuid } from '#shared/validation/guid';
 import type { PaymentLog, PaymentRefund, PaymentT, SaveRequestPaymentT } from '#shared/schemas/payment';
 import { cardDataErrors, cardForAnswer, cardForStorage, cardNumbersInText } from './card-data';
 
@@ -238,8 +238,9 @@ const allocationErrors = (input: PaymentT, currency: string, amountMinor: number
     errors.push({ pointer: '/Object/RefBusTrans', detail: 'applies more than the payment\'s Amount' });
   }
   // The invoice allocations: each amount is money of its allocation's currency (the payment's when it names none),
-  // not negative, and those in the payment's currency allocate no more than its Amount (before, a fraction of a yen,
-  // three decimals of AUD or 0.20 + 0.20 of a 0.30 payment were stored as sent; found by a hostile client).
+  // and those in the payment's currency allocate no more than its Amount (before, a fraction of a yen, three
+  // decimals of AUD or 0.20 + 0.20 of a 0.30 payment were stored as sent; found by a hostile client). An amount may
+  // be negative (the platform's own sample allocates -250.50: a credit note's share).
   let allocated = 0;
   let allocatedComplete = true;
   (input.InvoicePaymentAllocations ?? []).forEach((allocation, index) => {
@@ -248,11 +249,6 @@ const allocationErrors = (input: PaymentT, currency: string, amountMinor: number
       const value = allocation[field];
       if (value === undefined) continue;
       const pointer = `/Object/InvoicePaymentAllocations/${index}/${field}`;
-      if (value < 0) {
-        errors.push({ pointer, detail: 'must not be negative' });
-        if (field === 'Amount') allocatedComplete = false;
-        continue;
-      }
       if (!currencies.has(allocationCurrency)) continue;
       const minor = minorOrErrors(value, allocationCurrency, pointer, errors);
       if (field !== 'Amount' || allocationCurrency !== currency) continue;

@@ -41,15 +41,6 @@ export const documentText = () => text(limits.documentText);
 export const guid = () => z.guid();
 
 /**
- * The all-zero GUID, .NET's `Guid.Empty`: what a typed client sends for a GUID it never set. Read as absent wherever a
- * client's GUID is kept or matched (before: the first payment that sent it took it, every later one was a 409
- * `guid-taken`, and two new receipt lines sending it were a 400; found by a hostile client).
- */
-export const isEmptyGuid = (value: string | undefined): boolean => value !== undefined && /^0{8}-0{4}-0{4}-0{4}-0{12}$/.test(value);
-
-/** A client's GUID, absent when it is the all-zero one. */
-export const clientGuid = (value: string | undefined): string | undefined => (isEmptyGuid(value) ? undefined : value);
-/**
  * `datetime` of the spec: RFC 3339 date-time with offset that exists in the calendar (calendar.ts, the one reader of
  * dates), at most 35 characters (`2026-01-02T03:04:05.123456789+14:00`: nanoseconds and an offset).
  */

@@ -92,7 +92,13 @@ const importChains = async (module: string, dependency: string): Promise<string[
   for (const file of Object.keys(metafile.inputs).filter((input) => input.includes(inside) && inOutput.has(input))) {
     const chain: string[] = [];
     let current: string | undefined = importers.get(file);
-    while (current?.includes(inside)) current = importers.get(current);
+    // Out of the dependency to the module that brought it in; a dependency's files may import each other in a circle
+    // (zod's do: this loop never ended, and the test hung instead of naming the chain).
+    const passed = new Set<string>();
+    while (current?.includes(inside) && !passed.has(current)) {
+      passed.add(current);
+      current = importers.get(current);
+    }
     while (current && chain.length < 10) {
       chain.push(current);
       current = importers.get(current);
