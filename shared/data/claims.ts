@@ -55,13 +55,18 @@ export const defineClaim = ({ prefix, entity, ownerAttribute }: ClaimDefinition)
       };
     },
 
-    /** Gives the value back; fails (ConditionalCheckFailed) unless `owner` holds it. */
+    /**
+     * Gives the value back; fails (ConditionalCheckFailed) when another owner holds it. A claim that is not there is
+     * given back already: one stored under an earlier normal form of its value (1ed1007 folded dashes, case and
+     * invisible characters, with no migration of stored claims) has another key, and requiring it made the record's
+     * delete or rename a conflict for ever (found by a bad-day review).
+     */
     release(tableName: string, tenantId: number, value: string, owner: ClaimOwner): TransactionItem {
       return {
         Delete: {
           TableName: tableName,
           Key: key(tenantId, value),
-          ConditionExpression: '#owner = :owner',
+          ConditionExpression: 'attribute_not_exists(#owner) OR #owner = :owner',
           ExpressionAttributeNames: { '#owner': ownerAttribute },
           ExpressionAttributeValues: { ':owner': owner },
         },
