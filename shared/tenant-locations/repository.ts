@@ -253,18 +253,6 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
         add('pointer', { ConditionCheck: { TableName: tableName, Key: defaultPointerKey(tenantId), ...pointsAtNext } });
       } else if (isActiveDefault(previous)) {
         add('pointer', { Delete: { TableName: tableName, Key: defaultPointerKey(tenantId), ...pointsAtNext } });
-      } else if (previous?.IsActive) {
-        // Read as not the default: the pointer must still not name it. The location and the pointer are two reads,
-        // and a save that made it the default could come between them: written without this check, a delete left the
-        // pointer on a deleted location and a save with IsDefault false was not honoured (found by a bad-day review).
-        add('pointer', {
-          ConditionCheck: {
-            TableName: tableName,
-            Key: defaultPointerKey(tenantId),
-            ConditionExpression: 'attribute_not_exists(LocationID) OR LocationID <> :id',
-            ExpressionAttributeValues: { ':id': next.ID },
-          },
-        });
       }
 
       // Each location of the parent chain as read: still there, with the same parent.
