@@ -10,8 +10,9 @@
 // The replica is a table of the same DynamoDB Local named `<table>-index-lag`; the table's stream (NEW_IMAGE) is
 // turned on for the time a rule lags and off after, when the replica is deleted. Changes are read every `pollMs`
 // and applied in their order, each `ms` after it was read. Each read takes a fresh iterator after the last record
-// read: DynamoDB Local numbers stream records across all its tables, and the iterator an empty read answers is
-// refused (TrimmedDataAccessException) once another table's write has taken the next number.
+// read: DynamoDB Local numbers stream records across all its tables, and an iterator is refused
+// (TrimmedDataAccessException) once another table's write has taken the number it points at, which can happen between
+// taking the iterator and reading with it: such a read is made again with a fresh iterator.
 import { isJsonObject } from '#shared/openapi/types';
 
 type Json = Record<string, unknown>;
@@ -182,12 +183,7 @@ class Replica {
   private async read(): Promise<void> {
     let shardClosed = false;
     for (const [shardId, last] of this.shardsRead) {
-      const { ShardIterator: iterator } = await streams(this.options, 'GetShardIterator', {
-        StreamArn: this.streamArn,
-        ShardId: shardId,
-        ...(last === undefined ? { ShardIteratorType: 'TRIM_HORIZON' } : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: last }),
-      });
-      const page = await streams(this.options, 'GetRecords', { ShardIterator: iterator });
+      const page = await this.records(shardId, last);
       const due = Date.now() + this.lagMs();
       let read = last;
       for (const record of (page.Records as Json[] | undefined) ?? []) {
@@ -204,6 +200,26 @@ class Replica {
       }
     }
     if (shardClosed || this.shardsRead.size === 0) await this.findShards();
+  }
+
+  /**
+   * The records of a shard after `last` (from its start when none was read). DynamoDB Local refuses an iterator
+   * (TrimmedDataAccessException) once a write of any of its tables has taken the number the iterator points at, even
+   * between GetShardIterator and GetRecords; the shard's records are all still there, so a fresh iterator reads them.
+   */
+  private async records(shardId: string, last: string | undefined, attempts = 20): Promise<Json> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const { ShardIterator: iterator } = await streams(this.options, 'GetShardIterator', {
+          StreamArn: this.streamArn,
+          ShardId: shardId,
+          ...(last === undefined ? { ShardIteratorType: 'TRIM_HORIZON' } : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: last }),
+        });
+        return await streams(this.options, 'GetRecords', { ShardIterator: iterator });
+      } catch (error) {
+        if (attempt >= attempts || !/TrimmedDataAccessException/.test((error as Error).message)) throw error;
+      }
+    }
   }
 
   /** The shards not read yet (at the start, or after one closed: DynamoDB rolls them over), each from its start. */
