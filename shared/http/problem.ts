@@ -37,6 +37,8 @@ const dependencyDownErrors = new Set([
   'TransactionInProgressException',
   // shared/data/transaction.ts: a transaction cancelled for capacity, still refused after its resends.
   'TransactionThrottled',
+  // shared/data/snapshot.ts: a read at one moment refused while transactions held its items, past its resends.
+  'SnapshotContended',
 ]);
 const networkErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 

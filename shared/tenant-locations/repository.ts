@@ -12,6 +12,7 @@ import { claimChanges } from '#shared/data/claims';
 import { defineCodec, fieldsOf } from '#shared/data/codec';
 import { assertItemFits, keyValueFits } from '#shared/data/item-size';
 import { nextValue, withNextValue } from '#shared/data/sequence';
+import { readSnapshot } from '#shared/data/snapshot';
 import { transact, transactionActions } from '#shared/data/transaction';
 import { versionedPut } from '#shared/data/versioned';
 import { ConcurrentModification, NameTaken, VersionConflict } from '#shared/errors';
@@ -91,6 +92,9 @@ export class HierarchyMoved extends ConcurrentModification {
 
 export type { LocationFilter, LocationWrite, ParentLink } from './store';
 
+/** The location the tenant's default pointer item names, if any. */
+const pointedId = (pointer: Record<string, unknown> | undefined): number | undefined => (typeof pointer?.LocationID === 'number' ? pointer.LocationID : undefined);
+
 type Role = 'location' | 'claim' | 'claim-release' | 'pointer' | 'ancestor';
 
 const isActiveDefault = (location: TenantLocation | undefined) => Boolean(location?.IsActive && location.IsDefault);
@@ -103,10 +107,15 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
   return {
     assertFits: assertLocationFits,
 
-    /** A location with IsDefault read from the pointer at the same moment (both strongly consistent). */
+    /**
+     * A location with IsDefault from the pointer as of the same moment: one TransactGetItems of both (shared/data/
+     * snapshot.ts). Every save and delete decides from this read what becomes of the pointer; read by two GetItems
+     * at once, a "make this the default" committed between them showed the location at its new Version beside the
+     * pointer as it was, and the delete that followed left the pointer naming a deleted location.
+     */
     async get(tenantId: number, id: number): Promise<TenantLocation | undefined> {
-      const [item, defaultId] = await Promise.all([readLocationItem(tenantId, id), this.defaultLocationId(tenantId)]);
-      return item ? fromItem(item, defaultId) : undefined;
+      const [item, pointer] = await readSnapshot(table, [locationKey(tenantId, id), defaultPointerKey(tenantId)]);
+      return item ? fromItem(item, pointedId(pointer)) : undefined;
     },
 
     /** Next ID of the tenant's sequence. A failed save leaves a gap, which IDs may have. */
@@ -117,7 +126,7 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
 
     async defaultLocationId(tenantId: number): Promise<number | undefined> {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: defaultPointerKey(tenantId), ConsistentRead: true }));
-      return typeof Item?.LocationID === 'number' ? Item.LocationID : undefined;
+      return pointedId(Item);
     },
 
     /** The active location holding this exact (normalised) name: its owner and the pointer read at once, then the location. */
