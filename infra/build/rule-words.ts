@@ -58,13 +58,26 @@ export const patternWords = (): Map<string, string> => {
   return new Map([...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 };
 
-/** The words of a parameter's own rule: the first `error` its schema (or a check of it, at any depth) gives. */
+/** A check whose words are its pattern's (`patternWordsOf`): said where that pattern refuses, by the pattern. */
+const isPatternCheck = (def: CheckDef) => (def.check === 'string_format' && def.pattern instanceof RegExp) || (def.check === 'custom' && def.fn?.[portablePattern] instanceof RegExp);
+
+/**
+ * The words of a parameter's own rule: the first `error` its schema (or a check of it, at any depth) gives, other
+ * than a pattern's. A pattern's words say what the pattern refuses and no more: given to every refusal of the
+ * parameter, "must be printable text without "#"" answered a document id that was printable but too long.
+ */
 export const parameterWords = (schema: z.ZodObject | undefined): Record<string, string> => {
   const words: Record<string, string> = {};
   for (const [name, parameter] of Object.entries(schema?.shape ?? {})) {
     let first: string | undefined;
     visit(parameter as z.ZodType, (node) => {
-      first ??= wordsOf((node._zod.def as CheckDef).error) ?? (node._zod.def.checks ?? []).map((check) => wordsOf((check._zod.def as CheckDef).error)).find((text) => text !== undefined);
+      first ??=
+        wordsOf((node._zod.def as CheckDef).error) ??
+        (node._zod.def.checks ?? [])
+          .map((check) => check._zod.def as CheckDef)
+          .filter((def) => !isPatternCheck(def))
+          .map((def) => wordsOf(def.error))
+          .find((text) => text !== undefined);
     });
     if (first !== undefined) words[name] = first;
   }

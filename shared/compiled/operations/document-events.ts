@@ -39,7 +39,6 @@ export const documentAnalyserGetDocument: CompiledOperation<typeof source.docume
   media: "standard",
   pathParameters: {documentId: "string"},
   success: {status: 200,xmlRoot: {name: "DocumentState"}},
-  parameterWords: {documentId: "must be printable text without \"#\""},
   document: { path: requests.documentAnalyserGetDocumentPath },
   needs: {tableAccess: ["dynamodb:Query"]},
 };

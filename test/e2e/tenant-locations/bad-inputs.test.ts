@@ -239,8 +239,10 @@ describe('GetDefaultAddress addressType', () => {
     await expectRefusedWithoutChange(() => getDefaultAddress(token, existing.ID, undefined), invalid([parameter('addressType')]));
   });
 
-  test('over 20 characters: 400 naming addressType', async () => {
-    await expectRefusedWithoutChange(() => getDefaultAddress(token, existing.ID, 'B'.repeat(21)), invalid([parameter('addressType')]));
+  // Each refusal says its own rule: a pattern's words only where the pattern refuses (a too-long document id was told
+  // it was not printable text).
+  test('over 20 characters: 400 naming addressType and its length', async () => {
+    await expectRefusedWithoutChange(() => getDefaultAddress(token, existing.ID, 'B'.repeat(21)), invalid([parameter('addressType', 'must be at most 20 characters')]));
   });
 
   // A parameter the operation does not declare was ignored: `AddressType=Delivery` beside `addressType=Billing`
