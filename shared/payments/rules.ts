@@ -165,7 +165,7 @@ export const paymentDateOf = (
   now: string,
   errors: FieldError[],
 ): PaymentDate => {
-  const read: { field: string; epochMs: number; offset: number | undefined }[] = [];
+  const read: { field: string; epochMs: number; belowMs: number; offset: number | undefined }[] = [];
   for (const field of paymentDateFields) {
     const text = input[field];
     if (text === undefined || text === '') continue;
@@ -175,10 +175,11 @@ export const paymentDateOf = (
       errors.push({ pointer: `/Object/${field}`, detail: 'must be an ISO 8601 date or date-time that exists (without an offset: UTC)' });
       continue;
     }
-    read.push({ field, epochMs, offset: value.offsetMinutes });
+    read.push({ field, epochMs, belowMs: value.time?.belowMillisecond ?? 0, offset: value.offsetMinutes });
   }
   const [first, second] = read;
-  if (first && second && first.epochMs !== second.epochMs) {
+  // To the last digit written: two instants a microsecond apart are two instants, though each is kept to the millisecond.
+  if (first && second && (first.epochMs !== second.epochMs || first.belowMs !== second.belowMs)) {
     errors.push({ pointer: '/Object/PaymentDateTime_utc', detail: 'names another instant than DateTime: send one, or both the same' });
   }
   const offset = input.PaymentDateTime_offset ?? read.find((value) => value.offset !== undefined)?.offset ?? 0;

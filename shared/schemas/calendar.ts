@@ -10,7 +10,14 @@ export interface CalendarValue {
   readonly year: number;
   readonly month: number;
   readonly day: number;
-  readonly time?: { readonly hour: number; readonly minute: number; readonly second: number; readonly millisecond: number };
+  readonly time?: {
+    readonly hour: number;
+    readonly minute: number;
+    readonly second: number;
+    readonly millisecond: number;
+    /** Nanoseconds written below the millisecond (0-999999): an instant is kept to the millisecond, compared to the digit. */
+    readonly belowMillisecond?: number;
+  };
   /** Minutes east of UTC (`Z` is 0); absent for a local date-time. */
   readonly offsetMinutes?: number;
   /** Whether the seconds were written (RFC 3339 requires them). */
@@ -89,7 +96,9 @@ export const readCalendar = (text: string): CalendarValue | undefined => {
   const minute = Number(match[5]);
   const second = Number(match[6] ?? 0);
   if (hour > 23 || minute > 59 || second > 59) return undefined;
-  const millisecond = Number((match[7] ?? '').padEnd(3, '0').slice(0, 3));
+  const fraction = (match[7] ?? '').padEnd(9, '0');
+  const millisecond = Number(fraction.slice(0, 3));
+  const belowMillisecond = Number(fraction.slice(3));
   let offsetMinutes: number | undefined;
   if (match[8] === 'Z') offsetMinutes = 0;
   else if (match[9] !== undefined) {
@@ -102,7 +111,7 @@ export const readCalendar = (text: string): CalendarValue | undefined => {
     year,
     month,
     day,
-    time: { hour, minute, second, millisecond },
+    time: { hour, minute, second, millisecond, belowMillisecond },
     ...(offsetMinutes === undefined ? {} : { offsetMinutes }),
     hasSeconds: match[6] !== undefined,
   };

@@ -463,6 +463,15 @@ describe("the payment's date (the platform's rule)", () => {
     expect(pointers(() => paid({ Amount: 1, DateTime: '1 Mar 2026' }))).toEqual(['/Object/DateTime']);
   });
 
+  // Hostile client: two instants a microsecond apart compared equal (each read to the millisecond) and were accepted.
+  it('compares the two fields to the last digit written, and keeps the instant to the millisecond', () => {
+    expect(dateOf({ DateTime: '2026-03-02T09:30:00.0001Z', PaymentDateTime_utc: '2026-03-02T09:30:00.0002Z' }).errors).toEqual([
+      { pointer: '/Object/PaymentDateTime_utc', detail: 'names another instant than DateTime: send one, or both the same' },
+    ]);
+    expect(dateOf({ DateTime: '2026-03-02T09:30:00.1234567Z', PaymentDateTime_utc: '2026-03-02T09:30:00.12345670Z' })).toEqual({ utc: '2026-03-02T09:30:00.123Z', offset: 0, errors: [] });
+    expect(dateOf({ DateTime: '2026-03-02T09:30:00.9999999Z' })).toEqual({ utc: '2026-03-02T09:30:00.999Z', offset: 0, errors: [] });
+  });
+
   it("derives the platform's strings at fixed offsets (no daylight saving), across midnight and the year", () => {
     expect(paymentDateStrings('2020-04-21T00:00:00.000Z', 480)).toEqual({ DateString: '21 Apr 2020', DateTimeString: '21 Apr 2020 8:00 AM' });
     expect(paymentDateStrings('2020-04-21T00:00:00.000Z', 0)).toEqual({ DateString: '21 Apr 2020', DateTimeString: '21 Apr 2020 12:00 AM' });
