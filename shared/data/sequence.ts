@@ -164,14 +164,51 @@ export const wroteNothing = (error: unknown): boolean =>
   error instanceof KeyAlreadyClaimed || (error instanceof ApiError && error.status >= 400 && error.status < 500);
 
 /**
+ * A create found a stored item at the value it took: the sequence is behind the items it numbers (nothing known makes
+ * it so, but a restore of the table, an item written by hand or a defect would). Nothing was written. The value is in
+ * use, so it is never given back (given back, every later create took it again and was refused, for good); the create
+ * takes the next value instead (`pastValuesInUse`). Past `valueInUseRounds` values in use, a 500: the data needs a look.
+ */
+export class ValueInUse extends Error {
+  override readonly name = 'ValueInUse';
+  constructor(description: string, value: number) {
+    super(`${description} ${value} is already used: the sequence is behind its items`);
+  }
+}
+
+/** Values in use a create steps past before it gives up (each step takes one value: a sequence behind heals as it goes). */
+export const valueInUseRounds = 10;
+
+/**
+ * Runs `create` with `first`, and while it finds its value in use (`ValueInUse`), with the next value `next` takes.
+ * `onValue` is told each value tried (the one a refusal must give back is the last).
+ */
+export const pastValuesInUse = async <T>(first: number, next: () => Promise<number>, create: (value: number) => Promise<T>, onValue: (value: number) => void = () => undefined): Promise<T> => {
+  let value = first;
+  for (let round = 1; ; round += 1) {
+    onValue(value);
+    try {
+      return await create(value);
+    } catch (error) {
+      if (!(error instanceof ValueInUse) || round >= valueInUseRounds) throw error;
+      value = await next();
+    }
+  }
+};
+
+/**
  * Runs a create with the tenant's next value of `name`. When `create` is refused (`wroteNothing`: nothing was
  * written with the value, a replay of an Idempotency-Key included), the value is given back,
- * so a refused create leaves the sequence as it was. Not for a create written in several transactions.
+ * so a refused create leaves the sequence as it was; a value found in use is stepped past (`pastValuesInUse`). Not
+ * for a create written in several transactions.
  */
 export const withNextValue = async <T>(table: TableContext, tenantId: number, name: string, description: string, create: (value: number) => Promise<T>): Promise<T> => {
-  const value = await nextValue(table, tenantId, name, description);
+  const take = () => nextValue(table, tenantId, name, description);
+  let value = await take();
   try {
-    return await create(value);
+    return await pastValuesInUse(value, take, create, (tried) => {
+      value = tried;
+    });
   } catch (error) {
     if (wroteNothing(error)) await giveBackValue(table, tenantId, name, value).catch(() => false);
     throw error;

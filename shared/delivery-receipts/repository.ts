@@ -16,7 +16,7 @@ import { claimChanges, defineClaim } from '#shared/data/claims';
 import { defineCodec } from '#shared/data/codec';
 import type { KeyClaimItem } from '#shared/data/idempotency';
 import { assertItemFits } from '#shared/data/item-size';
-import { nextValue, withNextValue } from '#shared/data/sequence';
+import { nextValue, ValueInUse, withNextValue } from '#shared/data/sequence';
 import { tableDefinition } from '#shared/data/table';
 import { assertActionsFit, chunkActions, maxTransactionActions, transact, transactionActions, type TransactionItem } from '#shared/data/transaction';
 import { ConcurrentModification, ReferenceTaken, VersionConflict } from '#shared/errors';
@@ -238,7 +238,8 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
   };
 
   const errors = (write: ReceiptWrite) => ({
-    header: () => (write.previous ? new VersionConflict() : new Error(`delivery receipt ID ${write.header.ID} is already used`)),
+    // A create's own header there: its ID is in use (the sequence behind), stepped past by the service.
+    header: () => (write.previous ? new VersionConflict() : new ValueInUse('delivery receipt ID', write.header.ID)),
     claim: () => new RefNumberTaken(write.header.RefNumber),
     'claim-release': () => new ConcurrentModification(),
     lease: () => new VersionConflict(),
@@ -312,7 +313,8 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
       // transaction (nothing written; its lines are Puts and Deletes under the lease) is sent again, not left to
       // end the save with its lease held and half its lines written.
       await transact(table, [{ role: 'header' as Role, item: guard }, ...chunk], {
-        errors: { ...errors(write), header: () => new SaveInProgress() },
+        // A create's first chunk finding the header there: its ID is in use, and nothing was written.
+        errors: { ...errors(write), header: () => (!write.previous && index === 0 ? new ValueInUse('delivery receipt ID', write.header.ID) : new SaveInProgress()) },
         tokenOfAttempt: (attempt) => chunkRequestToken(attempt === 1 ? leaseId : randomUUID(), index),
       });
     }
@@ -384,9 +386,12 @@ export const createReceiptRepository = (table: TableContext, clock: () => Date =
     async write(write: ReceiptWrite): Promise<void> {
       const now = clock().getTime();
       const { actions, add } = transactionActions<Role>();
+      // A create's header first: its ID found in use (ValueInUse, stepped past) is the cause of any claim refused
+      // with it (its default RefNumber, made from the ID, is then the other receipt's).
+      if (!write.previous) add('header', headerPut(write, now));
       claimActions(write, add);
       lineActions(write, add);
-      add('header', headerPut(write, now));
+      if (write.previous) add('header', headerPut(write, now));
       // Every item checked before the first chunk is sent, so a save too large to store writes nothing.
       assertItemFits(headerItem(write), { reserveBytes: headerCompletionReserveBytes });
       assertActionsFit(actions.map((action) => action.item));

@@ -7,7 +7,7 @@ import type { Principal } from '#shared/auth/principal';
 import { normaliseClaimValue } from '#shared/data/claims';
 import { backoffDelayMs, sleepFor, withOptimisticRetry } from '#shared/data/retry';
 import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
-import { maxSequenceValue } from '#shared/data/sequence';
+import { maxSequenceValue, pastValuesInUse } from '#shared/data/sequence';
 import { ConcurrentModification, NotFound, ReadOnlyRecord, StaleVersion, TenancyMismatch, ValidationFailed, VersionConflict } from '#shared/errors';
 import type { ActionRequestDeliveryReceiptT, ActionRequestSupplierTransAddInventoryRequest, DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 import { defaultRefNumber } from './keys';
@@ -227,7 +227,8 @@ export const createReceiptService = ({
     // lines, so the RefNumber's owner is read before anything.
     if (repository.fitsOneTransaction(probe, claim !== undefined)) return repository.withNextId(tenantId, write);
     await refNumberFor(tenantId, undefined, value.RefNumber, undefined);
-    return write(await repository.nextId(tenantId));
+    // An ID found in use (the sequence behind its items) is stepped past.
+    return pastValuesInUse(await repository.nextId(tenantId), () => repository.nextId(tenantId), write);
   };
 
   /**

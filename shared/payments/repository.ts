@@ -8,7 +8,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from '#shared/data/client';
 import { assertItemFits } from '#shared/data/item-size';
 import { writeMarkAttribute } from '#shared/data/conditional-write';
-import { giveBackValue, maxSequenceValue, nextValue } from '#shared/data/sequence';
+import { giveBackValue, maxSequenceValue, nextValue, ValueInUse } from '#shared/data/sequence';
 import { transact, transactionActions } from '#shared/data/transaction';
 import { versionedPut } from '#shared/data/versioned';
 import { ConcurrentModification } from '#shared/errors';
@@ -217,7 +217,11 @@ export const createPaymentRepository = (table: TableContext): PaymentStore => {
     /** Records a new payment and claims its GUID; a GUID another payment holds answers PaymentGuidTaken (409). */
     async create(tenantId: number, record: PaymentRecord, claim?: KeyClaimItem): Promise<void> {
       assertPaymentFits(tenantId, record);
-      await transact(table, recordActions(tableName, tenantId, record), { errors: { guid: () => new PaymentGuidTaken() }, ...(claim ? { claim } : {}) });
+      await transact(table, recordActions(tableName, tenantId, record), {
+        // The payment's own item there: its ID is in use (the sequence behind), stepped past by the service.
+        errors: { payment: () => new ValueInUse('payment ID', record.fields.ID), guid: () => new PaymentGuidTaken() },
+        ...(claim ? { claim } : {}),
+      });
     },
 
     /**
@@ -230,8 +234,8 @@ export const createPaymentRepository = (table: TableContext): PaymentStore => {
         ...(claim ? { claim } : {}),
         errors: {
           payment: () => new BalanceMoved(),
-          // The refund's ID comes from the sequence: finding it taken means the data is inconsistent, not a race.
-          refund: () => new Error(`payment ID ${write.refund.fields.ID} is already used`),
+          // The refund's ID comes from the sequence: finding it taken means the sequence is behind, stepped past.
+          refund: () => new ValueInUse('payment ID', write.refund.fields.ID),
           link: () => new Error(`refund link ${write.refund.fields.ID} already exists`),
         },
       });

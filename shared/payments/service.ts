@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '#shared/auth/principal';
 import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
 import { withOptimisticRetry, type RetryOptions } from '#shared/data/retry';
-import { maxSequenceValue } from '#shared/data/sequence';
+import { maxSequenceValue, pastValuesInUse } from '#shared/data/sequence';
 import { ApiError, ConcurrentModification, NotFound, ServiceUnavailable } from '#shared/errors';
 import { describeError, logger } from '#shared/observability/logger';
 import { countMetric } from '#shared/observability/metrics';
@@ -116,10 +116,14 @@ export const createPaymentService = ({
     read: () => Promise<T>,
     write: (id: number, read: T) => Promise<R>,
   ): Promise<R> => {
-    const [value, id, prior] = await Promise.all([read(), repository.nextId(tenantId), claim?.read()]);
+    const [value, first, prior] = await Promise.all([read(), repository.nextId(tenantId), claim?.read()]);
+    let id = first;
     try {
       if (prior) throw new KeyAlreadyClaimed(prior);
-      return await write(id, value);
+      // An ID found in use (the sequence behind its items) is stepped past, never given back.
+      return await pastValuesInUse(first, () => repository.nextId(tenantId), (taken) => write(taken, value), (tried) => {
+        id = tried;
+      });
     } catch (error) {
       if (wroteNothing(error)) await giveBackId(tenantId, id);
       throw error;

@@ -10,7 +10,7 @@ import type { TableContext } from '#shared/data/client';
 import { defineCodec } from '#shared/data/codec';
 import { assertItemFits } from '#shared/data/item-size';
 import { isConditionFailure, sendMarkedUpdate } from '#shared/data/conditional-write';
-import { giveBackValue, nextValue } from '#shared/data/sequence';
+import { giveBackValue, nextValue, ValueInUse } from '#shared/data/sequence';
 import { transact, transactionActions, type TransactionItem } from '#shared/data/transaction';
 import { VersionConflict } from '#shared/errors';
 import type { SealedSecret, StoredAdaptorDetails } from '#shared/crypto/secret-fields';
@@ -151,7 +151,9 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
       assertItemFits(item, { reserveBytes: runStateReserveBytes });
       try {
         // One write (PutItem or UpdateItem), or with an Idempotency-Key's claim one transaction (data kit transact).
-        const writeTask = (task: TransactionItem) => transact(table, [{ role: 'task', item: task }], { errors: { task: () => new VersionConflict() }, ...(claim ? { claim } : {}) });
+        // A create finding its own item: its ID is in use (the sequence behind), stepped past by the service.
+        const refused = () => (read === undefined ? new ValueInUse('scheduled task ID', next.task.ID) : new VersionConflict());
+        const writeTask = (task: TransactionItem) => transact(table, [{ role: 'task', item: task }], { errors: { task: refused }, ...(claim ? { claim } : {}) });
         if (read === undefined) {
           await writeTask({ Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
           return;

@@ -9,7 +9,7 @@ import type { SecretCipher } from '#shared/crypto/secret-cipher';
 import { isBlankValue } from '#shared/data/visible-text';
 import { withOptimisticRetry } from '#shared/data/retry';
 import { KeyAlreadyClaimed, type StoredClaim, type WriteClaim } from '#shared/data/idempotency';
-import { maxSequenceValue, wroteNothing } from '#shared/data/sequence';
+import { maxSequenceValue, pastValuesInUse, wroteNothing } from '#shared/data/sequence';
 import { nextVersion } from '#shared/data/versioned';
 import { ApiError, ItemTooLarge, NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '#shared/errors';
 import { describeError, logger } from '#shared/observability/logger';
@@ -442,7 +442,9 @@ export const createScheduledTaskService = ({
       else await fitsWith(sealedSizeBound).catch((error: unknown) => (error instanceof ItemTooLarge ? fitsWith(cipher) : Promise.reject(error)));
     }
     // The key's claim is read in the round trip that takes the ID (none without a key).
-    const [id, prior] = await Promise.all([isUpdate ? (input.ID as number) : repository.nextId(tenantId), claim?.read()]);
+    const [firstId, prior] = await Promise.all([isUpdate ? (input.ID as number) : repository.nextId(tenantId), claim?.read()]);
+    // A create's ID found in use (the sequence behind its items) is stepped past: the save is made again with the next.
+    let id = firstId;
     const expected = input.Version ? input.Version : undefined;
 
     // A create that writes nothing (its seal failed: KMS down or refused; a refusal; a replay of its key) gives its
@@ -452,7 +454,7 @@ export const createScheduledTaskService = ({
       if (!isUpdate && (!writeSent || wroteNothing(error))) await repository.giveBackId(tenantId, id).catch(() => false);
       throw error;
     };
-    const { record, recurrence, adaptor, inLine } = await withOptimisticRetry(async () => {
+    const attempt = () => withOptimisticRetry(async () => {
       if (prior) {
         await resyncReplayedPending(tenantId, prior);
         throw new KeyAlreadyClaimed(prior);
@@ -472,7 +474,14 @@ export const createScheduledTaskService = ({
       // save decided again from a fresh read, where a client's Version that moved is a 409 (StaleVersion above).
       await repository.write(tenantId, next, previous && asRead(previous.task), composed.scheduleChanged, claim?.provisional(pending));
       return { record: composed.record, recurrence: composed.recurrence, adaptor: sealed, inLine: previous !== undefined && keepsSchedule(previous, composed) };
-    }).catch(giveBackUnwritten);
+    });
+    const { record, recurrence, adaptor, inLine } = await (isUpdate
+      ? attempt()
+      : pastValuesInUse(firstId, () => repository.nextId(tenantId), (taken) => {
+          id = taken;
+          return attempt();
+        })
+    ).catch(giveBackUnwritten);
 
     const outcome = (state: ScheduleState): SaveOutcome => ({ created: !isUpdate, task: taskView({ ...record, ScheduleState: state }, adaptor) });
     const restate = claim && ((settled: ScheduleState) => claim.restate(outcome(settled)));

@@ -11,7 +11,7 @@ import { tableDefinition } from '#shared/data/table';
 import { claimChanges } from '#shared/data/claims';
 import { defineCodec, fieldsOf } from '#shared/data/codec';
 import { assertItemFits, keyValueFits } from '#shared/data/item-size';
-import { nextValue, withNextValue } from '#shared/data/sequence';
+import { nextValue, ValueInUse, withNextValue } from '#shared/data/sequence';
 import { readSnapshot } from '#shared/data/snapshot';
 import { transact, transactionActions } from '#shared/data/transaction';
 import { versionedPut } from '#shared/data/versioned';
@@ -278,7 +278,8 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
       }
 
       await transact(table, actions, {
-        errors: { location: () => new VersionConflict(), claim: () => new NameTaken(), pointer: () => new DefaultMoved(), ancestor: () => new HierarchyMoved() },
+        // A create's own item there: its ID is in use (the sequence behind), taken past by `withNextId`.
+        errors: { location: () => (previous ? new VersionConflict() : new ValueInUse('location ID', next.ID)), claim: () => new NameTaken(), pointer: () => new DefaultMoved(), ancestor: () => new HierarchyMoved() },
         ...(claim ? { claim } : {}),
       });
     },

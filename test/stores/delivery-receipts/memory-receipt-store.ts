@@ -10,7 +10,7 @@
 // dying mid-save), as the contract's repository harness does with the table's client.
 import { randomUUID } from 'node:crypto';
 import { normaliseClaimValue } from '#shared/data/claims';
-import { wroteNothing } from '#shared/data/sequence';
+import { pastValuesInUse, ValueInUse, wroteNothing } from '#shared/data/sequence';
 import { chunkActions, maxTransactionActions } from '#shared/data/transaction';
 import {
   assertReceiptWriteFits,
@@ -113,7 +113,7 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
     const key = receiptKey(write.tenantId, write.header.ID);
     return () => {
       const stored = headers.get(key);
-      if (!write.previous) return stored ? new Error(`delivery receipt ID ${write.header.ID} is already used`) : undefined;
+      if (!write.previous) return stored ? new ValueInUse('delivery receipt ID', write.header.ID) : undefined;
       if (leaseId !== undefined) return stored?.lease?.id === leaseId ? undefined : new VersionConflict();
       return stored?.header.Version === write.previous.header.Version && !liveLease(stored, now, write.resumeLease) ? undefined : new VersionConflict();
     };
@@ -165,9 +165,11 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
     nextId: ids.next,
 
     async withNextId(tenantId, create) {
-      const id = await ids.next(tenantId);
+      let id = await ids.next(tenantId);
       try {
-        return await create(id);
+        return await pastValuesInUse(id, () => ids.next(tenantId), create, (tried) => {
+          id = tried;
+        });
       } catch (error) {
         if (wroteNothing(error)) await ids.giveBack(tenantId, id);
         throw error;
@@ -200,7 +202,8 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
       }
       const refNumber = refNumberChange(write);
       transaction(
-        [...refNumber.checks, headerChecks(write, now)],
+        // The repository's order: a create's header first, an update's last.
+        write.previous ? [...refNumber.checks, headerChecks(write, now)] : [headerChecks(write, now), ...refNumber.checks],
         () => {
           refNumber.apply();
           applyLines(write, write.deletes, write.puts);

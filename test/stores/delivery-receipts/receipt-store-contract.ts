@@ -95,7 +95,7 @@ export const describeReceiptStoreContract = (implementation: string, open: (cloc
       });
     });
 
-    it('updates at the Version read: the header replaced, only the lines named put or deleted, the line counter kept; a stale Version or a create over a stored ID writes nothing', async () => {
+    it('updates at the Version read: the header replaced, only the lines named put or deleted, the line counter kept; a stale Version or a create over a stored ID (ValueInUse) writes nothing', async () => {
       const tenantId = freshTenantId();
       await create(tenantId, 1, linesOf(1, 3));
       const first = await read(tenantId, 1);
@@ -105,7 +105,7 @@ export const describeReceiptStoreContract = (implementation: string, open: (cloc
 
       expect({ updated, refused, after: view(await store.read(tenantId, 1)) }).toStrictEqual({
         updated: { header: headerOf(tenantId, 1, 2, { SupplierName: 'Other' }), lines: [lineOf(2, { QuantityReceived: 9 }), lineOf(3), lineOf(5)], lastLineNumber: 5 },
-        refused: ['VersionConflict', 'Error'],
+        refused: ['VersionConflict', 'ValueInUse'],
         after: updated,
       });
     });

@@ -7,6 +7,7 @@
 // release; an Idempotency-Key's claim first in each (../key-claims.ts). What a record and a link give back are the
 // repository's (`toItem`, `refundLink`).
 import { normaliseClaimValue } from '#shared/data/claims';
+import { ValueInUse } from '#shared/data/sequence';
 import { ConcurrentModification } from '#shared/errors';
 import { assertPaymentFits, toItem } from '#shared/payments/repository';
 import { BalanceMoved, PaymentGuidTaken, refundLink, type PaymentRecord } from '#shared/payments/rules';
@@ -75,7 +76,7 @@ export const createMemoryPaymentStore = () => {
       const key = keyOf(tenantId, record.fields.ID);
       const guid = `${tenantId}/${normaliseClaimValue(record.fields.GUID)}`;
       transaction(
-        [() => (records.has(key) ? new ConcurrentModification() : undefined), () => (guids.has(guid) ? new PaymentGuidTaken() : undefined)],
+        [() => (records.has(key) ? new ValueInUse('payment ID', record.fields.ID) : undefined), () => (guids.has(guid) ? new PaymentGuidTaken() : undefined)],
         () => {
           records.set(key, stored(tenantId, record));
           guids.set(guid, record.fields.ID);
@@ -93,7 +94,7 @@ export const createMemoryPaymentStore = () => {
             const payment = records.get(paymentKey);
             return payment && payment.refundedMinor <= original.amountMinor - refund.amountMinor ? undefined : new BalanceMoved();
           },
-          () => (records.has(refundKey) ? new Error(`payment ID ${refund.fields.ID} is already used`) : undefined),
+          () => (records.has(refundKey) ? new ValueInUse('payment ID', refund.fields.ID) : undefined),
           () => (linksOf(tenantId, original.fields.ID).has(refund.fields.ID) ? new Error(`refund link ${refund.fields.ID} already exists`) : undefined),
         ],
         () => {

@@ -59,7 +59,7 @@ export const describePaymentStoreContract = (implementation: string, open: () =>
       }).toStrictEqual({ read: payment, page: { record: payment, refunds: [], more: false }, unknown: [undefined, undefined], otherTenant: [undefined, undefined] });
     });
 
-    it('refuses a second payment with a GUID the tenant holds, in any case (PaymentGuidTaken), and an ID already used, writing nothing', async () => {
+    it('refuses a second payment with a GUID the tenant holds, in any case (PaymentGuidTaken), and an ID already used (ValueInUse), writing nothing', async () => {
       const { tenantId, payment } = await recorded();
       const outcomes = [
         await outcomeOf(store.create(tenantId, paymentOf(2, 5, guidOf(1).toUpperCase()))),
@@ -69,7 +69,7 @@ export const describePaymentStoreContract = (implementation: string, open: () =>
       await store.create(tenantId, paymentOf(3, 5, guidOf(3)));
 
       expect({ outcomes, first: await store.get(tenantId, 1), second: await store.get(tenantId, 2) }).toStrictEqual({
-        outcomes: ['PaymentGuidTaken', 'ConcurrentModification', 'done'],
+        outcomes: ['PaymentGuidTaken', 'ValueInUse', 'done'],
         first: payment,
         second: undefined,
       });

@@ -6,6 +6,7 @@
 // Idempotency-Key's claim taken with the write (../key-claims.ts), a schedule state only at its Version, and the
 // reconciler's list ordered as its index orders it (keys.ts `unsyncedKeys`: shard by shard, oldest first).
 import { VersionConflict } from '#shared/errors';
+import { ValueInUse } from '#shared/data/sequence';
 import { runOwnedFields } from '#shared/scheduled-tasks/fields';
 import { unsyncedKeys, unsyncedTasksIndex } from '#shared/scheduled-tasks/keys';
 import type { ScheduledTaskStore, StoredTask, TaskRecord } from '#shared/scheduled-tasks/store';
@@ -40,7 +41,7 @@ export const createMemoryScheduledTaskStore = () => {
       const key = keyOf(tenantId, next.task.ID);
       const stored = items.get(key);
       const asExpected = read === undefined ? stored === undefined : stored?.task.Version === read.Version && stored.task.LastRunDateTime_utc === read.LastRunDateTime_utc;
-      if (!asExpected) throw new VersionConflict();
+      if (!asExpected) throw read === undefined ? new ValueInUse('scheduled task ID', next.task.ID) : new VersionConflict();
       const takeClaim = claim ? claims.check(claim) : () => undefined;
       // An update leaves the run-owned fields as they are stored, unless the schedule changed.
       const task: Record<string, unknown> = { ...next.task };

@@ -72,7 +72,7 @@ export const describeScheduledTaskStoreContract = (implementation: string, open:
       ]);
     });
 
-    it('refuses a create where a task is, and an update at another Version (VersionConflict), changing nothing', async () => {
+    it('refuses a create where a task is (ValueInUse: the sequence behind its items) and an update at another Version (VersionConflict), changing nothing', async () => {
       const tenantId = freshTenantId();
       await store.write(tenantId, { task: taskOf(1) }, undefined);
 
@@ -83,7 +83,7 @@ export const describeScheduledTaskStoreContract = (implementation: string, open:
       ];
 
       expect({ outcomes, stored: (await store.get(tenantId, 1))?.task, missing: await store.get(tenantId, 2) }).toStrictEqual({
-        outcomes: ['VersionConflict', 'VersionConflict', 'VersionConflict'],
+        outcomes: ['ValueInUse', 'VersionConflict', 'VersionConflict'],
         stored: taskOf(1),
         missing: undefined,
       });

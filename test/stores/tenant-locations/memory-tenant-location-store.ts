@@ -6,7 +6,7 @@
 // (KeyAlreadyClaimed, VersionConflict, NameTaken, DefaultMoved, HierarchyMoved); a refused write changes nothing.
 // Orders are the table's: by ID, and by the active-name index's sort key compared as DynamoDB compares strings (UTF-8
 // bytes).
-import { wroteNothing, maxSequenceValue } from '#shared/data/sequence';
+import { maxSequenceValue, pastValuesInUse, ValueInUse, wroteNothing } from '#shared/data/sequence';
 import { ConcurrentModification, NameTaken, SequenceExhausted, VersionConflict } from '#shared/errors';
 import type { TenantLocation } from '#shared/schemas/tenant-location';
 import { activeIndexKeys, activeLocationsByName, normaliseName } from '#shared/tenant-locations/keys';
@@ -67,9 +67,11 @@ export const createMemoryTenantLocationStore = (): TenantLocationStore & { reado
     },
 
     async withNextId<T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T> {
-      const value = await store.nextId(tenantId);
+      let value = await store.nextId(tenantId);
       try {
-        return await create(value);
+        return await pastValuesInUse(value, () => store.nextId(tenantId), create, (tried) => {
+          value = tried;
+        });
       } catch (error) {
         if (wroteNothing(error)) giveBack(tenantId, value);
         throw error;
@@ -107,7 +109,8 @@ export const createMemoryTenantLocationStore = (): TenantLocationStore & { reado
       // Every condition first, in the repository's order (the key's claim, the location, the names, the pointer, the chain).
       const claimKey = claim ? claims.check(claim) : undefined;
       const current = tenantLocations(tenantId).get(next.ID);
-      if (previous?.Version === undefined ? current !== undefined : current?.Version !== previous.Version) throw new VersionConflict();
+      if (previous?.Version === undefined && current !== undefined) throw new ValueInUse('location ID', next.ID);
+      if (previous?.Version !== undefined && current?.Version !== previous.Version) throw new VersionConflict();
       const before = previous?.IsActive ? normaliseName(previous.Name) : undefined;
       const after = next.IsActive ? normaliseName(next.Name) : undefined;
       const namesChange = before !== after;
