@@ -82,6 +82,12 @@ export const createDocumentRepository = (table: TableContext): DocumentStore => 
     const events = items.filter((item) => item.entity === historyEntries.entity).map((item) => eventOfItem(item, event));
     if (events.some((known) => known === undefined)) return;
     const current = stateFromItem(stateItem);
+    // A Query is not a snapshot: an event applied while it ran may have committed behind its position in the history
+    // (not read) and before the state (read, with that event counted). Rebuilt from the history read, the state lost
+    // that event for good (its redelivery is a duplicate; found by a bad-day review). Every apply writes its history
+    // item and the state's count in one transaction, so the history read whole holds exactly `eventCount` events:
+    // anything else is a read that straddled a commit, read again.
+    if (events.length !== current.eventCount) throw new ConcurrentModification();
     const next = stateOfEvents(
       (events as DocumentEvent[]).map((known) => (known.eventId === event.eventId ? { ...known, t: event.t } : known)),
       current.version + 1,
