@@ -177,8 +177,9 @@ export class NameTaken extends ApiError {
 
 export class StaleVersion extends ApiError {
   override readonly name: string = 'StaleVersion';
-  constructor(detail = 'The record was changed by someone else; fetch it again and retry.') {
-    super(problemKinds.staleVersion, detail, { errors: [{ pointer: '/Version', detail: 'stale' }] });
+  /** `at`: where the client named the Version it read (the body's `/Version`, or a query's `Version`). */
+  constructor(detail = 'The record was changed by someone else; fetch it again and retry.', at: FieldError = { pointer: '/Version', detail: 'stale' }) {
+    super(problemKinds.staleVersion, detail, { errors: [at] });
   }
 }
 

@@ -3,6 +3,7 @@ import { Address } from '#shared/schemas/address';
 import { limits } from '#shared/schemas/limits';
 import { SearchFilter, TenantLocationFilter } from '#shared/schemas/search-filter';
 import {
+  DeleteLocationQuery,
   GetDefaultAddressQuery,
   TenantLocation,
   TenantLocationInfo,
@@ -16,14 +17,18 @@ export const tenantLocationDelete = defineOperation({
   summary: 'Soft-delete a tenant location',
   description:
     'Marks the location inactive and returns it. Deleting a deleted location returns it unchanged, so a retried ' +
-    'delete is safe without an Idempotency-Key (it takes none: its effect, inactive, is the same however often it is sent).',
+    'delete is safe without an Idempotency-Key (it takes none: its effect, inactive, is the same however often it is sent). ' +
+    'With `Version` (the Version read), the delete is a compare-and-set: a location active at another Version (restored or ' +
+    'edited since) is a 409 stale-version and stays as it is, so a delete retried after another client restored the ' +
+    'location does not delete it again.',
   area: 'tenant-locations',
   method: 'DELETE',
   path: '/TenantLocation/Delete/{id}',
   module: 'delete',
   pathParameters: idPath,
+  query: DeleteLocationQuery,
   success: { status: 200, schema: TenantLocation, description: 'The deleted location.' },
-  problems: [400, 401, 404, 406],
+  problems: [400, 401, 404, 406, 409],
   tableAccess: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
 });
 

@@ -103,6 +103,28 @@ export { addressTypes, type AddressTypeName } from './address-types';
  * Query of tenantLocationGetDefaultAddress. Strict, as every query an operation reads: a parameter it does not declare
  * (`AddressType=Delivery` beside `addressType=Billing`, a mistyped name) is refused rather than ignored.
  */
+const deleteVersionMessage = 'must be the Version you read: a positive 32-bit integer in plain decimal';
+
+/**
+ * Query of tenantLocationDelete: the Version the delete is based on, optional. A delete is a compare-and-set when it
+ * names one: a retried delete (its first answer lost) after another client restored the location does not delete
+ * it again.
+ */
+export const DeleteLocationQuery = z.strictObject({
+  Version: z
+    .string()
+    .regex(/^[1-9][0-9]{0,9}$/, { error: deleteVersionMessage })
+    .transform(Number)
+    .pipe(z.int32({ error: deleteVersionMessage }).min(1, { error: deleteVersionMessage }))
+    .optional()
+    .meta({
+      description:
+        'The Version of the location this delete is based on. When given and the location is active at another Version, ' +
+        'the delete answers 409 stale-version and changes nothing; a location already deleted is answered as it is.',
+    }),
+});
+export type DeleteLocationQuery = z.output<typeof DeleteLocationQuery>;
+
 export const GetDefaultAddressQuery = z.strictObject({
   addressType: nameOf(
     [...Object.keys(addressTypes), ...Object.values(addressTypes).map(({ value }) => String(value))],

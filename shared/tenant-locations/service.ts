@@ -205,10 +205,16 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
     return isUpdate ? saveAs(input.ID as number) : repository.withNextId(tenantId, saveAs);
   };
 
-  const remove = async (principal: Principal, id: number): Promise<TenantLocation> => {
+  /**
+   * Soft delete. With `version` (the Version the client read), a compare-and-set: an active location at another
+   * Version is StaleVersion (restored or edited since: a retried delete must not delete it again); a deleted one is
+   * answered as it is, whatever Version was named (the delete's effect holds).
+   */
+  const remove = async (principal: Principal, id: number, version?: number): Promise<TenantLocation> => {
     return withOptimisticRetry(async () => {
       const previous = await require(principal.tenantId, id);
       if (!previous.IsActive) return previous;
+      if (version !== undefined && version !== previous.Version) throw new StaleVersion(undefined, { parameter: 'Version', detail: 'stale' });
       const timestamp = now();
       const next: TenantLocation = {
         ...previous,

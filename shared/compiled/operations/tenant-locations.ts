@@ -29,9 +29,10 @@ export const tenantLocationDelete: CompiledOperation<typeof source.tenantLocatio
   auth: "bearer",
   media: "standard",
   pathParameters: {id: "integer"},
+  query: {Version: "integer"},
   success: {status: 200,xmlRoot: {name: "TenantLocation"}},
-  parameterWords: {id: "must be a positive 32-bit integer"},
-  document: { path: requests.tenantLocationDeletePath },
+  parameterWords: {id: "must be a positive 32-bit integer",Version: "must be the Version you read: a positive 32-bit integer in plain decimal"},
+  document: { path: requests.tenantLocationDeletePath, query: requests.tenantLocationDeleteQuery },
   needs: {tableAccess: ["dynamodb:GetItem","dynamodb:PutItem","dynamodb:DeleteItem"]},
 };
 
@@ -84,7 +85,7 @@ export const tenantLocationGetDefaultAddress: CompiledOperation<typeof source.te
   pathParameters: {id: "integer"},
   query: {addressType: "string"},
   success: {status: 200,xmlRoot: {name: "Address"}},
-  parameterWords: {id: "must be a positive 32-bit integer",addressType: "must be Billing, Delivery, Service or Postal (or 1, 2, 3, 4)"},
+  parameterWords: {id: "must be a positive 32-bit integer"},
   document: { path: requests.tenantLocationGetDefaultAddressPath, query: requests.tenantLocationGetDefaultAddressQuery },
   needs: {tableAccess: ["dynamodb:GetItem"]},
 };

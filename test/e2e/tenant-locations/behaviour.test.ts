@@ -250,6 +250,38 @@ describe('Delete', () => {
     expect(await table.items(tenant)).toEqual(before);
   });
 
+  // A delete retried after another client restored the location deleted it again: with the Version read, a delete
+  // is a compare-and-set.
+  test('with the Version read: a location restored since is a 409 stale-version at the parameter and stays active', async () => {
+    const location = await create(token, { Name: 'Compare and set' });
+    const deleted = await remove(token, location.ID, {}, { Version: location.Version });
+    expect(deleted.json).toMatchObject({ IsActive: false, Version: location.Version + 1 });
+    const restored = await save(token, { ID: location.ID, Name: 'Compare and set', IsActive: true });
+    expect(restored.json).toMatchObject({ IsActive: true, Version: location.Version + 2 });
+    const before = await table.items(tenant);
+
+    // The first delete's retry (its answer lost), with the Version it was sent with.
+    expect(viewOf(await remove(token, location.ID, {}, { Version: location.Version }))).toEqual({
+      ...staleVersion,
+      body: { ...staleVersion.body, errors: [{ parameter: 'Version', detail: 'stale' }], Messages: expect.any(Array) },
+    });
+    expect(await table.items(tenant)).toEqual(before);
+    // At the Version read now: deleted; and again with it: answered as it is.
+    const current = await remove(token, location.ID, {}, { Version: location.Version + 2 });
+    expect(current.json).toMatchObject({ IsActive: false, Version: location.Version + 3 });
+    expect((await remove(token, location.ID, {}, { Version: location.Version + 2 })).json).toEqual(current.json);
+  });
+
+  test.each([['0'], ['-1'], ['abc'], ['1.0'], ['2147483648'], ['']])('a Version of %p: 400 naming it, nothing changed', async (version) => {
+    const location = await create(token, { Name: `Bad version ${version}` });
+    const before = await table.items(tenant);
+    expect(viewOf(await remove(token, location.ID, {}, { Version: version }))).toMatchObject({
+      status: 400,
+      body: { errors: [{ parameter: 'Version', detail: 'must be the Version you read: a positive 32-bit integer in plain decimal' }] },
+    });
+    expect(await table.items(tenant)).toEqual(before);
+  });
+
   test('an unknown id: 404', async () => {
     expect(viewOf(await remove(token, 777_777))).toEqual({
       status: 404,

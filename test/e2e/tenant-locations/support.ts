@@ -37,8 +37,8 @@ export const getDefaultAddress = (token: string, id: number | string, addressTyp
 export const search = (token: string, body: unknown, headers: Headers = {}) =>
   api<TenantLocationSearchResult>('/TenantLocation/Search', { method: 'PUT', token, body, headers });
 
-export const remove = (token: string, id: number | string, headers: Headers = {}) =>
-  api<TenantLocation>(`/TenantLocation/Delete/${id}`, { method: 'DELETE', token, headers });
+export const remove = (token: string, id: number | string, headers: Headers = {}, query?: Readonly<Record<string, string | number>>) =>
+  api<TenantLocation>(`/TenantLocation/Delete/${id}`, { method: 'DELETE', token, headers, ...(query ? { query } : {}) });
 
 export interface Stored {
   readonly id: number;
