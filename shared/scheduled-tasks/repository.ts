@@ -44,6 +44,7 @@ import {
   type TaskRecord,
   type TaskRun,
   type TaskRunStore,
+  skipsRecordedOver,
 } from './store';
 
 export type { StoredTask, TaskRecord } from './store';
@@ -352,14 +353,15 @@ export const createTaskRunRepository = (table: TableContext): TaskRunStore => {
 
     async record(firing, run, advance) {
       const { actions, add } = transactionActions<'run' | 'task'>();
-      // Put where no run is, or over a StaleVersion skip of an older Version (store.ts `recordsOver`).
+      // Put where no run is, or over a StaleVersion or Disabled skip of an older Version (store.ts `recordsOver`).
+      const skips = Object.fromEntries(skipsRecordedOver.map((reason, index) => [`:skip${index}`, reason]));
       add('run', {
         Put: {
           TableName: tableName,
           Item: { ...keyOf(firing), entity: runEntity, ...run },
-          ConditionExpression: 'attribute_not_exists(pk) OR (#reason = :stale AND #version < :version)',
+          ConditionExpression: `attribute_not_exists(pk) OR (#reason IN (${Object.keys(skips).join(', ')}) AND #version < :version)`,
           ExpressionAttributeNames: { '#reason': 'Reason', '#version': 'Version' },
-          ExpressionAttributeValues: { ':stale': 'StaleVersion' satisfies StoredRun['Reason'], ':version': run.Version },
+          ExpressionAttributeValues: { ...skips, ':version': run.Version },
         },
       });
       if (advance) add('task', taskUpdate(tableName, firing, advance.read, advance.advance));

@@ -137,15 +137,20 @@ export interface StoredRun extends TaskRun {
   readonly PublishedDateTime_utc?: string;
 }
 
+/** The skips a firing of a newer Version may be recorded over (`recordsOver`). */
+export const skipsRecordedOver: readonly NonNullable<StoredRun['Reason']>[] = ['StaleVersion', 'Disabled'];
+
 /**
- * Whether a firing's run may be recorded where `stored` is: where nothing is, or over a StaleVersion skip of an older
- * Version. A task edited while its schedule's firing was on its way has that firing skipped as stale; the edit's own
- * firing of the same time (its schedule rewritten, or a one-off task's run sent late by the schedule sync) is the run,
- * and must not find the time taken by the skip (before: a one-off task edited in the minute its firing was late never
- * ran). Anything else recorded stays: a firing is recorded once.
+ * Whether a firing's run may be recorded where `stored` is: where nothing is, or over a StaleVersion or Disabled skip
+ * of an older Version. A task edited while its schedule's firing was on its way has that firing skipped as stale; the
+ * edit's own firing of the same time (its schedule rewritten, or a one-off task's run sent late by the schedule sync)
+ * is the run, and must not find the time taken by the skip (before: a one-off task edited in the minute its firing
+ * was late never ran). So too a one-off task whose firing found it disabled, then enabled again: the save fires its
+ * overdue run at the new Version (before, the skip refused it, and the task stayed Scheduled with no run for ever; a
+ * bad-day review). Anything else recorded stays: a firing is recorded once.
  */
 export const recordsOver = (stored: Pick<StoredRun, 'Reason' | 'Version'> | undefined, run: Pick<StoredRun, 'Version'>): boolean =>
-  stored === undefined || (stored.Reason === 'StaleVersion' && stored.Version < run.Version);
+  stored === undefined || (stored.Reason !== undefined && skipsRecordedOver.includes(stored.Reason) && stored.Version < run.Version);
 
 /** The run item exists: this firing was delivered before (`TaskRunStore.record`). */
 export class RunAlreadyRecorded extends Error {

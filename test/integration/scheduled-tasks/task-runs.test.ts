@@ -192,6 +192,32 @@ describe('a firing late past an edit of its task', () => {
   });
 });
 
+describe('a one-off firing that found its task disabled', () => {
+  // Bad-day review: the one-off task's firing arrived while it was disabled (the disable could not delete its schedule
+  // yet, or the firing was already queued) and was recorded Skipped (Disabled). Enabled again, the save found the run
+  // overdue and fired it at the new Version; the skip refused it as a duplicate, and the task stayed Scheduled with no
+  // run for ever.
+  it('still runs once the task is enabled again: the save’s firing at the new Version is recorded over the skip, once', async () => {
+    const oneOff = { IsActive: true, IsRecurringSchedule: false, TimeOfDay: '2026-03-02T09:00:00+10:00', TaskTypeID: 2, NextRunDateTime_utc: '2026-03-01T23:00:00.000Z', Status: 'Scheduled' };
+    const task = await seedTask({ ...oneOff, Version: 1, IsEnabled: false });
+    const queue = await workQueue();
+    const recorder = recorderAt({ now: at('2026-03-01T23:00:10Z') }, queue.publishWork);
+    expect(await recorder.record(firing(task, '2026-03-01T23:00:00Z', 1))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Skipped', Reason: 'Disabled' }, published: false });
+    // Enabled again (Version 2): the save fires the overdue run at its Version.
+    await table.client.send(new PutCommand({ TableName: tableName, Item: { ...taskKey(task.tenantId, task.taskId), entity: 'ScheduledTask', ID: task.taskId, ...oneOff, Version: 2, IsEnabled: true } }));
+    const later = recorderAt({ now: at('2026-03-01T23:02:00Z') }, queue.publishWork);
+    expect(await later.record(firing(task, '2026-03-01T23:00:00Z', 2))).toMatchObject({ outcome: 'Recorded', run: { Outcome: 'Run' }, published: true });
+    // Either delivered again: nothing more.
+    expect(await later.record(firing(task, '2026-03-01T23:00:00Z', 1))).toMatchObject({ outcome: 'Duplicate', published: false });
+    expect(await later.record(firing(task, '2026-03-01T23:00:00Z', 2))).toMatchObject({ outcome: 'Duplicate', published: false });
+
+    expect(await readTask(task.tenantId, task.taskId)).toMatchObject({ Status: 'Completed', LastRunDateTime_utc: '2026-03-01T23:00:00.000Z', Version: 2 });
+    const runs = (await partition(task.tenantId, task.taskId)).filter((item) => String(item.sk).startsWith('RUN#'));
+    expect(runs).toEqual([expect.objectContaining({ Outcome: 'Run', Version: 2 })]);
+    expect(await queue.drain()).toMatchObject([{ taskTypeId: 2, version: 2 }]);
+  });
+});
+
 describe('skipped and ignored firings', () => {
   it('records a stale version Skipped (StaleVersion), leaves the task untouched and publishes nothing', async () => {
     const task = await seedTask();

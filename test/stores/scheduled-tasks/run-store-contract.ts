@@ -112,6 +112,22 @@ export const describeTaskRunStoreContract = (implementation: string, open: () =>
       expect(await store.readRun(firing('2026-03-02T09:15:00Z'))).not.toHaveProperty('Reason');
     });
 
+    it('lets a newer Version record over a Disabled skip of the same firing time (the task enabled again), not the same Version', async () => {
+      const { tenantId, firing } = await seeded();
+      const { PublishLeaseId: _lease, PublishLeaseUntil: _until, ...unpublished } = run('2026-03-02T09:15:00Z');
+      const disabled: StoredRun = { ...unpublished, Outcome: 'Skipped', Reason: 'Disabled', Version: 2 };
+      await store.record(firing('2026-03-02T09:15:00Z', 2), disabled);
+      const outcomes = [await outcomeOf(store.record(firing('2026-03-02T09:15:00Z', 2), disabled))];
+      const advance = { LastRunDateTime_utc: '2026-03-02T09:15:00.000Z', NextRunDateTime_utc: '2026-03-02T09:30:00.000Z' };
+      outcomes.push(await outcomeOf(store.record(firing('2026-03-02T09:15:00Z'), run('2026-03-02T09:15:00Z'), { read, advance })));
+
+      expect({ outcomes, run: await store.readRun(firing('2026-03-02T09:15:00Z')), task: await store.readTaskState(tenantId, taskId) }).toEqual({
+        outcomes: ['RunAlreadyRecorded', 'done'],
+        run: expect.objectContaining({ Outcome: 'Run', Version: 3 }),
+        task: expect.objectContaining(advance),
+      });
+    });
+
     it('records nothing when the task moved since it was read (another Version, another LastRun/NextRun, or no task): ConcurrentModification', async () => {
       const { tenantId, firing } = await seeded();
       const advance = { LastRunDateTime_utc: '2026-03-02T09:15:00.000Z', NextRunDateTime_utc: '2026-03-02T09:30:00.000Z' };
