@@ -201,6 +201,9 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
      * Records the state of the task's schedule if the task still has `version` (a newer save records its own). The
      * Version is not raised: the state is the server's bookkeeping, not an edit. A state the scheduler confirmed
      * (anything but `Pending`) also takes the task off the reconciler's index. Returns false when a newer save won.
+     * A one-off task that ran since the save (Completed by its run, which leaves the Version as it is: its at()
+     * deleted itself) keeps the state its run recorded: a save's Enabled recorded after it said a schedule was there
+     * and took the task off the reconciler's index (a bad-day review).
      */
     async setScheduleState(tenantId: number, id: number, version: number, state: ScheduleState, restated?: KeyClaimItem): Promise<boolean> {
       const answer = restated ? [{ role: 'answer' as const, item: restated }] : [];
@@ -221,11 +224,18 @@ export const createScheduledTaskRepository = (table: TableContext): ScheduledTas
                     state === 'Pending'
                       ? 'SET #state = :state, #indexPk = if_not_exists(#indexPk, :indexPk), #indexSk = if_not_exists(#indexSk, :indexSk)'
                       : 'SET #state = :state REMOVE #indexPk, #indexSk',
-                  ConditionExpression: '#version = :version',
-                  ExpressionAttributeNames: { '#state': 'ScheduleState', '#version': 'Version', '#indexPk': unsyncedTasksIndex.partitionKey, '#indexSk': unsyncedTasksIndex.sortKey },
+                  ConditionExpression: '#version = :version AND (attribute_not_exists(#status) OR #status <> :completed OR #state = :state)',
+                  ExpressionAttributeNames: {
+                    '#state': 'ScheduleState',
+                    '#version': 'Version',
+                    '#status': 'Status',
+                    '#indexPk': unsyncedTasksIndex.partitionKey,
+                    '#indexSk': unsyncedTasksIndex.sortKey,
+                  },
                   ExpressionAttributeValues: {
                     ':state': state,
                     ':version': version,
+                    ':completed': 'Completed',
                     ...(listedFromNow ? { ':indexPk': listedFromNow[unsyncedTasksIndex.partitionKey], ':indexSk': listedFromNow[unsyncedTasksIndex.sortKey] } : {}),
                   },
                 },

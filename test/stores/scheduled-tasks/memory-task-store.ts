@@ -70,6 +70,8 @@ export const createMemoryScheduledTaskStore = () => {
       const stored = items.get(key);
       restate();
       if (!stored || stored.task.Version !== version) return false;
+      // A task its run completed since keeps the state the run recorded.
+      if (stored.task.Status === 'Completed' && stored.task.ScheduleState !== state) return false;
       // Pending puts a task back on the list (listed from now) when a confirmed state had taken it off.
       if (state === 'Pending' && !stored.scheduleOutOfLine) savedAt.set(key, new Date().toISOString());
       items.set(key, { ...stored, task: { ...stored.task, ScheduleState: state }, scheduleOutOfLine: state === 'Pending' });

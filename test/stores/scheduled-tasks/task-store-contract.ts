@@ -170,6 +170,16 @@ export const describeScheduledTaskStoreContract = (implementation: string, open:
       });
     });
 
+    it('leaves the state a run recorded on a task it completed (its Version unchanged): a save’s state at that Version is not recorded', async () => {
+      const tenantId = freshTenantId();
+      const ran = taskOf(1, 1, undefined, { Status: 'Completed', ScheduleState: 'Deleted' });
+      await store.write(tenantId, { task: ran }, undefined);
+
+      const recorded = [await store.setScheduleState(tenantId, 1, 1, 'Enabled'), await store.setScheduleState(tenantId, 1, 1, 'Pending'), await store.setScheduleState(tenantId, 1, 1, 'Deleted')];
+
+      expect({ recorded, stored: await store.get(tenantId, 1) }).toStrictEqual({ recorded: [false, false, true], stored: { task: ran } });
+    });
+
     it('puts a confirmed task back on the list when Pending is recorded at its Version (a sync of it failed after its state was confirmed)', async () => {
       const tenantId = freshTenantId();
       await store.write(tenantId, { task: taskOf(1) }, undefined);
