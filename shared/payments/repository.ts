@@ -230,6 +230,9 @@ export const createPaymentRepository = (table: TableContext): PaymentStore => {
      * Another transaction on the payment in flight at the same moment is ConcurrentModification (retried).
      */
     async refund(tenantId: number, write: RefundWrite, claim?: KeyClaimItem): Promise<void> {
+      // A refund whose ID is its payment's (a sequence behind) would name one item twice in the transaction, which
+      // DynamoDB refuses outright (ValidationException), not as a condition: its ID is in use, stepped past.
+      if (write.refund.fields.ID === write.original.fields.ID) throw new ValueInUse('payment ID', write.refund.fields.ID);
       await transact(table, refundActions(tableName, tenantId, write), {
         ...(claim ? { claim } : {}),
         errors: {

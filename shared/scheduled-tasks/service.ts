@@ -479,6 +479,8 @@ export const createScheduledTaskService = ({
       ? attempt()
       : pastValuesInUse(firstId, () => repository.nextId(tenantId), (taken) => {
           id = taken;
+          // Each value tried is given back unless its own write was sent (and not refused).
+          writeSent = false;
           return attempt();
         })
     ).catch(giveBackUnwritten);

@@ -248,6 +248,9 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
      */
     async write({ next, previous, makesDefault, claim, lineage = [] }: LocationWrite): Promise<void> {
       const tenantId = next.TenantID;
+      // A create whose ID is a location of its parent chain (a sequence behind) would name one item twice in the
+      // transaction, which DynamoDB refuses outright (ValidationException), not as a condition: its ID is in use.
+      if (!previous && lineage.some((link) => link.id === next.ID)) throw new ValueInUse('location ID', next.ID);
       const { actions, add } = transactionActions<Role>();
       add('location', versionedPut(tableName, toItem(next), previous?.Version));
 

@@ -56,6 +56,18 @@ describe('a create whose ID is in use', () => {
     expect((await service.getAll(principal)).map(({ ID, Name }) => `${ID} ${Name}`)).toEqual(['5 Five', '4 Four', '1 One', '3 Three', '2 Two']);
   });
 
+  it('tenant locations: a create under a parent whose ID it takes steps past it (one transaction cannot name an item twice)', async () => {
+    const service = createTenantLocationService({ repository: createTenantLocationRepository(table) });
+    const principal = principalOf();
+    const top = (await service.save(principal, { Name: 'Top' })).location;
+    const middle = (await service.save(principal, { Name: 'Middle', ParentID: top.ID })).location;
+    await loseSequence(principal.tenantId, locationSequence);
+
+    // IDs 1 and 2 are the new location's own parent chain: each would be a Put and a ConditionCheck of one item.
+    const { location } = await service.save(principal, { Name: 'Bottom', ParentID: middle.ID });
+    expect([location.ID, location.ParentID]).toEqual([3, middle.ID]);
+  });
+
   it('tenant locations: a name taken still gives back the value it took (only a value in use is kept)', async () => {
     const service = createTenantLocationService({ repository: createTenantLocationRepository(table) });
     const principal = principalOf();
@@ -79,6 +91,8 @@ describe('a create whose ID is in use', () => {
     const fourth = (await service.record(principal, { Object: { Amount: 40 } })).payment;
     expect(fourth.ID).toBe(4);
     await loseSequence(principal.tenantId, paymentSequence);
+    // ID 1 is the refunded payment's own: one transaction cannot update it and put the refund there (DynamoDB refuses
+    // that outright on AWS), so it is stepped past before anything is sent, as 2, 3 and 4 are on their conditions.
     const refund = (await service.refund(principal, first.ID, { Object: { Amount: 5 } })).payment;
     expect(refund.ID).toBe(5);
     expect((await service.get(principal, first.ID)).Refunds?.map(({ ID }) => ID)).toEqual([5]);

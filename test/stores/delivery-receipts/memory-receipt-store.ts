@@ -133,12 +133,14 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
         write.pendingClaim?.(leaseId),
       );
     }
-    const guard: Check = write.previous
-      ? () => (headers.get(key)?.lease?.id === leaseId ? undefined : new SaveInProgress())
-      : () => (headers.has(key) ? new SaveInProgress() : undefined);
+    // A create's first chunk finding the header there: its ID is in use (as the repository says), nothing written.
+    const guard = (index: number): Check =>
+      write.previous
+        ? () => (headers.get(key)?.lease?.id === leaseId ? undefined : new SaveInProgress())
+        : () => (headers.has(key) ? (index === 0 ? new ValueInUse('delivery receipt ID', write.header.ID) : new SaveInProgress()) : undefined);
     const changes = [...write.deletes.map((line) => ({ line, deleted: true })), ...write.puts.map((line) => ({ line, deleted: false }))];
-    for (const chunk of chunkActions(changes, receiptLineChunkSize)) {
-      transaction([guard], () =>
+    for (const [index, chunk] of chunkActions(changes, receiptLineChunkSize).entries()) {
+      transaction([guard(index)], () =>
         applyLines(
           write,
           chunk.filter((change) => change.deleted).map((change) => change.line),

@@ -101,11 +101,16 @@ export const describeReceiptStoreContract = (implementation: string, open: (cloc
       const first = await read(tenantId, 1);
       await update(first, { extra: { SupplierName: 'Other' }, puts: [lineOf(2, { QuantityReceived: 9 }), lineOf(5)], deletes: [lineOf(1)], lastLineNumber: 5 });
       const updated = view(await store.read(tenantId, 1));
-      const refused = [await outcomeOf(update(first, { extra: { SupplierName: 'Stale' } })), await outcomeOf(create(tenantId, 1, [lineOf(9)], { RefNumber: 'PO-NEW' }))];
+      const refused = [
+        await outcomeOf(update(first, { extra: { SupplierName: 'Stale' } })),
+        await outcomeOf(create(tenantId, 1, [lineOf(9)], { RefNumber: 'PO-NEW' })),
+        // More lines than one transaction holds: written in chunks, the first of which finds the header there.
+        await outcomeOf(create(tenantId, 1, linesOf(10, 150), { RefNumber: 'PO-CHUNKS' })),
+      ];
 
       expect({ updated, refused, after: view(await store.read(tenantId, 1)) }).toStrictEqual({
         updated: { header: headerOf(tenantId, 1, 2, { SupplierName: 'Other' }), lines: [lineOf(2, { QuantityReceived: 9 }), lineOf(3), lineOf(5)], lastLineNumber: 5 },
-        refused: ['VersionConflict', 'ValueInUse'],
+        refused: ['VersionConflict', 'ValueInUse', 'ValueInUse'],
         after: updated,
       });
     });

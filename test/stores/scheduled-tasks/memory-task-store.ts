@@ -40,9 +40,10 @@ export const createMemoryScheduledTaskStore = () => {
     write: async (tenantId, next, read, clearRunState = false, claim) => {
       const key = keyOf(tenantId, next.task.ID);
       const stored = items.get(key);
+      // The repository's order: the key's claim first, then the task.
+      const takeClaim = claim ? claims.check(claim) : () => undefined;
       const asExpected = read === undefined ? stored === undefined : stored?.task.Version === read.Version && stored.task.LastRunDateTime_utc === read.LastRunDateTime_utc;
       if (!asExpected) throw read === undefined ? new ValueInUse('scheduled task ID', next.task.ID) : new VersionConflict();
-      const takeClaim = claim ? claims.check(claim) : () => undefined;
       // An update leaves the run-owned fields as they are stored, unless the schedule changed.
       const task: Record<string, unknown> = { ...next.task };
       if (stored && !clearRunState) {
