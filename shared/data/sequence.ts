@@ -21,24 +21,45 @@ export const maxSequenceValue = 2 ** 31 - 1;
 
 export const sequenceKey = (tenantId: number, name: string): ItemKey => tenantKey(tenantId, composeKey('SEQ', name));
 
-/** The UpdateItem that takes the tenant's next value of `name` (the new value in `Attributes.value`). */
+/**
+ * The UpdateItem that takes the tenant's next value of `name` (the new value in `Attributes.value`, the noted gaps in
+ * `Attributes.gaps`: the whole item, a few bytes more than the value alone and no more capacity).
+ */
 export const nextValueInput = (tableName: string, tenantId: number, name: string): UpdateCommandInput => ({
   TableName: tableName,
   Key: sequenceKey(tenantId, name),
   UpdateExpression: 'ADD #value :one',
   ExpressionAttributeNames: { '#value': 'value' },
   ExpressionAttributeValues: { ':one': 1 },
-  ReturnValues: 'UPDATED_NEW',
+  ReturnValues: 'ALL_NEW',
 });
 
 /**
+ * The noted gaps a sequence keeps: past `maxNotedGaps`, a take drops all but the highest `keptNotedGaps`. A gap
+ * noted below a value a create kept can never be taken back, and nothing else removed it: under contention (3,000
+ * Idempotency-Key replays, each taking a value and giving it back beside other creates) the set grew, and each take
+ * wrote the whole item (9 write units a take; a bad-day review). A gap far below the top is one that many later
+ * values would all have to come back past; dropped, it stays a gap in the IDs, as any value a create kept below it.
+ */
+export const maxNotedGaps = 32;
+export const keptNotedGaps = 16;
+
+/**
  * The next value (1, 2, 3, ...) of the tenant's sequence `name`. `description` names it in the error when the
- * tenant has used every value up to 2^31 - 1 (e.g. "location ID").
+ * tenant has used every value up to 2^31 - 1 (e.g. "location ID"). A sequence with more than `maxNotedGaps` noted
+ * gaps has the lowest dropped (best effort: the value is taken whatever becomes of that).
  */
 export const nextValue = async ({ client, tableName }: TableContext, tenantId: number, name: string, description = `${name} number`): Promise<number> => {
   const { Attributes } = await pastTransactions(() => client.send(new UpdateCommand(nextValueInput(tableName, tenantId, name))));
   const value = Number(Attributes?.value);
   if (!Number.isInteger(value) || value > maxSequenceValue) throw new SequenceExhausted(description);
+  const gaps = Attributes?.gaps instanceof Set ? [...(Attributes.gaps as Set<unknown>)].map(Number).sort((a, b) => a - b) : [];
+  if (gaps.length > maxNotedGaps) {
+    const dropped = new Set(gaps.slice(0, gaps.length - keptNotedGaps));
+    await client
+      .send(new UpdateCommand({ TableName: tableName, Key: sequenceKey(tenantId, name), UpdateExpression: 'DELETE #gaps :dropped', ExpressionAttributeNames: { '#gaps': 'gaps' }, ExpressionAttributeValues: { ':dropped': dropped } }))
+      .catch(() => undefined);
+  }
   return value;
 };
 
