@@ -5,10 +5,10 @@
 // TransactGetItems reads every item of one request as of one point between transactions (serializable), strongly
 // consistent, and costs two read units per 4 KB read instead of one.
 import { TransactGetCommand } from '@aws-sdk/lib-dynamodb';
-import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { TableContext } from './client';
 import type { ItemKey } from './partition';
 import { optimisticRetryPolicy, withOptimisticRetry } from './retry';
+import { transientCancellation } from './transaction';
 
 /** DynamoDB's limit of items in one TransactGetItems. */
 export const maxSnapshotItems = 100;
@@ -42,12 +42,7 @@ export const readSnapshot = async (table: TableContext, keys: readonly ItemKey[]
       );
       return keys.map((_, index) => Responses[index]?.Item);
     } catch (error) {
-      const name = (error as Error).name;
-      if (name === 'TransactionConflictException') throw new SnapshotCancelled(name, { cause: error });
-      if (name !== 'TransactionCanceledException') throw error;
-      const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
-      const transient = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
-      if (reasons.some((reason) => reason.Code !== undefined && transient.has(reason.Code))) throw new SnapshotCancelled(name, { cause: error });
+      if (transientCancellation(error) !== undefined) throw new SnapshotCancelled((error as Error).name, { cause: error });
       throw error;
     }
   };

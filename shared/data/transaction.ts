@@ -152,6 +152,21 @@ export class TransactionThrottled extends Error {
 const throttlingReasons = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded']);
 
 /**
+ * Why DynamoDB cancelled a transaction (a write or a TransactGetItems) with nothing done, when the same request sent
+ * again may succeed: another transaction held one of its items (`conflict`), or capacity (`throttled`). Undefined for
+ * every other failure, a failed condition included (a caller that sees both checks the condition first).
+ */
+export const transientCancellation = (error: unknown): 'conflict' | 'throttled' | undefined => {
+  const name = (error as Error | undefined)?.name;
+  if (name === 'TransactionConflictException') return 'conflict';
+  if (name !== 'TransactionCanceledException') return undefined;
+  const codes = ((error as TransactionCanceledException).CancellationReasons ?? []).map((reason) => reason.Code);
+  if (codes.includes('TransactionConflict')) return 'conflict';
+  if (codes.some((code) => code !== undefined && throttlingReasons.has(code))) return 'throttled';
+  return undefined;
+};
+
+/**
  * Writes the actions atomically. A condition that fails throws the error of the first action (in order) whose
  * reason is ConditionalCheckFailed. A write cancelled only because another transaction held one of its items
  * (TransactionConflict, which the SDK does not retry: AWS documents it as transient, nothing written) is sent again,
@@ -202,13 +217,12 @@ const transactOnce = async <Role extends string>(
   } catch (error) {
     const name = (error as Error).name;
     if (name === 'ConditionalCheckFailedException') throw conditionFailed(only?.role, errors);
-    if (name === 'TransactionConflictException') throw new TransactionConflict();
-    if (name !== 'TransactionCanceledException') throw error;
-    const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
+    const reasons = name === 'TransactionCanceledException' ? ((error as TransactionCanceledException).CancellationReasons ?? []) : [];
     const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
     if (failed >= 0) throw conditionFailed(actions[failed]?.role, errors);
-    if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new TransactionConflict();
-    if (reasons.some((reason) => reason.Code !== undefined && throttlingReasons.has(reason.Code))) throw new TransactionThrottled('transaction cancelled for capacity', { cause: error });
+    const transient = transientCancellation(error);
+    if (transient === 'conflict') throw new TransactionConflict();
+    if (transient === 'throttled') throw new TransactionThrottled('transaction cancelled for capacity', { cause: error });
     throw error;
   }
 };

@@ -1,10 +1,11 @@
-// Unit tests of `transact`'s answer to a transaction conflict (shared/data/transaction.ts), over a stand-in client
+// Unit tests of `transact`'s answer to a transaction conflict (shared/data/transaction.ts), and of `readSnapshot`'s, over a stand-in client
 // that cancels the first sends: a write cancelled only because another transaction held an item is sent again, up
 // to `conflictAttempts` sends, and answers as the send that lands; one with a ClientRequestToken, or a failed
 // condition, is not sent again. (On DynamoDB Local, conflicts come from the fault mode: test/e2e/platform/faults.test.ts.)
 import { describe, expect, it } from '@jest/globals';
 import type { TableContext } from '#shared/data/client';
 import { conflictAttempts, transact, TransactionThrottled, type TransactionAction } from '#shared/data/transaction';
+import { readSnapshot, SnapshotContended } from '#shared/data/snapshot';
 import { toApiError } from '#shared/http/problem';
 import { ConcurrentModification } from '#shared/errors';
 
@@ -91,6 +92,30 @@ describe.each(['ThrottlingError', 'ProvisionedThroughputExceeded'] as const)('tr
     const both = Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: code }, { Code: 'ConditionalCheckFailed' }] });
     const { table, sends } = tableFailing(both);
     await expect(transact(table, actions, { errors: { claim: () => new Error('taken') } })).rejects.toThrow('taken');
+    expect(sends()).toBe(1);
+  });
+});
+
+describe('readSnapshot cancelled by a transaction in flight or for capacity (shared/data/snapshot.ts)', () => {
+  const keys = [{ pk: 'T#1', sk: 'A' }, { pk: 'T#1', sk: 'B' }];
+
+  it.each(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded'] as const)('reads again after a read cancelled by %s', async (code) => {
+    const { table, sends } = tableFailing(cancelled(code));
+    await expect(readSnapshot(table, keys)).resolves.toEqual([undefined, undefined]);
+    expect(sends()).toBe(2);
+  });
+
+  it('reads again after TransactionConflictException, and answers a 503 past every resend, never a 409', async () => {
+    const { table, sends } = tableFailing(...Array.from({ length: 50 }, () => Object.assign(new Error('conflict'), { name: 'TransactionConflictException' })));
+    const error = await readSnapshot(table, keys).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(SnapshotContended);
+    expect(toApiError(error).kind.status).toBe(503);
+    expect(sends()).toBeGreaterThan(1);
+  });
+
+  it('does not read again after any other failure', async () => {
+    const { table, sends } = tableFailing(Object.assign(new Error('bad key'), { name: 'ValidationException' }));
+    await expect(readSnapshot(table, keys)).rejects.toThrow('bad key');
     expect(sends()).toBe(1);
   });
 });
