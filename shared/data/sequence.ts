@@ -5,7 +5,7 @@
 // with nothing written (a name or GUID taken meanwhile), unless a later value was kept since: then the gap stays.
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ApiError, SequenceExhausted } from '#shared/errors';
+import { ApiError, ConcurrentModification, SequenceExhausted } from '#shared/errors';
 import type { TableContext } from './client';
 import { isConditionFailure } from './conditional-write';
 import { KeyAlreadyClaimed } from './idempotency';
@@ -179,10 +179,12 @@ export const giveBackValue = async ({ client, tableName }: TableContext, tenantI
 
 /**
  * True when a write that took a value was refused with nothing written: a 4xx ApiError (a condition of its single
- * atomic write failed, or a check before it), or its Idempotency-Key already claimed (a replay: idempotency.ts).
+ * atomic write failed, or a check before it), contention that ran out of retries (an ApiError caused by
+ * ConcurrentModification: every transaction sent was cancelled), or its Idempotency-Key already claimed (a replay,
+ * read before the write or a twin's claim that cancelled the transaction: idempotency.ts).
  */
 export const wroteNothing = (error: unknown): boolean =>
-  error instanceof KeyAlreadyClaimed || (error instanceof ApiError && error.status >= 400 && error.status < 500);
+  error instanceof KeyAlreadyClaimed || (error instanceof ApiError && ((error.status >= 400 && error.status < 500) || error.cause instanceof ConcurrentModification));
 
 /**
  * A create found a stored item at the value it took: the sequence is behind the items it numbers (nothing known makes
@@ -217,21 +219,35 @@ export const pastValuesInUse = async <T>(first: number, next: () => Promise<numb
   }
 };
 
+/** Where a create's values come from, and where a value it did not use goes back. */
+export interface ValueSource {
+  /** Takes the next value. */
+  readonly take: () => Promise<number>;
+  /** Gives a value back (best effort: a value not given back is a gap in the numbering, nothing more). */
+  readonly giveBack: (value: number) => Promise<unknown> | void;
+}
+
 /**
- * Runs a create with the tenant's next value of `name`. When `create` is refused (`wroteNothing`: nothing was
- * written with the value, a replay of an Idempotency-Key included), the value is given back,
- * so a refused create leaves the sequence as it was; a value found in use is stepped past (`pastValuesInUse`). Not
- * for a create written in several transactions.
+ * Runs `create` with `first` (a value taken from `source`, perhaps in one round trip with other reads), stepping past
+ * values in use to the next `source.take` gives (`pastValuesInUse`). When `create` is refused with nothing written
+ * (`wroteNothing`: a replay of an Idempotency-Key included), the last value tried is given back, so a refused create
+ * leaves the sequence as it was; a value found in use is never given back. Not for a create written in several
+ * transactions (a value some of them used is not the create's to give back).
  */
-export const withNextValue = async <T>(table: TableContext, tenantId: number, name: string, description: string, create: (value: number) => Promise<T>): Promise<T> => {
-  const take = () => nextValue(table, tenantId, name, description);
-  let value = await take();
+export const withTakenValue = async <T>(first: number, source: ValueSource, create: (value: number) => Promise<T>): Promise<T> => {
+  let value = first;
   try {
-    return await pastValuesInUse(value, take, create, (tried) => {
+    return await pastValuesInUse(first, source.take, create, (tried) => {
       value = tried;
     });
   } catch (error) {
-    if (wroteNothing(error)) await giveBackValue(table, tenantId, name, value).catch(() => false);
+    if (wroteNothing(error)) await Promise.resolve().then(() => source.giveBack(value)).catch(() => undefined);
     throw error;
   }
+};
+
+/** `withTakenValue` with the tenant's next value of the sequence `name`. */
+export const withNextValue = async <T>(table: TableContext, tenantId: number, name: string, description: string, create: (value: number) => Promise<T>): Promise<T> => {
+  const take = () => nextValue(table, tenantId, name, description);
+  return withTakenValue(await take(), { take, giveBack: (value) => giveBackValue(table, tenantId, name, value) }, create);
 };

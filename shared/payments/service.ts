@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '#shared/auth/principal';
 import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
 import { withOptimisticRetry, type RetryOptions } from '#shared/data/retry';
-import { maxSequenceValue, pastValuesInUse } from '#shared/data/sequence';
-import { ApiError, ConcurrentModification, NotFound, ServiceUnavailable } from '#shared/errors';
+import { maxSequenceValue, withTakenValue } from '#shared/data/sequence';
+import { ConcurrentModification, NotFound, ServiceUnavailable } from '#shared/errors';
 import { describeError, logger } from '#shared/observability/logger';
 import { countMetric } from '#shared/observability/metrics';
 import { refundsPage } from '#shared/schemas/limits';
@@ -52,14 +52,6 @@ export type SettlementOutcome = 'completed' | 'failed' | 'already-settled' | 'ab
 /** The message a failed queued refund shows: says what happened and what to do, nothing internal. */
 export const queuedRefundFailureMessage =
   'The queued refund could not be completed after repeated attempts; its amount is refundable again. Record a new refund to retry.';
-
-/**
- * True when a failed write wrote nothing, so the ID it took can be given back: a refusal (4xx), contention that ran
- * out of retries (every transaction cancelled), or an Idempotency-Key already claimed (read before the write, or a
- * twin's claim that cancelled the transaction).
- */
-const wroteNothing = (error: unknown): boolean =>
-  error instanceof KeyAlreadyClaimed || (error instanceof ApiError && (error.status < 500 || error.cause instanceof ConcurrentModification));
 
 /** Seconds a client waits before sending again a queued refund the payments queue could not take (503). */
 const queueRetryAfterSeconds = 5;
@@ -117,17 +109,11 @@ export const createPaymentService = ({
     write: (id: number, read: T) => Promise<R>,
   ): Promise<R> => {
     const [value, first, prior] = await Promise.all([read(), repository.nextId(tenantId), claim?.read()]);
-    let id = first;
-    try {
+    // An ID found in use (the sequence behind its items) is stepped past, never given back.
+    return withTakenValue(first, { take: () => repository.nextId(tenantId), giveBack: (id) => repository.giveBackId(tenantId, id) }, (id) => {
       if (prior) throw new KeyAlreadyClaimed(prior);
-      // An ID found in use (the sequence behind its items) is stepped past, never given back.
-      return await pastValuesInUse(first, () => repository.nextId(tenantId), (taken) => write(taken, value), (tried) => {
-        id = tried;
-      });
-    } catch (error) {
-      if (wroteNothing(error)) await giveBackId(tenantId, id);
-      throw error;
-    }
+      return write(id, value);
+    });
   };
 
   /** Settles a queued refund under the optimistic-retry policy; a refund no longer Queued is left as it is. */

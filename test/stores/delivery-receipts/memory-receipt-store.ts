@@ -10,7 +10,7 @@
 // dying mid-save), as the contract's repository harness does with the table's client.
 import { randomUUID } from 'node:crypto';
 import { normaliseClaimValue } from '#shared/data/claims';
-import { pastValuesInUse, ValueInUse, wroteNothing } from '#shared/data/sequence';
+import { ValueInUse, withTakenValue } from '#shared/data/sequence';
 import { chunkActions, maxTransactionActions } from '#shared/data/transaction';
 import {
   assertReceiptWriteFits,
@@ -166,17 +166,7 @@ export const createMemoryReceiptStore = (clock: () => Date = () => new Date()) =
 
     nextId: ids.next,
 
-    async withNextId(tenantId, create) {
-      let id = await ids.next(tenantId);
-      try {
-        return await pastValuesInUse(id, () => ids.next(tenantId), create, (tried) => {
-          id = tried;
-        });
-      } catch (error) {
-        if (wroteNothing(error)) await ids.giveBack(tenantId, id);
-        throw error;
-      }
-    },
+    withNextId: async (tenantId, create) => withTakenValue(await ids.next(tenantId), { take: () => ids.next(tenantId), giveBack: (id) => ids.giveBack(tenantId, id) }, create),
 
     read: async (tenantId, receiptId, ownLease): Promise<StoredReceipt | undefined> => {
       const stored = headers.get(receiptKey(tenantId, receiptId));

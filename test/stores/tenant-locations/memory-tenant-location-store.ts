@@ -6,7 +6,7 @@
 // (KeyAlreadyClaimed, VersionConflict, NameTaken, DefaultMoved, HierarchyMoved); a refused write changes nothing.
 // Orders are the table's: by ID, and by the active-name index's sort key compared as DynamoDB compares strings (UTF-8
 // bytes).
-import { maxSequenceValue, pastValuesInUse, ValueInUse, wroteNothing } from '#shared/data/sequence';
+import { maxSequenceValue, ValueInUse, withTakenValue } from '#shared/data/sequence';
 import { ConcurrentModification, NameTaken, SequenceExhausted, VersionConflict } from '#shared/errors';
 import type { TenantLocation } from '#shared/schemas/tenant-location';
 import { activeIndexKeys, activeLocationsByName, normaliseName } from '#shared/tenant-locations/keys';
@@ -66,17 +66,8 @@ export const createMemoryTenantLocationStore = (): TenantLocationStore & { reado
       return value;
     },
 
-    async withNextId<T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T> {
-      let value = await store.nextId(tenantId);
-      try {
-        return await pastValuesInUse(value, () => store.nextId(tenantId), create, (tried) => {
-          value = tried;
-        });
-      } catch (error) {
-        if (wroteNothing(error)) giveBack(tenantId, value);
-        throw error;
-      }
-    },
+    withNextId: async <T>(tenantId: number, create: (id: number) => Promise<T>): Promise<T> =>
+      withTakenValue(await store.nextId(tenantId), { take: () => store.nextId(tenantId), giveBack: (id) => giveBack(tenantId, id) }, create),
 
     defaultLocationId: async (tenantId: number) => pointers.get(tenantId),
 
