@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { PolicyConditions, PolicyStatement } from '#shared/operations/grants';
 import { schedulerServicePrincipal } from '#shared/operations/grants';
+import { dynamoDbRefusal, type TableKeys } from './dynamodb-fidelity';
 import { faultErrorReply, indexQueryOf, operationOf, transactionConflictReply, transactionThrottledReply } from './edge-faults';
 import { edgeEffects, faultServices, type FaultEngine, type FaultService } from './faults';
 import type { IndexLag } from './index-lag';
@@ -423,6 +424,11 @@ export interface IamEdgeOptions {
   readonly log?: (line: string) => void;
   /** The fault mode (faults.ts): absent, every allowed call passes through untouched. */
   readonly faults?: EdgeFaultOptions;
+  /**
+   * The key attributes of each local table by name: with them, a function's request DynamoDB would refuse and
+   * DynamoDB Local accepts is refused as DynamoDB refuses it (dynamodb-fidelity.ts).
+   */
+  readonly tableKeys?: ReadonlyMap<string, TableKeys>;
 }
 
 export interface EdgeFaultOptions {
@@ -634,6 +640,14 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
         const delegated = decision?.kind === 'delegated' ? ` (the key policy delegates to it: ${decision.statement.source})` : '';
         log(`${explainRefusal(identity, access)}${delegated}`);
         return reply(response, accessDenied(credential.service, identity.functionName, access));
+      }
+    }
+    if (credential.service === 'dynamodb' && options.tableKeys) {
+      const operation = operationOf('dynamodb', request, body);
+      const refusal = dynamoDbRefusal(operation, body, (tableName) => options.tableKeys?.get(tableName));
+      if (refusal) {
+        log(`[iam-edge] ValidationException: ${identity.functionName}'s ${operation} names one item in two actions: DynamoDB refuses it (DynamoDB Local would not)`);
+        return reply(response, refusal);
       }
     }
     if (options.faults) {

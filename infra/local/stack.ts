@@ -284,7 +284,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       sqs.destroy();
     });
     // The table's keys, indexes and TTL, the queues' attributes and redrive policies: the data stack's template's.
-    await ensureTable(dynamodbClient, tableFromTemplate(dataStack), tableDefinition.localTableName);
+    const table = tableFromTemplate(dataStack);
+    await ensureTable(dynamodbClient, table, tableDefinition.localTableName);
     const provisioned = new Map<QueueName, ProvisionedQueue>();
     for (const definition of queueDefinitions) provisioned.set(definition.name, await ensureQueues(sqs, queueSettingsOf(definition)));
     const endpoints: Omit<LocalStackEndpoints, 'baseUrl' | 'iamEdgeEndpoint' | 'schedulerEndpoint' | 'kmsEndpoint' | 'secretsManagerEndpoint'> = {
@@ -344,6 +345,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       adminAccessKeyId: localCredentials.accessKeyId,
       kmsKeys: { keyArnOf: (keyId) => kms?.keyArnOf(keyId), policyOf: (keyArn) => kms?.policyOf(keyArn) },
       secrets: { secretArnOf: (secretId) => secretsManager?.secretArnOf(secretId) },
+      tableKeys: new Map([[endpoints.tableName, { partitionKey: table.partitionKey, sortKey: table.sortKey }]]),
       ...(faults
         ? {
           faults: {

@@ -72,6 +72,7 @@ beforeAll(async () => {
     ]),
     identities,
     adminAccessKeyId: 'local',
+    tableKeys: new Map([[endpoints.tableName, { partitionKey: 'pk', sortKey: 'sk' }]]),
     log: () => undefined,
   });
   const fleet = localFunctionFleet(
@@ -225,6 +226,34 @@ describe('a function lacking an action it needs', () => {
     } finally {
       stranger.destroy();
       admin.destroy();
+    }
+  });
+});
+
+describe('what DynamoDB refuses and DynamoDB Local accepts', () => {
+  it('refuses a TransactWriteItems naming one item twice as DynamoDB does, and writes nothing', async () => {
+    const document = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfigOf(remove.operationId)));
+    const tenantId = freshTenantId();
+    const key = locationKey(tenantId, 1);
+    const other = locationKey(tenantId, 2);
+    try {
+      await expect(
+        document.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: endpoints.tableName, Item: { ...key, Name: 'first' }, ConditionExpression: 'attribute_not_exists(pk)' } },
+              { Put: { TableName: endpoints.tableName, Item: other } },
+              { Delete: { TableName: endpoints.tableName, Key: key } },
+            ],
+          }),
+        ),
+      ).rejects.toMatchObject({ name: 'ValidationException', $metadata: { httpStatusCode: 400 }, message: 'Transaction request cannot include multiple operations on one item' });
+      expect(await tenantTable.items(tenantId)).toEqual([]);
+      // Items apart pass through to DynamoDB Local.
+      await document.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: endpoints.tableName, Item: key } }, { Put: { TableName: endpoints.tableName, Item: other } }] }));
+      expect(await tenantTable.items(tenantId)).toHaveLength(2);
+    } finally {
+      document.destroy();
     }
   });
 });

@@ -119,3 +119,27 @@ describe('readSnapshot cancelled by a transaction in flight or for capacity (sha
     expect(sends()).toBe(1);
   });
 });
+
+describe('transact and one item named twice (AWS refuses it whole; DynamoDB Local accepts it)', () => {
+  it('refuses before sending a transaction whose actions name one item twice, naming both roles', async () => {
+    const { table, sends } = tableFailing();
+    const twice: TransactionAction<'record' | 'claim'>[] = [
+      { role: 'record', item: { Put: { TableName: 'business', Item: { pk: 'T#1', sk: 'A', value: 1 }, ConditionExpression: 'attribute_not_exists(pk)' } } },
+      { role: 'claim', item: { ConditionCheck: { TableName: 'business', Key: { pk: 'T#1', sk: 'A' }, ConditionExpression: 'attribute_exists(pk)' } } },
+    ];
+    await expect(transact(table, twice)).rejects.toThrow('a transaction names one item twice (roles record and claim)');
+    expect(sends()).toBe(0);
+  });
+
+  it('sends one whose items differ by table, partition or sort key', async () => {
+    const { table, sends } = tableFailing();
+    const apart: TransactionAction<string>[] = [
+      { role: 'a', item: { Put: { TableName: 'business', Item: { pk: 'T#1', sk: 'A' } } } },
+      { role: 'b', item: { Delete: { TableName: 'business', Key: { pk: 'T#2', sk: 'A' } } } },
+      { role: 'c', item: { Update: { TableName: 'business', Key: { pk: 'T#1', sk: 'B' }, UpdateExpression: 'SET v = :v', ExpressionAttributeValues: { ':v': 1 } } } },
+      { role: 'd', item: { ConditionCheck: { TableName: 'other', Key: { pk: 'T#1', sk: 'A' }, ConditionExpression: 'attribute_exists(pk)' } } },
+    ];
+    await expect(transact(table, apart)).resolves.toBeUndefined();
+    expect(sends()).toBe(1);
+  });
+});
