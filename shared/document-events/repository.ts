@@ -75,18 +75,20 @@ export const createDocumentRepository = (table: TableContext): DocumentStore => 
       new GetCommand({ TableName: table.tableName, Key: eventKey(event.organisationId, event.documentId, event.eventId), ConsistentRead: true }),
     );
     if (!applied || typeof applied.t !== 'number' || applied.t <= event.t) return;
+    // A Query is not a snapshot: a commit while it runs may land behind its position in the history (an event not
+    // read, or read at the t another rebuild has since lowered) and before the state. Rebuilt from such a history at
+    // the Version the Query read, the state lost an event, or took one at a t it no longer has, for good (its
+    // redelivery a duplicate; two findings of bad-day reviews). Every apply and every rebuild writes the state in the
+    // same transaction as its history item, so the state is read first, on its own: written at that Version, the
+    // rebuild is refused if anything of the history it then reads changed since (ConcurrentModification: read again).
+    const current = await getState(event.organisationId, event.documentId);
+    if (!current) return;
     const items = await readPartition(event.organisationId, event.documentId);
-    const stateItem = items.find((item) => item.sk === stateSortKey);
     const stored = items.find((item) => item.entity === historyEntries.entity && item.eventId === event.eventId);
-    if (!stateItem || !stored || typeof stored.t !== 'number' || stored.t <= event.t) return;
+    if (!stored || typeof stored.t !== 'number' || stored.t <= event.t) return;
     const events = items.filter((item) => item.entity === historyEntries.entity).map((item) => eventOfItem(item, event));
     if (events.some((known) => known === undefined)) return;
-    const current = stateFromItem(stateItem);
-    // A Query is not a snapshot: an event applied while it ran may have committed behind its position in the history
-    // (not read) and before the state (read, with that event counted). Rebuilt from the history read, the state lost
-    // that event for good (its redelivery is a duplicate; found by a bad-day review). Every apply writes its history
-    // item and the state's count in one transaction, so the history read whole holds exactly `eventCount` events:
-    // anything else is a read that straddled a commit, read again.
+    // A history that does not hold exactly the state's count straddled a commit: the write would be refused anyway.
     if (events.length !== current.eventCount) throw new ConcurrentModification();
     const next = stateOfEvents(
       (events as DocumentEvent[]).map((known) => (known.eventId === event.eventId ? { ...known, t: event.t } : known)),
