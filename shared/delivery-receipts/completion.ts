@@ -114,7 +114,7 @@ export type CompletionProgress =
   | { readonly outcome: 'completed'; readonly chunksRun: number }
   /** The message names no current completion (an undone start, a duplicate of a finished one): nothing to do. */
   | { readonly outcome: 'stale' }
-  /** Out of time: the rest was handed to a new message on the queue. */
+  /** Out of time, or stopped by a failure after committing chunks: the rest was handed to a new message on the queue. */
   | { readonly outcome: 'continued'; readonly chunksRun: number; readonly cursor: number };
 
 export interface ContinueOptions {
@@ -158,7 +158,19 @@ export const continueCompletion = async (
       logger.debug('receipt completion chunk committed', { tenantId, receiptId, chunk: chunk.index, of: plan.chunks.length });
       record = { ...record, cursor: chunk.index + 1 };
     } catch (error) {
-      if (!(error instanceof ConcurrentModification)) throw error;
+      if (!(error instanceof ConcurrentModification)) {
+        // Capacity past the chunk's resends, a dependency down, a timeout whose chunk may have landed: whatever stopped
+        // a pass that committed chunks, the rest goes to a new message, which starts at the stored cursor (a chunk
+        // that landed is skipped there). Counted as a failed receive, a long throttle sent the receipt to the DLQ half
+        // applied, Completing for good (a bad-day review). A pass that committed none fails the record, so a failure
+        // that repeats still ends in the DLQ.
+        if (chunksRun === 0) throw error;
+        logger.warn('receipt completion stopped after committing chunks: the rest goes to a new message', { tenantId, receiptId, chunksRun, ...describeError(error) });
+        await dependencies.publish({ tenantId, receiptId, completionId }).catch(() => {
+          throw error;
+        });
+        return { outcome: 'continued', chunksRun, cursor: record.cursor };
+      }
       // Another pass may have run this chunk: go on from wherever the cursor is now; if it has not moved, retry later.
       const now = await store.readCompletion(tenantId, receiptId);
       if (!now || now.completionId !== completionId) return { outcome: 'stale' };

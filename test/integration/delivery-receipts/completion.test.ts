@@ -6,6 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { completeReceipt, continueCompletion, type CompletionDependencies, type CompletionMessage } from '#shared/delivery-receipts/completion';
 import { createCompletionRepository } from '#shared/delivery-receipts/repository';
 import { logger } from '#shared/observability/logger';
+import { TransactionThrottled } from '#shared/data/transaction';
 import { failureOf, freshTenantId, openLocalTable } from '#test/integration/data/support';
 import { completionActor, completionNow, expectedStock, inventoryIdsOf, manyLines, receiptItems, seedAndComplete, seededVersion, seedReceipt, stockOf, type SeedLine } from './completion-support';
 
@@ -205,6 +206,30 @@ describe('chunks through the queue', () => {
     expect((await receiptItems(table, tenantId, 1)).header).toMatchObject({ Status: 'Completing' });
     await expect(continueCompletion(createCompletionRepository(table), sent[0] as CompletionMessage)).resolves.toEqual({ outcome: 'completed', chunksRun: 19 });
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
+  }, 120_000);
+
+  // A chunk refused for capacity past its resends (TransactionThrottled), or any other failure of a dependency, after
+  // the pass committed chunks: before, only a conflict handed the rest on, and the message's receives counted passes
+  // that made progress, so a long throttle sent the receipt to the DLQ half applied, Completing for good (a bad-day
+  // review). A pass that committed none still fails its record.
+  it('hands the rest to a new message when a chunk fails after the pass committed some; a pass that committed none fails', async () => {
+    const tenantId = freshTenantId();
+    const lines = manyLines(1000, 250);
+    const message = await start(tenantId, lines);
+    const { sent, dependencies } = capture();
+    const throttled = () => new TransactionThrottled('transaction cancelled for capacity');
+    const throttling = (failAt: number) => {
+      const store = createCompletionRepository(table);
+      let calls = 0;
+      return { ...store, runChunk: (...args: Parameters<typeof store.runChunk>) => ((calls += 1) === failAt ? Promise.reject(throttled()) : store.runChunk(...args)) };
+    };
+    await expect(continueCompletion(throttling(6), message, {}, dependencies)).resolves.toEqual({ outcome: 'continued', chunksRun: 5, cursor: 5 });
+    expect(sent).toEqual([message]);
+    await expect(continueCompletion(throttling(1), message, {}, dependencies)).rejects.toBeInstanceOf(TransactionThrottled);
+    expect(sent).toHaveLength(1);
+    await expect(continueCompletion(createCompletionRepository(table), sent[0] as CompletionMessage)).resolves.toEqual({ outcome: 'completed', chunksRun: 19 });
+    expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
+    expect((await receiptItems(table, tenantId, 1)).movements).toHaveLength(1000);
   }, 120_000);
 
   it('a save that dies between its start and its send: the guarantee, sent before the commit, completes the receipt once', async () => {
