@@ -10,6 +10,7 @@ import { linePolicy } from '#shared/delivery-receipts/lines';
 import { saveLeaseMilliseconds } from '#shared/delivery-receipts/repository';
 import { createReceiptService } from '#shared/delivery-receipts/service';
 import { VersionConflict } from '#shared/errors';
+import { optimisticRetryPolicy } from '#shared/data/retry';
 import { logger } from '#shared/observability/logger';
 import { createMemoryReceiptStore } from '#test/stores/delivery-receipts/memory-receipt-store';
 import { freshTenantId } from '#test/support/tenant-items';
@@ -109,7 +110,7 @@ describe('concurrency', () => {
     expect(await failureOf(service.save(principal, { Value: { ID: receipt.ID, Version: 1, Lines: linesOf(250, 2_000) } }))).toMatchObject({ name: 'InjectedCrash' });
     crashOnWrite(undefined);
     // Lines half written: every read waits for the lease, then gives up (409), and so does a save.
-    expect(await failureOf(service.get(principal, receipt.ID as number))).toMatchObject({ name: 'SaveInProgress', status: 409 });
+    expect(await failureOf(service.get(principal, receipt.ID as number))).toMatchObject({ name: 'StillBeingSaved', status: 409 });
     now += saveLeaseMilliseconds + 1;
     const read = await service.get(principal, receipt.ID as number);
     expect(read.receipt.Version).toBe(2);
@@ -118,6 +119,35 @@ describe('concurrency', () => {
     // New lines take numbers above every line ever written, the crashed save's included.
     expect(repaired.receipt.Lines?.[0]?.ID).toBeGreaterThan(300);
   });
+});
+
+describe('a receipt under a dead save\'s lease', () => {
+  // A save or an add met the lease in its first read and waited it out as any read does, then its own retry loop,
+  // taking the read's refusal for a lost race, waited it out again, ten times: a 504 at about 10 s (the function's
+  // timeout) against a 30 s lease, where a read answers 409 in a few seconds (a bad-day review).
+  it('answers a save and an add 409 after one read\'s wait, as a read, not after ten', async () => {
+    const memory = createMemoryReceiptStore(clock);
+    let reads = 0;
+    const service = createReceiptService({
+      repository: { ...memory.store, read: (...args: Parameters<typeof memory.store.read>) => ((reads += 1), memory.store.read(...args)) },
+      complete: async () => Promise.reject(new Error('completion is not part of these tests')),
+      policy: linePolicy(0),
+      clock,
+    });
+    const principal = freshPrincipal();
+    const { receipt } = await service.save(principal, { Value: { Lines: linesOf(300) } });
+    memory.crashOnWrite(4);
+    expect(await failureOf(service.save(principal, { Value: { ID: receipt.ID, Version: 1, Lines: linesOf(250, 2_000) } }))).toMatchObject({ name: 'InjectedCrash' });
+    memory.crashOnWrite(undefined);
+
+    reads = 0;
+    expect(await failureOf(service.save(principal, { Value: { ID: receipt.ID, InternalNote: 'late' } }))).toMatchObject({ name: 'StillBeingSaved', status: 409 });
+    expect(reads).toBeLessThanOrEqual(optimisticRetryPolicy.maxAttempts + 1);
+    reads = 0;
+    expect(await failureOf(service.addInventory(principal, receipt.ID as number, { Value: { InventoryList: [{ InventoryID: 77, Quantity: 1 }] } }))).toMatchObject({ name: 'StillBeingSaved', status: 409 });
+    expect(reads).toBeLessThanOrEqual(optimisticRetryPolicy.maxAttempts);
+    now += saveLeaseMilliseconds + 1;
+  }, 60_000);
 });
 
 describe('a completion that loses a race', () => {
