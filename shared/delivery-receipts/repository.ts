@@ -19,7 +19,8 @@ import { assertItemFits } from '#shared/data/item-size';
 import { nextValue, ValueInUse, withNextValue } from '#shared/data/sequence';
 import { tableDefinition } from '#shared/data/table';
 import { assertActionsFit, chunkActions, maxTransactionActions, transact, transactionActions, type TransactionItem } from '#shared/data/transaction';
-import { ConcurrentModification, ReferenceTaken, VersionConflict } from '#shared/errors';
+import { ApiError, ConcurrentModification, problemKinds, ReferenceTaken, VersionConflict } from '#shared/errors';
+import { withOptimisticRetry } from '#shared/data/retry';
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
 import type { StoredLine } from './lines';
 import { completionKey, continuationKey, headerKey, headerSortKey, lineKey, lineSortKeyPrefix, movementKey, receiptPartition, receiptSequence } from './keys';
@@ -114,6 +115,31 @@ export class SaveInProgress extends ConcurrentModification {
     super('The receipt is being saved by another request; retry shortly.');
   }
 }
+
+/** Another save's lease outlasted a read's whole wait: 409, as SaveInProgress, but no longer a race to retry. */
+export class StillBeingSaved extends ApiError {
+  override readonly name = 'StillBeingSaved';
+  constructor(detail: string) {
+    super(problemKinds.conflict, detail);
+  }
+}
+
+/**
+ * Runs a read that refuses a receipt under another save's live lease (SaveInProgress) again under the optimistic
+ * retry policy (about 4.6 s at most), then answers the lease still held as StillBeingSaved (409), which no caller's
+ * own retry loop takes for a lost race (a save's or an add's, whose ten rounds of waits outlasted the function: a 504
+ * at about 10 s against a dead save's 30 s lease, where a read answered 409 in a few; a bad-day review).
+ */
+export const waitingOutLeases = <T>(read: () => Promise<T>): Promise<T> =>
+  withOptimisticRetry(read).catch((error: unknown) => {
+    throw error instanceof SaveInProgress ? new StillBeingSaved(error.detail) : error;
+  });
+
+/** True when the header item is under a save's lease still live at `now` (its Version already the save's, its lines half written). */
+export const underLiveLease = (item: Readonly<Record<string, unknown>>, now: number): boolean => {
+  const lease = leaseOf(item);
+  return lease !== undefined && lease.expiresAt >= now;
+};
 
 /** The RefNumber is another receipt's (409, at the field). */
 export class RefNumberTaken extends ReferenceTaken {

@@ -19,7 +19,7 @@ import { defineSearch, pageBudgetBytes, searchTextOf, withinPageBudget, type Sea
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
 import { parseStatus, receiptStatuses, statusOf, statusView, type ReceiptStatus } from './lifecycle';
 import { activeLines, withDerivedFields } from './lines';
-import { inFieldOrder } from './repository';
+import { inFieldOrder, SaveInProgress, underLiveLease, waitingOutLeases } from './repository';
 import { compareSortKeys, dateRange, receiptSortFields, receiptSortIndex, searchTextAttribute, sortableDate, type ReceiptSortField } from './search-keys';
 import type { ReceiptSearchStore, SearchCriteria } from './store';
 
@@ -161,10 +161,25 @@ export const createDeliveryReceiptSearch = ({ store, clock = () => new Date() }:
     return answered;
   };
 
+  /**
+   * The headers of `ids` as they are now (strongly consistent). A header under another save's live lease already
+   * carries the Version that save will end with, beside the fields and lines it is still writing: answered, a client
+   * that sent that copy back after the save committed had its stale fields accepted at a Version that matched, and the
+   * other save's changes silently lost (a bad-day review). Such a read is made again as Get waits out a lease
+   * (`waitingOutLeases`: a 409 "being saved" if the lease outlasts the wait).
+   */
+  const readHeadersNow = (tenantId: number, ids: readonly number[]) =>
+    waitingOutLeases(async () => {
+      const items = await store.readHeaders(tenantId, ids);
+      const now = clock().getTime();
+      if (items.some((item) => underLiveLease(item, now))) throw new SaveInProgress();
+      return items;
+    });
+
   /** The rows still matching, each with its header as it is now (one strongly consistent read of the page's headers). */
   const currentRows = async <Row extends { readonly item: Readonly<Record<string, unknown>> }>(tenantId: number, rows: readonly Row[], criteria: SearchCriteria) => {
     if (rows.length === 0) return [];
-    const headers = new Map((await store.readHeaders(tenantId, rows.map((row) => idOf(row)))).map((item) => [item.ID as number, item]));
+    const headers = new Map((await readHeadersNow(tenantId, rows.map((row) => idOf(row)))).map((item) => [item.ID as number, item]));
     return rows.flatMap((row) => {
       const item = headers.get(idOf(row));
       return item && matches(item, criteria) ? [{ row, item }] : [];
@@ -188,7 +203,7 @@ export const createDeliveryReceiptSearch = ({ store, clock = () => new Date() }:
 
     if (criteria.ids) {
       // Read by key: the cost is the IDs', whatever the tenant holds; the mechanism orders and pages them in memory.
-      const hits = (await store.readHeaders(tenantId, criteria.ids)).filter((item) => matches(item, criteria)).map((item) => ({ item }));
+      const hits = (await readHeadersNow(tenantId, criteria.ids)).filter((item) => matches(item, criteria)).map((item) => ({ item }));
       const result = deliveryReceiptSearch.page(plan, hits);
       const receipts = result.Value.map((row) => toReceipt(row.item, row.RowNumber));
       const answered = withinPageBudget(includeLines ? await withLines(tenantId, receipts) : receipts);

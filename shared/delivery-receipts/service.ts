@@ -8,7 +8,7 @@ import { normaliseClaimValue } from '#shared/data/claims';
 import { backoffDelayMs, sleepFor, withOptimisticRetry } from '#shared/data/retry';
 import { KeyAlreadyClaimed, type WriteClaim } from '#shared/data/idempotency';
 import { maxSequenceValue, pastValuesInUse } from '#shared/data/sequence';
-import { ApiError, ConcurrentModification, NotFound, problemKinds, ReadOnlyRecord, StaleVersion, TenancyMismatch, ValidationFailed, VersionConflict } from '#shared/errors';
+import { ConcurrentModification, NotFound, ReadOnlyRecord, StaleVersion, TenancyMismatch, ValidationFailed, VersionConflict } from '#shared/errors';
 import type { ActionRequestDeliveryReceiptT, ActionRequestSupplierTransAddInventoryRequest, DeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 import { defaultRefNumber } from './keys';
 import {
@@ -42,7 +42,7 @@ import {
   type StoredLine,
 } from './lines';
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
-import { inFieldOrder, RefNumberTaken, SaveInProgress } from './repository';
+import { inFieldOrder, RefNumberTaken, SaveInProgress, waitingOutLeases } from './repository';
 import type { CompleteReceipt, CompletionCommit, ReceiptHeader, ReceiptStore, StoredReceipt } from './store';
 import { stockEffects } from './stock-effects';
 import { sortableDate } from './search-keys';
@@ -138,14 +138,6 @@ const buildHeader = ({ fields, id, guid, tenantId, version, refNumber, actor, cr
 /** Decisions of a save's completion at most: each a fresh read after the last one lost a race (`update`). */
 const completionAttempts = 3;
 
-/** Another save's lease outlasted a read's whole wait: 409, as SaveInProgress, but no longer a race to retry. */
-class StillBeingSaved extends ApiError {
-  override readonly name = 'StillBeingSaved';
-  constructor(detail: string) {
-    super(problemKinds.conflict, detail);
-  }
-}
-
 export const createReceiptService = ({
   repository,
   complete,
@@ -154,16 +146,9 @@ export const createReceiptService = ({
   clock = () => new Date(),
   newGuid = randomUUID,
 }: ReceiptServiceDependencies) => {
-  /**
-   * The receipt as stored (strongly consistent); waits out another request's multi-transaction save, for one retry
-   * policy's time: a lease still held then is answered (409 StillBeingSaved), never waited out again by the caller's
-   * own retry loop (a save's or an add's, whose ten rounds of waits outlasted the function: a 504 at about 10 s
-   * against a dead save's 30 s lease, where a read answered 409 in a few; a bad-day review).
-   */
+  /** The receipt as stored (strongly consistent); waits out another request's multi-transaction save (`waitingOutLeases`). */
   const require = async (tenantId: number, id: number, ownLease?: string): Promise<StoredReceipt> => {
-    const receipt = await withOptimisticRetry(() => repository.read(tenantId, id, ownLease)).catch((error: unknown) => {
-      throw error instanceof SaveInProgress ? new StillBeingSaved(error.detail) : error;
-    });
+    const receipt = await waitingOutLeases(() => repository.read(tenantId, id, ownLease));
     if (!receipt) throw new NotFound(`Delivery receipt ${id} does not exist.`);
     return receipt;
   };

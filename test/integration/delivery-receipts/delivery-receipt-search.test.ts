@@ -2,11 +2,11 @@
 // sharded indexes read in order and merged, the filters as FilterExpressions, paging through cached
 // continuations, the fallback without one, tenancy, and what a page costs.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '#shared/auth/principal';
 import { createDocumentClient, type TableContext } from '#shared/data/client';
 import { tenantPartition } from '#shared/data/partition';
-import { continuationKey } from '#shared/delivery-receipts/keys';
+import { continuationKey, headerKey } from '#shared/delivery-receipts/keys';
 import { createSearchRepository } from '#shared/delivery-receipts/repository';
 import { createDeliveryReceiptSearch, queryHashOf, deliveryReceiptSearch, searchCriteria } from '#shared/delivery-receipts/search';
 import { ApiError } from '#shared/errors';
@@ -244,6 +244,50 @@ describe('delivery-receipt Search: filters', () => {
     });
     expect(await search({ GetCountOnly: true, LinkedSupplierID: 101, LastRowNumber: count })).toMatchObject({ MoreToGet: false, TotalRecordCount: count });
   });
+});
+
+describe('delivery-receipt Search: a receipt another save is writing', () => {
+  // A save in chunks takes a lease that already moves the header's Version to the one the save ends with, while its
+  // fields and lines are still being written. Answered as it stood, that Version named the half-written copy too:
+  // a client that sent it back after the save committed was accepted, and the save's changes silently lost (a
+  // bad-day review). Search now waits a lease out as Get does.
+  const leased = async (tenantId: number, receiptId: number, expiresAt: number) =>
+    table.client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: headerKey(tenantId, receiptId),
+        UpdateExpression: 'SET SaveLease = :lease, Version = Version + :one',
+        ExpressionAttributeValues: { ':lease': { id: 'a-save-in-chunks', expiresAt }, ':one': 1 },
+      }),
+    );
+  const released = async (tenantId: number, receiptId: number) =>
+    table.client.send(new UpdateCommand({ TableName: tableName, Key: headerKey(tenantId, receiptId), UpdateExpression: 'REMOVE SaveLease SET SupplierName = :name', ExpressionAttributeValues: { ':name': 'Saved in chunks' } }));
+
+  it('answers a receipt whose save commits during the wait as that save left it, by IDs and through the indexes', async () => {
+    const principal = principalOf(freshTenantId());
+    await seedReceipts(table, principal.tenantId, receiptsOf(principal.tenantId, 3));
+    const before = (await receiptSearch.search(principal, { IDs: [2] })).Value[0] as { Version: number };
+    for (const filter of [{ IDs: [2] }, { SortField: 'ID' }] as SearchFilter[]) {
+      await leased(principal.tenantId, 2, now.getTime() + 30_000);
+      const answer = receiptSearch.search(principal, filter);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await released(principal.tenantId, 2);
+      const row = (await answer).Value.find((receipt) => receipt.ID === 2);
+      expect(row).toMatchObject({ SupplierName: 'Saved in chunks' });
+    }
+    expect(((await receiptSearch.search(principal, { IDs: [2] })).Value[0] as { Version: number }).Version).toBe(before.Version + 2);
+  });
+
+  it('answers 409 "being saved" when the lease outlasts the wait, and a lease expired as the receipt stands', async () => {
+    const principal = principalOf(freshTenantId());
+    await seedReceipts(table, principal.tenantId, receiptsOf(principal.tenantId, 3));
+    await leased(principal.tenantId, 2, now.getTime() + 30_000);
+    const refused = await receiptSearch.search(principal, { IDs: [1, 2] }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ name: 'StillBeingSaved', status: 409 });
+    await leased(principal.tenantId, 2, now.getTime() - 1);
+    expect(ids(await receiptSearch.search(principal, { IDs: [1, 2] }))).toEqual([1, 2]);
+  }, 30_000);
 });
 
 describe('delivery-receipt Search: hostile input is a 400 and reads nothing', () => {
