@@ -113,14 +113,15 @@ export const deliveryReceiptSearchV2 = defineOperation({
     'IDs, GUIDs, IncludeDeleted (Cancelled is left out unless set or named by a status filter). SortField: DeliveryDate (default), ' +
     'CreatedDateTime_utc, RefNumber or ID, with SortAsc. Lines are answered only when IsGetBasicInfo is false. ' +
     'A page costs in proportion to the page: send back the LastRowNumber you were given to continue where it stopped. ' +
-    'TotalRecordCount is exact on the last page and with GetCountOnly; before the last page it counts the rows known to exist (LastRowNumber + 1).',
+    'TotalRecordCount is exact on the last page and with GetCountOnly; before the last page it counts the rows known to exist (LastRowNumber + 1). ' +
+    'A receipt of the page that another save is writing in several transactions is waited for, as Get waits; 409 if that save holds it past the wait (retry shortly).',
   area: 'delivery-receipts',
   method: 'PUT',
   path: '/v2/DeliveryReceipt/',
   module: 'search',
   requestBody: { schema: DeliveryReceiptFilter, required: false },
   success: { status: 200, schema: DeliveryReceiptSearchResult, description: 'One page of matching delivery receipts.' },
-  problems: bodyProblems,
+  problems: [...bodyProblems, 409],
   // Query: the indexes and each receipt's lines; GetItem/PutItem: the continuation; BatchGetItem: IDs.
   tableAccess: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
   tableIndexes: [receiptsByDeliveryDate, receiptsByCreatedDateTime, receiptsByRefNumber, receiptsById].map(({ indexName }) => indexName),
