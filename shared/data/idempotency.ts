@@ -297,8 +297,15 @@ export const createIdempotency = (
       if (input.key === undefined) return jsonClean(answerOf(await work(undefined)));
       const key = idempotencyClaimKey(input.tenantId, operationId, parseIdempotencyKey(input.key));
       const requestHash = sha256(requestText(input.request ?? null));
-      /** When this request wrote its pending claim (`pending`), to tell it from a twin's. */
-      let ownPendingSince: number | undefined;
+      /**
+       * The marks (`pendingSince`, `provisionalSince`) of every pending or provisional claim this request built or
+       * resumed, to tell its own from a twin's. One mark was not enough: a save in chunks builds two pending claims
+       * (its lease's and its last commit's) and stores the first's last, and a completion commits a provisional one;
+       * taken for a twin's, the request waited on its own claim until its deadline and answered 409 key-in-use (a
+       * bad-day review).
+       */
+      const ownMarks = new Set<number>();
+      const marked = (since: number): number => (ownMarks.add(since), since);
       const answerText = (result: R): string =>
         // JSON text, not a DynamoDB map (which does not keep member order): a replay is byte for byte the first
         // answer, in JSON and in XML.
@@ -324,14 +331,14 @@ export const createIdempotency = (
             ExpressionAttributeValues: { ':answer': answerText(result), ':requestHash': requestHash },
           },
         }),
-        provisional: (result) => claimPut(answerText(result), { provisionalSince: Date.now(), ...liveUntilMark() }),
+        provisional: (result) => claimPut(answerText(result), { provisionalSince: marked(Date.now()), ...liveUntilMark() }),
         item: (result) => claimPut(answerText(result)),
         pending: (resumeVersion, token) =>
-          claimPut('', { resumeVersion, ...(token !== undefined ? { resumeToken: token } : {}), pendingSince: (ownPendingSince = Date.now()), ...liveUntilMark() }),
+          claimPut('', { resumeVersion, ...(token !== undefined ? { resumeToken: token } : {}), pendingSince: marked(Date.now()), ...liveUntilMark() }),
         resumeOf: (found) => {
           if (found.requestHash !== requestHash || found.resumeVersion === undefined) return undefined;
           // Resumed by this request: from here on its claim is this request's own, as if it had written it.
-          ownPendingSince = found.pendingSince;
+          if (found.pendingSince !== undefined) marked(found.pendingSince);
           return { version: found.resumeVersion, ...(found.resumeToken !== undefined ? { token: found.resumeToken } : {}) };
         },
       };
@@ -365,10 +372,12 @@ export const createIdempotency = (
         }
         // A refusal decided on a read that already saw a twin's commit (its balance, its GUID), or a failure after
         // this request's own commit: the claim says which. A claim that cannot be read leaves the error as it was,
-        // and so does this request's own pending claim (its first commit stands; its retry resumes after it).
+        // and so does this request's own pending claim (its first commit stands; its retry resumes after it). Its own
+        // provisional claim is the answer its last commit made: answered now (waited on, it was its own deadline).
         const found = await readClaim(key).catch(() => undefined);
-        const ownPending = found?.requestHash === requestHash && found.pendingSince !== undefined && found.pendingSince === ownPendingSince;
-        if (found && !ownPending) return replay(found);
+        const own = (mark: number | undefined) => found?.requestHash === requestHash && mark !== undefined && ownMarks.has(mark);
+        if (found && own(found.provisionalSince)) return storage.restore(JSON.parse(found.answer) as Answer, input.tenantId);
+        if (found && !own(found.pendingSince)) return replay(found);
         throw error;
       }
       return jsonClean(answerOf(result));

@@ -16,6 +16,7 @@ import { linePolicy } from '#shared/delivery-receipts/lines';
 import { createCompletionRepository, createReceiptRepository, saveLeaseMilliseconds } from '#shared/delivery-receipts/repository';
 import { createReceiptService } from '#shared/delivery-receipts/service';
 import type { ReceiptStore } from '#shared/delivery-receipts/store';
+import { ServiceUnavailable } from '#shared/errors';
 import { savedAnswer } from '#shared/http/answers/delivery-receipts';
 import type { ActionRequestDeliveryReceiptT } from '#shared/schemas/delivery-receipt';
 import { atEveryKillPoint, faultAfterCommit, freshTenantId, openLocalTable, runKilledAt, storedItem, type CommitFault, type KillPoint, tenantItems } from '#test/integration/data/support';
@@ -307,6 +308,39 @@ const saveKilledAt = (principal: Principal, body: ActionRequestDeliveryReceiptT,
   });
   return runKilledAt(tables, () => keys.run({ tenantId: principal.tenantId, key, request: { body } }, savedAnswer, (claim) => service.save(principal, body, claim)), kill);
 };
+
+describe('a keyed save whose own claim outlives its failure', () => {
+  // A save in chunks that completes builds two pending claims (its lease's and its last commit's) and stored the
+  // first's last: when its completion then failed, the request took its own pending claim for a twin's, waited on it
+  // until its deadline and answered 409 key-in-use, not the failure (a bad-day review).
+  it('a save in chunks that completes, its completion refused (503): answers the 503, and its retry resumes and completes once', async () => {
+    const principal = principalOf();
+    const lineOf = (inventoryId: number) => ({ InventoryID: inventoryId, QuantityOrdered: 10, QuantityReceived: 4 });
+    await save(serviceWith(), principal, { Value: { SupplierName: 'Acme', WarehouseID: 9, Lines: Array.from({ length: 150 }, (_, index) => lineOf(index + 1)) } }, 'create');
+    const started = await save(serviceWith(), principal, { Value: { ID: 1, Status: 'InProgress' } }, 'start');
+    // 150 lines replaced (a body in chunks); one of them receives, so the completion is one transaction.
+    const body = { Value: { ID: 1, Version: valueOf(started).Version, Status: 'Complete', Lines: Array.from({ length: 150 }, (_, index) => ({ ...lineOf(1_000 + index), QuantityReceived: index === 0 ? 4 : 0 })) } };
+    const refusing = Object.assign(
+      createReceiptService({
+        repository,
+        complete: async () => Promise.reject(new ServiceUnavailable('The completion could not be queued; retry shortly.', 5)),
+        policy: linePolicy(0),
+      }),
+      { committed: Promise.resolve() },
+    );
+
+    const failed = await save(refusing, principal, body, 'chunks-then-503').catch((error: unknown) => error);
+
+    expect(failed).toBeInstanceOf(ServiceUnavailable);
+    expect(failed).not.toBeInstanceOf(IdempotencyKeyInUse);
+    const retry = await save(serviceWith(), principal, body, 'chunks-then-503');
+    expect(valueOf(retry)).toMatchObject({ Status: 'Complete' });
+    const stored = await receiptItems(table, principal.tenantId, 1);
+    expect(stored.header).toMatchObject({ Status: 'Complete', Version: body.Value.Version + 2 });
+    expect(stored.movements).toHaveLength(1);
+    expect(await stockOf(table, principal.tenantId, [1_000], 9)).toEqual(new Map([[1_000, '4']]));
+  }, 60_000);
+});
 
 describe('a keyed save of several commits killed at each of its writes in turn, before or after it applies', () => {
   const lineOf = (inventoryId: number) => ({ InventoryID: inventoryId, QuantityOrdered: 10, QuantityReceived: 4 });
