@@ -1,6 +1,6 @@
 // Entry: the schedule-sync queue's consumer. A ScheduleSyncMessage (queued by a save whose scheduler call failed)
 // brings that task's schedule in line with the stored task and records its ScheduleState; a message older than the
-// stored version changes nothing. A ScheduleReconcileMessage (the reconciler's own schedule, every few minutes) runs
+// stored version syncs the newest version too (its own sync's write may have landed after a newer save's). A ScheduleReconcileMessage (the reconciler's own schedule, every few minutes) runs
 // one pass of the reconciler over the tasks whose schedule is not known to be in line (a save that died between
 // its commit and its sync). A record that fails (the scheduler is still down) is reported in the partial batch
 // response and comes back after the visibility timeout; after its last receive it goes to the DLQ.

@@ -78,9 +78,16 @@ export interface ScheduleSyncRetrierDependencies {
   readonly syncSchedule: ScheduleSync;
   /**
    * Sends a one-off task's run whose time passed before its schedule could be written to the task-runs queue, as its
-   * at() schedule would have (late rather than never). Without it such a task has no run (its state says Disabled).
+   * at() schedule would have (late rather than never). The schedule-sync consumer's retrier has it (the sendTaskRuns
+   * grant); the save's has not, and hands such a run on instead (`requestSync`).
    */
   readonly fireOverdue?: (run: TaskRunMessage) => Promise<void>;
+  /**
+   * Queues a retry of a task's sync (the save's port: the schedule-sync queue). A retrier without `fireOverdue` that
+   * finds a one-off run overdue records the task Pending (on the reconciler's index, whose step fires it) and asks
+   * for a retry here, whose consumer fires it after the queue's delay.
+   */
+  readonly requestSync?: (request: ScheduleSyncRequest) => Promise<void>;
   readonly clock?: () => Date;
 }
 
@@ -106,7 +113,17 @@ const isOverdueOnce = (task: TaskRecord, recurrence: Recurrence, now: Date): boo
 /** Rounds of syncing a newer version found after a sync (each needs another save to have come in the meantime). */
 const newerVersionRounds = 3;
 
-export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdue, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => {
+export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdue, requestSync, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => {
+  /**
+   * Lists the task's newest version again (Pending) when it is newer than `version`. A sync of `version` that failed
+   * (both attempts timed out) may still have its write land, after the newer version's sync whose confirmed state took
+   * the task off the reconciler's index; listed from now, the task is synced by a pass at least a minute later, after
+   * that write landed. Best effort: the failure that calls for it stands whatever happens here.
+   */
+  const relistNewer = async (tenantId: number, taskId: number, version: number): Promise<void> => {
+    const newest = await repository.get(tenantId, taskId).catch(() => undefined);
+    if (newest && newest.task.Version > version) await repository.setScheduleState(tenantId, taskId, newest.task.Version, 'Pending').catch(() => false);
+  };
   /**
    * After a sync of `version` whose state could not be recorded because a newer save committed meanwhile: that save's
    * own sync may have written its schedule before this one's write landed, which then replaced it (the newer-wins
@@ -123,22 +140,40 @@ export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdu
   };
   const syncStored = async (tenantId: number, task: TaskRecord, round = 1): Promise<'synced' | 'stale'> => {
     const recurrence = recurrenceOfTask(task);
-    const state = await syncSchedule({ tenantId, taskId: task.ID, version: task.Version, recurrence, enabled: isScheduled(task) }, clock());
+    const state = await syncSchedule({ tenantId, taskId: task.ID, version: task.Version, recurrence, enabled: isScheduled(task) }, clock()).catch(
+      async (error: unknown) => {
+        // This sync's write may still land (a request the scheduler applies after both attempts timed out), after a
+        // newer save synced and took the task off the reconciler's index: that version is listed again. Before, a
+        // reconciler step's late write stayed for good, the task in line by its item (a review of the overlapping paths).
+        await relistNewer(tenantId, task.ID, task.Version);
+        throw error;
+      },
+    );
     // A one-off task that has not run and whose time passed before its schedule could be written (a save that died,
     // a scheduler that was down) gets its run now: the firing its at() would have sent. The runs consumer records a
     // run once (keyed by its time), so a real firing as well changes nothing. Judged after the sync (an at() written
     // a moment before its time may reach the scheduler after it). Its state is then Deleted, as after an at() that
     // fired (the runs consumer writes the same when it records the run).
-    const overdue = fireOverdue !== undefined && isOverdueOnce(task, recurrence, clock());
-    if (overdue) await fireOverdue?.({ tenantId, taskId: task.ID, version: task.Version, scheduledTime: new Date(recurrence.start).toISOString() });
-    const recorded = await repository.setScheduleState(tenantId, task.ID, task.Version, overdue ? 'Deleted' : recordedScheduleState(task, state));
+    const overdue = isOverdueOnce(task, recurrence, clock());
+    if (overdue && fireOverdue) await fireOverdue({ tenantId, taskId: task.ID, version: task.Version, scheduledTime: new Date(recurrence.start).toISOString() });
+    // A retrier that may not send task runs (the save's, syncing a newer save's version after its own) hands the run
+    // on, as the save does its own: Pending lists the task for the reconciler, whose step fires it, and a retry is
+    // queued, whose consumer fires it sooner. Before, this sync deleted the at() (its time had passed, maybe not its
+    // firing) and recorded Disabled, which took the task off the index: the run never came, and the task stayed
+    // Scheduled with a NextRun in the past (a review: two saves overlapping near a one-off task's time).
+    const settled: ScheduleState = !overdue ? recordedScheduleState(task, state) : fireOverdue ? 'Deleted' : 'Pending';
+    const recorded = await repository.setScheduleState(tenantId, task.ID, task.Version, settled);
+    if (recorded && settled === 'Pending') {
+      await requestSync?.({ tenantId, taskId: task.ID, version: task.Version }).catch((queueError: unknown) => {
+        logger.error('the retry that fires an overdue run could not be queued; the reconciler will', { taskId: task.ID, version: task.Version, ...describeError(queueError) });
+      });
+    }
     if (recorded) return 'synced';
     await syncNewerThan(tenantId, task.ID, task.Version, round).catch(async (error: unknown) => {
-      // The newer version's own sync confirmed its state, so neither this message (stale once redelivered) nor the
-      // reconciler (it lists tasks out of line) would come back to it, while this sync's write may have replaced its
-      // schedule: it is marked Pending and listed again, for the next reconciler pass (best effort; the error stands).
-      const newest = await repository.get(tenantId, task.ID).catch(() => undefined);
-      if (newest && newest.task.Version > task.Version) await repository.setScheduleState(tenantId, task.ID, newest.task.Version, 'Pending').catch(() => false);
+      // The newer version's own sync confirmed its state, so the reconciler (it lists tasks out of line) would not come
+      // back to it, while this sync's write may have replaced its schedule: it is marked Pending and listed again, for
+      // the next reconciler pass (best effort; the error stands).
+      await relistNewer(tenantId, task.ID, task.Version);
       throw error;
     });
     return 'stale';
@@ -146,15 +181,20 @@ export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdu
   return {
     /** The newest stored version synced again after a sync of `version` found a newer save (see above). */
     syncNewerThan: (tenantId: number, taskId: number, version: number) => syncNewerThan(tenantId, taskId, version, 1),
+    relistNewer,
     /**
-     * A retry message: one for a version older than the stored one is stale (the newer save synced, or queued its own
-     * retry) and changes nothing; otherwise the schedule is synced again and its state recorded.
+     * A retry message: the stored task's schedule is synced again and its state recorded. A message exists only
+     * because a sync of the task failed (or a one-off run fell due during it), and that sync's write may have landed
+     * after a newer save's and replaced it, while that save took the task off the reconciler's index: so one of an
+     * older version than the stored one ('stale') syncs the newest version too (in line: one GetSchedule, nothing
+     * written). Its delay lets such a late write land first. Before, it changed nothing, and the schedule stayed on
+     * the older version, every firing skipped as stale (a review of the overlapping paths).
      */
     async retrySync(request: ScheduleSyncRequest): Promise<'synced' | 'stale' | 'gone'> {
       const stored = await repository.get(request.tenantId, request.taskId);
       if (!stored) return 'gone';
-      if (stored.task.Version > request.version) return 'stale';
-      return syncStored(request.tenantId, stored.task);
+      const outcome = await syncStored(request.tenantId, stored.task);
+      return stored.task.Version > request.version ? 'stale' : outcome;
     },
     /**
      * A task the reconciler's index lists: read again, strongly consistent (the index may be stale: the task may be
@@ -277,7 +317,8 @@ export const createScheduledTaskService = ({
   latestRuns,
   clock = () => new Date(),
 }: ScheduledTaskServiceDependencies) => {
-  const retrier = createScheduleSyncRetrier({ repository, syncSchedule, clock });
+  // Its requestSync hands on an overdue one-off run it cannot fire (the save may not send task runs).
+  const retrier = createScheduleSyncRetrier({ repository, syncSchedule, requestSync, clock });
   const require = async (tenantId: number, id: number): Promise<StoredTask> => {
     const stored = await repository.get(tenantId, id);
     if (!stored) throw new NotFound(`Scheduled task ${id} does not exist.`);
@@ -365,7 +406,18 @@ export const createScheduledTaskService = ({
     restate?: (state: ScheduleState) => KeyClaimItem,
   ): Promise<ScheduleState> => {
     const request = { tenantId, taskId: record.ID, version: record.Version };
+    /** Queues a retry of the task's sync for `version`; false when the queue did not take it (logged). */
+    const queueRetry = (version: number): Promise<boolean> =>
+      requestSync({ ...request, version }).then(
+        () => true,
+        (queueError: unknown) => {
+          logger.error('schedule sync retry could not be queued', { taskId: record.ID, version, ...describeError(queueError) });
+          return false;
+        },
+      );
     let state: ScheduleState | undefined;
+    // The scheduler call failed: its write may still land later (a request applied after both attempts timed out).
+    let syncFailed = false;
     try {
       const synced = recordedScheduleState(record, await syncSchedule({ ...request, recurrence, enabled: isScheduled(record) }, now, { created }));
       // A one-off run that fell due while it was being saved (asked a moment ahead) may have no at() that fires (none
@@ -373,28 +425,38 @@ export const createScheduledTaskService = ({
       // fires it (once: the runs consumer keys a run by its time, so a real firing as well changes nothing).
       state = isOverdueOnce(record, recurrence, clock()) ? undefined : synced;
     } catch (error) {
+      syncFailed = true;
       logger.warn('schedule sync failed; the task is Pending and a retry is queued', { taskId: record.ID, version: record.Version, ...describeError(error) });
     }
+    let retryQueued = false;
     if (state === undefined) {
       state = 'Pending';
       countMetric('scheduleSyncsPending');
-      try {
-        await requestSync(request);
-      } catch (queueError) {
-        // Both the scheduler and the queue are down: the task stays Pending, on the reconciler's index.
-        logger.error('schedule sync retry could not be queued', { taskId: record.ID, version: record.Version, ...describeError(queueError) });
-      }
+      // Both the scheduler and the queue down: the task stays Pending, on the reconciler's index.
+      retryQueued = await queueRetry(record.Version);
     }
     const recorded = await recordState(tenantId, record, state, restate);
-    // A newer save committed while this one synced: this sync's schedule write may have landed after the newer one's
-    // and replaced it, so the newest version is synced again (retrier.syncNewerThan). If the scheduler fails now, its
+    // Not recorded: a newer save committed while this one synced (false), or the write failed (undefined: DynamoDB
+    // throttled, so whether one did is not known). Either way this sync's schedule write may have landed after a newer
+    // save's and replaced it, while that save's confirmed state took the task off the reconciler's index: the newest
+    // version is synced again (retrier.syncNewerThan). Before, only a refused record (false) did so; one that threw
+    // left the older schedule in place for good (a review of the overlapping paths). If the scheduler fails now, a
     // retry is queued for that version. This save's answer stays its own version's.
-    if (recorded === false) {
-      await retrier.syncNewerThan(tenantId, record.ID, record.Version).catch(async (error: unknown) => {
-        logger.warn('a newer version of the task could not be synced again after this save; a retry is queued', { taskId: record.ID, ...describeError(error) });
-        const stored = await repository.get(tenantId, record.ID).catch(() => undefined);
-        if (stored) await requestSync({ tenantId, taskId: record.ID, version: stored.task.Version }).catch(() => undefined);
-      });
+    if (recorded !== true) {
+      const newerSynced = await retrier.syncNewerThan(tenantId, record.ID, record.Version).then(
+        () => true,
+        async (error: unknown) => {
+          logger.warn('a newer version of the task could not be synced again after this save; a retry is queued', { taskId: record.ID, ...describeError(error) });
+          const stored = await repository.get(tenantId, record.ID).catch(() => undefined);
+          if (stored && (await queueRetry(stored.task.Version))) retryQueued = true;
+          return false;
+        },
+      );
+      // A state not recorded is asked again of the queue (a failed sync asked already): the retry comes back after its
+      // delay and syncs the newest version (retrySync), so a write of this save that lands late is undone too.
+      if (recorded === undefined && !retryQueued) retryQueued = await queueRetry(record.Version);
+      // A retry was called for and the queue is down too: the newest version is listed for the reconciler instead.
+      if ((syncFailed || !newerSynced || recorded === undefined) && !retryQueued) await retrier.relistNewer(tenantId, record.ID, record.Version);
     }
     return state;
   };

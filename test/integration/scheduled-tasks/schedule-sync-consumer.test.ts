@@ -1,8 +1,8 @@
 // Integration: the schedule-sync retry path through the real pieces. A save whose scheduler fails stores the task
 // Pending and puts a retry on a queue of the local SQS server; the emulated event source mapping hands it to the
 // schedule-sync consumer, which fails while the scheduler is down (the message comes back) and, once it is up,
-// syncs the schedule and records Enabled. A message of an older version changes nothing; one that keeps failing
-// ends in the DLQ. The queue pairs are this test's own, with a 1 s visibility timeout and no delay.
+// syncs the schedule and records Enabled. A message of an older version syncs the newest version, never its own (its
+// failed write may have landed after the newer save's); one that keeps failing ends in the DLQ. The queue pairs are this test's own, with a 1 s visibility timeout and no delay.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
@@ -129,16 +129,18 @@ it('a Pending task is brought in line by the consumer once the scheduler is back
   expect(scheduler.calls.map((call) => call.version)).toEqual([1, 1, 1]);
 });
 
-it('a retry of an older version changes nothing; a newer save owns the schedule', async () => {
+it('a retry of an older version syncs the newest version, never its own; a newer save owns the schedule', async () => {
   const scheduler = flakyScheduler(0);
   const { queue, service } = await queueWith(scheduler);
   const principal = principalOf();
   await service.save(principal, hourly);
   await service.save(principal, { ID: 1, IsEnabled: false });
   await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: JSON.stringify({ tenantId: principal.tenantId, taskId: 1, version: 1 }) }));
+  await eventually(async () => (scheduler.calls.length >= 3 ? true : undefined), 'the retry handled', { timeoutMs: 10_000, intervalMs: 100 });
   await new Promise((resolve) => setTimeout(resolve, 1500));
   expect(scheduler.calls.map((call) => [call.version, call.enabled])).toEqual([
     [1, true],
+    [2, false],
     [2, false],
   ]);
   expect(await stateOf(principal.tenantId, 1)).toBe('Disabled');
