@@ -90,7 +90,7 @@ export const businessMetrics = {
   scheduleSyncRetries: {
     name: 'ScheduleSyncRetries',
     unit: MetricUnit.Count,
-    description: 'Schedule-sync retries by outcome: Synced, Stale (a newer save took over), Gone (the task no longer exists), Failed (the scheduler still fails; the message comes back).',
+    description: 'Schedule-sync retries by outcome: Synced, Stale (a message of an older version: the newest version synced in its stead, written only when the schedule was not in line), Gone (the task no longer exists), Failed (the scheduler still fails; the message comes back).',
     dimension: { name: 'Outcome', values: scheduleSyncOutcomes },
   },
   receiptsCompleted: {

@@ -29,6 +29,13 @@ export interface TaskSchedule {
   readonly version: number;
   readonly recurrence: Recurrence;
   readonly enabled: boolean;
+  /**
+   * The version of the save that last changed the schedule's fields (the task's ScheduleVersion), when the sync is of
+   * a stored task: a schedule that is the request but for sending a version from this one to `version` is in line
+   * (a save since kept it: a rename), and is not written again. Written again, a rate() schedule got a new StartDate
+   * and lost the run of its first period (a review of the older retries, which sync the newest version).
+   */
+  readonly keptSince?: number;
 }
 
 /** The schedule's state after a sync: `Disabled` means the task has no schedule (deleted, or never created). */
@@ -131,8 +138,18 @@ const versionOf = (schedule: GetScheduleCommandOutput): number | undefined => {
   }
 };
 
-/** Whether the stored schedule already is the request (a repeated sync writes nothing). StartDate may have moved on. */
-const sameSchedule = (stored: GetScheduleCommandOutput, request: Omit<CreateScheduleCommandInput, 'ClientToken'>): boolean =>
+/** The stored Input as the request would send it, when it sends a version from `keptSince` to `version` of the task. */
+const keptInput = (stored: GetScheduleCommandOutput, task: TaskSchedule): string | undefined => {
+  const storedVersion = versionOf(stored);
+  if (task.keptSince === undefined || storedVersion === undefined || storedVersion < task.keptSince || storedVersion > task.version) return undefined;
+  return stored.Target?.Input?.split(`"version":${String(storedVersion)},`).join(`"version":${String(task.version)},`);
+};
+
+/**
+ * Whether the stored schedule already is the request (a repeated sync writes nothing). StartDate may have moved on, and
+ * a schedule a later save kept may send that save's earlier version (`TaskSchedule.keptSince`).
+ */
+const sameSchedule = (stored: GetScheduleCommandOutput, request: Omit<CreateScheduleCommandInput, 'ClientToken'>, task: TaskSchedule): boolean =>
   stored.State === 'ENABLED' &&
   stored.ScheduleExpression === request.ScheduleExpression &&
   stored.ScheduleExpressionTimezone === request.ScheduleExpressionTimezone &&
@@ -140,7 +157,7 @@ const sameSchedule = (stored: GetScheduleCommandOutput, request: Omit<CreateSche
   stored.FlexibleTimeWindow?.Mode === 'OFF' &&
   stored.Target?.Arn === request.Target?.Arn &&
   stored.Target?.RoleArn === request.Target?.RoleArn &&
-  stored.Target?.Input === request.Target?.Input &&
+  (stored.Target?.Input === request.Target?.Input || keptInput(stored, task) === request.Target?.Input) &&
   stored.Target?.DeadLetterConfig?.Arn === request.Target?.DeadLetterConfig?.Arn &&
   stored.Target?.RetryPolicy?.MaximumEventAgeInSeconds === request.Target?.RetryPolicy?.MaximumEventAgeInSeconds &&
   stored.Target?.RetryPolicy?.MaximumRetryAttempts === request.Target?.RetryPolicy?.MaximumRetryAttempts;
@@ -217,7 +234,7 @@ export const syncScheduleWith = async (
       }
       return 'Disabled';
     }
-    if (stored && sameSchedule(stored, request)) return 'Enabled';
+    if (stored && sameSchedule(stored, request, task)) return 'Enabled';
 
     const create = () => client.send(new CreateScheduleCommand({ ...request, ClientToken: clientTokenOf('create', task, request, sync) }));
     const update = () => client.send(new UpdateScheduleCommand({ ...request, ClientToken: clientTokenOf('update', task, request, sync) }));

@@ -136,11 +136,14 @@ export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdu
     if (round > newerVersionRounds) return;
     const stored = await repository.get(tenantId, taskId);
     if (!stored || stored.task.Version <= version) return;
-    await syncStored(tenantId, stored.task, round + 1);
+    await syncStored(tenantId, stored, round + 1);
   };
-  const syncStored = async (tenantId: number, task: TaskRecord, round = 1): Promise<'synced' | 'stale'> => {
+  const syncStored = async (tenantId: number, stored: StoredTask, round = 1): Promise<'synced' | 'stale'> => {
+    const { task } = stored;
     const recurrence = recurrenceOfTask(task);
-    const state = await syncSchedule({ tenantId, taskId: task.ID, version: task.Version, recurrence, enabled: isScheduled(task) }, clock()).catch(
+    // A schedule a save since kept (a rename) sends the version that last changed it: in line, not written again.
+    const keptSince = scheduleVersionOf({ Version: task.Version, ...(stored.scheduleVersion === undefined ? {} : { ScheduleVersion: stored.scheduleVersion }) });
+    const state = await syncSchedule({ tenantId, taskId: task.ID, version: task.Version, recurrence, enabled: isScheduled(task), keptSince }, clock()).catch(
       async (error: unknown) => {
         // This sync's write may still land (a request the scheduler applies after both attempts timed out), after a
         // newer save synced and took the task off the reconciler's index: that version is listed again. Before, a
@@ -164,6 +167,7 @@ export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdu
     const settled: ScheduleState = !overdue ? recordedScheduleState(task, state) : fireOverdue ? 'Deleted' : 'Pending';
     const recorded = await repository.setScheduleState(tenantId, task.ID, task.Version, settled);
     if (recorded && settled === 'Pending') {
+      countMetric('scheduleSyncsPending');
       await requestSync?.({ tenantId, taskId: task.ID, version: task.Version }).catch((queueError: unknown) => {
         logger.error('the retry that fires an overdue run could not be queued; the reconciler will', { taskId: task.ID, version: task.Version, ...describeError(queueError) });
       });
@@ -193,7 +197,7 @@ export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdu
     async retrySync(request: ScheduleSyncRequest): Promise<'synced' | 'stale' | 'gone'> {
       const stored = await repository.get(request.tenantId, request.taskId);
       if (!stored) return 'gone';
-      const outcome = await syncStored(request.tenantId, stored.task);
+      const outcome = await syncStored(request.tenantId, stored);
       return stored.task.Version > request.version ? 'stale' : outcome;
     },
     /**
@@ -204,7 +208,7 @@ export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdu
       const stored = await repository.get(tenantId, taskId);
       if (!stored) return 'gone';
       if (!stored.scheduleOutOfLine) return 'inLine';
-      return syncStored(tenantId, stored.task);
+      return syncStored(tenantId, stored);
     },
   };
 };

@@ -385,3 +385,24 @@ it.each([
     schedules: 0,
   });
 });
+
+// A retry of an older version syncs the newest one; a save since that kept the schedule (a rename) left it sending
+// the version that last changed it. Synced under the task's own Version, the schedule was written again, and a rate()
+// schedule got a new StartDate, losing the run of its first period (a review of the older retries).
+it('a retry of an older version leaves alone a schedule a later rename kept', async () => {
+  const now = new Date('2026-03-01T00:00:00Z');
+  const memory = createMemoryScheduledTaskStore();
+  const scheduler = heldScheduler(99);
+  const { service, syncSchedule } = overlapping(scheduler, memory, () => now);
+  const { task } = await service.save(principal, hourly);
+  const id = task.ID as number;
+  const name = `t7-task${String(id)}`;
+  const written = scheduler.schedules.get(name);
+  const renamed = await service.save(principal, { ...hourly, ID: id, Name: 'Export, renamed' });
+  expect({ version: renamed.task.Version, schedule: scheduler.schedules.get(name) }).toEqual({ version: 2, schedule: written });
+
+  const retrier = createScheduleSyncRetrier({ repository: memory.store, syncSchedule, clock: () => now });
+  expect(await retrier.retrySync({ tenantId: 7, taskId: id, version: 1 })).toBe('stale');
+  expect(scheduler.schedules.get(name)).toBe(written);
+  expect((await memory.store.get(7, id))?.task).toMatchObject({ Version: 2, ScheduleState: 'Enabled' });
+});

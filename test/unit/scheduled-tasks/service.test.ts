@@ -301,7 +301,8 @@ describe('schedule sync', () => {
     // Its failed write may have landed after the newer save's (test/unit/scheduled-tasks/concurrent-saves.test.ts):
     // the newest version is synced, never the message's.
     expect(await service().retrySync({ tenantId: 7, taskId: 1, version: 1 })).toBe('stale');
-    expect(synced).toEqual([{ tenantId: 7, taskId: 1, version: 2, recurrence: expect.objectContaining({ kind: 'elapsed' }), enabled: true }]);
+    // The rename kept the schedule: it is synced as the version that last changed it (keptSince), not written again.
+    expect(synced).toEqual([{ tenantId: 7, taskId: 1, version: 2, recurrence: expect.objectContaining({ kind: 'elapsed' }), enabled: true, keptSince: 1 }]);
     expect(memory.items.get('7/1')).toMatchObject({ scheduleOutOfLine: false, task: { Version: 2, ScheduleState: 'Enabled' } });
     expect(await service().retrySync({ tenantId: 7, taskId: 99, version: 1 })).toBe('gone');
   });
