@@ -298,11 +298,12 @@ export const createIdempotency = (
       const key = idempotencyClaimKey(input.tenantId, operationId, parseIdempotencyKey(input.key));
       const requestHash = sha256(requestText(input.request ?? null));
       /**
-       * The marks (`pendingSince`, `provisionalSince`) of every pending or provisional claim this request built or
-       * resumed, to tell its own from a twin's. One mark was not enough: a save in chunks builds two pending claims
-       * (its lease's and its last commit's) and stores the first's last, and a completion commits a provisional one;
-       * taken for a twin's, the request waited on its own claim until its deadline and answered 409 key-in-use (a
-       * bad-day review).
+       * The marks (`pendingSince`) of every pending claim this request built or resumed, to tell its own from a
+       * twin's. One mark was not enough: a save in chunks that completes builds two pending claims (its lease's and
+       * its last commit's) and stores the first's last; taken for a twin's, the request waited on its own claim until
+       * its deadline and answered 409 key-in-use (a bad-day review). A provisional claim is never taken for its own:
+       * replayed as a twin's, its answer comes once its request's own settling could no longer change it (and a task
+       * save's 409 sends the client back, whose retry queues the sync the failed request did not).
        */
       const ownMarks = new Set<number>();
       const marked = (since: number): number => (ownMarks.add(since), since);
@@ -331,7 +332,7 @@ export const createIdempotency = (
             ExpressionAttributeValues: { ':answer': answerText(result), ':requestHash': requestHash },
           },
         }),
-        provisional: (result) => claimPut(answerText(result), { provisionalSince: marked(Date.now()), ...liveUntilMark() }),
+        provisional: (result) => claimPut(answerText(result), { provisionalSince: Date.now(), ...liveUntilMark() }),
         item: (result) => claimPut(answerText(result)),
         pending: (resumeVersion, token) =>
           claimPut('', { resumeVersion, ...(token !== undefined ? { resumeToken: token } : {}), pendingSince: marked(Date.now()), ...liveUntilMark() }),
@@ -372,12 +373,10 @@ export const createIdempotency = (
         }
         // A refusal decided on a read that already saw a twin's commit (its balance, its GUID), or a failure after
         // this request's own commit: the claim says which. A claim that cannot be read leaves the error as it was,
-        // and so does this request's own pending claim (its first commit stands; its retry resumes after it). Its own
-        // provisional claim is the answer its last commit made: answered now (waited on, it was its own deadline).
+        // and so does this request's own pending claim (its first commit stands; its retry resumes after it).
         const found = await readClaim(key).catch(() => undefined);
-        const own = (mark: number | undefined) => found?.requestHash === requestHash && mark !== undefined && ownMarks.has(mark);
-        if (found && own(found.provisionalSince)) return storage.restore(JSON.parse(found.answer) as Answer, input.tenantId);
-        if (found && !own(found.pendingSince)) return replay(found);
+        const ownPending = found?.requestHash === requestHash && found.pendingSince !== undefined && ownMarks.has(found.pendingSince);
+        if (found && !ownPending) return replay(found);
         throw error;
       }
       return jsonClean(answerOf(result));
