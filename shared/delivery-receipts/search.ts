@@ -162,28 +162,34 @@ export const createDeliveryReceiptSearch = ({ store, clock = () => new Date() }:
   };
 
   /**
-   * The headers of `ids` as they are now (strongly consistent). A header under another save's live lease already
-   * carries the Version that save will end with, beside the fields and lines it is still writing: answered, a client
-   * that sent that copy back after the save committed had its stale fields accepted at a Version that matched, and the
-   * other save's changes silently lost (a bad-day review). Such a read is made again as Get waits out a lease
-   * (`waitingOutLeases`: a 409 "being saved" if the lease outlasts the wait).
+   * `read` (of headers, strongly consistent), made again while a header of the answer it gives (`shown`) is under
+   * another save's live lease. Such a header already carries the Version that save will end with, beside the fields
+   * and lines it is still writing: answered, a client that sent that copy back after the save committed had its stale
+   * fields accepted at a Version that matched, and the other save's changes silently lost (a bad-day review). Waited
+   * out as Get waits (`waitingOutLeases`: a 409 "being saved" if the lease outlasts the wait); a header the answer
+   * does not show (filtered out, past the page) is not waited for.
    */
-  const readHeadersNow = (tenantId: number, ids: readonly number[]) =>
+  const withoutLeased = <T>(read: () => Promise<T>, shown: (answer: T) => readonly Readonly<Record<string, unknown>>[]): Promise<T> =>
     waitingOutLeases(async () => {
-      const items = await store.readHeaders(tenantId, ids);
+      const answer = await read();
       const now = clock().getTime();
-      if (items.some((item) => underLiveLease(item, now))) throw new SaveInProgress();
-      return items;
+      if (shown(answer).some((item) => underLiveLease(item, now))) throw new SaveInProgress();
+      return answer;
     });
 
   /** The rows still matching, each with its header as it is now (one strongly consistent read of the page's headers). */
   const currentRows = async <Row extends { readonly item: Readonly<Record<string, unknown>> }>(tenantId: number, rows: readonly Row[], criteria: SearchCriteria) => {
     if (rows.length === 0) return [];
-    const headers = new Map((await readHeadersNow(tenantId, rows.map((row) => idOf(row)))).map((item) => [item.ID as number, item]));
-    return rows.flatMap((row) => {
-      const item = headers.get(idOf(row));
-      return item && matches(item, criteria) ? [{ row, item }] : [];
-    });
+    return withoutLeased(
+      async () => {
+        const headers = new Map((await store.readHeaders(tenantId, rows.map((row) => idOf(row)))).map((item) => [item.ID as number, item]));
+        return rows.flatMap((row) => {
+          const item = headers.get(idOf(row));
+          return item && matches(item, criteria) ? [{ row, item }] : [];
+        });
+      },
+      (current) => current.map(({ item }) => item),
+    );
   };
 
   /** The header's own fields with the status fields of its stored Status (completion moves Status alone). */
@@ -203,8 +209,11 @@ export const createDeliveryReceiptSearch = ({ store, clock = () => new Date() }:
 
     if (criteria.ids) {
       // Read by key: the cost is the IDs', whatever the tenant holds; the mechanism orders and pages them in memory.
-      const hits = (await readHeadersNow(tenantId, criteria.ids)).filter((item) => matches(item, criteria)).map((item) => ({ item }));
-      const result = deliveryReceiptSearch.page(plan, hits);
+      const ids = criteria.ids;
+      const result = await withoutLeased(
+        async () => deliveryReceiptSearch.page(plan, (await store.readHeaders(tenantId, ids)).filter((item) => matches(item, criteria)).map((item) => ({ item }))),
+        (page) => page.Value.map((row) => row.item),
+      );
       const receipts = result.Value.map((row) => toReceipt(row.item, row.RowNumber));
       const answered = withinPageBudget(includeLines ? await withLines(tenantId, receipts) : receipts);
       if (answered.length === receipts.length) return { ...result, Value: answered };

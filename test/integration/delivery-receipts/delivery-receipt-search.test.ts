@@ -263,19 +263,50 @@ describe('delivery-receipt Search: a receipt another save is writing', () => {
   const released = async (tenantId: number, receiptId: number) =>
     table.client.send(new UpdateCommand({ TableName: tableName, Key: headerKey(tenantId, receiptId), UpdateExpression: 'REMOVE SaveLease SET SupplierName = :name', ExpressionAttributeValues: { ':name': 'Saved in chunks' } }));
 
+  /** Search over a store that counts its header reads and runs `afterFirst` once, after the first read answered. */
+  const countingSearch = (afterFirst: () => Promise<unknown> = async () => undefined) => {
+    const store = createSearchRepository(table);
+    let reads = 0;
+    const counted = createDeliveryReceiptSearch({
+      store: {
+        ...store,
+        readHeaders: async (...args: Parameters<typeof store.readHeaders>) => {
+          const items = await store.readHeaders(...args);
+          reads += 1;
+          if (reads === 1) await afterFirst();
+          return items;
+        },
+      },
+      clock: () => now,
+    });
+    return { search: counted, reads: () => reads };
+  };
+
   it('answers a receipt whose save commits during the wait as that save left it, by IDs and through the indexes', async () => {
     const principal = principalOf(freshTenantId());
     await seedReceipts(table, principal.tenantId, receiptsOf(principal.tenantId, 3));
     const before = (await receiptSearch.search(principal, { IDs: [2] })).Value[0] as { Version: number };
     for (const filter of [{ IDs: [2] }, { SortField: 'ID' }] as SearchFilter[]) {
       await leased(principal.tenantId, 2, now.getTime() + 30_000);
-      const answer = receiptSearch.search(principal, filter);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await released(principal.tenantId, 2);
-      const row = (await answer).Value.find((receipt) => receipt.ID === 2);
+      // The lease is released once the first read has seen it: the answer is the second read's.
+      const { search: releasing, reads } = countingSearch(() => released(principal.tenantId, 2));
+      const row = (await releasing.search(principal, filter)).Value.find((receipt) => receipt.ID === 2);
       expect(row).toMatchObject({ SupplierName: 'Saved in chunks' });
+      expect(reads()).toBe(2);
     }
     expect(((await receiptSearch.search(principal, { IDs: [2] })).Value[0] as { Version: number }).Version).toBe(before.Version + 2);
+  });
+
+  it('does not wait for a leased receipt the answer does not show (filtered out)', async () => {
+    const principal = principalOf(freshTenantId());
+    const seeded = receiptsOf(principal.tenantId, 3);
+    await seedReceipts(table, principal.tenantId, seeded);
+    const hidden = seeded.find((receipt) => receipt.Status === 'Cancelled')?.ID as number;
+    expect(hidden).toBeDefined();
+    await leased(principal.tenantId, hidden, now.getTime() + 30_000);
+    const { search: counted, reads } = countingSearch();
+    expect(ids(await counted.search(principal, { IDs: [1, 2, 3] })).sort()).toEqual(seeded.filter((receipt) => receipt.ID !== hidden).map((receipt) => receipt.ID).sort());
+    expect(reads()).toBe(1);
   });
 
   it('answers 409 "being saved" when the lease outlasts the wait, and a lease expired as the receipt stands', async () => {
