@@ -2,7 +2,7 @@
 // parallel against one shared table) and every stored item of that tenant, to prove a request changed nothing.
 import { randomInt } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '#shared/data/client';
 import { sequenceKey } from '#shared/data/sequence';
 import { stockOnHandPartition } from '#shared/data/stock-on-hand-keys';
@@ -10,6 +10,7 @@ import { lineSortKeyPrefix, receiptPartition, receiptSequence } from '#shared/de
 import { taskPartition, taskSequence } from '#shared/scheduled-tasks/keys';
 import { locationKey, tenantPartition } from '#shared/tenant-locations/keys';
 import { localDynamoDbClient, requireLocalEndpoints } from './local-endpoints';
+import { scanAll } from './table-scan';
 
 /** A tenant id no other test file uses (well above any fixed id a test might pick). */
 /**
@@ -74,21 +75,11 @@ export const openTenantTable = (): TenantTable => {
       return [...own, ...receipts, ...tasks, ...stock].sort(byKey);
     },
     async scanned(tenantId) {
-      const found: Item[] = [];
-      let ExclusiveStartKey: Item | undefined;
-      do {
-        const page = await client.send(
-          new ScanCommand({
-            TableName: tableName,
-            FilterExpression: 'pk = :tenant OR begins_with(pk, :below)',
-            ExpressionAttributeValues: { ':tenant': tenantPartition(tenantId), ':below': `${tenantPartition(tenantId)}#` },
-            ConsistentRead: true,
-            ExclusiveStartKey,
-          }),
-        );
-        found.push(...((page.Items ?? []) as Item[]));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
+      const found = await scanAll(client, {
+        TableName: tableName,
+        FilterExpression: 'pk = :tenant OR begins_with(pk, :below)',
+        ExpressionAttributeValues: { ':tenant': tenantPartition(tenantId), ':below': `${tenantPartition(tenantId)}#` },
+      });
       return found.sort(byKey);
     },
     async location(tenantId, id) {

@@ -3,13 +3,14 @@
 // every log line of this run are scanned: none of them holds the card number, the CVV or the token, and the holder's
 // name appears only in the stored payments themselves.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { ScanCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requestMediaTypes } from '#test/support/bodies';
 import { requestIdHeader } from '#shared/http/headers';
 import { tokenFor } from '#test/support/http';
 import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 import { readStackLog } from '#test/support/document-events-http';
 import { freshTenantId } from '#test/support/tenant-items';
+import { scanAll } from '#test/support/table-scan';
 import { getPayment, postPayment, postRefund, secrets } from './support';
 
 const raw = localDynamoDbClient();
@@ -24,16 +25,7 @@ afterAll(() => raw.destroy());
 const card = { CardType: 'Visa', CardNumber: secrets.cardNumber, CardHolderName: secrets.holderName, ExpiryMMYY: '1130', CardToken: 'ctok_e2e_kept' };
 
 /** Every item of the whole table (every tenant's): a test-only Scan of the local table. */
-const everyItem = async () => {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(new ScanCommand({ TableName: requireLocalEndpoints().tableName, ExclusiveStartKey, ConsistentRead: true }));
-    items.push(...((page.Items ?? []) as Record<string, unknown>[]));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-};
+const everyItem = () => scanAll(client, { TableName: requireLocalEndpoints().tableName });
 
 it('keeps no card number, CVV or token anywhere, and the holder name only in the stored payments', async () => {
   const ids: number[] = [];

@@ -12,7 +12,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DecryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { requestIdHeader } from '#shared/http/headers';
@@ -20,6 +21,7 @@ import { readStackLog } from '#test/support/document-events-http';
 import { tokenFor } from '#test/support/http';
 import { lineWith, logOnceItHolds, spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
 import { freshTenantId } from '#test/support/tenant-items';
+import { scanAll } from '#test/support/table-scan';
 import { throwawayAssembly } from '#test/support/throwaway-assembly';
 import { openTable, quarterHourly, saveTask } from '#test/e2e/scheduled-tasks/support';
 
@@ -149,8 +151,8 @@ describe('a role policy without kms:Encrypt, a gateway response template replace
   const everyItem = async () => {
     const client = new DynamoDBClient({ endpoint: stack!.ready.dynamodbEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     try {
-      const page = await client.send(new ScanCommand({ TableName: stack!.ready.tableName, ConsistentRead: true }));
-      return (page.Items ?? []).map((item) => JSON.stringify(item)).sort();
+      const items = await scanAll(DynamoDBDocumentClient.from(client), { TableName: stack!.ready.tableName });
+      return items.map((item) => JSON.stringify(item)).sort();
     } finally {
       client.destroy();
     }

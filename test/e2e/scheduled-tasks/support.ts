@@ -3,13 +3,14 @@
 // partition, then one Scan per file proving nothing lies elsewhere), and a schedule time safely in the future of the
 // test run.
 import { expect } from '@jest/globals';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ActionResults } from '#shared/schemas/envelopes';
 import { ScheduledTask } from '#shared/schemas/scheduled-task';
 import { encodeBody, type RequestMediaType } from '#test/support/bodies';
 import { api, type ApiResponse } from '#test/support/http';
 import { localDynamoDbClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 import { openTenantTable, scanBetweenQueries } from '#test/support/tenant-items';
+import { scanAll } from '#test/support/table-scan';
 
 export const answerSchema = ActionResults(ScheduledTask);
 
@@ -58,19 +59,9 @@ export const openTable = () => {
   const { tableName } = requireLocalEndpoints();
   const tenants = openTenantTable();
   const read = new Set<number>();
-  const scan = async () => {
-    const items: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey, ConsistentRead: true }));
-      items.push(...((page.Items ?? []) as Record<string, unknown>[]));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return items;
-  };
   return {
     /** Every item of the whole table (every tenant's). */
-    everyItem: () => scan(),
+    everyItem: () => scanAll(client, { TableName: tableName }),
     /** Every item of one tenant: its partition (the ID sequence, key claims) and its tasks' partitions, sorted by key. */
     tenantItems: (tenantId: number) => {
       read.add(tenantId);

@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CreateQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { localSecretCipher } from '#shared/crypto/envelope';
 import { createDocumentClient, type TableContext } from '#shared/data/client';
@@ -19,6 +19,7 @@ import { createScheduledTaskService } from '#shared/scheduled-tasks/service';
 import { createScheduleSyncPublisher } from '#shared/scheduled-tasks/sync-requests';
 import { localDynamoDbClient, localSqsClient, requireLocalEndpoints } from '#test/support/local-endpoints';
 import { freshTenantId } from '#test/support/tenant-items';
+import { scanPages } from '#test/support/table-scan';
 
 logger.setLogLevel('SILENT');
 
@@ -165,13 +166,10 @@ describe('scheduled-task service on DynamoDB Local', () => {
       'TokenDetails/Verifier',
     ]);
     // Every item of the table (every test file's too): none holds any of the plaintexts.
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await table.client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey }));
-      const text = JSON.stringify(page.Items ?? []);
+    for await (const page of scanPages(table.client, { TableName: tableName })) {
+      const text = JSON.stringify(page);
       for (const secret of Object.values(secrets)) expect(text).not.toContain(secret);
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    }
   });
 
   it('a failing scheduler leaves the stored task Pending with a delayed retry on the queue; the retry brings it in line', async () => {
