@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { parseCommandLine } from './command-line';
 import { tenantPartition } from '#shared/data/partition';
 import { queueDefinitions } from '#shared/events/queues';
+import { scanPageItems } from './dynamodb-local';
 import { localCredentials, localRegion } from './local-aws';
 import { findRunningStack, LocalToolError, type StackState } from './stack-state';
 
@@ -56,7 +57,7 @@ const printItems = async (state: StackState) => {
   const partition = tenant === undefined ? undefined : tenantPartition(tenant);
   const items: Record<string, unknown>[] = [];
   try {
-    for await (const page of paginateScan({ client: dynamodb }, { TableName: state.tableName })) {
+    for await (const page of paginateScan({ client: dynamodb, pageSize: scanPageItems }, { TableName: state.tableName })) {
       for (const item of page.Items ?? []) {
         const pk = String(item.pk);
         if (partition === undefined || pk === partition || pk.startsWith(`${partition}#`)) items.push(item);
