@@ -14,7 +14,7 @@
 // The request's hash is of its JSON with every object's members sorted (`requestText`): the same request with its
 // members in another order (a client's serializer rebuilding the body for its retry, a form's fields) is the same
 // request, and replays. Lists keep their order, which is theirs to mean.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand, type PutCommandInput, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, problemKinds, ValidationFailed } from '#shared/errors';
 import { currentInvocation } from '#shared/invocation';
@@ -98,6 +98,11 @@ export interface StoredClaim {
   readonly resumeToken?: string;
   /** When a pending claim was written, epoch ms. */
   readonly pendingSince?: number;
+  /**
+   * Which request wrote a pending claim: a random token of that request's run. A request tells its own pending claim
+   * from a twin's by it (two twins may write theirs in one millisecond, so `pendingSince` cannot tell them apart).
+   */
+  readonly pendingBy?: string;
   /**
    * On a provisional or pending claim written inside an operation's invocation: when its request has answered at the
    * latest (shared/invocation.ts `answerBy`), plus `landingMs`. Past it, that request sends nothing more, so the claim
@@ -218,13 +223,17 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 const jsonClean = (answer: Answer): Answer => JSON.parse(JSON.stringify(answer)) as Answer;
 
 /** What marks a claim whose answer is not final: provisional (`provisionalSince`), or pending (`resumeVersion`, `pendingSince`). */
-type ClaimMarks = Pick<StoredClaim, 'provisionalSince' | 'resumeVersion' | 'resumeToken' | 'pendingSince' | 'liveUntil'>;
+type ClaimMarks = Pick<StoredClaim, 'provisionalSince' | 'resumeVersion' | 'resumeToken' | 'pendingSince' | 'pendingBy' | 'liveUntil'>;
 
 /** The `liveUntil` of a claim this code writes now: its invocation's answer time and landing, if it runs in one. */
 const liveUntilMark = (): Pick<StoredClaim, 'liveUntil'> => {
   const answerBy = currentInvocation()?.answerBy;
   return answerBy === undefined ? {} : { liveUntil: answerBy + landingMs };
 };
+
+/** Who a pending claim is by: its `pendingBy`, or its time on a claim written before `pendingBy` existed; else undefined. */
+const pendingMarkOf = (found: StoredClaim): string | undefined =>
+  found.pendingBy ?? (found.pendingSince !== undefined ? `at ${found.pendingSince}` : undefined);
 
 /** Whether a claim's TTL attribute (epoch seconds) has passed. */
 const isExpired = (expiresAt: unknown): boolean => typeof expiresAt === 'number' && expiresAt <= Math.floor(Date.now() / 1000);
@@ -287,6 +296,7 @@ export const createIdempotency = (
       ...(typeof Item.resumeVersion === 'number' ? { resumeVersion: Item.resumeVersion } : {}),
       ...(typeof Item.resumeToken === 'string' ? { resumeToken: Item.resumeToken } : {}),
       ...(typeof Item.pendingSince === 'number' ? { pendingSince: Item.pendingSince } : {}),
+      ...(typeof Item.pendingBy === 'string' ? { pendingBy: Item.pendingBy } : {}),
       ...(typeof Item.liveUntil === 'number' ? { liveUntil: Item.liveUntil } : {}),
     };
   };
@@ -298,15 +308,17 @@ export const createIdempotency = (
       const key = idempotencyClaimKey(input.tenantId, operationId, parseIdempotencyKey(input.key));
       const requestHash = sha256(requestText(input.request ?? null));
       /**
-       * The marks (`pendingSince`) of every pending claim this request built or resumed, to tell its own from a
-       * twin's. One mark was not enough: a save in chunks that completes builds two pending claims (its lease's and
-       * its last commit's) and stores the first's last; taken for a twin's, the request waited on its own claim until
-       * its deadline and answered 409 key-in-use (a bad-day review). A provisional claim is never taken for its own:
-       * replayed as a twin's, its answer comes once its request's own settling could no longer change it (and a task
-       * save's 409 sends the client back, whose retry queues the sync the failed request did not).
+       * Who the pending claims this request wrote or resumed are by (`pendingMarkOf`), to tell its own from a twin's
+       * (same request, same key): every pending claim it writes carries its run's token; a claim it resumes adds that
+       * claim's mark. Taken for a twin's, its own claim kept it waiting until its deadline, then 409 key-in-use (a save
+       * in chunks that completes writes two); a twin's taken for its own (twins' claims written in one millisecond,
+       * when a claim's time was its mark) answered this request's failure where the twin's answer was coming. A
+       * provisional claim is never taken for its own: replayed as a twin's, its answer comes once its request's own
+       * settling could no longer change it (and a task save's 409 sends the client back, whose retry queues the sync
+       * the failed request did not).
        */
-      const ownMarks = new Set<number>();
-      const marked = (since: number): number => (ownMarks.add(since), since);
+      const runToken = randomUUID();
+      const ownMarks = new Set<string>([runToken]);
       const answerText = (result: R): string =>
         // JSON text, not a DynamoDB map (which does not keep member order): a replay is byte for byte the first
         // answer, in JSON and in XML.
@@ -335,11 +347,12 @@ export const createIdempotency = (
         provisional: (result) => claimPut(answerText(result), { provisionalSince: Date.now(), ...liveUntilMark() }),
         item: (result) => claimPut(answerText(result)),
         pending: (resumeVersion, token) =>
-          claimPut('', { resumeVersion, ...(token !== undefined ? { resumeToken: token } : {}), pendingSince: marked(Date.now()), ...liveUntilMark() }),
+          claimPut('', { resumeVersion, ...(token !== undefined ? { resumeToken: token } : {}), pendingSince: Date.now(), pendingBy: runToken, ...liveUntilMark() }),
         resumeOf: (found) => {
           if (found.requestHash !== requestHash || found.resumeVersion === undefined) return undefined;
           // Resumed by this request: from here on its claim is this request's own, as if it had written it.
-          if (found.pendingSince !== undefined) marked(found.pendingSince);
+          const mark = pendingMarkOf(found);
+          if (mark !== undefined) ownMarks.add(mark);
           return { version: found.resumeVersion, ...(found.resumeToken !== undefined ? { token: found.resumeToken } : {}) };
         },
       };
@@ -375,7 +388,8 @@ export const createIdempotency = (
         // this request's own commit: the claim says which. A claim that cannot be read leaves the error as it was,
         // and so does this request's own pending claim (its first commit stands; its retry resumes after it).
         const found = await readClaim(key).catch(() => undefined);
-        const ownPending = found?.requestHash === requestHash && found.pendingSince !== undefined && ownMarks.has(found.pendingSince);
+        const mark = found && pendingMarkOf(found);
+        const ownPending = found?.requestHash === requestHash && mark !== undefined && ownMarks.has(mark);
         if (found && !ownPending) return replay(found);
         throw error;
       }

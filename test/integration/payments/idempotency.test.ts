@@ -4,7 +4,7 @@
 // keys are per tenant and per operation, and claims expire through the table's TTL attribute after 24 hours.
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { createIdempotency, idempotencyWindowSeconds, KeyAlreadyClaimed, type Answer, type WriteClaim } from '#shared/data/idempotency';
 import { tenantKey, tenantPartition } from '#shared/data/partition';
 import { transact } from '#shared/data/transaction';
@@ -107,6 +107,39 @@ describe('a twin of a request whose answer is provisional', () => {
     await claimed(tenantId);
     const twin = withinInvocation(invocationAnswering(9_000), () => briefly.run({ tenantId, key: 'dead', request: {} }, answer, effectOf(tenantId, 2)));
     expect(await twin).toEqual(answer(1));
+  });
+});
+
+describe('a pending claim (a write in several commits)', () => {
+  it("is told from a twin's written in the same millisecond: the failing request replays the twin's answer", async () => {
+    const { tenantId } = freshPrincipal();
+    const input = { tenantId, key: randomUUID(), request: { same: 'request' } };
+    const firstWrote = gate();
+    const twinWrote = gate();
+    // Both pending claims are written at one instant, as two twins may write theirs.
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.now());
+    const first = idempotency.run(input, answer, async (claim) => {
+      await transact(table, [effectAction(tenantId, 1)], { claim: claim!.pending(1) });
+      firstWrote.open();
+      await twinWrote.opened;
+      throw new Error('a dependency failed after the first commit');
+    });
+    const twin = idempotency.run(input, answer, async (claim) => {
+      await firstWrote.opened;
+      const found = await claim!.read();
+      expect(claim!.resumeOf(found!)).toEqual({ version: 1 });
+      await transact(table, [effectAction(tenantId, 2)], { claim: claim!.pending(2) });
+      clock.mockRestore();
+      twinWrote.open();
+      // The failing request reads this claim, pending, before the twin answers.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await transact(table, [], { claim: claim!.item(2) });
+      return 2;
+    });
+    // The failing request waits for the twin's answer and replays it (it took the twin's claim for its own and
+    // answered its failure when a claim's time was its mark).
+    expect(await first).toEqual(answer(2));
+    expect(await twin).toEqual(answer(2));
   });
 });
 
