@@ -145,11 +145,52 @@ export const transactionThrottledReply = (operation: string, body: Buffer): Edge
     singleWrite: 'ThrottlingException',
   });
 
-/** The table and index of a Query or Scan of an index (`IndexName`), or undefined for any other call. */
-export const indexQueryOf = (operation: string, body: Buffer): { table: string; index: string } | undefined => {
-  if (operation !== 'Query' && operation !== 'Scan') return undefined;
+/**
+ * A read DynamoDB may answer from a copy that lags the table's writes (the `index-lag` fault reads it on the lagging
+ * replica): a Query or Scan of an index (AWS feeds a GSI from the table's writes asynchronously), and a read of the
+ * table itself that is not strongly consistent (GetItem, Query, Scan, or a table of a BatchGetItem, without
+ * `ConsistentRead: true`: DynamoDB may answer it from a replica of the partition that has not applied the last
+ * second's writes). Undefined for any other call (a strongly consistent read, a write, a transaction).
+ */
+export interface LaggedRead {
+  /** The tables it reads as they were. */
+  readonly tables: readonly string[];
+  /** What it reads of them, for the log: the index, or `eventually consistent`. */
+  readonly what: string;
+  /** The same request on the replicas (`replicas`: a table's replica by its name; a table without one is read as it is). */
+  onReplicas(replicas: ReadonlyMap<string, string>): Buffer;
+}
+
+export const laggedReadOf = (operation: string, body: Buffer): LaggedRead | undefined => {
   const input = parseJson(body.toString('utf8'));
-  return isJsonObject(input) && typeof input.TableName === 'string' && typeof input.IndexName === 'string'
-    ? { table: input.TableName, index: input.IndexName }
-    : undefined;
+  if (!isJsonObject(input)) return undefined;
+  if (operation === 'Query' || operation === 'Scan' || operation === 'GetItem') {
+    const table = input.TableName;
+    if (typeof table !== 'string') return undefined;
+    const index = operation !== 'GetItem' && typeof input.IndexName === 'string' ? input.IndexName : undefined;
+    if (index === undefined && input.ConsistentRead === true) return undefined;
+    return {
+      tables: [table],
+      what: index ?? 'eventually consistent',
+      onReplicas: (replicas) => Buffer.from(JSON.stringify({ ...input, TableName: replicas.get(table) ?? table })),
+    };
+  }
+  if (operation === 'BatchGetItem' && isJsonObject(input.RequestItems)) {
+    const requests = Object.entries(input.RequestItems);
+    const tables = requests.filter(([, request]) => !(isJsonObject(request) && request.ConsistentRead === true)).map(([table]) => table);
+    if (tables.length === 0) return undefined;
+    const lagged = new Set(tables);
+    return {
+      tables,
+      what: 'eventually consistent',
+      onReplicas: (replicas) =>
+        Buffer.from(
+          JSON.stringify({
+            ...input,
+            RequestItems: Object.fromEntries(requests.map(([table, request]) => [(lagged.has(table) && replicas.get(table)) || table, request])),
+          }),
+        ),
+    };
+  }
+  return undefined;
 };

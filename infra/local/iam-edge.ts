@@ -14,7 +14,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { PolicyConditions, PolicyStatement } from '#shared/operations/grants';
 import { schedulerServicePrincipal } from '#shared/operations/grants';
 import { dynamoDbRefusal, type TableKeys } from './dynamodb-fidelity';
-import { faultErrorReply, indexQueryOf, operationOf, transactionConflictReply, transactionThrottledReply } from './edge-faults';
+import { faultErrorReply, laggedReadOf, operationOf, transactionConflictReply, transactionThrottledReply, type LaggedRead } from './edge-faults';
 import { edgeEffects, faultServices, type FaultEngine, type FaultService } from './faults';
 import type { IndexLag } from './index-lag';
 import { jsonOperationOf, jsonTargetPrefixes } from './aws-json-server';
@@ -515,7 +515,8 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
   /**
    * A function's allowed call under the fault mode: the first rule that matches it (faults.ts) answers an error or
    * a conflict, holds it, never answers it, or forwards it and kills the caller before it reads the answer; a
-   * Query on an index reads the index as it was N ms ago (index-lag.ts: the replica of an index-lag rule).
+   * Query on an index, or a read of the table that is not strongly consistent, reads it as it was N ms ago
+   * (index-lag.ts: the replica of an index-lag rule; edge-faults.ts `laggedReadOf`).
    */
   const forwardWithFaults = async (
     faults: EdgeFaultOptions,
@@ -543,10 +544,16 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
     if (service === 'dynamodb' && engine.has('index-lag')) {
       // A write lands only once the lag is in place, so that it reaches the replica through the stream, late.
       await faults.indexLag.ready();
-      const indexQuery = effect === undefined ? indexQueryOf(operation, body) : undefined;
-      const lag = indexQuery ? engine.decide(call, ['index-lag'])?.effect : undefined;
-      const replica = indexQuery && lag?.type === 'index-lag' ? await faults.indexLag.replicaOf(indexQuery.table) : undefined;
-      if (indexQuery && replica) return forwardLagged(request, response, upstream, body, indexQuery, replica, caller.functionName);
+      const read = effect === undefined ? laggedReadOf(operation, body) : undefined;
+      const lag = read ? engine.decide(call, ['index-lag'])?.effect : undefined;
+      if (read && lag?.type === 'index-lag') {
+        const replicas = new Map<string, string>();
+        for (const table of read.tables) {
+          const replica = await faults.indexLag.replicaOf(table);
+          if (replica !== undefined) replicas.set(table, replica);
+        }
+        if (replicas.size > 0) return forwardLagged(request, response, upstream, read, replicas, caller.functionName);
+      }
     }
     if (effect?.type !== 'commit-then-crash') return forward(request, response, upstream, body);
 
@@ -562,36 +569,35 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
   };
 
   /**
-   * A Query on an index, read on the lagging replica of its table (the index as it was a moment ago): the same
-   * request but for its TableName, the answer as DynamoDB gives it (the table's name again where it names one).
+   * A lagged read (an index, or the table read eventually consistently) on the lagging replicas of its tables (as
+   * they were a moment ago): the same request but for the tables it names, the answer as DynamoDB gives it (the
+   * table's name again where it names one).
    */
   const forwardLagged = async (
     request: IncomingMessage,
     response: ServerResponse,
     upstream: string,
-    body: Buffer,
-    query: { readonly table: string; readonly index: string },
-    replica: string,
+    read: LaggedRead,
+    replicas: ReadonlyMap<string, string>,
     functionName: string,
   ) => {
-    const input = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
     let answer: Awaited<ReturnType<typeof relay>>;
     try {
-      answer = await relay(request, upstream, Buffer.from(JSON.stringify({ ...input, TableName: replica })));
+      answer = await relay(request, upstream, read.onReplicas(replicas));
     } catch (error) {
       log(`[iam-edge] ${upstream} unreachable: ${(error as Error).message}`);
       return reply(response, plainError(503, 'ServiceUnavailable', 'The local service is unavailable.'));
     }
-    log(`[iam-edge] index lag: ${functionName} reads ${query.table} ${query.index} as it was`);
+    log(`[iam-edge] index lag: ${functionName} reads ${[...replicas.keys()].join(', ')} ${read.what} as it was`);
     const text = answer.body.toString('utf8');
-    const named = JSON.stringify(replica);
-    if (!text.includes(named)) {
+    const renamed = [...replicas].filter(([, replica]) => text.includes(JSON.stringify(replica)));
+    if (renamed.length === 0) {
       response.writeHead(answer.status, answer.rawHeaders);
       response.end(answer.body);
       return;
     }
     // The body changes: its length and DynamoDB's CRC32 of it go.
-    const answerBody = Buffer.from(text.split(named).join(JSON.stringify(query.table)));
+    const answerBody = Buffer.from(renamed.reduce((named, [table, replica]) => named.split(JSON.stringify(replica)).join(JSON.stringify(table)), text));
     const rawHeaders = answer.rawHeaders.flatMap((value, index, all) =>
       index % 2 === 0 && !['content-length', 'x-amz-crc32'].includes(value.toLowerCase()) ? [value, all[index + 1] as string] : [],
     );

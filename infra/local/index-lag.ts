@@ -4,8 +4,10 @@
 // DynamoDB Local's indexes are current at once. While a rule lags an index, the stack keeps a replica of the table,
 // with the table's key schema and indexes, fed from the table's own stream `ms` late (as AWS feeds an index from the
 // table's changes); a lagged Query reads the replica's index in place of the table's, and DynamoDB Local evaluates it
-// there as it would on the table (key condition, filter, order, Limit, paging). Every write counts, whoever made it:
-// the functions', the tests', the tools'.
+// there as it would on the table (key condition, filter, order, Limit, paging). A read of the table itself that is not
+// strongly consistent lags the same way (DynamoDB may answer it from a replica of the partition that has not applied
+// the last writes): it is read on the replica's table (edge-faults.ts `laggedReadOf`). Every write counts, whoever
+// made it: the functions', the tests', the tools'.
 //
 // The replica is a table of the same DynamoDB Local named `<table>-index-lag`; the table's stream (NEW_IMAGE) is
 // turned on for the time a rule lags and off after, when the replica is deleted. Changes are read every `pollMs`

@@ -129,12 +129,17 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
       return pointedId(Item);
     },
 
-    /** The active location holding this exact (normalised) name: its owner and the pointer read at once, then the location. */
+    /**
+     * The active location holding this exact (normalised) name: its owner and the pointer read at once, then the
+     * location, answered only while it still holds the name. Renamed between the two reads, it released the name in
+     * its rename's transaction: the name was free at that moment, and no location holds it as this request saw it
+     * (before, the renamed location was answered under its new name).
+     */
     async findActiveByName(tenantId: number, name: string): Promise<TenantLocation | undefined> {
       const [owner, defaultId] = await Promise.all([locationName.owner(table, tenantId, name), this.defaultLocationId(tenantId)]);
       if (typeof owner !== 'number') return undefined;
       const item = await readLocationItem(tenantId, owner);
-      return item?.IsActive === true ? fromItem(item, defaultId) : undefined;
+      return item?.IsActive === true && item.nameKey === normaliseName(name) ? fromItem(item, defaultId) : undefined;
     },
 
     /**
@@ -232,6 +237,8 @@ export const createTenantLocationRepository = (table: TableContext): TenantLocat
         queryAll(client, {
           TableName: tableName,
           KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+          // Strongly consistent: a location as it is, never as it was before a rename or a delete of the last second.
+          ConsistentRead: true,
           ...(conditions.length > 0 ? { FilterExpression: conditions.join(' AND ') } : {}),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,

@@ -18,7 +18,7 @@ import {
 } from '#infra/local/faults';
 import { seededRandom } from '#infra/local/seeded-random';
 import { startSchedulerEmulation } from '#infra/local/scheduler';
-import { faultErrorReply, indexQueryOf, operationOf, transactionConflictReply } from '#infra/local/edge-faults';
+import { faultErrorReply, laggedReadOf, operationOf, transactionConflictReply } from '#infra/local/edge-faults';
 
 const quiet = () => undefined;
 const put: FaultCall = { service: 'dynamodb', operation: 'PutItem', caller: 'tenantLocationSave' };
@@ -178,13 +178,28 @@ describe('what the edge answers for a fault', () => {
     expect(operationOf('scheduler', request({}, 'DELETE', '/schedules/a'), Buffer.from(''))).toBe('DeleteSchedule');
   });
 
-  it('tells the calls that read an index (what index lag reads on its replica) from the rest', () => {
+  it('tells the reads index lag answers on its replica (an index; the table, not strongly consistent) from the rest', () => {
     const body = (input: object) => Buffer.from(JSON.stringify(input));
-    expect(indexQueryOf('Query', body({ TableName: 't', IndexName: 'byName' }))).toEqual({ table: 't', index: 'byName' });
-    expect(indexQueryOf('Scan', body({ TableName: 't', IndexName: 'byName' }))).toEqual({ table: 't', index: 'byName' });
-    expect(indexQueryOf('Query', body({ TableName: 't' }))).toBeUndefined();
-    expect(indexQueryOf('GetItem', body({ TableName: 't', IndexName: 'byName' }))).toBeUndefined();
-    expect(indexQueryOf('Query', Buffer.from('not json'))).toBeUndefined();
+    const lagged = (operation: string, input: object) => {
+      const read = laggedReadOf(operation, body(input));
+      return read && { tables: read.tables, what: read.what, onReplicas: JSON.parse(read.onReplicas(new Map([['t', 't-index-lag']])).toString('utf8')) as unknown };
+    };
+    expect(lagged('Query', { TableName: 't', IndexName: 'byName' })).toEqual({ tables: ['t'], what: 'byName', onReplicas: { TableName: 't-index-lag', IndexName: 'byName' } });
+    expect(lagged('Scan', { TableName: 't', IndexName: 'byName' })?.what).toBe('byName');
+    // The table itself, read eventually consistently (DynamoDB's default): it may lag too.
+    expect(lagged('Query', { TableName: 't' })).toEqual({ tables: ['t'], what: 'eventually consistent', onReplicas: { TableName: 't-index-lag' } });
+    expect(lagged('GetItem', { TableName: 't', Key: {}, ConsistentRead: false })?.onReplicas).toEqual({ TableName: 't-index-lag', Key: {}, ConsistentRead: false });
+    expect(lagged('Scan', { TableName: 't' })?.what).toBe('eventually consistent');
+    // Strongly consistent reads, writes and transactions read the table as it is.
+    expect(lagged('Query', { TableName: 't', ConsistentRead: true })).toBeUndefined();
+    expect(lagged('GetItem', { TableName: 't', ConsistentRead: true })).toBeUndefined();
+    expect(lagged('PutItem', { TableName: 't' })).toBeUndefined();
+    expect(lagged('TransactGetItems', { TransactItems: [] })).toBeUndefined();
+    expect(laggedReadOf('Query', Buffer.from('not json'))).toBeUndefined();
+    // A BatchGetItem: the tables it reads eventually consistently, each on its replica.
+    const batch = lagged('BatchGetItem', { RequestItems: { t: { Keys: [] }, u: { Keys: [], ConsistentRead: true } } });
+    expect(batch).toEqual({ tables: ['t'], what: 'eventually consistent', onReplicas: { RequestItems: { 't-index-lag': { Keys: [] }, u: { Keys: [], ConsistentRead: true } } } });
+    expect(lagged('BatchGetItem', { RequestItems: { t: { Keys: [], ConsistentRead: true } } })).toBeUndefined();
   });
 });
 
