@@ -5,10 +5,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { awsRequestHandler, carryingInvocationSignal, serviceClient } from '#shared/aws-requests';
 import { environmentValue, environmentVariables } from '#shared/environment';
+import { trackingWriteOutcomes } from './write-outcome';
 
 export const createDocumentClient = (client: DynamoDBClient = serviceClient(new DynamoDBClient({ requestHandler: awsRequestHandler }))): DynamoDBDocumentClient =>
   carryingInvocationSignal(
-    DynamoDBDocumentClient.from(client, {
+    DynamoDBDocumentClient.from(trackingWriteOutcomes(client), {
       marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
       unmarshallOptions: { wrapNumbers: false },
     }),

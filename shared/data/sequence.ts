@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, ConcurrentModification, SequenceExhausted } from '#shared/errors';
+import { apartFromWriteLedger } from '#shared/invocation';
 import type { TableContext } from './client';
 import { isConditionFailure } from './conditional-write';
 import { KeyAlreadyClaimed } from './idempotency';
@@ -49,19 +50,20 @@ export const keptNotedGaps = 16;
  * tenant has used every value up to 2^31 - 1 (e.g. "location ID"). A sequence with more than `maxNotedGaps` noted
  * gaps has the lowest dropped (best effort: the value is taken whatever becomes of that).
  */
-export const nextValue = async ({ client, tableName }: TableContext, tenantId: number, name: string, description = `${name} number`): Promise<number> => {
-  const { Attributes } = await pastTransactions(() => client.send(new UpdateCommand(nextValueInput(tableName, tenantId, name))));
-  const value = Number(Attributes?.value);
-  if (!Number.isInteger(value) || value > maxSequenceValue) throw new SequenceExhausted(description);
-  const gaps = Attributes?.gaps instanceof Set ? [...(Attributes.gaps as Set<unknown>)].map(Number).sort((a, b) => a - b) : [];
-  if (gaps.length > maxNotedGaps) {
-    const dropped = new Set(gaps.slice(0, gaps.length - keptNotedGaps));
-    await client
-      .send(new UpdateCommand({ TableName: tableName, Key: sequenceKey(tenantId, name), UpdateExpression: 'DELETE #gaps :dropped', ExpressionAttributeNames: { '#gaps': 'gaps' }, ExpressionAttributeValues: { ':dropped': dropped } }))
-      .catch(() => undefined);
-  }
-  return value;
-};
+export const nextValue = ({ client, tableName }: TableContext, tenantId: number, name: string, description = `${name} number`): Promise<number> =>
+  apartFromWriteLedger(async () => {
+    const { Attributes } = await pastTransactions(() => client.send(new UpdateCommand(nextValueInput(tableName, tenantId, name))));
+    const value = Number(Attributes?.value);
+    if (!Number.isInteger(value) || value > maxSequenceValue) throw new SequenceExhausted(description);
+    const gaps = Attributes?.gaps instanceof Set ? [...(Attributes.gaps as Set<unknown>)].map(Number).sort((a, b) => a - b) : [];
+    if (gaps.length > maxNotedGaps) {
+      const dropped = new Set(gaps.slice(0, gaps.length - keptNotedGaps));
+      await client
+        .send(new UpdateCommand({ TableName: tableName, Key: sequenceKey(tenantId, name), UpdateExpression: 'DELETE #gaps :dropped', ExpressionAttributeNames: { '#gaps': 'gaps' }, ExpressionAttributeValues: { ':dropped': dropped } }))
+        .catch(() => undefined);
+    }
+    return value;
+  });
 
 /**
  * Sends a single-item write of the sequence again while a give-back's transaction holds the item: DynamoDB refuses it
@@ -94,88 +96,89 @@ class StepRefused extends Error {
  * exactly as it was. And once the value is noted, it is taken back only as a noted gap: whoever walked the gaps down
  * past it may have handed it out again since (before, the holder's own step took it back from its new holder).
  */
-export const giveBackValue = async ({ client, tableName }: TableContext, tenantId: number, name: string, value: number): Promise<boolean> => {
-  const key = sequenceKey(tenantId, name);
-  const names = { '#value': 'value', '#gaps': 'gaps' };
-  /** Sends a conditional write: true when it was written, false when its condition failed. */
-  const whenConditionHolds = (sent: Promise<unknown>): Promise<boolean> =>
-    sent.then(
-      () => true,
-      (error: unknown) => {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      },
-    );
-  /**
-   * Brings the sequence from `top` (if it is there, and, when `noted`, `top` is a noted gap) to the value below, in a
-   * transaction whose token makes a resend harmless (a conflict with another is sent again under a new token).
-   */
-  const stepDown = async (top: number, noted: boolean): Promise<boolean> => {
-    try {
-      await transact(
-        { client, tableName },
-        [
-          {
-            role: 'step',
-            item: {
-              Update: {
-                TableName: tableName,
-                Key: key,
-                UpdateExpression: 'SET #value = :below DELETE #gaps :top',
-                ConditionExpression: noted ? '#value = :value AND contains(#gaps, :value)' : '#value = :value',
-                ExpressionAttributeNames: names,
-                ExpressionAttributeValues: { ':value': top, ':below': top - 1, ':top': new Set([top]) },
+export const giveBackValue = ({ client, tableName }: TableContext, tenantId: number, name: string, value: number): Promise<boolean> =>
+  apartFromWriteLedger(async () => {
+    const key = sequenceKey(tenantId, name);
+    const names = { '#value': 'value', '#gaps': 'gaps' };
+    /** Sends a conditional write: true when it was written, false when its condition failed. */
+    const whenConditionHolds = (sent: Promise<unknown>): Promise<boolean> =>
+      sent.then(
+        () => true,
+        (error: unknown) => {
+          if (isConditionFailure(error)) return false;
+          throw error;
+        },
+      );
+    /**
+     * Brings the sequence from `top` (if it is there, and, when `noted`, `top` is a noted gap) to the value below, in a
+     * transaction whose token makes a resend harmless (a conflict with another is sent again under a new token).
+     */
+    const stepDown = async (top: number, noted: boolean): Promise<boolean> => {
+      try {
+        await transact(
+          { client, tableName },
+          [
+            {
+              role: 'step',
+              item: {
+                Update: {
+                  TableName: tableName,
+                  Key: key,
+                  UpdateExpression: 'SET #value = :below DELETE #gaps :top',
+                  ConditionExpression: noted ? '#value = :value AND contains(#gaps, :value)' : '#value = :value',
+                  ExpressionAttributeNames: names,
+                  ExpressionAttributeValues: { ':value': top, ':below': top - 1, ':top': new Set([top]) },
+                },
               },
             },
-          },
-        ],
-        // A new token for each send after a conflict (nothing written): a token is the request's, for ten minutes.
-        { tokenOfAttempt: () => randomUUID(), errors: { step: () => new StepRefused() } },
-      );
+          ],
+          // A new token for each send after a conflict (nothing written): a token is the request's, for ten minutes.
+          { tokenOfAttempt: () => randomUUID(), errors: { step: () => new StepRefused() } },
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof StepRefused) return false;
+        throw error;
+      }
+    };
+    /**
+     * Takes `value` back if the sequence is at it (once noted, only while it is a noted gap), then the noted gaps right
+     * below it; a sequence at 0 is removed.
+     */
+    const takeBack = async (noted: boolean): Promise<boolean> => {
+      if (!(await stepDown(value, noted))) return false;
+      let top = value - 1;
+      while (top > 0 && (await stepDown(top, true))) top -= 1;
+      if (top === 0) {
+        await whenConditionHolds(
+          pastTransactions(() => client.send(new DeleteCommand({ TableName: tableName, Key: key, ConditionExpression: '#value = :zero', ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':zero': 0 } }))),
+        );
+      }
       return true;
-    } catch (error) {
-      if (error instanceof StepRefused) return false;
-      throw error;
-    }
-  };
-  /**
-   * Takes `value` back if the sequence is at it (once noted, only while it is a noted gap), then the noted gaps right
-   * below it; a sequence at 0 is removed.
-   */
-  const takeBack = async (noted: boolean): Promise<boolean> => {
-    if (!(await stepDown(value, noted))) return false;
-    let top = value - 1;
-    while (top > 0 && (await stepDown(top, true))) top -= 1;
-    if (top === 0) {
-      await whenConditionHolds(
-        pastTransactions(() => client.send(new DeleteCommand({ TableName: tableName, Key: key, ConditionExpression: '#value = :zero', ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':zero': 0 } }))),
+    };
+    /** Notes `value` as a gap, if a later value is still out (the sequence above it). */
+    const note = (): Promise<boolean> =>
+      whenConditionHolds(
+        pastTransactions(() => client.send(new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'ADD #gaps :self',
+          ConditionExpression: '#value > :value',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':value': value, ':self': new Set([value]) },
+        }))),
       );
+    // Taken back, or noted while a later value is out, then offered once more (the values above may have come back
+    // down to it meanwhile, before it was noted); if not, whoever brings the sequence down to it takes it back. A note
+    // refused means the sequence came down to the value (its holder of the next one gave it back, and stopped at an
+    // unnoted value): offered again, and if a new value was taken past it meanwhile, noted again. Each round needs
+    // another writer's change in between, so a few rounds settle it; past them, the value stays a gap.
+    for (let round = 0; round < giveBackRounds; round += 1) {
+      if (await takeBack(false)) return true;
+      if (await note()) return takeBack(true);
     }
-    return true;
-  };
-  /** Notes `value` as a gap, if a later value is still out (the sequence above it). */
-  const note = (): Promise<boolean> =>
-    whenConditionHolds(
-      pastTransactions(() => client.send(new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: 'ADD #gaps :self',
-        ConditionExpression: '#value > :value',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':value': value, ':self': new Set([value]) },
-      }))),
-    );
-  // Taken back, or noted while a later value is out, then offered once more (the values above may have come back
-  // down to it meanwhile, before it was noted); if not, whoever brings the sequence down to it takes it back. A note
-  // refused means the sequence came down to the value (its holder of the next one gave it back, and stopped at an
-  // unnoted value): offered again, and if a new value was taken past it meanwhile, noted again. Each round needs
-  // another writer's change in between, so a few rounds settle it; past them, the value stays a gap.
-  for (let round = 0; round < giveBackRounds; round += 1) {
-    if (await takeBack(false)) return true;
-    if (await note()) return takeBack(true);
-  }
-  return false;
-};
+    return false;
+  });
 
 /**
  * True when a write that took a value was refused with nothing written: a 4xx ApiError (a condition of its single

@@ -49,7 +49,9 @@ const buildHandler = <O>(operation: CompiledOperation, handle: OperationHandler<
       // (shared/aws-requests.ts, "Work left behind by an early answer"), which is `answerBy` at the latest.
       const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
       const answerBy = remaining === undefined ? undefined : Date.now() + remaining - timeoutEarlyInMillis;
-      return withinInvocation({ signal, ...(answerBy !== undefined ? { answerBy } : {}) }, () => handle(request));
+      const invocation = { signal, ...(answerBy !== undefined ? { answerBy } : {}), writes: { uncertain: false } };
+      context.invocation = invocation;
+      return withinInvocation(invocation, () => handle(request));
     });
 
 export interface HttpOperation<O> {

@@ -8,6 +8,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Principal } from '#shared/auth/principal';
 import type { RepeatedHeaderFinding } from '#shared/http/header-lines';
+import type { Invocation } from '#shared/invocation';
 
 type BodyOf<O> = O extends { requestBody: { schema: infer S extends z.ZodType; required: infer R } }
   ? R extends true
@@ -47,6 +48,8 @@ export interface RequestInternal extends Record<string, unknown> {
 /** The Lambda context as the handler gets it: `parse-request.ts` adds the validated input. */
 export interface OperationContext extends Context {
   operationRequest?: OperationRequest<unknown>;
+  /** `operation.ts`: the invocation the handler runs in (its writes' outcome, read by `problem-responses.ts`). */
+  invocation?: Invocation;
 }
 
 export type HttpRequest = Request<APIGatewayProxyEvent, unknown, Error, OperationContext, RequestInternal>;

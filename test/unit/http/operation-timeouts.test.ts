@@ -3,6 +3,8 @@
 // must not invite a blind retry), and a read 503 with Retry-After (a retry is harmless).
 import { describe, expect, it } from '@jest/globals';
 import type { Context } from 'aws-lambda';
+import { noteUncertainWrite } from '#shared/invocation';
+import { StaleVersion } from '#shared/errors';
 import { apiEvent, jsonEvent, lambdaContext, operationWith, read } from './support';
 
 /** A context whose deadline is 600 ms away: middy answers 500 ms before it. */
@@ -35,5 +37,41 @@ describe('a request that runs out of time', () => {
     const response = read(await handler(apiEvent({ pathParameters: { id: '5' } }), nearDeadline()));
     expect(response.statusCode).toBe(503);
     expect(response.headers).toMatchObject({ 'Retry-After': '2' });
+  });
+
+  // A write attempt that may have landed (shared/data/write-outcome.ts notes it), and whose resends then failed with
+  // anything: a throttle, a reset, a 500. A client told "retry shortly" would, without a key, do it twice.
+  const throttled = () => Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ProvisionedThroughputExceededException', $fault: 'client', $metadata: { httpStatusCode: 400 } });
+
+  it('a write that failed after a write attempt that may have landed: 504, whatever error ended it', async () => {
+    const { handler } = operationWith('tenantLocationSave', () => {
+      noteUncertainWrite();
+      throw throttled();
+    });
+    const response = read(await handler(saveEvent(), lambdaContext()));
+    expect(response.statusCode).toBe(504);
+    expect(response.headers).not.toHaveProperty('Retry-After');
+  });
+
+  it('a write that failed without one (every write answered or refused whole): 503 with Retry-After', async () => {
+    const { handler } = operationWith('tenantLocationSave', () => {
+      throw throttled();
+    });
+    const response = read(await handler(saveEvent(), lambdaContext()));
+    expect(response.statusCode).toBe(503);
+    expect(response.headers).toMatchObject({ 'Retry-After': expect.any(String) });
+  });
+
+  it("a refusal of the service's own stays what it is, and a read stays 503", async () => {
+    const refused = operationWith('tenantLocationSave', () => {
+      noteUncertainWrite();
+      throw new StaleVersion();
+    });
+    expect(read(await refused.handler(saveEvent(), lambdaContext())).statusCode).toBe(409);
+    const reading = operationWith('tenantLocationGet', () => {
+      noteUncertainWrite();
+      throw throttled();
+    });
+    expect(read(await reading.handler(apiEvent({ pathParameters: { id: '5' } }), lambdaContext())).statusCode).toBe(503);
   });
 });
