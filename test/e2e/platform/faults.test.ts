@@ -85,6 +85,19 @@ describe('the IAM edge', () => {
     expect(await names()).not.toContain('Never saved');
   });
 
+  it('answers a write whose transaction got a 500 on every attempt 504 without Retry-After: such a write may have been applied (DynamoDB says so)', async () => {
+    // Its reads answered, its transaction never: the same save's 503 above came from its first reads, before any write.
+    await rules({ name: 'commit-500', service: 'dynamodb', operation: 'TransactWriteItems', caller: 'tenantLocationSave', effect: { type: 'error', code: 'InternalServerError' } });
+    const answer = await save('Perhaps saved');
+    expect(answer.status).toBe(504);
+    expect(answer.headers.get('retry-after')).toBeNull();
+    expect(JSON.stringify(answer.json)).toContain('may still be applied');
+    expect((await firedFaults(endpoint)).length).toBeGreaterThanOrEqual(2);
+    await clearFaults(endpoint);
+    // The local fault refused it whole: nothing was written.
+    expect(await names()).not.toContain('Perhaps saved');
+  });
+
   it('throttles the first two calls, which the SDK retries: the save is answered 201 and exists once', async () => {
     await rules({ name: 'throttle', service: 'dynamodb', caller: 'tenantLocationSave', nth: [1, 2], effect: { type: 'error', code: 'ProvisionedThroughputExceededException' } });
     const answer = await save('Saved despite throttling');
