@@ -48,22 +48,22 @@ interface PlannedBatch {
  * received back, then laid out as planned: batch i holds its poison record, if any, at position poisonAt[i].
  */
 const planBatches = async (organisationId: string): Promise<PlannedBatch[]> => {
-  const plans = await Promise.all(
-    poisonAt.map(async (position, batch) => {
-      const slots = Array.from({ length: batchSize }, (_, slot) => slot);
-      const valid = await Promise.all(
-        slots
-          .filter((slot) => slot !== position)
-          .map(async (slot) => {
-            const event = providerEvent('document.uploaded', { organisationId, documentId: freshDocumentId(`b${batch}-r${slot}`), userId: `uploader-${batch}` });
-            return { event, eventId: await enqueue(event) };
-          }),
-      );
-      const poisonBody = position === undefined ? undefined : `{"eventId": "batch ${batch} never closed"`;
-      if (poisonBody !== undefined) await bench.sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: poisonBody }));
-      return { position, valid, poisonBody };
-    }),
-  );
+  // One batch's messages at a time: a hundred sends at once queued behind each other in the stack's SQS server, and
+  // on a starved machine (a CI run, every tier at once) the last waited past the publisher's 3 s request timeout and
+  // its resends (the setup failed with 503, 'could not be queued'). What runs at once here is the consumer, below.
+  const plans: { position: number | undefined; valid: { event: ProviderEvent; eventId: string }[]; poisonBody: string | undefined }[] = [];
+  for (const [batch, position] of poisonAt.entries()) {
+    const slots = Array.from({ length: batchSize }, (_, slot) => slot).filter((slot) => slot !== position);
+    const valid = await Promise.all(
+      slots.map(async (slot) => {
+        const event = providerEvent('document.uploaded', { organisationId, documentId: freshDocumentId(`b${batch}-r${slot}`), userId: `uploader-${batch}` });
+        return { event, eventId: await enqueue(event) };
+      }),
+    );
+    const poisonBody = position === undefined ? undefined : `{"eventId": "batch ${batch} never closed"`;
+    if (poisonBody !== undefined) await bench.sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: poisonBody }));
+    plans.push({ position, valid, poisonBody });
+  }
   const messages = await receive(poisonAt.length * batchSize);
   const byBody = new Map(messages.map((message) => [message.Body ?? '', message]));
   const byEventId = new Map(
