@@ -193,7 +193,11 @@ export const createTenantLocationService = ({ repository, clock = () => new Date
       try {
         // "Make this the default" (IsDefault true in the body) conflicts with nobody: the last committed wins.
         const makesDefault = next.IsDefault && input.IsDefault === true;
-        await repository.write({ next, previous, makesDefault, lineage, ...(claim ? { claim: claim.item({ created: !isUpdate, location: next }) } : {}) });
+        // A save that sends back the parent it has adds no link, so its chain is not held in the transaction: its
+        // ConditionChecks made saves of one parent's children cancel each other (TransactionConflict), a 409 between
+        // writes that did not conflict (a bad-day review: clients send whole records back).
+        const keepsParent = previous?.ParentID !== undefined && previous.ParentID === input.ParentID;
+        await repository.write({ next, previous, makesDefault, lineage: keepsParent ? [] : lineage, ...(claim ? { claim: claim.item({ created: !isUpdate, location: next }) } : {}) });
       } catch (error) {
         // The client named the version it edited: another writer changed the record first, so its edit is stale.
         if (error instanceof VersionConflict && input.Version !== undefined) throw new StaleVersion();

@@ -377,6 +377,16 @@ describe('tenant-location service: ParentID', () => {
     expect([location.ParentID, writes.length, writes[1]?.lineage]).toEqual([3, 2, [{ id: 3, parentId: 2 }, { id: 2, parentId: undefined }]]);
   });
 
+  it('holds no chain in the transaction of a save that sends back the parent it has, and holds it when the parent changes', async () => {
+    const { service, principal, storedLocation, seed, writes } = serviceOnStore();
+    for (const location of [storedLocation(1), storedLocation(2, { ParentID: 1 }), storedLocation(3, { ParentID: 2 }), storedLocation(4)]) await seed(location);
+
+    await service.save(principal, { ID: 3, Name: 'Renamed, same parent', ParentID: 2 });
+    await service.save(principal, { ID: 3, Name: 'Moved', ParentID: 4 });
+
+    expect(writes.map((write) => write.lineage)).toEqual([[], [{ id: 4, parentId: undefined }]]);
+  });
+
   it('refuses a parent that would put the location more than 16 levels below the top, and accepts one at 16', async () => {
     // Prepare: a chain 1 <- 2 <- ... <- 17 (each location's parent is the one before it)
     const { service, repository, principal, storedLocation, seed, writes } = serviceOnStore();
