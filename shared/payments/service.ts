@@ -148,12 +148,18 @@ export const createPaymentService = ({
       // Checked before an ID is spent on it, so a refused body leaves no gap in the tenant's IDs: with the largest ID,
       // the stored item can only be smaller than the one checked.
       assertPaymentFits(principal.tenantId, prepareNewPayment(request.Object, { ...context, id: maxSequenceValue }));
-      const saved = await withId(principal.tenantId, claim, async () => undefined, async (id) => {
-        const prepared = prepareNewPayment(request.Object, { ...context, id });
-        const answer = { payment: paymentView(prepared), queued: false };
-        await repository.create(principal.tenantId, prepared, claim?.item(answer));
-        return answer;
-      });
+      const saved = await withId(principal.tenantId, claim, async () => undefined, (id) =>
+        // The only contention a new payment meets is a twin with its Idempotency-Key committing at once (its claim,
+        // the same item): sent again from the claim's read, it replays the twin's answer rather than answer 409.
+        underContention(async (attempt) => {
+          const prior = attempt === 1 ? undefined : await claim?.read();
+          if (prior) throw new KeyAlreadyClaimed(prior);
+          const prepared = prepareNewPayment(request.Object, { ...context, id });
+          const answer = { payment: paymentView(prepared), queued: false };
+          await repository.create(principal.tenantId, prepared, claim?.item(answer));
+          return answer;
+        }, retry, 'nothing was recorded'),
+      );
       countMetric('paymentsRecorded');
       return saved;
     },

@@ -10,6 +10,7 @@ import type { PaymentStore } from '#shared/payments/store';
 import { buildRefund, prepareNewPayment, readRefundRequest, settleRefund, type PaymentRecord } from '#shared/payments/rules';
 import { contentionRetryAfterSeconds, createPaymentService } from '#shared/payments/service';
 import { optimisticRetryPolicy } from '#shared/data/retry';
+import { KeyAlreadyClaimed, type StoredClaim, type WriteClaim } from '#shared/data/idempotency';
 import { createMemoryPaymentStore } from '#test/stores/payments/memory-payment-store';
 
 const principal = { tenantId: 5, websiteId: 1, userId: 42 };
@@ -116,5 +117,40 @@ describe('a refund under contention', () => {
     const { repository } = await storeWith({ race: async (store) => void (await landRefund(store, 250)) });
     const saved = await serviceOver(repository).refund(principal, 1, {});
     expect(saved.payment).toMatchObject({ Amount: 7.5 });
+  });
+});
+
+describe('a payment recorded under contention', () => {
+  /** A claim of the key (as idempotency.ts gives the work): its reads answer `reads` in turn. */
+  const claimReading = (...reads: (StoredClaim | undefined)[]) =>
+    ({ read: async () => reads.shift(), item: () => ({ Put: { TableName: 'business', Item: { pk: 'claim', sk: 'claim' } } }) }) as unknown as WriteClaim<never>;
+
+  it('is sent again after a transaction conflict, with one ID', async () => {
+    const { repository, calls, failNextWrites } = await storeWith();
+    failNextWrites(new ConcurrentModification());
+    const saved = await serviceOver(repository).record(principal, { Object: { Amount: 3 } });
+    expect(saved.payment).toMatchObject({ ID: 2, Amount: 3 });
+    expect(calls.ids).toBe(1);
+  });
+
+  it("replays a twin's answer when the twin with its key committed first (the conflict was the claim's), giving the ID back", async () => {
+    const { repository, failNextWrites, snapshot } = await storeWith();
+    const before = snapshot();
+    failNextWrites(new ConcurrentModification());
+    const twins: StoredClaim = { requestHash: 'same', answer: '{"status":201}' };
+    const failure = await serviceOver(repository).record(principal, { Object: { Amount: 3 } }, claimReading(undefined, twins)).catch((error: unknown) => error);
+    // idempotency.ts replays the claim it carries.
+    expect(failure).toBeInstanceOf(KeyAlreadyClaimed);
+    expect((failure as KeyAlreadyClaimed).found).toEqual(twins);
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('answers 503 with Retry-After, not 409, when every attempt meets another transaction', async () => {
+    const { repository, failNextWrites, snapshot } = await storeWith();
+    const before = snapshot();
+    failNextWrites(...Array.from({ length: optimisticRetryPolicy.maxAttempts }, () => new ConcurrentModification()));
+    const failure = await failureOf(serviceOver(repository).record(principal, { Object: { Amount: 3 } }));
+    expect(failure).toMatchObject({ name: 'ServiceUnavailable', status: 503 });
+    expect(snapshot()).toEqual(before);
   });
 });
