@@ -17,5 +17,17 @@ const dashes = /[\p{Dash_Punctuation}\u2212]/gu;
 export const normaliseClaimValue = (value: string): string =>
   value.normalize('NFKC').replace(invisible, '').replace(dashes, '-').trim().toUpperCase().toLowerCase().normalize('NFKC');
 
+/**
+ * The text a Search's SearchString is matched in (`contains`): each part normalised as the search string is
+ * (`normaliseClaimValue`: shared/search/search.ts `searchTextOf`), one part per line, so the two compare alike (a
+ * stored text only NFKC and lower-cased missed "Hauptstraße" searched as typed, and any name with a dash or an
+ * invisible character).
+ */
+export const searchableText = (parts: readonly (string | undefined)[]): string =>
+  parts
+    .filter((part): part is string => typeof part === 'string' && part.length > 0)
+    .map(normaliseClaimValue)
+    .join('\n');
+
 /** A value that shows nothing (only spaces and invisible characters): blank, as a required name must not be. */
 export const isBlankValue = (value: string | undefined): boolean => value === undefined || normaliseClaimValue(value) === '';

@@ -4,7 +4,7 @@
 // and Search merges the four shards in order. The sort key is the sort value, U+0001, then the ID in 10 digits:
 // U+0001 sorts below every character a value can hold, so a value comes before the longer values it begins and
 // rows equal on the sort field are ordered by ID, in the index exactly as in `compareSortKeys`.
-import { normaliseClaimValue } from '#shared/data/claims';
+import { normaliseClaimValue, searchableText } from '#shared/data/visible-text';
 import { composeKey, padNumber, tenantPartition } from '#shared/data/partition';
 import { receiptsByCreatedDateTime, receiptsByDeliveryDate, receiptsById, receiptsByRefNumber } from '#shared/data/indexes';
 import type { IndexDefinition } from '#shared/data/table';
@@ -49,12 +49,8 @@ export const sortableDate = (value: string | undefined): string => {
   return Number.isFinite(epochMs) ? new Date(epochMs).toISOString() : '';
 };
 
-/** The text SearchString is matched in (`contains`): RefNumber and SupplierName, NFKC, lower-cased. */
-export const searchTextOf = (header: Pick<SearchHeader, 'RefNumber' | 'SupplierName'>): string =>
-  [header.RefNumber, header.SupplierName]
-    .filter((part): part is string => typeof part === 'string' && part.length > 0)
-    .map(normaliseClaimValue)
-    .join('\n');
+/** The text SearchString is matched in (`contains`): RefNumber and SupplierName (`searchableText`). */
+export const searchTextOf = (header: Pick<SearchHeader, 'RefNumber' | 'SupplierName'>): string => searchableText([header.RefNumber, header.SupplierName]);
 
 export const searchTextAttribute = 'searchText';
 

@@ -8,6 +8,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, queryAll, type TableContext } from '#shared/data/client';
 import { tableDefinition } from '#shared/data/table';
+import { searchableText } from '#shared/data/visible-text';
 import { claimChanges } from '#shared/data/claims';
 import { defineCodec, fieldsOf } from '#shared/data/codec';
 import { assertItemFits, keyValueFits } from '#shared/data/item-size';
@@ -34,9 +35,13 @@ import {
   tenantPartition,
 } from './keys';
 
-/** The lower-cased text that Search's SearchString matches with `contains`. */
+/**
+ * The text Search's SearchString matches with `contains` (`searchableText`, as delivery receipts'). A location saved
+ * before this form (NFKC and lower case only) keeps matching a search of plain text; it matches one with a dash, an
+ * invisible character or a case-folded letter (ß) once saved again.
+ */
 export const searchTextOf = (location: TenantLocation): string =>
-  [
+  searchableText([
     location.Name,
     location.Description,
     location.Address?.FullAddress,
@@ -46,11 +51,7 @@ export const searchTextOf = (location: TenantLocation): string =>
     location.Address?.PostCode,
     location.Address?.Country,
     location.Address?.AddressDescription,
-  ]
-    .filter((part): part is string => typeof part === 'string' && part.length > 0)
-    .join('\n')
-    .normalize('NFKC')
-    .toLowerCase();
+  ]);
 
 /** Stored with its name key, search text and (while active) the index keys; only its own fields come back. */
 const locations = defineCodec<TenantLocation, keyof TenantLocation>({

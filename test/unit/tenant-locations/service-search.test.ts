@@ -39,6 +39,18 @@ const validationRefusal = (errors: readonly object[]) => ({
 const unknownSortField = { pointer: '/SortField', detail: 'must be Name, ID, Description, CreatedDateTime_utc or ModifiedDateTime_utc' };
 
 describe('tenant-location service: Search', () => {
+  it('matches SearchString in the text as it matches names: case folded (ß as ss), dashes folded, invisible characters ignored', async () => {
+    const { service, principal, seed, storedLocation } = serviceOnStore();
+    await seed(storedLocation(1, { Name: 'Main\u2013Store', Address: { StreetAddress: 'Hauptstraße 5', LocationID: 1 } }));
+    await seed(storedLocation(2, { Name: 'Soft\u00adware depot' }));
+    const ids = async (SearchString: string) => (await service.search(principal, { SearchString })).Value.map((row) => row.ID);
+    expect(await ids('Hauptstraße')).toEqual([1]);
+    expect(await ids('HAUPTSTRASSE')).toEqual([1]);
+    expect(await ids('main-store')).toEqual([1]);
+    expect(await ids('main\u2014store')).toEqual([1]);
+    expect(await ids('software')).toEqual([2]);
+  });
+
   it("by default lists the tenant's active locations by name, numbered from 1, 50 to a page: PagedActionResults", async () => {
     const { service, principal, storedLocation } = await seeded();
 
