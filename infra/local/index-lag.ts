@@ -16,6 +16,7 @@
 // (TrimmedDataAccessException) once another table's write has taken the number it points at, which can happen between
 // taking the iterator and reading with it: such a read is made again with a fresh iterator.
 import { isJsonObject } from '#shared/openapi/types';
+import { scanPageItems } from './scan-pages';
 
 type Json = Record<string, unknown>;
 
@@ -150,11 +151,11 @@ class Replica {
     return shards;
   }
 
-  /** The table as it stands, into the replica (a scan, 25 items a batch, unprocessed items sent again). */
+  /** The table as it stands, into the replica (a scan in small pages, 25 items a batch, unprocessed items sent again). */
   private async copy(): Promise<void> {
     let start: unknown;
     do {
-      const page = await dynamodb(this.options, 'Scan', { TableName: this.table, ...(start ? { ExclusiveStartKey: start } : {}) });
+      const page = await dynamodb(this.options, 'Scan', { TableName: this.table, Limit: scanPageItems, ...(start ? { ExclusiveStartKey: start } : {}) });
       const items = (page.Items as Json[] | undefined) ?? [];
       for (let offset = 0; offset < items.length; offset += 25) {
         let requests: unknown[] = items.slice(offset, offset + 25).map((item) => ({ PutRequest: { Item: item } }));

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { parseCommandLine } from './command-line';
 import { tenantPartition } from '#shared/data/partition';
 import { queueDefinitions } from '#shared/events/queues';
-import { scanPageItems } from './dynamodb-local';
+import { scanPageItems } from './scan-pages';
 import { localCredentials, localRegion } from './local-aws';
 import { findRunningStack, LocalToolError, type StackState } from './stack-state';
 

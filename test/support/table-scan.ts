@@ -2,7 +2,7 @@
 // secret or a card number lies anywhere in the shared table). test/unit/build/table-scans.test.ts holds every Scan
 // of the tests to it.
 import { ScanCommand, type DynamoDBDocumentClient, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
-import { scanPageItems } from '#infra/local/dynamodb-local';
+import { scanPageItems } from '#infra/local/scan-pages';
 
 type ScanInput = Omit<ScanCommandInput, 'Limit' | 'ExclusiveStartKey' | 'Segment' | 'TotalSegments'>;
 
