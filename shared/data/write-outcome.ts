@@ -6,7 +6,10 @@
 // after such a write must not answer "retry shortly" (503 + Retry-After): a client without an Idempotency-Key that
 // obeys would pay twice. The HTTP stack answers it as a write whose outcome is unknown (504, no Retry-After:
 // shared/http/middlewares/problem-responses.ts); a failure after writes that were each answered, or refused whole
-// (a 4xx: a condition, a cancelled transaction, a throttle), stays a 503.
+// (a 4xx: a condition, a cancelled transaction, a throttle), stays a 503. A refusal of the service's own after such an
+// attempt (a 4xx the request answers) is answered as it is: a resent transaction carries its first attempt's
+// ClientRequestToken and a resent edit its mark (transaction.ts), so a resend that finds its own first attempt landed
+// is answered as written, never refused by it.
 import { noteUncertainWrite } from '#shared/invocation';
 
 /** The DynamoDB operations that write (the JSON protocol's `X-Amz-Target` names them). */
@@ -19,13 +22,19 @@ const operationOf = (request: unknown): string | undefined => {
   return typeof target === 'string' ? target.slice(target.indexOf('.') + 1) : undefined;
 };
 
+/** Connections never made: the request was not sent (a refused connection, a name that does not resolve). */
+const notConnected = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
 /**
- * True when an attempt's error says DynamoDB refused the request whole: a 4xx answer (a failed condition, a cancelled
- * transaction, a throttle, a validation error), but TransactionInProgressException (an earlier attempt of the same
- * transaction is still committing). A timeout, a broken connection, an abort once sent and a 5xx may have landed.
+ * True when an attempt's error says DynamoDB refused the request whole, or never got it: a 4xx answer (a failed
+ * condition, a cancelled transaction, a throttle, a validation error), but TransactionInProgressException (an earlier
+ * attempt of the same transaction is still committing); a connection that was never made. A timeout, a broken
+ * connection, an abort once sent and a 5xx may have landed.
  */
 export const refusedWhole = (error: unknown): boolean => {
   const status = (error as { $metadata?: { httpStatusCode?: unknown } } | undefined)?.$metadata?.httpStatusCode;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && notConnected.has(code)) return true;
   return typeof status === 'number' && status >= 400 && status < 500 && (error as Error).name !== 'TransactionInProgressException';
 };
 

@@ -20,6 +20,7 @@ import { nextValue, ValueInUse, withNextValue } from '#shared/data/sequence';
 import { tableDefinition } from '#shared/data/table';
 import { assertActionsFit, chunkActions, maxTransactionActions, transact, transactionActions, type TransactionItem } from '#shared/data/transaction';
 import { ApiError, ConcurrentModification, problemKinds, ReferenceTaken, VersionConflict } from '#shared/errors';
+import { apartFromWriteLedger } from '#shared/invocation';
 import { withOptimisticRetry } from '#shared/data/retry';
 import { lineFieldOrder, receiptFieldOrder } from '#shared/schemas/receipt-fields';
 import type { StoredLine } from './lines';
@@ -862,7 +863,9 @@ export const createSearchRepository = (table: TableContext): ReceiptSearchStore 
       [tableDefinition.timeToLiveAttribute]: Math.floor(expiresAt.getTime() / 1000),
     };
     assertItemFits(item);
-    await client.send(new PutCommand({ TableName: tableName, Item: item }));
+    // A Search's own bookkeeping, not a write its client asked for: whatever becomes of it, a retry of the Search is
+    // harmless, so it never makes the Search's failure a "write outcome unknown" 504 (shared/data/write-outcome.ts).
+    await apartFromWriteLedger(() => client.send(new PutCommand({ TableName: tableName, Item: item })));
   };
 
   return { readRows, count, readHeaders, readLines, readContinuation, writeContinuation };

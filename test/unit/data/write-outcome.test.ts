@@ -99,13 +99,16 @@ describe('a write of an invocation', () => {
 });
 
 describe('refusedWhole', () => {
-  it('takes a 4xx for a refusal, but TransactionInProgressException; a 5xx, a timeout or a broken connection may have landed', () => {
+  it('takes a 4xx or a connection never made for a refusal, but TransactionInProgressException; a 5xx, a timeout or a broken connection may have landed', () => {
     const answered = (status: number, name: string) => Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
     expect(refusedWhole(answered(400, 'ConditionalCheckFailedException'))).toBe(true);
     expect(refusedWhole(answered(400, 'TransactionCanceledException'))).toBe(true);
     expect(refusedWhole(answered(400, 'TransactionInProgressException'))).toBe(false);
     expect(refusedWhole(answered(500, 'InternalServerError'))).toBe(false);
     expect(refusedWhole(Object.assign(new Error('timed out'), { name: 'TimeoutError' }))).toBe(false);
+    expect(refusedWhole(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toBe(false);
+    // Never connected: nothing was sent.
+    expect(refusedWhole(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(true);
     expect(refusedWhole(undefined)).toBe(false);
   });
 });
