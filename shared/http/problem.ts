@@ -35,6 +35,9 @@ const dependencyDownErrors = new Set([
   'TimeoutError',
   'RequestTimeout',
   'TransactionInProgressException',
+  // A single-item write refused while a transaction held its item (nothing written), still refused after the
+  // caller's resends (a sequence's take behind a give-back: data/sequence.ts): contention, not a bug (it was a 500).
+  'TransactionConflictException',
   // shared/data/transaction.ts: a transaction cancelled for capacity, still refused after its resends.
   'TransactionThrottled',
   // shared/data/snapshot.ts: a read at one moment refused while transactions held its items, past its resends.

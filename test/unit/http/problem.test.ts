@@ -53,6 +53,7 @@ describe('toApiError', () => {
     ['ServiceUnavailable', sdkError('ServiceUnavailable', 'server')],
     ['InternalServerError', sdkError('InternalServerError', 'server')],
     ['TransactionInProgressException', sdkError('TransactionInProgressException', 'client')],
+    ['TransactionConflictException', sdkError('TransactionConflictException', 'client')],
     ['any server fault from the SDK', sdkError('SomethingNewException', 'server')],
     ['ECONNREFUSED', networkError('ECONNREFUSED')],
     ['ECONNRESET', networkError('ECONNRESET')],
