@@ -3,7 +3,8 @@
 // payment, and the payment's refunded amount raised by an ADD under the one condition that it stays within Amount: no
 // Version condition, so refunds that fit the balance never conflict with each other); settling a queued refund is one
 // transaction too. A record is one GetItem; a payment with the first page of its refunds is one Query (the links sort
-// right after the payment), a later page a GetItem and a Query sent at once.
+// right after the payment; and a GetItem confirming the payment when more follow), a later page a GetItem and a Query
+// sent at once.
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from '#shared/data/client';
 import { assertItemFits } from '#shared/data/item-size';
@@ -19,6 +20,8 @@ import { BalanceMoved, PaymentGuidTaken, type PaymentRecord, type StoredPaymentF
 import type { KeyClaimItem, PaymentStore, PaymentWithRefunds, RefundPage, RefundWrite, SettlementWrite } from './store';
 
 const paymentEntity = 'Payment';
+/** Reads of a first page of refunds at most, while it shows two states of its payment (`oneState`). */
+const firstPageReads = 3;
 const linkEntity = 'PaymentRefundLink';
 const internalAttributes = new Set(['pk', 'sk', 'entity', 'amountMinor', 'refundedMinor', 'refundCount', writeMarkAttribute]);
 
@@ -181,9 +184,29 @@ export const createPaymentRepository = (table: TableContext): PaymentStore => {
     return Items;
   };
 
+  const linksOf = (items: readonly Record<string, unknown>[]) => items.filter((item) => item.entity === linkEntity);
+
   const links = (items: readonly Record<string, unknown>[], { limit }: RefundPage) => {
-    const found = items.filter((item) => item.entity === linkEntity);
+    const found = linksOf(items);
     return { refunds: found.slice(0, limit).map(fromLink), more: found.length > limit };
+  };
+
+  /**
+   * Whether a first page shows one state of its payment. A Query is not isolated from transactions: it reads its
+   * items one after the other, so a refund (or a failed refund's release) committing while it reads can show the
+   * payment before it and its link after it (a RefundCount of 2 beside 3 refunds, a Balance that the refunds listed do
+   * not add up to). A page holding every link is checked against the payment's own totals, for free: as many links as
+   * its refundCount, and its refundedMinor the sum of those not Failed (a refund reserves its amount until it fails).
+   * A page with more after it cannot be summed, and refunds taking IDs at once may commit out of their order, so it is
+   * checked by reading the payment again: the same Version means no transaction on it committed during the Query
+   * (every one that adds or releases a refund raises it).
+   */
+  const oneState = async (tenantId: number, record: PaymentRecord, items: readonly Record<string, unknown>[], { limit }: RefundPage): Promise<boolean> => {
+    const found = linksOf(items);
+    if (found.length > limit) return found.length <= record.refundCount && (await get(tenantId, record.fields.ID))?.fields.Version === record.fields.Version;
+    let reserved = 0;
+    for (const link of found) if (link.Status !== 'Failed') reserved += Number(link.amountMinor);
+    return found.length === record.refundCount && reserved === record.refundedMinor;
   };
 
   return {
@@ -197,15 +220,20 @@ export const createPaymentRepository = (table: TableContext): PaymentStore => {
      * A payment with one page of its refunds, oldest first, both strongly consistent; the cost follows the page, never
      * the payment's number of refunds. The first page is one Query from the payment's own item (`PAY#<id>` sorts just
      * before its links `PAY#<id>#REFUND#...`), of at most `limit + 2` items: the payment, the page, and one more that
-     * only says whether there are more. A later page is the record (GetItem) and the links after `afterId` (a Query
+     * only says whether there are more; when there are more, a GetItem after it confirms the payment (`oneState`). A later page is the record (GetItem) and the links after `afterId` (a Query
      * of at most `limit + 1`), sent at once.
      */
     async getWithRefunds(tenantId: number, id: number, page: RefundPage): Promise<PaymentWithRefunds | undefined> {
       if (page.afterId === 0) {
-        const items = await range(tenantId, id, paymentSortKey(id), page.limit + 2);
-        const [first] = items;
-        if (first?.entity !== paymentEntity || first.sk !== paymentSortKey(id)) return undefined;
-        return { record: fromItem(first), ...links(items, page) };
+        // Read again while the page shows two states (rare: a transaction on the payment committed during the Query);
+        // data that never shows one (none is known) is answered as read after the last attempt.
+        for (let read = 1; ; read += 1) {
+          const items = await range(tenantId, id, paymentSortKey(id), page.limit + 2);
+          const [first] = items;
+          if (first?.entity !== paymentEntity || first.sk !== paymentSortKey(id)) return undefined;
+          const record = fromItem(first);
+          if (read === firstPageReads || (await oneState(tenantId, record, items, page))) return { record, ...links(items, page) };
+        }
       }
       // After the largest ID there can be no refund (and BETWEEN refuses a lower bound above the upper one).
       const after = page.afterId >= maxSequenceValue ? Promise.resolve([]) : range(tenantId, id, refundLinkKey(tenantId, id, page.afterId + 1).sk, page.limit + 1);

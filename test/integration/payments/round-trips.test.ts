@@ -1,7 +1,7 @@
 // Integration: the round trips of the payments operations (issue 16, section 2), against DynamoDB Local. The refund
 // takes its ID while it reads the payment and gives it back when it is refused, so a refused refund leaves the
 // tenant's items exactly as they were, its sequence included (even a sequence it created); the first page of a
-// payment is one Query. Calls are counted on the client the repository uses.
+// payment is one Query (and a GetItem confirming the payment when more refunds follow the page). Calls are counted on the client the repository uses.
 import { describe, expect, it } from '@jest/globals';
 import { createPaymentRepository } from '#shared/payments/repository';
 import { createPaymentService } from '#shared/payments/service';
@@ -71,7 +71,17 @@ describe('calls per operation', () => {
     });
   });
 
-  it('a payment with its first page of refunds: one Query; a later page: a GetItem and a Query', async () => {
+  it('a payment with every refund on its first page: one Query', async () => {
+    const principal = freshPrincipal();
+    await service.record(principal, { Object: { Amount: 10 } });
+    for (let index = 0; index < 2; index += 1) await service.refund(principal, 1, { Object: { Amount: 1 } });
+
+    let first: unknown;
+    expect(await callsOf(async () => (first = await service.get(principal, 1, { MaxRefunds: 2 })))).toEqual({ QueryCommand: 1 });
+    expect(first).toMatchObject({ ID: 1, RefundCount: 2, Refunds: [{ ID: 2 }, { ID: 3 }], MoreRefunds: false });
+  });
+
+  it('a first page with more refunds after it: a Query, then a GetItem confirming the payment; a later page: a GetItem and a Query', async () => {
     const principal = freshPrincipal();
     await service.record(principal, { Object: { Amount: 10 } });
     for (let index = 0; index < 3; index += 1) await service.refund(principal, 1, { Object: { Amount: 1 } });
@@ -81,7 +91,7 @@ describe('calls per operation', () => {
     const firstCalls = await callsOf(async () => (first = await service.get(principal, 1, { MaxRefunds: 2 })));
     const laterCalls = await callsOf(async () => (later = await service.get(principal, 1, { RefundsAfterID: 3, MaxRefunds: 2 })));
 
-    expect({ firstCalls, laterCalls }).toEqual({ firstCalls: { QueryCommand: 1 }, laterCalls: { GetItemCommand: 1, QueryCommand: 1 } });
+    expect({ firstCalls, laterCalls }).toEqual({ firstCalls: { QueryCommand: 1, GetItemCommand: 1 }, laterCalls: { GetItemCommand: 1, QueryCommand: 1 } });
     expect(first).toMatchObject({ ID: 1, RefundCount: 3, Refunds: [{ ID: 2 }, { ID: 3 }], MoreRefunds: true });
     expect(later).toMatchObject({ ID: 1, RefundCount: 3, Refunds: [{ ID: 4 }], MoreRefunds: false });
   });
