@@ -14,8 +14,12 @@ export const faultServices = ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'sched
 export type FaultService = (typeof faultServices)[number];
 
 export type FaultEffect =
-  /** An AWS error reply: `code` (`ThrottlingException`, `InternalServerError`, ...), its status unless given. */
-  | { readonly type: 'error'; readonly code: string; readonly status?: number; readonly message?: string }
+  /**
+   * An AWS error reply: `code` (`ThrottlingException`, `InternalServerError`, ...), its status unless given. With
+   * `forward`, the call is forwarded and lands first, and its answer is the error all the same (AWS documents that a
+   * write answered 500 may have been applied).
+   */
+  | { readonly type: 'error'; readonly code: string; readonly status?: number; readonly message?: string; readonly forward?: boolean }
   /** DynamoDB: TransactionCanceledException with a TransactionConflict reason (TransactionConflictException for a single write). */
   | { readonly type: 'transaction-conflict' }
   /**
@@ -52,7 +56,13 @@ export type FaultEffect =
   /** Scheduler: a firing is delivered twice. */
   | { readonly type: 'fire-twice' }
   /** Scheduler: a firing is delivered `ms` late. */
-  | { readonly type: 'fire-late'; readonly ms: number };
+  | { readonly type: 'fire-late'; readonly ms: number }
+  /**
+   * Scheduler: a delivery attempt of a firing fails (the target refused or did not answer), so the scheduler retries
+   * it under the target's RetryPolicy, then dead-letters it. With `landed`, the message reached the queue all the same
+   * (its answer was lost): the retry delivers it again, with the next attempt number and the same execution id.
+   */
+  | { readonly type: 'fire-fails'; readonly landed?: boolean };
 
 export type FaultEffectType = FaultEffect['type'];
 
@@ -110,13 +120,14 @@ const effectServices: Readonly<Record<FaultEffectType, readonly FaultService[]>>
   throttle: ['lambda', 'apigateway'],
   'fire-twice': ['scheduler'],
   'fire-late': ['scheduler'],
+  'fire-fails': ['scheduler'],
 };
 
 /** The effects of AWS calls at the IAM edge (the other effects belong to deliveries, invocations and firings). */
 export const edgeEffects: readonly FaultEffectType[] = ['error', 'transaction-conflict', 'transaction-throttled', 'latency', 'hang', 'commit-then-crash'];
 export const deliveryEffects: readonly FaultEffectType[] = ['duplicate', 'delay', 'reorder'];
 export const invocationEffects: readonly FaultEffectType[] = ['throttle', 'crash', 'timeout'];
-export const firingEffects: readonly FaultEffectType[] = ['fire-twice', 'fire-late'];
+export const firingEffects: readonly FaultEffectType[] = ['fire-twice', 'fire-late', 'fire-fails'];
 export const gatewayEffects: readonly FaultEffectType[] = ['throttle'];
 
 
@@ -152,7 +163,9 @@ export const parseFaultRules = (input: unknown, origin = 'fault rules'): FaultRu
       if (typeof effect.code !== 'string' || !/^[A-Za-z.]+$/.test(effect.code)) fail(`${at}: an error effect needs a code (ThrottlingException, InternalServerError, ...)`);
       if (effect.status !== undefined && !(Number.isInteger(effect.status) && (effect.status as number) >= 400 && (effect.status as number) <= 599)) fail(`${at}: status must be 4xx or 5xx`);
       if (effect.message !== undefined && typeof effect.message !== 'string') fail(`${at}: message must be a string`);
+      if (effect.forward !== undefined && typeof effect.forward !== 'boolean') fail(`${at}: forward must be true or false`);
     }
+    if (type === 'fire-fails' && effect.landed !== undefined && typeof effect.landed !== 'boolean') fail(`${at}: landed must be true or false`);
     if ((type === 'latency' || type === 'index-lag' || type === 'delay' || type === 'fire-late') && !nonNegative(effect.ms)) fail(`${at}: a ${type} effect needs ms`);
     if (type === 'timeout' && effect.ms !== undefined && !nonNegative(effect.ms)) fail(`${at}: ms must be a number of milliseconds`);
     if (type === 'hang' && effect.forward !== undefined && typeof effect.forward !== 'boolean') fail(`${at}: forward must be true or false`);

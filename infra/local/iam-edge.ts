@@ -532,7 +532,11 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
     const operation = operationOf(service, request, body);
     const call = { service: service as FaultService, operation, caller: caller.functionName };
     const effect = engine.decide(call, edgeEffects)?.effect;
-    if (effect?.type === 'error') return reply(response, faultErrorReply(service, request, effect));
+    if (effect?.type === 'error') {
+      // With forward, the call lands first; its caller gets the error all the same (a write answered 500 after it applied).
+      if (effect.forward) await relay(request, upstream, body).catch((error: unknown) => log(`[iam-edge] ${upstream} unreachable: ${String(error)}`));
+      return reply(response, faultErrorReply(service, request, effect));
+    }
     if (effect?.type === 'transaction-conflict') return reply(response, transactionConflictReply(operation, body));
     if (effect?.type === 'transaction-throttled') return reply(response, transactionThrottledReply(operation, body));
     if (effect?.type === 'hang') {

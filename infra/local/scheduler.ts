@@ -479,37 +479,52 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
   /** Late firings of the fault mode, not yet delivered (cleared on close). */
   const lateFirings = new Set<NodeJS.Timeout>();
 
+  /** A failed delivery attempt: retried (on the next fireDue) until the retry policy gives up, then dead-lettered. */
+  const failedAttempt = async (retry: Retry, now: number, error: unknown): Promise<'failed' | 'dead'> => {
+    const { schedule, scheduledTime, executionId } = retry;
+    const policy = schedule.Target.RetryPolicy;
+    const expired = now - scheduledTime > policy.MaximumEventAgeInSeconds * 1000 || retry.attempts > policy.MaximumRetryAttempts;
+    log(`[scheduler] ${schedule.Name}: delivery of ${isoSeconds(scheduledTime)} failed (attempt ${retry.attempts}): ${String(error)}`);
+    if (!expired) return 'failed';
+    const deadLetterArn = schedule.Target.DeadLetterConfig?.Arn;
+    if (deadLetterArn) {
+      await send(schedule, deadLetterArn, bodyOf(schedule, scheduledTime, executionId, retry.attempts)).catch((dlqError: unknown) =>
+        log(`[scheduler] ${schedule.Name}: dead-lettering failed, firing dropped: ${String(dlqError)}`),
+      );
+    }
+    return 'dead';
+  };
+
+  /**
+   * One delivery attempt of a firing. The fault mode may deliver it twice, late (a late attempt that fails is retried
+   * as any other), or fail it (`fire-fails`: refused, or with `landed` delivered and its answer lost), on any attempt.
+   */
   const attempt = async (retry: Retry, now: number): Promise<'delivered' | 'failed' | 'dead'> => {
     retry.attempts += 1;
     const { schedule, scheduledTime, executionId } = retry;
     const body = bodyOf(schedule, scheduledTime, executionId, retry.attempts);
-    const fault = retry.attempts === 1 ? options.faults?.decide({ service: 'scheduler', operation: 'fire', caller: schedule.Name }, firingEffects)?.effect : undefined;
+    const fault = options.faults?.decide({ service: 'scheduler', operation: 'fire', caller: schedule.Name }, firingEffects)?.effect;
     if (fault?.type === 'fire-late') {
-      // Delivered `ms` late, once (a late delivery that fails is logged, not retried).
       const late = setTimeout(() => {
         lateFirings.delete(late);
-        send(schedule, schedule.Target.Arn, body).catch((error: unknown) => log(`[scheduler] ${schedule.Name}: late delivery of ${isoSeconds(scheduledTime)} failed: ${String(error)}`));
+        send(schedule, schedule.Target.Arn, body).catch(async (error: unknown) => {
+          if ((await failedAttempt(retry, clock(), error)) === 'failed') retries.push(retry);
+        });
       }, fault.ms);
       lateFirings.add(late);
       return 'delivered';
     }
     try {
+      if (fault?.type === 'fire-fails') {
+        if (fault.landed) await send(schedule, schedule.Target.Arn, body);
+        throw new Error(fault.landed ? 'delivered, but its answer was lost (fault fire-fails, landed)' : 'the target did not take it (fault fire-fails)');
+      }
       await send(schedule, schedule.Target.Arn, body);
       // At-least-once: the same firing (same execution id) a second time.
       if (fault?.type === 'fire-twice') await send(schedule, schedule.Target.Arn, body);
       return 'delivered';
     } catch (error) {
-      const policy = schedule.Target.RetryPolicy;
-      const expired = now - scheduledTime > policy.MaximumEventAgeInSeconds * 1000 || retry.attempts > policy.MaximumRetryAttempts;
-      log(`[scheduler] ${schedule.Name}: delivery of ${isoSeconds(scheduledTime)} failed (attempt ${retry.attempts}): ${String(error)}`);
-      if (!expired) return 'failed';
-      const deadLetterArn = schedule.Target.DeadLetterConfig?.Arn;
-      if (deadLetterArn) {
-        await send(schedule, deadLetterArn, bodyOf(schedule, scheduledTime, executionId, retry.attempts)).catch((dlqError: unknown) =>
-          log(`[scheduler] ${schedule.Name}: dead-lettering failed, firing dropped: ${String(dlqError)}`),
-        );
-      }
-      return 'dead';
+      return failedAttempt(retry, now, error);
     }
   };
 

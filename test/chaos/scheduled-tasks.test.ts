@@ -1,7 +1,7 @@
 // Chaos tier, scheduled tasks. Saves with credentials while the scheduler, KMS or DynamoDB fails, throttles, stalls
 // or hangs, the stage or Lambda throttles, or the save's environment dies or times out (a save answered Pending is
 // brought in line by its retry); and one-off tasks' firings while the scheduler fires twice or late (also past an
-// edit of the task), a delivery is duplicated or late, or the runs consumer crashes, is throttled (by DynamoDB or
+// edit of the task), its delivery fails or lands with its answer lost (retried by its policy), a delivery is duplicated or late, or the runs consumer crashes, is throttled (by DynamoDB or
 // Lambda), meets a transaction conflict, DynamoDB's 500s or latency, or has its publication refused: each firing runs
 // once. Credentials never reach a log line or an item.
 // Invariants: test/chaos/support/scheduled-tasks.ts.
@@ -49,10 +49,10 @@ const saveCell = (fault: string, seed: number, rules: readonly FaultRule[], defe
 });
 
 describe('scheduled tasks under faults', () => {
-  it('runs each firing once (the scheduler firing twice or late, late past an edit or a recurring task\'s rename, a duplicate or late delivery, a runs consumer dead after its commit, throttled, slowed, failed or refused its send) and syncs a save the scheduler refused', async () => {
+  it('runs each firing once (the scheduler firing twice or late, late past an edit or a recurring task\'s rename, its delivery failing or landing with its answer lost, a duplicate or late delivery, a runs consumer dead after its commit, throttled, slowed, failed or refused its send) and syncs a save the scheduler refused', async () => {
     const due = nextRunMinute();
     // Saved before the rules are set: the firing cells' faults are on the firing's path, not the save's.
-    const seeds = [401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 429, 430, 431];
+    const seeds = [401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 429, 430, 431, 433, 434];
     // The last is a recurring task: its rewritten schedule never fires a time already past, so its late firing is its run.
     const recurring = new Set([431]);
     const saved = await Promise.all(seeds.map((seed) => runFiring(retryingClient(seed), `task${seed}`, due, recurring.has(seed))));
@@ -91,6 +91,10 @@ describe('scheduled tasks under faults', () => {
       // A recurring task renamed while its firing is held up: no other firing of that time will come (the rewritten
       // schedule's next is 15 minutes on), so the late one must run. It was skipped as stale before ScheduleVersion.
       ['scheduler fires a recurring task late past a rename', [{ name: 'late-rename', service: 'scheduler', operation: 'fire', caller: scheduleOf(12), effect: { type: 'fire-late', ms: 20_000 } }], editWhileLate],
+      // The scheduler's delivery attempts fail (the queue did not take them): its retry policy delivers the firing later.
+      ['scheduler delivery fails', [{ name: 'fire-refused', service: 'scheduler', operation: 'fire', caller: scheduleOf(13), nth: [1, 2], effect: { type: 'fire-fails' } }]],
+      // The first attempt reached the queue, its answer lost: the retry (attempt 2, the same execution id) delivers it again.
+      ['scheduler delivery lands, its answer lost', [{ name: 'fire-lost', service: 'scheduler', operation: 'fire', caller: scheduleOf(14), nth: [1], effect: { type: 'fire-fails', landed: true } }]],
     ];
     const firings = plan.map(
       ([fault, rules, during], index): Cell<FiringRun> => ({

@@ -248,6 +248,35 @@ describe('the IAM edge', () => {
     }, 60_000);
   });
 
+  // DynamoDB documents that a request answered 500 may have been applied. The SDK sends it again at once (not after
+  // a request timeout, as for a lost answer): a transaction under its first token, a marked edit with its mark.
+  describe('answers a write 500 after it landed: the SDK sends it again, and the request is answered as written, once', () => {
+    const landedThen500 = (caller: string, operation: string) =>
+      rules({ name: 'landed-500', service: 'dynamodb', caller, operation, nth: [1], effect: { type: 'error', code: 'InternalServerError', forward: true } });
+
+    it('a location create answers 201, and the location exists once', async () => {
+      await landedThen500('tenantLocationSave', 'TransactWriteItems');
+      const answer = await save('Landed, answered 500');
+      expect(answer.status).toBe(201);
+      expect(await firedFaults(endpoint)).toEqual([expect.objectContaining({ rule: 'landed-500', operation: 'TransactWriteItems' })]);
+      expect((await names()).filter((name) => name === 'Landed, answered 500')).toHaveLength(1);
+    }, 30_000);
+
+    it('a payment without an Idempotency-Key answers 201, and is recorded once', async () => {
+      await landedThen500('paymentPost', 'TransactWriteItems');
+      const first = await call('/Payment', { body: { Object: { Amount: 12.34 } } });
+      expect(first.status).toBe(201);
+      expect(await firedFaults(endpoint)).toEqual([expect.objectContaining({ rule: 'landed-500', caller: 'paymentPost' })]);
+      await clearFaults(endpoint);
+      const id = (first.json as { Value: { ID: number } }).Value.ID;
+      const read = await call(`/Payment/${id}`);
+      expect((read.json as { Value: { Amount: number; RefundCount: number } }).Value).toMatchObject({ Amount: 12.34, RefundCount: 0 });
+      // The next payment takes the next ID: the resend made no second payment (and spent no ID).
+      const second = await call('/Payment', { body: { Object: { Amount: 1 } } });
+      expect((second.json as { Value: { ID: number } }).Value.ID).toBe(id + 1);
+    }, 30_000);
+  });
+
   it('commits a write, then kills its caller before it reads the answer: the gateway answers 502 and the write is there', async () => {
     await rules({ name: 'commit-crash', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', times: 1, effect: { type: 'commit-then-crash' } });
     const answer = await save('Committed then crashed');

@@ -123,6 +123,9 @@ describe('rule files and profiles', () => {
     expect(bad({ name: 'x', service: 'dynamodb', nth: [0], effect: error })).toThrow('nth must be a list');
     expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'error' } })).toThrow('needs a code');
     expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'latency' } })).toThrow('needs ms');
+    expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'error', code: 'InternalServerError', forward: 'yes' } })).toThrow('forward must be true or false');
+    expect(bad({ name: 'x', service: 'scheduler', effect: { type: 'fire-fails', landed: 1 } })).toThrow('landed must be true or false');
+    expect(bad({ name: 'x', service: 'sqs', effect: { type: 'fire-fails' } })).toThrow('effect fire-fails applies to scheduler, not sqs');
     expect(() => parseFaultRules({ rules: [{ name: 'a', service: 'sqs', effect: error }, { name: 'a', service: 'kms', effect: error }] })).toThrow('two rules are named a');
     expect(() => parseFaultRules([])).toThrow('must be a JSON object');
   });
@@ -249,6 +252,76 @@ describe('the scheduler emulation under firing faults', () => {
       while (delivered.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(JSON.parse(delivered[2]!).at).toBe('2026-06-02T09:00:00Z');
       expect(engine.firedFaults().map((fired) => fired.rule)).toEqual(['twice', 'late']);
+    } finally {
+      client.destroy();
+      await scheduler.close();
+    }
+  });
+
+  it('fails a delivery attempt (refused, or landed with its answer lost): retried with the next attempt number and the same execution id, dead-lettered past the retry policy; a late delivery that fails is retried too', async () => {
+    const deadLetterArn = 'arn:aws:sqs:us-east-1:123456789012:runs-dlq';
+    let now = Date.parse('2026-06-01T00:00:30Z');
+    const delivered: { arn: string; body: { at: string; id: string; attempt: string } }[] = [];
+    let refuseNext = 0;
+    const engine = new FaultEngine(
+      {
+        rules: [
+          { name: 'refused', service: 'scheduler', operation: 'fire', caller: 'daily', nth: [1], effect: { type: 'fire-fails' } },
+          { name: 'lost', service: 'scheduler', operation: 'fire', caller: 'daily', nth: [2], effect: { type: 'fire-fails', landed: true } },
+          { name: 'never', service: 'scheduler', operation: 'fire', caller: 'doomed', effect: { type: 'fire-fails' } },
+          { name: 'late', service: 'scheduler', operation: 'fire', caller: 'later', nth: [1], effect: { type: 'fire-late', ms: 20 } },
+        ],
+      },
+      quiet,
+    );
+    const scheduler = await startSchedulerEmulation({
+      groups: [],
+      roles: new Map([[roleArn, [{ actions: ['sqs:SendMessage'], resources: [queueArn, deadLetterArn] }]]]),
+      deliver: async (arn, body) => {
+        if (refuseNext > 0) {
+          refuseNext -= 1;
+          throw new Error('queue unavailable');
+        }
+        delivered.push({ arn, body: JSON.parse(body) as { at: string; id: string; attempt: string } });
+      },
+      clock: () => now,
+      tickMs: 0,
+      faults: engine,
+      log: quiet,
+    });
+    const client = new SchedulerClient({ region: 'us-east-1', endpoint: scheduler.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const input = '{"at":"<aws.scheduler.scheduled-time>","id":"<aws.scheduler.execution-id>","attempt":"<aws.scheduler.attempt-number>"}';
+    const create = (name: string, expression: string, extra: object = {}) =>
+      client.send(new CreateScheduleCommand({ Name: name, ScheduleExpression: expression, FlexibleTimeWindow: { Mode: 'OFF' }, Target: { Arn: queueArn, RoleArn: roleArn, Input: input, ...extra } }));
+    try {
+      await create('daily', 'cron(0 9 * * ? *)');
+      now = Date.parse('2026-06-01T09:00:00Z');
+      expect(await scheduler.fireDue()).toBe(0); // attempt 1 refused: nothing delivered
+      expect(await scheduler.fireDue()).toBe(0); // attempt 2 landed, its answer lost: retried
+      expect(await scheduler.fireDue()).toBe(1); // attempt 3
+      expect(delivered.map(({ body }) => body.attempt)).toEqual(['2', '3']);
+      expect(new Set(delivered.map(({ body }) => `${body.at} ${body.id}`)).size).toBe(1);
+      expect(await scheduler.fireDue()).toBe(0); // nothing left to retry
+
+      delivered.length = 0;
+      await create('doomed', 'at(2026-06-01T10:00:00)', { RetryPolicy: { MaximumRetryAttempts: 1, MaximumEventAgeInSeconds: 60 }, DeadLetterConfig: { Arn: deadLetterArn } });
+      now = Date.parse('2026-06-01T10:00:00Z');
+      await scheduler.fireDue();
+      await scheduler.fireDue();
+      expect(delivered).toEqual([{ arn: deadLetterArn, body: expect.objectContaining({ at: '2026-06-01T10:00:00Z', attempt: '2' }) }]);
+      expect(await scheduler.fireDue()).toBe(0);
+
+      delivered.length = 0;
+      await create('later', 'at(2026-06-01T11:00:00)');
+      now = Date.parse('2026-06-01T11:00:00Z');
+      refuseNext = 1;
+      await scheduler.fireDue(); // held 20 ms, then refused by the queue
+      const deadline = Date.now() + 5_000;
+      while (refuseNext > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await scheduler.fireDue()).toBe(1);
+      expect(delivered).toEqual([{ arn: queueArn, body: expect.objectContaining({ at: '2026-06-01T11:00:00Z', attempt: '2' }) }]);
+      expect(engine.firedFaults().map((fired) => fired.rule)).toEqual(['refused', 'lost', 'never', 'never', 'late']);
     } finally {
       client.destroy();
       await scheduler.close();
