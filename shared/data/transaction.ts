@@ -11,13 +11,14 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { ConcurrentModification } from '#shared/errors';
+import { ConcurrentModification, WriteOutcomeUnknown } from '#shared/errors';
 import { randomUUID } from 'node:crypto';
 import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
 import { markedWrite, markOf, sendMarkedPut, sendMarkedUpdate, writeMarkAttribute } from './conditional-write';
 import { KeyAlreadyClaimed } from './idempotency';
 import { withOptimisticRetry, type RetryPolicy } from './retry';
+import { mayHaveLanded } from './write-outcome';
 import { assertItemFits } from './item-size';
 import { tableDefinition } from './table';
 
@@ -149,8 +150,24 @@ const sendSingle = async ({ client }: TableContext, item: TransactionItem): Prom
 };
 
 /** The action as `sendSingle` sends it: an edit (a conditional Put or Update that is not a create) marked. */
-const asSingle = (item: TransactionItem): TransactionItem =>
-  conditionOf(item) === undefined || isCreate(item) ? item : (markedWrite(item as { Put?: PutCommandInput; Update?: UpdateCommandInput }, randomUUID()) as TransactionItem);
+const asSingle = (item: TransactionItem, mark: string): TransactionItem =>
+  conditionOf(item) === undefined || isCreate(item) ? item : (markedWrite(item as { Put?: PutCommandInput; Update?: UpdateCommandInput }, mark) as TransactionItem);
+
+/**
+ * What makes a send of `transact` the same write when it is sent again: its transaction's ClientRequestToken (the
+ * caller's, or one of its own) and the mark of an edit sent alone. Each send takes a new one, but a send that may have
+ * landed (an SDK attempt timed out, broke or got a 5xx, then its resend was cancelled by a conflict or for capacity:
+ * write-outcome.ts `mayHaveLanded`) keeps it for the next: a first attempt that landed is then answered as written
+ * (the token's repeat, the edit's own mark), where a new token or mark would meet its own write as another's (a
+ * create's item taken, an edit's Version moved: ValueInUse, NameTaken or 409 stale-version for the caller's own write,
+ * or worse, a refund written again under the next ID).
+ */
+interface SendIdentity {
+  readonly token: string;
+  readonly mark: string;
+  /** The caller chose the token (`clientRequestToken`, `tokenOfAttempt`): the write goes as a transaction even alone. */
+  readonly tokenGiven: boolean;
+}
 
 /** Sends of a write that another transaction held an item of (TransactionConflict), the first included. */
 export const conflictAttempts = 3;
@@ -163,6 +180,8 @@ const conflictPolicy: RetryPolicy = { maxAttempts: conflictAttempts, baseDelayMs
  */
 class TransactionConflict extends ConcurrentModification {
   override readonly name: string = 'TransactionConflict';
+  /** An earlier SDK attempt of the send may have landed (write-outcome.ts): resent under the same identity. */
+  mayHaveLanded = false;
 }
 
 /**
@@ -173,6 +192,8 @@ class TransactionConflict extends ConcurrentModification {
  */
 export class TransactionThrottled extends Error {
   override readonly name = 'TransactionThrottled';
+  /** As TransactionConflict's. */
+  mayHaveLanded = false;
 }
 
 const throttlingReasons = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded']);
@@ -199,48 +220,66 @@ export const transientCancellation = (error: unknown): 'conflict' | 'throttled' 
  * up to `conflictAttempts` sends, a few tens of milliseconds apart, jittered (`withOptimisticRetry`), its conditions checked again each time:
  * a write that decided nothing from a read (a create, a payment) never answers a conflict it had no part in. One
  * with a ClientRequestToken is not (DynamoDB may answer a token's repeat with the first outcome: its caller retries
- * with a new token); one with `tokenOfAttempt` is, under its next token. A conflict that outlasts them throws ConcurrentModification, which the optimistic retry policy
- * retries from a fresh read. A transaction cancelled for capacity is sent again the same way (TransactionThrottled).
+ * with a new token); one with `tokenOfAttempt` is, under its next token. A conflict that outlasts them throws
+ * ConcurrentModification, which the optimistic retry policy retries from a fresh read. A transaction cancelled for
+ * capacity is sent again the same way (TransactionThrottled). After a send that may have landed, every later send
+ * keeps its token and mark (`SendIdentity`), and one whose sends are spent is WriteOutcomeUnknown (504).
  */
 export const transact = async <Role extends string>(
   table: TableContext,
   actions: readonly TransactionAction<Role>[],
   options: TransactOptions<Role> = {},
-): Promise<void> =>
-  withOptimisticRetry(
-    (attempt) => {
-      const { tokenOfAttempt, ...send } = options;
-      return transactOnce(table, actions, tokenOfAttempt ? { ...send, clientRequestToken: tokenOfAttempt(attempt) } : send);
+): Promise<void> => {
+  const { tokenOfAttempt, clientRequestToken, ...send } = options;
+  let identity: SendIdentity | undefined;
+  let identities = 0;
+  /** Once a send may have landed, every later send of this write is the same write (and its end unknown). */
+  let mayHaveLanded = false;
+  return withOptimisticRetry(
+    async () => {
+      if (identity === undefined) {
+        identities += 1;
+        const given = tokenOfAttempt?.(identities) ?? clientRequestToken;
+        identity = { token: given ?? randomUUID(), mark: randomUUID(), tokenGiven: given !== undefined };
+      }
+      try {
+        return await transactOnce(table, actions, send, identity);
+      } catch (error) {
+        if ((error instanceof TransactionConflict || error instanceof TransactionThrottled) && error.mayHaveLanded) mayHaveLanded = true;
+        // Sent again under a new identity unless a send of it may have landed.
+        if (!mayHaveLanded) identity = undefined;
+        throw error;
+      }
     },
     {
       policy: conflictPolicy,
-      isRetryable: (error) => (error instanceof TransactionConflict || error instanceof TransactionThrottled) && options.clientRequestToken === undefined,
+      isRetryable: (error) => (error instanceof TransactionConflict || error instanceof TransactionThrottled) && clientRequestToken === undefined,
     },
   ).catch((error: unknown) => {
+    // Its resends spent, a write that may have landed is neither a conflict to decide again from a fresh read (a new
+    // identity would meet its own write) nor a throttle to retry shortly: its outcome is unknown (504).
+    if (mayHaveLanded && (error instanceof TransactionConflict || error instanceof TransactionThrottled)) throw new WriteOutcomeUnknown(error);
     throw error instanceof TransactionConflict ? new ConcurrentModification() : error;
   });
+};
 
 const transactOnce = async <Role extends string>(
   table: TableContext,
   actions: readonly TransactionAction<Role>[],
-  { errors = {}, clientRequestToken, claim }: TransactOptions<Role> = {},
+  { errors = {}, claim }: Omit<TransactOptions<Role>, 'clientRequestToken' | 'tokenOfAttempt'>,
+  identity: SendIdentity,
 ): Promise<void> => {
-  if (claim) return transactClaimed(table, claim, actions, { errors, ...(clientRequestToken === undefined ? {} : { clientRequestToken }) });
+  if (claim) return transactClaimed(table, claim, actions, { errors }, identity);
   if (actions.length === 0) return;
   if (actions.length > maxTransactionActions) throw new Error(`a transaction holds at most ${maxTransactionActions} actions`);
-  const single = actions.length === 1 && clientRequestToken === undefined;
+  const single = actions.length === 1 && !identity.tokenGiven;
   // Alone, an edit carries its mark, and is measured with it.
-  const [only] = single && actions[0] ? [{ ...actions[0], item: asSingle(actions[0].item) }] : actions;
+  const [only] = single && actions[0] ? [{ ...actions[0], item: asSingle(actions[0].item, identity.mark) }] : actions;
   assertActionsFit(single && only ? [only.item] : actions.map((action) => action.item));
   if (!single) assertOneActionPerItem(actions);
   try {
     if (single && only && (await sendSingle(table, only.item))) return;
-    await table.client.send(
-      new TransactWriteCommand({
-        TransactItems: actions.map((action) => action.item),
-        ...(clientRequestToken !== undefined ? { ClientRequestToken: clientRequestToken } : {}),
-      }),
-    );
+    await table.client.send(new TransactWriteCommand({ TransactItems: actions.map((action) => action.item), ClientRequestToken: identity.token }));
   } catch (error) {
     const name = (error as Error).name;
     if (name === 'ConditionalCheckFailedException') throw conditionFailed(only?.role, errors);
@@ -248,9 +287,11 @@ const transactOnce = async <Role extends string>(
     const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
     if (failed >= 0) throw conditionFailed(actions[failed]?.role, errors);
     const transient = transientCancellation(error);
-    if (transient === 'conflict') throw new TransactionConflict();
-    if (transient === 'throttled') throw new TransactionThrottled('transaction cancelled for capacity', { cause: error });
-    throw error;
+    const cancelled =
+      transient === 'conflict' ? new TransactionConflict() : transient === 'throttled' ? new TransactionThrottled('transaction cancelled for capacity', { cause: error }) : undefined;
+    if (!cancelled) throw error;
+    cancelled.mayHaveLanded = mayHaveLanded(error);
+    throw cancelled;
   }
 };
 
@@ -262,12 +303,10 @@ const transactClaimed = <Role extends string>(
   table: TableContext,
   claim: TransactionItem,
   actions: readonly TransactionAction<Role>[],
-  { errors = {}, clientRequestToken }: TransactOptions<Role>,
+  { errors = {} }: Pick<TransactOptions<Role>, 'errors'>,
+  identity: SendIdentity,
 ): Promise<void> => {
   const role = claimRole as Role;
   if (actions.some((action) => action.role === role)) throw new Error(`the role name ${role} is the claim's`);
-  return transactOnce(table, [{ role, item: claim }, ...actions], {
-    errors: { ...errors, [role]: () => new KeyAlreadyClaimed() },
-    ...(clientRequestToken === undefined ? {} : { clientRequestToken }),
-  });
+  return transactOnce(table, [{ role, item: claim }, ...actions], { errors: { ...errors, [role]: () => new KeyAlreadyClaimed() } }, identity);
 };

@@ -40,6 +40,16 @@ export const refusedWhole = (error: unknown): boolean => {
 
 const uncertain = Symbol('a write attempt of this command may have landed');
 
+/** The errors of write commands that failed after an attempt that may have landed (`mayHaveLanded`). */
+const afterUncertainAttempt = new WeakSet<object>();
+
+/**
+ * True when `error` ended a write command of a tracked client one of whose attempts may have landed (its last error,
+ * a throttle or a conflict, says nothing of it). `transact` resends such a write under the same ClientRequestToken
+ * and mark, so that a first attempt that landed is answered as written, never written twice.
+ */
+export const mayHaveLanded = (error: unknown): boolean => typeof error === 'object' && error !== null && afterUncertainAttempt.has(error);
+
 interface Stack {
   add(middleware: unknown, options: Record<string, unknown>): void;
 }
@@ -75,7 +85,10 @@ export const trackingWriteOutcomes = <Client extends { middlewareStack: unknown 
       try {
         return await next(args);
       } catch (error) {
-        if (context[uncertain] === true) noteUncertainWrite();
+        if (context[uncertain] === true) {
+          noteUncertainWrite();
+          if (typeof error === 'object' && error !== null) afterUncertainAttempt.add(error);
+        }
         throw error;
       }
     },

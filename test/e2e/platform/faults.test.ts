@@ -277,6 +277,38 @@ describe('the IAM edge', () => {
     }, 30_000);
   });
 
+  // The SDK resends an attempt whose answer was lost; when that resend is cancelled (a conflict, capacity), the data
+  // kit sends the write again itself, under the same ClientRequestToken (shared/data/transaction.ts, SendIdentity).
+  // Before: under a new token, which met the write's own first attempt: a keyless refund was written twice (the
+  // second under the next ID, by ValueInUse), a location create answered 409 NameTaken for its own location.
+  describe('lands a write, loses its answer and cancels its resend: the write is sent again as itself, and made once', () => {
+    const landedThenCancelled = (caller: string) =>
+      rules(
+        { name: 'landed', service: 'dynamodb', caller, operation: 'TransactWriteItems', nth: [1], effect: { type: 'hang', forward: true } },
+        { name: 'resend-cancelled', service: 'dynamodb', caller, operation: 'TransactWriteItems', nth: [2], effect: { type: 'transaction-conflict' } },
+      );
+
+    it('a refund without an Idempotency-Key answers 201, and the payment has one refund', async () => {
+      const paid = await call('/Payment', { body: { Object: { Amount: 20 } } });
+      const id = (paid.json as { Value: { ID: number } }).Value.ID;
+      await landedThenCancelled('paymentPostRefund');
+      const refunded = await call(`/Payment/${id}/refund`, { body: { Object: { Amount: 5 } } });
+      expect(refunded.status).toBe(201);
+      expect((await firedFaults(endpoint)).map((fault) => fault.rule)).toEqual(['landed', 'resend-cancelled']);
+      await clearFaults(endpoint);
+      const read = await call(`/Payment/${id}`);
+      expect((read.json as { Value: unknown }).Value).toMatchObject({ RefundCount: 1, Refunds: [{ ID: (refunded.json as { Value: { ID: number } }).Value.ID }] });
+    }, 30_000);
+
+    it('a location create answers 201, never 409 for its own name', async () => {
+      await landedThenCancelled('tenantLocationSave');
+      const answer = await save('Landed, resend cancelled');
+      expect(answer.status).toBe(201);
+      expect((await firedFaults(endpoint)).map((fault) => fault.rule)).toEqual(['landed', 'resend-cancelled']);
+      expect((await names()).filter((name) => name === 'Landed, resend cancelled')).toHaveLength(1);
+    }, 30_000);
+  });
+
   it('commits a write, then kills its caller before it reads the answer: the gateway answers 502 and the write is there', async () => {
     await rules({ name: 'commit-crash', service: 'dynamodb', caller: 'tenantLocationSave', operation: 'TransactWriteItems', times: 1, effect: { type: 'commit-then-crash' } });
     const answer = await save('Committed then crashed');
