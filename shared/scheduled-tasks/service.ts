@@ -11,7 +11,8 @@ import { withOptimisticRetry } from '#shared/data/retry';
 import { KeyAlreadyClaimed, type StoredClaim, type WriteClaim } from '#shared/data/idempotency';
 import { maxSequenceValue, pastValuesInUse, wroteNothing } from '#shared/data/sequence';
 import { nextVersion } from '#shared/data/versioned';
-import { ApiError, ItemTooLarge, NotFound, StaleVersion, ValidationFailed, VersionConflict, type FieldError } from '#shared/errors';
+import { mayHaveLanded } from '#shared/data/write-outcome';
+import { ApiError, ItemTooLarge, NotFound, StaleVersion, ValidationFailed, VersionConflict, WriteOutcomeUnknown, type FieldError } from '#shared/errors';
 import { describeError, logger } from '#shared/observability/logger';
 import { countMetric } from '#shared/observability/metrics';
 import type { AdaptorDetails, ScheduleState, ScheduledTask, ScheduledTaskRun, ScheduledTaskXml } from '#shared/schemas/scheduled-task';
@@ -387,15 +388,23 @@ export const createScheduledTaskService = ({
    * place, so a write that fails (DynamoDB throttling) is logged and the save still answered (before: a 503 after the
    * task and its schedule were made, and a client's retry made them twice). The task stays on the reconciler's index,
    * and a key's answer says Pending, whose replay asks for a sync. Undefined: not known whether a newer save won.
+   * With a key, the save then answers what its claim holds, Pending (`answeredState`), so that a replay answers the
+   * same; a write that may have landed all the same (its claim restated, or not) leaves that unknown: it fails the
+   * work, and the key's layer answers what the claim holds (idempotency.ts, a failure after the request's own commit).
    */
   const recordState = async (tenantId: number, record: TaskRecord, state: ScheduleState, restate?: (state: ScheduleState) => KeyClaimItem): Promise<boolean | undefined> => {
     try {
       return await repository.setScheduleState(tenantId, record.ID, record.Version, state, restate?.(state));
     } catch (error) {
+      if (restate && (mayHaveLanded(error) || error instanceof WriteOutcomeUnknown)) throw error;
       logger.warn('the schedule state of a saved task could not be recorded; the reconciler will', { taskId: record.ID, version: record.Version, state, ...describeError(error) });
       return undefined;
     }
   };
+
+  /** The state a save answers: its own, but Pending when a key's claim could not be restated with it (it says Pending). */
+  const answeredState = (state: ScheduleState, recorded: boolean | undefined, restate: unknown): ScheduleState =>
+    recorded === undefined && restate !== undefined ? 'Pending' : state;
 
   /**
    * Brings the scheduler in line with a committed task. A scheduler that fails leaves the task `Pending` (if no newer
@@ -462,7 +471,7 @@ export const createScheduledTaskService = ({
       // A retry was called for and the queue is down too: the newest version is listed for the reconciler instead.
       if ((syncFailed || !newerSynced || recorded === undefined) && !retryQueued) await retrier.relistNewer(tenantId, record.ID, record.Version);
     }
-    return state;
+    return answeredState(state, recorded, restate);
   };
 
   /**
@@ -557,8 +566,8 @@ export const createScheduledTaskService = ({
       // Nothing of the schedule changed and it was in line: it is left alone, only the state recorded (a newer save
       // that won records its own). Rewriting it would restart it at the first run after now, and lose a run whose
       // minute has begun but which the scheduler had not fired yet (found by a hostile client: a rename lost a run).
-      await recordState(tenantId, record, record.ScheduleState as ScheduleState, restate);
-      return outcome(record.ScheduleState as ScheduleState);
+      const recorded = await recordState(tenantId, record, record.ScheduleState as ScheduleState, restate);
+      return outcome(answeredState(record.ScheduleState as ScheduleState, recorded, restate));
     }
     const state = await synchronise(tenantId, record, recurrence, clock(), !isUpdate, restate);
     return outcome(state);

@@ -12,6 +12,7 @@ import { localSecretCipher } from '#shared/crypto/envelope';
 import { createIdempotency, idempotencyEntity, type Answer } from '#shared/data/idempotency';
 import { sequenceKey } from '#shared/data/sequence';
 import { savedAnswer } from '#shared/http/answers/scheduled-tasks';
+import { WriteOutcomeUnknown } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ScheduledTask } from '#shared/schemas/scheduled-task';
 import { taskKey, taskSequence } from '#shared/scheduled-tasks/keys';
@@ -30,9 +31,9 @@ const keys = createIdempotency(table, 'scheduledTaskSave');
 const cipher = localSecretCipher(randomBytes(32));
 
 /** The service (and `committed`, settled once its faulty write committed) over a store whose next task write commits, then dies (never settles) or fails (the answer lost). */
-const serviceWith = (fault?: CommitFault, schedulerFails = false, syncDelayMs = 0) => {
+const serviceWith = (fault?: CommitFault, schedulerFails = false, syncDelayMs = 0, setScheduleState = repository.setScheduleState) => {
   const faulty = faultAfterCommit(repository.write, fault);
-  const store: ScheduledTaskStore = { ...repository, write: faulty.write };
+  const store: ScheduledTaskStore = { ...repository, write: faulty.write, setScheduleState };
   const service = createScheduledTaskService({
     repository: store,
     cipher,
@@ -103,6 +104,31 @@ describe('POST /ScheduledTasks/ with an Idempotency-Key', () => {
     const first = await save(serviceWith(undefined, true), principal, body, 'task-3');
     expect((first.body as { Value: ScheduledTask }).Value.ScheduleState).toBe('Pending');
     expect(JSON.stringify(await save(serviceWith(), principal, body, 'task-3'))).toBe(JSON.stringify(first));
+  });
+
+  // The state's record restates the claim's answer; when it fails, the claim still says Pending (provisional).
+  it("a save whose state could not be recorded (DynamoDB throttled) answers Pending, as its claim does: the replay is the same", async () => {
+    const principal = principalOf();
+    const body = task('state not recorded');
+    const throttled = async () => Promise.reject(Object.assign(new Error('Rate of requests exceeds the allowed throughput'), { name: 'ProvisionedThroughputExceededException' }));
+    const first = await save(serviceWith(undefined, false, 0, throttled), principal, body, 'task-state-1');
+    expect(first.status).toBe(201);
+    expect((first.body as { Value: ScheduledTask }).Value.ScheduleState).toBe('Pending');
+    expect(JSON.stringify(await save(serviceWith(), principal, body, 'task-state-1'))).toBe(JSON.stringify(first));
+  });
+
+  it('a save whose state record may have landed (its outcome unknown) answers what its claim holds, and so does the replay', async () => {
+    const principal = principalOf();
+    const body = task('state record unknown');
+    const landedThenUnknown: ScheduledTaskStore['setScheduleState'] = async (...args) => {
+      await repository.setScheduleState(...args);
+      throw new WriteOutcomeUnknown();
+    };
+    const first = await save(serviceWith(undefined, false, 0, landedThenUnknown), principal, body, 'task-state-2');
+    expect(first.status).toBe(201);
+    expect((first.body as { Value: ScheduledTask }).Value).toMatchObject({ ID: 1, ScheduleState: 'Enabled' });
+    expect(JSON.stringify(await save(serviceWith(), principal, body, 'task-state-2'))).toBe(JSON.stringify(first));
+    expect(await lastId(principal)).toBe(1);
   });
 
   it('a burst of the same create with one key makes one task; every answer is the same', async () => {
