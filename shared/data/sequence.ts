@@ -5,7 +5,7 @@
 // with nothing written (a name or GUID taken meanwhile), unless a later value was kept since: then the gap stays.
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ApiError, ConcurrentModification, SequenceExhausted } from '#shared/errors';
+import { ApiError, ConcurrentModification, SequenceExhausted, WriteOutcomeUnknown } from '#shared/errors';
 import { apartFromWriteLedger } from '#shared/invocation';
 import type { TableContext } from './client';
 import { isConditionFailure } from './conditional-write';
@@ -184,10 +184,12 @@ export const giveBackValue = ({ client, tableName }: TableContext, tenantId: num
  * True when a write that took a value was refused with nothing written: a 4xx ApiError (a condition of its single
  * atomic write failed, or a check before it), contention that ran out of retries (an ApiError caused by
  * ConcurrentModification: every transaction sent was cancelled), or its Idempotency-Key already claimed (a replay,
- * read before the write or a twin's claim that cancelled the transaction: idempotency.ts).
+ * read before the write or a twin's claim that cancelled the transaction: idempotency.ts). Never a write whose outcome
+ * is unknown, whatever its cause: its resends were cancelled, but an earlier attempt may have landed (transaction.ts).
  */
 export const wroteNothing = (error: unknown): boolean =>
-  error instanceof KeyAlreadyClaimed || (error instanceof ApiError && ((error.status >= 400 && error.status < 500) || error.cause instanceof ConcurrentModification));
+  error instanceof KeyAlreadyClaimed ||
+  (error instanceof ApiError && !(error instanceof WriteOutcomeUnknown) && ((error.status >= 400 && error.status < 500) || error.cause instanceof ConcurrentModification));
 
 /**
  * A create found a stored item at the value it took: the sequence is behind the items it numbers (nothing known makes

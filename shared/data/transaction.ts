@@ -41,11 +41,12 @@ export interface TransactOptions<Role extends string> {
    */
   readonly clientRequestToken?: string;
   /**
-   * A ClientRequestToken for each send instead (send 1, 2, ...): a send cancelled by a conflict with another
-   * transaction wrote nothing, so it is sent again, under the next token (a token's repeat may be answered with its
-   * first outcome). For a write whose SDK retries must stay idempotent and whose conflicts are worth resending.
+   * A ClientRequestToken for each identity of the write instead (1, 2, ...: `SendIdentity`): a send cancelled by a
+   * conflict with another transaction wrote nothing, so it is sent again, under the next token (a token's repeat may
+   * be answered with its first outcome); after a send that may have landed, every later send keeps its token. For a
+   * write whose SDK retries must stay idempotent and whose conflicts are worth resending.
    */
-  readonly tokenOfAttempt?: (attempt: number) => string;
+  readonly tokenOfAttempt?: (identity: number) => string;
   /**
    * The Idempotency-Key's claim of the write (idempotency.ts, `WriteClaim.item`), written first in the same
    * transaction; a twin's claim found there cancels the whole transaction as KeyAlreadyClaimed (before any other

@@ -4,7 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ValueInUse, valueInUseRounds, withTakenValue } from '#shared/data/sequence';
 import { KeyAlreadyClaimed } from '#shared/data/idempotency';
-import { ConcurrentModification, Conflict, ServiceUnavailable } from '#shared/errors';
+import { ConcurrentModification, Conflict, ServiceUnavailable, WriteOutcomeUnknown } from '#shared/errors';
 
 /** A counter from `first`, recording the values given back. */
 const counter = (first: number) => {
@@ -46,6 +46,8 @@ describe('withTakenValue', () => {
   it.each([
     ['a 503 of a dependency', new ServiceUnavailable('queue down', 5)],
     ['an error that may have written (a timeout)', Object.assign(new Error('socket hang up'), { name: 'TimeoutError' })],
+    // transact's resends of a write that may have landed, cancelled (its cause a conflict): the item may be there.
+    ['a write whose outcome is unknown, its resends cancelled by conflicts', new WriteOutcomeUnknown(new ConcurrentModification())],
   ])('keeps the value after %s', async (_, failure) => {
     const { first, givenBack, source } = counter(7);
     await expect(withTakenValue(first, source, async () => Promise.reject(failure))).rejects.toBe(failure);
