@@ -386,25 +386,36 @@ export const createScheduledTaskService = ({
    * scheduler confirmed takes the task off the reconciler's index. With an Idempotency-Key, the claim's answer is
    * restated with the state in the same write, before it is sent. Bookkeeping only: the task and its schedule are in
    * place, so a write that fails (DynamoDB throttling) is logged and the save still answered (before: a 503 after the
-   * task and its schedule were made, and a client's retry made them twice). The task stays on the reconciler's index,
-   * and a key's answer says Pending, whose replay asks for a sync. Undefined: not known whether a newer save won.
-   * With a key, the save then answers what its claim holds, Pending (`answeredState`), so that a replay answers the
-   * same; a write that may have landed all the same (its claim restated, or not) leaves that unknown: it fails the
-   * work, and the key's layer answers what the claim holds (idempotency.ts, a failure after the request's own commit).
+   * task and its schedule were made, and a client's retry made them twice). The task stays on the reconciler's index.
+   * `recorded` undefined: not known whether a newer save won.
+   *
+   * With a key, the answer must be the claim's: a failed record leaves it Pending (provisional), unless the write
+   * landed all the same (an attempt timed out, then its resends failed), which restated it. So Pending is recorded once
+   * more, with the claim restated Pending, whatever happened; the save answers Pending (before: the state it meant to
+   * record, while its replay said Pending). When that fails too and either write may have landed, what the claim says
+   * is unknown: `unknown` holds the error, which the save throws once the follow-ups of an unrecorded state are done
+   * (the key's layer then answers what the claim holds, or asks the client to retry).
    */
-  const recordState = async (tenantId: number, record: TaskRecord, state: ScheduleState, restate?: (state: ScheduleState) => KeyClaimItem): Promise<boolean | undefined> => {
+  const recordState = async (
+    tenantId: number,
+    record: TaskRecord,
+    state: ScheduleState,
+    restate?: (state: ScheduleState) => KeyClaimItem,
+  ): Promise<{ readonly recorded: boolean | undefined; readonly answered: ScheduleState; readonly unknown?: unknown }> => {
+    const mayHaveApplied = (error: unknown) => mayHaveLanded(error) || error instanceof WriteOutcomeUnknown;
     try {
-      return await repository.setScheduleState(tenantId, record.ID, record.Version, state, restate?.(state));
+      return { recorded: await repository.setScheduleState(tenantId, record.ID, record.Version, state, restate?.(state)), answered: state };
     } catch (error) {
-      if (restate && (mayHaveLanded(error) || error instanceof WriteOutcomeUnknown)) throw error;
       logger.warn('the schedule state of a saved task could not be recorded; the reconciler will', { taskId: record.ID, version: record.Version, state, ...describeError(error) });
-      return undefined;
+      if (!restate) return { recorded: undefined, answered: state };
+      try {
+        await repository.setScheduleState(tenantId, record.ID, record.Version, 'Pending', restate('Pending'));
+        return { recorded: undefined, answered: 'Pending' };
+      } catch (again) {
+        return { recorded: undefined, answered: 'Pending', ...(mayHaveApplied(error) || mayHaveApplied(again) ? { unknown: again } : {}) };
+      }
     }
   };
-
-  /** The state a save answers: its own, but Pending when a key's claim could not be restated with it (it says Pending). */
-  const answeredState = (state: ScheduleState, recorded: boolean | undefined, restate: unknown): ScheduleState =>
-    recorded === undefined && restate !== undefined ? 'Pending' : state;
 
   /**
    * Brings the scheduler in line with a committed task. A scheduler that fails leaves the task `Pending` (if no newer
@@ -448,7 +459,7 @@ export const createScheduledTaskService = ({
       // Both the scheduler and the queue down: the task stays Pending, on the reconciler's index.
       retryQueued = await queueRetry(record.Version);
     }
-    const recorded = await recordState(tenantId, record, state, restate);
+    const { recorded, answered, unknown } = await recordState(tenantId, record, state, restate);
     // Not recorded: a newer save committed while this one synced (false), or the write failed (undefined: DynamoDB
     // throttled, so whether one did is not known). Either way this sync's schedule write may have landed after a newer
     // save's and replaced it, while that save's confirmed state took the task off the reconciler's index: the newest
@@ -471,7 +482,8 @@ export const createScheduledTaskService = ({
       // A retry was called for and the queue is down too: the newest version is listed for the reconciler instead.
       if ((syncFailed || !newerSynced || recorded === undefined) && !retryQueued) await retrier.relistNewer(tenantId, record.ID, record.Version);
     }
-    return answeredState(state, recorded, restate);
+    if (unknown !== undefined) throw unknown;
+    return answered;
   };
 
   /**
@@ -566,8 +578,9 @@ export const createScheduledTaskService = ({
       // Nothing of the schedule changed and it was in line: it is left alone, only the state recorded (a newer save
       // that won records its own). Rewriting it would restart it at the first run after now, and lose a run whose
       // minute has begun but which the scheduler had not fired yet (found by a hostile client: a rename lost a run).
-      const recorded = await recordState(tenantId, record, record.ScheduleState as ScheduleState, restate);
-      return outcome(answeredState(record.ScheduleState as ScheduleState, recorded, restate));
+      const { answered, unknown } = await recordState(tenantId, record, record.ScheduleState as ScheduleState, restate);
+      if (unknown !== undefined) throw unknown;
+      return outcome(answered);
     }
     const state = await synchronise(tenantId, record, recurrence, clock(), !isUpdate, restate);
     return outcome(state);

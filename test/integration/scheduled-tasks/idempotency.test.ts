@@ -110,25 +110,41 @@ describe('POST /ScheduledTasks/ with an Idempotency-Key', () => {
   it("a save whose state could not be recorded (DynamoDB throttled) answers Pending, as its claim does: the replay is the same", async () => {
     const principal = principalOf();
     const body = task('state not recorded');
-    const throttled = async () => Promise.reject(Object.assign(new Error('Rate of requests exceeds the allowed throughput'), { name: 'ProvisionedThroughputExceededException' }));
-    const first = await save(serviceWith(undefined, false, 0, throttled), principal, body, 'task-state-1');
+    const first = await save(serviceWith(undefined, false, 0, recordsThat('fails')), principal, body, 'task-state-1');
     expect(first.status).toBe(201);
     expect((first.body as { Value: ScheduledTask }).Value.ScheduleState).toBe('Pending');
     expect(JSON.stringify(await save(serviceWith(), principal, body, 'task-state-1'))).toBe(JSON.stringify(first));
   });
 
-  it('a save whose state record may have landed (its outcome unknown) answers what its claim holds, and so does the replay', async () => {
+  /** setScheduleState whose calls land (or not) and then fail, in turn: a write that may have landed, its outcome unknown. */
+  const recordsThat = (...calls: ('lands-then-fails' | 'fails' | 'works')[]): ScheduledTaskStore['setScheduleState'] => {
+    let call = 0;
+    return async (...args) => {
+      const what = calls[Math.min(call++, calls.length - 1)];
+      if (what === 'fails') throw Object.assign(new Error('Rate of requests exceeds the allowed throughput'), { name: 'ProvisionedThroughputExceededException' });
+      const recorded = await repository.setScheduleState(...args);
+      if (what === 'lands-then-fails') throw new WriteOutcomeUnknown();
+      return recorded;
+    };
+  };
+
+  it('a save whose state record may have landed answers Pending, recorded again with its claim: the replay is the same', async () => {
     const principal = principalOf();
     const body = task('state record unknown');
-    const landedThenUnknown: ScheduledTaskStore['setScheduleState'] = async (...args) => {
-      await repository.setScheduleState(...args);
-      throw new WriteOutcomeUnknown();
-    };
-    const first = await save(serviceWith(undefined, false, 0, landedThenUnknown), principal, body, 'task-state-2');
+    const first = await save(serviceWith(undefined, false, 0, recordsThat('lands-then-fails', 'works')), principal, body, 'task-state-2');
     expect(first.status).toBe(201);
-    expect((first.body as { Value: ScheduledTask }).Value).toMatchObject({ ID: 1, ScheduleState: 'Enabled' });
+    expect((first.body as { Value: ScheduledTask }).Value).toMatchObject({ ID: 1, ScheduleState: 'Pending' });
     expect(JSON.stringify(await save(serviceWith(), principal, body, 'task-state-2'))).toBe(JSON.stringify(first));
     expect(await lastId(principal)).toBe(1);
+  });
+
+  it('a save whose two state records may both have landed answers what its claim holds (the key\'s layer reads it), and so does the replay', async () => {
+    const principal = principalOf();
+    const body = task('state records unknown');
+    const first = await save(serviceWith(undefined, false, 0, recordsThat('lands-then-fails')), principal, body, 'task-state-3');
+    expect(first.status).toBe(201);
+    expect((first.body as { Value: ScheduledTask }).Value).toMatchObject({ ID: 1, ScheduleState: 'Pending' });
+    expect(JSON.stringify(await save(serviceWith(), principal, body, 'task-state-3'))).toBe(JSON.stringify(first));
   });
 
   it('a burst of the same create with one key makes one task; every answer is the same', async () => {
