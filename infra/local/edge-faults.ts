@@ -36,21 +36,23 @@ export const operationOf = (service: string, request: IncomingMessage, body: Buf
   return 'Unknown';
 };
 
+/** The 5xx codes, with their statuses (every other code answers 400, unless a rule's `status` says). */
+const serverErrorStatuses = new Map<string, number>([
+  ['InternalServerError', 500],
+  ['InternalServerException', 500],
+  ['InternalError', 500],
+  ['InternalFailure', 500],
+  ['KMSInternalException', 500],
+  ['InternalServiceError', 500],
+  ['ServiceUnavailable', 503],
+  ['ServiceUnavailableException', 503],
+  ['DependencyTimeoutException', 503],
+]);
+
 /** Each code's status as its service answers it (a rule's `status` wins; a code not listed answers 400). */
-const statusOf = (service: string, code: string): number => {
+export const faultStatusOf = (service: string, code: string): number => {
   if (code === 'ThrottlingException') return service === 'scheduler' ? 429 : 400;
-  const statuses: Record<string, number> = {
-    InternalServerError: 500,
-    InternalServerException: 500,
-    InternalError: 500,
-    InternalFailure: 500,
-    KMSInternalException: 500,
-    InternalServiceError: 500,
-    ServiceUnavailable: 503,
-    ServiceUnavailableException: 503,
-    DependencyTimeoutException: 503,
-  };
-  return statuses[code] ?? 400;
+  return serverErrorStatuses.get(code) ?? 400;
 };
 
 /** The messages AWS gives with the errors the profiles use. */
@@ -79,7 +81,7 @@ const dynamoDbNamespace = (code: string) => (code === 'ThrottlingException' ? 'c
  * it); query protocol: the XML ErrorResponse. Scheduler (REST-JSON): the status and `x-amzn-ErrorType`.
  */
 export const faultErrorReply = (service: string, request: IncomingMessage, effect: Extract<FaultEffect, { type: 'error' }>): EdgeReply => {
-  const status = effect.status ?? statusOf(service, effect.code);
+  const status = effect.status ?? faultStatusOf(service, effect.code);
   const message = effect.message ?? defaultMessages[effect.code] ?? `${effect.code} (injected by the local stack's fault mode)`;
   const requestId = randomUUID();
   if (service === 'scheduler') {

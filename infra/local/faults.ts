@@ -6,6 +6,7 @@
 // produce is not counted there. Every fired fault is logged as one line and kept for `GET <faultsEndpoint>/log`.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { faultStatusOf } from './edge-faults';
 import { repoRoot } from './lambda-runtime';
 import { seededRandom } from './seeded-random';
 import { isJsonObject } from '#shared/openapi/types';
@@ -164,6 +165,9 @@ export const parseFaultRules = (input: unknown, origin = 'fault rules'): FaultRu
       if (effect.status !== undefined && !(Number.isInteger(effect.status) && (effect.status as number) >= 400 && (effect.status as number) <= 599)) fail(`${at}: status must be 4xx or 5xx`);
       if (effect.message !== undefined && typeof effect.message !== 'string') fail(`${at}: message must be a string`);
       if (effect.forward !== undefined && typeof effect.forward !== 'boolean') fail(`${at}: forward must be true or false`);
+      // AWS answers a request it applied with a 5xx at most (a 4xx refuses it whole, and the SDK resends a throttle).
+      const status = typeof effect.status === 'number' ? effect.status : faultStatusOf(String(rule.service), String(effect.code));
+      if (effect.forward === true && status < 500) fail(`${at}: forward applies to a 5xx error (a write answered ${status} was not applied)`);
     }
     if (type === 'fire-fails' && effect.landed !== undefined && typeof effect.landed !== 'boolean') fail(`${at}: landed must be true or false`);
     if ((type === 'latency' || type === 'index-lag' || type === 'delay' || type === 'fire-late') && !nonNegative(effect.ms)) fail(`${at}: a ${type} effect needs ms`);

@@ -513,10 +513,10 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
   }
 
   /**
-   * A function's allowed call under the fault mode: the first rule that matches it (faults.ts) answers an error or
-   * a conflict, holds it, never answers it, or forwards it and kills the caller before it reads the answer; a
-   * Query on an index, or a read of the table that is not strongly consistent, reads it as it was N ms ago
-   * (index-lag.ts: the replica of an index-lag rule; edge-faults.ts `laggedReadOf`).
+   * A function's allowed call under the fault mode: the first rule that matches it (faults.ts) answers an error (with
+   * `forward`, after the call landed) or a conflict, holds it, never answers it, or forwards it and kills the caller
+   * before it reads the answer; a Query on an index, or a read of the table that is not strongly consistent, reads it
+   * as it was N ms ago (index-lag.ts: the replica of an index-lag rule; edge-faults.ts `laggedReadOf`).
    */
   const forwardWithFaults = async (
     faults: EdgeFaultOptions,
@@ -532,22 +532,25 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
     const operation = operationOf(service, request, body);
     const call = { service: service as FaultService, operation, caller: caller.functionName };
     const effect = engine.decide(call, edgeEffects)?.effect;
+    /** A write lands only once an index lag is in place, so that it reaches the replica through the stream, late. */
+    const lagReady = async () => {
+      if (service === 'dynamodb' && engine.has('index-lag')) await faults.indexLag.ready();
+    };
     if (effect?.type === 'error') {
       // With forward, the call lands first; its caller gets the error all the same (a write answered 500 after it applied).
-      if (effect.forward) await relay(request, upstream, body).catch((error: unknown) => log(`[iam-edge] ${upstream} unreachable: ${String(error)}`));
+      if (effect.forward) await lagReady().then(() => relay(request, upstream, body)).catch((error: unknown) => log(`[iam-edge] ${upstream} unreachable: ${String(error)}`));
       return reply(response, faultErrorReply(service, request, effect));
     }
     if (effect?.type === 'transaction-conflict') return reply(response, transactionConflictReply(operation, body));
     if (effect?.type === 'transaction-throttled') return reply(response, transactionThrottledReply(operation, body));
     if (effect?.type === 'hang') {
       // Never answered: the caller's SDK timeout ends it. With forward, the call lands all the same.
-      if (effect.forward) relay(request, upstream, body).catch((error: unknown) => log(`[iam-edge] ${upstream} unreachable: ${String(error)}`));
+      if (effect.forward) lagReady().then(() => relay(request, upstream, body)).catch((error: unknown) => log(`[iam-edge] ${upstream} unreachable: ${String(error)}`));
       return;
     }
     if (effect?.type === 'latency') await new Promise((resolve) => setTimeout(resolve, effect.ms));
     if (service === 'dynamodb' && engine.has('index-lag')) {
-      // A write lands only once the lag is in place, so that it reaches the replica through the stream, late.
-      await faults.indexLag.ready();
+      await lagReady();
       const read = effect === undefined ? laggedReadOf(operation, body) : undefined;
       const lag = read ? engine.decide(call, ['index-lag'])?.effect : undefined;
       if (read && lag?.type === 'index-lag') {

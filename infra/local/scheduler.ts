@@ -69,19 +69,32 @@ interface Entry {
   resumeAfter?: number | undefined;
 }
 
-/** A firing whose delivery failed: retried on each fireDue() until the retry policy gives up, then dead-lettered. */
+/**
+ * A firing whose delivery failed: retried with exponential backoff (`retryDelayMs`) until the retry policy gives up,
+ * then dead-lettered.
+ */
 interface Retry {
   readonly schedule: EmulatedSchedule;
   readonly definition: Definition;
   readonly scheduledTime: number;
   readonly executionId: string;
   attempts: number;
+  /** When the next attempt is due (epoch ms; 0 for at once). */
+  dueAt?: number;
 }
+
+/**
+ * The wait before retry `attempts + 1` of a failed delivery: EventBridge Scheduler retries with exponential backoff
+ * (its documentation gives no figures), here 1 s doubled at each attempt up to a minute: the service's policy (10
+ * retries, 300 s) spends about its whole event age, the API's default (185 retries) hours, where one retry per tick
+ * dead-lettered a firing after three minutes of a target down.
+ */
+export const retryDelayMs = (attempts: number): number => Math.min(60_000, 1_000 * 2 ** Math.max(0, attempts - 1));
 
 /** The file a persistent scheduler keeps (schedules.json): written whole, atomically, after every change. */
 interface SavedState {
   readonly entries: readonly { readonly definition: Definition; readonly next: number | null }[];
-  readonly retries: readonly { readonly definition: Definition; readonly scheduledTime: number; readonly executionId: string; readonly attempts: number }[];
+  readonly retries: readonly { readonly definition: Definition; readonly scheduledTime: number; readonly executionId: string; readonly attempts: number; readonly dueAt?: number }[];
   readonly tokens: readonly (readonly [string, string])[];
 }
 
@@ -293,7 +306,7 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
     if (stateFile === undefined) return;
     const state: SavedState = {
       entries: [...entries.values()].map((entry) => ({ definition: entry.definition, next: entry.next ?? null })),
-      retries: retries.map(({ definition, scheduledTime, executionId, attempts }) => ({ definition, scheduledTime, executionId, attempts })),
+      retries: retries.map(({ definition, scheduledTime, executionId, attempts, dueAt }) => ({ definition, scheduledTime, executionId, attempts, ...(dueAt !== undefined ? { dueAt } : {}) })),
       tokens: [...tokens],
     };
     mkdirSync(options.dataDir as string, { recursive: true });
@@ -336,9 +349,9 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
       }
       entries.set(keyOf(entry.schedule.GroupName, entry.schedule.Name), entry);
     }
-    for (const { definition, scheduledTime, executionId, attempts } of state.retries) {
+    for (const { definition, scheduledTime, executionId, attempts, dueAt } of state.retries) {
       const readBack = read(definition);
-      if (readBack) retries.push({ schedule: readBack.schedule, definition, scheduledTime, executionId, attempts });
+      if (readBack) retries.push({ schedule: readBack.schedule, definition, scheduledTime, executionId, attempts, ...(dueAt !== undefined ? { dueAt } : {}) });
     }
     for (const [token, digest] of state.tokens) tokens.set(token, digest);
     if (entries.size > 0) log(`[scheduler] ${entries.size} schedule(s) restored from ${options.dataDir}`);
@@ -485,7 +498,10 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
     const policy = schedule.Target.RetryPolicy;
     const expired = now - scheduledTime > policy.MaximumEventAgeInSeconds * 1000 || retry.attempts > policy.MaximumRetryAttempts;
     log(`[scheduler] ${schedule.Name}: delivery of ${isoSeconds(scheduledTime)} failed (attempt ${retry.attempts}): ${String(error)}`);
-    if (!expired) return 'failed';
+    if (!expired) {
+      retry.dueAt = now + retryDelayMs(retry.attempts);
+      return 'failed';
+    }
     const deadLetterArn = schedule.Target.DeadLetterConfig?.Arn;
     if (deadLetterArn) {
       await send(schedule, deadLetterArn, bodyOf(schedule, scheduledTime, executionId, retry.attempts)).catch((dlqError: unknown) =>
@@ -538,6 +554,10 @@ export const startSchedulerEmulation = async (options: SchedulerEmulationOptions
     try {
       const now = clock();
       for (const retry of retries.splice(0)) {
+        if ((retry.dueAt ?? 0) > now) {
+          retries.push(retry);
+          continue;
+        }
         const outcome = await attempt(retry, now);
         if (outcome === 'delivered') delivered += 1;
         else if (outcome === 'failed') retries.push(retry);

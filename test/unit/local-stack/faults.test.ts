@@ -17,7 +17,7 @@ import {
   type FaultRules,
 } from '#infra/local/faults';
 import { seededRandom } from '#infra/local/seeded-random';
-import { startSchedulerEmulation } from '#infra/local/scheduler';
+import { retryDelayMs, startSchedulerEmulation } from '#infra/local/scheduler';
 import { faultErrorReply, laggedReadOf, operationOf, transactionConflictReply } from '#infra/local/edge-faults';
 
 const quiet = () => undefined;
@@ -124,6 +124,9 @@ describe('rule files and profiles', () => {
     expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'error' } })).toThrow('needs a code');
     expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'latency' } })).toThrow('needs ms');
     expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'error', code: 'InternalServerError', forward: 'yes' } })).toThrow('forward must be true or false');
+    expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'error', code: 'ThrottlingException', forward: true } })).toThrow('forward applies to a 5xx error');
+    expect(bad({ name: 'x', service: 'dynamodb', effect: { type: 'error', code: 'constructor', forward: true } })).toThrow('forward applies to a 5xx error');
+    expect(() => parseFaultRules({ rules: [{ name: 'x', service: 'dynamodb', effect: { type: 'error', code: 'Custom', status: 502, forward: true } }] })).not.toThrow();
     expect(bad({ name: 'x', service: 'scheduler', effect: { type: 'fire-fails', landed: 1 } })).toThrow('landed must be true or false');
     expect(bad({ name: 'x', service: 'sqs', effect: { type: 'fire-fails' } })).toThrow('effect fire-fails applies to scheduler, not sqs');
     expect(() => parseFaultRules({ rules: [{ name: 'a', service: 'sqs', effect: error }, { name: 'a', service: 'kms', effect: error }] })).toThrow('two rules are named a');
@@ -258,7 +261,7 @@ describe('the scheduler emulation under firing faults', () => {
     }
   });
 
-  it('fails a delivery attempt (refused, or landed with its answer lost): retried with the next attempt number and the same execution id, dead-lettered past the retry policy; a late delivery that fails is retried too', async () => {
+  it('fails a delivery attempt (refused, or landed with its answer lost): retried with backoff, the next attempt number and the same execution id, dead-lettered past the retry policy; a late delivery that fails is retried too', async () => {
     const deadLetterArn = 'arn:aws:sqs:us-east-1:123456789012:runs-dlq';
     let now = Date.parse('2026-06-01T00:00:30Z');
     const delivered: { arn: string; body: { at: string; id: string; attempt: string } }[] = [];
@@ -296,8 +299,13 @@ describe('the scheduler emulation under firing faults', () => {
     try {
       await create('daily', 'cron(0 9 * * ? *)');
       now = Date.parse('2026-06-01T09:00:00Z');
-      expect(await scheduler.fireDue()).toBe(0); // attempt 1 refused: nothing delivered
-      expect(await scheduler.fireDue()).toBe(0); // attempt 2 landed, its answer lost: retried
+      expect(await scheduler.fireDue()).toBe(0); // attempt 1 refused: nothing delivered; retried in 1 s (retryDelayMs)
+      now += 999;
+      expect(await scheduler.fireDue()).toBe(0); // not due yet
+      expect(delivered).toEqual([]);
+      now += 1;
+      expect(await scheduler.fireDue()).toBe(0); // attempt 2 landed, its answer lost: retried in 2 s
+      now += retryDelayMs(2);
       expect(await scheduler.fireDue()).toBe(1); // attempt 3
       expect(delivered.map(({ body }) => body.attempt)).toEqual(['2', '3']);
       expect(new Set(delivered.map(({ body }) => `${body.at} ${body.id}`)).size).toBe(1);
@@ -307,6 +315,7 @@ describe('the scheduler emulation under firing faults', () => {
       await create('doomed', 'at(2026-06-01T10:00:00)', { RetryPolicy: { MaximumRetryAttempts: 1, MaximumEventAgeInSeconds: 60 }, DeadLetterConfig: { Arn: deadLetterArn } });
       now = Date.parse('2026-06-01T10:00:00Z');
       await scheduler.fireDue();
+      now += retryDelayMs(1);
       await scheduler.fireDue();
       expect(delivered).toEqual([{ arn: deadLetterArn, body: expect.objectContaining({ at: '2026-06-01T10:00:00Z', attempt: '2' }) }]);
       expect(await scheduler.fireDue()).toBe(0);
@@ -319,6 +328,7 @@ describe('the scheduler emulation under firing faults', () => {
       const deadline = Date.now() + 5_000;
       while (refuseNext > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       await new Promise((resolve) => setTimeout(resolve, 20));
+      now += retryDelayMs(1);
       expect(await scheduler.fireDue()).toBe(1);
       expect(delivered).toEqual([{ arn: queueArn, body: expect.objectContaining({ at: '2026-06-01T11:00:00Z', attempt: '2' }) }]);
       expect(engine.firedFaults().map((fired) => fired.rule)).toEqual(['refused', 'lost', 'never', 'never', 'late']);
