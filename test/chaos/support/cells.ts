@@ -38,6 +38,8 @@ export interface CellResult {
   readonly answers: Readonly<Record<string, number>>;
   /** How long the cell took, its checks included (reported for the tier's budget, never asserted). */
   readonly seconds: number;
+  /** Keyed requests answered 2xx, sent again after the cell with the same key and body (`replayBreaches`). */
+  readonly replayed?: number;
 }
 
 /** The worst thing found wins: doubled, then lost, then any other breach; a fault that never fired is no evidence. */
@@ -133,7 +135,7 @@ export const renderAnswers = (cells: readonly CellResult[]): string =>
       (cell) =>
         `- ${cell.flow} x ${cell.fault} (seed ${cell.seed}): ${cell.fired} faults fired; answers ${Object.entries(cell.answers)
           .map(([status, count]) => `${status} x${count}`)
-          .join(', ')}; ${cell.seconds} s`,
+          .join(', ')}${cell.replayed ? `; ${cell.replayed} replayed with their keys` : ''}; ${cell.seconds} s`,
     )
     .join('\n');
 

@@ -1,8 +1,9 @@
 // Chaos tier: one local stack per test file, in memory, on free ports, started with its fault engine under runtime
 // control, so faults never touch the shared stack the other e2e files use. The file's environment points the test
 // helpers (http.ts, local-endpoints.ts, tenant-items.ts ...) at it. Each cell sets its rules (the seed fixed), runs
-// its flow, clears the rules, asks the engine how often the cell's faults fired, checks the flow's invariant, records
-// the verdict for the table and fails when the flow did not survive.
+// its flow, clears the rules, asks the engine how often the cell's faults fired, checks the flow's invariant, sends
+// every keyed request that ended 2xx again (its answer must be the first, byte for byte), records the verdict for the
+// table and fails when the flow did not survive.
 import { afterAll, beforeAll, expect } from '@jest/globals';
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { join } from 'node:path';
@@ -11,8 +12,9 @@ import { clearFaults, firedFaults, setFaults } from '#test/support/faults';
 import { localSqsClient } from '#test/support/local-endpoints';
 import { repoRoot, spawnLocalStack, type LocalStackProcess } from '#test/support/local-stack-process';
 import { stackEnvironment } from '#test/support/stack-environment';
-import { outcomeOf, recordCell, type Findings } from './cells';
-import { answerCounts, type Sent } from './requests';
+import { mergeFindings, outcomeOf, recordCell, type Findings } from './cells';
+import { answerCounts, replayBreaches, type Sent } from './requests';
+import { retryingClient } from './retrying-client';
 
 export interface ChaosStackOptions {
   /**
@@ -108,10 +110,13 @@ export const chaosStack = (name: string, options: ChaosStackOptions = {}): Chaos
     const verdicts = [];
     for (const { cell, sent, seed, ranFor, count } of ran) {
       const checking = Date.now();
-      const result = await cell.check(sent);
+      const checked = await cell.check(sent);
+      // Then every keyed request that ended 2xx is sent again: it must answer what it answered first.
+      const replays = await replayBreaches(checked.sent, retryingClient(seed));
+      const result = { ...checked, findings: mergeFindings(checked.findings, { doubled: [], lost: [], violated: replays.breaches }) };
       const outcome = outcomeOf(result.findings, count);
       const seconds = Math.round((ranFor + Date.now() - checking) / 1000);
-      recordCell({ flow: cell.flow, fault: cell.fault, seed, outcome, fired: count, findings: result.findings, requests: result.sent.length, answers: answerCounts(result.sent), seconds });
+      recordCell({ flow: cell.flow, fault: cell.fault, seed, outcome, fired: count, findings: result.findings, requests: result.sent.length, answers: answerCounts(result.sent), seconds, replayed: replays.replayed });
       verdicts.push({ flow: cell.flow, fault: cell.fault, outcome, findings: result.findings });
     }
     expect(verdicts).toEqual(ran.map(({ cell }) => ({ flow: cell.flow, fault: cell.fault, outcome: 'survived', findings: { doubled: [], lost: [], violated: [] } })));

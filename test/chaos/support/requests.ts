@@ -17,6 +17,27 @@ export const burst = <TBody>(
   requests: readonly { readonly label: string; readonly path: string; readonly request: ApiRequest & { readonly idempotencyKey?: string } }[],
 ): Promise<Sent<TBody>[]> => Promise.all(requests.map(async ({ label, path, request }) => ({ label, call: await client.send<TBody>(path, request) })));
 
+/**
+ * Sends again every request that ended 2xx with an Idempotency-Key (the same key and body, by a client that retries
+ * as the README says), once the cell's faults are cleared, and says where the answer is not the first one: the same
+ * status, `Location` and body, byte for byte. A retry never has a second effect, and a client that lost the first
+ * answer must get it again whatever failed while it was made.
+ */
+export const replayBreaches = async (sent: readonly Sent[], client: RetryingClient): Promise<{ readonly replayed: number; readonly breaches: string[] }> => {
+  const replayed = await Promise.all(
+    sent.filter((one) => isSuccess(one) && one.call.sent.request.idempotencyKey !== undefined).map(async ({ label, call }) => ({ label, first: call.final, again: await client.send(call.sent.path, call.sent.request) })),
+  );
+  const breaches = replayed.flatMap(({ label, first, again }) => {
+    const answer = again.final;
+    if (!first || !answer) return [`${label}: its replay got no answer`];
+    const shown = (response: typeof answer) => ({ status: response.status, location: response.headers.get('location'), body: response.text });
+    const [before, after] = [shown(first), shown(answer)];
+    if (before.status === after.status && before.location === after.location && before.body === after.body) return [];
+    return [`${label}: replayed with its key, answered ${after.status} ${after.body.slice(0, 160)} where the first answer was ${before.status} ${before.body.slice(0, 160)}`];
+  });
+  return { replayed: replayed.length, breaches };
+};
+
 /** The answers of a burst that broke a rule every answer owes, each named by its request. */
 export const breachesOf = (sent: readonly Sent[]): string[] =>
   sent.flatMap(({ label, call }) => answerBreaches(call.attempts).map((breach) => `${label}: ${breach}`));

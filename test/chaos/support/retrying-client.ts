@@ -39,6 +39,8 @@ export interface Attempt {
 }
 
 export interface RetriedCall<TBody> {
+  /** What was sent, on every attempt: the path and the request (its Idempotency-Key included), for a replay. */
+  readonly sent: { readonly path: string; readonly request: ApiRequest & { readonly idempotencyKey?: string } };
   /** The last answer (undefined when every attempt was dropped). */
   readonly final: ApiResponse<TBody> | undefined;
   readonly attempts: readonly Attempt[];
@@ -73,7 +75,9 @@ export interface RetryingClient {
 export const retryingClient = (seed: number, policy: RetryPolicy = defaultRetryPolicy): RetryingClient => {
   const random = seededRandom(seed);
   return {
-    async send<TBody>(path: string, { idempotencyKey, ...request }: ApiRequest & { readonly idempotencyKey?: string }) {
+    async send<TBody>(path: string, sentRequest: ApiRequest & { readonly idempotencyKey?: string }) {
+      const { idempotencyKey, ...request } = sentRequest;
+      const sent = { path, request: sentRequest };
       const headers = { ...(request.headers ?? {}), ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) };
       const attempts: Attempt[] = [];
       const started = Date.now();
@@ -94,8 +98,8 @@ export const retryingClient = (seed: number, policy: RetryPolicy = defaultRetryP
           attempt = { status: 'dropped', text: '', error: (error as Error).message };
         }
         attempts.push(attempt);
-        if (!isRetryable(attempt)) return { final, attempts, gaveUp: false };
-        if (number >= policy.maxAttempts || Date.now() - started >= policy.totalMs) return { final, attempts, gaveUp: true };
+        if (!isRetryable(attempt)) return { sent, final, attempts, gaveUp: false };
+        if (number >= policy.maxAttempts || Date.now() - started >= policy.totalMs) return { sent, final, attempts, gaveUp: true };
         const asked = retryAfterMs(attempt.retryAfter);
         await sleep(asked !== undefined ? Math.min(asked, policy.retryAfterCapMs) : random() * Math.min(policy.capMs, policy.baseMs * 2 ** number));
       }
