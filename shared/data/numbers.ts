@@ -5,7 +5,8 @@
 // Number.MAX_SAFE_INTEGER in magnitude, so that is the upper bound here. Every numeric schema
 // (shared/schemas/common.ts), the body codecs (a number whose text a double cannot hold exactly is refused) and the
 // item-size guard read this module.
-// Zod-free and import-free, so every bundle can load it.
+// Zod-free, and it imports only a few lines of digit handling, so every bundle can load it.
+import { withoutTrailingZeros } from '#shared/decimal/digits';
 
 export const dynamoNumber = {
   /** Significant digits DynamoDB keeps; a double's shortest text has at most 17, so any exact double fits. */
@@ -56,7 +57,7 @@ export const decimalFormOf = (text: string): DecimalForm | undefined => {
   if (whole === '' && fraction === '') return undefined;
   const all = whole + fraction;
   const leading = all.length - all.replace(/^0+/, '').length;
-  const digits = all.slice(leading).replace(/0+$/, '');
+  const digits = withoutTrailingZeros(all.slice(leading));
   if (digits === '') return { negative: false, digits: '', exponent: 0 };
   return { negative: sign === '-', digits, exponent: Number(exponentText) + whole.length - leading };
 };
@@ -80,7 +81,9 @@ export const isExactNumberText = (text: string, value: number): boolean => {
 export const numberTextProblem = (text: string, value: number): string | undefined => {
   if (!isExactNumberText(text, value)) {
     return Number.isFinite(value)
-      ? `cannot be kept exactly as sent (it would be stored as ${String(value)}): ${storableNumberRule}`
+      ? // Never the value, nor what it would become: a refusal's words never repeat what was sent (a card number sent
+        // as a number is most of its digits; shared/validation/document.ts).
+        `cannot be kept exactly as sent (a double would hold another number): ${storableNumberRule}`
       : `is out of range: ${storableNumberRule}`;
   }
   return undefined;

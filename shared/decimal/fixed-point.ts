@@ -4,7 +4,8 @@
 //     text reads as, whatever its scale;
 //   - units at a fixed scale (a bigint count of 10^-scale) are what rules add, subtract and compare: a quantity at 5
 //     places, an amount in a currency's minor units (shared/money is the currency layer on top).
-// Zod-free and import-free: every layer may use it.
+// Zod-free, importing only its digit handling (digits.ts): every layer may use it.
+import { withoutTrailingZeros } from './digits';
 
 export type DecimalProblem = 'not-a-number' | 'too-many-decimals' | 'too-large';
 
@@ -109,10 +110,13 @@ export const formatFixed = (units: bigint, scale: number): string => {
   return `${negative ? '-' : ''}${whole}${scale > 0 ? `.${fraction}` : ''}`;
 };
 
+
 /** The canonical decimal text of units at a scale: no exponent, no trailing zeros, never `-0`. */
 export const formatUnits = (units: bigint, scale: number): string => {
   const fixed = formatFixed(units, scale);
-  return scale > 0 ? fixed.replace(/\.?0+$/, '') : fixed;
+  if (scale === 0) return fixed;
+  const trimmed = withoutTrailingZeros(fixed);
+  return trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed;
 };
 
 /** The canonical text of an exact decimal. */

@@ -4,12 +4,14 @@
 // functions run on; where it is missing the number is the nearest double, as before). The XML writer writes raw JSON
 // as its text (shared/http/codecs/xml.ts `rawJsonTextOf`).
 
+import { withoutTrailingZeros } from './digits';
+
 const json = JSON as unknown as { readonly rawJSON?: (text: string) => unknown };
 
 /** The significant digits of a decimal text, trailing zeros aside (`-0.00120` -> 2, `10009999999998.99999` -> 19). */
 const significantDigits = (text: string): number =>
   // Trailing zeros, of the fraction or of the integer, only scale the value: a double holds d x 10^k when d does.
-  text.replace(/^[-+]/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '').length;
+  withoutTrailingZeros(text.replace(/^[-+]/, '').replace('.', '').replace(/^0+/, '')).length;
 
 /** A JSON number's text without an exponent (RFC 8259's grammar, less `e`). */
 const jsonNumberText = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;

@@ -52,6 +52,15 @@ describe('decimalFormOf and significantDigits', () => {
 
   it.each(['Infinity', 'NaN', '0x10', '', '.', 'e5', '1e'])('%p is not decimal text', (text) => expect(decimalFormOf(text)).toBeUndefined());
 
+  // Trailing zeros were trimmed by an unanchored /0+$/, tried at every zero of a run: quadratic, minutes for a webhook
+  // body of `1.`, 262,000 zeros and `1` (read before its signature is checked).
+  it('answers at once for a number text of a megabyte whose zeros do not end it, or do', () => {
+    const zeros = '0'.repeat(1_000_000);
+    expect(decimalFormOf(`1.${zeros}1`)).toEqual({ negative: false, digits: `1${zeros}1`, exponent: 1 });
+    expect(decimalFormOf(`1${zeros}`)).toEqual({ negative: false, digits: '1', exponent: 1_000_001 });
+    expect(isExactNumberText(`1.${zeros}1`, 1)).toBe(false);
+  });
+
   it.each([
     ['123', 3],
     ['0.00120', 2],
@@ -75,6 +84,14 @@ describe('isExactNumberText', () => {
   ])('%s is not', (text) => {
     expect(isExactNumberText(text, Number(text))).toBe(false);
     expect(numberTextProblem(text, Number(text))).toMatch(/exactly as sent|out of range/);
+  });
+
+  it('never repeats the number, nor the double it would become (a card number sent as a number is most of its digits)', () => {
+    const card = '6011000990139424123';
+    const problem = numberTextProblem(card, Number(card)) ?? '';
+    expect(problem).toMatch(/exactly as sent/);
+    for (let start = 0; start + 6 <= card.length; start += 1) expect(problem).not.toContain(card.slice(start, start + 6));
+    expect(problem).not.toContain(String(Number(card)).slice(0, 6));
   });
 });
 
