@@ -140,8 +140,43 @@ const forbiddenKey = (key: string) =>
 const declarationPattern = /^\uFEFF?<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([^"']*)\1/;
 
 const versionPattern = /^\uFEFF?<\?xml\s[^>]*?\bversion\s*=\s*(["'])([^"']*)\1/;
-/** CDATA sections, comments and processing instructions: where `]]>` may appear. */
-const outsideCharacterData = /<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>/g;
+/** CDATA sections, comments and processing instructions, by opener: where `]]>` may appear. */
+const sections: readonly (readonly [opener: string, closer: string])[] = [
+  ['<![CDATA[', ']]>'],
+  ['<!--', '-->'],
+  ['<?', '?>'],
+];
+
+/**
+ * Whether `]]>` appears in character data: outside every CDATA section, comment and processing instruction (the
+ * first closer ends each; an opener never closed opens nothing). In time linear in the text: each token is looked
+ * for from positions that only grow, and its last find is kept. A lazy pattern (`<\?[\s\S]*?\?>|...`, before) ran
+ * from every opener never closed to the text's end: `<?` 500,000 times, even inside an attribute value, which the
+ * library's check lets through, held the function past its timeout (quadratic).
+ */
+const cdataEndInCharacterData = (xml: string): boolean => {
+  const found = new Map<string, { from: number; at: number }>();
+  const find = (token: string, from: number): number => {
+    const last = found.get(token);
+    if (last && last.from <= from && (last.at === -1 || last.at >= from)) return last.at;
+    const at = xml.indexOf(token, from);
+    found.set(token, { from, at });
+    return at;
+  };
+  for (let at = 0; ; ) {
+    const end = find(']]>', at);
+    if (end === -1) return false;
+    let open = -1;
+    let section: (typeof sections)[number] | undefined;
+    for (const candidate of sections) {
+      const index = find(candidate[0], at);
+      if (index !== -1 && index < end && (open === -1 || index < open)) [open, section] = [index, candidate];
+    }
+    if (!section) return true;
+    const close = find(section[1], open + section[0].length);
+    at = close === -1 ? open + 1 : close + section[1].length;
+  }
+};
 
 /** The encoding an XML body's declaration names (`<?xml version="1.0" encoding="..."?>`), if it names one. */
 export const xmlDeclaredEncoding = (xml: string): string | undefined => declarationPattern.exec(xml)?.[2];
@@ -158,7 +193,7 @@ export const parseXml = (sent: string): unknown => {
   // holds `]]>` (a CDATA section's end, allowed only there, in a comment or a processing instruction).
   const version = versionPattern.exec(xml);
   if (version && !/^1\.[0-9]+$/.test(version[2] ?? '')) throw new MalformedBody(`The XML declaration names version ${JSON.stringify(version[2])}; this API reads XML 1.0.`);
-  if (xml.replace(outsideCharacterData, '').includes(']]>')) throw new MalformedBody('The XML body is not well-formed: "]]>" in character data.');
+  if (cdataEndInCharacterData(xml)) throw new MalformedBody('The XML body is not well-formed: "]]>" in character data.');
   const validation = validate(xml);
   if (validation !== true) {
     throw new MalformedBody(`The XML body is not well-formed (line ${validation.err.line}, column ${validation.err.col}).`);
