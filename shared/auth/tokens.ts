@@ -17,6 +17,37 @@ export class InvalidToken extends Error {
   override readonly name = 'InvalidToken';
 }
 
+/**
+ * The provider's key set could not be had (its endpoint timed out, was unreachable, answered other than 200 or
+ * answered what is not a key set): no token can be judged. Not InvalidToken: the authorizer fails (logged at ERROR,
+ * which the stack's alarm counts; API Gateway answers its 5xx), where every valid token was answered 401, as if bad,
+ * and nothing alerted (a hostile-client review).
+ */
+export class KeySetUnavailable extends Error {
+  override readonly name = 'KeySetUnavailable';
+}
+
+/** jose's codes for a key set it could not get: a timeout, a response that is not a key set, a status other than 200. */
+const keySetFailures = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_GENERIC']);
+
+/**
+ * The remote key set, its failures to get the keys told apart from a token's: a key the set lacks (an unknown `kid`)
+ * or names twice is the token's problem (InvalidToken); anything else that fails while the keys are fetched (a code
+ * above, or no code at all: fetch's own TypeError) is KeySetUnavailable.
+ */
+const remoteKeySet = (jwksUrl: string): JWTVerifyGetKey => {
+  const keys = createRemoteJWKSet(new URL(jwksUrl));
+  return async (header, token) => {
+    try {
+      return await keys(header, token);
+    } catch (error) {
+      const code = (error as { code?: unknown } | undefined)?.code;
+      if (typeof code !== 'string' || keySetFailures.has(code)) throw new KeySetUnavailable('the token provider\'s key set could not be fetched', { cause: error });
+      throw error;
+    }
+  };
+};
+
 export const tokenVerifierConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): TokenVerifierConfig => {
   const { authJwksUrl, authIssuer, authAudience, authHs256Secret } = environmentVariables;
   const jwksUrl = env[authJwksUrl];
@@ -54,7 +85,7 @@ const maxTokenLength = 8 * 1024;
  */
 export const createTokenVerifier = (config: TokenVerifierConfig) => {
   const key: Uint8Array | JWTVerifyGetKey =
-    config.mode === 'hs256' ? new TextEncoder().encode(config.secret) : createRemoteJWKSet(new URL(config.jwksUrl));
+    config.mode === 'hs256' ? new TextEncoder().encode(config.secret) : remoteKeySet(config.jwksUrl);
   const algorithms = config.mode === 'hs256' ? ['HS256'] : ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'];
 
   return async (authorization: string | undefined): Promise<AuthorizedPrincipal> => {
@@ -72,6 +103,7 @@ export const createTokenVerifier = (config: TokenVerifierConfig) => {
         requiredClaims: ['exp'],
       }));
     } catch (error) {
+      if (error instanceof KeySetUnavailable) throw error;
       throw new InvalidToken(`token rejected: ${(error as { code?: string }).code ?? 'invalid'}`);
     }
     const claims = PrincipalClaims.safeParse(payload);
