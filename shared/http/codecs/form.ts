@@ -2,7 +2,7 @@
 // `Address[City]`); arrays are repeated keys (`IDs=1&IDs=2`) or indexed (`IDs[0]=1`, `Rows[0].Name=x`; an index is
 // plain digits, and a name that begins like a number but is not one, `[1e3]` or `[-1]`, is refused). Every
 // value is a string here; the schema coerces it afterwards.
-import { MalformedBody, ValidationFailed } from '#shared/errors';
+import { MalformedBody, pointerSegment, ValidationFailed } from '#shared/errors';
 import { limits } from '#shared/schemas/limits';
 import { forbiddenKeys } from './forbidden-keys';
 
@@ -58,7 +58,12 @@ const assign = (root: Record<string, unknown>, segments: Segment[], value: strin
     const segment = segments[index] as Segment;
     const last = index === segments.length - 1;
     if (typeof segment === 'string' && forbiddenKeys.has(segment)) {
-      throw new ValidationFailed([{ pointer: `/${segment}`, detail: 'this key is not allowed' }], 'The body uses a reserved key.');
+      // Pointed at where it is, as the JSON body's is (`Object[constructor]` -> /Object/constructor).
+      const pointer = segments
+        .slice(0, index + 1)
+        .map((part) => `/${typeof part === 'string' ? pointerSegment(part) : typeof part === 'number' ? String(part) : '-'}`)
+        .join('');
+      throw new ValidationFailed([{ pointer, detail: 'this key is not allowed' }], 'The body uses a reserved key.');
     }
     const next = segments[index + 1];
     const makeChild = (): Node => (typeof next === 'number' || next === append ? [] : {});
