@@ -6,7 +6,7 @@
 // and publishes.
 import { randomUUID } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { withOptimisticRetry } from '#shared/data/retry';
+import { withOptimisticRetry, type RetryPolicy } from '#shared/data/retry';
 import { VersionConflict } from '#shared/errors';
 import { consumerTimeoutSeconds, taskWorkQueue } from '#shared/events/queues';
 import { createPublisher } from '#shared/messaging/publisher';
@@ -172,9 +172,12 @@ export const publicRun = ({ ScheduledDateTime_utc, RecordedDateTime_utc, Outcome
   ...(Reason !== undefined ? { Reason } : {}),
 });
 
-/** Records firings exactly once and publishes each recorded `Run` at least once. */
+/** The note of a publication, sent again on any failure: five sends (each with the SDK's own attempts) over about 2 s. */
+const notePolicy: RetryPolicy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1000 };
+
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Records firings exactly once and publishes each recorded `Run` at least once. */
 export const createRunRecorder = ({
   runs,
   publishWork,
@@ -193,10 +196,16 @@ export const createRunRecorder = ({
     runKey: workRunKey(firing),
   });
 
-  /** Publishes, then notes it on the run item, so a later duplicate stops there. */
+  /**
+   * Publishes, then notes it on the run item, so a later duplicate stops there. Once sent, the note must not fail the
+   * delivery for a moment's trouble (a throttle past the SDK's attempts, a 500): its redelivery, the lease run out by
+   * then, would publish the run again (a chaos run: the note throttled three times in a row, and the run was published
+   * twice). It is an idempotent write, so it is sent again under `notePolicy`; past that the delivery fails, and the
+   * run may be published twice (at least once, as the work queue's contract says).
+   */
   const publish = async (firing: TaskFiring, run: Pick<StoredRun, 'Version' | 'TaskTypeID'>): Promise<void> => {
     await publishWork(dueWork(firing, run));
-    await runs.markPublished(firing, now().toISOString());
+    await withOptimisticRetry(() => runs.markPublished(firing, now().toISOString()), { policy: notePolicy, isRetryable: () => true, sleep });
   };
 
   const leaseUntil = () => new Date(now().getTime() + publishLeaseMs).toISOString();

@@ -69,6 +69,26 @@ describe('the run recorder', () => {
     });
   });
 
+  it('a note of the publication that fails for a moment (throttled past the SDK) is sent again: the redelivery finds the run published and sends nothing', async () => {
+    const { store, sent, slept, recorderOver } = await harness();
+    let failures = 3;
+    const throttled: TaskRunStore = {
+      ...store,
+      markPublished: async (...args) => {
+        if (failures-- > 0) throw Object.assign(new Error('Rate of requests exceeds the allowed throughput'), { name: 'ProvisionedThroughputExceededException' });
+        return store.markPublished(...args);
+      },
+    };
+    const first = await recorderOver(throttled).record(firing('2026-03-02T09:15:00Z'));
+    const again = await recorderOver(store).record(firing('2026-03-02T09:15:00Z'));
+    expect({ first: first.outcome, again, sent: sent.length, waits: slept.length }).toEqual({
+      first: 'Recorded',
+      again: expect.objectContaining({ outcome: 'Duplicate', published: false }),
+      sent: 1,
+      waits: 3,
+    });
+  });
+
   it('decides again when another delivery moved the task between the read and the write', async () => {
     const { store, sent, recorderOver } = await harness('2026-03-02T09:15:01Z');
     let attempts = 0;
