@@ -4,7 +4,7 @@
 // index-lag.ts).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FaultEffect } from './faults';
+import { faultStatusOf, type FaultEffect } from './faults';
 import { isJsonObject } from '#shared/openapi/types';
 
 export interface EdgeReply {
@@ -34,25 +34,6 @@ export const operationOf = (service: string, request: IncomingMessage, body: Buf
     return byMethod[request.method ?? 'GET'] ?? 'Unknown';
   }
   return 'Unknown';
-};
-
-/** The 5xx codes, with their statuses (every other code answers 400, unless a rule's `status` says). */
-const serverErrorStatuses = new Map<string, number>([
-  ['InternalServerError', 500],
-  ['InternalServerException', 500],
-  ['InternalError', 500],
-  ['InternalFailure', 500],
-  ['KMSInternalException', 500],
-  ['InternalServiceError', 500],
-  ['ServiceUnavailable', 503],
-  ['ServiceUnavailableException', 503],
-  ['DependencyTimeoutException', 503],
-]);
-
-/** Each code's status as its service answers it (a rule's `status` wins; a code not listed answers 400). */
-export const faultStatusOf = (service: string, code: string): number => {
-  if (code === 'ThrottlingException') return service === 'scheduler' ? 429 : 400;
-  return serverErrorStatuses.get(code) ?? 400;
 };
 
 /** The messages AWS gives with the errors the profiles use. */

@@ -6,7 +6,6 @@
 // produce is not counted there. Every fired fault is logged as one line and kept for `GET <faultsEndpoint>/log`.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { faultStatusOf } from './edge-faults';
 import { repoRoot } from './lambda-runtime';
 import { seededRandom } from './seeded-random';
 import { isJsonObject } from '#shared/openapi/types';
@@ -131,6 +130,25 @@ export const invocationEffects: readonly FaultEffectType[] = ['throttle', 'crash
 export const firingEffects: readonly FaultEffectType[] = ['fire-twice', 'fire-late', 'fire-fails'];
 export const gatewayEffects: readonly FaultEffectType[] = ['throttle'];
 
+
+/** The 5xx codes, with their statuses (every other code answers 400, unless a rule's `status` says). */
+const serverErrorStatuses = new Map<string, number>([
+  ['InternalServerError', 500],
+  ['InternalServerException', 500],
+  ['InternalError', 500],
+  ['InternalFailure', 500],
+  ['KMSInternalException', 500],
+  ['InternalServiceError', 500],
+  ['ServiceUnavailable', 503],
+  ['ServiceUnavailableException', 503],
+  ['DependencyTimeoutException', 503],
+]);
+
+/** Each code's status as its service answers it (a rule's `status` wins; a code not listed answers 400). */
+export const faultStatusOf = (service: string, code: string): number => {
+  if (code === 'ThrottlingException') return service === 'scheduler' ? 429 : 400;
+  return serverErrorStatuses.get(code) ?? 400;
+};
 
 const nonNegative = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
