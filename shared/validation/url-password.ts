@@ -5,9 +5,11 @@
 
 /**
  * `[^/\\?#@\s]*` stops at the authority's end, so a port (`host:8080/a@b`) is not a password. A backslash counts as
- * a slash, as a WHATWG URL parser (a browser, Node's `URL`) reads `https:\\user:pw@host`.
+ * a slash, as a WHATWG URL parser (a browser, Node's `URL`) reads `https:\\user:pw@host`. The user part before the
+ * first `:` holds no `:` (`[^...:]*`): with a class that took `:` too, the two runs around it could split a run of
+ * colons at every place, and `a://` then 20,000 colons took 3.7 s to refuse (quadratic; the same language).
  */
-export const urlWithPassword = /[A-Za-z][A-Za-z0-9+.-]*:[/\\]{2}[^/\\?#@\s]*:[^/\\?#@\s]*@/;
+export const urlWithPassword = /[A-Za-z][A-Za-z0-9+.-]*:[/\\]{2}[^/\\?#@\s:]*:[^/\\?#@\s]*@/;
 
 /** What a refusal says. */
 export const urlWithPasswordWords = 'must not carry a password (scheme://user:password@host): a credential is never stored in a URL';

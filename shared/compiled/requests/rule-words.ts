@@ -19,7 +19,7 @@ export const patternWords: ReadonlyMap<string, string> = /* @__PURE__ */ new Map
     "must be 0 or at least 1e-130 in magnitude (the smallest number DynamoDB stores)"
   ],
   [
-    "^(?!\\s*[A-Za-z][A-Za-z0-9+.-]*:[/\\\\]{2}[^/\\\\?#@\\s]*:[^/\\\\?#@\\s]*@)",
+    "^(?!\\s*[A-Za-z][A-Za-z0-9+.-]*:[/\\\\]{2}[^/\\\\?#@\\s:]*:[^/\\\\?#@\\s]*@)",
     "must not carry a password (scheme://user:password@host): a credential is never stored in a URL"
   ],
   [
