@@ -41,6 +41,9 @@ const remoteKeySet = (jwksUrl: string): JWTVerifyGetKey => {
     try {
       return await keys(header, token);
     } catch (error) {
+      // With a key set still fresh, a fetch that failed was asked for by the token: a `kid` the set lacks makes jose
+      // fetch again (once per 30 s), and the set it holds judges the token (401), whatever that fetch did.
+      if (keys.fresh) throw error;
       const code = (error as { code?: unknown } | undefined)?.code;
       if (typeof code !== 'string' || keySetFailures.has(code)) throw new KeySetUnavailable('the token provider\'s key set could not be fetched', { cause: error });
       throw error;

@@ -6,6 +6,7 @@
 // and publishes.
 import { randomUUID } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { isConditionFailure } from '#shared/data/conditional-write';
 import { withOptimisticRetry, type RetryPolicy } from '#shared/data/retry';
 import { VersionConflict } from '#shared/errors';
 import { consumerTimeoutSeconds, taskWorkQueue } from '#shared/events/queues';
@@ -172,8 +173,10 @@ export const publicRun = ({ ScheduledDateTime_utc, RecordedDateTime_utc, Outcome
   ...(Reason !== undefined ? { Reason } : {}),
 });
 
-/** The note of a publication, sent again on any failure: five sends (each with the SDK's own attempts) over about 2 s. */
+/** The note of a publication, sent again when it fails: five sends (each with the SDK's own attempts) over about 2 s. */
 const notePolicy: RetryPolicy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1000 };
+/** No send of the note starts later than this after the first (a stalled DynamoDB: each send may take 9 s). */
+const noteBudgetMs = 5_000;
 
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -205,7 +208,14 @@ export const createRunRecorder = ({
    */
   const publish = async (firing: TaskFiring, run: Pick<StoredRun, 'Version' | 'TaskTypeID'>): Promise<void> => {
     await publishWork(dueWork(firing, run));
-    await withOptimisticRetry(() => runs.markPublished(firing, now().toISOString()), { policy: notePolicy, isRetryable: () => true, sleep });
+    // Sent again for a moment's trouble only: never a refused condition (the run item gone), and not past `noteBudgetMs`
+    // (sends that hang for the SDK's whole timeout would take the consumer past its own, and every record with it).
+    const giveUpAt = now().getTime() + noteBudgetMs;
+    await withOptimisticRetry(() => runs.markPublished(firing, now().toISOString()), {
+      policy: notePolicy,
+      isRetryable: (error) => !isConditionFailure(error) && now().getTime() < giveUpAt,
+      sleep,
+    });
   };
 
   const leaseUntil = () => new Date(now().getTime() + publishLeaseMs).toISOString();

@@ -4,7 +4,7 @@
 // stack's alarm counts), not answer 401 as if every valid token were bad. A token whose key the set lacks stays 401.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { createTokenVerifier, InvalidToken, KeySetUnavailable } from '#shared/auth/tokens';
 
@@ -65,6 +65,25 @@ describe('a token verified against a remote key set', () => {
     await new Promise((resolve) => closed.close(resolve));
     const failure = await verify(`http://127.0.0.1:${port}/jwks`, await token()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(KeySetUnavailable);
+  });
+
+  it('is refused (401) when the set lacks its key and fetching the set again fails, while the set held is fresh', async () => {
+    const verifier = createTokenVerifier({ mode: 'jwks', jwksUrl: `${base}/jwks`, issuer });
+    await expect(verifier(`Bearer ${await token()}`)).resolves.toBeDefined();
+    const kept = answer;
+    answer = { status: 500, body: 'down' };
+    try {
+      // jose fetches again for a kid it lacks once its 30 s cool-down has passed: moved past it here.
+      const later = Date.now() + 31_000;
+      const now = jest.spyOn(Date, 'now').mockReturnValue(later);
+      try {
+        await expect(verifier(`Bearer ${await token('unknown')}`)).rejects.toBeInstanceOf(InvalidToken);
+      } finally {
+        now.mockRestore();
+      }
+    } finally {
+      answer = kept;
+    }
   });
 
   it('is refused (401) before any key is fetched when it is malformed', async () => {

@@ -104,6 +104,9 @@ describe('parseXml', () => {
     ['comment openers never closed', `<R>${'<!--'.repeat(250_000)}</R>`],
     ['CDATA openers never closed', `<R>${'<![CDATA['.repeat(110_000)}</R>`],
     ['openers inside an attribute value, which the library lets through', `<R a="${'<?'.repeat(500_000)}"/>`],
+    // With a "]]>" after them, every opener is tried and stepped past: the scan's own loop, a megabyte long.
+    ['processing-instruction openers, then "]]>"', `<R>${'<?'.repeat(500_000)}]]></R>`],
+    ['comment openers, then "]]>"', `<R>${'<!--'.repeat(250_000)}]]></R>`],
   ])('answers a hostile body of a megabyte at once: %s', (_case, xml) => {
     expect(() => parseXml(xml)).toThrow(MalformedBody);
   });

@@ -47,6 +47,8 @@ describe("the contract's patterns", () => {
 
   it.each([...patterns].map((pattern) => [pattern]))('%s answers in time linear in its text', (source) => {
     const pattern = new RegExp(source, 'u');
+    // Compiled before it is timed (V8 compiles a pattern on its first use, and again for a long subject).
+    pattern.test('a'.repeat(runLength));
     const slow: string[] = [];
     for (const character of charactersOf(source)) {
       const run = character.repeat(runLength);
@@ -54,7 +56,8 @@ describe("the contract's patterns", () => {
         for (const ender of enders) {
           const text = `${prefix}${run}${ender}`;
           const pass = Math.max(20_000, Math.min(...[0, 1, 2].map(() => elapsed(() => linearPass.test(text)))));
-          const passes = elapsed(() => pattern.test(text)) / pass;
+          // The least of three: a pattern that backtracks is slow every time, a pause of the machine only once.
+          const passes = Math.min(...[0, 1, 2].map(() => elapsed(() => pattern.test(text)))) / pass;
           if (passes > allowedPasses) slow.push(`${JSON.stringify(prefix)} + ${JSON.stringify(character)} x ${runLength} + ${JSON.stringify(ender)}: ${Math.round(passes)} passes`);
         }
       }
