@@ -454,7 +454,8 @@ describe('reserved keys (__proto__, constructor, prototype): 400, and the server
     ['form __proto__[Description]', form('__proto__[Description]=polluted'), '/__proto__'],
     ['form __proto__.Phone', form('__proto__.Phone=polluted'), '/__proto__'],
     ['form constructor[prototype][Phone]', form('constructor[prototype][Phone]=polluted'), '/constructor'],
-    ['form Address[__proto__][City]', form('Address[__proto__][City]=polluted'), '/__proto__'],
+    // Pointed at where it is, as the JSON body's Address.__proto__ is.
+    ['form Address[__proto__][City]', form('Address[__proto__][City]=polluted'), '/Address/__proto__'],
     ['form prototype', form('prototype=polluted'), '/prototype'],
     ['form percent-encoded __proto__', form('%5F%5Fproto%5F%5F%5BDescription%5D=polluted'), '/__proto__'],
   ];
