@@ -197,6 +197,9 @@ export class TransactionThrottled extends Error {
   mayHaveLanded = false;
 }
 
+/** A send DynamoDB cancelled with nothing done by it (a conflict, capacity): one `transact` may send again. */
+const isCancellation = (error: unknown): error is TransactionConflict | TransactionThrottled => error instanceof TransactionConflict || error instanceof TransactionThrottled;
+
 const throttlingReasons = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded']);
 
 /**
@@ -246,7 +249,7 @@ export const transact = async <Role extends string>(
       try {
         return await transactOnce(table, actions, send, identity);
       } catch (error) {
-        if ((error instanceof TransactionConflict || error instanceof TransactionThrottled) && error.mayHaveLanded) mayHaveLanded = true;
+        if (isCancellation(error) && error.mayHaveLanded) mayHaveLanded = true;
         // Sent again under a new identity unless a send of it may have landed.
         if (!mayHaveLanded) identity = undefined;
         throw error;
@@ -254,12 +257,12 @@ export const transact = async <Role extends string>(
     },
     {
       policy: conflictPolicy,
-      isRetryable: (error) => (error instanceof TransactionConflict || error instanceof TransactionThrottled) && clientRequestToken === undefined,
+      isRetryable: (error) => isCancellation(error) && clientRequestToken === undefined,
     },
   ).catch((error: unknown) => {
     // Its resends spent, a write that may have landed is neither a conflict to decide again from a fresh read (a new
     // identity would meet its own write) nor a throttle to retry shortly: its outcome is unknown (504).
-    if (mayHaveLanded && (error instanceof TransactionConflict || error instanceof TransactionThrottled)) throw new WriteOutcomeUnknown(error);
+    if (mayHaveLanded && isCancellation(error)) throw new WriteOutcomeUnknown(error);
     throw error instanceof TransactionConflict ? new ConcurrentModification() : error;
   });
 };
