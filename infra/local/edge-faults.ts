@@ -4,7 +4,7 @@
 // index-lag.ts).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { faultStatusOf, type FaultEffect } from './faults';
+import { faultStatusOf, partialBatchOperations, type FaultEffect } from './faults';
 import { isJsonObject } from '#shared/openapi/types';
 
 export interface EdgeReply {
@@ -176,4 +176,64 @@ export const laggedReadOf = (operation: string, body: Buffer): LaggedRead | unde
     };
   }
   return undefined;
+};
+
+/**
+ * A batch DynamoDB processes in part (the `unprocessed` effect). BatchGetItem and BatchWriteItem may process any part
+ * of a request and return the rest as `UnprocessedKeys` / `UnprocessedItems` (a partition's capacity, an internal
+ * failure, BatchGetItem's 16 MB answer): the caller must send that rest again. BatchGetItem also answers its items in
+ * no particular order. Here the first half of the request's entries (at least one) is forwarded, the rest comes back
+ * unprocessed with its table's other parameters, and what was read is answered in reverse. Undefined for a call that
+ * is not a batch of two entries or more (DynamoDB refuses a batch it can process none of with a throttle instead).
+ */
+export interface PartialBatch {
+  /** The request of the processed half. */
+  readonly forwarded: Buffer;
+  /** DynamoDB's answer to that half, as the whole request's: the rest added as unprocessed, the items reordered. */
+  answer(upstream: Buffer): Buffer;
+}
+
+export const partialBatchOf = (operation: string, body: Buffer): PartialBatch | undefined => {
+  if (!partialBatchOperations.includes(operation)) return undefined;
+  const input = parseJson(body.toString('utf8'));
+  if (!isJsonObject(input) || !isJsonObject(input.RequestItems)) return undefined;
+  const reads = operation === 'BatchGetItem';
+  // Each table's entries: a BatchGetItem table's Keys (beside its other parameters), a BatchWriteItem table's requests.
+  const tables = Object.entries(input.RequestItems).map(([table, request]) => {
+    const entries = reads ? (isJsonObject(request) && Array.isArray(request.Keys) ? request.Keys : []) : Array.isArray(request) ? request : [];
+    return { table, request, entries };
+  });
+  const total = tables.reduce((sum, { entries }) => sum + entries.length, 0);
+  if (total < 2) return undefined;
+  let processing = Math.ceil(total / 2);
+  const processed = new Map<string, unknown>();
+  const unprocessed = new Map<string, unknown>();
+  const withEntries = (request: unknown, entries: unknown[]) => (reads ? { ...(request as Record<string, unknown>), Keys: entries } : entries);
+  for (const { table, request, entries } of tables) {
+    const taken = entries.slice(0, processing);
+    const left = entries.slice(taken.length);
+    processing -= taken.length;
+    if (taken.length > 0) processed.set(table, withEntries(request, taken));
+    if (left.length > 0) unprocessed.set(table, withEntries(request, left));
+  }
+  const restName = reads ? 'UnprocessedKeys' : 'UnprocessedItems';
+  return {
+    forwarded: Buffer.from(JSON.stringify({ ...input, RequestItems: Object.fromEntries(processed) })),
+    answer(upstream) {
+      const output = parseJson(upstream.toString('utf8'));
+      if (!isJsonObject(output)) return upstream;
+      const rest: Record<string, unknown> = isJsonObject(output[restName]) ? { ...output[restName] } : {};
+      for (const [table, request] of unprocessed) {
+        const already = rest[table];
+        // A table DynamoDB itself left some of: its entries and ours, one request.
+        if (already === undefined) rest[table] = request;
+        else if (reads) rest[table] = withEntries(request, [...((already as { Keys?: unknown[] }).Keys ?? []), ...(request as { Keys: unknown[] }).Keys]);
+        else rest[table] = [...(already as unknown[]), ...(request as unknown[])];
+      }
+      const responses = reads && isJsonObject(output.Responses)
+        ? { Responses: Object.fromEntries(Object.entries(output.Responses).map(([table, items]) => [table, Array.isArray(items) ? [...items].reverse() : items])) }
+        : {};
+      return Buffer.from(JSON.stringify({ ...output, ...responses, [restName]: rest }));
+    },
+  };
 };

@@ -35,6 +35,12 @@ export type FaultEffect =
   | { readonly type: 'commit-then-crash' }
   /** DynamoDB Query on a GSI: items written in the last `ms` are not in the answer. */
   | { readonly type: 'index-lag'; readonly ms: number }
+  /**
+   * DynamoDB BatchGetItem or BatchWriteItem of two entries or more: half of them (the first, at least one) is
+   * processed, the rest is answered as UnprocessedKeys / UnprocessedItems, and what was read comes back in another
+   * order (edge-faults.ts `partialBatchOf`).
+   */
+  | { readonly type: 'unprocessed' }
   /** SQS delivery: the batch is delivered twice (two concurrent invocations). */
   | { readonly type: 'duplicate' }
   /** SQS delivery: the batch is delivered `ms` late. */
@@ -112,6 +118,7 @@ const effectServices: Readonly<Record<FaultEffectType, readonly FaultService[]>>
   hang: ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler'],
   'commit-then-crash': ['dynamodb', 'sqs', 'kms', 'secretsmanager', 'scheduler'],
   'index-lag': ['dynamodb'],
+  unprocessed: ['dynamodb'],
   duplicate: ['sqs'],
   delay: ['sqs'],
   reorder: ['sqs'],
@@ -125,6 +132,10 @@ const effectServices: Readonly<Record<FaultEffectType, readonly FaultService[]>>
 
 /** The effects of AWS calls at the IAM edge (the other effects belong to deliveries, invocations and firings). */
 export const edgeEffects: readonly FaultEffectType[] = ['error', 'transaction-conflict', 'transaction-throttled', 'latency', 'hang', 'commit-then-crash'];
+/** The edge's effects for a batch it can process in part. */
+export const batchEdgeEffects: readonly FaultEffectType[] = [...edgeEffects, 'unprocessed'];
+/** The operations an `unprocessed` effect applies to. */
+export const partialBatchOperations: readonly string[] = ['BatchGetItem', 'BatchWriteItem'];
 export const deliveryEffects: readonly FaultEffectType[] = ['duplicate', 'delay', 'reorder'];
 export const invocationEffects: readonly FaultEffectType[] = ['throttle', 'crash', 'timeout'];
 export const firingEffects: readonly FaultEffectType[] = ['fire-twice', 'fire-late', 'fire-fails'];
@@ -186,6 +197,9 @@ export const parseFaultRules = (input: unknown, origin = 'fault rules'): FaultRu
       // AWS answers a request it applied with a 5xx at most (a 4xx refuses it whole, and the SDK resends a throttle).
       const status = typeof effect.status === 'number' ? effect.status : faultStatusOf(String(rule.service), String(effect.code));
       if (effect.forward === true && status < 500) fail(`${at}: forward applies to a 5xx error (a write answered ${status} was not applied)`);
+    }
+    if (type === 'unprocessed' && rule.operation !== undefined && !partialBatchOperations.includes(rule.operation as string)) {
+      fail(`${at}: an unprocessed effect applies to ${partialBatchOperations.join(' and ')}, not ${String(rule.operation)}`);
     }
     if (type === 'fire-fails' && effect.landed !== undefined && typeof effect.landed !== 'boolean') fail(`${at}: landed must be true or false`);
     if ((type === 'latency' || type === 'index-lag' || type === 'delay' || type === 'fire-late') && !nonNegative(effect.ms)) fail(`${at}: a ${type} effect needs ms`);

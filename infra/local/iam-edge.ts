@@ -14,8 +14,8 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { PolicyConditions, PolicyStatement } from '#shared/operations/grants';
 import { schedulerServicePrincipal } from '#shared/operations/grants';
 import { dynamoDbRefusal, type TableKeys } from './dynamodb-fidelity';
-import { faultErrorReply, laggedReadOf, operationOf, transactionConflictReply, transactionThrottledReply, type LaggedRead } from './edge-faults';
-import { edgeEffects, faultServices, type FaultEngine, type FaultService } from './faults';
+import { faultErrorReply, laggedReadOf, operationOf, partialBatchOf, transactionConflictReply, transactionThrottledReply, type LaggedRead, type PartialBatch } from './edge-faults';
+import { batchEdgeEffects, edgeEffects, faultServices, type FaultEngine, type FaultService } from './faults';
 import type { IndexLag } from './index-lag';
 import { jsonOperationOf, jsonTargetPrefixes } from './aws-json-server';
 import { requestedKeyId, type KeyPolicyStatement } from './kms';
@@ -531,7 +531,8 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
     const { engine } = faults;
     const operation = operationOf(service, request, body);
     const call = { service: service as FaultService, operation, caller: caller.functionName };
-    const effect = engine.decide(call, edgeEffects)?.effect;
+    const batch = service === 'dynamodb' ? partialBatchOf(operation, body) : undefined;
+    const effect = engine.decide(call, batch ? batchEdgeEffects : edgeEffects)?.effect;
     /** A write lands only once an index lag is in place, so that it reaches the replica through the stream, late. */
     const lagReady = async () => {
       if (service === 'dynamodb' && engine.has('index-lag')) await faults.indexLag.ready();
@@ -548,6 +549,7 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
       if (effect.forward) lagReady().then(() => relay(request, upstream, body)).catch((error: unknown) => log(`[iam-edge] ${upstream} unreachable: ${String(error)}`));
       return;
     }
+    if (effect?.type === 'unprocessed' && batch) return forwardPartial(request, response, upstream, batch, caller.functionName);
     if (effect?.type === 'latency') await new Promise((resolve) => setTimeout(resolve, effect.ms));
     if (service === 'dynamodb' && engine.has('index-lag')) {
       await lagReady();
@@ -603,14 +605,35 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
       response.end(answer.body);
       return;
     }
-    // The body changes: its length and DynamoDB's CRC32 of it go.
-    const answerBody = Buffer.from(renamed.reduce((named, [table, replica]) => named.split(JSON.stringify(replica)).join(JSON.stringify(table)), text));
+    answerWithBody(response, answer, Buffer.from(renamed.reduce((named, [table, replica]) => named.split(JSON.stringify(replica)).join(JSON.stringify(table)), text)));
+  };
+
+  /** An upstream answer with another body: its length and DynamoDB's CRC32 of it go. */
+  const answerWithBody = (response: ServerResponse, answer: { status: number; rawHeaders: string[] }, body: Buffer) => {
     const rawHeaders = answer.rawHeaders.flatMap((value, index, all) =>
       index % 2 === 0 && !['content-length', 'x-amz-crc32'].includes(value.toLowerCase()) ? [value, all[index + 1] as string] : [],
     );
-    rawHeaders.push('Content-Length', String(answerBody.length));
+    rawHeaders.push('Content-Length', String(body.length));
     response.writeHead(answer.status, rawHeaders);
-    response.end(answerBody);
+    response.end(body);
+  };
+
+  /** A batch processed in part (`unprocessed`, edge-faults.ts `partialBatchOf`): half of it forwarded, the rest answered unprocessed. */
+  const forwardPartial = async (request: IncomingMessage, response: ServerResponse, upstream: string, batch: PartialBatch, functionName: string) => {
+    let answer: Awaited<ReturnType<typeof relay>>;
+    try {
+      answer = await relay(request, upstream, batch.forwarded);
+    } catch (error) {
+      log(`[iam-edge] ${upstream} unreachable: ${(error as Error).message}`);
+      return reply(response, plainError(503, 'ServiceUnavailable', 'The local service is unavailable.'));
+    }
+    if (answer.status !== 200) {
+      response.writeHead(answer.status, answer.rawHeaders);
+      response.end(answer.body);
+      return;
+    }
+    log(`[iam-edge] unprocessed: ${functionName}'s batch processed in part`);
+    answerWithBody(response, answer, batch.answer(answer.body));
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {

@@ -5,6 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { awsRequestHandler, carryingInvocationSignal, serviceClient } from '#shared/aws-requests';
 import { environmentValue, environmentVariables } from '#shared/environment';
+import { backoffDelayMs, optimisticRetryPolicy, sleepFor } from './retry';
 import { trackingWriteOutcomes } from './write-outcome';
 
 export const createDocumentClient = (client: DynamoDBClient = serviceClient(new DynamoDBClient({ requestHandler: awsRequestHandler }))): DynamoDBDocumentClient =>
@@ -32,16 +33,24 @@ export const queryAll = async (client: DynamoDBDocumentClient, input: QueryComma
   return items;
 };
 
+/** What DynamoDB left unprocessed of a batch read, still left after every resend (its capacity): a dependency's 503. */
+export class BatchReadUnprocessed extends Error {
+  override readonly name = 'BatchReadUnprocessed';
+}
+
 /**
- * The items of `keys` (those that exist, in no particular order): BatchGetItem, 100 keys a request, unprocessed keys
- * sent again after a jittered backoff. `consistent`: strongly consistent reads (what an index only pointed at).
+ * The items of `keys` (those that exist, in no particular order): BatchGetItem, 100 keys a request. DynamoDB may
+ * process any part of a batch and answer the rest as UnprocessedKeys (a partition's capacity, its 16 MB answer): the
+ * rest is sent again after the optimistic-retry policy's jittered backoff, at most as many times as that policy
+ * allows, then BatchReadUnprocessed. `consistent`: strongly consistent reads (what an index only pointed at).
  */
 export const batchGetAll = async (table: TableContext, keys: readonly Record<string, unknown>[], { consistent = false }: { readonly consistent?: boolean } = {}): Promise<Record<string, unknown>[]> => {
   const items: Record<string, unknown>[] = [];
   for (let offset = 0; offset < keys.length; offset += 100) {
     let pending: Record<string, unknown>[] | undefined = keys.slice(offset, offset + 100).map((key) => ({ ...key }));
-    for (let attempt = 0; pending && pending.length > 0; attempt += 1) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** attempt)));
+    for (let attempt = 1; pending && pending.length > 0; attempt += 1) {
+      if (attempt > optimisticRetryPolicy.maxAttempts) throw new BatchReadUnprocessed(`${pending.length} of ${keys.length} keys unprocessed after ${optimisticRetryPolicy.maxAttempts} requests`);
+      if (attempt > 1) await sleepFor(backoffDelayMs(attempt - 1));
       const answer = await table.client.send(new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: pending, ...(consistent ? { ConsistentRead: true } : {}) } } }));
       items.push(...((answer.Responses?.[table.tableName] ?? []) as Record<string, unknown>[]));
       pending = answer.UnprocessedKeys?.[table.tableName]?.Keys as Record<string, unknown>[] | undefined;

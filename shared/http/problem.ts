@@ -42,6 +42,8 @@ const dependencyDownErrors = new Set([
   'TransactionThrottled',
   // shared/data/snapshot.ts: a read at one moment refused while transactions held its items, past its resends.
   'SnapshotContended',
+  // shared/data/client.ts: keys of a batch read DynamoDB left unprocessed (its capacity), past its resends.
+  'BatchReadUnprocessed',
 ]);
 const networkErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 

@@ -2,7 +2,8 @@
 // default), then the invariant, read from the tenant's partition: every save answered 2xx is stored once and active
 // with the answered ID; no name is held by two active locations, and each name claim is held by the location that
 // carries it; the tenant has one default, an active location, whenever a default was asked for and answered 2xx;
-// GetAll right after (an index read: it may lag) lists none twice and none the tenant does not have.
+// GetAll right after (an index read: it may lag) lists none twice and none the tenant does not have, and, unless the
+// cell lags the index, every active location.
 import { randomUUID } from 'node:crypto';
 import { tokenFor } from '#test/support/http';
 import { freshTenantId, openTenantTable } from '#test/support/tenant-items';
@@ -41,7 +42,8 @@ export const runLocations = async (client: RetryingClient, cell: string, count =
   return { tenantId, saves, defaults, listed: listed as Sent<{ ID?: number; Name?: string }[]> };
 };
 
-export const checkLocations = async (run: LocationsRun): Promise<Findings> => {
+/** `indexLags`: the cell lags the index, so GetAll may miss a location (else it must list every active one). */
+export const checkLocations = async (run: LocationsRun, { indexLags = false }: { readonly indexLags?: boolean } = {}): Promise<Findings> => {
   const table = openTenantTable();
   try {
     const items = await table.items(run.tenantId);
@@ -54,6 +56,11 @@ export const checkLocations = async (run: LocationsRun): Promise<Findings> => {
     for (const [id, count] of countBy(listed, (location) => String(location.ID))) {
       if (count > 1) violated.push(`GetAll lists location ${id} ${count} times`);
       if (!items.some((item) => item.entity === 'TenantLocation' && String(item.ID) === id)) violated.push(`GetAll lists location ${id}, which the tenant does not have`);
+    }
+    const lost: string[] = [];
+    if (isSuccess(run.listed) && !indexLags) {
+      const listedIds = new Set(listed.map((location) => String(location.ID)));
+      for (const location of active) if (!listedIds.has(String(location.ID))) lost.push(`GetAll does not list location ${String(location.ID)} (${String(location.Name)})`);
     }
 
     for (const save of run.saves.filter(isSuccess)) {
@@ -73,7 +80,7 @@ export const checkLocations = async (run: LocationsRun): Promise<Findings> => {
     if (pointer && !active.some((item) => item.ID === pointer.LocationID)) violated.push(`the default points at ${String(pointer.LocationID)}, no active location`);
 
     return mergeFindings(
-      { doubled: [], lost: [], violated },
+      { doubled: [], lost, violated },
       // Every save carries its own Idempotency-Key: a create retried after its answer was lost replays its first
       // answer, so a save that never got a 2xx must have no effect.
       exactlyOnce(run.saves, countBy(active, (item) => item.Name), 'location'),

@@ -2,7 +2,7 @@
 // control endpoint (`faults: 'control'`): each test PUTs its rules, drives the API, and reads back what fired. A
 // killed environment takes down the one invocation it ran (function-host.ts: one invocation per environment).
 // The IAM edge (errors after SDK retries, throttling the SDK absorbs, a hung call the SDK's request timeout ends,
-// commit-then-crash, GSI index lag), the function host (crash, timeout), the event source mapping (a duplicate
+// commit-then-crash, GSI index lag, a batch processed in part), the function host (crash, timeout), the event source mapping (a duplicate
 // delivery). The scheduler's firing faults are in test/integration/local-stack/scheduler.test.ts (its clock is
 // the test's there).
 import { readFileSync } from 'node:fs';
@@ -401,6 +401,40 @@ describe('index lag, as a GSI lags (the index read as it was: new items missing,
     expect(every).toEqual(expect.arrayContaining([{ ID: kept.ID, Status: 'InProgress', Version: kept.Version }]));
     expect(every.filter(({ ID }) => ID === completed.ID)).toEqual(every.some(({ ID }) => ID === completed.ID) ? [{ ID: completed.ID, Status: 'Complete', Version: done.Version }] : []);
     await logged('[iam-edge] index lag: deliveryReceiptSearchV2 reads');
+  });
+});
+
+describe('a batch DynamoDB processes in part (UnprocessedKeys, its items in another order)', () => {
+  const unprocessed = (caller: string) => rules({ name: `part-${caller}`, service: 'dynamodb', operation: 'BatchGetItem', caller, effect: { type: 'unprocessed' } });
+
+  it('tenant locations: GetAll lists every location once, by name, what DynamoDB left sent again', async () => {
+    const own = await tokenFor({ tenant: tenant + 3 });
+    for (const name of ['Part Delta', 'Part Alpha', 'Part Charlie', 'Part Bravo', 'Part Echo']) {
+      expect((await call('/TenantLocation/Save', { body: { Name: name }, token: own })).status).toBe(201);
+    }
+    await unprocessed('tenantLocationGetAll');
+    const listed = await call('/TenantLocation/GetAll', { token: own });
+    expect(listed.status).toBe(200);
+    expect((listed.json as { Name: string }[]).map(({ Name }) => Name)).toEqual(['Part Alpha', 'Part Bravo', 'Part Charlie', 'Part Delta', 'Part Echo']);
+    // Five keys: three read, then two of the rest, then the last one (a single key is never left unprocessed).
+    expect((await firedFaults(endpoint)).filter((fault) => fault.rule === 'part-tenantLocationGetAll')).toHaveLength(2);
+    await logged("[iam-edge] unprocessed: tenantLocationGetAll's batch processed in part");
+  });
+
+  it('delivery receipts: a search by IDs answers every receipt asked, once, in the order asked for', async () => {
+    const own = await tokenFor({ tenant: tenant + 4 });
+    type Receipt = { ID: number; SupplierName: string };
+    const saved: Receipt[] = [];
+    for (const supplier of ['Part Paper', 'Part Ink', 'Part Glue', 'Part Card']) {
+      const answer = await call('/v2/DeliveryReceipt/', { body: { Value: { SupplierName: supplier, WarehouseID: 3 } }, token: own });
+      expect(answer.status).toBe(201);
+      saved.push((answer.json as { Value: Receipt }).Value);
+    }
+    await unprocessed('deliveryReceiptSearchV2');
+    const found = await call('/v2/DeliveryReceipt/', { method: 'PUT', body: { IDs: saved.map(({ ID }) => ID), SortField: 'ID', SortAsc: false, MaxResults: 10 }, token: own });
+    expect(found.status).toBe(200);
+    expect((found.json as { Value: Receipt[] }).Value.map(({ ID }) => ID)).toEqual(saved.map(({ ID }) => ID).sort((a, b) => b - a));
+    expect((await firedFaults(endpoint)).some((fault) => fault.rule === 'part-deliveryReceiptSearchV2')).toBe(true);
   });
 });
 

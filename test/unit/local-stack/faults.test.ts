@@ -18,7 +18,7 @@ import {
 } from '#infra/local/faults';
 import { seededRandom } from '#infra/local/seeded-random';
 import { retryDelayMs, startSchedulerEmulation } from '#infra/local/scheduler';
-import { faultErrorReply, laggedReadOf, operationOf, transactionConflictReply } from '#infra/local/edge-faults';
+import { faultErrorReply, laggedReadOf, operationOf, partialBatchOf, transactionConflictReply } from '#infra/local/edge-faults';
 
 const quiet = () => undefined;
 const put: FaultCall = { service: 'dynamodb', operation: 'PutItem', caller: 'tenantLocationSave' };
@@ -129,6 +129,9 @@ describe('rule files and profiles', () => {
     expect(() => parseFaultRules({ rules: [{ name: 'x', service: 'dynamodb', effect: { type: 'error', code: 'Custom', status: 502, forward: true } }] })).not.toThrow();
     expect(bad({ name: 'x', service: 'scheduler', effect: { type: 'fire-fails', landed: 1 } })).toThrow('landed must be true or false');
     expect(bad({ name: 'x', service: 'sqs', effect: { type: 'fire-fails' } })).toThrow('effect fire-fails applies to scheduler, not sqs');
+    expect(bad({ name: 'x', service: 'sqs', effect: { type: 'unprocessed' } })).toThrow('effect unprocessed applies to dynamodb, not sqs');
+    expect(bad({ name: 'x', service: 'dynamodb', operation: 'Query', effect: { type: 'unprocessed' } })).toThrow('an unprocessed effect applies to BatchGetItem and BatchWriteItem, not Query');
+    expect(parseFaultRules({ rules: [{ name: 'x', service: 'dynamodb', operation: 'BatchGetItem', effect: { type: 'unprocessed' } }] }).rules).toHaveLength(1);
     expect(() => parseFaultRules({ rules: [{ name: 'a', service: 'sqs', effect: error }, { name: 'a', service: 'kms', effect: error }] })).toThrow('two rules are named a');
     expect(() => parseFaultRules([])).toThrow('must be a JSON object');
   });
@@ -206,6 +209,42 @@ describe('what the edge answers for a fault', () => {
     const batch = lagged('BatchGetItem', { RequestItems: { t: { Keys: [] }, u: { Keys: [], ConsistentRead: true } } });
     expect(batch).toEqual({ tables: ['t'], what: 'eventually consistent', onReplicas: { RequestItems: { 't-index-lag': { Keys: [] }, u: { Keys: [], ConsistentRead: true } } } });
     expect(lagged('BatchGetItem', { RequestItems: { t: { Keys: [], ConsistentRead: true } } })).toBeUndefined();
+  });
+});
+
+describe('a batch processed in part (unprocessed)', () => {
+  const json = (buffer: Buffer) => JSON.parse(buffer.toString('utf8')) as Record<string, unknown>;
+  const keys = (...ids: number[]) => ids.map((id) => ({ pk: { S: `P#${id}` } }));
+
+  it('forwards the first half of a BatchGetItem, answers the rest unprocessed with its parameters, and the items read in another order', () => {
+    const input = { RequestItems: { t: { Keys: keys(1, 2, 3), ConsistentRead: true, ProjectionExpression: '#a' }, u: { Keys: keys(4, 5) } }, ReturnConsumedCapacity: 'NONE' };
+    const batch = partialBatchOf('BatchGetItem', Buffer.from(JSON.stringify(input)));
+    expect(batch).toBeDefined();
+    // Five keys: three processed (the first ones), two left, each table's parameters kept.
+    expect(json(batch!.forwarded)).toEqual({ RequestItems: { t: { Keys: keys(1, 2, 3), ConsistentRead: true, ProjectionExpression: '#a' } }, ReturnConsumedCapacity: 'NONE' });
+    const upstream = { Responses: { t: [{ id: 1 }, { id: 2 }, { id: 3 }] }, UnprocessedKeys: {} };
+    expect(json(batch!.answer(Buffer.from(JSON.stringify(upstream))))).toEqual({
+      Responses: { t: [{ id: 3 }, { id: 2 }, { id: 1 }] },
+      UnprocessedKeys: { u: { Keys: keys(4, 5) } },
+    });
+    // What DynamoDB itself left of a table is kept, ours added to it.
+    const split = partialBatchOf('BatchGetItem', Buffer.from(JSON.stringify({ RequestItems: { t: { Keys: keys(1, 2, 3, 4), ConsistentRead: true } } })))!;
+    expect(json(split.forwarded)).toEqual({ RequestItems: { t: { Keys: keys(1, 2), ConsistentRead: true } } });
+    const left = json(split.answer(Buffer.from(JSON.stringify({ Responses: { t: [{ id: 1 }] }, UnprocessedKeys: { t: { Keys: keys(2), ConsistentRead: true } } }))));
+    expect(left.UnprocessedKeys).toEqual({ t: { Keys: keys(2, 3, 4), ConsistentRead: true } });
+  });
+
+  it('splits a BatchWriteItem the same way, into UnprocessedItems', () => {
+    const put = (id: number) => ({ PutRequest: { Item: { pk: { S: `P#${id}` } } } });
+    const batch = partialBatchOf('BatchWriteItem', Buffer.from(JSON.stringify({ RequestItems: { t: [put(1), put(2)], u: [put(3)] } })))!;
+    expect(json(batch.forwarded)).toEqual({ RequestItems: { t: [put(1), put(2)] } });
+    expect(json(batch.answer(Buffer.from(JSON.stringify({ UnprocessedItems: {} }))))).toEqual({ UnprocessedItems: { u: [put(3)] } });
+  });
+
+  it('applies to a batch of two entries or more only (DynamoDB throttles a batch it can process none of)', () => {
+    expect(partialBatchOf('BatchGetItem', Buffer.from(JSON.stringify({ RequestItems: { t: { Keys: keys(1) } } })))).toBeUndefined();
+    expect(partialBatchOf('Query', Buffer.from(JSON.stringify({ RequestItems: { t: { Keys: keys(1, 2) } } })))).toBeUndefined();
+    expect(partialBatchOf('BatchGetItem', Buffer.from('not json'))).toBeUndefined();
   });
 });
 
