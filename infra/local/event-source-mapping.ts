@@ -171,7 +171,8 @@ export const startEventSourceMapping = (options: EventSourceMappingOptions): Run
 
   /**
    * Runs the batch once (twice, concurrently, under a duplicate fault: both deliveries of a message count, and either
-   * one's success deletes it, as SQS deletes a message by any of its receipt handles).
+   * one's success deletes it, as SQS deletes a message by any of its receipt handles). A duplicate's `ms` starts the
+   * second delivery that long after the first: its visibility timeout ran out while the first still worked.
    */
   const deliver = async (records: SQSRecord[]): Promise<SQSRecord[]> => {
     const fault = options.faults?.decide({ service: 'sqs', operation: 'deliver', caller: options.functionName }, deliveryEffects)?.effect;
@@ -179,7 +180,8 @@ export const startEventSourceMapping = (options: EventSourceMappingOptions): Run
     const delivered = fault?.type === 'reorder' ? [...records].reverse() : records;
     const once = async () => succeededRecords(delivered, await runBatch({ Records: delivered }), options.reportBatchItemFailures);
     if (fault?.type !== 'duplicate') return once();
-    const outcomes = await Promise.allSettled([once(), once()]);
+    const again = fault.ms === undefined ? once() : new Promise((resolve) => setTimeout(resolve, fault.ms)).then(once);
+    const outcomes = await Promise.allSettled([once(), again]);
     const succeeded = new Set(outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value : [])));
     if (succeeded.size === 0 && outcomes.every((outcome) => outcome.status === 'rejected')) throw (outcomes[0] as PromiseRejectedResult).reason;
     return records.filter((record) => succeeded.has(record));

@@ -41,8 +41,11 @@ export type FaultEffect =
    * order (edge-faults.ts `partialBatchOf`).
    */
   | { readonly type: 'unprocessed' }
-  /** SQS delivery: the batch is delivered twice (two concurrent invocations). */
-  | { readonly type: 'duplicate' }
+  /**
+   * SQS delivery: the batch is delivered twice (two concurrent invocations); with `ms`, the second `ms` after the first
+   * (the visibility timeout ran out while the first still worked, and the message was received again).
+   */
+  | { readonly type: 'duplicate'; readonly ms?: number }
   /** SQS delivery: the batch is delivered `ms` late. */
   | { readonly type: 'delay'; readonly ms: number }
   /** SQS delivery: the batch's records in reverse order. */
@@ -203,7 +206,7 @@ export const parseFaultRules = (input: unknown, origin = 'fault rules'): FaultRu
     }
     if (type === 'fire-fails' && effect.landed !== undefined && typeof effect.landed !== 'boolean') fail(`${at}: landed must be true or false`);
     if ((type === 'latency' || type === 'index-lag' || type === 'delay' || type === 'fire-late') && !nonNegative(effect.ms)) fail(`${at}: a ${type} effect needs ms`);
-    if (type === 'timeout' && effect.ms !== undefined && !nonNegative(effect.ms)) fail(`${at}: ms must be a number of milliseconds`);
+    if ((type === 'timeout' || type === 'duplicate') && effect.ms !== undefined && !nonNegative(effect.ms)) fail(`${at}: ms must be a number of milliseconds`);
     if (type === 'hang' && effect.forward !== undefined && typeof effect.forward !== 'boolean') fail(`${at}: forward must be true or false`);
     if (type === 'crash' && !['before-first-call', 'between-calls', 'after-last-write'].includes(effect.when as string)) {
       fail(`${at}: a crash effect needs when: before-first-call, between-calls or after-last-write`);

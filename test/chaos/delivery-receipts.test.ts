@@ -29,6 +29,12 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   // A chunk's transaction lands but its answer never comes: the SDK's timeout, then its retry (same ClientRequestToken).
   ['DynamoDB hang (the commit lands)', 505, [{ name: 'stalled-commit', service: 'dynamodb', operation: 'TransactWriteItems', caller: consumer, nth: [2], effect: { type: 'hang', forward: true } }]],
   ['duplicate delivery', 509, [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: consumer, nth: [1], effect: { type: 'duplicate' } }]],
+  // The visibility timeout runs out while the consumer still works (its DynamoDB calls slowed): the batch is received
+  // again and a second invocation applies it beside the first, 600 ms into the first's work.
+  ['visibility timeout runs out mid-work', 532, [
+    { name: 'redelivered', service: 'sqs', operation: 'deliver', caller: consumer, nth: [1], effect: { type: 'duplicate', ms: 600 } },
+    { name: 'slow-work', service: 'dynamodb', caller: consumer, effect: { type: 'latency', ms: 250 } },
+  ]],
   ['Lambda crash after last write', 514, [{ name: 'crash-after', service: 'lambda', operation: 'invoke', caller: consumer, nth: [1], effect: { type: 'crash', when: 'after-last-write' } }]],
   // The save that asks for the completion commits its start (Completing) and dies before its answer: the client's
   // retry with the same key must be answered the completion, not a refusal of a receipt no longer InProgress (it was

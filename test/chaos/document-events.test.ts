@@ -24,6 +24,12 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   ['SQS send refused', 207, [{ name: 'send-refused', service: 'sqs', operation: 'SendMessage', caller: webhook, times: 12, effect: { type: 'error', code: 'RequestThrottled' } }]],
   ['SQS send commit-then-crash', 208, [{ name: 'send-crash', service: 'sqs', operation: 'SendMessage', caller: webhook, nth: [2], effect: { type: 'commit-then-crash' } }]],
   ['duplicate delivery', 209, [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'duplicate' } }]],
+  // The visibility timeout runs out while the consumer still works (its DynamoDB calls slowed): the batch is received
+  // again and a second invocation applies it beside the first, 400 ms into the first's work.
+  ['visibility timeout runs out mid-work', 222, [
+    { name: 'redelivered', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'duplicate', ms: 400 } },
+    { name: 'slow-work', service: 'dynamodb', caller: consumer, effect: { type: 'latency', ms: 250 } },
+  ]],
   ['late delivery', 210, [{ name: 'late', service: 'sqs', operation: 'deliver', caller: consumer, times: 2, effect: { type: 'delay', ms: 2_000 } }]],
   ['reorder', 211, [{ name: 'reorder', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'reorder' } }]],
   ['API Gateway throttle', 220, [{ name: 'stage', service: 'apigateway', operation: 'request', caller: webhook, nth: [1, 4], effect: { type: 'throttle' } }]],

@@ -34,6 +34,12 @@ const cells: readonly [fault: string, seed: number, rules: readonly FaultRule[]]
   ['DynamoDB stalled (burst of payments)', 107, [{ name: 'stall', service: 'dynamodb', operation: 'TransactWriteItems', caller: 'paymentPost', times: 12, effect: { type: 'latency', ms: 11_000 } }]],
   ['SQS send refused', 108, [{ name: 'send-refused', service: 'sqs', operation: 'SendMessage', caller: refund, times: 10, effect: { type: 'error', code: 'RequestThrottled' } }]],
   ['duplicate delivery', 109, [{ name: 'duplicate', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'duplicate' } }]],
+  // The visibility timeout runs out while the consumer still works (its DynamoDB calls slowed): the batch is received
+  // again and a second invocation applies it beside the first, 400 ms into the first's work.
+  ['visibility timeout runs out mid-work', 124, [
+    { name: 'redelivered', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'duplicate', ms: 400 } },
+    { name: 'slow-work', service: 'dynamodb', caller: consumer, effect: { type: 'latency', ms: 250 } },
+  ]],
   ['late delivery', 110, [{ name: 'late', service: 'sqs', operation: 'deliver', caller: consumer, times: 2, effect: { type: 'delay', ms: 2_000 } }]],
   ['reorder', 111, [{ name: 'reorder', service: 'sqs', operation: 'deliver', caller: consumer, effect: { type: 'reorder' } }]],
   ['API Gateway throttle', 121, [{ name: 'stage', service: 'apigateway', operation: 'request', caller: refund, nth: [2, 3], effect: { type: 'throttle' } }]],

@@ -270,6 +270,28 @@ describe('the fault mode at the event source mapping', () => {
     expect(faults.firedFaults()).toHaveLength(1);
   });
 
+  it('delivers a batch again while its first delivery still works (its visibility timeout ran out), `ms` after it', async () => {
+    const definition = fastQueue(3);
+    const queue = await ensureQueues(sqs, definition);
+    await send(queue.queueUrl, ['slow']);
+    const faults = engineOf({ type: 'duplicate', ms: 200 });
+    let working = 0;
+    // Ticks of a 20 ms timer while a delivery works: the second must find the first at work for a while already.
+    let ticksAtWork = 0;
+    let secondFoundFirstAtWork = false;
+    const ticker = setInterval(() => (ticksAtWork += working > 0 ? 1 : 0), 20);
+    const consumer = consume(queue, definition, async () => {
+      if (working === 1 && ticksAtWork > 0) secondFoundFirstAtWork = true;
+      working += 1;
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      working -= 1;
+    }, { faults });
+    await waitFor(() => consumer.events.length >= 2, 'two deliveries');
+    clearInterval(ticker);
+    expect(secondFoundFirstAtWork).toBe(true);
+    await waitFor(async () => (await messagesIn(queue.queueUrl)) === 0, 'the message deleted');
+  });
+
   it('delivers a batch in reverse order', async () => {
     const definition = fastQueue(3);
     const queue = await ensureQueues(sqs, definition);

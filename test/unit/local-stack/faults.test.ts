@@ -129,6 +129,8 @@ describe('rule files and profiles', () => {
     expect(() => parseFaultRules({ rules: [{ name: 'x', service: 'dynamodb', effect: { type: 'error', code: 'Custom', status: 502, forward: true } }] })).not.toThrow();
     expect(bad({ name: 'x', service: 'scheduler', effect: { type: 'fire-fails', landed: 1 } })).toThrow('landed must be true or false');
     expect(bad({ name: 'x', service: 'sqs', effect: { type: 'fire-fails' } })).toThrow('effect fire-fails applies to scheduler, not sqs');
+    expect(bad({ name: 'x', service: 'sqs', effect: { type: 'duplicate', ms: -1 } })).toThrow('ms must be a number of milliseconds');
+    expect(parseFaultRules({ rules: [{ name: 'x', service: 'sqs', effect: { type: 'duplicate', ms: 500 } }] }).rules).toHaveLength(1);
     expect(bad({ name: 'x', service: 'sqs', effect: { type: 'unprocessed' } })).toThrow('effect unprocessed applies to dynamodb, not sqs');
     expect(bad({ name: 'x', service: 'dynamodb', operation: 'Query', effect: { type: 'unprocessed' } })).toThrow('an unprocessed effect applies to BatchGetItem and BatchWriteItem, not Query');
     expect(parseFaultRules({ rules: [{ name: 'x', service: 'dynamodb', operation: 'BatchGetItem', effect: { type: 'unprocessed' } }] }).rules).toHaveLength(1);
