@@ -8,7 +8,7 @@
 // Everywhere: the credential reaches no log line of the stack and no table item.
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { GetScheduleCommand, ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { localScheduleGroupName } from '#infra/local/stack';
 import { scheduleNameOf } from '#shared/scheduled-tasks/schedule-sync';
 import type { TaskWorkMessage } from '#shared/scheduled-tasks/messages';
@@ -105,6 +105,24 @@ const scheduledVersion = async (tenantId: number, taskId: number): Promise<{ rea
 
 const scheduleExists = async (tenantId: number, taskId: number): Promise<boolean> => (await scheduledVersion(tenantId, taskId)) !== undefined;
 
+/** The names of the tenant's task schedules the scheduler holds (ListSchedules by name prefix, every page). */
+const tenantSchedules = async (tenantId: number): Promise<string[]> => {
+  const scheduler = new SchedulerClient({ region: 'us-east-1' });
+  const prefix = scheduleNameOf(tenantId, 0).replace(/0$/, '');
+  const names: string[] = [];
+  try {
+    let NextToken: string | undefined;
+    do {
+      const page = await scheduler.send(new ListSchedulesCommand({ GroupName: localScheduleGroupName, NamePrefix: prefix, NextToken }));
+      names.push(...(page.Schedules ?? []).map((schedule) => schedule.Name ?? ''));
+      NextToken = page.NextToken;
+    } while (NextToken);
+    return names.sort();
+  } finally {
+    scheduler.destroy();
+  }
+};
+
 /** No credential in any line of the stack's log, nor in any item of the whole table. */
 const secretsKept = async (run: TasksRun, logFile: string): Promise<string[]> => {
   const log = await readFile(logFile, 'utf8');
@@ -122,7 +140,8 @@ const secretsKept = async (run: TasksRun, logFile: string): Promise<string[]> =>
 
 /**
  * Saves: each 2xx is one task item of its name; a task answered Pending is in line within `syncWithinMs` (the retry
- * is queued 30 s ahead): ScheduleState Enabled and its schedule exists.
+ * is queued 30 s ahead): ScheduleState Enabled and its schedule exists; and the tenant's schedules are exactly its
+ * enabled tasks' (none orphaned, none twice).
  */
 export const checkTaskSaves = async (run: TasksRun, logFile: string, syncWithinMs = 75_000): Promise<Findings> => {
   const table = openTable();
@@ -143,6 +162,19 @@ export const checkTaskSaves = async (run: TasksRun, logFile: string, syncWithinM
       ).catch(() => false);
       if (!synced) violated.push(`${save.label} (ID ${id}, answered ${save.call.final?.json.Value.ScheduleState}) was never brought in line (Enabled, its schedule present)`);
     }
+    // The scheduler holds one schedule per enabled task of the tenant, and none besides: a save that failed, was
+    // retried or stepped to another ID leaves no schedule that fires for no task (or for a task twice).
+    const expected = tasks.filter((item) => item.IsEnabled !== false && item.IsActive !== false).map((item) => scheduleNameOf(run.tenantId, Number(item.ID))).sort();
+    let held: string[] = [];
+    const matches = await eventually(
+      async () => {
+        held = await tenantSchedules(run.tenantId);
+        return JSON.stringify(held) === JSON.stringify(expected) ? true : undefined;
+      },
+      `tenant ${run.tenantId}'s schedules`,
+      { timeoutMs: syncWithinMs, intervalMs: 500 },
+    ).catch(() => false);
+    if (!matches) violated.push(`the scheduler holds ${JSON.stringify(held)} for tenant ${run.tenantId}, whose enabled tasks are ${JSON.stringify(expected)}`);
     return mergeFindings({ doubled: [], lost: [], violated }, exactlyOnce(run.saves, countBy(tasks, (item) => item.Name), 'task'));
   } finally {
     table.close();
