@@ -1,6 +1,6 @@
 // Chaos tier: a flow's queue and its dead-letter queue, read with the admin key on the file's own stack: wait until
 // the queue holds nothing (every message consumed, none in flight), and what reached the DLQ.
-import { GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { queueDefinitionNamed, type QueueName } from '#shared/events/queues';
 import { eventually } from '#test/support/document-events';
 import { localSqsClient } from '#test/support/local-endpoints';
@@ -38,13 +38,41 @@ export const queueSettled = (name: QueueName, timeoutMs = 60_000): Promise<boole
     () => false,
   );
 
-/** The bodies of the messages in the queue's DLQ (received with a zero visibility timeout: they stay there). */
-export const deadLetters = async (name: QueueName): Promise<unknown[]> => {
+/**
+ * The bodies of every message in the queue's DLQ. Received ten at a time, each kept out of sight while the others
+ * are read (so none is read twice and none missed, however many there are), then made visible again: they stay there
+ * for the next check.
+ */
+export const deadLetters = (name: QueueName): Promise<unknown[]> => {
+  // One reader at a time (the file's cells check at once): another would not see what this one holds out of sight.
+  const reading = lastRead.then(() => readDeadLetters(name));
+  lastRead = reading.catch(() => undefined);
+  return reading;
+};
+
+let lastRead: Promise<unknown> = Promise.resolve();
+
+const readDeadLetters = async (name: QueueName): Promise<unknown[]> => {
   const sqs = localSqsClient();
+  const queueUrl = queueUrls(name).dlq;
+  const read: { body: unknown; handle: string }[] = [];
   try {
-    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrls(name).dlq, MaxNumberOfMessages: 10, VisibilityTimeout: 0, WaitTimeSeconds: 0 }));
-    return Messages.map((message) => JSON.parse(message.Body ?? 'null') as unknown);
+    for (;;) {
+      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 60, WaitTimeSeconds: 0 }));
+      if (Messages.length === 0) break;
+      read.push(...Messages.map((message) => ({ body: JSON.parse(message.Body ?? 'null') as unknown, handle: message.ReceiptHandle ?? '' })));
+    }
+    return read.map(({ body }) => body);
   } finally {
+    for (let start = 0; start < read.length; start += 10) {
+      const chunk = read.slice(start, start + 10);
+      await sqs.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: chunk.map(({ handle }, index) => ({ Id: String(index), ReceiptHandle: handle, VisibilityTimeout: 0 })),
+        }),
+      );
+    }
     sqs.destroy();
   }
 };
