@@ -29,15 +29,16 @@ const isXmlCodePoint = (c: number): boolean =>
   c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
 
 /**
- * Element and attribute names as the parser reads them (namespace prefix removed), before the library checks them.
- * The three that could reach a prototype are refused with their own pointer: the library would throw a bare Error
- * (a "not well-formed" answer). Names are read from the markup only, never from text, CDATA or a comment: a raw-text
- * scan refused `<![CDATA[see <constructor>]]>`, which JSON and forms accept as text.
+ * Element names as the parser reads them (namespace prefix removed), before the library checks them. The three that
+ * could reach a prototype never reach it as themselves: the library would throw a bare Error (a "not well-formed"
+ * answer). Such an element is marked with a character no XML name holds, and `simplify`, which knows where it stands,
+ * refuses it with its whole pointer (`/Address/prototype`, as JSON and forms point). Names are read from the markup
+ * only, never from text, CDATA or a comment: a raw-text scan refused `<![CDATA[see <constructor>]]>`, which JSON and
+ * forms accept as text. (Attributes reach the tree under the `@` prefix, `@__proto__`, and `simplify` refuses every
+ * one but i:nil and i:type.)
  */
-const checkedName = (name: string): string => {
-  if (forbiddenKeys.has(name)) throw forbiddenKey(name);
-  return name;
-};
+const reservedMark = '\u0001';
+const markReserved = (name: string): string => (forbiddenKeys.has(name) ? `${reservedMark}${name}` : name);
 
 /**
  * The library renames the other names an object's prototype also has (`hasOwnProperty`, `toString`, `valueOf`, the
@@ -50,8 +51,7 @@ const shadowingMark = '\u0000';
 const markShadowing = (name: string): string => `${shadowingMark}${name}`;
 
 const parserOptions = {
-  transformTagName: checkedName,
-  transformAttributeName: checkedName,
+  transformTagName: markReserved,
   onDangerousProperty: markShadowing,
   ignoreAttributes: false,
   attributeNamePrefix: '@',
@@ -86,11 +86,14 @@ export const loadXmlParser = async (): Promise<void> => {
 };
 
 
-/** Turns the parser's tree (every element an array) into plain values: one element = value, several = array. */
-const simplify = (node: unknown, depth: number): unknown => {
+/**
+ * Turns the parser's tree (every element an array) into plain values: one element = value, several = array. `path`
+ * is the JSON pointer of `node` in the value it becomes.
+ */
+const simplify = (node: unknown, depth: number, path: string): unknown => {
   if (depth > maxDepth) throw new MalformedBody(`The XML body nests deeper than ${maxDepth} levels.`);
   if (Array.isArray(node)) {
-    const values = node.map((item) => simplify(item, depth + 1));
+    const values = node.map((item, index) => simplify(item, depth + 1, node.length === 1 ? path : `${path}/${index}`));
     return values.length === 1 ? values[0] : values;
   }
   if (typeof node === 'string') return decodeEntities(node);
@@ -115,8 +118,9 @@ const simplify = (node: unknown, depth: number): unknown => {
       texts.push((Array.isArray(value) ? value : [value]).map(String).join(''));
       continue;
     }
-    if (forbiddenKeys.has(key)) throw forbiddenKey(key);
-    result[key.startsWith(shadowingMark) ? key.slice(shadowingMark.length) : key] = simplify(value, depth + 1);
+    if (key.startsWith(reservedMark)) throw forbiddenKey(`${path}/${key.slice(reservedMark.length)}`);
+    const name = key.startsWith(shadowingMark) ? key.slice(shadowingMark.length) : key;
+    result[name] = simplify(value, depth + 1, `${path}/${name}`);
   }
   const hasChildren = Object.keys(result).length > 0;
   // The parser keeps text and CDATA apart and drops their order, and drops text beside child elements: an element
@@ -134,8 +138,7 @@ const simplify = (node: unknown, depth: number): unknown => {
 /** `i:nil` (any prefix) as XML Schema's boolean reads it: `true` or `1`, surrounding spaces aside. */
 const isNil = (value: unknown): boolean => typeof value === 'string' && ['true', '1'].includes(value.trim());
 
-const forbiddenKey = (key: string) =>
-  new ValidationFailed([{ pointer: `/${key}`, detail: 'this key is not allowed' }], 'The body uses a reserved key.');
+const forbiddenKey = (pointer: string) => new ValidationFailed([{ pointer, detail: 'this key is not allowed' }], 'The body uses a reserved key.');
 
 const declarationPattern = /^\uFEFF?<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([^"']*)\1/;
 
@@ -207,8 +210,10 @@ export const parseXml = (sent: string): unknown => {
   }
   const roots = Object.entries((tree ?? {}) as Record<string, unknown>).filter(([key]) => !key.startsWith('@'));
   if (roots.length !== 1) throw new MalformedBody('The XML body must have exactly one root element.');
-  const [, rootValue] = roots[0] as [string, unknown];
-  const content = simplify(rootValue, 0);
+  const [rootName, rootValue] = roots[0] as [string, unknown];
+  // The root's name is never read (any name), but a reserved one is refused as before, pointed at by its name.
+  if (rootName.startsWith(reservedMark)) throw forbiddenKey(`/${rootName.slice(reservedMark.length)}`);
+  const content = simplify(rootValue, 0, '');
   if (Array.isArray(content)) throw new MalformedBody('The XML body must have exactly one root element.');
   return content === '' ? {} : content;
 };

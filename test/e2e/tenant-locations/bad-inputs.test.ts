@@ -449,7 +449,7 @@ describe('reserved keys (__proto__, constructor, prototype): 400, and the server
     ['text/json __proto__', () => save(token, '{"__proto__":{"Statuses":[1]},"Name":"Polluter"}', { 'Content-Type': 'text/json' }), '/__proto__'],
     ['XML <__proto__>', xml('<__proto__><Description>polluted</Description></__proto__>'), '/__proto__'],
     ['XML <constructor><prototype>', xml('<constructor><prototype><Phone>polluted</Phone></prototype></constructor>'), '/constructor'],
-    ['XML <prototype> in Address', xml('<Address><prototype><City>polluted</City></prototype></Address>'), '/prototype'],
+    ['XML <prototype> in Address', xml('<Address><prototype><City>polluted</City></prototype></Address>'), '/Address/prototype'],
     ['XML namespaced <x:__proto__>', xml('<x:__proto__ xmlns:x="urn:x"><Description>polluted</Description></x:__proto__>'), '/__proto__'],
     ['form __proto__[Description]', form('__proto__[Description]=polluted'), '/__proto__'],
     ['form __proto__.Phone', form('__proto__.Phone=polluted'), '/__proto__'],

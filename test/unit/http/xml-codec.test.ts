@@ -188,18 +188,20 @@ describe('parseXml', () => {
     expect(refusal(xml)).toEqual(dtdRefused);
   });
 
-  it.each(['__proto__', 'constructor', 'prototype'])('refuses an element named %s, with or without a prefix', (name) => {
-    const expected = {
-      kind: 'ValidationFailed',
-      errors: [{ pointer: `/${name}`, detail: 'this key is not allowed' }],
-    };
+  it.each(['__proto__', 'constructor', 'prototype'])('refuses an element named %s, with or without a prefix, pointed at where it is', (name) => {
+    const at = (pointer: string) => ({ kind: 'ValidationFailed', errors: [{ pointer, detail: 'this key is not allowed' }] });
 
     expect([
       refusal(`<Root><${name}><polluted>yes</polluted></${name}></Root>`),
       refusal(`<Root xmlns:x="urn:x"><Address><x:${name}>1</x:${name}></Address></Root>`),
       refusal(`<Root><${name}/></Root>`),
-    ]).toEqual([expected, expected, expected]);
+      refusal(`<Root><Lines><Line><Qty>1</Qty></Line><Line><${name}>2</${name}></Line></Lines></Root>`),
+      refusal(`<Root><Lines><Line><${name}>2</${name}></Line></Lines></Root>`),
+      refusal(`<${name}><Name>x</Name></${name}>`),
+    ]).toEqual([at(`/${name}`), at(`/Address/${name}`), at(`/${name}`), at(`/Lines/Line/1/${name}`), at(`/Lines/Line/${name}`), at(`/${name}`)]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // An attribute so named is refused as any attribute is (no attribute is read), and reaches no object as itself.
+    expect(refusal(`<Root><Name ${name}="1">x</Name></Root>`)).toMatchObject({ kind: 'MalformedBody' });
   });
 
   it('reads a reserved name inside text, CDATA or a comment as text, as JSON and forms do', () => {
