@@ -328,3 +328,46 @@ export class ReferenceTaken extends ApiError {
     super(problemKinds.conflict, detail, { errors: [{ pointer, detail: 'already in use' }] });
   }
 }
+
+const dependencyDownErrors = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'InternalServerError',
+  'InternalFailure',
+  'TimeoutError',
+  'RequestTimeout',
+  'TransactionInProgressException',
+  // A single-item write refused while a transaction held its item (nothing written), still refused after the
+  // caller's resends (a sequence's take behind a give-back: data/sequence.ts): contention, not a bug (it was a 500).
+  'TransactionConflictException',
+  // shared/data/transaction.ts: a transaction cancelled for capacity, still refused after its resends.
+  'TransactionThrottled',
+  // shared/data/snapshot.ts: a read at one moment refused while transactions held its items, past its resends.
+  'SnapshotContended',
+  // shared/data/client.ts: keys of a batch read DynamoDB left unprocessed (its capacity), past its resends.
+  'BatchReadUnprocessed',
+]);
+const networkErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** True when an error means a dependency (DynamoDB, SQS, ...) is unavailable rather than our code being wrong. */
+export const isDependencyUnavailable = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  const fault = (error as { $fault?: unknown }).$fault;
+  return (
+    dependencyDownErrors.has(error.name) ||
+    (typeof code === 'string' && networkErrorCodes.has(code)) ||
+    (fault === 'server' && (error as { $metadata?: unknown }).$metadata !== undefined)
+  );
+};
+
+/**
+ * True when a failure says only that the work could not be done now: a dependency down or throttling (above), a 503
+ * of the service's own, contention past its retries, or a write whose outcome is unknown. Trying the same work later
+ * may succeed; such a failure never decides an outcome for good (a queued refund is never marked Failed for it).
+ */
+export const isTransientFailure = (error: unknown): boolean =>
+  isDependencyUnavailable(error) || error instanceof ServiceUnavailable || error instanceof WriteOutcomeUnknown || error instanceof ConcurrentModification;

@@ -1,9 +1,12 @@
 // Entry: the payments queue's consumer. Completes each queued refund (Refunded) on its own; a record that fails is
 // reported in the partial batch response and retried. On its last receive before the DLQ, a refund that still fails
-// is marked Failed (ErrorMessage and a PaymentLogs entry) and its reserved amount released; the message then goes to
-// the DLQ, where a redrive finds the refund settled and leaves it alone. Settling follows a refund's rules: the release
+// for a reason of its own is marked Failed (ErrorMessage and a PaymentLogs entry) and its reserved amount released;
+// the message then goes to the DLQ, where a redrive finds the refund settled and leaves it alone. A failure that only
+// says "not now" (DynamoDB down or throttling, contention, an outcome unknown: isTransientFailure) never fails a
+// customer's refund: it stays Queued, its amount reserved, and goes to the DLQ for a redrive. Settling follows a refund's rules: the release
 // is an ADD with no Version condition on the payment, and contention is retried inside the service (a record whose
 // retries run out fails, and SQS delivers it again).
+import { isTransientFailure } from '#shared/errors';
 import { paymentsQueue } from '#shared/events/queues';
 import { consumer } from '#shared/messaging/consumer';
 import { describeError, logger } from '#shared/observability/logger';
@@ -21,6 +24,14 @@ export const createRefundConsumer = (settler: RefundSettler) =>
     } catch (error) {
       if (!lastReceive) {
         logger.warn('queued refund not completed; it will be retried', { refundId: message.refundId, receiveCount, ...describeError(error) });
+        throw error;
+      }
+      if (isTransientFailure(error)) {
+        logger.error('queued refund not completed by its last receive, a dependency unavailable: it stays Queued in the DLQ for a redrive', {
+          refundId: message.refundId,
+          receiveCount,
+          ...describeError(error),
+        });
         throw error;
       }
       try {

@@ -3,7 +3,7 @@
 // Every problem also carries the platform's outcome members (IsSuccess false, Messages, ErrorCode = the status), so a
 // client of the platform that checks IsSuccess reads our errors as it reads the platform's.
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError, problemKinds, ServiceUnavailable, type FieldError } from '#shared/errors';
+import { ApiError, isDependencyUnavailable, problemKinds, ServiceUnavailable, type FieldError } from '#shared/errors';
 import { serializeXml } from './codecs/xml';
 import { failureOutcome } from './failure-outcome';
 
@@ -23,41 +23,6 @@ export interface Problem {
   /** Extension members of the problem type (RFC 9457 section 3.2), e.g. a refund's RefundableAmount. */
   readonly [extension: string]: unknown;
 }
-
-const dependencyDownErrors = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'ServiceUnavailable',
-  'ServiceUnavailableException',
-  'InternalServerError',
-  'InternalFailure',
-  'TimeoutError',
-  'RequestTimeout',
-  'TransactionInProgressException',
-  // A single-item write refused while a transaction held its item (nothing written), still refused after the
-  // caller's resends (a sequence's take behind a give-back: data/sequence.ts): contention, not a bug (it was a 500).
-  'TransactionConflictException',
-  // shared/data/transaction.ts: a transaction cancelled for capacity, still refused after its resends.
-  'TransactionThrottled',
-  // shared/data/snapshot.ts: a read at one moment refused while transactions held its items, past its resends.
-  'SnapshotContended',
-  // shared/data/client.ts: keys of a batch read DynamoDB left unprocessed (its capacity), past its resends.
-  'BatchReadUnprocessed',
-]);
-const networkErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/** True when an error means a dependency (DynamoDB, SQS, ...) is unavailable rather than our code being wrong. */
-export const isDependencyUnavailable = (error: unknown): boolean => {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  const fault = (error as { $fault?: unknown }).$fault;
-  return (
-    dependencyDownErrors.has(error.name) ||
-    (typeof code === 'string' && networkErrorCodes.has(code)) ||
-    (fault === 'server' && (error as { $metadata?: unknown }).$metadata !== undefined)
-  );
-};
 
 /** Maps anything thrown to an ApiError. Unknown errors become a 500 whose detail reveals nothing. */
 export const toApiError = (error: unknown): ApiError => {

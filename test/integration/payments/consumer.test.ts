@@ -1,13 +1,15 @@
 // Integration: queued refunds through the real pieces: the refund service's publisher puts the refund on a queue of
 // the local SQS server, the emulated event source mapping hands it to the consumer, and the refund is completed
-// once (a duplicate message changes nothing). A refund whose completion keeps failing is marked Failed on its last
-// receive (ErrorMessage, a PaymentLogs entry, its reserved amount released) and then lands in the DLQ. The queue
+// once (a duplicate message changes nothing). A refund whose completion keeps failing for a reason of its own is
+// marked Failed on its last receive (ErrorMessage, a PaymentLogs entry, its reserved amount released) and then lands
+// in the DLQ; one that fails only because a dependency is unavailable stays Queued there, for a redrive. The queue
 // pairs are this test's own, with a 1 s visibility timeout (the real 181 s would take a quarter of an hour).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Handler } from 'aws-lambda';
 import { createRefundConsumer } from '#functions/payments/consume-payments';
+import { WriteOutcomeUnknown } from '#shared/errors';
 import { startEventSourceMapping, type RunningEventSourceMapping } from '#infra/local/event-source-mapping';
 import { ensureQueues, type QueueDefinition } from '#infra/local/provision';
 import { paymentsQueue } from '#shared/events/queues';
@@ -104,11 +106,11 @@ it('completes a queued refund once, and a duplicate message changes nothing', as
   expect(await service.get(principal, 1)).toMatchObject({ RefundedAmount: 2.5, Balance: 7.5, Refunds: [{ ID: 2, Status: 'Refunded' }] });
 });
 
-it('marks a refund that keeps failing Failed on its last receive, releases its amount, and sends it to the DLQ', async () => {
+it('marks a refund that keeps failing for a reason of its own Failed on its last receive, releases its amount, and sends it to the DLQ', async () => {
   const { queue, service, seen, returned } = await queueWith((real) =>
     createRefundConsumer({
       completeQueuedRefund: async () => {
-        throw Object.assign(new Error('the payment service is down'), { name: 'ServiceUnavailableException' });
+        throw new TypeError('the stored refund cannot be read');
       },
       failQueuedRefund: real.failQueuedRefund,
     }),
@@ -134,6 +136,23 @@ it('marks a refund that keeps failing Failed on its last receive, releases its a
   expect(await service.get(principal, 1)).toMatchObject({ RefundedAmount: 0, Balance: 10, IsRefunded: false, Refunds: [{ ID: 2, Status: 'Failed' }] });
   // The amount is refundable again.
   expect((await service.refund(principal, 1, { Object: { Amount: 10 } })).payment.Status).toBe('Refunded');
+});
+
+it.each([
+  ['DynamoDB throttling', () => Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException' })],
+  ['a write whose outcome is unknown', () => new WriteOutcomeUnknown()],
+])('never fails a refund for %s on its last receive, though DynamoDB would take the Failed marking: it stays Queued in the DLQ', async (_, failure) => {
+  const { queue, service, returned } = await queueWith((real) =>
+    createRefundConsumer({ completeQueuedRefund: async () => Promise.reject(failure()), failQueuedRefund: real.failQueuedRefund }),
+  );
+  const principal = freshPrincipal();
+  await service.record(principal, { Object: { Amount: 10 } });
+  await service.refund(principal, 1, { IsQueue: true, Object: { Amount: 3 } });
+
+  await deadLetterOf(queue.deadLetterQueueUrl);
+  await eventually(async () => (returned.length === 5 ? true : undefined), 'the fifth invocation returned', { timeoutMs: 10_000, intervalMs: 50 });
+  expect(await service.get(principal, 2)).toMatchObject({ Status: 'Queued', Version: 1 });
+  expect(await service.get(principal, 1)).toMatchObject({ RefundedAmount: 3, Balance: 7 });
 });
 
 it('leaves a refund Queued and reserved in the DLQ when even its Failed marking fails (a brownout), and a redrive completes it once', async () => {

@@ -1,7 +1,20 @@
 // Unit tests of shared/http/problem.ts: every thrown value becomes an RFC 9457 problem that reveals nothing internal,
 // with the platform's outcome members (IsSuccess false, Messages, ErrorCode) as extension members.
 import { describe, expect, it } from '@jest/globals';
-import { ApiError, maxReportedErrors, maxReportedPointerLength, NotFound, pointerSegment, problemKinds, StaleVersion, ValidationFailed } from '#shared/errors';
+import {
+  ApiError,
+  ConcurrentModification,
+  isTransientFailure,
+  maxReportedErrors,
+  maxReportedPointerLength,
+  NotFound,
+  pointerSegment,
+  problemKinds,
+  ServiceUnavailable,
+  StaleVersion,
+  ValidationFailed,
+  WriteOutcomeUnknown,
+} from '#shared/errors';
 import { parseXml } from '#shared/http/codecs/xml';
 import { problemResponse, problemXml, toApiError, toProblem } from '#shared/http/problem';
 import { maxBodyDepth } from '#shared/http/codecs/depth';
@@ -79,6 +92,28 @@ describe('toApiError', () => {
 
     expect(visible(error)).toEqual(internal);
     expect(sent).not.toMatch(/hunter2|Cannot read|conditional|boom|ENOENT|secret|Rate exceeded|stack|\s+at\s/);
+  });
+});
+
+describe('isTransientFailure: a failure that only says "not now" (a queued refund is never failed for it)', () => {
+  it.each([
+    ['a throttle', sdkError('ThrottlingException', 'client')],
+    ['a DynamoDB 500', sdkError('InternalServerError', 'server')],
+    ['a refused connection', networkError('ECONNREFUSED')],
+    ['a 503 of the service\'s own', new ServiceUnavailable('busy', 2)],
+    ['contention past its retries', new ConcurrentModification()],
+    ['a write whose outcome is unknown', new WriteOutcomeUnknown()],
+  ])('is true for %s', (_case, error) => {
+    expect(isTransientFailure(error)).toBe(true);
+  });
+
+  it.each([
+    ['a TypeError (a defect)', new TypeError('x is undefined')],
+    ['a refused condition', sdkError('ConditionalCheckFailedException', 'client')],
+    ['a stale version', new StaleVersion()],
+    ['a thing that only looks like a throttle', { name: 'ThrottlingException' }],
+  ])('is false for %s', (_case, error) => {
+    expect(isTransientFailure(error)).toBe(false);
   });
 });
 
