@@ -127,6 +127,22 @@ export const planRun = (task: StoredTaskState | undefined, firing: TaskFiring, n
   };
 };
 
+/**
+ * The firing as its run is known (its item's key, its work message's `runKey`). A one-off task has one run, due at
+ * its start; a firing of its schedule in the minute before (an at() written to the minute) is that run, and so is the
+ * overdue run a sync sends at the start itself: each is recorded and published under the start, so two of them are
+ * one run, recorded and published once. Before, each was keyed by its own time, and a task whose at() fired early
+ * (sent back until due) while a sync fired its overdue run ran twice (found by a review of the consumers). A stale
+ * firing (an older schedule's) keeps its own time: it must never take the key of the task's run.
+ */
+export const firingOfRun = (task: StoredTaskState | undefined, firing: TaskFiring): TaskFiring => {
+  if (!task || firing.version > task.Version || firing.version < scheduleVersionOf(task)) return firing;
+  const recurrence = readRecurrence(task).recurrence;
+  if (recurrence?.kind !== 'once') return firing;
+  const firedAt = firing.scheduledTime.getTime();
+  return firedAt <= recurrence.start && firedAt >= recurrence.start - oneMinuteMs && firedAt !== recurrence.start ? { ...firing, scheduledTime: new Date(recurrence.start) } : firing;
+};
+
 export type RunRecorder = ReturnType<typeof createRunRecorder>;
 
 /** A run's identity for workers: `<tenant>:<task>:<scheduled time, UTC ISO 8601>`, the same on every publication. */
@@ -245,12 +261,15 @@ export const createRunRecorder = ({
     return { outcome: 'Duplicate', run: publicRun(stored), published: true };
   };
 
-  const record = async (firing: TaskFiring): Promise<RunOutcome> => {
+  const record = async (delivered: TaskFiring): Promise<RunOutcome> => {
     // One lease id per delivery: an SDK retry of our own write finds it ours and goes on publishing.
     const leaseId = randomUUID();
     let waited = false;
     const attempt = async (): Promise<RunOutcome> => {
-      const task = await runs.readTaskState(firing.tenantId, firing.taskId);
+      const task = await runs.readTaskState(delivered.tenantId, delivered.taskId);
+      return recordAs(task, firingOfRun(task, delivered));
+    };
+    const recordAs = async (task: StoredTaskState | undefined, firing: TaskFiring): Promise<RunOutcome> => {
       const recordedAt = now();
       const plan = planRun(task, firing, recordedAt);
       if (plan.kind === 'ignore') return { outcome: 'Ignored', why: plan.why };

@@ -117,6 +117,34 @@ describe('the run recorder', () => {
     });
   });
 
+  it("runs a one-off task once when its at() written to the minute and a sync's overdue firing both arrive: one run, under the time it is due", async () => {
+    // Asked for 23:02:19, so due at 23:03:00. An at(23:02) written to the minute fires early and comes back later;
+    // meanwhile a sync finds the run overdue and fires it at its start. Both are the task's one run.
+    const once = { Version: 1, IsEnabled: true, IsActive: true, IsRecurringSchedule: false, TimeOfDay: '2026-03-02T23:02:19Z', TaskTypeID: 2, Status: 'Scheduled' };
+    const { store, clock, sent, recorder } = await harness('2026-03-02T23:02:02Z');
+    await store.seedTask(tenantId, taskId, once);
+    const legacy = firing('2026-03-02T23:02:00Z', 1);
+    const overdue = firing('2026-03-02T23:03:00Z', 1);
+
+    const early = await recorder.record(legacy).catch((error: Error) => error);
+    clock.now = at('2026-03-02T23:04:10Z');
+    const fired = await recorder.record(overdue);
+    clock.now = at('2026-03-02T23:05:30Z');
+    const back = await recorder.record(legacy);
+
+    expect({
+      early: early instanceof RunNotDue,
+      outcomes: [fired.outcome, back.outcome],
+      runs: (await store.latestRuns(tenantId, taskId)).map((run) => [run.ScheduledDateTime_utc, run.Outcome]),
+      sent: sent.map((work) => work.runKey),
+    }).toEqual({
+      early: true,
+      outcomes: ['Recorded', 'Duplicate'],
+      runs: [['2026-03-02T23:03:00.000Z', 'Run']],
+      sent: [`${tenantId}:${taskId}:2026-03-02T23:03:00.000Z`],
+    });
+  });
+
   it('never runs a firing before it is due: a moment early waits, further ahead records nothing (RunNotDue)', async () => {
     const early = await harness('2026-03-02T09:14:58Z');
     const waited = await early.recorder.record(firing('2026-03-02T09:15:00Z'));

@@ -160,7 +160,7 @@ describe('never before the time asked', () => {
     // The defect: at(23:02:00) fired at 23:02:02 for a task asked for 23:02:19.
     expect(planRun(once, firing('2026-03-02T23:02:00Z', 1), at('2026-03-02T23:02:02Z'))).toEqual({ kind: 'early', dueAt: at('2026-03-02T23:03:00Z') });
     expect(planRun(once, firing('2026-03-02T23:02:00Z', 1), at('2026-03-02T23:02:59.999Z'))).toEqual({ kind: 'early', dueAt: at('2026-03-02T23:03:00Z') });
-    // Redelivered once it is due, it is the task's run (recorded under the firing's time), never lost.
+    // Redelivered once it is due, it is the task's run (the recorder records it under the time it is due: firingOfRun), never lost.
     expect(planRun(once, firing('2026-03-02T23:02:00Z', 1), at('2026-03-02T23:05:01Z'))).toMatchObject({
       run: { Outcome: 'Run' },
       advance: { LastRunDateTime_utc: '2026-03-02T23:03:00.000Z' },
