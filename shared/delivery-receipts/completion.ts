@@ -9,6 +9,7 @@ import type { KeyClaimItem } from '#shared/data/idempotency';
 import { ConcurrentModification, NotFound, ServiceUnavailable, VersionConflict } from '#shared/errors';
 import { describeError, logger } from '#shared/observability/logger';
 import { countMetric } from '#shared/observability/metrics';
+import { withinInvocation } from '#shared/invocation';
 import { completionMessageOf, defaultCompletionPublisher, type CompletionMessage, type CompletionPublisher } from './completion-message';
 import { statusView, type Actor } from './lifecycle';
 import { chunkAt, planCompletion, type CompletionPlan } from './stock-effects';
@@ -120,6 +121,13 @@ export type CompletionProgress =
 export interface ContinueOptions {
   /** Asked before each chunk: false stops the pass and re-enqueues the message (the consumer's time budget). */
   readonly mayRunChunk?: () => boolean;
+  /**
+   * Asked before each chunk: a signal that aborts the chunk's calls while the pass still has time to hand the rest on
+   * (the consumer's deadline less one send). A chunk stalled past it (its SDK attempts can outlast any reserve) fails
+   * like any other chunk, so a pass that committed chunks ends `continued` instead of dying at the Lambda timeout,
+   * where the receive would count against the message with the progress made.
+   */
+  readonly chunkSignal?: () => AbortSignal | undefined;
 }
 
 /**
@@ -131,7 +139,7 @@ export interface ContinueOptions {
 export const continueCompletion = async (
   store: CompletionStore,
   message: CompletionMessage,
-  { mayRunChunk = () => true }: ContinueOptions = {},
+  { mayRunChunk = () => true, chunkSignal = () => undefined }: ContinueOptions = {},
   dependencies: CompletionDependencies = defaultCompletionDependencies(),
 ): Promise<CompletionProgress> => {
   const { tenantId, receiptId, completionId } = completionMessageOf(message);
@@ -151,7 +159,9 @@ export const continueCompletion = async (
       return { outcome: 'continued', chunksRun, cursor: record.cursor };
     }
     try {
-      await store.runChunk(chunk, stored.lines);
+      const signal = chunkSignal();
+      // The chunk's calls carry the signal (shared/aws-requests.ts); the hand-on after it runs without one.
+      await (signal ? withinInvocation({ signal }, () => store.runChunk(chunk, stored.lines)) : store.runChunk(chunk, stored.lines));
       chunksRun += 1;
       countMetric('completionChunks');
       if (chunk.last) countCompleted('Chunked', plan);

@@ -6,6 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { completeReceipt, continueCompletion, type CompletionDependencies, type CompletionMessage } from '#shared/delivery-receipts/completion';
 import { createCompletionRepository } from '#shared/delivery-receipts/repository';
 import { logger } from '#shared/observability/logger';
+import { currentInvocation } from '#shared/invocation';
 import { TransactionThrottled } from '#shared/data/transaction';
 import { failureOf, freshTenantId, openLocalTable } from '#test/integration/data/support';
 import { completionActor, completionNow, expectedStock, inventoryIdsOf, manyLines, receiptItems, seedAndComplete, seededVersion, seedReceipt, stockOf, type SeedLine } from './completion-support';
@@ -227,6 +228,39 @@ describe('chunks through the queue', () => {
     expect(sent).toEqual([message]);
     await expect(continueCompletion(throttling(1), message, {}, dependencies)).rejects.toBeInstanceOf(TransactionThrottled);
     expect(sent).toHaveLength(1);
+    await expect(continueCompletion(createCompletionRepository(table), sent[0] as CompletionMessage)).resolves.toEqual({ outcome: 'completed', chunksRun: 19 });
+    expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
+    expect((await receiptItems(table, tenantId, 1)).movements).toHaveLength(1000);
+  }, 120_000);
+
+  // A chunk that stalls past the consumer's hand-on reserve is aborted (the chunk's calls carry the pass's signal):
+  // the pass hands the rest on like any other chunk failure, where it died at the Lambda timeout before (a review).
+  it('hands the rest to a new message when a chunk\'s calls are aborted for time, and the hand-on itself is sent', async () => {
+    const tenantId = freshTenantId();
+    const lines = manyLines(1000, 250);
+    const message = await start(tenantId, lines);
+    const { sent, dependencies: captured } = capture();
+    // The hand-on runs outside the chunk's signal: its send is never aborted with the chunk.
+    const signalsAtHandOn: (AbortSignal | undefined)[] = [];
+    const dependencies = {
+      publish: async (next: CompletionMessage) => {
+        signalsAtHandOn.push(currentInvocation()?.signal);
+        return captured.publish(next);
+      },
+    };
+    let chunks = 0;
+    const outOfTime = () => {
+      const controller = new AbortController();
+      if ((chunks += 1) === 6) controller.abort(new Error('the consumer is out of time for this chunk'));
+      return controller.signal;
+    };
+    await expect(continueCompletion(createCompletionRepository(table), message, { chunkSignal: outOfTime }, dependencies)).resolves.toEqual({
+      outcome: 'continued',
+      chunksRun: 5,
+      cursor: 5,
+    });
+    expect(sent).toEqual([message]);
+    expect(signalsAtHandOn).toEqual([undefined]);
     await expect(continueCompletion(createCompletionRepository(table), sent[0] as CompletionMessage)).resolves.toEqual({ outcome: 'completed', chunksRun: 19 });
     expect(await stockOf(table, tenantId, itemsOf(lines))).toEqual(expectedStock(lines));
     expect((await receiptItems(table, tenantId, 1)).movements).toHaveLength(1000);
