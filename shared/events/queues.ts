@@ -296,8 +296,12 @@ export const scheduleSyncQueue = /* @__PURE__ */ defineQueue({
     /** Read the task; record its ScheduleState (Update conditional on Version); the reconciler Queries its sparse index. */
     tableAccess: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
     tableIndexes: ['gsi6'],
-    /** Schedules; and a one-off task's run whose time passed before its schedule could be written (`sendTaskRuns`). */
-    grants: ['manageSchedules', 'sendTaskRuns'],
+    /**
+     * Schedules; a one-off task's run whose time passed before its schedule could be written (`sendTaskRuns`); and a
+     * delayed retry of its own (`sendScheduleSync`) for a newer version a failed reconciler step listed again, which
+     * that version's own confirmation may take off the index before this step's late write lands.
+     */
+    grants: ['manageSchedules', 'sendTaskRuns', 'sendScheduleSync'],
   },
 });
 

@@ -116,14 +116,20 @@ const newerVersionRounds = 3;
 
 export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdue, requestSync, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => {
   /**
-   * Lists the task's newest version again (Pending) when it is newer than `version`. A sync of `version` that failed
-   * (both attempts timed out) may still have its write land, after the newer version's sync whose confirmed state took
-   * the task off the reconciler's index; listed from now, the task is synced by a pass at least a minute later, after
-   * that write landed. Best effort: the failure that calls for it stands whatever happens here.
+   * Lists the task's newest version again (Pending) when it is newer than `version`, and queues a delayed retry of it.
+   * A sync of `version` that failed (both attempts timed out) may still have its write land, after the newer version's
+   * sync whose confirmed state took the task off the reconciler's index; listed from now, the task is synced by a pass
+   * at least a minute later, after that write landed. The newer version's own confirmation may still land after this
+   * listing and take the task off the index again (its save between its commit and its record): the retry, delayed so
+   * that the late write lands first, syncs the newest version whatever that order (a reconciler step has no message of
+   * its own to come back; found by a review of the consumers). Best effort: the failure that calls for it stands
+   * whatever happens here.
    */
   const relistNewer = async (tenantId: number, taskId: number, version: number): Promise<void> => {
     const newest = await repository.get(tenantId, taskId).catch(() => undefined);
-    if (newest && newest.task.Version > version) await repository.setScheduleState(tenantId, taskId, newest.task.Version, 'Pending').catch(() => false);
+    if (!newest || newest.task.Version <= version) return;
+    await repository.setScheduleState(tenantId, taskId, newest.task.Version, 'Pending').catch(() => false);
+    await requestSync?.({ tenantId, taskId, version: newest.task.Version }).catch(() => undefined);
   };
   /**
    * After a sync of `version` whose state could not be recorded because a newer save committed meanwhile: that save's

@@ -88,6 +88,8 @@ export const scheduleSyncRetrier = () => {
     // The task-runs queue's URL comes with the sendTaskRuns grant (checked when the function loads). Built here, not
     // at module scope, so that the get (which imports this module too) bundles no SQS client.
     fireOverdue: createPublisher<TaskRunMessage>({ queue: taskRunsQueue, what: 'task run' }),
+    // A delayed retry of a newer version a failed step listed again (service.ts `relistNewer`): the sendScheduleSync grant.
+    requestSync: createScheduleSyncPublisher(),
   });
   return retrier;
 };

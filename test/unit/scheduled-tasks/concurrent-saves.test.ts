@@ -326,6 +326,37 @@ it('a reconciler step whose schedule write times out and lands after a newer sav
   });
 });
 
+it("the same when the newer version's own confirmation lands after the step listed it again (off the index once more): the step's queued retry brings it in line", async () => {
+  const now = new Date('2026-03-01T00:00:00Z');
+  const memory = createMemoryScheduledTaskStore();
+  const scheduler = heldScheduler(2);
+  const { service, syncSchedule } = overlapping(scheduler, memory, () => now);
+  const { task } = await service.save(principal, hourly);
+  const id = task.ID as number;
+  const first = (await memory.store.get(7, id))!;
+  await memory.store.write(7, { task: { ...first.task, Name: 'Export A', Interval: 3, Version: 2 } }, asRead(first.task));
+
+  const retries: ScheduleSyncRequest[] = [];
+  const reconciler = createScheduleSyncRetrier({ repository: memory.store, syncSchedule, clock: () => now, requestSync: async (request) => void retries.push(request) });
+  const step = reconciler.reconcileTask(7, id);
+  await scheduler.isHeld;
+  await service.save(principal, { ...hourly, ID: id, Name: 'Export B', Interval: 2 });
+  scheduler.timeOut();
+  await expect(step).rejects.toThrow('TimeoutError');
+  // Version 3's save records its confirmed state only now (it was between its commit and its record): the task is
+  // off the index again, and then version 2's write lands.
+  expect(await memory.store.setScheduleState(7, id, 3, 'Enabled')).toBe(true);
+  scheduler.release();
+  await landed();
+  const left = await memory.store.get(7, id);
+  expect({ late: versionOf(scheduler.schedules.get(`t7-task${String(id)}`)), state: left?.task.ScheduleState, outOfLine: left?.scheduleOutOfLine === true }).toEqual({ late: 2, state: 'Enabled', outOfLine: false });
+
+  // The retry the step queued (delayed on the queue) syncs the newest version.
+  expect(retries).toEqual([{ tenantId: 7, taskId: id, version: 3 }]);
+  await reconciler.retrySync(retries[0] as ScheduleSyncRequest);
+  expect({ scheduleVersion: versionOf(scheduler.schedules.get(`t7-task${String(id)}`)), state: (await memory.store.get(7, id))?.task.ScheduleState }).toEqual({ scheduleVersion: 3, state: 'Enabled' });
+});
+
 it.each([
   ['the retries it queues', false],
   // No retry can be queued: the reconciler's pass alone must fire the run, so the task has to be left on its index.
