@@ -294,39 +294,12 @@ it('the same with the sync queue down too: the newest version is listed again, a
   expect({ scheduleVersion: versionOf(scheduler.schedules.get(`t7-task${String(id)}`)), state: (await memory.store.get(7, id))?.task.ScheduleState }).toEqual({ scheduleVersion: 3, state: 'Enabled' });
 });
 
-it('a reconciler step whose schedule write times out and lands after a newer save synced: the newest version is listed again, and the next pass brings it in line', async () => {
-  const now = new Date('2026-03-01T00:00:00Z');
-  const memory = createMemoryScheduledTaskStore();
-  const scheduler = heldScheduler(2);
-  const { service, syncSchedule } = overlapping(scheduler, memory, () => now);
-  const { task } = await service.save(principal, hourly);
-  const id = task.ID as number;
-  // Version 2 was committed by a save that died before its sync: out of line, the reconciler's to bring in line.
-  const first = (await memory.store.get(7, id))!;
-  await memory.store.write(7, { task: { ...first.task, Name: 'Export A', Interval: 3, Version: 2 } }, asRead(first.task));
-
-  // The step's UpdateSchedule of version 2 is held while version 3 commits, syncs and records Enabled; then it times
-  // out (the step fails, as the pass expects of a scheduler that fails) and lands late.
-  const reconciler = createScheduleSyncRetrier({ repository: memory.store, syncSchedule, clock: () => now });
-  const step = reconciler.reconcileTask(7, id);
-  await scheduler.isHeld;
-  await service.save(principal, { ...hourly, ID: id, Name: 'Export B', Interval: 2 });
-  scheduler.timeOut();
-  await expect(step).rejects.toThrow('TimeoutError');
-  scheduler.release();
-  await landed();
-
-  await expectListedAgain(memory, scheduler, id);
-  expect(await reconciler.reconcileTask(7, id)).toBe('synced');
-  const schedule = scheduler.schedules.get(`t7-task${String(id)}`);
-  expect({ scheduleVersion: versionOf(schedule), expression: schedule?.ScheduleExpression, state: (await memory.store.get(7, id))?.task.ScheduleState }).toEqual({
-    scheduleVersion: 3,
-    expression: 'rate(2 hours)',
-    state: 'Enabled',
-  });
-});
-
-it("the same when the newer version's own confirmation lands after the step listed it again (off the index once more): the step's queued retry brings it in line", async () => {
+/**
+ * Version 2 was committed by a save that died before its sync (out of line, the reconciler's to bring in line). A
+ * reconciler step's UpdateSchedule of version 2 is held while version 3 commits and saves; then it times out (the step
+ * fails, as the pass expects of a scheduler that fails). `beforeLanding` runs before its write lands late.
+ */
+const reconcilerStepLandsLate = async (beforeLanding: (id: number, store: ScheduledTaskStore) => Promise<void> = async () => undefined) => {
   const now = new Date('2026-03-01T00:00:00Z');
   const memory = createMemoryScheduledTaskStore();
   const scheduler = heldScheduler(2);
@@ -343,18 +316,34 @@ it("the same when the newer version's own confirmation lands after the step list
   await service.save(principal, { ...hourly, ID: id, Name: 'Export B', Interval: 2 });
   scheduler.timeOut();
   await expect(step).rejects.toThrow('TimeoutError');
-  // Version 3's save records its confirmed state only now (it was between its commit and its record): the task is
-  // off the index again, and then version 2's write lands.
-  expect(await memory.store.setScheduleState(7, id, 3, 'Enabled')).toBe(true);
+  await beforeLanding(id, memory.store);
   scheduler.release();
   await landed();
-  const left = await memory.store.get(7, id);
-  expect({ late: versionOf(scheduler.schedules.get(`t7-task${String(id)}`)), state: left?.task.ScheduleState, outOfLine: left?.scheduleOutOfLine === true }).toEqual({ late: 2, state: 'Enabled', outOfLine: false });
+  /** The version the stored schedule sends, and the task's state. */
+  const inLine = async () => ({ scheduleVersion: versionOf(scheduler.schedules.get(`t7-task${String(id)}`)), state: (await memory.store.get(7, id))?.task.ScheduleState });
+  return { memory, scheduler, reconciler, retries, id, inLine };
+};
+
+it('a reconciler step whose schedule write times out and lands after a newer save synced: the newest version is listed again, and the next pass brings it in line', async () => {
+  const { memory, scheduler, reconciler, id, inLine } = await reconcilerStepLandsLate();
+
+  await expectListedAgain(memory, scheduler, id);
+  expect(await reconciler.reconcileTask(7, id)).toBe('synced');
+  expect({ ...(await inLine()), expression: scheduler.schedules.get(`t7-task${String(id)}`)?.ScheduleExpression }).toEqual({ scheduleVersion: 3, state: 'Enabled', expression: 'rate(2 hours)' });
+});
+
+it("the same when the newer version's own confirmation lands after the step listed it again (off the index once more): the step's queued retry brings it in line", async () => {
+  // Version 3's save records its confirmed state only after the step listed it again (that save was between its
+  // commit and its record): the task is off the index again, and then version 2's write lands.
+  const { memory, reconciler, retries, id, inLine } = await reconcilerStepLandsLate(async (taskId, store) => {
+    expect(await store.setScheduleState(7, taskId, 3, 'Enabled')).toBe(true);
+  });
+  expect({ ...(await inLine()), outOfLine: (await memory.store.get(7, id))?.scheduleOutOfLine === true }).toEqual({ scheduleVersion: 2, state: 'Enabled', outOfLine: false });
 
   // The retry the step queued (delayed on the queue) syncs the newest version.
   expect(retries).toEqual([{ tenantId: 7, taskId: id, version: 3 }]);
   await reconciler.retrySync(retries[0] as ScheduleSyncRequest);
-  expect({ scheduleVersion: versionOf(scheduler.schedules.get(`t7-task${String(id)}`)), state: (await memory.store.get(7, id))?.task.ScheduleState }).toEqual({ scheduleVersion: 3, state: 'Enabled' });
+  expect(await inLine()).toEqual({ scheduleVersion: 3, state: 'Enabled' });
 });
 
 it.each([
