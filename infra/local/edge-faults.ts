@@ -184,7 +184,8 @@ export const laggedReadOf = (operation: string, body: Buffer): LaggedRead | unde
  * failure, BatchGetItem's 16 MB answer): the caller must send that rest again. BatchGetItem also answers its items in
  * no particular order. Here the first half of the request's entries (at least one) is forwarded, the rest comes back
  * unprocessed with its table's other parameters, and what was read is answered in reverse. Undefined for a call that
- * is not a batch of two entries or more (DynamoDB refuses a batch it can process none of with a throttle instead).
+ * is not a batch of two entries or more (DynamoDB refuses a batch it can process none of with a throttle instead), or
+ * one DynamoDB refuses whole.
  */
 export interface PartialBatch {
   /** The request of the processed half. */
@@ -204,7 +205,9 @@ export const partialBatchOf = (operation: string, body: Buffer): PartialBatch | 
     return { table, request, entries };
   });
   const total = tables.reduce((sum, { entries }) => sum + entries.length, 0);
-  if (total < 2) return undefined;
+  // A request DynamoDB refuses whole (a table without entries, more than its 100 keys or 25 writes) is forwarded as it
+  // is, for DynamoDB to refuse: never made a success by the split.
+  if (total < 2 || total > (reads ? 100 : 25) || tables.some(({ entries }) => entries.length === 0)) return undefined;
   let processing = Math.ceil(total / 2);
   const processed = new Map<string, unknown>();
   const unprocessed = new Map<string, unknown>();

@@ -549,7 +549,12 @@ export const startIamEdge = async (options: IamEdgeOptions): Promise<RunningIamE
       if (effect.forward) lagReady().then(() => relay(request, upstream, body)).catch((error: unknown) => log(`[iam-edge] ${upstream} unreachable: ${String(error)}`));
       return;
     }
-    if (effect?.type === 'unprocessed' && batch) return forwardPartial(request, response, upstream, batch, caller.functionName);
+    if (effect?.type === 'unprocessed' && batch) {
+      // A batch write lands only once an index lag is in place (as every write does). A batch read forwarded in part
+      // reads the table as it is, even one not strongly consistent: the two faults are not combined.
+      await lagReady();
+      return forwardPartial(request, response, upstream, batch, caller.functionName);
+    }
     if (effect?.type === 'latency') await new Promise((resolve) => setTimeout(resolve, effect.ms));
     if (service === 'dynamodb' && engine.has('index-lag')) {
       await lagReady();

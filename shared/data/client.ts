@@ -41,16 +41,22 @@ export class BatchReadUnprocessed extends Error {
 /**
  * The items of `keys` (those that exist, in no particular order): BatchGetItem, 100 keys a request. DynamoDB may
  * process any part of a batch and answer the rest as UnprocessedKeys (a partition's capacity, its 16 MB answer): the
- * rest is sent again after the optimistic-retry policy's jittered backoff, at most as many times as that policy
- * allows, then BatchReadUnprocessed. `consistent`: strongly consistent reads (what an index only pointed at).
+ * rest is sent again after the optimistic-retry policy's jittered backoff, as many resends in all (every hundred
+ * together) as that policy allows, then BatchReadUnprocessed. `consistent`: strongly consistent reads (what an index
+ * only pointed at).
  */
 export const batchGetAll = async (table: TableContext, keys: readonly Record<string, unknown>[], { consistent = false }: { readonly consistent?: boolean } = {}): Promise<Record<string, unknown>[]> => {
   const items: Record<string, unknown>[] = [];
+  // One budget of resends for the whole read, whatever its number of hundreds: the policy's bound on waiting holds.
+  let resends = 0;
   for (let offset = 0; offset < keys.length; offset += 100) {
     let pending: Record<string, unknown>[] | undefined = keys.slice(offset, offset + 100).map((key) => ({ ...key }));
-    for (let attempt = 1; pending && pending.length > 0; attempt += 1) {
-      if (attempt > optimisticRetryPolicy.maxAttempts) throw new BatchReadUnprocessed(`${pending.length} of ${keys.length} keys unprocessed after ${optimisticRetryPolicy.maxAttempts} requests`);
-      if (attempt > 1) await sleepFor(backoffDelayMs(attempt - 1));
+    for (let first = true; pending && pending.length > 0; first = false) {
+      if (!first) {
+        resends += 1;
+        if (resends >= optimisticRetryPolicy.maxAttempts) throw new BatchReadUnprocessed(`${pending.length} of ${keys.length} keys still unprocessed after ${resends - 1} resends`);
+        await sleepFor(backoffDelayMs(resends));
+      }
       const answer = await table.client.send(new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: pending, ...(consistent ? { ConsistentRead: true } : {}) } } }));
       items.push(...((answer.Responses?.[table.tableName] ?? []) as Record<string, unknown>[]));
       pending = answer.UnprocessedKeys?.[table.tableName]?.Keys as Record<string, unknown>[] | undefined;

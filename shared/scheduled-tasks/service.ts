@@ -89,6 +89,13 @@ export interface ScheduleSyncRetrierDependencies {
    * for a retry here, whose consumer fires it after the queue's delay.
    */
   readonly requestSync?: (request: ScheduleSyncRequest) => Promise<void>;
+  /**
+   * Whether a newer version listed again after a failed sync also gets a delayed retry (`relistNewer`, through
+   * `requestSync`): the consumer's retrier, whose reconciler step has no message of its own to come back. Not the
+   * save's: it queues its own retry, and one more send inside its answer's time, after the queue just refused one,
+   * could take it past its early answer.
+   */
+  readonly retryRelisted?: boolean;
   readonly clock?: () => Date;
 }
 
@@ -114,9 +121,10 @@ const isOverdueOnce = (task: TaskRecord, recurrence: Recurrence, now: Date): boo
 /** Rounds of syncing a newer version found after a sync (each needs another save to have come in the meantime). */
 const newerVersionRounds = 3;
 
-export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdue, requestSync, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => {
+export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdue, requestSync, retryRelisted = false, clock = () => new Date() }: ScheduleSyncRetrierDependencies) => {
   /**
-   * Lists the task's newest version again (Pending) when it is newer than `version`, and queues a delayed retry of it.
+   * Lists the task's newest version again (Pending) when it is newer than `version`, and (`retryRelisted`) queues a
+   * delayed retry of it.
    * A sync of `version` that failed (both attempts timed out) may still have its write land, after the newer version's
    * sync whose confirmed state took the task off the reconciler's index; listed from now, the task is synced by a pass
    * at least a minute later, after that write landed. The newer version's own confirmation may still land after this
@@ -129,7 +137,7 @@ export const createScheduleSyncRetrier = ({ repository, syncSchedule, fireOverdu
     const newest = await repository.get(tenantId, taskId).catch(() => undefined);
     if (!newest || newest.task.Version <= version) return;
     await repository.setScheduleState(tenantId, taskId, newest.task.Version, 'Pending').catch(() => false);
-    await requestSync?.({ tenantId, taskId, version: newest.task.Version }).catch(() => undefined);
+    if (retryRelisted) await requestSync?.({ tenantId, taskId, version: newest.task.Version }).catch(() => undefined);
   };
   /**
    * After a sync of `version` whose state could not be recorded because a newer save committed meanwhile: that save's

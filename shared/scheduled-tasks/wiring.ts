@@ -90,6 +90,7 @@ export const scheduleSyncRetrier = () => {
     fireOverdue: createPublisher<TaskRunMessage>({ queue: taskRunsQueue, what: 'task run' }),
     // A delayed retry of a newer version a failed step listed again (service.ts `relistNewer`): the sendScheduleSync grant.
     requestSync: createScheduleSyncPublisher(),
+    retryRelisted: true,
   });
   return retrier;
 };

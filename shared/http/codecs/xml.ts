@@ -32,7 +32,10 @@ const isXmlCodePoint = (c: number): boolean =>
  * Element names as the parser reads them (namespace prefix removed), before the library checks them. The three that
  * could reach a prototype never reach it as themselves: the library would throw a bare Error (a "not well-formed"
  * answer). Such an element is marked with a character no XML name holds, and `simplify`, which knows where it stands,
- * refuses it with its whole pointer (`/Address/prototype`, as JSON and forms point). Names are read from the markup
+ * refuses it with its whole pointer (`/Address/prototype`, where it named the key alone). The pointer follows the XML
+ * elements as sent, a list's wrapper and item elements included (`/Lines/Line/1/constructor`), since the refusal comes
+ * before the body is read against its schema, which knows which elements are wrappers; the schema's own errors in the
+ * same body point at the value read (`/Lines/1/...`). Names are read from the markup
  * only, never from text, CDATA or a comment: a raw-text scan refused `<![CDATA[see <constructor>]]>`, which JSON and
  * forms accept as text. (Attributes reach the tree under the `@` prefix, `@__proto__`, and `simplify` refuses every
  * one but i:nil and i:type.)

@@ -158,9 +158,11 @@ it.each([
 it('leaves a refund Queued and reserved in the DLQ when even its Failed marking fails (a brownout), and a redrive completes it once', async () => {
   let brownout = true;
   const throttled = () => Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ThrottlingException' });
+  // The completion fails for a reason of its own (so the last receive tries the Failed marking), which DynamoDB refuses.
+  const unreadable = () => new TypeError('the stored refund cannot be read');
   const { queue, service, returned } = await queueWith((real) =>
     createRefundConsumer({
-      completeQueuedRefund: async (message) => (brownout ? Promise.reject(throttled()) : real.completeQueuedRefund(message)),
+      completeQueuedRefund: async (message) => (brownout ? Promise.reject(unreadable()) : real.completeQueuedRefund(message)),
       failQueuedRefund: async (message) => (brownout ? Promise.reject(throttled()) : real.failQueuedRefund(message)),
     }),
   );

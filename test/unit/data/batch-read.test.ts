@@ -64,6 +64,13 @@ describe('batchGetAll', () => {
     expect(requests.some(({ consistent }) => consistent)).toBe(false);
   });
 
+  it('shares one budget of resends across its hundreds, so its wait stays within the policy\'s bound however many keys it reads', async () => {
+    // Each hundred needs four resends at 20 keys a request: three hundreds need twelve, past the policy's nine.
+    const { table, requests } = partial(20);
+    await expect(batchGetAll(table, keys(300))).rejects.toBeInstanceOf(BatchReadUnprocessed);
+    expect(requests).toHaveLength(optimisticRetryPolicy.maxAttempts + 2);
+  }, 20_000);
+
   it('gives up as a dependency that is down (503) when capacity keeps leaving keys behind, after the retry policy\'s requests', async () => {
     const { table, requests } = partial(0);
     const read = batchGetAll(table, keys(3));

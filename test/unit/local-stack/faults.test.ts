@@ -247,6 +247,11 @@ describe('a batch processed in part (unprocessed)', () => {
     expect(partialBatchOf('BatchGetItem', Buffer.from(JSON.stringify({ RequestItems: { t: { Keys: keys(1) } } })))).toBeUndefined();
     expect(partialBatchOf('Query', Buffer.from(JSON.stringify({ RequestItems: { t: { Keys: keys(1, 2) } } })))).toBeUndefined();
     expect(partialBatchOf('BatchGetItem', Buffer.from('not json'))).toBeUndefined();
+    // A request DynamoDB refuses whole goes to DynamoDB as it is, never made a success by the split.
+    expect(partialBatchOf('BatchGetItem', Buffer.from(JSON.stringify({ RequestItems: { t: { Keys: [] }, u: { Keys: keys(1, 2) } } })))).toBeUndefined();
+    expect(partialBatchOf('BatchGetItem', Buffer.from(JSON.stringify({ RequestItems: { t: { Keys: keys(...Array.from({ length: 101 }, (_, i) => i)) } } })))).toBeUndefined();
+    const put = (id: number) => ({ PutRequest: { Item: { pk: { S: `P#${id}` } } } });
+    expect(partialBatchOf('BatchWriteItem', Buffer.from(JSON.stringify({ RequestItems: { t: Array.from({ length: 26 }, (_, i) => put(i)) } })))).toBeUndefined();
   });
 });
 

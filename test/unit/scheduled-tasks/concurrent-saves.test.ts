@@ -310,7 +310,7 @@ const reconcilerStepLandsLate = async (beforeLanding: (id: number, store: Schedu
   await memory.store.write(7, { task: { ...first.task, Name: 'Export A', Interval: 3, Version: 2 } }, asRead(first.task));
 
   const retries: ScheduleSyncRequest[] = [];
-  const reconciler = createScheduleSyncRetrier({ repository: memory.store, syncSchedule, clock: () => now, requestSync: async (request) => void retries.push(request) });
+  const reconciler = createScheduleSyncRetrier({ repository: memory.store, syncSchedule, clock: () => now, requestSync: async (request) => void retries.push(request), retryRelisted: true });
   const step = reconciler.reconcileTask(7, id);
   await scheduler.isHeld;
   await service.save(principal, { ...hourly, ID: id, Name: 'Export B', Interval: 2 });
