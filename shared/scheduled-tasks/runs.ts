@@ -267,7 +267,11 @@ export const createRunRecorder = ({
     let waited = false;
     const attempt = async (): Promise<RunOutcome> => {
       const task = await runs.readTaskState(delivered.tenantId, delivered.taskId);
-      return recordAs(task, firingOfRun(task, delivered));
+      const firing = firingOfRun(task, delivered);
+      // A one-off run recorded before runs were known by their due time is under its firing's own time: that firing,
+      // delivered again, resumes it (published once), never records the task's run a second time under the due time.
+      if (firing !== delivered && task?.Status === 'Completed' && (await runs.readRun(delivered))) return resumeDuplicate(delivered, leaseId);
+      return recordAs(task, firing);
     };
     const recordAs = async (task: StoredTaskState | undefined, firing: TaskFiring): Promise<RunOutcome> => {
       const recordedAt = now();

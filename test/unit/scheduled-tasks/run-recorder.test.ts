@@ -145,6 +145,32 @@ describe('the run recorder', () => {
     });
   });
 
+  it('resumes a one-off run recorded under its firing\'s own time (before runs were known by their due time), never records it again', async () => {
+    const once = { Version: 1, IsEnabled: true, IsActive: true, IsRecurringSchedule: false, TimeOfDay: '2026-03-02T23:02:19Z', TaskTypeID: 2, Status: 'Scheduled' };
+    const { store, clock, sent, recorder, recorderOver } = await harness('2026-03-02T23:03:05Z');
+    await store.seedTask(tenantId, taskId, once);
+    const legacy = firing('2026-03-02T23:02:00Z', 1);
+    // The run as the code before recorded it: under 23:02, the task Completed, its delivery dead before it published.
+    const plan = { run: { Outcome: 'Run' as const }, advance: { LastRunDateTime_utc: '2026-03-02T23:03:00.000Z', completed: { Status: 'Completed', CompletedDateTime_utc: '2026-03-02T23:03:05.000Z', ScheduleState: 'Deleted' } } };
+    const task = await store.readTaskState(tenantId, taskId);
+    await store.record(legacy, { ScheduledDateTime_utc: '2026-03-02T23:02:00.000Z', RecordedDateTime_utc: '2026-03-02T23:03:05.000Z', ...plan.run, Version: 1, TaskTypeID: 2, PublishLeaseId: 'dead', PublishLeaseUntil: '2026-03-02T23:03:35.000Z' }, { read: task!, advance: plan.advance as never });
+    expect((await store.readTaskState(tenantId, taskId))?.Status).toBe('Completed');
+
+    // Redelivered after its lease ran out: published once, under the time it was recorded with.
+    clock.now = at('2026-03-02T23:06:00Z');
+    const back = await recorder.record(legacy);
+    const again = await recorderOver(store).record(legacy);
+    expect({
+      outcomes: [back.outcome, again.outcome],
+      runs: (await store.latestRuns(tenantId, taskId)).map((run) => run.ScheduledDateTime_utc),
+      sent: sent.map((work) => work.runKey),
+    }).toEqual({
+      outcomes: ['Duplicate', 'Duplicate'],
+      runs: ['2026-03-02T23:02:00.000Z'],
+      sent: [`${tenantId}:${taskId}:2026-03-02T23:02:00.000Z`],
+    });
+  });
+
   it('never runs a firing before it is due: a moment early waits, further ahead records nothing (RunNotDue)', async () => {
     const early = await harness('2026-03-02T09:14:58Z');
     const waited = await early.recorder.record(firing('2026-03-02T09:15:00Z'));
