@@ -250,6 +250,15 @@ export const createReceiptService = ({
     const { tenantId } = principal;
     const id = value.ID;
     const actor = actorOf(principal, clock);
+    /**
+     * A pinned Version found moved is stale, unless a twin with this request's key moved it. The receipt and the claim
+     * are read at once, not as of one moment (and a write can lose to that twin's commit): a twin that committed
+     * between them shows its Version without its claim. So before answering 409, the claim is read again; found, the
+     * attempt is repeated from its reads, which then answer as the claim says (its replay, or key-in-use). Before, a
+     * burst of one keyed save answered one of its twins 409 stale-version (a CI run).
+     */
+    const staleUnlessTwin = async (prior: unknown): Promise<Error> =>
+      claim && prior === undefined && (await claim.read()) !== undefined ? new ConcurrentModification() : new StaleVersion();
     const written = await withOptimisticRetry(async () => {
       // One read at once, beside the claim's: a lease it meets may be this request's own (below).
       const [first, prior] = await Promise.all([
@@ -284,7 +293,7 @@ export const createReceiptService = ({
       // A receipt written since by another request is decided again as any update (a pinned Version is then stale),
       // over the pending claim. Over the earlier attempt's lease, the body is decided again from what is stored (its
       // lines as far as it got: the same body gives the same lines) as the same save: its Version moved by that lease.
-      if (value.Version !== undefined && value.Version !== stored.header.Version && resumedLease === undefined) throw new StaleVersion();
+      if (value.Version !== undefined && value.Version !== stored.header.Version && resumedLease === undefined) throw await staleUnlessTwin(prior);
       const status = statusOf(stored.header);
       const transition = requestedTransition(status, value.Status);
       assertEditable(status, stored.header, stored.lines, value);
@@ -343,7 +352,7 @@ export const createReceiptService = ({
           ...(resumedLease !== undefined ? { resumeLease: resumedLease } : {}),
         });
       } catch (error) {
-        if (error instanceof VersionConflict && value.Version !== undefined) throw new StaleVersion();
+        if (error instanceof VersionConflict && value.Version !== undefined) throw await staleUnlessTwin(prior);
         throw error;
       }
       return { header, lines: lines.lines, completing, committed: true };
