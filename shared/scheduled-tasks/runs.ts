@@ -70,6 +70,13 @@ const later = (a: string | undefined, b: string | undefined): string | undefined
 /** The next run to store: none when none remains (it is removed), else never earlier than the stored one (runs arrive in any order). */
 const laterRun = (stored: string | undefined, next: string | undefined): string | undefined => (next === undefined ? undefined : later(stored, next));
 
+/**
+ * Whether a firing at `firedAt` is a one-off task's run: its schedule fires at the run's start, or, an at() written
+ * before rounding up (which dropped the seconds), in the minute before.
+ */
+const isOnceRunFiring = (recurrence: Recurrence, firedAt: number): recurrence is Extract<Recurrence, { kind: 'once' }> =>
+  recurrence.kind === 'once' && firedAt <= recurrence.start && firedAt >= recurrence.start - oneMinuteMs;
+
 const recurrenceOfTask = (task: StoredTaskState): Recurrence => {
   const outcome = readRecurrence(task);
   if (!outcome.recurrence) throw new UnreadableTaskSchedule();
@@ -96,9 +103,7 @@ export const planRun = (task: StoredTaskState | undefined, firing: TaskFiring, n
   if (firing.version > task.Version) throw new UnknownTaskVersion();
   if (firing.version < scheduleVersionOf(task)) return { kind: 'record', run: { Outcome: 'Skipped', Reason: 'StaleVersion' }, publish: false };
   const recurrence = recurrenceOfTask(task);
-  const firedAt = firing.scheduledTime.getTime();
-  const onceRun = recurrence.kind === 'once' && firedAt <= recurrence.start && firedAt >= recurrence.start - oneMinuteMs;
-  if (!onceRun && !isRunTime(recurrence, firing.scheduledTime)) return { kind: 'ignore', why: 'NotARun' };
+  if (!isOnceRunFiring(recurrence, firing.scheduledTime.getTime()) && !isRunTime(recurrence, firing.scheduledTime)) return { kind: 'ignore', why: 'NotARun' };
   const dueAt = recurrence.kind === 'once' ? new Date(recurrence.start) : firing.scheduledTime;
   if (now.getTime() < dueAt.getTime()) return { kind: 'early', dueAt };
   if (task.IsEnabled === false || task.IsActive === false) {
@@ -138,9 +143,8 @@ export const planRun = (task: StoredTaskState | undefined, firing: TaskFiring, n
 export const firingOfRun = (task: StoredTaskState | undefined, firing: TaskFiring): TaskFiring => {
   if (!task || firing.version > task.Version || firing.version < scheduleVersionOf(task)) return firing;
   const recurrence = readRecurrence(task).recurrence;
-  if (recurrence?.kind !== 'once') return firing;
   const firedAt = firing.scheduledTime.getTime();
-  return firedAt <= recurrence.start && firedAt >= recurrence.start - oneMinuteMs && firedAt !== recurrence.start ? { ...firing, scheduledTime: new Date(recurrence.start) } : firing;
+  return recurrence && isOnceRunFiring(recurrence, firedAt) && firedAt !== recurrence.start ? { ...firing, scheduledTime: new Date(recurrence.start) } : firing;
 };
 
 export type RunRecorder = ReturnType<typeof createRunRecorder>;
@@ -271,9 +275,6 @@ export const createRunRecorder = ({
       // A one-off run recorded before runs were known by their due time is under its firing's own time: that firing,
       // delivered again, resumes it (published once), never records the task's run a second time under the due time.
       if (firing !== delivered && task?.Status === 'Completed' && (await runs.readRun(delivered))) return resumeDuplicate(delivered, leaseId);
-      return recordAs(task, firing);
-    };
-    const recordAs = async (task: StoredTaskState | undefined, firing: TaskFiring): Promise<RunOutcome> => {
       const recordedAt = now();
       const plan = planRun(task, firing, recordedAt);
       if (plan.kind === 'ignore') return { outcome: 'Ignored', why: plan.why };

@@ -7,7 +7,7 @@
 // tsx and jest, and a chunk of its own beside the function's bundle on Lambda (infra/build/lazy-chunks.mjs). Call
 // `loadXmlParser()` before `parseXml()`; the HTTP stack does so when a request's body is XML.
 import type { XMLParser as XmlParserClass, ValidationError } from 'fast-xml-parser';
-import { MalformedBody, ValidationFailed } from '#shared/errors';
+import { MalformedBody, pointerSegment, ValidationFailed } from '#shared/errors';
 import { forbiddenKeys } from './forbidden-keys';
 
 const dtdPattern = /<!\s*(DOCTYPE|ENTITY|ELEMENT|ATTLIST|NOTATION)/i;
@@ -123,7 +123,7 @@ const simplify = (node: unknown, depth: number, path: string): unknown => {
     }
     if (key.startsWith(reservedMark)) throw forbiddenKey(`${path}/${key.slice(reservedMark.length)}`);
     const name = key.startsWith(shadowingMark) ? key.slice(shadowingMark.length) : key;
-    result[name] = simplify(value, depth + 1, `${path}/${name}`);
+    result[name] = simplify(value, depth + 1, `${path}/${pointerSegment(name)}`);
   }
   const hasChildren = Object.keys(result).length > 0;
   // The parser keeps text and CDATA apart and drops their order, and drops text beside child elements: an element
